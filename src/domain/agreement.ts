@@ -1,0 +1,47 @@
+import type { ServiceRequest } from './terms.js';
+import type { Allocation } from './allocation.js';
+
+/** Agreement states (WS-Agreement section 7.1; PROTOCOL.md "States"). */
+export type AgreementState =
+  | 'Pending'
+  | 'Observed'
+  | 'PendingAndTerminating'
+  | 'ObservedAndTerminating'
+  | 'Rejected'
+  | 'Complete'
+  | 'Terminated';
+
+export type ServiceTermState = 'NotReady' | 'Ready' | 'Completed';
+/** Sub-state of Ready. */
+export type ServiceTermSubState = 'Processing' | 'Idle';
+export type GuaranteeTermState = 'NotDetermined' | 'Fulfilled' | 'Violated';
+
+export interface ServiceTermStatus {
+  termName: string;
+  state: ServiceTermState;
+  subState?: ServiceTermSubState;
+}
+
+export interface GuaranteeTermStatus {
+  termName: string;
+  state: GuaranteeTermState;
+}
+
+/** An agreement as the server keeps it. `document` is the agreement XML, the source of truth for Name, Context and Terms. */
+export interface Agreement {
+  id: string;
+  name?: string;
+  templateId: string;
+  templateName: string;
+  /** Identity of the initiator (certificate subject once security is on; `anonymous` otherwise). */
+  initiator: string;
+  state: AgreementState;
+  serviceTerms: ServiceTermStatus[];
+  guaranteeTerms: GuaranteeTermStatus[];
+  request: ServiceRequest;
+  allocation?: Allocation;
+  /** The agreement document (a wsag:AgreementOffer element carrying wsag:AgreementId), as emitted. */
+  document: string;
+  createdAt: Date;
+  updatedAt: Date;
+}

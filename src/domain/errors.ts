@@ -1,0 +1,73 @@
+/**
+ * One error class per protocol fault (PROTOCOL.md "Faults"). The SOAP adapter maps each
+ * to a SOAP Fault carrying `code` and `message`; `exposable` says whether the message may
+ * leave the server (internal errors are logged, and the caller sees a generic text).
+ */
+export abstract class WsagError extends Error {
+  abstract readonly code: string;
+  /** Client errors are the caller's to fix (SOAP 1.1 Client / 1.2 Sender). */
+  readonly isClientError: boolean = true;
+  readonly exposable: boolean = true;
+
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class MalformedMessage extends WsagError {
+  readonly code = 'MalformedMessage';
+}
+export class MessageTooLarge extends WsagError {
+  readonly code = 'MessageTooLarge';
+}
+export class SchemaViolation extends WsagError {
+  readonly code = 'SchemaViolation';
+}
+export class ActionNotSupported extends WsagError {
+  readonly code = 'ActionNotSupported';
+}
+export class UnknownTemplate extends WsagError {
+  readonly code = 'UnknownTemplate';
+}
+export class CreationConstraintViolation extends WsagError {
+  readonly code = 'CreationConstraintViolation';
+}
+export class CannotSatisfy extends WsagError {
+  readonly code = 'CannotSatisfy';
+  override readonly isClientError = false;
+}
+export class UnknownResource extends WsagError {
+  readonly code = 'UnknownResource';
+}
+export class InvalidResourcePropertyQName extends WsagError {
+  readonly code = 'InvalidResourcePropertyQName';
+}
+export class NotAuthorized extends WsagError {
+  readonly code = 'NotAuthorized';
+}
+export class OfferExpired extends WsagError {
+  readonly code = 'OfferExpired';
+}
+export class NegotiationClosed extends WsagError {
+  readonly code = 'NegotiationClosed';
+}
+export class TooManyRounds extends WsagError {
+  readonly code = 'TooManyRounds';
+}
+export class InvalidStateTransition extends WsagError {
+  readonly code = 'InvalidStateTransition';
+}
+export class NotImplementedYet extends WsagError {
+  readonly code = 'OperationNotSupported';
+  override readonly isClientError = false;
+}
+export class InternalError extends WsagError {
+  readonly code = 'InternalError';
+  override readonly isClientError = false;
+  override readonly exposable = false;
+}
+/** Terms that are schema-valid but say something impossible (a window without a start). */
+export class InvalidTerms extends WsagError {
+  readonly code = 'InvalidTerms';
+}

@@ -1,0 +1,87 @@
+/**
+ * The SLA term language (TERMS.md) as plain types. The XML mapping lives in src/xml;
+ * these types are what the engine and scheduler reason about.
+ */
+export type GuaranteeLevel = 'Background' | 'Legacy' | 'Standard' | 'Enhanced' | 'Full';
+export const guaranteeLevels: readonly GuaranteeLevel[] = ['Background', 'Legacy', 'Standard', 'Enhanced', 'Full'];
+
+/** Seed 002 section 3.1: what the request obliges the parties to. */
+export type RequestKind = 'NonBinding' | 'Preparatory' | 'Binding';
+
+export type MigrationScope = 'None' | 'AdministrativeDomain' | 'Grid';
+export type SecurityRequirement = 'IsolatedPartition' | 'HardenedNode' | 'Sandbox';
+
+export interface Library {
+  name: string;
+  version: string;
+  /** A loaded library needs the identical version after migration; an unloaded one a compatible version. */
+  loaded: boolean;
+}
+
+export interface MigrationPolicy {
+  scope: MigrationScope;
+  include: string[];
+  exclude: string[];
+}
+
+export interface ChargeAccount {
+  account: string;
+  virtualOrganisation?: string;
+  group?: string;
+}
+
+/** A fixed window: cannot be moved or suspended (OGF advance-reservation profile). */
+export interface ReservationWindow {
+  start: Date;
+  end: Date;
+}
+
+/** What an offer asks for, independent of how it was written on the wire. */
+export interface ServiceRequest {
+  nodeCount: number;
+  cpusPerNode?: number;
+  memoryPerNodeMiB?: number;
+  interconnect?: string;
+  operatingSystem?: string;
+  architecture?: string;
+  libraries: Library[];
+  storageGB?: number;
+  /** Runtime estimate t_i, seconds. */
+  runtimeSeconds?: number;
+  earliestStart?: Date;
+  deadline?: Date;
+  window?: ReservationWindow;
+  requestKind: RequestKind;
+  guaranteeLevel: GuaranteeLevel;
+  /** Requested checkpoints per hour. */
+  checkpointFrequency?: number;
+  maxCoveredOutages: number;
+  migrationPolicy?: MigrationPolicy;
+  securityPolicy: SecurityRequirement[];
+  chargeAccount?: ChargeAccount;
+}
+
+export interface Compensation {
+  /** ISO 8601 duration (PT30M) or a count of violations. */
+  assessmentInterval: { timeInterval: string } | { count: number };
+  valueUnit?: string;
+  amount?: number;
+  cap?: number;
+}
+
+export type KpiTarget =
+  | { kind: 'CompletedBy'; at: Date }
+  | { kind: 'StartBy'; at: Date }
+  | { kind: 'NodesAvailable'; nodes: number }
+  | { kind: 'MaxCheckpointInterval'; interval: string }
+  | { kind: 'Custom'; kpiName: string };
+
+export interface GuaranteeTerm {
+  name: string;
+  serviceScope: string[];
+  kpiName: string;
+  target: KpiTarget;
+  importance?: number;
+  penalties: Compensation[];
+  rewards: Compensation[];
+}

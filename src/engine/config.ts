@@ -1,0 +1,71 @@
+/**
+ * Server configuration: one validated object with documented defaults. Environment
+ * variables override defaults; `loadConfig` fails fast with exact messages.
+ */
+import path from 'node:path';
+
+export interface ServerConfig {
+  /** Interface to listen on. Env HOST. Default 127.0.0.1 (loopback only). */
+  host: string;
+  /** TCP port. Env PORT. Default 8080; 0 picks a free port. */
+  port: number;
+  /** Where the SQLite database lives. Env WSAG_DATA_DIR. Default ./data. */
+  dataDir: string;
+  /** Public base URL used in EPRs and WSDL addresses. Env WSAG_PUBLIC_URL. Default http://HOST:PORT. */
+  publicUrl?: string;
+  /** Directory of agreement templates. Env WSAG_TEMPLATES_DIR. Default ./templates. */
+  templatesDir: string;
+  /** Nodes in the cluster the capacity check plans against. Env WSAG_CLUSTER_NODES. Default 64. */
+  clusterNodes: number;
+  /** Largest request body accepted, bytes. Env WSAG_MAX_BODY_BYTES. Default 1 MiB. */
+  maxBodyBytes: number;
+  /** Deepest element nesting accepted in a request. Env WSAG_MAX_XML_DEPTH. Default 64. */
+  maxXmlDepth: number;
+  /** Name of the provider in agreement contexts. Env WSAG_PROVIDER_NAME. Default wsag-server. */
+  providerName: string;
+  /** Log level (pino). Env LOG_LEVEL. Default info; `silent` turns logging off. */
+  logLevel: string;
+}
+
+export const defaultConfig: ServerConfig = {
+  host: '127.0.0.1',
+  port: 8080,
+  dataDir: path.resolve('data'),
+  templatesDir: path.resolve('templates'),
+  clusterNodes: 64,
+  maxBodyBytes: 1024 * 1024,
+  maxXmlDepth: 64,
+  providerName: 'wsag-server',
+  logLevel: 'info',
+};
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConfig> = {}): ServerConfig {
+  const config: ServerConfig = {
+    host: env.HOST ?? defaultConfig.host,
+    port: integer(env, 'PORT', defaultConfig.port, 0, 65535),
+    dataDir: path.resolve(env.WSAG_DATA_DIR ?? defaultConfig.dataDir),
+    publicUrl: env.WSAG_PUBLIC_URL,
+    templatesDir: path.resolve(env.WSAG_TEMPLATES_DIR ?? defaultConfig.templatesDir),
+    clusterNodes: integer(env, 'WSAG_CLUSTER_NODES', defaultConfig.clusterNodes, 1, 10_000_000),
+    maxBodyBytes: integer(env, 'WSAG_MAX_BODY_BYTES', defaultConfig.maxBodyBytes, 1024, 1024 * 1024 * 1024),
+    maxXmlDepth: integer(env, 'WSAG_MAX_XML_DEPTH', defaultConfig.maxXmlDepth, 8, 10_000),
+    providerName: env.WSAG_PROVIDER_NAME ?? defaultConfig.providerName,
+    logLevel: env.LOG_LEVEL ?? defaultConfig.logLevel,
+    ...overrides,
+  };
+  if (config.publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(config.publicUrl)) {
+    throw new ConfigError(`WSAG_PUBLIC_URL must be an http(s) URL, got "${config.publicUrl}"`);
+  }
+  return config;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}

@@ -1,0 +1,28 @@
+import { ConfigError, loadConfig } from './engine/config.js';
+import { startServer } from './server.js';
+import { TemplateError } from './xml/template-library.js';
+
+/** `npm start`: serve with configuration from the environment until SIGINT or SIGTERM. */
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const server = await startServer(config);
+  console.log(`wsag-server listening on ${server.url}`);
+  for (const [name, url] of Object.entries(server.endpoints)) console.log(`  ${name.padEnd(24)} ${url}  (WSDL: ${url}?wsdl)`);
+  console.log(`  health                   ${server.url}/healthz`);
+  console.log(`  data                     ${config.dataDir}`);
+  const stop = async (): Promise<void> => {
+    await server.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof TemplateError) {
+    console.error(`wsag-server: ${error.message}`);
+  } else {
+    console.error('wsag-server failed to start:', error);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,36 @@
+import { InternalError, WsagError } from '../domain/errors.js';
+import { escapeXml } from '../xml/escape.js';
+import { ns } from '../xml/namespaces.js';
+import { envelope, type SoapVersion } from './envelope.js';
+
+/**
+ * A SOAP Fault for a WsagError. The code travels three ways so every client finds it:
+ * the fault string starts with it, SOAP 1.2 carries it as a Subcode, and the detail holds
+ * a WS-BaseFaults BaseFault with the code as ErrorCode and the message as Description.
+ * Errors that are not WsagErrors never show their text: the caller sees InternalError.
+ */
+export function faultEnvelope(version: SoapVersion, error: unknown, now: Date): { status: number; xml: string } {
+  const fault = error instanceof WsagError && error.exposable ? error : new InternalError('the server could not process the request; the failure is logged');
+  const text = `${fault.code}: ${fault.message}`;
+  const detail =
+    `<bf:BaseFault xmlns:bf="${ns.wsrfBf}"><bf:Timestamp>${now.toISOString()}</bf:Timestamp>` +
+    `<bf:ErrorCode dialect="${ns.srv}/faults">${fault.code}</bf:ErrorCode>` +
+    `<bf:Description>${escapeXml(fault.message)}</bf:Description></bf:BaseFault>`;
+  const status = fault.code === 'MessageTooLarge' ? 413 : version === '1.2' && fault.isClientError ? 400 : 500;
+  if (version === '1.1') {
+    const code = fault.isClientError ? 'soap:Client' : 'soap:Server';
+    return {
+      status,
+      xml: envelope(version, `<soap:Fault><faultcode>${code}</faultcode><faultstring>${escapeXml(text)}</faultstring><detail>${detail}</detail></soap:Fault>`),
+    };
+  }
+  const code = fault.isClientError ? 'soap:Sender' : 'soap:Receiver';
+  return {
+    status,
+    xml: envelope(
+      version,
+      `<soap:Fault><soap:Code><soap:Value>${code}</soap:Value><soap:Subcode><soap:Value xmlns:srv="${ns.srv}">srv:${fault.code}</soap:Value></soap:Subcode></soap:Code>` +
+        `<soap:Reason><soap:Text xml:lang="en">${escapeXml(text)}</soap:Text></soap:Reason><soap:Detail>${detail}</soap:Detail></soap:Fault>`,
+    ),
+  };
+}

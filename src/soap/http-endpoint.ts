@@ -1,0 +1,154 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Request, Response, Router } from 'express';
+import express from 'express';
+import type { Logger } from 'pino';
+import { ActionNotSupported, MessageTooLarge, WsagError } from '../domain/errors.js';
+import type { Caller } from '../domain/identity.js';
+import { parseXml } from '../xml/libxml.js';
+import { ns } from '../xml/namespaces.js';
+import { guardRawXml } from '../xml/raw-guard.js';
+import { contentType, envelope, readEnvelope, type SoapVersion } from './envelope.js';
+import { faultEnvelope } from './fault.js';
+import type { Operation, Port } from './operation.js';
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const wsdlDir = path.join(projectRoot, 'wsdl');
+export const schemasDir = path.join(projectRoot, 'schemas');
+
+export interface EndpointOptions {
+  ports: Port[];
+  maxBodyBytes: number;
+  maxXmlDepth: number;
+  /** Public base URL of the server, e.g. http://127.0.0.1:8080 (no trailing slash). */
+  baseUrl: () => string;
+  identify: (req: Request) => Caller;
+  now: () => Date;
+  logger: Logger;
+}
+
+/** Placeholder in wsdl/*.wsdl replaced by the public base URL when served. */
+export const addressPlaceholder = 'http://localhost:8080';
+
+/**
+ * The SOAP face: each port answers at exactly its own path (never a fallback to another
+ * port), GET `?wsdl` serves its WSDL, GET /schemas/ serves the XSDs the WSDLs import.
+ * The raw body is guarded (size, depth, no DTD) before any XML parser sees it.
+ */
+export function soapRouter(options: EndpointOptions): Router {
+  const router = express.Router();
+  router.get('/schemas/:file', (req, res) => {
+    const file = req.params.file;
+    if (!/^[\w.-]+\.xsd$/.test(file) || !fs.existsSync(path.join(schemasDir, file))) {
+      res.status(404).type('text/plain').send('no such schema\n');
+      return;
+    }
+    res.type('application/xml').sendFile(path.join(schemasDir, file));
+  });
+  for (const port of options.ports) {
+    router.get(port.path, (req, res) => {
+      if (!('wsdl' in req.query)) {
+        res.status(405).type('text/plain').send(`${port.name} speaks SOAP: POST an envelope, or GET ${port.path}?wsdl\n`);
+        return;
+      }
+      const wsdl = fs.readFileSync(path.join(wsdlDir, port.wsdlFile), 'utf8').split(addressPlaceholder).join(options.baseUrl());
+      res.type('application/xml').send(wsdl);
+    });
+    router.post(port.path, (req, res) => {
+      void handleSoap(port, req, res, options);
+    });
+  }
+  return router;
+}
+
+async function handleSoap(port: Port, req: Request, res: Response, options: EndpointOptions): Promise<void> {
+  const started = process.hrtime.bigint();
+  let version: SoapVersion = (req.headers['content-type'] ?? '').includes('application/soap+xml') ? '1.2' : '1.1';
+  let operation: Operation | undefined;
+  let caller: Caller | undefined;
+  let outcome = 'ok';
+  try {
+    const body = await readBody(req, options.maxBodyBytes);
+    const text = guardRawXml(body, { maxBytes: options.maxBodyBytes, maxDepth: options.maxXmlDepth });
+    const doc = parseXml(text, 'SOAP message');
+    try {
+      const request = readEnvelope(doc);
+      version = request.version;
+      operation = selectOperation(port, request.body.namespaceUri, request.body.name, soapAction(req, version));
+      caller = options.identify(req);
+      const now = options.now();
+      const responseBody = await operation.handle({ request, caller, baseUrl: options.baseUrl(), now });
+      const headers = addressingHeaders(request.headers, operation.responseAction);
+      res.status(200).type(contentType(version)).send(envelope(version, responseBody, headers));
+    } finally {
+      doc.dispose();
+    }
+  } catch (error) {
+    outcome = error instanceof WsagError ? error.code : 'InternalError';
+    if (!(error instanceof WsagError) || !error.exposable) options.logger.error({ err: error, port: port.name }, 'request failed');
+    const fault = faultEnvelope(version, error, options.now());
+    res.status(fault.status).type(contentType(version)).send(fault.xml);
+  } finally {
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    options.logger.info({ port: port.name, operation: operation?.name, caller: caller?.identity, outcome, ms: Math.round(ms * 10) / 10 }, 'soap');
+  }
+}
+
+/** Dispatch by the Body element's QName; a SOAPAction, when sent, must be the operation's own. */
+function selectOperation(port: Port, namespace: string, local: string, action: string | undefined): Operation {
+  const operation = port.operations.find((o) => o.namespace === namespace && o.element === local);
+  if (!operation) {
+    const known = port.operations.map((o) => `{${o.namespace}}${o.element}`).join(', ');
+    throw new ActionNotSupported(`${port.name} has no operation for {${namespace}}${local}; it accepts ${known}`);
+  }
+  if (action && action !== operation.action) {
+    throw new ActionNotSupported(`SOAPAction "${action}" does not match ${operation.name}, whose action is "${operation.action}"`);
+  }
+  return operation;
+}
+
+function soapAction(req: Request, version: SoapVersion): string | undefined {
+  if (version === '1.1') {
+    const header = req.headers.soapaction;
+    const value = (Array.isArray(header) ? header[0] : header)?.trim().replace(/^"(.*)"$/, '$1');
+    return value || undefined;
+  }
+  const m = /action\s*=\s*"?([^";]+)"?/.exec(req.headers['content-type'] ?? '');
+  return m?.[1];
+}
+
+/** WS-Addressing replies: when the request carried a MessageID, the response names it in RelatesTo. */
+function addressingHeaders(requestHeaders: { namespaceUri: string; name: string; content: string }[], responseAction: string): string {
+  const messageId = requestHeaders.find((h) => h.namespaceUri === ns.wsa && h.name === 'MessageID')?.content.trim();
+  const action = requestHeaders.some((h) => h.namespaceUri === ns.wsa && h.name === 'Action');
+  if (!messageId && !action) return '';
+  const wsa = `xmlns:wsa="${ns.wsa}"`;
+  return `<wsa:Action ${wsa}>${responseAction}</wsa:Action>` + (messageId ? `<wsa:RelatesTo ${wsa}>${messageId.replace(/[<&]/g, '')}</wsa:RelatesTo>` : '');
+}
+
+/**
+ * Reads at most `limit` bytes. A larger body is refused without buffering it: the rest is
+ * drained (so the client reads our fault instead of a reset) up to a hard cap, then the
+ * connection is dropped.
+ */
+function readBody(req: Request, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? NaN);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = declared > limit;
+    const drainCap = limit * 64;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) tooLarge = true;
+      if (!tooLarge) chunks.push(chunk);
+      else if (size > drainCap) req.destroy();
+    });
+    req.on('end', () => {
+      if (tooLarge) reject(new MessageTooLarge(`request body is ${size} bytes; the limit is ${limit} bytes`));
+      else resolve(Buffer.concat(chunks));
+    });
+    req.on('error', reject);
+  });
+}

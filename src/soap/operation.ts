@@ -1,0 +1,37 @@
+import type { XmlElement } from 'libxml2-wasm';
+import type { Caller } from '../domain/identity.js';
+import type { SoapRequest } from './envelope.js';
+
+/** What a handler gets: the request, who sent it, and where the server is reachable. */
+export interface OperationContext {
+  request: SoapRequest;
+  caller: Caller;
+  /** Public base URL, for EPR addresses. */
+  baseUrl: string;
+  now: Date;
+}
+
+/** One document/literal operation: selected by the QName of the Body's child element. */
+export interface Operation {
+  name: string;
+  namespace: string;
+  element: string;
+  /** wsa:Action / SOAPAction of the request, as the WSDL declares it. */
+  action: string;
+  /** wsa:Action of the response. */
+  responseAction: string;
+  /** Returns the response Body content. */
+  handle(ctx: OperationContext): Promise<string>;
+}
+
+/** A WSDL port: one port type at one exact URL path. */
+export interface Port {
+  name: string;
+  path: string;
+  wsdlFile: string;
+  operations: Operation[];
+}
+
+export function bodyElement(ctx: OperationContext): XmlElement {
+  return ctx.request.body;
+}

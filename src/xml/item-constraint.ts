@@ -1,0 +1,137 @@
+import { XmlC14NMode, XmlElement, XmlAttribute, type XmlNode, type XsdValidator } from 'libxml2-wasm';
+import { compileSchema, describeValidationError } from './schema-set.js';
+import { parseXml } from './libxml.js';
+import { escapeXml } from './escape.js';
+import { ns, schemaFiles } from './namespaces.js';
+
+/**
+ * An Item's ItemConstraint (WS-Agreement section 9.2.1) is an XSD fragment: either a
+ * simple-type restriction (facets, optionally a simpleType) on the selected value, or a
+ * content model particle (sequence, choice, all, group) on the selected element. Each is
+ * compiled once, with libxml2, into a small schema that imports ours, so facets mean
+ * exactly what XSD says they mean.
+ */
+export interface ItemConstraintCheck {
+  /** undefined when the node satisfies the constraint, else what failed (names the facet where one did). */
+  violation(node: XmlNode): string | undefined;
+}
+
+const facetNames = new Set([
+  'enumeration', 'pattern', 'minInclusive', 'maxInclusive', 'minExclusive', 'maxExclusive',
+  'length', 'minLength', 'maxLength', 'totalDigits', 'fractionDigits', 'whiteSpace',
+]);
+const particleNames = new Set(['sequence', 'choice', 'all', 'group']);
+const itemNs = 'urn:wsag-server:item-constraint';
+const subjectName = 'ItemConstraintSubject';
+
+export function compileItemConstraint(constraint: XmlElement): ItemConstraintCheck {
+  const children = elementChildren(constraint);
+  const foreign = children.find((c) => c.namespaceUri !== ns.xs);
+  if (foreign) throw new Error(`ItemConstraint may hold only XML Schema elements, found {${foreign.namespaceUri}}${foreign.name}`);
+  if (children.length === 0) return { violation: () => undefined };
+  const kinds = new Set(children.map((c) => (facetNames.has(c.name) ? 'facet' : c.name === 'simpleType' ? 'simpleType' : particleNames.has(c.name) ? 'particle' : c.name)));
+  if (kinds.has('particle')) {
+    if (children.length !== 1) throw new Error('ItemConstraint with a content model must hold exactly one xs:sequence, xs:choice, xs:all or xs:group');
+    return particleCheck(children[0] as XmlElement);
+  }
+  const unknown = [...kinds].find((k) => k !== 'facet' && k !== 'simpleType');
+  if (unknown) throw new Error(`ItemConstraint holds xs:${unknown}, which is neither a facet, xs:simpleType nor a content model`);
+  return simpleCheck(children);
+}
+
+function simpleCheck(children: XmlElement[]): ItemConstraintCheck {
+  const simpleType = children.find((c) => c.name === 'simpleType');
+  const facets = children.filter((c) => c.name !== 'simpleType');
+  const base = simpleType ? '' : ` base="xs:${inferBaseType(facets)}"`;
+  const restriction = `<xs:restriction${base}>${simpleType ? c14n(simpleType) : ''}${facets.map(c14n).join('')}</xs:restriction>`;
+  const validator = compileSchema(
+    schemaShell(itemNs, `<xs:element name="Value"><xs:simpleType>${restriction}</xs:simpleType></xs:element>`),
+    'item-constraint.xsd',
+  );
+  return {
+    violation(node) {
+      const value = node instanceof XmlAttribute ? node.value : node.content;
+      const problem = validate(validator, `<v:Value xmlns:v="${itemNs}">${escapeXml(value)}</v:Value>`);
+      if (!problem) return undefined;
+      const facet = /\[facet '(\w+)'\]/.exec(problem)?.[1];
+      const detail = problem.replace(/^line \d+: Element '[^']*':\s*/, '').replace(/^\[facet '\w+'\]\s*/, '');
+      return facet ? `value "${value}" violates facet ${facet}: ${detail}` : `value "${value}" is not valid: ${detail}`;
+    },
+  };
+}
+
+function particleCheck(particle: XmlElement): ItemConstraintCheck {
+  // Compiled per target namespace: the subject element must live in the namespace of the selected element.
+  const byNamespace = new Map<string, XsdValidator>();
+  const particleXml = c14n(particle);
+  const validatorFor = (target: string): XsdValidator => {
+    let validator = byNamespace.get(target);
+    if (!validator) {
+      const declaration = `<xs:element name="${subjectName}"><xs:complexType>${particleXml}<xs:anyAttribute processContents="skip"/></xs:complexType></xs:element>`;
+      validator = compileSchema(schemaShell(target, declaration), 'item-constraint.xsd');
+      byNamespace.set(target, validator);
+    }
+    return validator;
+  };
+  validatorFor(''); // compiled at load too, so a broken constraint fails the template, not a client's offer
+  return {
+    violation(node) {
+      if (!(node instanceof XmlElement)) return `selects a ${node.constructor.name}, but a content model constrains elements`;
+      const serialized = c14n(node);
+      const qname = node.prefix ? `${node.prefix}:${node.name}` : node.name;
+      const renamedQName = node.prefix ? `${node.prefix}:${subjectName}` : subjectName;
+      let instance = `<${renamedQName}${serialized.slice(qname.length + 1)}`;
+      const closing = `</${qname}>`;
+      if (instance.endsWith(closing)) instance = instance.slice(0, -closing.length) + `</${renamedQName}>`;
+      const problem = validate(validatorFor(node.namespaceUri), instance);
+      return problem && `content of ${qname} does not match the constraint: ${problem.replace(/^line \d+: /, '').replace(new RegExp(subjectName, 'g'), node.name)}`;
+    },
+  };
+}
+
+/** A schema in `targetNamespace` that includes our schema for that namespace and imports every other one. */
+function schemaShell(targetNamespace: string, body: string): string {
+  const imports = Object.entries(schemaFiles)
+    .filter(([uri]) => uri !== targetNamespace)
+    .map(([uri, file]) => `<xs:import namespace="${uri}" schemaLocation="${file}"/>`)
+    .join('');
+  const own = schemaFiles[targetNamespace];
+  const include = own ? `<xs:include schemaLocation="${own}"/>` : '';
+  const tns = targetNamespace ? ` targetNamespace="${escapeXml(targetNamespace)}"` : '';
+  return `<xs:schema xmlns:xs="${ns.xs}"${tns} elementFormDefault="qualified">${include}${imports}${body}</xs:schema>`;
+}
+
+/** Facets alone do not say the value's type; their own values do (numbers, dates, durations). */
+function inferBaseType(facets: XmlElement[]): string {
+  const ordering = facets.filter((f) => /^(min|max)(In|Ex)clusive$/.test(f.name)).map((f) => f.attr('value')?.value ?? '');
+  if (facets.some((f) => f.name === 'totalDigits' || f.name === 'fractionDigits')) return 'decimal';
+  if (ordering.length === 0) return 'string';
+  if (ordering.every((v) => /^[+-]?(\d+\.?\d*|\.\d+)$/.test(v.trim()))) return 'decimal';
+  if (ordering.every((v) => /^-?\d{4,}-\d\d-\d\dT/.test(v.trim()))) return 'dateTime';
+  if (ordering.every((v) => /^-?\d{4,}-\d\d-\d\d/.test(v.trim()))) return 'date';
+  if (ordering.every((v) => /^-?P/.test(v.trim()))) return 'duration';
+  throw new Error(`cannot tell the type of the bounds ${ordering.join(', ')}: add an xs:simpleType naming its base`);
+}
+
+function validate(validator: XsdValidator, instance: string): string | undefined {
+  const doc = parseXml(instance, 'value');
+  try {
+    validator.validate(doc);
+    return undefined;
+  } catch (error) {
+    return describeValidationError(error)[0] ?? 'invalid';
+  } finally {
+    doc.dispose();
+  }
+}
+
+export function elementChildren(element: XmlElement): XmlElement[] {
+  const result: XmlElement[] = [];
+  for (let c = element.firstChild; c; c = c.next) if (c instanceof XmlElement) result.push(c);
+  return result;
+}
+
+/** Inclusive C14N keeps every in-scope namespace declaration, so QNames in attribute values still resolve. */
+export function c14n(node: XmlNode): string {
+  return node.canonicalizeToString({ mode: XmlC14NMode.XML_C14N_1_0 });
+}

@@ -1,0 +1,56 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  ParseOption,
+  XmlBufferInputProvider,
+  XmlDocument,
+  XmlParseError,
+  xmlRegisterInputProvider,
+} from 'libxml2-wasm';
+import { MalformedMessage } from '../domain/errors.js';
+
+/** The project's own schemas/ folder. */
+export const schemasDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas');
+
+/**
+ * libxml2 may read only our own schema files: they are served from memory, so no
+ * document can make the parser or the schema compiler open another file or the network.
+ */
+let registered = false;
+export function registerSchemaFiles(): void {
+  if (registered) return;
+  const buffers: Record<string, Uint8Array> = {};
+  for (const file of fs.readdirSync(schemasDir)) {
+    if (file.endsWith('.xsd')) buffers[path.join(schemasDir, file)] = fs.readFileSync(path.join(schemasDir, file));
+  }
+  xmlRegisterInputProvider(new XmlBufferInputProvider(buffers));
+  registered = true;
+}
+
+/** Parser options: no network, no external entities, no entity substitution. */
+const safeOptions = ParseOption.XML_PARSE_NONET | ParseOption.XML_PARSE_NO_XXE | ParseOption.XML_PARSE_NOBLANKS;
+
+/** Parses XML text; malformed XML becomes MalformedMessage naming line and column. */
+export function parseXml(text: string, what = 'message', url?: string): XmlDocument {
+  try {
+    return XmlDocument.fromString(text, { option: safeOptions, url });
+  } catch (error) {
+    if (error instanceof XmlParseError) {
+      const detail = error.details[0];
+      const where = detail ? ` at line ${detail.line}, column ${detail.col}` : '';
+      throw new MalformedMessage(`${what} is not well-formed XML${where}: ${(detail?.message ?? error.message).trim()}`);
+    }
+    throw error;
+  }
+}
+
+/** Runs `use` on a parsed document and always frees the document's wasm memory. */
+export function withXml<T>(text: string, what: string, use: (doc: XmlDocument) => T): T {
+  const doc = parseXml(text, what);
+  try {
+    return use(doc);
+  } finally {
+    doc.dispose();
+  }
+}

@@ -1,0 +1,85 @@
+import { MalformedMessage, MessageTooLarge } from '../domain/errors.js';
+
+export interface RawGuardLimits {
+  maxBytes: number;
+  maxDepth: number;
+}
+
+/**
+ * Checks a request body before any XML parser sees it: size, no DTD (so no entity
+ * declarations, no external entities, no expansion bombs), no processing instruction
+ * other than the XML declaration, and element nesting depth. One linear pass.
+ */
+export function guardRawXml(body: Buffer, limits: RawGuardLimits): string {
+  if (body.length > limits.maxBytes) {
+    throw new MessageTooLarge(`request body is ${body.length} bytes; the limit is ${limits.maxBytes} bytes`);
+  }
+  if (body.length === 0) throw new MalformedMessage('request body is empty: a SOAP envelope is required');
+  const text = body.toString('utf8');
+  let depth = 0;
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const lt = text.indexOf('<', i);
+    if (lt < 0) break;
+    const next = text[lt + 1];
+    if (next === '!') {
+      if (text.startsWith('<!--', lt)) {
+        i = skipTo(text, '-->', lt + 4, 'comment');
+      } else if (text.startsWith('<![CDATA[', lt)) {
+        i = skipTo(text, ']]>', lt + 9, 'CDATA section');
+      } else if (/^<!DOCTYPE/i.test(text.slice(lt, lt + 9))) {
+        throw new MalformedMessage('DOCTYPE is not allowed in SOAP messages: no DTDs, entity declarations or external entities are processed');
+      } else {
+        throw new MalformedMessage(`markup declaration "${text.slice(lt, lt + 10)}" is not allowed`);
+      }
+      continue;
+    }
+    if (next === '?') {
+      const end = skipTo(text, '?>', lt + 2, 'processing instruction');
+      if (!/^<\?xml[\s?]/.test(text.slice(lt, lt + 6)) || lt !== firstNonSpace(text)) {
+        throw new MalformedMessage('processing instructions are not allowed in SOAP messages');
+      }
+      i = end;
+      continue;
+    }
+    const close = tagEnd(text, lt + 1);
+    if (next === '/') {
+      depth--;
+    } else if (text[close - 1] !== '/') {
+      depth++;
+      if (depth > limits.maxDepth) {
+        throw new MalformedMessage(`XML nesting deeper than ${limits.maxDepth} elements is not accepted`);
+      }
+    }
+    i = close + 1;
+  }
+  return text;
+}
+
+function skipTo(text: string, terminator: string, from: number, what: string): number {
+  const end = text.indexOf(terminator, from);
+  if (end < 0) throw new MalformedMessage(`unterminated ${what}`);
+  return end + terminator.length;
+}
+
+/** Index of the `>` ending the tag that starts before `from`, skipping quoted attribute values. */
+function tagEnd(text: string, from: number): number {
+  let quote: string | undefined;
+  for (let j = from; j < text.length; j++) {
+    const c = text[j];
+    if (quote) {
+      if (c === quote) quote = undefined;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+    } else if (c === '>') {
+      return j;
+    }
+  }
+  throw new MalformedMessage('unterminated tag at end of message');
+}
+
+function firstNonSpace(text: string): number {
+  const m = /\S/.exec(text);
+  return m ? m.index : 0;
+}

@@ -1,0 +1,100 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AgreementRepository } from '../../src/engine/ports.js';
+import { makeAgreement, makeFullAgreement } from './fixtures/make-agreement.js';
+
+/** The AgreementRepository contract (src/engine/ports.ts); every implementation runs it. */
+export function agreementRepositoryContract(
+  name: string,
+  make: () => Promise<AgreementRepository> | AgreementRepository,
+): void {
+  describe(`${name} satisfies the AgreementRepository contract`, () => {
+    let repo: AgreementRepository;
+    beforeEach(async () => {
+      repo = await make();
+    });
+    afterEach(async () => {
+      await repo.close();
+    });
+
+    it('returns an inserted agreement unchanged, Dates and all optional fields included', async () => {
+      const full = makeFullAgreement();
+      await repo.insert(full);
+      const got = await repo.get(full.id);
+      expect(got).toStrictEqual(full);
+      expect(got?.request.window?.start).toBeInstanceOf(Date);
+    });
+
+    it('leaves absent optional fields absent', async () => {
+      const minimal = makeAgreement();
+      await repo.insert(minimal);
+      // toStrictEqual fails on `name: undefined` where the original has no `name` key.
+      expect(await repo.get(minimal.id)).toStrictEqual(minimal);
+    });
+
+    it('returns undefined for an unknown id', async () => {
+      expect(await repo.get('no-such-agreement')).toBeUndefined();
+    });
+
+    it('rejects inserting an existing id, naming it, and keeps the first', async () => {
+      const first = makeAgreement({ id: 'dup-1' });
+      await repo.insert(first);
+      await expect(repo.insert(makeAgreement({ id: 'dup-1', state: 'Rejected' }))).rejects.toThrow('dup-1');
+      expect(await repo.get('dup-1')).toStrictEqual(first);
+    });
+
+    it('replaces the stored agreement on update, including removing optional fields', async () => {
+      await repo.insert(makeFullAgreement({ id: 'u-1' }));
+      const updated = makeAgreement({
+        id: 'u-1',
+        state: 'Complete',
+        serviceTerms: [{ termName: 'job', state: 'Completed' }],
+        document: '<wsag:AgreementOffer AgreementId="u-1" v="2"/>',
+        updatedAt: new Date(Date.UTC(2030, 0, 2)),
+      });
+      await repo.update(updated);
+      expect(await repo.get('u-1')).toStrictEqual(updated);
+    });
+
+    it('rejects updating an unknown id, naming it, and does not create it', async () => {
+      await expect(repo.update(makeAgreement({ id: 'ghost-9' }))).rejects.toThrow('ghost-9');
+      expect(await repo.get('ghost-9')).toBeUndefined();
+    });
+
+    it('lists by creation time then id, and filters by initiator', async () => {
+      const at = (ms: number) => new Date(Date.UTC(2030, 5, 1) + ms);
+      // Inserted out of order; b and a share a creation time, so id decides.
+      await repo.insert(makeAgreement({ id: 'c', initiator: 'alice', createdAt: at(2) }));
+      await repo.insert(makeAgreement({ id: 'b', initiator: 'bob', createdAt: at(1) }));
+      await repo.insert(makeAgreement({ id: 'a', initiator: 'alice', createdAt: at(1) }));
+      await repo.insert(makeAgreement({ id: 'd', initiator: 'alice', createdAt: at(0) }));
+
+      expect((await repo.list()).map((a) => a.id)).toEqual(['d', 'a', 'b', 'c']);
+      expect((await repo.list({})).map((a) => a.id)).toEqual(['d', 'a', 'b', 'c']);
+      expect((await repo.list({ initiator: 'alice' })).map((a) => a.id)).toEqual(['d', 'a', 'c']);
+      expect(await repo.list({ initiator: 'nobody' })).toEqual([]);
+      expect((await repo.list())[0]).toStrictEqual(makeAgreement({ id: 'd', initiator: 'alice', createdAt: at(0) }));
+    });
+
+    it('does not let callers mutate stored state through objects passed in or handed out', async () => {
+      const original = makeFullAgreement({ id: 'm-1' });
+      const inserted = structuredClone(original);
+      await repo.insert(inserted);
+      inserted.state = 'Terminated';
+      inserted.request.libraries.push({ name: 'evil', version: '1', loaded: false });
+
+      const got = await repo.get('m-1');
+      if (got === undefined) throw new Error('m-1 missing');
+      got.state = 'Rejected';
+      got.serviceTerms[0]!.state = 'Completed';
+      got.request.window!.start.setTime(0);
+      got.allocation!.nodes = 1;
+
+      const [listed] = await repo.list();
+      if (listed === undefined) throw new Error('list empty');
+      listed.request.securityPolicy.length = 0;
+      listed.createdAt.setTime(0);
+
+      expect(await repo.get('m-1')).toStrictEqual(original);
+    });
+  });
+}

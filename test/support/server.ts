@@ -1,0 +1,32 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { loadConfig, type ServerConfig } from '../../src/engine/config.js';
+import type { AgreementRepository, Clock, IdSource } from '../../src/engine/ports.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { MemoryAgreementRepository } from '../../src/store/memory-agreement-repository.js';
+
+export const projectRoot = path.resolve(import.meta.dirname, '../..');
+
+export interface TestServer extends RunningServer {
+  repository: AgreementRepository;
+  dataDir: string;
+}
+
+/** An in-process server on a free loopback port, with an in-memory store unless one is given. */
+export async function startTestServer(
+  options: { config?: Partial<ServerConfig>; repository?: AgreementRepository; clock?: Clock; ids?: IdSource } = {},
+): Promise<TestServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-test-'));
+  const config = loadConfig({}, {
+    port: 0,
+    dataDir,
+    templatesDir: path.join(projectRoot, 'templates'),
+    logLevel: 'silent',
+    ...options.config,
+  });
+  const repository = options.repository ?? new MemoryAgreementRepository();
+  const server = await startServer(config, { repository, clock: options.clock, ids: options.ids, logger: pino({ level: 'silent' }) });
+  return { ...server, repository, dataDir };
+}
