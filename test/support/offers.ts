@@ -1,0 +1,19 @@
+import { CreationConstraintViolation } from '../../src/domain/errors.js';
+import { withXml } from '../../src/xml/libxml.js';
+import { readOffer, type XmlReceivedOffer } from '../../src/xml/offer-reader.js';
+
+/** Parses an AgreementOffer document the way CreateAgreement does (after schema validation). */
+export function receivedOffer(offerXml: string): XmlReceivedOffer {
+  return withXml(offerXml, 'offer', (doc) => readOffer(doc.root));
+}
+
+/** The CreationConstraintViolation message a check throws, or undefined when the offer passes. */
+export function violationOf(check: () => void): string | undefined {
+  try {
+    check();
+    return undefined;
+  } catch (error) {
+    if (error instanceof CreationConstraintViolation) return error.message;
+    throw error;
+  }
+}

@@ -1,0 +1,37 @@
+import { ns } from '../../src/xml/namespaces.js';
+
+/** Raw SOAP helpers for tests that must control every byte on the wire. */
+export function soap11(body: string, header = ''): string {
+  return `<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="${ns.soap11}">${header ? `<soap:Header>${header}</soap:Header>` : ''}<soap:Body>${body}</soap:Body></soap:Envelope>`;
+}
+
+export function soap12(body: string, header = ''): string {
+  return `<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="${ns.soap12}">${header ? `<soap:Header>${header}</soap:Header>` : ''}<soap:Body>${body}</soap:Body></soap:Envelope>`;
+}
+
+export function agreementHeader(id: string): string {
+  return `<srv:AgreementId xmlns:srv="${ns.srv}">${id}</srv:AgreementId>`;
+}
+
+export interface PostResult {
+  status: number;
+  contentType: string;
+  text: string;
+}
+
+export async function post(url: string, body: string | Buffer, contentType = 'text/xml; charset=utf-8'): Promise<PostResult> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body });
+  return { status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.text() };
+}
+
+/** The fault code and message from a fault envelope (both SOAP versions carry a WS-BaseFaults detail). */
+export function faultOf(text: string): { code: string; message: string } {
+  const code = /<bf:ErrorCode[^>]*>([^<]*)<\/bf:ErrorCode>/.exec(text)?.[1] ?? '';
+  const message = (/<bf:Description>([^<]*)<\/bf:Description>/.exec(text)?.[1] ?? '')
+    .replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return { code, message };
+}
+
+export function createAgreementBody(offerXml: string): string {
+  return `<wsag:CreateAgreementInput xmlns:wsag="${ns.wsag}">${offerXml}</wsag:CreateAgreementInput>`;
+}
