@@ -1,0 +1,93 @@
+import { XmlAttribute, XmlElement } from 'libxml2-wasm';
+import { elementChildren } from '../xml/item-constraint.js';
+import { withXml } from '../xml/libxml.js';
+import { compileLocation, selectNodes } from '../xml/location.js';
+import { prefixes } from '../xml/namespaces.js';
+import { CliError } from './errors.js';
+
+/** One creation-constraint Item of a template: what `--set NAME=VALUE` can change. */
+export interface ItemSummary {
+  name: string;
+  /** The Location as written in the template (XPath over the offer, maybe with a `declare namespace` prologue). */
+  location: string;
+  /** The Location as plain XPath (prologue and `$this` removed). */
+  xpath: string;
+  /** The template's value at the location, if it selects one text value; absent when it selects nothing or an element with children. */
+  value?: string;
+  /** The ItemConstraint's facets, e.g. `{ facet: 'maxInclusive', value: '64' }`; structural constraints have no value. */
+  constraint: { facet: string; value?: string }[];
+}
+
+export interface TemplateSummary {
+  name: string;
+  id: string;
+  items: ItemSummary[];
+  /** The template document as the server served it. */
+  xml: string;
+}
+
+/** Reads name, TemplateId and Items out of a served template document. */
+export function summarizeTemplate(xml: string): TemplateSummary {
+  return withXml(xml, 'template', (doc) => {
+    const root = doc.root;
+    const name = (doc.eval('string(/wsag:Template/wsag:Name)', prefixes) as string).trim();
+    const id = (doc.eval('string(/wsag:Template/@wsag:TemplateId)', prefixes) as string).trim();
+    const items = (doc.find('/wsag:Template/wsag:CreationConstraints/wsag:Item', prefixes) as XmlElement[]).map((item): ItemSummary => {
+      const location = (item.eval('string(wsag:Location)', prefixes) as string).trim();
+      const compiled = compileLocation(location, { ...prefixes, ...root.namespaces });
+      // Locations are written against the offer; this document is still the Template.
+      const xpath = compiled.xpath.replace(/^\/([\w.-]+:)?AgreementOffer\b/, '/$1Template');
+      let value: string | undefined;
+      try {
+        value = valueOf(selectNodes({ xpath, namespaces: compiled.namespaces }, root));
+      } catch {
+        value = undefined; // a Location the server accepted but libxml cannot evaluate here: show no default
+      }
+      const constraintElement = item.get('wsag:ItemConstraint', prefixes) as XmlElement | null;
+      const constraint = constraintElement
+        ? elementChildren(constraintElement).map((facet) => {
+            const v = facet.attrs.find((a) => a.name === 'value')?.value;
+            return v === undefined ? { facet: facet.name } : { facet: facet.name, value: v };
+          })
+        : [];
+      const summary: ItemSummary = {
+        name: (item.eval('string(@wsag:Name)', prefixes) as string).trim(),
+        location,
+        xpath: compiled.xpath,
+        constraint,
+      };
+      if (value !== undefined) summary.value = value;
+      return summary;
+    });
+    return { name, id, items, xml };
+  });
+}
+
+function valueOf(nodes: unknown[]): string | undefined {
+  if (nodes.length !== 1) return undefined;
+  const node = nodes[0];
+  if (node instanceof XmlAttribute) return node.value;
+  if (node instanceof XmlElement) {
+    for (let c = node.firstChild; c; c = c.next) if (c instanceof XmlElement) return undefined;
+    return node.content.trim();
+  }
+  return undefined;
+}
+
+/** The constraint in one short phrase: `minInclusive=1 maxInclusive=64`, `one of Legacy|Standard`, `sequence`. */
+export function describeConstraint(constraint: ItemSummary['constraint']): string {
+  const enumeration = constraint.filter((c) => c.facet === 'enumeration').map((c) => c.value ?? '');
+  const parts = constraint.filter((c) => c.facet !== 'enumeration').map((c) => (c.value === undefined ? c.facet : `${c.facet}=${c.value}`));
+  if (enumeration.length) parts.unshift(`one of ${enumeration.join('|')}`);
+  return parts.join(' ');
+}
+
+/** The template whose Name, or else TemplateId, is `ref`; otherwise a message listing what the server offers. */
+export function pickTemplate(templates: TemplateSummary[], ref: string): TemplateSummary {
+  const found = templates.find((t) => t.name === ref) ?? templates.find((t) => t.id === ref);
+  if (found) return found;
+  if (templates.length === 0) throw new CliError(`no template "${ref}": the server offers no templates`);
+  const offered = templates.map((t) => `${t.name} (id ${t.id})`).join(', ');
+  throw new CliError(`no template named "${ref}"; the server offers: ${offered}`);
+}
+

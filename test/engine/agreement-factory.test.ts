@@ -1,0 +1,92 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { anonymousCaller } from '../../src/domain/identity.js';
+import { CannotSatisfy, InvalidStateTransition, NotAuthorized } from '../../src/domain/errors.js';
+import { AgreementFactory } from '../../src/engine/agreement-factory.js';
+import { AgreementService } from '../../src/engine/agreement-service.js';
+import { CapacityPlan } from '../../src/engine/capacity-plan.js';
+import type { AgreementRepository } from '../../src/engine/ports.js';
+import { MemoryAgreementRepository } from '../../src/store/memory-agreement-repository.js';
+import { XmlAgreementWriter } from '../../src/xml/agreement-writer.js';
+import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
+import { TemplateLibrary } from '../../src/xml/template-library.js';
+import { receivedOffer } from '../support/offers.js';
+import { projectRoot } from '../support/server.js';
+
+const now = new Date('2026-11-21T12:00:00Z');
+const templates = TemplateLibrary.fromDirectory(path.join(projectRoot, 'templates'));
+const reservation = templates.render(now).find((t) => t.includes('advance-reservation-v1')) as string;
+
+function setUp(repository: AgreementRepository = new MemoryAgreementRepository(), clusterNodes = 16) {
+  let n = 0;
+  const plan = new CapacityPlan(clusterNodes);
+  const clock = { now: () => now };
+  const factory = new AgreementFactory({
+    templates, repository, plan, clock, documents: new XmlAgreementWriter(), ids: { next: () => `a${++n}` }, providerName: 'test-provider',
+  });
+  return { factory, agreements: new AgreementService(repository, plan, clock), plan, repository };
+}
+
+describe('AgreementFactory.createAgreement', () => {
+  it('persists an Observed agreement with its terms, allocation and document', async () => {
+    const { factory, repository } = setUp();
+    const agreement = await factory.createAgreement(receivedOffer(offerFromTemplate(reservation)), anonymousCaller);
+    expect(agreement).toMatchObject({
+      id: 'a1', state: 'Observed', templateId: 'advance-reservation-v1', initiator: 'anonymous',
+      serviceTerms: [{ termName: 'Nodes', state: 'NotReady' }, { termName: 'Window', state: 'NotReady' }],
+      guaranteeTerms: [{ termName: 'NodesThroughWindow', state: 'NotDetermined' }],
+      allocation: { start: new Date('2026-11-21T14:00:00Z'), end: new Date('2026-11-21T16:00:00Z'), nodes: 8 },
+    });
+    expect(agreement.document).toContain('wsag:AgreementId="a1"');
+    expect(agreement.document).toContain('<wsag:AgreementResponder>test-provider</wsag:AgreementResponder>');
+    expect(await repository.get('a1')).toEqual(agreement);
+  });
+
+  it('refuses what does not fit and books nothing for it', async () => {
+    const { factory, plan } = setUp();
+    const offer = receivedOffer(offerFromTemplate(reservation));
+    await factory.createAgreement(offer, anonymousCaller);
+    await factory.createAgreement(offer, anonymousCaller);
+    await expect(factory.createAgreement(offer, anonymousCaller)).rejects.toThrow(CannotSatisfy);
+    expect([...plan.booked().keys()]).toEqual(['a1', 'a2']);
+  });
+
+  it('releases the booking when persisting fails', async () => {
+    const failing = new MemoryAgreementRepository();
+    failing.insert = async () => { throw new Error('disk full'); };
+    const { factory, plan } = setUp(failing);
+    await expect(factory.createAgreement(receivedOffer(offerFromTemplate(reservation)), anonymousCaller)).rejects.toThrow('disk full');
+    expect(plan.booked().size).toBe(0);
+  });
+});
+
+describe('AgreementService', () => {
+  it('terminates once, releases capacity, and refuses a second termination', async () => {
+    const { factory, agreements, plan } = setUp();
+    const a = await factory.createAgreement(receivedOffer(offerFromTemplate(reservation)), anonymousCaller);
+    const t = await agreements.terminate(a.id, anonymousCaller);
+    expect(t.state).toBe('Terminated');
+    expect(t.serviceTerms.every((s) => s.state === 'Completed')).toBe(true);
+    expect(plan.booked().size).toBe(0);
+    await expect(agreements.terminate(a.id, anonymousCaller)).rejects.toThrow(InvalidStateTransition);
+  });
+
+  it('lets only the initiator (or an admin) act on an agreement', async () => {
+    const { factory, agreements } = setUp();
+    const a = await factory.createAgreement(receivedOffer(offerFromTemplate(reservation)), { identity: 'CN=alice', isAdmin: false });
+    await expect(agreements.get(a.id, { identity: 'CN=bob', isAdmin: false })).rejects.toThrow(NotAuthorized);
+    await expect(agreements.terminate(a.id, { identity: 'CN=bob', isAdmin: false })).rejects.toThrow(NotAuthorized);
+    expect((await agreements.get(a.id, { identity: 'CN=ops', isAdmin: true })).id).toBe(a.id);
+    expect(await agreements.list({ identity: 'CN=bob', isAdmin: false })).toEqual([]);
+  });
+
+  it('rebuilds the plan from live agreements at start-up', async () => {
+    const first = setUp();
+    await first.factory.createAgreement(receivedOffer(offerFromTemplate(reservation)), anonymousCaller);
+    const b = await first.factory.createAgreement(receivedOffer(offerFromTemplate(reservation)), anonymousCaller);
+    await first.agreements.terminate(b.id, anonymousCaller);
+    const second = setUp(first.repository);
+    expect(await second.agreements.restorePlan()).toBe(1);
+    expect([...second.plan.booked().keys()]).toEqual(['a1']);
+  });
+});

@@ -1,0 +1,61 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WsagClient } from '../src/client/wsag-client.js';
+import { offerFromTemplate } from '../src/xml/offer-from-template.js';
+import { projectRoot } from './support/server.js';
+
+/** `npm start` as a separate process on a free port; resolves with its URL once it listens. */
+function startProcess(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: projectRoot,
+    env: { ...process.env, PORT: '0', WSAG_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(output);
+      if (m) resolve({ child, url: m[1] as string });
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+}
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+});
+
+describe('nothing acknowledged is lost', () => {
+  it('agreements created before kill -9 are all there after restart, with their state', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-restart-'));
+    const first = await startProcess(dataDir);
+    children.push(first.child);
+    const client = new WsagClient(first.url);
+    const templates = await client.templates();
+    const created: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const template = templates[i % templates.length] as string;
+      created.push((await client.createAgreement(offerFromTemplate(template, [{ location: '/wsag:AgreementOffer/wsag:Name', value: `job-${i}` }]))).agreementId);
+    }
+    await client.terminate(created[1] as string);
+    const before = await client.agreements();
+
+    first.child.kill('SIGKILL');
+    await new Promise((resolve) => first.child.once('exit', resolve));
+
+    const second = await startProcess(dataDir);
+    children.push(second.child);
+    const after = await new WsagClient(second.url).agreements();
+    expect(after.map((a) => [a.id, a.state, a.name])).toEqual(before.map((a) => [a.id, a.state, a.name]));
+    expect(after.map((a) => a.id)).toEqual(created);
+    expect(after.filter((a) => a.state === 'Terminated').map((a) => a.id)).toEqual([created[1]]);
+    expect((await new WsagClient(second.url).state(created[0] as string)).state).toBe('Observed');
+  }, 60_000);
+});

@@ -1,0 +1,26 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { projectRoot } from './server.js';
+
+export const referenceDir = path.resolve(projectRoot, '../shared/reference/ws-agreement');
+
+/** Validates documents against the official reference schemas with Debian's xmllint; returns xmllint's complaint per failing document. */
+export function referenceValidationErrors(documents: Record<string, string>): Record<string, string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-xmllint-'));
+  const errors: Record<string, string> = {};
+  for (const [name, xml] of Object.entries(documents)) {
+    const file = path.join(dir, `${name.replace(/[^\w.-]/g, '_')}.xml`);
+    fs.writeFileSync(file, xml);
+    try {
+      execFileSync('xmllint', ['--nonet', '--noout', '--schema', path.join(referenceDir, 'all.xsd'), file], {
+        env: { ...process.env, XML_CATALOG_FILES: path.join(referenceDir, 'catalog.xml') },
+        stdio: 'pipe',
+      });
+    } catch (error) {
+      errors[name] = String((error as { stderr?: Buffer }).stderr ?? error);
+    }
+  }
+  return errors;
+}
