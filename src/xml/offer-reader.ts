@@ -1,11 +1,12 @@
 import type { XmlElement, XmlNode } from 'libxml2-wasm';
-import { InvalidTerms } from '../domain/errors.js';
+import { InvalidTerms, SchemaViolation } from '../domain/errors.js';
 import type {
   Compensation, GuaranteeLevel, GuaranteeTerm, KpiTarget, Library, RequestKind, SecurityRequirement, ServiceRequest,
 } from '../domain/terms.js';
 import type { ReceivedOffer } from '../engine/ports.js';
 import { c14n, elementChildren } from './item-constraint.js';
-import { prefixes } from './namespaces.js';
+import { prefixes, schemaFiles } from './namespaces.js';
+import { declaredElementNames } from './schema-set.js';
 
 /**
  * An offer as received: the domain view the engine reads, plus the canonical XML the
@@ -31,6 +32,7 @@ export function readOffer(offer: XmlElement): XmlReceivedOffer {
   const contextEl = one(offer, 'wsag:Context');
   const termsEl = one(offer, 'wsag:Terms');
   if (!contextEl || !termsEl) throw new InvalidTerms('wsag:AgreementOffer needs wsag:Context and wsag:Terms');
+  rejectUnknownTermElements(termsEl);
   const known = new Set(['AgreementInitiator', 'AgreementResponder', 'ServiceProvider', 'ExpirationTime', 'TemplateId', 'TemplateName']);
   const extensions = elementChildren(contextEl).filter((c) => !(c.namespaceUri === prefixes.wsag && known.has(c.name))).map(c14n);
   return new XmlReceivedOffer(
@@ -48,6 +50,20 @@ export function readOffer(offer: XmlElement): XmlReceivedOffer {
     },
     c14n(termsEl),
   );
+}
+
+/**
+ * Our term elements sit in lax extension points, where validation skips what it does not
+ * know: a misspelt sla:Servicelevel would pass silently with everything inside it.
+ */
+let slaNames: Set<string> | undefined;
+function rejectUnknownTermElements(terms: XmlElement): void {
+  slaNames ??= declaredElementNames(schemaFiles[prefixes.sla as string] as string);
+  for (const element of all(terms, './/sla:*')) {
+    if (!slaNames.has(element.name)) {
+      throw new SchemaViolation(`sla:${element.name} is not an element of the term language (${prefixes.sla}); check its spelling against docs/terms.md`);
+    }
+  }
 }
 
 function readServiceRequest(terms: XmlElement): ServiceRequest {

@@ -49,3 +49,9 @@ export class SchemaSet {
     }
   }
 }
+
+/** Names of every element a schema file declares (global or local): for catching misspelt terms that lax validation skips. */
+export function declaredElementNames(file: string): Set<string> {
+  const text = fs.readFileSync(path.join(schemasDir, file), 'utf8');
+  return new Set([...text.matchAll(/<xs:element\s+name="([^"]+)"/g)].map((m) => m[1] as string));
+}

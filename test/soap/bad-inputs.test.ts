@@ -111,6 +111,22 @@ describe('bad input is answered with a fault that names the problem', () => {
     );
   });
 
+  it('a misspelt term element that lax validation would skip', async () => {
+    await expectFault(
+      offerWith((o) => o.replace(/<sla:ServiceLevel>/, '<sla:Servicelevel>').replace(/<\/sla:ServiceLevel>/, '</sla:Servicelevel>')),
+      'SchemaViolation',
+      /sla:Servicelevel is not an element of the term language/,
+    );
+  });
+
+  it('a runtime of zero names the facet it breaks', async () => {
+    await expectFault(
+      offerWith((o) => o.replace(/<sla:RuntimeEstimate>3600</, '<sla:RuntimeEstimate>0<')),
+      'SchemaViolation',
+      /RuntimeEstimate.*minInclusive/,
+    );
+  });
+
   it('an unknown agreement id', async () => {
     const body = '<rp:GetResourceProperty xmlns:rp="http://docs.oasis-open.org/wsrf/rp-2" xmlns:wsag="http://schemas.ggf.org/graap/2007/03/ws-agreement">wsag:AgreementState</rp:GetResourceProperty>';
     await expectFault(soap11(body, agreementHeader('no-such-agreement')), 'UnknownResource', /no agreement with id "no-such-agreement"/, `${server.url}/wsag/AgreementState`);

@@ -20,7 +20,7 @@ export interface PostResult {
 }
 
 export async function post(url: string, body: string | Buffer, contentType = 'text/xml; charset=utf-8'): Promise<PostResult> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body });
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body: typeof body === 'string' ? body : new Uint8Array(body) });
   return { status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.text() };
 }
 

@@ -22,5 +22,6 @@ export function referenceValidationErrors(documents: Record<string, string>): Re
       errors[name] = String((error as { stderr?: Buffer }).stderr ?? error);
     }
   }
+  fs.rmSync(dir, { recursive: true, force: true });
   return errors;
 }

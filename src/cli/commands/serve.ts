@@ -45,9 +45,15 @@ export const serveCommand: Command = {
     const templatesDir = args.string('templates-dir') ?? (ctx.env.WSAG_TEMPLATES_DIR ? undefined : shippedTemplatesDir);
     if (templatesDir !== undefined) overrides.templatesDir = path.resolve(templatesDir);
 
+    // A flag replaces its variable entirely, so a bad value there does not matter.
+    const env = { ...ctx.env };
+    if (overrides.port !== undefined) delete env.PORT;
+    if (overrides.host !== undefined) delete env.HOST;
+    if (overrides.dataDir !== undefined) delete env.WSAG_DATA_DIR;
+    if (args.string('templates-dir') !== undefined) delete env.WSAG_TEMPLATES_DIR;
     let config: ServerConfig;
     try {
-      config = loadConfig(ctx.env, overrides);
+      config = loadConfig(env, overrides);
     } catch (error) {
       if (error instanceof ConfigError) throw new CliError(error.message);
       throw error;
