@@ -21,6 +21,7 @@ Prints one JSON line; exit status 0 when every check held, 1 on a mismatch, 2 on
 import copy
 import json
 import sys
+import traceback
 import warnings
 
 warnings.simplefilter("ignore", DeprecationWarning)  # zeep 4.2 imports the deprecated cgi module
@@ -29,15 +30,12 @@ from lxml import etree  # noqa: E402  (only to recognise and annotate elements z
 from zeep import Client, xsd  # noqa: E402
 from zeep.exceptions import Fault  # noqa: E402
 from zeep.plugins import HistoryPlugin  # noqa: E402
-from zeep.wsa import WsAddressingPlugin  # noqa: E402
 from zeep.xsd.elements.indicators import Group, OrderIndicator  # noqa: E402
 
 WSAG = "http://schemas.ggf.org/graap/2007/03/ws-agreement"
 WSA = "http://www.w3.org/2005/08/addressing"
 BF = "http://docs.oasis-open.org/wsrf/bf-2"
 SRV = "http://schemas.wsag-server.org/2026/11/server"
-JSDL = "http://schemas.ggf.org/jsdl/2005/11/jsdl"
-SLA = "http://schemas.wsag-server.org/2026/11/sla-terms"
 
 
 class VerbatimAnyType(xsd.AnyType):
@@ -101,16 +99,25 @@ def declared_child(value, name, namespace):
     return None
 
 
-def main(base):
+def canonical(envelope, name, holder):
+    """Exclusive C14N of the wsag:Terms of the wsag:<holder> named <name> in an envelope."""
+    for element in envelope.iter(f"{{{WSAG}}}{holder}"):
+        if element.findtext(f"{{{WSAG}}}Name") == name:
+            terms = element.find(f"{{{WSAG}}}Terms")
+            return etree.tostring(terms, method="c14n", exclusive=True) if terms is not None else None
+    return None
+
+
+def main(base, result):
     checks = []
-    result = {}
 
     def check(name, actual, expected):
         checks.append({"check": name, "ok": actual == expected, "actual": actual, "expected": expected})
         return actual
 
     # --- 1. templates ---------------------------------------------------------------------
-    factory = Client(f"{base}/wsag/AgreementFactory?wsdl")
+    factory_history = HistoryPlugin()
+    factory = Client(f"{base}/wsag/AgreementFactory?wsdl", plugins=[factory_history])
     # xs:QName values are sent as text; the prefix must be declared on the envelope, which zeep
     # does for prefixes registered here.
     factory.set_ns_prefix("wsag", WSAG)
@@ -121,6 +128,7 @@ def main(base):
 
     templates = factory11.GetResourceProperty("wsag:Template")
     result["templates"] = sorted(t.Name for t in templates)
+    template_terms_xml = canonical(factory_history.last_received["envelope"], "deadline-job", "Template")
     templates12 = factory12.GetResourceProperty("wsag:Template")
     check("templates over SOAP 1.2", sorted(t.Name for t in templates12), result["templates"])
     template = next((t for t in templates if t.Name == "deadline-job"), None)
@@ -132,6 +140,9 @@ def main(base):
     AgreementOffer = factory.get_element("wsag:AgreementOffer")
     offer = AgreementOffer(Name=template.Name, Context=template.Context, Terms=template.Terms)
     created = factory11.CreateAgreement(AgreementOffer=offer)
+    # The offer on the wire carries the template's Terms unchanged (compared canonically).
+    offer_terms_xml = canonical(factory_history.last_sent["envelope"], "deadline-job", "AgreementOffer")
+    check("offer Terms = template Terms", offer_terms_xml == template_terms_xml and offer_terms_xml is not None, True)
     epr = created.CreatedAgreementEPR
     result["eprAddress"] = epr.Address._value_1 if hasattr(epr.Address, "_value_1") else epr.Address
     check("EPR address", result["eprAddress"], f"{base}/wsag/Agreement")
@@ -151,7 +162,7 @@ def main(base):
 
     # --- 3. Agreement port: Terms, AgreementId --------------------------------------------
     history = HistoryPlugin()
-    agreement = Client(f"{base}/wsag/Agreement?wsdl", plugins=[WsAddressingPlugin(), history])
+    agreement = Client(f"{base}/wsag/Agreement?wsdl", plugins=[history])
     agreement.set_ns_prefix("wsag", WSAG)
     agreement11 = agreement.bind("AgreementService", "AgreementSoap11Port")
     agreement12 = agreement.bind("AgreementService", "AgreementSoap12Port")
@@ -167,13 +178,17 @@ def main(base):
     job = compositor[0]["ServiceDescriptionTerm"]._value_1
     result["nodeCount"] = int(job.JobDescription.Resources.TotalResourceCount.Exact[0]._value_1)
     check("jsdl:TotalResourceCount/Exact", result["nodeCount"], 4)
-    # WsAddressingPlugin sent the wsam:Action of the WSDL; the server answers with RelatesTo.
-    relates_to = history.last_received["envelope"].find(f".//{{{WSA}}}RelatesTo")
-    sent_id = history.last_sent["envelope"].find(f".//{{{WSA}}}MessageID")
-    check("wsa:RelatesTo = wsa:MessageID", relates_to is not None and sent_id is not None and relates_to.text == sent_id.text, True)
+    # zeep adds WS-Addressing headers by itself when the WSDL names a wsam:Action: it sends that
+    # Action and a MessageID, and the server answers with the response Action and RelatesTo.
+    sent, received = history.last_sent["envelope"], history.last_received["envelope"]
+    check("wsa:Action sent", sent.findtext(f".//{{{WSA}}}Action"), "http://docs.oasis-open.org/wsrf/rpw-2/GetResourceProperty/GetResourcePropertyRequest")
+    check("wsa:RelatesTo = wsa:MessageID", received.findtext(f".//{{{WSA}}}RelatesTo"), sent.findtext(f".//{{{WSA}}}MessageID"))
 
     ids_read = agreement12.GetResourceProperty("wsag:AgreementId", _soapheaders=soap_headers)
     check("wsag:AgreementId over SOAP 1.2", list(ids_read), [agreement_id])
+    content_type = history.last_sent["http_headers"].get("Content-Type", "")
+    check("SOAP 1.2 content type", content_type.split(";")[0], "application/soap+xml")
+    check("SOAP 1.2 envelope", etree.QName(history.last_sent["envelope"]).namespace, "http://www.w3.org/2003/05/soap-envelope")
 
     # --- 4. AgreementState: Observed --------------------------------------------------------
     state = Client(f"{base}/wsag/AgreementState?wsdl")
@@ -199,15 +214,21 @@ def main(base):
     check("document's agreement id", document.AgreementId, agreement_id)
 
     # --- 6. a typed fault ---------------------------------------------------------------------
-    try:
-        state11.GetResourceProperty("wsag:NoSuchProperty", _soapheaders=soap_headers)
-        check("fault for an unknown property", "no fault", "fault")
-    except Fault as fault:
-        detail = fault.detail.find(f"{{{BF}}}BaseFault") if fault.detail is not None else None
-        base_fault = state.get_element(f"{{{BF}}}BaseFault").parse(detail, state.wsdl.types) if detail is not None else None
-        code = declared_child(base_fault, "ErrorCode", BF) if base_fault is not None else None
-        result["fault"] = {"code": code, "description": declared_child(base_fault, "Description", BF) if base_fault else None}
-        check("bf:BaseFault ErrorCode", code, "InvalidResourcePropertyQName")
+    BaseFault = state.get_element(f"{{{BF}}}BaseFault")
+
+    def fault_code(service):
+        try:
+            service.GetResourceProperty("wsag:NoSuchProperty", _soapheaders=soap_headers)
+            return "no fault"
+        except Fault as fault:
+            detail = fault.detail.find(f".//{{{BF}}}BaseFault") if fault.detail is not None else None
+            if detail is None:
+                return f"no bf:BaseFault in the detail of: {fault.message}"
+            base_fault = BaseFault.parse(detail, state.wsdl.types)
+            return declared_child(base_fault, "ErrorCode", BF)
+
+    result["faultCode"] = {"soap11": fault_code(state11), "soap12": fault_code(state12)}
+    check("bf:BaseFault ErrorCode", result["faultCode"], {"soap11": "InvalidResourcePropertyQName", "soap12": "InvalidResourcePropertyQName"})
 
     result["ok"] = all(c["ok"] for c in checks)
     result["mismatches"] = [c for c in checks if not c["ok"]]
@@ -220,8 +241,10 @@ if __name__ == "__main__":
     if len(sys.argv) != 2:
         print("usage: zeep_lifecycle.py BASE_URL", file=sys.stderr)
         sys.exit(2)
+    partial = {}
     try:
-        sys.exit(main(sys.argv[1].rstrip("/")))
+        sys.exit(main(sys.argv[1].rstrip("/"), partial))
     except Exception as error:  # one JSON line either way, for the test to show
-        print(json.dumps({"ok": False, "error": f"{type(error).__name__}: {error}"}))
+        traceback.print_exc()
+        print(json.dumps({**partial, "ok": False, "error": f"{type(error).__name__}: {error}"}, default=str))
         sys.exit(2)

@@ -1,0 +1,61 @@
+/**
+ * `npm run bench`: end-to-end latency of the foundation's SOAP operations against a real
+ * server process setup (SQLite on disk, synchronous=FULL), sequential requests from one
+ * client on loopback. Prints a Markdown table; `--write` appends it to docs/benchmarks.md.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { WsagClient } from '../src/client/wsag-client.js';
+import { loadConfig } from '../src/engine/config.js';
+import { startServer } from '../src/server.js';
+import { offerFromTemplate } from '../src/xml/offer-from-template.js';
+
+const rounds = Number(process.env.BENCH_ROUNDS ?? 500);
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-bench-'));
+const server = await startServer(
+  loadConfig({}, { port: 0, dataDir, templatesDir: path.resolve('templates'), clusterNodes: 1_000_000, logLevel: 'silent' }),
+  { logger: pino({ level: 'silent' }) },
+);
+const client = new WsagClient(server.url);
+const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
+const offer = offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]);
+
+async function measure(label: string, op: (i: number) => Promise<unknown>): Promise<string> {
+  for (let i = 0; i < 20; i++) await op(i); // warm-up
+  const times: number[] = [];
+  const started = performance.now();
+  for (let i = 0; i < rounds; i++) {
+    const t0 = performance.now();
+    await op(i);
+    times.push(performance.now() - t0);
+  }
+  const total = performance.now() - started;
+  times.sort((a, b) => a - b);
+  const q = (p: number) => (times[Math.min(times.length - 1, Math.floor(p * times.length))] as number).toFixed(2);
+  return `| ${label} | ${rounds} | ${q(0.5)} | ${q(0.99)} | ${((rounds / total) * 1000).toFixed(0)} |`;
+}
+
+const ids: string[] = [];
+const rows = [
+  await measure('CreateAgreement (validate, constraints, admit, persist)', async () => ids.push((await client.createAgreement(offer)).agreementId)),
+  await measure('GetResourceProperty wsag:Template', () => client.templates()),
+  await measure('AgreementState document', (i) => client.state(ids[i % ids.length] as string)),
+  await measure('Terminate', () => client.terminate(ids.shift() as string)),
+];
+await server.close();
+fs.rmSync(dataDir, { recursive: true, force: true });
+
+const table = [
+  `### ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, Node ${process.version}`,
+  '',
+  'Command: `npm run bench` (sequential requests, one client, loopback, SQLite WAL with synchronous=FULL).',
+  '',
+  '| operation | requests | median ms | p99 ms | requests/s |',
+  '|---|---|---|---|---|',
+  ...rows,
+  '',
+].join('\n');
+console.log(table);
+if (process.argv.includes('--write')) fs.appendFileSync('docs/benchmarks.md', `\n${table}`);
