@@ -7,8 +7,8 @@ import { ns, prefixes } from '../xml/namespaces.js';
 
 /** A SOAP Fault the server answered with: `code` is the protocol fault code (PROTOCOL.md). */
 export class WsagFault extends Error {
-  constructor(readonly code: string, message: string, readonly httpStatus: number) {
-    super(`${code}: ${message}`);
+  constructor(readonly code: string, readonly description: string, readonly httpStatus: number) {
+    super(`${code}: ${description}`);
     this.name = 'WsagFault';
   }
 }

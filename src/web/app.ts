@@ -1,19 +1,9 @@
-import express, { type Express, type Request } from 'express';
-import type { Logger } from 'pino';
-import type { Caller } from '../domain/identity.js';
+import express, { type Express } from 'express';
 import type { AgreementService } from '../engine/agreement-service.js';
-import type { Port } from '../soap/operation.js';
-import { soapRouter } from '../soap/http-endpoint.js';
+import { soapRouter, type EndpointOptions } from '../soap/http-endpoint.js';
 
-export interface AppOptions {
-  ports: Port[];
+export interface AppOptions extends EndpointOptions {
   agreements: AgreementService;
-  maxBodyBytes: number;
-  maxXmlDepth: number;
-  baseUrl: () => string;
-  identify: (req: Request) => Caller;
-  now: () => Date;
-  logger: Logger;
 }
 
 /** The HTTP application: SOAP ports, a health check, and a JSON listing for operators and the CLI. */
