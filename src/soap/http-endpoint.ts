@@ -145,10 +145,10 @@ function readBody(req: Request, limit: number): Promise<Buffer> {
       if (!tooLarge) chunks.push(chunk);
       else if (size > drainCap) req.destroy();
     });
-    req.on('end', () => {
-      if (tooLarge) reject(new MessageTooLarge(`request body is ${size} bytes; the limit is ${limit} bytes`));
-      else resolve(Buffer.concat(chunks));
-    });
+    const refuse = () => reject(new MessageTooLarge(`request body is ${size} bytes or more; the limit is ${limit} bytes`));
+    req.on('end', () => (tooLarge ? refuse() : resolve(Buffer.concat(chunks))));
     req.on('error', reject);
+    // A destroyed request never ends: settle anyway (a settled promise ignores later calls).
+    req.on('close', () => (req.complete ? undefined : tooLarge ? refuse() : reject(new Error('client closed the connection mid-request'))));
   });
 }
