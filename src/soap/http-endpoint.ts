@@ -48,7 +48,7 @@ export function soapRouter(options: EndpointOptions): Router {
   });
   for (const port of options.ports) {
     router.get(port.path, (req, res) => {
-      if (!('wsdl' in req.query)) {
+      if (!Object.keys(req.query).some((k) => k.toLowerCase() === 'wsdl')) {
         res.status(405).type('text/plain').send(`${port.name} speaks SOAP: POST an envelope, or GET ${port.path}?wsdl\n`);
         return;
       }
@@ -75,7 +75,7 @@ async function handleSoap(port: Port, req: Request, res: Response, options: Endp
     try {
       const request = readEnvelope(doc);
       version = request.version;
-      operation = selectOperation(port, request.body.namespaceUri, request.body.name, soapAction(req, version));
+      operation = selectOperation(port, request.body.namespaceUri, request.body.name, soapAction(req, version), addressingAction(request.headers));
       caller = options.identify(req);
       const now = options.now();
       const responseBody = await operation.handle({ request, caller, baseUrl: options.baseUrl(), now });
@@ -95,8 +95,8 @@ async function handleSoap(port: Port, req: Request, res: Response, options: Endp
   }
 }
 
-/** Dispatch by the Body element's QName; a SOAPAction, when sent, must be the operation's own. */
-function selectOperation(port: Port, namespace: string, local: string, action: string | undefined): Operation {
+/** Dispatch by the Body element's QName; a SOAPAction or wsa:Action, when sent, must be the operation's own. */
+function selectOperation(port: Port, namespace: string, local: string, action: string | undefined, wsaAction: string | undefined): Operation {
   const operation = port.operations.find((o) => o.namespace === namespace && o.element === local);
   if (!operation) {
     const known = port.operations.map((o) => `{${o.namespace}}${o.element}`).join(', ');
@@ -104,6 +104,9 @@ function selectOperation(port: Port, namespace: string, local: string, action: s
   }
   if (action && action !== operation.action) {
     throw new ActionNotSupported(`SOAPAction "${action}" does not match ${operation.name}, whose action is "${operation.action}"`);
+  }
+  if (wsaAction && wsaAction !== operation.action) {
+    throw new ActionNotSupported(`wsa:Action "${wsaAction}" does not match ${operation.name}, whose action is "${operation.action}"`);
   }
   return operation;
 }
@@ -116,6 +119,10 @@ function soapAction(req: Request, version: SoapVersion): string | undefined {
   }
   const m = /action\s*=\s*"?([^";]+)"?/.exec(req.headers['content-type'] ?? '');
   return m?.[1];
+}
+
+function addressingAction(headers: { namespaceUri: string; name: string; content: string }[]): string | undefined {
+  return headers.find((h) => h.namespaceUri === ns.wsa && h.name === 'Action')?.content.trim() || undefined;
 }
 
 /** WS-Addressing replies: when the request carried a MessageID, the response names it in RelatesTo. */

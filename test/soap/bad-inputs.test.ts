@@ -151,6 +151,11 @@ describe('bad input is answered with a fault that names the problem', () => {
     expect(faultOf(await response.text()).code).toBe('ActionNotSupported');
   });
 
+  it('a wsa:Action header that does not match the body', async () => {
+    const header = '<wsa:Action xmlns:wsa="http://www.w3.org/2005/08/addressing">urn:wrong</wsa:Action>';
+    await expectFault(soap11('<rp:GetResourcePropertyDocument xmlns:rp="http://docs.oasis-open.org/wsrf/rp-2"/>', header), 'ActionNotSupported', /wsa:Action "urn:wrong" does not match GetResourcePropertyDocument/);
+  });
+
   it('SOAP 1.2 faults carry the code as a Subcode and use HTTP 400 for sender faults', async () => {
     const response = await post(factory, soap12('<x:Unknown xmlns:x="urn:x"/>'), 'application/soap+xml; charset=utf-8');
     expect(response.status).toBe(400);
