@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { MalformedMessage, MessageTooLarge } from '../../src/domain/errors.js';
+import { guardRawXml } from '../../src/xml/raw-guard.js';
+
+const limits = { maxBytes: 1024, maxDepth: 4 };
+const guard = (xml: string) => guardRawXml(Buffer.from(xml), limits);
+
+describe('the raw-body guard', () => {
+  it('passes ordinary XML, counting depth through comments, CDATA, quoted > and self-closing tags', () => {
+    expect(() => guard('<?xml version="1.0"?><a><b x="1>2"><c/><!-- <d><e><f> --><![CDATA[<g><h><i>]]></b></a>')).not.toThrow();
+  });
+
+  it('refuses nesting deeper than the limit', () => {
+    expect(() => guard('<a><b><c><d><e/></d></c></b></a>')).not.toThrow();
+    expect(() => guard('<a><b><c><d><e></e></d></c></b></a>')).toThrow(/nesting deeper than 4 elements/);
+  });
+
+  it('refuses any DOCTYPE, any other markup declaration, and processing instructions', () => {
+    expect(() => guard('<!DOCTYPE a><a/>')).toThrow(MalformedMessage);
+    expect(() => guard('<!doctype a><a/>')).toThrow(/DOCTYPE is not allowed/);
+    expect(() => guard('<a><!ENTITY x "y"></a>')).toThrow(/markup declaration/);
+    expect(() => guard('<a><?php echo 1 ?></a>')).toThrow(/processing instructions are not allowed/);
+    expect(() => guard('<a/><?xml version="1.0"?>')).toThrow(/processing instructions are not allowed/);
+  });
+
+  it('refuses unterminated comments, CDATA and tags, empty and oversized bodies', () => {
+    expect(() => guard('<a><!-- x')).toThrow(/unterminated comment/);
+    expect(() => guard('<a><![CDATA[ x')).toThrow(/unterminated CDATA/);
+    expect(() => guard('<a x="1')).toThrow(/unterminated tag/);
+    expect(() => guard('')).toThrow(/empty/);
+    expect(() => guardRawXml(Buffer.alloc(2048, 32), limits)).toThrow(MessageTooLarge);
+  });
+});
