@@ -1,4 +1,3 @@
-import type { XmlElement } from 'libxml2-wasm';
 import type { Caller } from '../domain/identity.js';
 import type { SoapRequest } from './envelope.js';
 
@@ -30,8 +29,4 @@ export interface Port {
   path: string;
   wsdlFile: string;
   operations: Operation[];
-}
-
-export function bodyElement(ctx: OperationContext): XmlElement {
-  return ctx.request.body;
 }
