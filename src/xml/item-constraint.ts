@@ -62,18 +62,25 @@ function simpleCheck(children: XmlElement[]): ItemConstraintCheck {
 
 function particleCheck(particle: XmlElement): ItemConstraintCheck {
   // Compiled per target namespace: the subject element must live in the namespace of the selected element.
+  // A wildcard Location could select elements of any namespace: the cache is bounded.
   const byNamespace = new Map<string, XsdValidator>();
   const particleXml = c14n(particle);
-  const validatorFor = (target: string): XsdValidator => {
-    let validator = byNamespace.get(target);
-    if (!validator) {
-      const declaration = `<xs:element name="${subjectName}"><xs:complexType>${particleXml}<xs:anyAttribute processContents="skip"/></xs:complexType></xs:element>`;
-      validator = compileSchema(schemaShell(target, declaration), 'item-constraint.xsd');
-      byNamespace.set(target, validator);
+  const compile = (target: string): XsdValidator =>
+    compileSchema(
+      schemaShell(target, `<xs:element name="${subjectName}"><xs:complexType>${particleXml}<xs:anyAttribute processContents="skip"/></xs:complexType></xs:element>`),
+      'item-constraint.xsd',
+    );
+  byNamespace.set('', compile('')); // compiled at load, so a broken constraint fails the template, not a client's offer
+  const validateIn = (target: string, instance: string): string | undefined => {
+    const cached = byNamespace.get(target);
+    const validator = cached ?? compile(target);
+    try {
+      return validate(validator, instance);
+    } finally {
+      if (!cached && byNamespace.size < 16) byNamespace.set(target, validator);
+      else if (!cached) validator.dispose();
     }
-    return validator;
   };
-  validatorFor(''); // compiled at load too, so a broken constraint fails the template, not a client's offer
   return {
     violation(node) {
       if (!(node instanceof XmlElement)) return `selects a ${node.constructor.name}, but a content model constrains elements`;
@@ -83,7 +90,7 @@ function particleCheck(particle: XmlElement): ItemConstraintCheck {
       let instance = `<${renamedQName}${serialized.slice(qname.length + 1)}`;
       const closing = `</${qname}>`;
       if (instance.endsWith(closing)) instance = instance.slice(0, -closing.length) + `</${renamedQName}>`;
-      const problem = validate(validatorFor(node.namespaceUri), instance);
+      const problem = validateIn(node.namespaceUri, instance);
       return problem && `content of ${qname} does not match the constraint: ${problem.replace(/^line \d+: /, '').replace(new RegExp(subjectName, 'g'), node.name)}`;
     },
   };
