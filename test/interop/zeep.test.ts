@@ -39,6 +39,7 @@ describe.runIf(available)('a zeep client, from the WSDLs alone, runs an agreemen
       serviceTerms: ['Job'],
       guaranteeTerms: ['CompletionByDeadline'],
       nodeCount: 4,
+      offered: expect.objectContaining({ nodeCount: 4, guaranteeLevel: 'Standard', interconnect: 'InfiniBand' }),
       stateBefore: { soap11: 'Observed', soap12: 'Observed' },
       stateAfter: { soap11: 'Terminated', soap12: 'Terminated' },
       faultCode: { soap11: 'InvalidResourcePropertyQName', soap12: 'InvalidResourcePropertyQName' },
@@ -49,5 +50,15 @@ describe.runIf(available)('a zeep client, from the WSDLs alone, runs an agreemen
     // The server agrees: the agreement zeep created exists and is terminated.
     const stored = await server.repository.get(result['agreementId'] as string);
     expect(stored?.state).toBe('Terminated');
+    // ... and read zeep's offer as carrying the values zeep read from the template.
+    const offered = result['offered'] as Record<string, unknown>;
+    expect(stored?.request).toMatchObject({
+      nodeCount: offered['nodeCount'],
+      interconnect: offered['interconnect'],
+      runtimeSeconds: offered['runtimeEstimate'],
+      guaranteeLevel: offered['guaranteeLevel'],
+      maxCoveredOutages: offered['maxCoveredOutages'],
+    });
+    expect(stored?.request.deadline?.toISOString()).toBe(new Date(offered['deadline'] as string).toISOString());
   });
 });
