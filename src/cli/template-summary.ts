@@ -1,7 +1,8 @@
 import { XmlAttribute, XmlElement } from 'libxml2-wasm';
 import { elementChildren } from '../xml/item-constraint.js';
 import { withXml } from '../xml/libxml.js';
-import { compileLocation, selectNodes } from '../xml/location.js';
+import { compileLocation } from '../xml/location.js';
+import { selectInTemplate } from '../xml/offer-from-template.js';
 import { prefixes } from '../xml/namespaces.js';
 import { CliError } from './errors.js';
 
@@ -34,12 +35,12 @@ export function summarizeTemplate(xml: string): TemplateSummary {
     const id = (doc.eval('string(/wsag:Template/@wsag:TemplateId)', prefixes) as string).trim();
     const items = (doc.find('/wsag:Template/wsag:CreationConstraints/wsag:Item', prefixes) as XmlElement[]).map((item): ItemSummary => {
       const location = (item.eval('string(wsag:Location)', prefixes) as string).trim();
-      const compiled = compileLocation(location, { ...prefixes, ...root.namespaces });
-      // Locations are written against the offer; this document is still the Template.
-      const xpath = compiled.xpath.replace(/^\/([\w.-]+:)?AgreementOffer\b/, '/$1Template');
+      let xpath = compileLocation(location, { ...prefixes, ...root.namespaces }).xpath;
       let value: string | undefined;
       try {
-        value = valueOf(selectNodes({ xpath, namespaces: compiled.namespaces }, root));
+        const selected = selectInTemplate(root, location);
+        xpath = selected.xpath;
+        value = valueOf(selected.nodes);
       } catch {
         value = undefined; // a Location the server accepted but libxml cannot evaluate here: show no default
       }
@@ -53,7 +54,7 @@ export function summarizeTemplate(xml: string): TemplateSummary {
       const summary: ItemSummary = {
         name: (item.eval('string(@wsag:Name)', prefixes) as string).trim(),
         location,
-        xpath: compiled.xpath,
+        xpath,
         constraint,
       };
       if (value !== undefined) summary.value = value;

@@ -1,21 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Request, Response, Router } from 'express';
 import express from 'express';
 import type { Logger } from 'pino';
 import { ActionNotSupported, MessageTooLarge, WsagError } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
-import { parseXml } from '../xml/libxml.js';
+import { parseXml, schemasDir } from '../xml/libxml.js';
 import { ns } from '../xml/namespaces.js';
 import { guardRawXml } from '../xml/raw-guard.js';
 import { contentType, envelope, readEnvelope, type SoapVersion } from './envelope.js';
 import { faultEnvelope } from './fault.js';
 import type { Operation, Port } from './operation.js';
 
-const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const wsdlDir = path.join(projectRoot, 'wsdl');
-export const schemasDir = path.join(projectRoot, 'schemas');
+export const wsdlDir = path.resolve(schemasDir, '../wsdl');
 
 export interface EndpointOptions {
   ports: Port[];

@@ -1,4 +1,4 @@
-import { XmlAttribute, XmlElement, XmlText } from 'libxml2-wasm';
+import { XmlAttribute, XmlElement, XmlText, type XmlNode } from 'libxml2-wasm';
 import { c14n } from './item-constraint.js';
 import { withXml } from './libxml.js';
 import { compileLocation, selectNodes } from './location.js';
@@ -25,12 +25,8 @@ export function offerFromTemplate(templateXml: string, settings: OfferSetting[] 
       if (name && location) items.set(name, location.content.trim());
     }
     for (const setting of settings) {
-      const locationText = items.get(setting.location) ?? setting.location;
-      const location = compileLocation(locationText, { ...prefixes, ...root.namespaces });
-      // Locations are written against the offer; the document is still a Template here.
-      const xpath = location.xpath.replace(/^\/([\w.-]+:)?AgreementOffer\b/, '/$1Template');
-      const nodes = selectNodes({ xpath, namespaces: location.namespaces }, root);
-      if (nodes.length === 0) throw new Error(`--set ${setting.location}: the location selects nothing in the template (${location.xpath})`);
+      const { xpath, nodes } = selectInTemplate(root, items.get(setting.location) ?? setting.location);
+      if (nodes.length === 0) throw new Error(`--set ${setting.location}: the location selects nothing in the template (${xpath})`);
       for (const node of nodes) setValue(node, setting.value, setting.location);
     }
     (doc.get('/wsag:Template/wsag:CreationConstraints', prefixes) as XmlElement | null)?.remove();
@@ -40,6 +36,17 @@ export function offerFromTemplate(templateXml: string, settings: OfferSetting[] 
     const renamed = root.prefix ? `${root.prefix}:AgreementOffer` : 'AgreementOffer';
     return `<${renamed}${xml.slice(qname.length + 1, -(qname.length + 3))}</${renamed}>`;
   });
+}
+
+/**
+ * What an offer Location selects in the template itself: Locations are written against
+ * the offer (root wsag:AgreementOffer), the template's root is wsag:Template.
+ * Returns the Location as plain XPath (over the offer) and the selected template nodes.
+ */
+export function selectInTemplate(root: XmlElement, locationText: string): { xpath: string; nodes: XmlNode[] } {
+  const location = compileLocation(locationText, { ...prefixes, ...root.namespaces });
+  const xpath = location.xpath.replace(/^\/([\w.-]+:)?AgreementOffer\b/, '/$1Template');
+  return { xpath: location.xpath, nodes: selectNodes({ xpath, namespaces: location.namespaces }, root) };
 }
 
 function setValue(node: unknown, value: string, label: string): void {
