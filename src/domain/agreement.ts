@@ -1,5 +1,6 @@
 import type { ServiceRequest } from './terms.js';
 import type { Allocation } from './allocation.js';
+import type { AlternativeChoice, Money } from './negotiation.js';
 
 /** Agreement states (WS-Agreement section 7.1; PROTOCOL.md "States"). */
 export type AgreementState =
@@ -42,6 +43,16 @@ export interface Agreement {
   allocation?: Allocation;
   /** The agreement document (a wsag:AgreementOffer element carrying wsag:AgreementId), as emitted. */
   document: string;
+  /** Regular price of the agreed terms. */
+  price?: Money;
+  /** The Acceptable negotiation offer this agreement was accepted from (or renegotiated with, last). */
+  origin?: { negotiationId: string; offerId: string };
+  /** Which alternative of an offer with ExactlyOne / OneOrMore compositors was agreed. */
+  alternative?: AlternativeChoice;
+  /** A reservation is used once (seed 002 section 2.3): the agreement that used it. */
+  usedBy?: string;
+  /** CreatePendingAgreement's AgreementAcceptanceEPR (XML): where the provider reports its decision. */
+  acceptanceEpr?: string;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -59,6 +59,8 @@ export interface ServiceRequest {
   migrationPolicy?: MigrationPolicy;
   securityPolicy: SecurityRequirement[];
   chargeAccount?: ChargeAccount;
+  /** Id of a binding reservation (an agreement) whose capacity this job uses, once, inside its window. */
+  useReservation?: string;
 }
 
 export interface Compensation {

@@ -1,10 +1,17 @@
-import type { Agreement } from '../domain/agreement.js';
+import type { Agreement, AgreementState } from '../domain/agreement.js';
 import type { AgreementTemplate } from '../domain/template.js';
 import type { Caller } from '../domain/identity.js';
 import type { Allocation } from '../domain/allocation.js';
-import { CannotSatisfy, UnknownTemplate } from '../domain/errors.js';
+import { CannotSatisfy, InvalidTerms, UnknownTemplate } from '../domain/errors.js';
+import { holdKey } from '../domain/negotiation.js';
+import { regularPrice, type PriceList } from '../domain/pricing.js';
+import type { AgreementService } from './agreement-service.js';
+import { alternativeLabel, alternativesMeetingConstraints } from './alternatives.js';
 import type { CapacityPlan } from './capacity-plan.js';
+import type { CommittedOffer, NegotiationService } from './negotiation-service.js';
 import type { AgreementDocumentWriter, AgreementRepository, Clock, IdSource, ReceivedOffer, TemplateCatalog } from './ports.js';
+import type { ReservationUse } from './reservation-use.js';
+import { templateOf } from './template-resolution.js';
 
 export interface AgreementFactoryDeps {
   templates: TemplateCatalog;
@@ -14,54 +21,102 @@ export interface AgreementFactoryDeps {
   clock: Clock;
   ids: IdSource;
   providerName: string;
+  prices: PriceList;
+  /** Needed to accept negotiated offers, renegotiate, and use reservations. */
+  negotiations?: NegotiationService;
+  agreements?: AgreementService;
+  reservations?: ReservationUse;
 }
 
-/** State carried through the steps of one CreateAgreement. */
+/** State carried through the steps of one CreateAgreement or CreatePendingAgreement. */
 interface CreateAgreementContext {
   offer: ReceivedOffer;
   caller: Caller;
   now: Date;
   agreementId: string;
+  state: AgreementState;
+  acceptanceEpr?: string;
   template?: AgreementTemplate;
+  /** Alternatives that meet the creation constraints, in the initiator's order. */
+  candidates?: ReceivedOffer[];
+  /** Why alternatives were not taken, for the fault when none is. */
+  reasons: string[];
+  chosen?: ReceivedOffer;
   allocation?: Allocation;
+  /** Accepting a negotiated offer. */
+  committed?: CommittedOffer;
+  /** Renegotiation: the agreement the accepted offer changes. */
+  replaces?: Agreement;
   document?: string;
   agreement?: Agreement;
+  /** Undo what earlier steps did to the plan, newest first, if a later step fails. */
+  undo: Array<() => void>;
 }
 
 type Step = { name: string; run(ctx: CreateAgreementContext, deps: AgreementFactoryDeps): void | Promise<void> };
 
-/** Steps shared with CreatePendingAgreement and negotiation, in order. */
 export const resolveTemplate: Step = {
   name: 'resolveTemplate',
   run(ctx, deps) {
-    const { templateId, templateName } = ctx.offer;
-    if (templateId === undefined && templateName === undefined) {
-      throw new UnknownTemplate('the offer names no template: wsag:Context needs wsag:TemplateId or wsag:TemplateName');
+    ctx.template = templateOf(deps.templates, ctx.offer);
+    if (ctx.replaces && ctx.replaces.templateId !== ctx.template.id) {
+      throw new UnknownTemplate(`a renegotiation keeps the template: agreement "${ctx.replaces.id}" uses "${ctx.replaces.templateId}", the offer names "${ctx.template.id}"`);
     }
-    const template = deps.templates.find({ id: templateId, name: templateName });
-    if (!template) {
-      const known = deps.templates.list().map((t) => `${t.name} (id ${t.id})`).join(', ');
-      throw new UnknownTemplate(
-        `no template with ${[templateId !== undefined && `TemplateId "${templateId}"`, templateName !== undefined && `TemplateName "${templateName}"`].filter(Boolean).join(' and ')}; known: ${known}`,
-      );
-    }
-    ctx.template = template;
   },
 };
 
+/** Each alternative (ExactlyOne / OneOrMore) is checked on its own. */
 export const checkCreationConstraints: Step = {
   name: 'checkCreationConstraints',
   run(ctx, deps) {
-    deps.templates.checkCreationConstraints(required(ctx.template), ctx.offer);
+    const { candidates, reasons } = alternativesMeetingConstraints(deps.templates, required(ctx.template), ctx.offer);
+    ctx.candidates = candidates;
+    ctx.reasons.push(...reasons);
   },
 };
 
+/** The first alternative the plan can serve is booked; a job that uses a reservation takes the reservation's capacity instead. */
 export const admitToPlan: Step = {
   name: 'admitToPlan',
+  async run(ctx, deps) {
+    for (const alternative of required(ctx.candidates)) {
+      const reservationId = alternative.request.useReservation;
+      if (reservationId !== undefined) {
+        if (!deps.reservations) throw new InvalidTerms('this server does not take sla:UseReservation requests');
+        ctx.allocation = await deps.reservations.claim(reservationId, alternative.request, ctx.caller, ctx.now);
+        ctx.undo.push(() => deps.reservations?.unclaim(reservationId));
+        ctx.chosen = alternative;
+        return;
+      }
+      const decision = deps.plan.admit(ctx.agreementId, alternative.request, ctx.now);
+      if (decision.accepted) {
+        ctx.undo.push(() => deps.plan.release(ctx.agreementId));
+        ctx.chosen = alternative;
+        if (decision.allocation) ctx.allocation = decision.allocation;
+        return;
+      }
+      ctx.reasons.push(`${alternativeLabel(alternative)}${decision.reason}`);
+    }
+    throw new CannotSatisfy(ctx.reasons.join('; '));
+  },
+};
+
+/** Accepting: the Acceptable offer's hold becomes the agreement's booking (for a renegotiation, it replaces the old one). */
+export const takeOverHold: Step = {
+  name: 'takeOverHold',
   run(ctx, deps) {
-    const decision = deps.plan.admit(ctx.agreementId, ctx.offer.request, ctx.now);
-    if (!decision.accepted) throw new CannotSatisfy(decision.reason);
-    ctx.allocation = decision.allocation;
+    const { offer } = required(ctx.committed);
+    ctx.chosen = required(ctx.candidates)[0];
+    if (!offer.hold) return; // a background job holds nothing
+    const key = holdKey(offer.offerId);
+    const previous = deps.plan.booked().get(ctx.agreementId);
+    if (previous) deps.plan.release(ctx.agreementId);
+    if (!deps.plan.rename(key, ctx.agreementId)) deps.plan.restore(ctx.agreementId, offer.hold.allocation);
+    ctx.undo.push(() => {
+      deps.plan.rename(ctx.agreementId, key);
+      if (previous) deps.plan.restore(ctx.agreementId, previous);
+    });
+    ctx.allocation = offer.hold.allocation;
   },
 };
 
@@ -69,10 +124,10 @@ export const writeAgreementDocument: Step = {
   name: 'writeAgreementDocument',
   run(ctx, deps) {
     const template = required(ctx.template);
-    ctx.document = deps.documents.write(ctx.offer, {
+    ctx.document = deps.documents.write(required(ctx.chosen), {
       agreementId: ctx.agreementId,
       responder: deps.providerName,
-      initiator: ctx.caller.identity,
+      initiator: ctx.replaces?.initiator ?? ctx.caller.identity,
       templateId: template.id,
       templateName: template.name,
     });
@@ -83,47 +138,105 @@ export const persistAgreement: Step = {
   name: 'persistAgreement',
   async run(ctx, deps) {
     const template = required(ctx.template);
+    const chosen = required(ctx.chosen);
+    const replaced = ctx.replaces;
     const agreement: Agreement = {
       id: ctx.agreementId,
-      name: ctx.offer.name,
+      ...(chosen.name !== undefined ? { name: chosen.name } : {}),
       templateId: template.id,
       templateName: template.name,
-      initiator: ctx.caller.identity,
-      state: 'Observed',
-      serviceTerms: ctx.offer.serviceTermNames.map((termName) => ({ termName, state: 'NotReady' })),
-      guaranteeTerms: ctx.offer.guaranteeTerms.map((g) => ({ termName: g.name, state: 'NotDetermined' })),
-      request: ctx.offer.request,
-      allocation: ctx.allocation,
+      initiator: replaced?.initiator ?? ctx.caller.identity,
+      state: replaced?.state ?? ctx.state,
+      serviceTerms: chosen.serviceTermNames.map((termName) => ({ termName, state: 'NotReady' })),
+      guaranteeTerms: chosen.guaranteeTerms.map((g) => ({ termName: g.name, state: 'NotDetermined' })),
+      request: chosen.request,
+      ...(ctx.allocation ? { allocation: ctx.allocation } : {}),
       document: required(ctx.document),
-      createdAt: ctx.now,
+      price: regularPrice(chosen.request, ctx.allocation, deps.prices),
+      ...(ctx.committed ? { origin: { negotiationId: ctx.committed.negotiation.id, offerId: ctx.committed.offer.offerId } } : {}),
+      ...(chosen.alternative ? { alternative: chosen.alternative } : {}),
+      ...(ctx.acceptanceEpr !== undefined ? { acceptanceEpr: ctx.acceptanceEpr } : {}),
+      ...(replaced?.usedBy !== undefined ? { usedBy: replaced.usedBy } : {}),
+      createdAt: replaced?.createdAt ?? ctx.now,
       updatedAt: ctx.now,
     };
-    await deps.repository.insert(agreement);
+    if (replaced) await deps.repository.update(agreement);
+    else await deps.repository.insert(agreement);
     ctx.agreement = agreement;
   },
 };
 
+/** A reservation is used once: record which agreement used it. */
+export const markReservationUsed: Step = {
+  name: 'markReservationUsed',
+  async run(ctx, deps) {
+    const reservationId = required(ctx.chosen).request.useReservation;
+    if (reservationId !== undefined) await deps.reservations?.markUsed(reservationId, required(ctx.agreement).id, ctx.now);
+  },
+};
+
+/** One-shot binding request (and CreatePendingAgreement, which only starts in Pending). */
 export const createAgreementSteps: readonly Step[] = [
-  resolveTemplate,
-  checkCreationConstraints,
-  admitToPlan,
-  writeAgreementDocument,
-  persistAgreement,
+  resolveTemplate, checkCreationConstraints, admitToPlan, writeAgreementDocument, persistAgreement, markReservationUsed,
+];
+
+/** Accepting an Acceptable negotiation offer, with the negotiation locked. */
+export const acceptOfferSteps: readonly Step[] = [
+  resolveTemplate, checkCreationConstraints, takeOverHold, writeAgreementDocument, persistAgreement,
 ];
 
 /**
- * AgreementFactory.createAgreement: a one-shot binding request. The agreement is durable
- * before this resolves; if any step fails, capacity booked by an earlier step is released.
+ * AgreementFactory (WS-Agreement CreateAgreement, CreatePendingAgreement): the agreement
+ * is durable before these resolve; if a step fails, what earlier steps booked is undone.
  */
 export class AgreementFactory {
   constructor(private readonly deps: AgreementFactoryDeps) {}
 
   async createAgreement(offer: ReceivedOffer, caller: Caller): Promise<Agreement> {
-    const ctx: CreateAgreementContext = { offer, caller, now: this.deps.clock.now(), agreementId: this.deps.ids.next() };
+    if (offer.accepts) return this.acceptOffer(offer, offer.accepts, caller);
+    return this.run(createAgreementSteps, this.context(offer, caller, 'Observed'));
+  }
+
+  /** The agreement starts Pending: capacity is booked, and the provider decides later (AgreementService.decide). */
+  async createPendingAgreement(offer: ReceivedOffer, caller: Caller, acceptanceEpr?: string): Promise<Agreement> {
+    if (offer.accepts) {
+      throw new InvalidTerms('an offer that accepts a negotiated offer is sent with CreateAgreement, not CreatePendingAgreement');
+    }
+    const ctx = this.context(offer, caller, 'Pending');
+    if (acceptanceEpr !== undefined) ctx.acceptanceEpr = acceptanceEpr;
+    return this.run(createAgreementSteps, ctx);
+  }
+
+  private async acceptOffer(offer: ReceivedOffer, ref: NonNullable<ReceivedOffer['accepts']>, caller: Caller): Promise<Agreement> {
+    const negotiations = this.deps.negotiations;
+    if (!negotiations) throw new InvalidTerms('this server does not negotiate: send the offer without a NegotiationExtension');
+    return negotiations.confirm(ref, offer, caller, async (committed) => {
+      const ctx = this.context(offer, caller, 'Observed');
+      ctx.committed = committed;
+      const renegotiated = committed.negotiation.agreementId;
+      if (renegotiated !== undefined) {
+        const current = await this.deps.repository.get(renegotiated);
+        if (!current || current.state !== 'Observed') {
+          throw new InvalidTerms(`agreement "${renegotiated}" is no longer Observed (${current?.state ?? 'gone'}): the renegotiated offer cannot be accepted`);
+        }
+        ctx.replaces = current;
+        ctx.agreementId = current.id;
+      }
+      const run = () => this.run(acceptOfferSteps, ctx);
+      // Changing an existing agreement is serialised with its other updates (terminate, decisions).
+      return renegotiated !== undefined && this.deps.agreements ? this.deps.agreements.locked(renegotiated, run) : run();
+    });
+  }
+
+  private context(offer: ReceivedOffer, caller: Caller, state: AgreementState): CreateAgreementContext {
+    return { offer, caller, now: this.deps.clock.now(), agreementId: this.deps.ids.next(), state, reasons: [], undo: [] };
+  }
+
+  private async run(steps: readonly Step[], ctx: CreateAgreementContext): Promise<Agreement> {
     try {
-      for (const step of createAgreementSteps) await step.run(ctx, this.deps);
+      for (const step of steps) await step.run(ctx, this.deps);
     } catch (error) {
-      this.deps.plan.release(ctx.agreementId);
+      if (!ctx.agreement) for (const undo of ctx.undo.reverse()) undo();
       throw error;
     }
     return required(ctx.agreement);

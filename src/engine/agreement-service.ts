@@ -3,21 +3,29 @@ import { holdsCapacity, nextAgreementState } from '../domain/agreement-state-mac
 import type { Caller } from '../domain/identity.js';
 import { NotAuthorized, UnknownResource } from '../domain/errors.js';
 import type { CapacityPlan } from './capacity-plan.js';
-import type { AgreementRepository, Clock } from './ports.js';
+import { KeyedLock } from './keyed-lock.js';
+import type { AcceptanceNotifier, AgreementRepository, Clock } from './ports.js';
 
-/** Reading and terminating existing agreements. */
+/** Reading, terminating and deciding existing agreements. Updates of one agreement run one at a time. */
 export class AgreementService {
+  private readonly lock = new KeyedLock();
+
   constructor(
     private readonly repository: AgreementRepository,
     private readonly plan: CapacityPlan,
     private readonly clock: Clock,
+    private readonly notifier?: AcceptanceNotifier,
+    private readonly onNotifyFailure: (agreementId: string, error: unknown) => void = () => {},
   ) {}
 
-  /** Books the capacity of every live agreement back into the plan (start-up). */
+  /**
+   * Books the capacity of every live agreement back into the plan (start-up). A job that
+   * uses a reservation runs on the reservation's capacity and books nothing of its own.
+   */
   async restorePlan(): Promise<number> {
     let restored = 0;
     for (const agreement of await this.repository.list()) {
-      if (agreement.allocation && holdsCapacity(agreement.state)) {
+      if (agreement.allocation && holdsCapacity(agreement.state) && agreement.request.useReservation === undefined) {
         this.plan.restore(agreement.id, agreement.allocation);
         restored++;
       }
@@ -38,23 +46,59 @@ export class AgreementService {
     return this.repository.list(caller.isAdmin ? {} : { initiator: caller.identity });
   }
 
+  /** Runs `work` while no other update of agreement `id` runs. */
+  locked<T>(id: string, work: () => Promise<T>): Promise<T> {
+    return this.lock.run(id, work);
+  }
+
+  /** Reads, changes and stores one agreement under its lock. */
+  async change(id: string, update: (agreement: Agreement) => Agreement): Promise<Agreement> {
+    return this.locked(id, async () => {
+      const current = await this.repository.get(id);
+      if (!current) throw new UnknownResource(`no agreement with id "${id}"`);
+      const updated = update(current);
+      await this.repository.update(updated);
+      return updated;
+    });
+  }
+
   /**
    * Terminate: the provider stops the service at once, so the agreement passes through
    * ObservedAndTerminating straight to Terminated; its service terms are Completed and
    * its capacity is released.
    */
   async terminate(id: string, caller: Caller): Promise<Agreement> {
-    const agreement = await this.get(id, caller);
-    const terminating = nextAgreementState(agreement.state, 'terminateRequested');
-    const state = nextAgreementState(terminating, 'terminate');
-    const updated: Agreement = {
-      ...agreement,
-      state,
-      serviceTerms: agreement.serviceTerms.map((t) => ({ termName: t.termName, state: 'Completed' })),
-      updatedAt: this.clock.now(),
-    };
-    await this.repository.update(updated);
+    await this.get(id, caller);
+    const updated = await this.change(id, (agreement) => {
+      const terminating = nextAgreementState(agreement.state, 'terminateRequested');
+      return {
+        ...agreement,
+        state: nextAgreementState(terminating, 'terminate'),
+        serviceTerms: agreement.serviceTerms.map((t) => ({ termName: t.termName, state: 'Completed' })),
+        updatedAt: this.clock.now(),
+      };
+    });
     this.plan.release(id);
+    return updated;
+  }
+
+  /**
+   * The provider's decision on a pending agreement (an operator's; AgreementAcceptance):
+   * Accept makes it Observed, Reject makes it Rejected and frees its capacity. The
+   * initiator's AgreementAcceptance endpoint, if it gave one, is told afterwards.
+   */
+  async decide(id: string, decision: 'Accept' | 'Reject', caller: Caller): Promise<Agreement> {
+    if (!caller.isAdmin) throw new NotAuthorized('only an operator (admin role) decides on pending agreements');
+    const updated = await this.change(id, (agreement) => ({
+      ...agreement,
+      state: nextAgreementState(agreement.state, decision === 'Accept' ? 'accept' : 'reject'),
+      updatedAt: this.clock.now(),
+    }));
+    if (decision === 'Reject') this.plan.release(id);
+    if (updated.acceptanceEpr !== undefined && this.notifier) {
+      // The decision stands whether or not the initiator can be reached.
+      this.notifier.notify(updated.acceptanceEpr, decision, id).catch((error: unknown) => this.onNotifyFailure(id, error));
+    }
     return updated;
   }
 }

@@ -1,4 +1,6 @@
 import type { Agreement } from '../domain/agreement.js';
+import type { Allocation } from '../domain/allocation.js';
+import type { AlternativeChoice, Money, Negotiation, OfferCreator, OfferState } from '../domain/negotiation.js';
 import type { AgreementTemplate } from '../domain/template.js';
 import type { GuaranteeTerm, ServiceRequest } from '../domain/terms.js';
 
@@ -40,6 +42,87 @@ export interface ReceivedOffer {
   request: ServiceRequest;
   guaranteeTerms: GuaranteeTerm[];
   serviceTermNames: string[];
+  /**
+   * The offer's alternatives (ExactlyOne / OneOrMore compositors in its Terms), each as an
+   * offer without choices, in document order (the initiator's preference); `[this]` when
+   * the offer has no choices. Each carries `alternative` saying which it is.
+   */
+  alternatives(): ReceivedOffer[];
+  alternative?: AlternativeChoice;
+  /** GFD.193 NegotiationExtension / RenegotiationExtension in the Context: the Acceptable offer this offer accepts. */
+  accepts?: { offerId: string; negotiationId?: string };
+}
+
+/** A wsag-neg:NegotiationOffer as received in Negotiate or Advertise. */
+export interface ReceivedNegotiationOffer {
+  /** The initiator's OfferId, if it gave one. */
+  offerId?: string;
+  counterOfferTo: string;
+  creator: OfferCreator;
+  state: OfferState;
+  expirationTime?: Date;
+  /** The offer's Name, Context and Terms, read as an agreement offer. */
+  offer: ReceivedOffer;
+  /** The element as received (canonical XML). */
+  document: string;
+}
+
+/** InitiateNegotiation's NegotiationContext. */
+export interface NegotiationRequest {
+  type: 'Negotiation' | 'Renegotiation';
+  /** Renegotiation: the agreement named by ResponderAgreementEPR. */
+  agreementId?: string;
+  /** The initiator's wish for the negotiation's lifetime. */
+  expirationTime?: Date;
+  /** Who will be the agreement responder; this server only acts as NegotiationResponder. */
+  agreementResponder: OfferCreator;
+  /** The wsag-neg:NegotiationContext element as received. */
+  document: string;
+}
+
+/**
+ * Durable negotiation storage, with the same contract as AgreementRepository: writes
+ * resolve once durable, reads return copies, `list` orders by creation time then id.
+ */
+export interface NegotiationRepository {
+  insert(negotiation: Negotiation): Promise<void>;
+  update(negotiation: Negotiation): Promise<void>;
+  get(id: string): Promise<Negotiation | undefined>;
+  /** `withLiveHolds`: only negotiations with at least one hold in state Held. */
+  list(filter?: { initiator?: string; withLiveHolds?: boolean }): Promise<Negotiation[]>;
+  close(): Promise<void>;
+}
+
+export interface CounterOfferDetails {
+  offerId: string;
+  counterOfferTo: string;
+  state: OfferState;
+  expirationTime?: Date;
+  initiator: string;
+  responder: string;
+  templateId: string;
+  templateName: string;
+  price?: Money;
+  /** The preparatory fee of a committing (Acceptable) offer. */
+  fee?: Money;
+  alternative?: AlternativeChoice;
+  /** Why an offer is Rejected, or what an Advisory slot is. */
+  note?: string;
+}
+
+/** Writes the negotiation documents (src/xml). */
+export interface NegotiationDocumentWriter {
+  /** The offer with its time terms moved to `slot`: the reservation window, or the earliest start (and a later deadline if needed). */
+  withSlot(offer: ReceivedOffer, slot: Allocation): ReceivedOffer;
+  /** A wsag-neg:NegotiationCounterOffer element. */
+  counterOffer(offer: ReceivedOffer, details: CounterOfferDetails): string;
+  /** The stored NegotiationContext: the received one with NegotiationResponder and ExpirationTime filled in. */
+  completeContext(request: NegotiationRequest, details: { initiator: string; responder: string; expiresAt: Date }): string;
+}
+
+/** Tells an initiator's AgreementAcceptance endpoint that a pending agreement was accepted or rejected. */
+export interface AcceptanceNotifier {
+  notify(acceptanceEpr: string, decision: 'Accept' | 'Reject', agreementId: string): Promise<void>;
 }
 
 /** Templates and their creation constraints (implemented over XML by src/xml). */

@@ -1,5 +1,6 @@
 import type { Allocation } from '../domain/allocation.js';
 import type { ServiceRequest } from '../domain/terms.js';
+import { isoTime as iso } from '../domain/time.js';
 
 /**
  * The foundation's admission rule: a cluster of N identical nodes, each agreement books
@@ -52,6 +53,43 @@ export function decide(
   return { accepted: true, allocation: { start, end, nodes: request.nodeCount } };
 }
 
+/**
+ * Up to `count` start slots for a non-binding request (seed 002 section 3.1): where the
+ * requested nodes are free for the requested duration, earliest first, at or after the
+ * requested start. Deadlines are not checked: a slot past the deadline is an alternative
+ * with a later deadline. Background jobs get no slot (they run in gaps with no promise).
+ */
+export function startSlots(
+  request: ServiceRequest,
+  booked: readonly Allocation[],
+  clusterNodes: number,
+  now: Date,
+  count: number,
+): Allocation[] {
+  if (request.nodeCount > clusterNodes || request.guaranteeLevel === 'Background') return [];
+  let from: number;
+  let durationMs: number;
+  if (request.window) {
+    from = Math.max(request.window.start.getTime(), now.getTime());
+    durationMs = request.window.end.getTime() - request.window.start.getTime();
+  } else if (request.runtimeSeconds !== undefined) {
+    from = Math.max(request.earliestStart?.getTime() ?? 0, now.getTime());
+    durationMs = request.runtimeSeconds * 1000;
+  } else {
+    return [];
+  }
+  if (durationMs <= 0) return [];
+  const candidates = [...new Set([from, ...booked.map((a) => a.end.getTime()).filter((t) => t > from)])].sort((a, b) => a - b);
+  const slots: Allocation[] = [];
+  for (const t of candidates) {
+    if (slots.length >= count) break;
+    const start = new Date(t);
+    const end = new Date(t + durationMs);
+    if (peakUsage(booked, start, end) + request.nodeCount <= clusterNodes) slots.push({ start, end, nodes: request.nodeCount });
+  }
+  return slots;
+}
+
 /** Most nodes booked at any instant of [start, end). */
 export function peakUsage(booked: readonly Allocation[], start: Date, end: Date): number {
   const events: Array<[number, number]> = [];
@@ -88,6 +126,3 @@ function reject(reason: string): CapacityDecision {
   return { accepted: false, reason };
 }
 
-function iso(d: Date): string {
-  return d.toISOString().replace('.000Z', 'Z');
-}

@@ -1,0 +1,108 @@
+import type { Allocation } from './allocation.js';
+import type { ServiceRequest } from './terms.js';
+
+/**
+ * WS-Agreement Negotiation (GFD.193) as the server keeps it (PROTOCOL.md "The negotiation
+ * the research describes"). Offers are kept as exchanged; the domain view of each offer's
+ * terms sits beside it so the engine never reads XML.
+ */
+
+/** GFD.193 NegotiationOfferContext/State. */
+export type OfferState = 'Advisory' | 'Solicited' | 'Acceptable' | 'Rejected';
+export const offerStates: readonly OfferState[] = ['Advisory', 'Solicited', 'Acceptable', 'Rejected'];
+
+export type OfferCreator = 'NegotiationInitiator' | 'NegotiationResponder';
+
+/**
+ * Open: offers may be exchanged. Concluded: an Acceptable offer became an agreement.
+ * Terminated: the initiator ended it. Closed: a site limit (rounds, duration) ended it.
+ */
+export type NegotiationState = 'Open' | 'Concluded' | 'Terminated' | 'Closed';
+
+/**
+ * A preparatory reservation: capacity held for an Acceptable counter-offer until it
+ * expires. Held -> Confirmed (accepted in time) | Released (rejected, negotiation
+ * terminated) | Expired (not confirmed in time; the fee is charged).
+ */
+export type HoldState = 'Held' | 'Confirmed' | 'Released' | 'Expired';
+
+export interface Money {
+  amount: number;
+  currency: string;
+}
+
+export interface Hold {
+  allocation: Allocation;
+  expiresAt: Date;
+  state: HoldState;
+  /** The preparatory fee agreed with the committing offer. */
+  fee: Money;
+  /** What was charged when the hold ended unconfirmed (absent while Held or once Confirmed). */
+  charged?: Money;
+  endedAt?: Date;
+}
+
+/** Which of an offer's alternatives (ExactlyOne / OneOrMore) an answer is about. */
+export interface AlternativeChoice {
+  /** 1-based position in document order. */
+  index: number;
+  count: number;
+  /** The service description terms of the alternative, by name. */
+  terms: string[];
+}
+
+export interface NegotiationOfferRecord {
+  offerId: string;
+  /** The OfferId (or TemplateId / agreement id for a first offer) this offer answers. */
+  counterOfferTo: string;
+  creator: OfferCreator;
+  state: OfferState;
+  expirationTime?: Date;
+  createdAt: Date;
+  /** The offer element as exchanged (wsag-neg:NegotiationOffer or NegotiationCounterOffer). */
+  document: string;
+  request: ServiceRequest;
+  /** The template the offer's Context names; counter-offers keep it. */
+  templateId?: string;
+  /** Regular price of the offered terms (responder offers). */
+  price?: Money;
+  hold?: Hold;
+  alternative?: AlternativeChoice;
+  /** Why the responder rejected an offer, or what an advisory slot is. */
+  note?: string;
+}
+
+export interface Negotiation {
+  id: string;
+  initiator: string;
+  type: 'Negotiation' | 'Renegotiation';
+  /** The agreement being renegotiated. */
+  agreementId?: string;
+  state: NegotiationState;
+  /** Negotiate calls answered so far. */
+  rounds: number;
+  /** The wsag-neg:NegotiationContext element, completed by the server. */
+  context: string;
+  offers: NegotiationOfferRecord[];
+  createdAt: Date;
+  updatedAt: Date;
+  /** After this instant no more offers are answered (site maximum duration or the initiator's ExpirationTime). */
+  expiresAt: Date;
+  /** Set when Concluded: the agreement an Acceptable offer became. */
+  agreementCreated?: string;
+  /** Why the negotiation is Closed. */
+  closedBecause?: string;
+}
+
+/** Key under which a hold books capacity in the plan (agreements book under their id). */
+export function holdKey(offerId: string): string {
+  return `hold:${offerId}`;
+}
+
+export function findOffer(negotiation: Negotiation, offerId: string): NegotiationOfferRecord | undefined {
+  return negotiation.offers.find((o) => o.offerId === offerId);
+}
+
+export function liveHolds(negotiation: Negotiation): NegotiationOfferRecord[] {
+  return negotiation.offers.filter((o) => o.hold?.state === 'Held');
+}

@@ -1,0 +1,537 @@
+import type { Agreement } from '../domain/agreement.js';
+import type { Caller } from '../domain/identity.js';
+import {
+  InvalidStateTransition, InvalidTerms, NegotiationClosed, NotAuthorized, OfferExpired,
+  TooManyRounds, UnknownResource,
+} from '../domain/errors.js';
+import {
+  findOffer, holdKey, liveHolds, type Negotiation, type NegotiationOfferRecord, type OfferState,
+} from '../domain/negotiation.js';
+import { negotiationStep, type CounteredOffer, type NegotiationMessage } from '../domain/negotiation-state-machine.js';
+import { feeCharged, preparatoryFee, regularPrice, type PriceList } from '../domain/pricing.js';
+import { addSeconds, isoTime } from '../domain/time.js';
+import type { AgreementTemplate } from '../domain/template.js';
+import { alternativeLabel, alternativesMeetingConstraints } from './alternatives.js';
+import type { CapacityPlan } from './capacity-plan.js';
+import { KeyedLock } from './keyed-lock.js';
+import type {
+  AgreementRepository, Clock, CounterOfferDetails, IdSource, NegotiationDocumentWriter, NegotiationRepository,
+  NegotiationRequest, ReceivedNegotiationOffer, ReceivedOffer, TemplateCatalog,
+} from './ports.js';
+import { templateOf } from './template-resolution.js';
+
+export interface NegotiationSettings {
+  /** How long an Acceptable counter-offer holds its capacity. */
+  holdSeconds: number;
+  maxRounds: number;
+  maxSeconds: number;
+  /** Start slots offered per alternative of an Advisory offer. */
+  advisorySlots: number;
+  prices: PriceList;
+  providerName: string;
+}
+
+export interface NegotiationServiceDeps {
+  negotiations: NegotiationRepository;
+  agreements: AgreementRepository;
+  templates: TemplateCatalog;
+  documents: NegotiationDocumentWriter;
+  plan: CapacityPlan;
+  clock: Clock;
+  ids: IdSource;
+  settings: NegotiationSettings;
+}
+
+/** An Acceptable offer being accepted, handed to the agreement factory while the negotiation is locked. */
+export interface CommittedOffer {
+  negotiation: Negotiation;
+  offer: NegotiationOfferRecord;
+}
+
+const messageFor: Record<OfferState, NegotiationMessage> = {
+  Advisory: 'AdvisoryOffer',
+  Solicited: 'SolicitedOffer',
+  Acceptable: 'CommittingOffer',
+  Rejected: 'RejectOffer',
+};
+
+/**
+ * WS-Agreement Negotiation (PROTOCOL.md): advisory offers get start slots, solicited
+ * offers an Acceptable counter-offer that holds capacity (a preparatory reservation) or a
+ * Rejected one saying why; holds end when confirmed, rejected, terminated or expired.
+ * Every change is durable before the answer; one request per negotiation at a time.
+ */
+export class NegotiationService {
+  private readonly lock = new KeyedLock();
+
+  constructor(private readonly deps: NegotiationServiceDeps) {}
+
+  async initiate(request: NegotiationRequest, caller: Caller): Promise<Negotiation> {
+    const now = this.deps.clock.now();
+    if (request.agreementResponder !== 'NegotiationResponder') {
+      throw new InvalidTerms('wsag-neg:AgreementResponder must be NegotiationResponder: this server is the agreement responder of what it negotiates');
+    }
+    if (request.type === 'Renegotiation') {
+      const agreement = await this.deps.agreements.get(request.agreementId ?? '');
+      if (!agreement) throw new UnknownResource(`Renegotiation names agreement "${request.agreementId}", which does not exist`);
+      if (!owns(caller, agreement.initiator)) throw new NotAuthorized(`agreement "${agreement.id}" belongs to another party`);
+      if (agreement.state !== 'Observed') {
+        throw new InvalidStateTransition(`only an Observed agreement can be renegotiated; agreement "${agreement.id}" is ${agreement.state}`);
+      }
+    }
+    if (request.expirationTime && request.expirationTime <= now) {
+      throw new InvalidTerms(`wsag-neg:ExpirationTime ${isoTime(request.expirationTime)} is not in the future`);
+    }
+    const limit = addSeconds(now, this.deps.settings.maxSeconds);
+    const expiresAt = request.expirationTime && request.expirationTime < limit ? request.expirationTime : limit;
+    const negotiation: Negotiation = {
+      id: this.deps.ids.next(),
+      initiator: caller.identity,
+      type: request.type,
+      ...(request.agreementId !== undefined && request.type === 'Renegotiation' ? { agreementId: request.agreementId } : {}),
+      state: 'Open',
+      rounds: 0,
+      context: this.deps.documents.completeContext(request, { initiator: caller.identity, responder: this.deps.settings.providerName, expiresAt }),
+      offers: [],
+      createdAt: now,
+      updatedAt: now,
+      expiresAt,
+    };
+    await this.deps.negotiations.insert(negotiation);
+    return negotiation;
+  }
+
+  /** The negotiation, with holds that have expired released first. */
+  async get(id: string, caller: Caller): Promise<Negotiation> {
+    return this.lock.run(id, async () => {
+      const negotiation = await this.load(id, caller);
+      await this.expireAndSave(negotiation, this.deps.clock.now());
+      return negotiation;
+    });
+  }
+
+  async list(caller: Caller): Promise<Negotiation[]> {
+    return this.deps.negotiations.list(caller.isAdmin ? {} : { initiator: caller.identity });
+  }
+
+  /** One round: answers each offer in order; returns the counter-offers. */
+  async negotiate(id: string, offers: ReceivedNegotiationOffer[], caller: Caller): Promise<NegotiationOfferRecord[]> {
+    return this.lock.run(id, async () => {
+      const negotiation = await this.load(id, caller);
+      const now = this.deps.clock.now();
+      this.expireHolds(negotiation, now);
+      await this.enforceLimits(negotiation, now);
+      negotiation.rounds++;
+      const answers: NegotiationOfferRecord[] = [];
+      const booked: string[] = [];
+      try {
+        for (const incoming of offers) {
+          const { step, record } = this.receive(negotiation, incoming, 'negotiate', now);
+          switch (step) {
+            case 'AnswerWithSlots':
+              answers.push(...this.advise(negotiation, incoming, record, now));
+              break;
+            case 'DecideAndHold': {
+              const answer = this.decide(negotiation, incoming, record, now);
+              if (answer.hold) booked.push(holdKey(answer.offerId));
+              answers.push(answer);
+              break;
+            }
+            case 'ReleaseHold':
+              this.endHold(negotiation, incoming.counterOfferTo, 'Released', now);
+              break;
+            default:
+              break;
+          }
+        }
+        negotiation.updatedAt = now;
+        await this.deps.negotiations.update(negotiation);
+      } catch (error) {
+        for (const key of booked) this.deps.plan.release(key);
+        throw error;
+      }
+      return answers;
+    });
+  }
+
+  /** Advertise: the initiator's offers are recorded for information; nothing is answered or held. */
+  async advertise(id: string, offers: ReceivedNegotiationOffer[], caller: Caller): Promise<void> {
+    await this.lock.run(id, async () => {
+      const negotiation = await this.load(id, caller);
+      const now = this.deps.clock.now();
+      this.expireHolds(negotiation, now);
+      await this.enforceLimits(negotiation, now);
+      for (const incoming of offers) this.receive(negotiation, incoming, 'advertise', now);
+      negotiation.updatedAt = now;
+      await this.deps.negotiations.update(negotiation);
+    });
+  }
+
+  /** Ends the negotiation and releases every hold it has. */
+  async terminate(id: string, caller: Caller): Promise<Negotiation> {
+    return this.lock.run(id, async () => {
+      const negotiation = await this.load(id, caller);
+      const now = this.deps.clock.now();
+      this.expireHolds(negotiation, now);
+      const { next } = negotiationStep(negotiation.state, 'Terminate', 'None', { closedBecause: negotiation.closedBecause });
+      for (const offer of liveHolds(negotiation)) this.endHold(negotiation, offer.offerId, 'Released', now);
+      negotiation.state = next;
+      negotiation.updatedAt = now;
+      await this.deps.negotiations.update(negotiation);
+      return negotiation;
+    });
+  }
+
+  /**
+   * Accepting an Acceptable offer (CreateAgreement referring to it): checks the offer still
+   * stands and that the accepting offer carries its terms, then lets `create` turn the hold
+   * into the agreement while the negotiation stays locked, and concludes the negotiation.
+   */
+  async confirm(
+    ref: { offerId: string; negotiationId?: string },
+    accepting: ReceivedOffer,
+    caller: Caller,
+    create: (committed: CommittedOffer) => Promise<Agreement>,
+  ): Promise<Agreement> {
+    const id = ref.negotiationId ?? negotiationIdOf(ref.offerId);
+    return this.lock.run(id, async () => {
+      const negotiation = await this.load(id, caller, `the accepted offer "${ref.offerId}" belongs to no negotiation "${id}"`);
+      const now = this.deps.clock.now();
+      await this.expireAndSave(negotiation, now);
+      const offer = findOffer(negotiation, ref.offerId);
+      if (!offer) throw new UnknownResource(`negotiation "${id}" has no offer "${ref.offerId}"`);
+      const countered = this.classify(negotiation, offer.offerId, now);
+      if (countered === 'ResponderAcceptableExpired') throw expiredOffer(offer);
+      negotiationStep(negotiation.state, 'AcceptOffer', countered, { offerId: offer.offerId, closedBecause: negotiation.closedBecause });
+      assertSameTerms(offer, accepting);
+      const agreement = await create({ negotiation, offer });
+      if (offer.hold) offer.hold = { ...offer.hold, state: 'Confirmed', endedAt: now };
+      negotiation.state = 'Concluded';
+      negotiation.agreementCreated = agreement.id;
+      negotiation.updatedAt = now;
+      await this.deps.negotiations.update(negotiation);
+      return agreement;
+    });
+  }
+
+  /** Releases every hold whose time is up (the expiry timer calls this); returns how many. */
+  async expireDue(): Promise<number> {
+    const now = this.deps.clock.now();
+    let expired = 0;
+    for (const candidate of await this.deps.negotiations.list({ withLiveHolds: true })) {
+      if (!liveHolds(candidate).some((o) => (o.hold?.expiresAt.getTime() ?? Infinity) <= now.getTime())) continue;
+      expired += await this.lock.run(candidate.id, async () => {
+        const negotiation = await this.deps.negotiations.get(candidate.id);
+        return negotiation ? this.expireAndSave(negotiation, now) : 0;
+      });
+    }
+    return expired;
+  }
+
+  /**
+   * Start-up: every hold still Held is either confirmed (an agreement records it as its
+   * origin: the crash came between the two writes), expired (fee charged), or booked again.
+   */
+  async restore(): Promise<{ held: number; expired: number; confirmed: number }> {
+    const now = this.deps.clock.now();
+    const origins = new Map<string, string>();
+    for (const agreement of await this.deps.agreements.list()) {
+      if (agreement.origin) origins.set(agreement.origin.offerId, agreement.id);
+    }
+    const counts = { held: 0, expired: 0, confirmed: 0 };
+    for (const negotiation of await this.deps.negotiations.list({ withLiveHolds: true })) {
+      let changed = false;
+      for (const offer of liveHolds(negotiation)) {
+        const hold = offer.hold as NonNullable<typeof offer.hold>;
+        const agreementId = origins.get(offer.offerId);
+        if (agreementId) {
+          offer.hold = { ...hold, state: 'Confirmed', endedAt: now };
+          negotiation.state = 'Concluded';
+          negotiation.agreementCreated = agreementId;
+          counts.confirmed++;
+          changed = true;
+        } else if (hold.expiresAt <= now) {
+          this.endHold(negotiation, offer.offerId, 'Expired', now);
+          counts.expired++;
+          changed = true;
+        } else {
+          this.deps.plan.restore(holdKey(offer.offerId), hold.allocation);
+          counts.held++;
+        }
+      }
+      if (changed) {
+        negotiation.updatedAt = now;
+        await this.deps.negotiations.update(negotiation);
+      }
+    }
+    return counts;
+  }
+
+  // --- steps of a round -------------------------------------------------------------
+
+  /** Checks one incoming offer against the protocol table and records it. */
+  private receive(negotiation: Negotiation, incoming: ReceivedNegotiationOffer, via: 'negotiate' | 'advertise', now: Date) {
+    if (incoming.creator !== 'NegotiationInitiator') {
+      throw new InvalidTerms(`wsag-neg:Creator of offer "${incoming.offerId ?? '(no OfferId)'}" must be NegotiationInitiator: the server writes its own counter-offers`);
+    }
+    if (incoming.offerId !== undefined && findOffer(negotiation, incoming.offerId)) {
+      throw new InvalidTerms(`OfferId "${incoming.offerId}" is already used in this negotiation; every offer needs a new OfferId`);
+    }
+    const countered = this.classify(negotiation, incoming.counterOfferTo, now);
+    const message = via === 'advertise' ? 'Advertise' : messageFor[incoming.state];
+    if (countered === 'ResponderAcceptableExpired') {
+      throw expiredOffer(findOffer(negotiation, incoming.counterOfferTo) as NegotiationOfferRecord);
+    }
+    const { effect } = negotiationStep(negotiation.state, message, countered, {
+      offerId: incoming.counterOfferTo,
+      closedBecause: negotiation.closedBecause,
+    });
+    const record: NegotiationOfferRecord = {
+      offerId: incoming.offerId ?? nextOfferId(negotiation),
+      counterOfferTo: incoming.counterOfferTo,
+      creator: 'NegotiationInitiator',
+      state: incoming.state,
+      ...(incoming.expirationTime ? { expirationTime: incoming.expirationTime } : {}),
+      createdAt: now,
+      document: incoming.document,
+      request: incoming.offer.request,
+      ...(incoming.offer.templateId !== undefined ? { templateId: incoming.offer.templateId } : {}),
+    };
+    negotiation.offers.push(record);
+    return { step: effect, record };
+  }
+
+  /** Advisory: start slots for each alternative that meets the template, each with its price; nothing held. */
+  private advise(negotiation: Negotiation, incoming: ReceivedNegotiationOffer, record: NegotiationOfferRecord, now: Date): NegotiationOfferRecord[] {
+    const template = this.templateFor(negotiation, incoming);
+    const { candidates, reasons } = alternativesMeetingConstraints(this.deps.templates, template, incoming.offer);
+    const answers: NegotiationOfferRecord[] = [];
+    for (const alternative of candidates) {
+      const slots = this.deps.plan.slots(alternative.request, now, this.deps.settings.advisorySlots, negotiation.agreementId);
+      if (slots.length === 0) reasons.push(`${alternativeLabel(alternative)}no start slot: ${alternative.request.nodeCount} nodes are never free for the requested time`);
+      slots.forEach((slot, i) => {
+        const moved = this.deps.documents.withSlot(alternative, slot);
+        const price = regularPrice(moved.request, slot, this.deps.settings.prices);
+        const late = moved.request.deadline && alternative.request.deadline && moved.request.deadline > alternative.request.deadline;
+        const note =
+          `${alternativeLabel(alternative)}start slot ${i + 1} of ${slots.length}: ${slot.nodes} nodes from ${isoTime(slot.start)} to ${isoTime(slot.end)}` +
+          (late ? ` (later than the requested deadline ${isoTime(alternative.request.deadline as Date)})` : '');
+        answers.push(this.counterOffer(negotiation, record, template, moved, 'Advisory', now, { price, note }));
+      });
+    }
+    if (answers.length === 0) {
+      answers.push(this.counterOffer(negotiation, record, template, incoming.offer, 'Rejected', now, { note: reasons.join('; ') }));
+    }
+    return answers;
+  }
+
+  /** Solicited: the first alternative the plan can serve gets an Acceptable counter-offer with a hold; otherwise Rejected, saying why. */
+  private decide(negotiation: Negotiation, incoming: ReceivedNegotiationOffer, record: NegotiationOfferRecord, now: Date): NegotiationOfferRecord {
+    const template = this.templateFor(negotiation, incoming);
+    const { candidates, reasons } = alternativesMeetingConstraints(this.deps.templates, template, incoming.offer);
+    for (const alternative of candidates) {
+      if (alternative.request.useReservation !== undefined) {
+        reasons.push(`${alternativeLabel(alternative)}using a reservation is not negotiated: send CreateAgreement with sla:UseReservation inside the reserved window`);
+        continue;
+      }
+      const offerId = nextOfferId(negotiation);
+      const decision = this.deps.plan.admit(holdKey(offerId), alternative.request, now, negotiation.agreementId);
+      if (!decision.accepted) {
+        reasons.push(`${alternativeLabel(alternative)}${decision.reason}`);
+        continue;
+      }
+      const prices = this.deps.settings.prices;
+      const price = regularPrice(alternative.request, decision.allocation, prices);
+      const fee = decision.allocation ? preparatoryFee(price, prices) : { amount: 0, currency: prices.currency };
+      const expiresAt = addSeconds(now, this.deps.settings.holdSeconds);
+      const answer = this.counterOffer(negotiation, record, template, alternative, 'Acceptable', now, {
+        offerId, price, fee, expirationTime: expiresAt,
+        note: `committing offer: held until ${isoTime(expiresAt)}; accept it with CreateAgreement before then`,
+      });
+      if (decision.allocation) answer.hold = { allocation: decision.allocation, expiresAt, state: 'Held', fee };
+      return answer;
+    }
+    const hint = this.earliestSlotHint(negotiation, candidates, now);
+    return this.counterOffer(negotiation, record, template, incoming.offer, 'Rejected', now, { note: reasons.join('; ') + hint });
+  }
+
+  private earliestSlotHint(negotiation: Negotiation, candidates: ReceivedOffer[], now: Date): string {
+    for (const alternative of candidates) {
+      const [slot] = this.deps.plan.slots(alternative.request, now, 1, negotiation.agreementId);
+      if (slot) return `; earliest feasible start for ${slot.nodes} nodes: ${isoTime(slot.start)} (ends ${isoTime(slot.end)})`;
+    }
+    return '';
+  }
+
+  private counterOffer(
+    negotiation: Negotiation,
+    answering: NegotiationOfferRecord,
+    template: AgreementTemplate,
+    offer: ReceivedOffer,
+    state: OfferState,
+    now: Date,
+    extra: Partial<Pick<CounterOfferDetails, 'offerId' | 'price' | 'fee' | 'expirationTime' | 'note'>>,
+  ): NegotiationOfferRecord {
+    const offerId = extra.offerId ?? nextOfferId(negotiation);
+    const details: CounterOfferDetails = {
+      offerId,
+      counterOfferTo: answering.offerId,
+      state,
+      initiator: negotiation.initiator,
+      responder: this.deps.settings.providerName,
+      templateId: template.id,
+      templateName: template.name,
+      ...(offer.alternative ? { alternative: offer.alternative } : {}),
+      ...extra,
+    };
+    const record: NegotiationOfferRecord = {
+      offerId,
+      counterOfferTo: answering.offerId,
+      creator: 'NegotiationResponder',
+      state,
+      ...(extra.expirationTime ? { expirationTime: extra.expirationTime } : {}),
+      createdAt: now,
+      document: this.deps.documents.counterOffer(offer, details),
+      request: offer.request,
+      templateId: template.id,
+      ...(extra.price ? { price: extra.price } : {}),
+      ...(offer.alternative ? { alternative: offer.alternative } : {}),
+      ...(extra.note ? { note: extra.note } : {}),
+    };
+    negotiation.offers.push(record);
+    return record;
+  }
+
+  /** The offer's template; a renegotiation keeps the agreement's, counter-offers keep the one they answer. */
+  private templateFor(negotiation: Negotiation, incoming: ReceivedNegotiationOffer): AgreementTemplate {
+    const template = templateOf(this.deps.templates, incoming.offer);
+    const answered = findOffer(negotiation, incoming.counterOfferTo);
+    const kept = answered?.templateId ?? (this.deps.templates.find({ id: incoming.counterOfferTo }) ? incoming.counterOfferTo : undefined);
+    if (kept !== undefined && kept !== template.id) {
+      throw new InvalidTerms(`the offer names template "${template.id}" but counters an offer of template "${kept}": counter-offers keep the template`);
+    }
+    return template;
+  }
+
+  private classify(negotiation: Negotiation, counterOfferTo: string, now: Date): CounteredOffer {
+    const offer = findOffer(negotiation, counterOfferTo);
+    if (offer) {
+      if (offer.creator === 'NegotiationInitiator') return 'InitiatorOffer';
+      if (offer.state === 'Rejected') return 'ResponderRejected';
+      if (offer.state !== 'Acceptable') return 'ResponderAdvisory';
+      if (offer.hold?.state === 'Released') return 'ResponderAcceptableWithdrawn';
+      if (offer.hold?.state === 'Expired' || (offer.expirationTime && offer.expirationTime <= now)) return 'ResponderAcceptableExpired';
+      return 'ResponderAcceptable';
+    }
+    if (negotiation.type === 'Renegotiation' && counterOfferTo === negotiation.agreementId) return 'Template';
+    if (this.deps.templates.find({ id: counterOfferTo })) return 'Template';
+    throw new UnknownResource(
+      `CounterOfferTo "${counterOfferTo}" names no offer of negotiation "${negotiation.id}" and no template: a first offer counters a TemplateId` +
+        (negotiation.type === 'Renegotiation' ? ' or the renegotiated agreement\'s id' : ''),
+    );
+  }
+
+  // --- holds and limits ---------------------------------------------------------------
+
+  private endHold(negotiation: Negotiation, offerId: string, state: 'Released' | 'Expired', now: Date): void {
+    const offer = findOffer(negotiation, offerId);
+    const hold = offer?.hold;
+    if (!offer || !hold || hold.state !== 'Held') return;
+    const charged = state === 'Expired' ? hold.fee : feeCharged(hold.fee, offer.createdAt, hold.expiresAt, now);
+    offer.hold = { ...hold, state, charged, endedAt: now };
+    this.deps.plan.release(holdKey(offerId));
+  }
+
+  /** Releases holds whose time is up; returns how many. */
+  private expireHolds(negotiation: Negotiation, now: Date): number {
+    let expired = 0;
+    for (const offer of liveHolds(negotiation)) {
+      if ((offer.hold as NonNullable<typeof offer.hold>).expiresAt <= now) {
+        this.endHold(negotiation, offer.offerId, 'Expired', now);
+        expired++;
+      }
+    }
+    return expired;
+  }
+
+  private async expireAndSave(negotiation: Negotiation, now: Date): Promise<number> {
+    const expired = this.expireHolds(negotiation, now);
+    if (expired > 0) {
+      negotiation.updatedAt = now;
+      await this.deps.negotiations.update(negotiation);
+    }
+    return expired;
+  }
+
+  /** Site limits (seed 002 section 2.3): past the duration or the rounds, the negotiation closes with a fault. */
+  private async enforceLimits(negotiation: Negotiation, now: Date): Promise<void> {
+    if (negotiation.state !== 'Open') return;
+    const { maxRounds } = this.deps.settings;
+    let fault: Error | undefined;
+    if (now >= negotiation.expiresAt) {
+      negotiation.closedBecause = `it reached its end time ${isoTime(negotiation.expiresAt)}`;
+      fault = new NegotiationClosed(`the negotiation is closed: ${negotiation.closedBecause}; Acceptable offers can still be accepted until they expire`);
+    } else if (negotiation.rounds >= maxRounds) {
+      negotiation.closedBecause = `it used the site's maximum of ${maxRounds} rounds`;
+      fault = new TooManyRounds(`the negotiation is closed: ${negotiation.closedBecause}; Acceptable offers can still be accepted until they expire`);
+    }
+    if (!fault) return;
+    negotiation.state = 'Closed';
+    negotiation.updatedAt = now;
+    await this.deps.negotiations.update(negotiation);
+    throw fault;
+  }
+
+  private async load(id: string, caller: Caller, missing = `no negotiation with id "${id}"`): Promise<Negotiation> {
+    const negotiation = await this.deps.negotiations.get(id);
+    if (!negotiation) throw new UnknownResource(missing);
+    if (!owns(caller, negotiation.initiator)) throw new NotAuthorized(`negotiation "${id}" belongs to another party`);
+    return negotiation;
+  }
+}
+
+/** Offer ids the server writes are `<negotiation id>-<n>`, so an offer id alone finds its negotiation. */
+function nextOfferId(negotiation: Negotiation): string {
+  let n = negotiation.offers.length + 1;
+  while (findOffer(negotiation, `${negotiation.id}-${n}`)) n++;
+  return `${negotiation.id}-${n}`;
+}
+
+export function negotiationIdOf(offerId: string): string {
+  const dash = offerId.lastIndexOf('-');
+  return dash > 0 ? offerId.slice(0, dash) : offerId;
+}
+
+function owns(caller: Caller, initiator: string): boolean {
+  return caller.isAdmin || caller.identity === initiator;
+}
+
+function expiredOffer(offer: NegotiationOfferRecord): OfferExpired {
+  const hold = offer.hold;
+  const at = offer.expirationTime ? ` at ${isoTime(offer.expirationTime)}` : '';
+  const fee = hold?.charged ? ` and the preparatory fee of ${hold.charged.amount.toFixed(2)} ${hold.charged.currency} was charged` : '';
+  return new OfferExpired(`offer "${offer.offerId}" expired${at}: its hold was released${fee}; negotiate a new offer`);
+}
+
+/** The accepting offer must carry the committed terms; the kind of request (preparatory, binding) may differ. */
+function assertSameTerms(committed: NegotiationOfferRecord, accepting: ReceivedOffer): void {
+  const alternatives = accepting.alternatives();
+  if (alternatives.length !== 1) {
+    throw new InvalidTerms(`an accepting offer carries the terms of offer "${committed.offerId}" without alternatives; it has ${alternatives.length}`);
+  }
+  const theirs = comparable(alternatives[0]?.request ?? accepting.request);
+  const ours = comparable(committed.request);
+  const differing = [...new Set([...Object.keys(ours), ...Object.keys(theirs)])].filter(
+    (key) => JSON.stringify(ours[key]) !== JSON.stringify(theirs[key]),
+  );
+  if (differing.length > 0) {
+    const show = (v: unknown) => (v === undefined ? 'absent' : JSON.stringify(v));
+    const detail = differing.map((key) => `${key}: offered ${show(ours[key])}, sent ${show(theirs[key])}`).join('; ');
+    throw new InvalidTerms(`the terms differ from the Acceptable offer "${committed.offerId}" (${detail}): accept it with its terms unchanged`);
+  }
+}
+
+function comparable(request: ReceivedOffer['request']): Record<string, unknown> {
+  const { requestKind: _kind, ...rest } = request;
+  return JSON.parse(JSON.stringify(rest)) as Record<string, unknown>;
+}
