@@ -1,2 +1,6 @@
 export { MemoryAgreementRepository } from './memory-agreement-repository.js';
+export { MemoryNegotiationRepository } from './memory-negotiation-repository.js';
 export { SqliteAgreementRepository } from './sqlite-agreement-repository.js';
+export { SqliteConnection } from './sqlite-connection.js';
+export { SqliteNegotiationRepository } from './sqlite-negotiation-repository.js';
+export { SqliteStore } from './sqlite-store.js';

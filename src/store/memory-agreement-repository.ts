@@ -1,5 +1,6 @@
 import type { Agreement } from '../domain/agreement.js';
 import type { AgreementRepository } from '../engine/ports.js';
+import { byCreation } from './by-creation.js';
 
 /**
  * Keeps agreements in a Map. Not durable: for tests and throwaway servers only.
@@ -33,9 +34,4 @@ export class MemoryAgreementRepository implements AgreementRepository {
   }
 
   async close(): Promise<void> {}
-}
-
-/** Same order as the SQLite store: created_at, then id to break ties deterministically. */
-function byCreation(a: Agreement, b: Agreement): number {
-  return a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }

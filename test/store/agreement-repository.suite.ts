@@ -31,6 +31,15 @@ export function agreementRepositoryContract(
       expect(await repo.get(minimal.id)).toStrictEqual(minimal);
     });
 
+    it('keeps a lone negotiation field without inventing the others, and replaces it on update', async () => {
+      const reserved = makeAgreement({ id: 'r-1', usedBy: 'agr-job-2' });
+      await repo.insert(reserved);
+      expect(await repo.get('r-1')).toStrictEqual(reserved);
+      const priced = makeAgreement({ id: 'r-1', price: { amount: 0, currency: 'EUR' } });
+      await repo.update(priced);
+      expect(await repo.get('r-1')).toStrictEqual(priced);
+    });
+
     it('returns undefined for an unknown id', async () => {
       expect(await repo.get('no-such-agreement')).toBeUndefined();
     });
@@ -88,6 +97,9 @@ export function agreementRepositoryContract(
       got.serviceTerms[0]!.state = 'Completed';
       got.request.window!.start.setTime(0);
       got.allocation!.nodes = 1;
+      got.price!.amount = 0;
+      got.origin!.offerId = 'other';
+      got.alternative!.terms.push('evil');
 
       const [listed] = await repo.list();
       if (listed === undefined) throw new Error('list empty');

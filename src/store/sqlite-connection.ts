@@ -1,0 +1,65 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { migrations } from './sqlite-migrations.js';
+
+/**
+ * One better-sqlite3 connection with the server's pragmas and an up-to-date schema, shared
+ * by the repositories of a SqliteStore. Calls are synchronous underneath, so when a
+ * repository's promise resolves its transaction has committed; with WAL and
+ * synchronous=FULL the commit is fsynced, which is the ports' durability contract.
+ */
+export class SqliteConnection {
+  private constructor(readonly db: Database.Database) {}
+
+  /** Opens (creating if needed) the database file and brings its schema up to date. */
+  static open(file: string): SqliteConnection {
+    mkdirSync(dirname(file), { recursive: true });
+    return SqliteConnection.configure(new Database(file), { wal: true });
+  }
+
+  /** A private in-memory database, for tests. */
+  static memory(): SqliteConnection {
+    return SqliteConnection.configure(new Database(':memory:'), { wal: false });
+  }
+
+  /** Idempotent: every repository sharing the connection closes it. */
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private static configure(db: Database.Database, options: { wal: boolean }): SqliteConnection {
+    try {
+      // Another process (the CLI, a second server) may hold the write lock briefly.
+      db.pragma('busy_timeout = 5000');
+      // Persistent in the file; readers do not block the writer and commits are appends.
+      if (options.wal) db.pragma('journal_mode = WAL');
+      // NORMAL would be faster, but in WAL mode it can lose the last commits on power loss.
+      db.pragma('synchronous = FULL');
+      db.pragma('foreign_keys = ON');
+      migrate(db);
+      return new SqliteConnection(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+}
+
+/** Applies pending migrations in one IMMEDIATE transaction, so two processes opening a new file do not race. */
+function migrate(db: Database.Database): void {
+  db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT');
+    const { version } = db.prepare('SELECT coalesce(max(version), 0) AS version FROM schema_version').get() as {
+      version: number;
+    };
+    if (version > migrations.length) {
+      throw new Error(`database schema version ${version} is newer than this server supports (${migrations.length})`);
+    }
+    const record = db.prepare('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)');
+    migrations.slice(version).forEach((sql, i) => {
+      db.exec(sql);
+      record.run(version + i + 1, Date.now());
+    });
+  }).immediate();
+}

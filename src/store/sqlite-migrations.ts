@@ -1,0 +1,49 @@
+/**
+ * Schema changes of the wsag database, applied in order; migration i brings the database to
+ * version i + 1. Never edit a shipped entry: a database already at that version would never
+ * see the change. Append a new one instead.
+ */
+export const migrations: readonly string[] = [
+  // 1: agreements.
+  `CREATE TABLE agreements (
+     id               TEXT    PRIMARY KEY,
+     name             TEXT,
+     template_id      TEXT    NOT NULL,
+     template_name    TEXT    NOT NULL,
+     initiator        TEXT    NOT NULL,
+     state            TEXT    NOT NULL,
+     service_terms    TEXT    NOT NULL,
+     guarantee_terms  TEXT    NOT NULL,
+     request          TEXT    NOT NULL,
+     allocation_start INTEGER,
+     allocation_end   INTEGER,
+     allocation_nodes INTEGER,
+     document         TEXT    NOT NULL,
+     created_at       INTEGER NOT NULL,
+     updated_at       INTEGER NOT NULL
+   ) STRICT;
+   CREATE INDEX agreements_by_creation ON agreements (created_at, id);
+   CREATE INDEX agreements_by_initiator ON agreements (initiator, created_at, id);`,
+
+  // 2: the agreement fields negotiation added (price, origin, alternative, usedBy,
+  // acceptanceEpr) as one JSON object. Nothing queries them, and NULL (rows written before
+  // this migration) reads as "none set".
+  `ALTER TABLE agreements ADD COLUMN extras TEXT;`,
+
+  // 3: negotiations. Only what is filtered or ordered on gets a column; the rest of the
+  // record (offers and their holds) is one JSON document. live_holds counts offers whose
+  // hold is Held, so a restart can rebuild the capacity plan without reading every
+  // negotiation; the partial index holds just those rows, already in list order.
+  `CREATE TABLE negotiations (
+     id         TEXT    PRIMARY KEY,
+     initiator  TEXT    NOT NULL,
+     state      TEXT    NOT NULL,
+     live_holds INTEGER NOT NULL,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL,
+     record     TEXT    NOT NULL
+   ) STRICT;
+   CREATE INDEX negotiations_by_creation ON negotiations (created_at, id);
+   CREATE INDEX negotiations_by_initiator ON negotiations (initiator, created_at, id);
+   CREATE INDEX negotiations_with_live_holds ON negotiations (created_at, id) WHERE live_holds > 0;`,
+];

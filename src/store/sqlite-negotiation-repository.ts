@@ -1,0 +1,147 @@
+import Database from 'better-sqlite3';
+import type { Hold, Negotiation, NegotiationOfferRecord, NegotiationState } from '../domain/negotiation.js';
+import { liveHolds } from '../domain/negotiation.js';
+import type { NegotiationRepository } from '../engine/ports.js';
+import { reviveAllocation, reviveRequest, type Json } from './json-dates.js';
+import { SqliteConnection } from './sqlite-connection.js';
+
+interface NegotiationRow {
+  id: string;
+  initiator: string;
+  state: string;
+  live_holds: number;
+  created_at: number;
+  updated_at: number;
+  /** JSON of NegotiationRecord. */
+  record: string;
+}
+
+/** The part of a Negotiation kept as JSON: everything without a column of its own. */
+type NegotiationRecord = Omit<Negotiation, 'id' | 'initiator' | 'state' | 'createdAt' | 'updatedAt'>;
+
+const columns = 'id, initiator, state, live_holds, created_at, updated_at, record';
+
+/**
+ * Negotiations in SQLite, normally in the same database (and on the same connection) as
+ * the agreements: see SqliteStore, and SqliteConnection for why writes are durable.
+ */
+export class SqliteNegotiationRepository implements NegotiationRepository {
+  private readonly insertStmt: Database.Statement<[NegotiationRow]>;
+  private readonly updateStmt: Database.Statement<[NegotiationRow]>;
+  private readonly getStmt: Database.Statement<[string], NegotiationRow>;
+  /** One statement per combination of list filters, prepared on first use. */
+  private readonly listStmts = new Map<string, Database.Statement<string[], NegotiationRow>>();
+
+  /** Prefer SqliteStore. */
+  constructor(private readonly connection: SqliteConnection) {
+    const { db } = connection;
+    this.insertStmt = db.prepare(
+      `INSERT INTO negotiations (${columns})
+       VALUES (@id, @initiator, @state, @live_holds, @created_at, @updated_at, @record)`,
+    );
+    this.updateStmt = db.prepare(
+      `UPDATE negotiations SET initiator = @initiator, state = @state, live_holds = @live_holds,
+         created_at = @created_at, updated_at = @updated_at, record = @record
+       WHERE id = @id`,
+    );
+    this.getStmt = db.prepare(`SELECT ${columns} FROM negotiations WHERE id = ?`);
+  }
+
+  async insert(negotiation: Negotiation): Promise<void> {
+    try {
+      this.insertStmt.run(toRow(negotiation));
+    } catch (error) {
+      if (error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+        throw new Error(`negotiation ${negotiation.id} already exists`, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  async update(negotiation: Negotiation): Promise<void> {
+    if (this.updateStmt.run(toRow(negotiation)).changes === 0) {
+      throw new Error(`negotiation ${negotiation.id} does not exist`);
+    }
+  }
+
+  async get(id: string): Promise<Negotiation | undefined> {
+    const row = this.getStmt.get(id);
+    return row === undefined ? undefined : fromRow(row);
+  }
+
+  async list(filter: { initiator?: string; withLiveHolds?: boolean } = {}): Promise<Negotiation[]> {
+    const conditions: string[] = [];
+    const params: string[] = [];
+    if (filter.initiator !== undefined) {
+      conditions.push('initiator = ?');
+      params.push(filter.initiator);
+    }
+    // Written exactly as the partial index's WHERE, so SQLite can use negotiations_with_live_holds.
+    if (filter.withLiveHolds === true) conditions.push('live_holds > 0');
+    const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+    return this.listStatement(`SELECT ${columns} FROM negotiations ${where} ORDER BY created_at, id`)
+      .all(...params)
+      .map(fromRow);
+  }
+
+  /** Closes the connection, which the other repositories of its SqliteStore share. */
+  async close(): Promise<void> {
+    this.connection.close();
+  }
+
+  private listStatement(sql: string): Database.Statement<string[], NegotiationRow> {
+    let statement = this.listStmts.get(sql);
+    if (statement === undefined) {
+      statement = this.connection.db.prepare<string[], NegotiationRow>(sql);
+      this.listStmts.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
+function toRow(negotiation: Negotiation): NegotiationRow {
+  const { id, initiator, state, createdAt, updatedAt, ...record } = negotiation;
+  return {
+    id,
+    initiator,
+    state,
+    live_holds: liveHolds(negotiation).length,
+    created_at: createdAt.getTime(),
+    updated_at: updatedAt.getTime(),
+    // Dates become ISO 8601 strings here; fromRow turns them back into Dates.
+    record: JSON.stringify(record satisfies NegotiationRecord),
+  };
+}
+
+/**
+ * The revivers below destructure every Date field out of the parsed JSON and assign it back
+ * as a Date only when present, so absent optional fields stay absent.
+ */
+function fromRow(row: NegotiationRow): Negotiation {
+  const { expiresAt, offers, ...rest } = JSON.parse(row.record) as Json<NegotiationRecord>;
+  return {
+    ...rest,
+    id: row.id,
+    initiator: row.initiator,
+    state: row.state as NegotiationState,
+    offers: offers.map(reviveOffer),
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+    expiresAt: new Date(expiresAt),
+  };
+}
+
+function reviveOffer(json: Json<NegotiationOfferRecord>): NegotiationOfferRecord {
+  const { createdAt, expirationTime, request, hold, ...rest } = json;
+  const offer: NegotiationOfferRecord = { ...rest, createdAt: new Date(createdAt), request: reviveRequest(request) };
+  if (expirationTime !== undefined) offer.expirationTime = new Date(expirationTime);
+  if (hold !== undefined) offer.hold = reviveHold(hold);
+  return offer;
+}
+
+function reviveHold(json: Json<Hold>): Hold {
+  const { allocation, expiresAt, endedAt, ...rest } = json;
+  const hold: Hold = { ...rest, allocation: reviveAllocation(allocation), expiresAt: new Date(expiresAt) };
+  if (endedAt !== undefined) hold.endedAt = new Date(endedAt);
+  return hold;
+}

@@ -1,0 +1,138 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { NegotiationRepository } from '../../src/engine/ports.js';
+import { makeFullNegotiation, makeHold, makeNegotiation, makeOffer } from './fixtures/make-negotiation.js';
+
+/** The NegotiationRepository contract (src/engine/ports.ts); every implementation runs it. */
+export function negotiationRepositoryContract(
+  name: string,
+  make: () => Promise<NegotiationRepository> | NegotiationRepository,
+): void {
+  describe(`${name} satisfies the NegotiationRepository contract`, () => {
+    let repo: NegotiationRepository;
+    beforeEach(async () => {
+      repo = await make();
+    });
+    afterEach(async () => {
+      await repo.close();
+    });
+
+    it('returns an inserted negotiation unchanged, Dates and all optional fields included', async () => {
+      const full = makeFullNegotiation();
+      await repo.insert(full);
+      const got = await repo.get(full.id);
+      expect(got).toStrictEqual(full);
+      // toStrictEqual already tells a Date from an ISO string; these name the fields that matter.
+      const [o1, o2] = got?.offers ?? [];
+      expect(got?.expiresAt).toBeInstanceOf(Date);
+      expect(o1?.expirationTime).toBeInstanceOf(Date);
+      expect(o1?.request.window?.end).toBeInstanceOf(Date);
+      expect(o2?.hold?.endedAt).toBeInstanceOf(Date);
+      expect(o2?.hold?.allocation.start).toBeInstanceOf(Date);
+    });
+
+    it('leaves absent optional fields absent, in the negotiation, its offers and their holds', async () => {
+      const minimal = makeNegotiation({ offers: [makeOffer({ hold: makeHold() })] });
+      await repo.insert(minimal);
+      // toStrictEqual fails on `note: undefined` where the original has no `note` key.
+      expect(await repo.get(minimal.id)).toStrictEqual(minimal);
+    });
+
+    it('returns undefined for an unknown id', async () => {
+      expect(await repo.get('no-such-negotiation')).toBeUndefined();
+    });
+
+    it('rejects inserting an existing id, naming it, and keeps the first', async () => {
+      const first = makeNegotiation({ id: 'dup-1' });
+      await repo.insert(first);
+      await expect(repo.insert(makeNegotiation({ id: 'dup-1', state: 'Terminated' }))).rejects.toThrow('dup-1');
+      expect(await repo.get('dup-1')).toStrictEqual(first);
+    });
+
+    it('replaces the stored negotiation on update, including removing optional fields', async () => {
+      await repo.insert(makeFullNegotiation({ id: 'u-1' }));
+      const updated = makeNegotiation({
+        id: 'u-1',
+        state: 'Terminated',
+        rounds: 4,
+        offers: [makeOffer({ offerId: 'o-1' })],
+        updatedAt: new Date(Date.UTC(2030, 0, 2)),
+      });
+      await repo.update(updated);
+      expect(await repo.get('u-1')).toStrictEqual(updated);
+    });
+
+    it('rejects updating an unknown id, naming it, and does not create it', async () => {
+      await expect(repo.update(makeNegotiation({ id: 'ghost-9' }))).rejects.toThrow('ghost-9');
+      expect(await repo.get('ghost-9')).toBeUndefined();
+    });
+
+    it('lists by creation time then id, and filters by initiator', async () => {
+      const at = (ms: number) => new Date(Date.UTC(2030, 5, 1) + ms);
+      // Inserted out of order; b and a share a creation time, so id decides.
+      await repo.insert(makeNegotiation({ id: 'c', initiator: 'alice', createdAt: at(2) }));
+      await repo.insert(makeNegotiation({ id: 'b', initiator: 'bob', createdAt: at(1) }));
+      await repo.insert(makeNegotiation({ id: 'a', initiator: 'alice', createdAt: at(1) }));
+      await repo.insert(makeNegotiation({ id: 'd', initiator: 'alice', createdAt: at(0) }));
+
+      expect((await repo.list()).map((n) => n.id)).toEqual(['d', 'a', 'b', 'c']);
+      expect((await repo.list({})).map((n) => n.id)).toEqual(['d', 'a', 'b', 'c']);
+      expect((await repo.list({ initiator: 'alice' })).map((n) => n.id)).toEqual(['d', 'a', 'c']);
+      expect(await repo.list({ initiator: 'nobody' })).toEqual([]);
+      expect((await repo.list())[0]).toStrictEqual(makeNegotiation({ id: 'd', initiator: 'alice', createdAt: at(0) }));
+    });
+
+    it('lists only negotiations with a Held hold when asked, following updates', async () => {
+      const at = (ms: number) => new Date(Date.UTC(2030, 5, 1) + ms);
+      const held = (offerId: string) => makeOffer({ offerId, hold: makeHold() });
+      const ended = (offerId: string) => makeOffer({ offerId, hold: makeHold({ state: 'Released', endedAt: at(9) }) });
+      await repo.insert(makeNegotiation({ id: 'none', createdAt: at(0) }));
+      await repo.insert(makeNegotiation({ id: 'ended', createdAt: at(1), offers: [ended('e-1'), makeOffer()] }));
+      await repo.insert(makeNegotiation({ id: 'two-held', createdAt: at(3), offers: [held('h-1'), held('h-2')] }));
+      await repo.insert(
+        makeNegotiation({ id: 'bob-held', initiator: 'bob', createdAt: at(2), offers: [ended('e-2'), held('h-3')] }),
+      );
+
+      const ids = async (filter: Parameters<NegotiationRepository['list']>[0]) =>
+        (await repo.list(filter)).map((n) => n.id);
+      expect(await ids({ withLiveHolds: true })).toEqual(['bob-held', 'two-held']);
+      expect(await ids({ withLiveHolds: true, initiator: 'bob' })).toEqual(['bob-held']);
+      expect(await ids({ withLiveHolds: true, initiator: 'anonymous' })).toEqual(['two-held']);
+      expect(await ids({ withLiveHolds: false })).toEqual(['none', 'ended', 'bob-held', 'two-held']);
+
+      // One of two holds ends: still live. The last one ends: no longer. A new hold: live again.
+      const twoHeld = (await repo.get('two-held'))!;
+      twoHeld.offers[0]!.hold!.state = 'Confirmed';
+      await repo.update(twoHeld);
+      expect(await ids({ withLiveHolds: true })).toEqual(['bob-held', 'two-held']);
+      twoHeld.offers[1]!.hold!.state = 'Expired';
+      await repo.update(twoHeld);
+      expect(await ids({ withLiveHolds: true })).toEqual(['bob-held']);
+      await repo.update(makeNegotiation({ id: 'none', createdAt: at(0), offers: [held('h-4')] }));
+      expect(await ids({ withLiveHolds: true })).toEqual(['none', 'bob-held']);
+    });
+
+    it('does not let callers mutate stored state through objects passed in or handed out', async () => {
+      const original = makeFullNegotiation({ id: 'm-1' });
+      const inserted = structuredClone(original);
+      await repo.insert(inserted);
+      inserted.state = 'Terminated';
+      inserted.offers.push(makeOffer({ offerId: 'evil' }));
+      inserted.offers[1]!.hold!.state = 'Released';
+
+      const got = await repo.get('m-1');
+      if (got === undefined) throw new Error('m-1 missing');
+      got.rounds = 99;
+      got.offers[0]!.request.window!.start.setTime(0);
+      got.offers[1]!.hold!.allocation.start.setTime(0);
+      got.offers[1]!.price!.amount = 0;
+      got.offers[2]!.hold!.state = 'Confirmed';
+
+      const [listed] = await repo.list({ withLiveHolds: true });
+      if (listed === undefined) throw new Error('list empty');
+      listed.offers.length = 0;
+      listed.expiresAt.setTime(0);
+
+      expect(await repo.get('m-1')).toStrictEqual(original);
+    });
+  });
+}
