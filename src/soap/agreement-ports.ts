@@ -1,10 +1,11 @@
 import { XmlElement } from 'libxml2-wasm';
-import { NotImplementedYet, SchemaViolation, UnknownResource } from '../domain/errors.js';
+import { SchemaViolation } from '../domain/errors.js';
+import { c14n } from '../xml/item-constraint.js';
 import { agreementProperties, agreementPropertiesDocument } from '../xml/agreement-properties.js';
-import { escapeXml } from '../xml/escape.js';
 import { ns } from '../xml/namespaces.js';
 import { readOffer } from '../xml/offer-reader.js';
 import { SchemaSet } from '../xml/schema-set.js';
+import { endpointReference, referenceParameter } from './endpoint-reference.js';
 import type { Operation, OperationContext, Port } from './operation.js';
 import { propertyKey, resourcePropertyOperations } from './resource-properties.js';
 import type { SoapServices } from './services.js';
@@ -63,14 +64,32 @@ export function agreementPorts(services: SoapServices): Port[] {
     },
   };
 
-  const later = (name: string, element: string, portType: string): Operation => ({
+  const createPendingAgreement: Operation = {
+    name: 'CreatePendingAgreement',
+    namespace: ns.wsag,
+    element: 'CreatePendingAgreementInput',
+    action: wsagAction('PendingAgreementFactory', 'CreatePendingAgreementRequest'),
+    responseAction: wsagAction('PendingAgreementFactory', 'CreatePendingAgreementResponse'),
+    async handle(ctx) {
+      SchemaSet.get().validate(ctx.request.body, 'wsag:CreatePendingAgreementInput');
+      const offer = readOffer(child(ctx.request.body, 'AgreementOffer'));
+      const acceptanceEpr = optionalChild(ctx.request.body, 'AgreementAcceptanceEPR');
+      const agreement = await services.factory.createPendingAgreement(offer, ctx.caller, acceptanceEpr && c14n(acceptanceEpr));
+      return `<wsag:CreatePendingAgreementResponse xmlns:wsag="${ns.wsag}">${agreementEpr('CreatedAgreementEPR', ctx.baseUrl, agreement.id)}</wsag:CreatePendingAgreementResponse>`;
+    },
+  };
+
+  /** The provider's decision on a pending agreement addressed by srv:AgreementId (operators only). */
+  const decision = (name: 'Accept' | 'Reject'): Operation => ({
     name,
     namespace: ns.wsag,
-    element,
-    action: wsagAction(portType, `${name}Request`),
-    responseAction: wsagAction(portType, `${name}Response`),
-    async handle() {
-      throw new NotImplementedYet(`${portType}.${name} is not offered yet: create agreements with AgreementFactory.CreateAgreement`);
+    element: `${name}AgreementInput`,
+    action: wsagAction('AgreementAcceptance', `${name}Request`),
+    responseAction: wsagAction('AgreementAcceptance', `${name}Response`),
+    async handle(ctx) {
+      SchemaSet.get().validate(ctx.request.body, `wsag:${name}AgreementInput`);
+      await services.agreements.decide(agreementIdFrom(ctx), name, ctx.caller);
+      return `<wsag:${name}AgreementResponse xmlns:wsag="${ns.wsag}"/>`;
     },
   });
 
@@ -86,7 +105,7 @@ export function agreementPorts(services: SoapServices): Port[] {
       path: paths.PendingAgreementFactory,
       wsdlFile: 'PendingAgreementFactory.wsdl',
       operations: [
-        later('CreatePendingAgreement', 'CreatePendingAgreementInput', 'PendingAgreementFactory'),
+        createPendingAgreement,
         ...resourcePropertyOperations(templateProperties, templateDocument),
       ],
     },
@@ -95,8 +114,8 @@ export function agreementPorts(services: SoapServices): Port[] {
       path: paths.AgreementAcceptance,
       wsdlFile: 'AgreementAcceptance.wsdl',
       operations: [
-        later('Accept', 'AcceptAgreementInput', 'AgreementAcceptance'),
-        later('Reject', 'RejectAgreementInput', 'AgreementAcceptance'),
+        decision('Accept'),
+        decision('Reject'),
       ],
     },
     {
@@ -121,29 +140,20 @@ export function agreementPorts(services: SoapServices): Port[] {
 
 /** The agreement EPR: the Agreement port's address plus the agreement id as a reference parameter. */
 export function agreementEpr(element: string, baseUrl: string, id: string): string {
-  return (
-    `<wsag:${element} xmlns:wsa="${ns.wsa}" xmlns:srv="${ns.srv}">` +
-    `<wsa:Address>${escapeXml(baseUrl + paths.Agreement)}</wsa:Address>` +
-    `<wsa:ReferenceParameters><srv:AgreementId>${escapeXml(id)}</srv:AgreementId></wsa:ReferenceParameters>` +
-    `</wsag:${element}>`
-  );
+  return endpointReference(`wsag:${element}`, ns.wsag, baseUrl + paths.Agreement, 'AgreementId', id);
 }
 
-/** The agreement a request is addressed to: the srv:AgreementId reference parameter in the SOAP header. */
-function agreementIdFrom(ctx: OperationContext): string {
-  const header = ctx.request.headers.find((h) => h.namespaceUri === ns.srv && h.name === 'AgreementId');
-  const id = header?.content.trim();
-  if (!id) {
-    throw new UnknownResource(
-      `no agreement addressed: send the srv:AgreementId reference parameter ({${ns.srv}}AgreementId) of the agreement's EPR as a SOAP header`,
-    );
-  }
-  return id;
-}
+const agreementIdFrom = (ctx: OperationContext): string => referenceParameter(ctx, 'AgreementId');
 
 function child(parent: XmlElement, local: string): XmlElement {
+  const found = optionalChild(parent, local);
+  if (!found) throw new SchemaViolation(`wsag:${local} is missing from ${parent.name}`);
+  return found;
+}
+
+function optionalChild(parent: XmlElement, local: string): XmlElement | undefined {
   for (let c = parent.firstChild; c; c = c.next) {
     if (c instanceof XmlElement && c.namespaceUri === ns.wsag && c.name === local) return c;
   }
-  throw new SchemaViolation(`wsag:${local} is missing from ${parent.name}`);
+  return undefined;
 }

@@ -1,42 +1,54 @@
-import express, { type Express } from 'express';
+import express, { type Express, type Request, type Response } from 'express';
+import { NotAuthorized, WsagError } from '../domain/errors.js';
 import type { AgreementService } from '../engine/agreement-service.js';
+import type { CapacityPlan } from '../engine/capacity-plan.js';
+import type { NegotiationService } from '../engine/negotiation-service.js';
 import { soapRouter, type EndpointOptions } from '../soap/http-endpoint.js';
+import { agreementSummary, negotiationSummary, planEntries } from './summaries.js';
 
 export interface AppOptions extends EndpointOptions {
   agreements: AgreementService;
+  negotiations: NegotiationService;
+  plan: CapacityPlan;
 }
 
-/** The HTTP application: SOAP ports, a health check, and a JSON listing for operators and the CLI. */
+/** The HTTP application: SOAP ports, a health check, and JSON views for operators and the CLI. */
 export function createApp(options: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/api/agreements', async (req, res) => {
+  const json = (what: string, produce: (req: Request) => Promise<unknown>) => async (req: Request, res: Response) => {
     try {
-      const list = await options.agreements.list(options.identify(req));
-      res.json(
-        list.map((a) => ({
-          id: a.id,
-          name: a.name,
-          state: a.state,
-          template: a.templateName,
-          initiator: a.initiator,
-          nodes: a.allocation?.nodes ?? a.request.nodeCount,
-          start: a.allocation?.start,
-          end: a.allocation?.end,
-          createdAt: a.createdAt,
-        })),
-      );
+      res.json(await produce(req));
     } catch (error) {
-      options.logger.error({ err: error }, 'listing agreements failed');
-      res.status(500).json({ error: 'listing agreements failed; see the server log' });
+      if (error instanceof WsagError && error.exposable) {
+        res.status(error.code === 'NotAuthorized' ? 403 : error.code === 'UnknownResource' ? 404 : error.isClientError ? 400 : 409)
+          .json({ error: error.code, message: error.message });
+        return;
+      }
+      options.logger.error({ err: error }, `${what} failed`);
+      res.status(500).json({ error: 'InternalError', message: `${what} failed; see the server log` });
     }
-  });
+  };
+  app.get('/api/agreements', json('listing agreements', async (req) => (await options.agreements.list(options.identify(req))).map(agreementSummary)));
+  app.get('/api/negotiations', json('listing negotiations', async (req) => (await options.negotiations.list(options.identify(req))).map(negotiationSummary)));
+  app.get('/api/negotiations/:id', json('reading a negotiation', async (req) =>
+    negotiationSummary(await options.negotiations.get(String(req.params.id), options.identify(req)))));
+  // What capacity is booked, by agreements and by preparatory holds (operators only: it shows everyone's bookings).
+  app.get('/api/plan', json('reading the plan', async (req) => {
+    if (!options.identify(req).isAdmin) throw new NotAuthorized('the plan shows every party\'s bookings: operators (admin role, WSAG_ADMINS) only');
+    return { clusterNodes: options.plan.clusterNodes, bookings: planEntries(options.plan) };
+  }));
+  for (const decision of ['Accept', 'Reject'] as const) {
+    app.post(`/api/agreements/:id/${decision.toLowerCase()}`, json(`deciding a pending agreement`, async (req) =>
+      agreementSummary(await options.agreements.decide(String(req.params.id), decision, options.identify(req)))));
+  }
   app.use(soapRouter(options));
   app.use((_req, res) => {
     res.status(404).type('text/plain').send('not found: SOAP ports live under /wsag/, e.g. /wsag/AgreementFactory?wsdl\n');
   });
   return app;
 }
+

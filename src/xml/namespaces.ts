@@ -20,6 +20,7 @@ export const ns = {
 /** Prefix map for XPath in our own code. */
 export const prefixes: Record<string, string> = {
   wsag: ns.wsag,
+  'wsag-neg': ns.wsagNeg,
   wsa: ns.wsa,
   rp: ns.wsrfRp,
   jsdl: ns.jsdl,
@@ -42,4 +43,5 @@ export const schemaFiles: Record<string, string> = {
   [ns.arp]: 'ogf-advance-reservation.xsd',
   [ns.wsag4jt]: 'wsag4j-scheduling.xsd',
   [ns.sla]: 'sla-terms.xsd',
+  [ns.srv]: 'wsag-server.xsd',
 };

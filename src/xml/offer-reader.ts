@@ -1,55 +1,145 @@
-import type { XmlElement, XmlNode } from 'libxml2-wasm';
+import type { XmlElement } from 'libxml2-wasm';
 import { InvalidTerms, SchemaViolation } from '../domain/errors.js';
-import type {
-  Compensation, GuaranteeLevel, GuaranteeTerm, KpiTarget, Library, RequestKind, SecurityRequirement, ServiceRequest,
-} from '../domain/terms.js';
+import type { AlternativeChoice } from '../domain/negotiation.js';
+import type { GuaranteeTerm, ServiceRequest } from '../domain/terms.js';
 import type { ReceivedOffer } from '../engine/ports.js';
+import { alternativeOfferDocuments, checkAlternativeCount, hasChoices } from './alternatives.js';
+import { date } from './datetime.js';
 import { c14n, elementChildren } from './item-constraint.js';
-import { prefixes, schemaFiles } from './namespaces.js';
+import { withXml } from './libxml.js';
+import { ns, prefixes, schemaFiles } from './namespaces.js';
 import { declaredElementNames } from './schema-set.js';
+import { attr, dropUndefined, readGuaranteeTerm, readServiceRequest } from './terms-reader.js';
+import { all, one, text } from './xpath.js';
+
+export { date };
+
+export interface OfferContext {
+  serviceProvider: string;
+  expirationTime?: string;
+  /** Context extension elements (canonical XML) the agreement keeps. */
+  extensions: string[];
+}
+
+export interface XmlOfferParts {
+  name?: string;
+  templateId?: string;
+  templateName?: string;
+  request: ServiceRequest;
+  guaranteeTerms: GuaranteeTerm[];
+  serviceTermNames: string[];
+  /** The wsag:AgreementOffer element, canonical XML with all in-scope namespaces. */
+  offerXml: string;
+  context: OfferContext;
+  termsXml: string;
+  /** Whether the Terms hold ExactlyOne / OneOrMore compositors. */
+  hasChoices: boolean;
+  alternative?: AlternativeChoice;
+  accepts?: { offerId: string; negotiationId?: string };
+}
 
 /**
  * An offer as received: the domain view the engine reads, plus the canonical XML the
  * adapter needs again (creation constraints are XPath over it; the agreement copies its Terms).
  */
 export class XmlReceivedOffer implements ReceivedOffer {
-  constructor(
-    readonly name: string | undefined,
-    readonly templateId: string | undefined,
-    readonly templateName: string | undefined,
-    readonly request: ServiceRequest,
-    readonly guaranteeTerms: GuaranteeTerm[],
-    readonly serviceTermNames: string[],
-    /** The wsag:AgreementOffer element, canonical XML with all in-scope namespaces. */
-    readonly offerXml: string,
-    readonly context: { serviceProvider: string; expirationTime?: string; extensions: string[] },
-    readonly termsXml: string,
-  ) {}
+  readonly name?: string;
+  readonly templateId?: string;
+  readonly templateName?: string;
+  readonly request: ServiceRequest;
+  readonly guaranteeTerms: GuaranteeTerm[];
+  readonly serviceTermNames: string[];
+  readonly offerXml: string;
+  readonly context: OfferContext;
+  readonly termsXml: string;
+  readonly alternative?: AlternativeChoice;
+  readonly accepts?: { offerId: string; negotiationId?: string };
+  readonly #hasChoices: boolean;
+  #alternatives: XmlReceivedOffer[] | undefined;
+
+  constructor(parts: XmlOfferParts) {
+    this.name = parts.name;
+    this.templateId = parts.templateId;
+    this.templateName = parts.templateName;
+    this.request = parts.request;
+    this.guaranteeTerms = parts.guaranteeTerms;
+    this.serviceTermNames = parts.serviceTermNames;
+    this.offerXml = parts.offerXml;
+    this.context = parts.context;
+    this.termsXml = parts.termsXml;
+    this.alternative = parts.alternative;
+    this.accepts = parts.accepts;
+    this.#hasChoices = parts.hasChoices;
+  }
+
+  /** Built on first use (see alternatives.ts): most offers have no choices. */
+  alternatives(): XmlReceivedOffer[] {
+    if (!this.#hasChoices) return [this];
+    this.#alternatives ??= alternativeOfferDocuments(this.offerXml).map((xml, i, documents) =>
+      withXml(xml, 'offer alternative', (doc) =>
+        readOffer(doc.root, { index: i + 1, count: documents.length, terms: serviceTermNames(doc.root) }),
+      ),
+    );
+    return this.#alternatives;
+  }
 }
 
-/** Maps a schema-valid wsag:AgreementOffer element to the domain. Semantic problems raise InvalidTerms naming the element. */
-export function readOffer(offer: XmlElement): XmlReceivedOffer {
+/** Context children the agreement writer writes itself: copying them would repeat or forge them. */
+const serverWritten: Record<string, Set<string>> = {
+  [ns.wsag]: new Set(['AgreementInitiator', 'AgreementResponder', 'ServiceProvider', 'ExpirationTime', 'TemplateId', 'TemplateName']),
+  [ns.wsagNeg]: new Set(['NegotiationExtension', 'RenegotiationExtension']),
+  [ns.srv]: new Set(['AcceptedOffer', 'ChosenAlternative']),
+};
+
+/**
+ * Maps a schema-valid wsag:AgreementOffer element to the domain. Semantic problems raise
+ * InvalidTerms naming the element. `alternative` marks an offer that is one alternative of another.
+ */
+export function readOffer(offer: XmlElement, alternative?: AlternativeChoice): XmlReceivedOffer {
   const contextEl = one(offer, 'wsag:Context');
   const termsEl = one(offer, 'wsag:Terms');
   if (!contextEl || !termsEl) throw new InvalidTerms('wsag:AgreementOffer needs wsag:Context and wsag:Terms');
   rejectUnknownTermElements(termsEl);
-  const known = new Set(['AgreementInitiator', 'AgreementResponder', 'ServiceProvider', 'ExpirationTime', 'TemplateId', 'TemplateName']);
-  const extensions = elementChildren(contextEl).filter((c) => !(c.namespaceUri === prefixes.wsag && known.has(c.name))).map(c14n);
-  return new XmlReceivedOffer(
-    text(offer, 'wsag:Name'),
-    text(contextEl, 'wsag:TemplateId'),
-    text(contextEl, 'wsag:TemplateName'),
-    readServiceRequest(termsEl),
-    all(termsEl, './/wsag:GuaranteeTerm').map(readGuaranteeTerm),
-    all(termsEl, './/wsag:ServiceDescriptionTerm').map((t) => attr(t, 'Name') ?? ''),
-    c14n(offer),
-    {
+  checkAlternativeCount(termsEl);
+  const extensions = elementChildren(contextEl).filter((c) => !serverWritten[c.namespaceUri]?.has(c.name)).map(c14n);
+  return new XmlReceivedOffer({
+    name: text(offer, 'wsag:Name'),
+    templateId: text(contextEl, 'wsag:TemplateId'),
+    templateName: text(contextEl, 'wsag:TemplateName'),
+    request: readServiceRequest(termsEl),
+    guaranteeTerms: all(termsEl, './/wsag:GuaranteeTerm').map(readGuaranteeTerm),
+    serviceTermNames: serviceTermNames(offer),
+    offerXml: c14n(offer),
+    context: dropUndefined({
       serviceProvider: text(contextEl, 'wsag:ServiceProvider') ?? 'AgreementResponder',
       expirationTime: text(contextEl, 'wsag:ExpirationTime'),
       extensions,
-    },
-    c14n(termsEl),
-  );
+    }),
+    termsXml: c14n(termsEl),
+    hasChoices: hasChoices(termsEl),
+    alternative,
+    accepts: readAccepts(contextEl),
+  });
+}
+
+function serviceTermNames(offer: XmlElement): string[] {
+  return all(offer, 'wsag:Terms//wsag:ServiceDescriptionTerm').map((t) => attr(t, 'Name') ?? '');
+}
+
+/**
+ * GFD.193: an offer that accepts a committing counter-offer carries a NegotiationExtension
+ * (RenegotiationExtension when renegotiating) in its Context; its NegotiationOfferContext's
+ * CounterOfferTo names the accepted offer, its ResponderNegotiationEPR our negotiation.
+ */
+function readAccepts(context: XmlElement): XmlReceivedOffer['accepts'] {
+  const extension = one(context, 'wsag-neg:NegotiationExtension | wsag-neg:RenegotiationExtension');
+  if (!extension) return undefined;
+  const offerId = text(extension, 'wsag-neg:NegotiationOfferContext/wsag-neg:CounterOfferTo');
+  if (!offerId) {
+    throw new InvalidTerms(`wsag-neg:${extension.name} needs wsag-neg:NegotiationOfferContext/wsag-neg:CounterOfferTo naming the offer it accepts`);
+  }
+  const negotiationId = text(extension, 'wsag-neg:ResponderNegotiationEPR/wsa:ReferenceParameters/srv:NegotiationId');
+  return dropUndefined({ offerId, negotiationId });
 }
 
 /**
@@ -64,151 +154,4 @@ function rejectUnknownTermElements(terms: XmlElement): void {
       throw new SchemaViolation(`sla:${element.name} is not an element of the term language (${prefixes.sla}); check its spelling against docs/terms.md`);
     }
   }
-}
-
-function readServiceRequest(terms: XmlElement): ServiceRequest {
-  const sdt = './/wsag:ServiceDescriptionTerm';
-  const resources = `${sdt}//jsdl:Resources`;
-  const level = `${sdt}//sla:ServiceLevel`;
-  const request: ServiceRequest = {
-    nodeCount: rangeValue(terms, `${resources}/jsdl:TotalResourceCount`) ?? 1,
-    cpusPerNode: rangeValue(terms, `${resources}/jsdl:IndividualCPUCount`),
-    memoryPerNodeMiB: mib(rangeValue(terms, `${resources}/jsdl:IndividualPhysicalMemory`)),
-    interconnect: text(terms, `${resources}/sla:Interconnect`),
-    operatingSystem: text(terms, `${resources}/jsdl:OperatingSystem/jsdl:OperatingSystemType/jsdl:OperatingSystemName`),
-    architecture: text(terms, `${resources}/jsdl:CPUArchitecture/jsdl:CPUArchitectureName`),
-    libraries: all(terms, `${resources}/sla:Library`).map(readLibrary),
-    storageGB: num(text(terms, `${resources}/sla:Storage/sla:SizeGB`)),
-    runtimeSeconds: num(text(terms, `${level}/sla:RuntimeEstimate`)),
-    earliestStart: date(text(terms, `${level}/sla:EarliestStart`)),
-    deadline: date(text(terms, `${level}/sla:Deadline`)),
-    window: readWindow(terms),
-    requestKind: (text(terms, `${level}/sla:RequestKind`) as RequestKind | undefined) ?? 'Binding',
-    guaranteeLevel: (text(terms, `${level}/sla:GuaranteeLevel`) as GuaranteeLevel | undefined) ?? 'Legacy',
-    checkpointFrequency: num(text(terms, `${level}/sla:CheckpointFrequency`)),
-    maxCoveredOutages: num(text(terms, `${level}/sla:MaxCoveredOutages`)) ?? 0,
-    securityPolicy: all(terms, `${level}/sla:SecurityPolicy/sla:Requirement`).map((r) => r.content.trim() as SecurityRequirement),
-  };
-  const migration = one(terms, `${level}/sla:MigrationPolicy`);
-  if (migration) {
-    request.migrationPolicy = {
-      scope: (attr(migration, 'Scope') ?? 'None') as 'None',
-      include: all(migration, 'sla:Include').map((e) => e.content.trim()),
-      exclude: all(migration, 'sla:Exclude').map((e) => e.content.trim()),
-    };
-  }
-  const account = one(terms, `${level}/sla:ChargeAccount`);
-  if (account) {
-    request.chargeAccount = {
-      account: text(account, 'sla:Account') ?? '',
-      virtualOrganisation: text(account, 'sla:VirtualOrganisation'),
-      group: text(account, 'sla:Group'),
-    };
-  }
-  if (request.deadline && request.runtimeSeconds === undefined) {
-    throw new InvalidTerms('sla:Deadline needs sla:RuntimeEstimate: a deadline cannot be promised for a job of unknown length');
-  }
-  return dropUndefined(request);
-}
-
-/** A reservation window from the OGF advance-reservation profile or the WSAG4J scheduling extension. */
-function readWindow(terms: XmlElement): ServiceRequest['window'] {
-  const constraint = one(terms, './/wsag:ServiceDescriptionTerm/arp:AllocationTimeConstraint | .//wsag:ServiceDescriptionTerm/wsag4jt:TimeConstraint');
-  if (!constraint) return undefined;
-  const where = `${constraint.prefix}:${constraint.name}`;
-  const start = date(text(constraint, '*[local-name()="StartTime"]'));
-  const end = date(text(constraint, '*[local-name()="EndTime"]'));
-  const duration = num(text(constraint, '*[local-name()="Duration"]'));
-  if (!start) throw new InvalidTerms(`${where} needs a StartTime`);
-  if (!end && duration === undefined) throw new InvalidTerms(`${where} needs an EndTime or a Duration`);
-  const fromDuration = duration !== undefined ? new Date(start.getTime() + duration * 1000) : undefined;
-  if (end && fromDuration && end.getTime() !== fromDuration.getTime()) {
-    throw new InvalidTerms(`${where}: EndTime ${text(constraint, '*[local-name()="EndTime"]')} disagrees with StartTime plus Duration ${duration} s`);
-  }
-  return { start, end: (end ?? fromDuration) as Date };
-}
-
-function readLibrary(e: XmlElement): Library {
-  return { name: attr(e, 'Name') ?? '', version: attr(e, 'Version') ?? '', loaded: attr(e, 'Loaded') === 'true' || attr(e, 'Loaded') === '1' };
-}
-
-function readGuaranteeTerm(term: XmlElement): GuaranteeTerm {
-  const kpiName = text(term, 'wsag:ServiceLevelObjective/wsag:KPITarget/wsag:KPIName') ?? '';
-  const levelEl = one(term, 'wsag:ServiceLevelObjective/wsag:KPITarget/wsag:CustomServiceLevel/*');
-  let target: KpiTarget = { kind: 'Custom', kpiName };
-  if (levelEl && levelEl.namespaceUri === prefixes.sla) {
-    const value = levelEl.content.trim();
-    switch (levelEl.name) {
-      case 'CompletedBy': target = { kind: 'CompletedBy', at: date(value) as Date }; break;
-      case 'StartBy': target = { kind: 'StartBy', at: date(value) as Date }; break;
-      case 'NodesAvailable': target = { kind: 'NodesAvailable', nodes: Number(value) }; break;
-      case 'MaxCheckpointInterval': target = { kind: 'MaxCheckpointInterval', interval: value }; break;
-    }
-  }
-  const bvl = 'wsag:BusinessValueList';
-  return dropUndefined({
-    name: attr(term, 'Name') ?? '',
-    serviceScope: all(term, 'wsag:ServiceScope').map((s) => attr(s, 'ServiceName') ?? ''),
-    kpiName,
-    target,
-    importance: num(text(term, `${bvl}/wsag:Importance`)),
-    penalties: all(term, `${bvl}/wsag:Penalty`).map(readCompensation),
-    rewards: all(term, `${bvl}/wsag:Reward`).map(readCompensation),
-  });
-}
-
-function readCompensation(c: XmlElement): Compensation {
-  const interval = text(c, 'wsag:AssessmentInterval/wsag:TimeInterval');
-  return dropUndefined({
-    assessmentInterval: interval !== undefined ? { timeInterval: interval } : { count: num(text(c, 'wsag:AssessmentInterval/wsag:Count')) ?? 1 },
-    valueUnit: text(c, 'wsag:ValueUnit'),
-    amount: num(text(c, 'wsag:ValueExpression/sla:Amount')),
-    cap: num(text(c, 'wsag:ValueExpression/sla:Cap')),
-  });
-}
-
-/** JSDL range values: Exact, else the lower bound of a range. */
-function rangeValue(context: XmlNode, path: string): number | undefined {
-  const value = text(context, `${path}/jsdl:Exact`) ?? text(context, `${path}/jsdl:LowerBoundedRange`) ?? text(context, `${path}/jsdl:Range/jsdl:LowerBound`);
-  return num(value);
-}
-
-function one(context: XmlNode, path: string): XmlElement | undefined {
-  return all(context, path)[0];
-}
-
-function all(context: XmlNode, path: string): XmlElement[] {
-  const result = context.eval(path, prefixes);
-  return Array.isArray(result) ? (result as XmlElement[]) : [];
-}
-
-function text(context: XmlNode, path: string): string | undefined {
-  const node = one(context, path);
-  return node ? node.content.trim() : undefined;
-}
-
-/** WS-Agreement attributes are namespace-qualified (wsag:Name); our term language's are not. */
-function attr(e: XmlElement, name: string): string | undefined {
-  const path = ['Name', 'ServiceName'].includes(name) ? `@wsag:${name}` : `@${name}`;
-  const found = e.eval(path, prefixes);
-  return Array.isArray(found) && found[0] ? found[0].content : undefined;
-}
-
-function num(value: string | undefined): number | undefined {
-  return value === undefined ? undefined : Number(value);
-}
-
-/** xs:dateTime without a zone is read as UTC, not as the server's local time. */
-export function date(value: string | undefined): Date | undefined {
-  if (value === undefined) return undefined;
-  return new Date(/(Z|[+-]\d\d:\d\d)$/.test(value) ? value : `${value}Z`);
-}
-
-function mib(bytes: number | undefined): number | undefined {
-  return bytes === undefined ? undefined : Math.round(bytes / (1024 * 1024));
-}
-
-function dropUndefined<T extends object>(value: T): T {
-  for (const key of Object.keys(value) as Array<keyof T>) if (value[key] === undefined) delete value[key];
-  return value;
 }

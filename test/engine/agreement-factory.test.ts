@@ -23,6 +23,7 @@ function setUp(repository: AgreementRepository = new MemoryAgreementRepository()
   const clock = { now: () => now };
   const factory = new AgreementFactory({
     templates, repository, plan, clock, documents: new XmlAgreementWriter(), ids: { next: () => `a${++n}` }, providerName: 'test-provider',
+    prices: { currency: 'EUR', nodeHour: 1, preparatoryFeeRate: 0.05 },
   });
   return { factory, agreements: new AgreementService(repository, plan, clock), plan, repository };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Allocation } from '../../src/domain/allocation.js';
 import type { ServiceRequest } from '../../src/domain/terms.js';
-import { decide, peakUsage } from '../../src/scheduler/capacity-check.js';
+import { decide, peakUsage, startSlots } from '../../src/scheduler/capacity-check.js';
 
 const now = new Date('2026-11-21T12:00:00Z');
 const at = (hhmm: string) => new Date(`2026-11-21T${hhmm}:00Z`);
@@ -58,5 +58,27 @@ describe('the capacity check of the foundation', () => {
 
   it('books nothing for background jobs (no time promise)', () => {
     expect(decide(job({ guaranteeLevel: 'Background', runtimeSeconds: 60 }), [booking('12:00', '23:00', 64)], 64, now)).toEqual({ accepted: true });
+  });
+});
+
+describe('startSlots', () => {
+  const now = new Date('2026-11-21T12:00:00Z');
+  const at = (h: number) => new Date(now.getTime() + h * 3600_000);
+  const job: ServiceRequest = {
+    nodeCount: 8, runtimeSeconds: 3600, libraries: [], requestKind: 'NonBinding', guaranteeLevel: 'Standard', maxCoveredOutages: 0, securityPolicy: [],
+  };
+
+  it('lists back-to-back slots from the earliest start on an empty cluster', () => {
+    expect(startSlots(job, [], 16, now, 3).map((s) => s.start)).toEqual([at(0), at(1), at(2)]);
+  });
+
+  it('skips times where the nodes are taken and resumes where a booking ends', () => {
+    const booked = [{ start: at(0), end: at(2.5), nodes: 10 }];
+    expect(startSlots(job, booked, 16, now, 2).map((s) => s.start)).toEqual([at(2.5), at(3.5)]);
+  });
+
+  it('offers nothing for more nodes than the cluster has, or for background jobs', () => {
+    expect(startSlots({ ...job, nodeCount: 17 }, [], 16, now, 3)).toEqual([]);
+    expect(startSlots({ ...job, guaranteeLevel: 'Background' }, [], 16, now, 3)).toEqual([]);
   });
 });

@@ -32,6 +32,7 @@ export const NS = {
   arp: 'http://www.ogf.org/graap/AR/2009/04/',
   wsag4j: 'http://schemas.wsag4j.org/2009/07/wsag4j-scheduling-extensions',
   sla: 'http://schemas.wsag-server.org/2026/11/sla-terms',
+  srv: 'http://schemas.wsag-server.org/2026/11/server',
 } as const;
 
 export interface Verdict {

@@ -28,6 +28,7 @@ const ENTRY: Record<string, string> = {
   [NS.arp]: 'ogf-advance-reservation.xsd',
   [NS.wsag4j]: 'wsag4j-scheduling.xsd',
   [NS.sla]: 'sla-terms.xsd',
+  [NS.srv]: 'wsag-server.xsd',
 };
 /** Parts of a namespace, xs:include'd by its entry file only. */
 const PARTS: Record<string, string> = {

@@ -28,6 +28,7 @@ export const GOOD_SERVICE_LEVEL: Record<string, string> = {
   ChargeAccount:
     '<sla:ChargeAccount><sla:Account>ACC-1</sla:Account><sla:VirtualOrganisation>astro</sla:VirtualOrganisation>' +
     '<sla:Group>pulsars</sla:Group></sla:ChargeAccount>',
+  UseReservation: '<sla:UseReservation>ar-2026-0042</sla:UseReservation>',
 };
 
 export const GOOD_RESOURCE_EXTENSIONS =
@@ -137,6 +138,12 @@ export const INVALID_SLA_CASES: SlaCase[] = [
   // ranges and enumerations
   { name: 'RuntimeEstimate 31622401 (over 366 days)', rejects: 'RuntimeEstimate', xml: jobDefinition({ RuntimeEstimate: '<sla:RuntimeEstimate>31622401</sla:RuntimeEstimate>' }) },
   { name: 'RuntimeEstimate 1.5 (not an integer)', rejects: 'RuntimeEstimate', xml: jobDefinition({ RuntimeEstimate: '<sla:RuntimeEstimate>1.5</sla:RuntimeEstimate>' }) },
+  { name: 'UseReservation empty (needs an agreement id)', rejects: 'UseReservation', xml: jobDefinition({ UseReservation: '<sla:UseReservation> </sla:UseReservation>' }) },
+  {
+    name: 'UseReservation before ChargeAccount (it ends the sequence: the ChargeAccount after it is not expected)',
+    rejects: 'ChargeAccount',
+    xml: jobDefinition({ ChargeAccount: '<sla:UseReservation>ar-1</sla:UseReservation>', UseReservation: '<sla:ChargeAccount><sla:Account>a</sla:Account></sla:ChargeAccount>' }),
+  },
   { name: 'CheckpointFrequency 0 (minExclusive)', rejects: 'CheckpointFrequency', xml: jobDefinition({ CheckpointFrequency: '<sla:CheckpointFrequency>0</sla:CheckpointFrequency>' }) },
   { name: 'CheckpointFrequency 3600.5', rejects: 'CheckpointFrequency', xml: jobDefinition({ CheckpointFrequency: '<sla:CheckpointFrequency>3600.5</sla:CheckpointFrequency>' }) },
   { name: 'MaxCoveredOutages 65', rejects: 'MaxCoveredOutages', xml: jobDefinition({ MaxCoveredOutages: '<sla:MaxCoveredOutages>65</sla:MaxCoveredOutages>' }) },

@@ -3,20 +3,28 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig, type ServerConfig } from '../../src/engine/config.js';
-import type { AgreementRepository, Clock, IdSource } from '../../src/engine/ports.js';
+import type { AgreementRepository, Clock, IdSource, NegotiationRepository } from '../../src/engine/ports.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { MemoryAgreementRepository } from '../../src/store/memory-agreement-repository.js';
+import { MemoryNegotiationRepository } from '../../src/store/memory-negotiation-repository.js';
 
 export const projectRoot = path.resolve(import.meta.dirname, '../..');
 
 export interface TestServer extends RunningServer {
   repository: AgreementRepository;
+  negotiationRepository: NegotiationRepository;
   dataDir: string;
 }
 
 /** An in-process server on a free loopback port, with an in-memory store unless one is given. */
 export async function startTestServer(
-  options: { config?: Partial<ServerConfig>; repository?: AgreementRepository; clock?: Clock; ids?: IdSource } = {},
+  options: {
+    config?: Partial<ServerConfig>;
+    repository?: AgreementRepository;
+    negotiationRepository?: NegotiationRepository;
+    clock?: Clock;
+    ids?: IdSource;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-test-'));
   const config = loadConfig({}, {
@@ -27,6 +35,9 @@ export async function startTestServer(
     ...options.config,
   });
   const repository = options.repository ?? new MemoryAgreementRepository();
-  const server = await startServer(config, { repository, clock: options.clock, ids: options.ids, logger: pino({ level: 'silent' }) });
-  return { ...server, repository, dataDir };
+  const negotiationRepository = options.negotiationRepository ?? new MemoryNegotiationRepository();
+  const server = await startServer(config, {
+    repository, negotiationRepository, clock: options.clock, ids: options.ids, logger: pino({ level: 'silent' }),
+  });
+  return { ...server, repository, negotiationRepository, dataDir };
 }

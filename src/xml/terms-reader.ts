@@ -1,0 +1,138 @@
+import type { XmlElement, XmlNode } from 'libxml2-wasm';
+import { InvalidTerms } from '../domain/errors.js';
+import type {
+  Compensation, GuaranteeLevel, GuaranteeTerm, KpiTarget, Library, RequestKind, SecurityRequirement, ServiceRequest,
+} from '../domain/terms.js';
+import { date } from './datetime.js';
+import { prefixes } from './namespaces.js';
+import { all, one, text } from './xpath.js';
+
+/** The SLA term language (docs/terms.md) read from an offer's wsag:Terms into the domain. */
+
+export function readServiceRequest(terms: XmlElement): ServiceRequest {
+  const sdt = './/wsag:ServiceDescriptionTerm';
+  const resources = `${sdt}//jsdl:Resources`;
+  const level = `${sdt}//sla:ServiceLevel`;
+  const request: ServiceRequest = {
+    nodeCount: rangeValue(terms, `${resources}/jsdl:TotalResourceCount`) ?? 1,
+    cpusPerNode: rangeValue(terms, `${resources}/jsdl:IndividualCPUCount`),
+    memoryPerNodeMiB: mib(rangeValue(terms, `${resources}/jsdl:IndividualPhysicalMemory`)),
+    interconnect: text(terms, `${resources}/sla:Interconnect`),
+    operatingSystem: text(terms, `${resources}/jsdl:OperatingSystem/jsdl:OperatingSystemType/jsdl:OperatingSystemName`),
+    architecture: text(terms, `${resources}/jsdl:CPUArchitecture/jsdl:CPUArchitectureName`),
+    libraries: all(terms, `${resources}/sla:Library`).map(readLibrary),
+    storageGB: num(text(terms, `${resources}/sla:Storage/sla:SizeGB`)),
+    runtimeSeconds: num(text(terms, `${level}/sla:RuntimeEstimate`)),
+    earliestStart: date(text(terms, `${level}/sla:EarliestStart`)),
+    deadline: date(text(terms, `${level}/sla:Deadline`)),
+    window: readWindow(terms),
+    requestKind: (text(terms, `${level}/sla:RequestKind`) as RequestKind | undefined) ?? 'Binding',
+    guaranteeLevel: (text(terms, `${level}/sla:GuaranteeLevel`) as GuaranteeLevel | undefined) ?? 'Legacy',
+    checkpointFrequency: num(text(terms, `${level}/sla:CheckpointFrequency`)),
+    maxCoveredOutages: num(text(terms, `${level}/sla:MaxCoveredOutages`)) ?? 0,
+    securityPolicy: all(terms, `${level}/sla:SecurityPolicy/sla:Requirement`).map((r) => r.content.trim() as SecurityRequirement),
+    useReservation: text(terms, `${level}/sla:UseReservation`),
+  };
+  const migration = one(terms, `${level}/sla:MigrationPolicy`);
+  if (migration) {
+    request.migrationPolicy = {
+      scope: (attr(migration, 'Scope') ?? 'None') as 'None',
+      include: all(migration, 'sla:Include').map((e) => e.content.trim()),
+      exclude: all(migration, 'sla:Exclude').map((e) => e.content.trim()),
+    };
+  }
+  const account = one(terms, `${level}/sla:ChargeAccount`);
+  if (account) {
+    request.chargeAccount = {
+      account: text(account, 'sla:Account') ?? '',
+      virtualOrganisation: text(account, 'sla:VirtualOrganisation'),
+      group: text(account, 'sla:Group'),
+    };
+  }
+  if (request.deadline && request.runtimeSeconds === undefined) {
+    throw new InvalidTerms('sla:Deadline needs sla:RuntimeEstimate: a deadline cannot be promised for a job of unknown length');
+  }
+  return dropUndefined(request);
+}
+
+/** A reservation window from the OGF advance-reservation profile or the WSAG4J scheduling extension. */
+function readWindow(terms: XmlElement): ServiceRequest['window'] {
+  const constraint = one(terms, './/wsag:ServiceDescriptionTerm/arp:AllocationTimeConstraint | .//wsag:ServiceDescriptionTerm/wsag4jt:TimeConstraint');
+  if (!constraint) return undefined;
+  const where = `${constraint.prefix}:${constraint.name}`;
+  const start = date(text(constraint, '*[local-name()="StartTime"]'));
+  const end = date(text(constraint, '*[local-name()="EndTime"]'));
+  const duration = num(text(constraint, '*[local-name()="Duration"]'));
+  if (!start) throw new InvalidTerms(`${where} needs a StartTime`);
+  if (!end && duration === undefined) throw new InvalidTerms(`${where} needs an EndTime or a Duration`);
+  const fromDuration = duration !== undefined ? new Date(start.getTime() + duration * 1000) : undefined;
+  if (end && fromDuration && end.getTime() !== fromDuration.getTime()) {
+    throw new InvalidTerms(`${where}: EndTime ${text(constraint, '*[local-name()="EndTime"]')} disagrees with StartTime plus Duration ${duration} s`);
+  }
+  return { start, end: (end ?? fromDuration) as Date };
+}
+
+function readLibrary(e: XmlElement): Library {
+  return { name: attr(e, 'Name') ?? '', version: attr(e, 'Version') ?? '', loaded: attr(e, 'Loaded') === 'true' || attr(e, 'Loaded') === '1' };
+}
+
+export function readGuaranteeTerm(term: XmlElement): GuaranteeTerm {
+  const kpiName = text(term, 'wsag:ServiceLevelObjective/wsag:KPITarget/wsag:KPIName') ?? '';
+  const levelEl = one(term, 'wsag:ServiceLevelObjective/wsag:KPITarget/wsag:CustomServiceLevel/*');
+  let target: KpiTarget = { kind: 'Custom', kpiName };
+  if (levelEl && levelEl.namespaceUri === prefixes.sla) {
+    const value = levelEl.content.trim();
+    switch (levelEl.name) {
+      case 'CompletedBy': target = { kind: 'CompletedBy', at: date(value) as Date }; break;
+      case 'StartBy': target = { kind: 'StartBy', at: date(value) as Date }; break;
+      case 'NodesAvailable': target = { kind: 'NodesAvailable', nodes: Number(value) }; break;
+      case 'MaxCheckpointInterval': target = { kind: 'MaxCheckpointInterval', interval: value }; break;
+    }
+  }
+  const bvl = 'wsag:BusinessValueList';
+  return dropUndefined({
+    name: attr(term, 'Name') ?? '',
+    serviceScope: all(term, 'wsag:ServiceScope').map((s) => attr(s, 'ServiceName') ?? ''),
+    kpiName,
+    target,
+    importance: num(text(term, `${bvl}/wsag:Importance`)),
+    penalties: all(term, `${bvl}/wsag:Penalty`).map(readCompensation),
+    rewards: all(term, `${bvl}/wsag:Reward`).map(readCompensation),
+  });
+}
+
+function readCompensation(c: XmlElement): Compensation {
+  const interval = text(c, 'wsag:AssessmentInterval/wsag:TimeInterval');
+  return dropUndefined({
+    assessmentInterval: interval !== undefined ? { timeInterval: interval } : { count: num(text(c, 'wsag:AssessmentInterval/wsag:Count')) ?? 1 },
+    valueUnit: text(c, 'wsag:ValueUnit'),
+    amount: num(text(c, 'wsag:ValueExpression/sla:Amount')),
+    cap: num(text(c, 'wsag:ValueExpression/sla:Cap')),
+  });
+}
+
+/** JSDL range values: Exact, else the lower bound of a range. */
+function rangeValue(context: XmlNode, path: string): number | undefined {
+  const value = text(context, `${path}/jsdl:Exact`) ?? text(context, `${path}/jsdl:LowerBoundedRange`) ?? text(context, `${path}/jsdl:Range/jsdl:LowerBound`);
+  return num(value);
+}
+
+/** WS-Agreement attributes are namespace-qualified (wsag:Name); our term language's are not. */
+export function attr(e: XmlElement, name: string): string | undefined {
+  const path = ['Name', 'ServiceName'].includes(name) ? `@wsag:${name}` : `@${name}`;
+  const found = e.eval(path, prefixes);
+  return Array.isArray(found) && found[0] ? found[0].content : undefined;
+}
+
+function num(value: string | undefined): number | undefined {
+  return value === undefined ? undefined : Number(value);
+}
+
+function mib(bytes: number | undefined): number | undefined {
+  return bytes === undefined ? undefined : Math.round(bytes / (1024 * 1024));
+}
+
+export function dropUndefined<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as Array<keyof T>) if (value[key] === undefined) delete value[key];
+  return value;
+}
