@@ -58,10 +58,6 @@ export class TooManyRounds extends WsagError {
 export class InvalidStateTransition extends WsagError {
   readonly code = 'InvalidStateTransition';
 }
-export class NotImplementedYet extends WsagError {
-  readonly code = 'OperationNotSupported';
-  override readonly isClientError = false;
-}
 export class InternalError extends WsagError {
   readonly code = 'InternalError';
   override readonly isClientError = false;

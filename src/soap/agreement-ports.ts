@@ -11,7 +11,7 @@ import { propertyKey, resourcePropertyOperations } from './resource-properties.j
 import type { SoapServices } from './services.js';
 
 /**
- * The five WS-Agreement port types, each at its own path. Handlers are thin: validate the
+ * The five WS-Agreement port types, each at its own path (negotiation: negotiation-ports.ts). Handlers are thin: validate the
  * Body against our schemas, map it to the domain, call the engine, write the response.
  */
 export const paths = {
