@@ -79,15 +79,25 @@ export function startSlots(
     return [];
   }
   if (durationMs <= 0) return [];
+  // A slot can only begin at `from`, where a booking ends, or right after an earlier slot.
   const candidates = [...new Set([from, ...booked.map((a) => a.end.getTime()).filter((t) => t > from)])].sort((a, b) => a - b);
   const slots: Allocation[] = [];
-  for (const t of candidates) {
-    if (slots.length >= count) break;
+  for (let i = 0; i < candidates.length && slots.length < count; i++) {
+    const t = candidates[i] as number;
     const start = new Date(t);
     const end = new Date(t + durationMs);
-    if (peakUsage(booked, start, end) + request.nodeCount <= clusterNodes) slots.push({ start, end, nodes: request.nodeCount });
+    if (peakUsage(booked, start, end) + request.nodeCount > clusterNodes) continue;
+    slots.push({ start, end, nodes: request.nodeCount });
+    const next = t + durationMs;
+    if (!candidates.includes(next)) candidates.splice(sortedIndex(candidates, next, i + 1), 0, next);
   }
   return slots;
+}
+
+function sortedIndex(sorted: number[], value: number, from: number): number {
+  let i = from;
+  while (i < sorted.length && (sorted[i] as number) < value) i++;
+  return i;
 }
 
 /** Most nodes booked at any instant of [start, end). */
