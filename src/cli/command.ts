@@ -16,8 +16,10 @@ export interface Command {
   optionHelp: string[];
   examples?: string[];
   options: OptionsConfig;
-  /** Names of the positional arguments, all required (e.g. `['ID']`). */
+  /** Names of the required positional arguments (e.g. `['ID']`). */
   positionals: string[];
+  /** Names of positional arguments that may follow the required ones (e.g. `wsag pending accept ID`). */
+  optionalPositionals?: string[];
   /** Returns the exit code (0 when nothing is returned). */
   run(args: Args, ctx: CommandContext): Promise<number | void>;
 }

@@ -15,6 +15,8 @@ export interface CommandContext {
   client: (baseUrl: string) => WsagClient;
   /** `wsag serve` runs until this resolves (SIGINT or SIGTERM by default). */
   untilStopped: () => Promise<void>;
+  /** Asks the user (undefined answer: end of input); absent unless stdin and stdout are terminals. */
+  prompt?: (question: string) => Promise<string | undefined>;
 }
 
 /** Parsed command line of one command: option values by long name, then positionals. */

@@ -32,3 +32,8 @@ export function shortTime(iso: string | undefined): string {
   if (!iso) return '';
   return iso.replace(/\.\d+Z$/, 'Z');
 }
+
+/** `32.00 EUR`; empty when there is no amount. */
+export function money(value: { amount: number; currency: string } | undefined): string {
+  return value ? `${value.amount.toFixed(2)} ${value.currency}` : '';
+}

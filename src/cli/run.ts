@@ -3,7 +3,11 @@ import { parseArgs } from 'node:util';
 import { WsagClient, WsagFault } from '../client/wsag-client.js';
 import type { Command } from './command.js';
 import { agreementsCommand } from './commands/agreements.js';
+import { coallocateCommand } from './commands/coallocate.js';
 import { createCommand } from './commands/create.js';
+import { negotiateCommand } from './commands/negotiate.js';
+import { negotiationsCommand } from './commands/negotiations.js';
+import { pendingCommand } from './commands/pending.js';
 import { serveCommand } from './commands/serve.js';
 import { stateCommand } from './commands/state.js';
 import { templatesCommand } from './commands/templates.js';
@@ -11,7 +15,10 @@ import { terminateCommand } from './commands/terminate.js';
 import { Args, type CommandContext, type Env } from './context.js';
 import { CliError, exitCodes, UsageError } from './errors.js';
 
-export const commands: Command[] = [serveCommand, templatesCommand, createCommand, agreementsCommand, stateCommand, terminateCommand];
+export const commands: Command[] = [
+  serveCommand, templatesCommand, createCommand, agreementsCommand, stateCommand, terminateCommand,
+  negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand,
+];
 
 /** What the CLI needs from the outside world; everything but out/err/env has a default. */
 export interface CliIo {
@@ -22,6 +29,12 @@ export interface CliIo {
   fetch?: typeof fetch;
   /** `wsag serve` stops when this resolves (default: SIGINT or SIGTERM). */
   untilStopped?: () => Promise<void>;
+  /**
+   * Asks the user one question and resolves with the answer line (undefined at end of
+   * input). Given only when stdin and stdout are terminals: commands that can walk the
+   * user through (wsag negotiate) do so only then.
+   */
+  prompt?: (question: string) => Promise<string | undefined>;
 }
 
 /** Runs one `wsag` command line (without the program name) and returns the exit code. */
@@ -69,6 +82,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return new WsagClient(url, guardedFetch);
     },
     untilStopped: io.untilStopped ?? untilSignal,
+    ...(io.prompt ? { prompt: io.prompt } : {}),
   };
 
   try {
@@ -101,7 +115,7 @@ function parse(command: Command, argv: string[]): Args {
   if (args.flag('help')) return args;
   const missing = command.positionals[parsed.positionals.length];
   if (missing) throw new UsageError(`missing ${missing}`);
-  const extra = parsed.positionals[command.positionals.length];
+  const extra = parsed.positionals[command.positionals.length + (command.optionalPositionals?.length ?? 0)];
   if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
   return args;
 }
@@ -119,7 +133,7 @@ function report(error: unknown, command: Command, reached: { url?: string; failu
     io.err(`usage: ${command.synopsis}`);
     io.err(`(more: wsag help ${command.name})`);
     code = exitCodes.usage;
-  } else if (reached.failure !== undefined && !(error instanceof WsagFault)) {
+  } else if (reached.failure !== undefined && !(error instanceof WsagFault) && !(error instanceof CliError)) {
     io.err(`error: cannot reach ${reached.url ?? 'the server'}: is the server running? (start it with: npm start)`);
     if (debug) io.err(`cause: ${describeCause(reached.failure)}`);
   } else {

@@ -1,5 +1,6 @@
 import { XmlElement } from 'libxml2-wasm';
 import type { AgreementState, GuaranteeTermState, ServiceTermState } from '../domain/agreement.js';
+import type { OfferCreator, OfferState } from '../domain/negotiation.js';
 import { escapeXml } from '../xml/escape.js';
 import { c14n, elementChildren } from '../xml/item-constraint.js';
 import { withXml } from '../xml/libxml.js';
@@ -33,10 +34,80 @@ export interface AgreementSummary {
   nodes: number;
   start?: string;
   end?: string;
+  /** Regular price of the agreed terms. */
+  price?: Money;
+  /** The negotiation offer the agreement was accepted from. */
+  origin?: { negotiationId: string; offerId: string };
   createdAt: string;
 }
 
+export interface NegotiationReference {
+  address: string;
+  negotiationId: string;
+}
+
+export interface Money {
+  amount: number;
+  currency: string;
+}
+
+/** A negotiation offer as exchanged (a counter-offer, or an entry of the negotiation's NegotiationOffer property). */
+export interface NegotiationOfferInfo {
+  /** wsag-neg:OfferId; empty when the offer carried none. */
+  offerId: string;
+  counterOfferTo: string;
+  creator: OfferCreator;
+  state: OfferState;
+  /** xs:dateTime as written: until when an Acceptable offer holds. */
+  expirationTime?: string;
+  /** srv:Note: why it was Rejected, or what an Advisory slot is. */
+  note?: string;
+  /** srv:Quote: the regular price, and the preparatory fee of a committing offer. */
+  price?: Money;
+  fee?: Money;
+  /** srv:Hold (history entries only): the preparatory reservation as it is now. */
+  hold?: { state: string; expiresAt: string; fee?: Money; charged?: Money };
+  /** The element itself (canonical XML), e.g. for acceptingOffer(). */
+  xml: string;
+}
+
+export type NegotiationProperty = 'NegotiationOffer' | 'NegotiationContext' | 'NegotiableTemplate';
+
+/** The JSON listing at /api/negotiations (not part of WS-Agreement). */
+export interface NegotiationSummary {
+  id: string;
+  type: 'Negotiation' | 'Renegotiation';
+  agreementId?: string;
+  state: string;
+  closedBecause?: string;
+  initiator: string;
+  rounds: number;
+  expiresAt: string;
+  agreementCreated?: string;
+  offers: {
+    offerId: string;
+    counterOfferTo: string;
+    creator: OfferCreator;
+    state: OfferState;
+    expirationTime?: string;
+    price?: Money;
+    note?: string;
+    hold?: { nodes: number; start: string; end: string; expiresAt: string; state: string; fee: Money; charged?: Money; endedAt?: string };
+  }[];
+  createdAt: string;
+}
+
+/** The capacity plan at /api/plan (operators only): agreements and preparatory holds. */
+export interface PlanSummary {
+  clusterNodes: number;
+  bookings: { kind: 'agreement' | 'hold'; id: string; nodes: number; start: string; end: string }[];
+}
+
+/** The resource a request is addressed to: the reference parameter of its EPR, sent as a SOAP header. */
+export type ResourceRef = { parameter: 'AgreementId' | 'NegotiationId'; id: string };
+
 const rpw = 'http://docs.oasis-open.org/wsrf/rpw-2';
+const negAction = (portType: string, message: string): string => `${ns.wsagNeg}/${portType}/${message}`;
 
 /** A typed WS-Agreement client over SOAP 1.1 (used by the CLI, by tests, and later by migration to peers). */
 export class WsagClient {
@@ -54,12 +125,7 @@ export class WsagClient {
   async createAgreement(offerXml: string): Promise<AgreementReference> {
     const body = `<wsag:CreateAgreementInput xmlns:wsag="${ns.wsag}">${offerXml}</wsag:CreateAgreementInput>`;
     const response = await this.call(`${this.baseUrl}/wsag/AgreementFactory`, `${ns.wsag}/AgreementFactory/CreateAgreementRequest`, body);
-    return withXml(response, 'response', (doc) => {
-      const address = doc.eval('string(//wsag:CreatedAgreementEPR/wsa:Address)', prefixes) as string;
-      const agreementId = doc.eval('string(//wsag:CreatedAgreementEPR/wsa:ReferenceParameters/srv:AgreementId)', prefixes) as string;
-      if (!agreementId) throw new Error('the server answered CreateAgreement without an agreement id in the EPR');
-      return { address: address.trim(), agreementId: agreementId.trim() };
-    });
+    return readAgreementEpr(response, 'CreateAgreement');
   }
 
   /** One resource property of an agreement (Name, AgreementId, Context, Terms, AgreementState, ...). */
@@ -96,24 +162,143 @@ export class WsagClient {
 
   /** The caller's agreements (JSON listing, not part of WS-Agreement). */
   async agreements(): Promise<AgreementSummary[]> {
-    const response = await this.fetchImpl(`${this.baseUrl}/api/agreements`);
-    if (!response.ok) throw new Error(`listing agreements failed: HTTP ${response.status}`);
-    return (await response.json()) as AgreementSummary[];
+    return this.json<AgreementSummary[]>('/api/agreements', 'listing agreements');
   }
 
-  private async getResourceProperty(endpoint: string, qname: string, agreementId?: string): Promise<string[]> {
-    const body = `<rp:GetResourceProperty xmlns:rp="${ns.wsrfRp}" xmlns:wsag="${ns.wsag}">${qname}</rp:GetResourceProperty>`;
-    const response = await this.call(endpoint, `${rpw}/GetResourceProperty/GetResourcePropertyRequest`, body, agreementId);
+  /** CreatePendingAgreement: the agreement starts Pending until the provider accepts or rejects it. */
+  async createPendingAgreement(offerXml: string, acceptanceEpr?: { address: string; referenceParameters?: string[] }): Promise<AgreementReference> {
+    // AgreementAcceptanceEPR comes before the offer (wsag:CreatePendingAgreementInputType).
+    const epr = acceptanceEpr
+      ? `<wsag:AgreementAcceptanceEPR xmlns:wsa="${ns.wsa}"><wsa:Address>${escapeXml(acceptanceEpr.address)}</wsa:Address>` +
+        (acceptanceEpr.referenceParameters?.length ? `<wsa:ReferenceParameters>${acceptanceEpr.referenceParameters.join('')}</wsa:ReferenceParameters>` : '') +
+        '</wsag:AgreementAcceptanceEPR>'
+      : '';
+    const body = `<wsag:CreatePendingAgreementInput xmlns:wsag="${ns.wsag}">${epr}${offerXml}</wsag:CreatePendingAgreementInput>`;
+    const response = await this.call(`${this.baseUrl}/wsag/PendingAgreementFactory`, `${ns.wsag}/PendingAgreementFactory/CreatePendingAgreementRequest`, body);
+    return readAgreementEpr(response, 'CreatePendingAgreement');
+  }
+
+  /** The provider's decision on a pending agreement, through the JSON admin API (operators only). */
+  async decide(agreementId: string, decision: 'Accept' | 'Reject'): Promise<AgreementSummary> {
+    const path = `/api/agreements/${encodeURIComponent(agreementId)}/${decision.toLowerCase()}`;
+    return this.json<AgreementSummary>(path, `${decision === 'Accept' ? 'accepting' : 'rejecting'} agreement ${agreementId}`, { method: 'POST' });
+  }
+
+  // --- WS-Agreement Negotiation (GFD.193) ---------------------------------------------
+
+  /** InitiateNegotiation; with `renegotiate`, a renegotiation of that agreement. */
+  async initiateNegotiation(options: { renegotiate?: string; expirationTime?: string } = {}): Promise<NegotiationReference> {
+    const type = options.renegotiate === undefined
+      ? '<wsag-neg:Negotiation></wsag-neg:Negotiation>'
+      : '<wsag-neg:Renegotiation><wsag-neg:ResponderAgreementEPR>' +
+        `<wsa:Address>${escapeXml(`${this.baseUrl}/wsag/Agreement`)}</wsa:Address>` +
+        `<wsa:ReferenceParameters><srv:AgreementId>${escapeXml(options.renegotiate)}</srv:AgreementId></wsa:ReferenceParameters>` +
+        '</wsag-neg:ResponderAgreementEPR></wsag-neg:Renegotiation>';
+    const body =
+      `<wsag-neg:InitiateNegotiationInput xmlns:wsag-neg="${ns.wsagNeg}" xmlns:wsa="${ns.wsa}" xmlns:srv="${ns.srv}"><wsag-neg:NegotiationContext>` +
+      `<wsag-neg:NegotiationType>${type}</wsag-neg:NegotiationType>` +
+      (options.expirationTime ? `<wsag-neg:ExpirationTime>${escapeXml(options.expirationTime)}</wsag-neg:ExpirationTime>` : '') +
+      '<wsag-neg:AgreementResponder>NegotiationResponder</wsag-neg:AgreementResponder>' +
+      '</wsag-neg:NegotiationContext></wsag-neg:InitiateNegotiationInput>';
+    const response = await this.call(`${this.baseUrl}/wsag/NegotiationFactory`, negAction('NegotiationFactory', 'InitiateNegotiationRequest'), body);
+    return withXml(response, 'response', (doc) => {
+      const address = (doc.eval('string(//wsag-neg:CreatedNegotiationEPR/wsa:Address)', prefixes) as string).trim();
+      const negotiationId = (doc.eval('string(//wsag-neg:CreatedNegotiationEPR/wsa:ReferenceParameters/srv:NegotiationId)', prefixes) as string).trim();
+      if (!negotiationId) throw new Error('the server answered InitiateNegotiation without a negotiation id in the EPR');
+      return { address, negotiationId };
+    });
+  }
+
+  /** One round: sends wsag-neg:NegotiationOffer elements, returns the counter-offers in order. */
+  async negotiate(negotiationId: string, offers: string[]): Promise<NegotiationOfferInfo[]> {
+    const body = `<wsag-neg:NegotiateInput xmlns:wsag-neg="${ns.wsagNeg}">${offers.join('')}</wsag-neg:NegotiateInput>`;
+    const response = await this.call(this.negotiationEndpoint(), negAction('Negotiation', 'NegotiateRequest'), body, negotiation(negotiationId));
+    return withXml(response, 'response', (doc) =>
+      (doc.find('//wsag-neg:NegotiateOutput/wsag-neg:NegotiationCounterOffer', prefixes) as XmlElement[]).map(readNegotiationOfferInfo),
+    );
+  }
+
+  /** Advertise: offers for the responder's information; nothing is answered or held. */
+  async advertise(negotiationId: string, offers: string[]): Promise<void> {
+    const body = `<wsag-neg:AdvertiseInput xmlns:wsag-neg="${ns.wsagNeg}">${offers.join('')}</wsag-neg:AdvertiseInput>`;
+    await this.call(this.negotiationEndpoint(), negAction('Negotiation', 'AdvertiseRequest'), body, negotiation(negotiationId));
+  }
+
+  /** Ends the negotiation; the server releases every hold it has. */
+  async terminateNegotiation(negotiationId: string): Promise<void> {
+    const body = `<wsag-neg:TerminateInput xmlns:wsag-neg="${ns.wsagNeg}"></wsag-neg:TerminateInput>`;
+    await this.call(this.negotiationEndpoint(), negAction('Negotiation', 'TerminateRequest'), body, negotiation(negotiationId));
+  }
+
+  /** One resource property of a negotiation, as XML elements. */
+  async negotiationProperty(negotiationId: string, property: NegotiationProperty): Promise<string[]> {
+    return this.getResourceProperty(this.negotiationEndpoint(), `wsag-neg:${property}`, negotiation(negotiationId));
+  }
+
+  /** The negotiation's offers so far (both parties', in order), parsed. */
+  async negotiationOffers(negotiationId: string): Promise<NegotiationOfferInfo[]> {
+    const offers = await this.negotiationProperty(negotiationId, 'NegotiationOffer');
+    return offers.map((xml) => withXml(xml, 'negotiation offer', (doc) => readNegotiationOfferInfo(doc.root)));
+  }
+
+  /** The caller's negotiations (JSON listing; operators see everyone's). */
+  async negotiations(): Promise<NegotiationSummary[]> {
+    return this.json<NegotiationSummary[]>('/api/negotiations', 'listing negotiations');
+  }
+
+  async negotiation(negotiationId: string): Promise<NegotiationSummary> {
+    return this.json<NegotiationSummary>(`/api/negotiations/${encodeURIComponent(negotiationId)}`, `reading negotiation ${negotiationId}`);
+  }
+
+  /** What capacity is booked by agreements and holds (operators only). */
+  async plan(): Promise<PlanSummary> {
+    return this.json<PlanSummary>('/api/plan', 'reading the plan');
+  }
+
+  private negotiationEndpoint(): string {
+    return `${this.baseUrl}/wsag/Negotiation`;
+  }
+
+  /** A JSON view; an `{ error, message }` answer becomes a WsagFault, like a SOAP fault. */
+  private async json<T>(path: string, what: string, init?: RequestInit): Promise<T> {
+    const url = `${this.baseUrl}${path}`;
+    let response: Response;
+    try {
+      response = await this.fetchImpl(url, init);
+    } catch (error) {
+      throw unreachable(url, error);
+    }
+    const text = await response.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    if (response.ok && body !== undefined) return body as T;
+    const problem = body as { error?: unknown; message?: unknown } | undefined;
+    if (typeof problem?.error === 'string' && typeof problem.message === 'string') throw new WsagFault(problem.error, problem.message, response.status);
+    throw new Error(`${what} failed: ${url} answered HTTP ${response.status}`);
+  }
+
+  private async getResourceProperty(endpoint: string, qname: string, resource?: string | ResourceRef): Promise<string[]> {
+    const body = `<rp:GetResourceProperty xmlns:rp="${ns.wsrfRp}" xmlns:wsag="${ns.wsag}" xmlns:wsag-neg="${ns.wsagNeg}">${qname}</rp:GetResourceProperty>`;
+    const response = await this.call(endpoint, `${rpw}/GetResourceProperty/GetResourcePropertyRequest`, body, resource);
     return withXml(response, 'response', (doc) => {
       const holder = doc.get('//rp:GetResourcePropertyResponse', prefixes) as XmlElement | null;
       return holder ? elementChildren(holder).map(c14n) : [];
     });
   }
 
-  /** Posts one SOAP 1.1 request; returns the response envelope, or throws WsagFault. */
-  async call(endpoint: string, action: string, body: string, agreementId?: string): Promise<string> {
-    const header = agreementId
-      ? `<soap:Header><srv:AgreementId xmlns:srv="${ns.srv}" xmlns:wsa="${ns.wsa}" wsa:IsReferenceParameter="true">${escapeXml(agreementId)}</srv:AgreementId></soap:Header>`
+  /**
+   * Posts one SOAP 1.1 request; returns the response envelope, or throws WsagFault.
+   * `resource` is the addressed resource's reference parameter (a plain string is an
+   * agreement id), sent as a SOAP header as WS-Addressing requires.
+   */
+  async call(endpoint: string, action: string, body: string, resource?: string | ResourceRef): Promise<string> {
+    const ref = typeof resource === 'string' ? { parameter: 'AgreementId' as const, id: resource } : resource;
+    const header = ref
+      ? `<soap:Header><srv:${ref.parameter} xmlns:srv="${ns.srv}" xmlns:wsa="${ns.wsa}" wsa:IsReferenceParameter="true">${escapeXml(ref.id)}</srv:${ref.parameter}></soap:Header>`
       : '';
     const envelope = `<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="${ns.soap11}">${header}<soap:Body>${body}</soap:Body></soap:Envelope>`;
     let response: Response;
@@ -124,7 +309,7 @@ export class WsagClient {
         body: envelope,
       });
     } catch (error) {
-      throw new Error(`cannot reach ${endpoint}: ${(error as Error).cause ? String((error as Error).cause) : (error as Error).message}`);
+      throw unreachable(endpoint, error);
     }
     const text = await response.text();
     if (response.ok) return text;
@@ -132,6 +317,57 @@ export class WsagClient {
     if (fault) throw new WsagFault(fault.code, fault.message, response.status);
     throw new Error(`${endpoint} answered HTTP ${response.status} without a SOAP Fault`);
   }
+}
+
+function negotiation(id: string): ResourceRef {
+  return { parameter: 'NegotiationId', id };
+}
+
+function unreachable(url: string, error: unknown): Error {
+  const e = error as Error;
+  return new Error(`cannot reach ${url}: ${e.cause ? String(e.cause) : e.message}`);
+}
+
+function readAgreementEpr(response: string, operation: string): AgreementReference {
+  return withXml(response, 'response', (doc) => {
+    const address = doc.eval('string(//wsag:CreatedAgreementEPR/wsa:Address)', prefixes) as string;
+    const agreementId = doc.eval('string(//wsag:CreatedAgreementEPR/wsa:ReferenceParameters/srv:AgreementId)', prefixes) as string;
+    if (!agreementId.trim()) throw new Error(`the server answered ${operation} without an agreement id in the EPR`);
+    return { address: address.trim(), agreementId: agreementId.trim() };
+  });
+}
+
+/** The parts of a negotiation offer a client acts on; the server's srv:* extensions are read where GFD.193 leaves room for them. */
+function readNegotiationOfferInfo(element: XmlElement): NegotiationOfferInfo {
+  const get = (path: string): string | undefined => (element.eval(`string(${path})`, prefixes) as string).trim() || undefined;
+  const money = (path: string): Money | undefined => {
+    const amount = get(path);
+    return amount === undefined ? undefined : { amount: Number(amount), currency: get(`${path}/@Currency`) ?? '' };
+  };
+  const c = 'wsag-neg:NegotiationOfferContext';
+  const info: NegotiationOfferInfo = {
+    offerId: get('@wsag-neg:OfferId') ?? '',
+    counterOfferTo: get(`${c}/wsag-neg:CounterOfferTo`) ?? '',
+    creator: get(`${c}/wsag-neg:Creator`) as OfferCreator,
+    state: get(`local-name(${c}/wsag-neg:State/*)`) as OfferState,
+    xml: c14n(element),
+  };
+  const optional = {
+    expirationTime: get(`${c}/wsag-neg:ExpirationTime`),
+    note: get(`${c}/wsag-neg:State/*/srv:Note`),
+    price: money(`${c}/srv:Quote/srv:Price`),
+    fee: money(`${c}/srv:Quote/srv:PreparatoryFee`),
+  };
+  for (const [key, value] of Object.entries(optional)) if (value !== undefined) Object.assign(info, { [key]: value });
+  const hold = get(`${c}/srv:Hold/srv:State`);
+  if (hold) {
+    info.hold = { state: hold, expiresAt: get(`${c}/srv:Hold/srv:ExpiresAt`) ?? '' };
+    const fee = money(`${c}/srv:Hold/srv:Fee`);
+    const charged = money(`${c}/srv:Hold/srv:Charged`);
+    if (fee) info.hold.fee = fee;
+    if (charged) info.hold.charged = charged;
+  }
+  return info;
 }
 
 function readFault(text: string): { code: string; message: string } | undefined {

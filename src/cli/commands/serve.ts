@@ -13,7 +13,7 @@ export const serveCommand: Command = {
   synopsis: 'wsag serve [--port PORT] [--host HOST] [--data-dir DIR] [--templates-dir DIR]',
   description: [
     'Starts wsag-server with the configuration from the environment (PORT, HOST,',
-    'WSAG_DATA_DIR, WSAG_TEMPLATES_DIR, WSAG_CLUSTER_NODES, LOG_LEVEL, ...; see',
+    'WSAG_DATA_DIR, WSAG_TEMPLATES_DIR, WSAG_CLUSTER_NODES, WSAG_ADMINS, LOG_LEVEL, ...; see',
     'src/engine/config.ts) and prints the endpoint URLs. Flags override the environment.',
     'Runs until SIGINT (Ctrl-C) or SIGTERM. Logs go to stdout as JSON lines (pino).',
   ],
@@ -76,6 +76,8 @@ export const serveCommand: Command = {
     for (const [name, url] of Object.entries(server.endpoints)) ctx.out(`  ${name.padEnd(24)} ${url}  (WSDL: ${url}?wsdl)`);
     ctx.out(`  ${'health'.padEnd(24)} ${server.url}/healthz`);
     ctx.out(`  ${'agreements (JSON)'.padEnd(24)} ${server.url}/api/agreements`);
+    ctx.out(`  ${'negotiations (JSON)'.padEnd(24)} ${server.url}/api/negotiations`);
+    ctx.out(`  ${'plan (JSON, operators)'.padEnd(24)} ${server.url}/api/plan`);
     ctx.out(`  ${'data'.padEnd(24)} ${config.dataDir}`);
     ctx.out(`  ${'templates'.padEnd(24)} ${config.templatesDir}`);
     ctx.out(`try: wsag templates --url ${server.url}`);
