@@ -16,14 +16,9 @@ export interface Slot {
   end?: string;
 }
 
-/**
- * The start slot an Advisory counter-offer proposes. The server states it in the offer's
- * srv:Note ("start slot 1 of 3: 8 nodes from START to END"), the one place that says it
- * for every kind of term (reservation windows and jobs alike).
- */
+/** The capacity a counter-offer is about (its srv:Slot), for reservation windows and jobs alike. */
 export function slotOf(offer: NegotiationOfferInfo): Slot {
-  const m = /(\d+) nodes from (\S+) to (\S+?)(?=[\s;,)]|$)/.exec(offer.note ?? '');
-  return m ? { nodes: Number(m[1]), start: m[2] as string, end: m[3] as string } : {};
+  return offer.slot ?? {};
 }
 
 /** The Negotiation port's EPR for a negotiation id at `baseUrl`. */

@@ -65,6 +65,8 @@ export interface NegotiationOfferInfo {
   /** srv:Quote: the regular price, and the preparatory fee of a committing offer. */
   price?: Money;
   fee?: Money;
+  /** srv:Slot: the capacity offered (an Advisory start slot, or what an Acceptable offer holds). */
+  slot?: { nodes: number; start: string; end: string };
   /** srv:Hold (history entries only): the preparatory reservation as it is now. */
   hold?: { state: string; expiresAt: string; fee?: Money; charged?: Money };
   /** The element itself (canonical XML), e.g. for acceptingOffer(). */
@@ -359,6 +361,8 @@ function readNegotiationOfferInfo(element: XmlElement): NegotiationOfferInfo {
     fee: money(`${c}/srv:Quote/srv:PreparatoryFee`),
   };
   for (const [key, value] of Object.entries(optional)) if (value !== undefined) Object.assign(info, { [key]: value });
+  const slotNodes = get(`${c}/srv:Slot/@Nodes`);
+  if (slotNodes) info.slot = { nodes: Number(slotNodes), start: get(`${c}/srv:Slot/srv:Start`) ?? '', end: get(`${c}/srv:Slot/srv:End`) ?? '' };
   const hold = get(`${c}/srv:Hold/srv:State`);
   if (hold) {
     info.hold = { state: hold, expiresAt: get(`${c}/srv:Hold/srv:ExpiresAt`) ?? '' };

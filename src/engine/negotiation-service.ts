@@ -316,7 +316,7 @@ export class NegotiationService {
         const note =
           `${alternativeLabel(alternative)}start slot ${i + 1} of ${slots.length}: ${slot.nodes} nodes from ${isoTime(slot.start)} to ${isoTime(slot.end)}` +
           (late ? ` (later than the requested deadline ${isoTime(alternative.request.deadline as Date)})` : '');
-        answers.push(this.counterOffer(negotiation, record, template, moved, 'Advisory', now, { price, note }));
+        answers.push(this.counterOffer(negotiation, record, template, moved, 'Advisory', now, { price, note, slot }));
       });
     }
     if (answers.length === 0) {
@@ -346,6 +346,7 @@ export class NegotiationService {
       const expiresAt = addSeconds(now, this.deps.settings.holdSeconds);
       const answer = this.counterOffer(negotiation, record, template, alternative, 'Acceptable', now, {
         offerId, price, fee, expirationTime: expiresAt,
+        ...(decision.allocation ? { slot: decision.allocation } : {}),
         note: `committing offer: held until ${isoTime(expiresAt)}; accept it with CreateAgreement before then`,
       });
       if (decision.allocation) answer.hold = { allocation: decision.allocation, expiresAt, state: 'Held', fee };
@@ -370,7 +371,7 @@ export class NegotiationService {
     offer: ReceivedOffer,
     state: OfferState,
     now: Date,
-    extra: Partial<Pick<CounterOfferDetails, 'offerId' | 'price' | 'fee' | 'expirationTime' | 'note'>>,
+    extra: Partial<Pick<CounterOfferDetails, 'offerId' | 'price' | 'fee' | 'expirationTime' | 'note' | 'slot'>>,
   ): NegotiationOfferRecord {
     const offerId = extra.offerId ?? nextOfferId(negotiation);
     const details: CounterOfferDetails = {

@@ -105,6 +105,8 @@ export interface CounterOfferDetails {
   price?: Money;
   /** The preparatory fee of a committing (Acceptable) offer. */
   fee?: Money;
+  /** The capacity offered: an Advisory start slot, or what an Acceptable offer holds. */
+  slot?: Allocation;
   alternative?: AlternativeChoice;
   /** Why an offer is Rejected, or what an Advisory slot is. */
   note?: string;

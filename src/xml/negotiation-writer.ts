@@ -8,7 +8,7 @@ import { withXml } from './libxml.js';
 import { ns } from './namespaces.js';
 import { XmlReceivedOffer } from './offer-reader.js';
 import { offerInSlot } from './offer-slot.js';
-import { chosenAlternativeXml, noteXml, quoteXml } from './srv-elements.js';
+import { chosenAlternativeXml, noteXml, quoteXml, slotXml } from './srv-elements.js';
 import { canonical, childInOrder, setText } from './xml-edit.js';
 
 export { historyEntry, negotiableTemplate, negotiationPropertiesDocument } from './negotiation-properties.js';
@@ -39,6 +39,7 @@ export class XmlNegotiationWriter implements NegotiationDocumentWriter {
       neg('Creator', 'NegotiationResponder') +
       neg('State', neg(details.state, details.note !== undefined ? noteXml(details.note) : '')) +
       (quoteXml(details.price, details.fee) ?? '') +
+      (details.slot ? slotXml(details.slot) : '') +
       (alternative ? chosenAlternativeXml(alternative) : '');
     return canonical(
       `<wsag-neg:NegotiationCounterOffer xmlns:wsag-neg="${ns.wsagNeg}" xmlns:wsag="${ns.wsag}" wsag-neg:OfferId="${escapeXml(details.offerId)}">` +

@@ -1,3 +1,4 @@
+import type { Allocation } from '../domain/allocation.js';
 import type { AlternativeChoice, Hold, Money } from '../domain/negotiation.js';
 import { xsDateTime } from './datetime.js';
 import { escapeXml } from './escape.js';
@@ -43,6 +44,10 @@ export function acceptedOfferXml(accepts: { offerId: string; negotiationId?: str
     element('OfferId', escapeXml(accepts.offerId)) +
     '</srv:AcceptedOffer>'
   );
+}
+
+export function slotXml(slot: Allocation): string {
+  return `<srv:Slot ${decl} Nodes="${slot.nodes}">${element('Start', xsDateTime(slot.start))}${element('End', xsDateTime(slot.end, 'up'))}</srv:Slot>`;
 }
 
 export function holdXml(hold: Hold): string {

@@ -81,7 +81,7 @@ export const negotiateCommand: Command = {
     const existing = args.string('negotiation');
     const negotiation = existing ? negotiationAt(url, existing) : await client.initiateNegotiation();
     const answers = await send(client, negotiation, offer, counterOfferTo, state);
-    return mode === 'advisory' ? showSlots(negotiation, answers, args, ctx) : showCommitting(client, negotiation, answers, args, ctx);
+    return mode === 'advisory' ? showSlots(negotiation, answers, args, ctx) : showCommitting(negotiation, answers, args, ctx);
   },
 };
 
@@ -119,42 +119,27 @@ function showSlots(negotiation: NegotiationReference, answers: NegotiationOfferI
   return exitCodes.ok;
 }
 
-async function showCommitting(client: WsagClient, negotiation: NegotiationReference, answers: NegotiationOfferInfo[], args: Args, ctx: CommandContext): Promise<number> {
+async function showCommitting(negotiation: NegotiationReference, answers: NegotiationOfferInfo[], args: Args, ctx: CommandContext): Promise<number> {
   const committing = answers.find((a) => a.state === 'Acceptable');
   if (!committing) return rejected(negotiation, answers, ctx);
-  const hold = await holdOf(client, negotiation.negotiationId, committing.offerId);
   if (args.flag('json')) {
     const { xml: _xml, ...offer } = committing;
-    printJson(ctx.out, { ...negotiation, offer: { ...offer, ...(hold ? { hold } : {}) } });
+    printJson(ctx.out, { ...negotiation, offer });
     return exitCodes.ok;
   }
-  describeCommitting(committing, hold, negotiation, ctx);
+  describeCommitting(committing, negotiation, ctx);
   ctx.out(`accept it with: wsag negotiate --negotiation ${negotiation.negotiationId} --accept ${committing.offerId}`);
   return exitCodes.ok;
 }
 
-type HoldView = { nodes: number; start: string; end: string; expiresAt: string; state: string };
-
-/**
- * The capacity behind a committing offer, from the JSON view (the SOAP srv:Hold names no
- * slot). Only for display: the offer stands whether or not this can be read.
- */
-async function holdOf(client: WsagClient, negotiationId: string, offerId: string): Promise<HoldView | undefined> {
-  try {
-    return (await client.negotiation(negotiationId)).offers.find((o) => o.offerId === offerId)?.hold;
-  } catch {
-    return undefined;
-  }
-}
-
-function describeCommitting(offer: NegotiationOfferInfo, hold: HoldView | undefined, negotiation: NegotiationReference, ctx: CommandContext): void {
+function describeCommitting(offer: NegotiationOfferInfo, negotiation: NegotiationReference, ctx: CommandContext): void {
   ctx.out(`committing offer ${offer.offerId} (negotiation ${negotiation.negotiationId}): Acceptable`);
   const rows = [
     ['expires', `${shortTime(offer.expirationTime)}  (accept it before then)`],
     ['price', money(offer.price)],
     ['fee', `${money(offer.fee)}  (preparatory fee: charged if the offer is not accepted)`],
   ];
-  if (hold) rows.push(['hold', `${hold.nodes} nodes from ${shortTime(hold.start)} to ${shortTime(hold.end)}`]);
+  if (offer.slot) rows.push(['hold', `${offer.slot.nodes} nodes from ${shortTime(offer.slot.start)} to ${shortTime(offer.slot.end)}`]);
   for (const line of table(undefined, rows, '  ')) ctx.out(line);
 }
 
@@ -221,7 +206,7 @@ async function walk(client: WsagClient, url: string, args: Args, ctx: CommandCon
       ctx.out(`rejected: ${answers.find((a) => a.state === 'Rejected')?.note ?? 'no reason given'}; pick another slot`);
       continue;
     }
-    describeCommitting(committing, await holdOf(client, negotiation.negotiationId, committing.offerId), negotiation, ctx);
+    describeCommitting(committing, negotiation, ctx);
     const yes = (await prompt('accept it? [y/N]: '))?.trim().toLowerCase();
     if (yes !== 'y' && yes !== 'yes') return end('not accepted');
     return accept(client, negotiation, committing.offerId, args, ctx);
