@@ -106,3 +106,11 @@ export function findOffer(negotiation: Negotiation, offerId: string): Negotiatio
 export function liveHolds(negotiation: Negotiation): NegotiationOfferRecord[] {
   return negotiation.offers.filter((o) => o.hold?.state === 'Held');
 }
+
+/** Offer ids the server writes are `<negotiation id>-<n>`, so an offer id alone finds its negotiation. */
+export function nextOfferId(negotiation: Negotiation): string {
+  let n = negotiation.offers.length + 1;
+  while (findOffer(negotiation, `${negotiation.id}-${n}`)) n++;
+  return `${negotiation.id}-${n}`;
+}
+
