@@ -207,6 +207,8 @@ export class NegotiationService {
       assertSameTerms(offer, accepting);
       const agreement = await create({ negotiation, offer });
       if (offer.hold) offer.hold = { ...offer.hold, state: 'Confirmed', endedAt: now };
+      // The negotiation ends with this agreement: the other committing offers it holds are released.
+      for (const other of liveHolds(negotiation)) this.endHold(negotiation, other.offerId, 'Released', now);
       negotiation.state = 'Concluded';
       negotiation.agreementCreated = agreement.id;
       negotiation.updatedAt = now;

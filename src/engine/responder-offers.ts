@@ -2,7 +2,7 @@ import { InvalidTerms } from '../domain/errors.js';
 import { findOffer, holdKey, nextOfferId, type Negotiation, type NegotiationOfferRecord, type OfferState } from '../domain/negotiation.js';
 import { preparatoryFee, regularPrice } from '../domain/pricing.js';
 import type { AgreementTemplate } from '../domain/template.js';
-import { addSeconds, isoTime } from '../domain/time.js';
+import { addSeconds, ceilToSecond, isoTime } from '../domain/time.js';
 import { alternativeLabel, alternativesMeetingConstraints } from './alternatives.js';
 import type { CapacityPlan } from './capacity-plan.js';
 import type { NegotiationSettings } from './negotiation-service.js';
@@ -67,7 +67,7 @@ export class ResponderOffers {
       const prices = this.deps.settings.prices;
       const price = regularPrice(alternative.request, decision.allocation, prices);
       const fee = decision.allocation ? preparatoryFee(price, prices) : { amount: 0, currency: prices.currency };
-      const expiresAt = addSeconds(now, this.deps.settings.holdSeconds);
+      const expiresAt = ceilToSecond(addSeconds(now, this.deps.settings.holdSeconds));
       const answer = this.counterOffer(negotiation, record, template, alternative, 'Acceptable', now, {
         offerId, price, fee, expirationTime: expiresAt,
         ...(decision.allocation ? { slot: decision.allocation } : {}),

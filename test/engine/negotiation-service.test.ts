@@ -319,3 +319,18 @@ describe('renegotiation, pending agreements, reservations, alternatives', () => 
     await expect(s.negotiations.initiate({ ...request, type: 'Negotiation', agreementResponder: 'NegotiationInitiator' }, alice)).rejects.toThrow(InvalidTerms);
   });
 });
+
+describe('concluding a negotiation', () => {
+  it('releases the other holds of the negotiation when one offer becomes the agreement', async () => {
+    const s = setUp();
+    const n = await s.initiate();
+    const later = reservationOffer([{ location: "//arp:StartTime", value: '2026-11-21T18:00:00Z' }, { location: '//arp:EndTime', value: '2026-11-21T20:00:00Z' }]);
+    const answers = await s.negotiations.negotiate(n.id, [incoming(reservationOffer(), 'Solicited'), incoming(later, 'Solicited')], alice);
+    expect(s.plan.booked().size).toBe(2);
+    s.advance(60);
+    const agreement = await s.factory.createAgreement(receivedOffer(accepting(reservationOffer(), answers[0]?.offerId as string)), alice);
+    expect([...s.plan.booked().keys()]).toEqual([agreement.id]);
+    const other = (await s.negotiations.get(n.id, alice)).offers.find((o) => o.offerId === answers[1]?.offerId);
+    expect(other?.hold).toMatchObject({ state: 'Released', charged: { amount: 0.64 } }); // 60 of 300 s of a 3.20 EUR fee
+  });
+});
