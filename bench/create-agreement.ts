@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: end-to-end latency of the foundation's SOAP operations against a real
+ * `npm run bench`: end-to-end latency of the SOAP operations (agreements and negotiation) against a real
  * server process setup (SQLite on disk, synchronous=FULL), sequential requests from one
  * client on loopback. Prints a Markdown table; `--write` appends it to docs/benchmarks.md.
  */
@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { WsagClient } from '../src/client/wsag-client.js';
 import { loadConfig } from '../src/engine/config.js';
 import { startServer } from '../src/server.js';
+import { acceptingOffer, negotiationOffer } from '../src/xml/accepting-offer.js';
 import { offerFromTemplate } from '../src/xml/offer-from-template.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 500);
@@ -23,10 +24,12 @@ const template = (await client.templates()).find((t) => t.includes('deadline-job
 const offer = offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]);
 
 async function measure(label: string, op: (i: number) => Promise<unknown>): Promise<string> {
-  for (let i = 0; i < 20; i++) await op(i); // warm-up
+  const warmUp = 20;
+  for (let i = 0; i < warmUp; i++) await op(i);
   const times: number[] = [];
   const started = performance.now();
-  for (let i = 0; i < rounds; i++) {
+  // Every measurement calls op with 0, 1, 2, ...: row k can use what row k-1 made for call i.
+  for (let i = warmUp; i < warmUp + rounds; i++) {
     const t0 = performance.now();
     await op(i);
     times.push(performance.now() - t0);
@@ -38,11 +41,22 @@ async function measure(label: string, op: (i: number) => Promise<unknown>): Prom
 }
 
 const ids: string[] = [];
+const negotiations: string[] = [];
+const committed: string[] = [];
+const advisory = negotiationOffer(offer, { counterOfferTo: 'deadline-job-v1', state: 'Advisory' });
+const solicited = negotiationOffer(offer, { counterOfferTo: 'deadline-job-v1', state: 'Solicited' });
 const rows = [
   await measure('CreateAgreement (validate, constraints, admit, persist)', async () => ids.push((await client.createAgreement(offer)).agreementId)),
   await measure('GetResourceProperty wsag:Template', () => client.templates()),
   await measure('AgreementState document', (i) => client.state(ids[i % ids.length] as string)),
   await measure('Terminate', () => client.terminate(ids.shift() as string)),
+  await measure('InitiateNegotiation', async () => negotiations.push((await client.initiateNegotiation()).negotiationId)),
+  await measure('Negotiate, Advisory (3 start slots, nothing held)', (i) => client.negotiate(negotiations[i] as string, [advisory])),
+  await measure('Negotiate, Solicited (Acceptable offer, hold persisted)', async (i) => {
+    const [answer] = await client.negotiate(negotiations[i] as string, [solicited]);
+    committed.push(answer?.xml as string);
+  }),
+  await measure('CreateAgreement accepting the Acceptable offer', (i) => client.createAgreement(acceptingOffer(committed[i] as string))),
 ];
 await server.close();
 fs.rmSync(dataDir, { recursive: true, force: true });
