@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { withXml } from '../src/xml/libxml.js';
 import { ns, prefixes } from '../src/xml/namespaces.js';
 import { offerFromTemplate } from '../src/xml/offer-from-template.js';
 import { createAgreementBody, faultOf, post, soap11 } from './support/soap.js';
-import { projectRoot } from './support/server.js';
+import { startServerProcess, type ServerProcess } from './support/server-process.js';
 
 /**
  * Preparatory holds survive a crash (PROTOCOL.md: "Expiry must survive restarts"). The real
@@ -23,35 +23,13 @@ import { projectRoot } from './support/server.js';
  *    still be accepted), and the expiry timer ends it on time.
  */
 
-interface Running { child: ChildProcess; url: string }
+type Running = ServerProcess;
 
-/** `npm start` as a separate process on a free port; resolves with its URL once it listens. */
-function startProcess(dataDir: string, holdSeconds: number): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: projectRoot,
-    env: {
-      ...process.env,
-      PORT: '0',
-      WSAG_DATA_DIR: dataDir,
-      WSAG_HOLD_SECONDS: String(holdSeconds),
-      WSAG_ADMINS: 'anonymous',
-      WSAG_CLUSTER_NODES: '8',
-      LOG_LEVEL: 'silent',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(output);
-      if (m) resolve({ child, url: m[1] as string });
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
+/** The server on `dataDir` with an 8-node cluster, holds of `holdSeconds`, and the anonymous caller as operator (for /api/plan). */
+async function startProcess(dataDir: string, holdSeconds: number): Promise<Running> {
+  const running = await startServerProcess(dataDir, { WSAG_HOLD_SECONDS: String(holdSeconds), WSAG_ADMINS: 'anonymous', WSAG_CLUSTER_NODES: '8' });
+  children.push(running.child);
+  return running;
 }
 
 async function kill9(running: Running): Promise<void> {

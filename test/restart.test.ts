@@ -1,31 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WsagClient } from '../src/client/wsag-client.js';
 import { offerFromTemplate } from '../src/xml/offer-from-template.js';
-import { projectRoot } from './support/server.js';
-
-/** `npm start` as a separate process on a free port; resolves with its URL once it listens. */
-function startProcess(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: projectRoot,
-    env: { ...process.env, PORT: '0', WSAG_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(output);
-      if (m) resolve({ child, url: m[1] as string });
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-}
+import { startServerProcess } from './support/server-process.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -35,7 +15,7 @@ afterEach(() => {
 describe('nothing acknowledged is lost', () => {
   it('agreements created before kill -9 are all there after restart, with their state', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-restart-'));
-    const first = await startProcess(dataDir);
+    const first = await startServerProcess(dataDir);
     children.push(first.child);
     const client = new WsagClient(first.url);
     const templates = await client.templates();
@@ -50,7 +30,7 @@ describe('nothing acknowledged is lost', () => {
     first.child.kill('SIGKILL');
     await new Promise((resolve) => first.child.once('exit', resolve));
 
-    const second = await startProcess(dataDir);
+    const second = await startServerProcess(dataDir);
     children.push(second.child);
     const after = await new WsagClient(second.url).agreements();
     expect(after.map((a) => [a.id, a.state, a.name])).toEqual(before.map((a) => [a.id, a.state, a.name]));

@@ -1,0 +1,30 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { projectRoot } from './server.js';
+
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+}
+
+/**
+ * `npm start` as a separate process on a free port (so tests can kill it with SIGKILL);
+ * resolves with its URL once it listens. `env` adds configuration (WSAG_HOLD_SECONDS, ...).
+ */
+export function startServerProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: projectRoot,
+    env: { ...process.env, PORT: '0', WSAG_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(output);
+      if (m) resolve({ child, url: m[1] as string });
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+}
