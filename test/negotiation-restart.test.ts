@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { XmlElement } from 'libxml2-wasm';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WsagClient } from '../src/client/wsag-client.js';
 import { acceptingOffer, negotiationOffer } from '../src/xml/accepting-offer.js';
 import { c14n } from '../src/xml/item-constraint.js';
 import { withXml } from '../src/xml/libxml.js';
@@ -96,16 +97,7 @@ function reservation(template: string, hoursAhead: number): string {
 const negotiationHeader = (id: string) => `<srv:NegotiationId xmlns:srv="${ns.srv}">${id}</srv:NegotiationId>`;
 
 async function initiate(url: string): Promise<string> {
-  const text = await soap(
-    `${url}/wsag/NegotiationFactory`,
-    `<wsag-neg:InitiateNegotiationInput xmlns:wsag-neg="${ns.wsagNeg}"><wsag-neg:NegotiationContext>` +
-      '<wsag-neg:NegotiationType><wsag-neg:Negotiation/></wsag-neg:NegotiationType>' +
-      '<wsag-neg:AgreementResponder>NegotiationResponder</wsag-neg:AgreementResponder>' +
-      '</wsag-neg:NegotiationContext></wsag-neg:InitiateNegotiationInput>',
-  );
-  const id = /<srv:NegotiationId>([^<]+)</.exec(text)?.[1];
-  if (!id) throw new Error(`no srv:NegotiationId in ${text}`);
-  return id;
+  return (await new WsagClient(url).initiateNegotiation()).negotiationId;
 }
 
 interface CounterOffer { offerId: string; state: string; note: string; document: string }

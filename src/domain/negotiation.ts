@@ -114,3 +114,8 @@ export function nextOfferId(negotiation: Negotiation): string {
   return `${negotiation.id}-${n}`;
 }
 
+/** The negotiation an offer id the server wrote belongs to. */
+export function negotiationIdOf(offerId: string): string {
+  const dash = offerId.lastIndexOf('-');
+  return dash > 0 ? offerId.slice(0, dash) : offerId;
+}

@@ -36,9 +36,7 @@ export class AgreementService {
   async get(id: string, caller: Caller): Promise<Agreement> {
     const agreement = await this.repository.get(id);
     if (!agreement) throw new UnknownResource(`no agreement with id "${id}"`);
-    if (!caller.isAdmin && agreement.initiator !== caller.identity) {
-      throw new NotAuthorized(`agreement "${id}" belongs to another party`);
-    }
+    assertOwner(agreement, caller);
     return agreement;
   }
 
@@ -68,8 +66,8 @@ export class AgreementService {
    * its capacity is released.
    */
   async terminate(id: string, caller: Caller): Promise<Agreement> {
-    await this.get(id, caller);
     const updated = await this.change(id, (agreement) => {
+      assertOwner(agreement, caller);
       const terminating = nextAgreementState(agreement.state, 'terminateRequested');
       return {
         ...agreement,
@@ -100,5 +98,11 @@ export class AgreementService {
       this.notifier.notify(updated.acceptanceEpr, decision, id).catch((error: unknown) => this.onNotifyFailure(id, error));
     }
     return updated;
+  }
+}
+
+function assertOwner(agreement: Agreement, caller: Caller): void {
+  if (!caller.isAdmin && agreement.initiator !== caller.identity) {
+    throw new NotAuthorized(`agreement "${agreement.id}" belongs to another party`);
   }
 }

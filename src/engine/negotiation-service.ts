@@ -5,7 +5,7 @@ import {
   TooManyRounds, UnknownResource,
 } from '../domain/errors.js';
 import {
-  findOffer, holdKey, liveHolds, nextOfferId, type Negotiation, type NegotiationOfferRecord, type OfferState,
+  findOffer, holdKey, liveHolds, negotiationIdOf, nextOfferId, type Negotiation, type NegotiationOfferRecord, type OfferState,
 } from '../domain/negotiation.js';
 import { negotiationStep, type CounteredOffer, type NegotiationMessage } from '../domain/negotiation-state-machine.js';
 import { feeCharged, type PriceList } from '../domain/pricing.js';
@@ -381,10 +381,6 @@ export class NegotiationService {
   }
 }
 
-export function negotiationIdOf(offerId: string): string {
-  const dash = offerId.lastIndexOf('-');
-  return dash > 0 ? offerId.slice(0, dash) : offerId;
-}
 
 function owns(caller: Caller, initiator: string): boolean {
   return caller.isAdmin || caller.identity === initiator;

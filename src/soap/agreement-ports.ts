@@ -1,10 +1,10 @@
-import { XmlElement } from 'libxml2-wasm';
-import { SchemaViolation } from '../domain/errors.js';
+import type { XmlElement } from 'libxml2-wasm';
 import { c14n } from '../xml/item-constraint.js';
 import { agreementProperties, agreementPropertiesDocument } from '../xml/agreement-properties.js';
 import { ns } from '../xml/namespaces.js';
 import { readOffer } from '../xml/offer-reader.js';
 import { SchemaSet } from '../xml/schema-set.js';
+import { childElements, requiredChildren } from './body-children.js';
 import { endpointReference, referenceParameter } from './endpoint-reference.js';
 import type { Operation, OperationContext, Port } from './operation.js';
 import { propertyKey, resourcePropertyOperations } from './resource-properties.js';
@@ -146,14 +146,9 @@ export function agreementEpr(element: string, baseUrl: string, id: string): stri
 const agreementIdFrom = (ctx: OperationContext): string => referenceParameter(ctx, 'AgreementId');
 
 function child(parent: XmlElement, local: string): XmlElement {
-  const found = optionalChild(parent, local);
-  if (!found) throw new SchemaViolation(`wsag:${local} is missing from ${parent.name}`);
-  return found;
+  return requiredChildren(parent, ns.wsag, `wsag:${local}`)[0] as XmlElement;
 }
 
 function optionalChild(parent: XmlElement, local: string): XmlElement | undefined {
-  for (let c = parent.firstChild; c; c = c.next) {
-    if (c instanceof XmlElement && c.namespaceUri === ns.wsag && c.name === local) return c;
-  }
-  return undefined;
+  return childElements(parent, ns.wsag, local)[0];
 }

@@ -1,10 +1,10 @@
-import { XmlElement } from 'libxml2-wasm';
-import { SchemaViolation } from '../domain/errors.js';
+import type { XmlElement } from 'libxml2-wasm';
 import type { Negotiation } from '../domain/negotiation.js';
 import { ns } from '../xml/namespaces.js';
 import { readNegotiationOffer, readNegotiationRequest } from '../xml/negotiation-reader.js';
 import { historyEntry, negotiableTemplate, negotiationPropertiesDocument } from '../xml/negotiation-writer.js';
 import { SchemaSet } from '../xml/schema-set.js';
+import { requiredChildren } from './body-children.js';
 import { endpointReference, referenceParameter } from './endpoint-reference.js';
 import type { Operation, OperationContext, Port } from './operation.js';
 import { propertyKey, resourcePropertyOperations } from './resource-properties.js';
@@ -117,10 +117,5 @@ export function negotiationPorts(services: SoapServices): Port[] {
 }
 
 function children(parent: XmlElement, local: string): XmlElement[] {
-  const found: XmlElement[] = [];
-  for (let c = parent.firstChild; c; c = c.next) {
-    if (c instanceof XmlElement && c.namespaceUri === ns.wsagNeg && c.name === local) found.push(c);
-  }
-  if (found.length === 0) throw new SchemaViolation(`wsag-neg:${local} is missing from ${parent.name}`);
-  return found;
+  return requiredChildren(parent, ns.wsagNeg, `wsag-neg:${local}`);
 }

@@ -52,15 +52,10 @@ from zeep.plugins import HistoryPlugin  # noqa: E402
 # The zeep 4.2 workarounds, documented there (sending and reading xs:anyType element content,
 # declared elements swallowed by a leading wildcard).
 from zeep_lifecycle import any_type_children, any_type_content, declared_child  # noqa: E402
+from zeep_lifecycle import BF, JSDL, SLA, SRV, WSA, WSAG  # noqa: E402  (the namespaces both scripts use)
 
-WSAG = "http://schemas.ggf.org/graap/2007/03/ws-agreement"
 NEG = "http://schemas.ogf.org/graap/2009/11/ws-agreement-negotiation"
-JSDL = "http://schemas.ggf.org/jsdl/2005/11/jsdl"
-SLA = "http://schemas.wsag-server.org/2026/11/sla-terms"
 ARP = "http://www.ogf.org/graap/AR/2009/04/"
-WSA = "http://www.w3.org/2005/08/addressing"
-BF = "http://docs.oasis-open.org/wsrf/bf-2"
-SRV = "http://schemas.wsag-server.org/2026/11/server"
 
 PREFIXES = {"wsag": WSAG, "wsag-neg": NEG, "jsdl": JSDL, "sla": SLA, "arp": ARP}
 TEMPLATE = "advance-reservation"

@@ -1,5 +1,6 @@
 import type { XmlElement } from 'libxml2-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WsagClient } from '../../src/client/wsag-client.js';
 import { negotiationOffer } from '../../src/xml/accepting-offer.js';
 import { c14n } from '../../src/xml/item-constraint.js';
 import { withXml } from '../../src/xml/libxml.js';
@@ -54,16 +55,7 @@ function reservation(template: string, nodes: number, start: Date, end: Date): s
 }
 
 async function initiate(): Promise<string> {
-  const text = await soap(
-    '/wsag/NegotiationFactory',
-    `<wsag-neg:InitiateNegotiationInput xmlns:wsag-neg="${ns.wsagNeg}"><wsag-neg:NegotiationContext>` +
-      '<wsag-neg:NegotiationType><wsag-neg:Negotiation/></wsag-neg:NegotiationType>' +
-      '<wsag-neg:AgreementResponder>NegotiationResponder</wsag-neg:AgreementResponder>' +
-      '</wsag-neg:NegotiationContext></wsag-neg:InitiateNegotiationInput>',
-  );
-  const id = /<srv:NegotiationId>([^<]+)</.exec(text)?.[1];
-  if (!id) throw new Error(`no srv:NegotiationId in ${text}`);
-  return id;
+  return (await new WsagClient(server.url).initiateNegotiation()).negotiationId;
 }
 
 const negotiationHeader = (id: string) => `<srv:NegotiationId xmlns:srv="${ns.srv}">${id}</srv:NegotiationId>`;
