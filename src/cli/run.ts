@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { WsagClient, WsagFault } from '../client/wsag-client.js';
 import type { Command } from './command.js';
 import { agreementsCommand } from './commands/agreements.js';
+import { checkpointCommand } from './commands/checkpoint.js';
 import { coallocateCommand } from './commands/coallocate.js';
 import { createCommand } from './commands/create.js';
 import { negotiateCommand } from './commands/negotiate.js';
@@ -17,7 +18,7 @@ import { CliError, exitCodes, UsageError } from './errors.js';
 
 export const commands: Command[] = [
   serveCommand, templatesCommand, createCommand, agreementsCommand, stateCommand, terminateCommand,
-  negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand,
+  negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand, checkpointCommand,
 ];
 
 /** What the CLI needs from the outside world; everything but out/err/env has a default. */

@@ -1,0 +1,122 @@
+import { checkpointTiming, chooseCheckpointCount, optimalCheckpointCount, planFor, type CheckpointPlan, type CheckpointTiming } from './checkpoint-plan.js';
+import type { Instant, JobSpec, PlannedJob, Segment } from './model.js';
+import type { SiteTiming } from './site.js';
+
+/**
+ * How long the pieces of one job take and how far a job has got, from its checkpoint
+ * plan. A job computes `count + 1` intervals of t_compint (3.6) with a checkpoint after
+ * each but the last.
+ */
+export interface JobShape {
+  timing: CheckpointTiming;
+  /** Runs under the checkpointing environment (Standard, Enhanced, Full; background jobs so they can run in pieces). */
+  checkpointed: boolean;
+  /** Spare nodes booked beside the job for restarts (Enhanced, Full: one per covered outage). */
+  spare: number;
+  /** Books the worst case (3.8 with restarts) rather than t_minslot: Enhanced and Full keep the time for their restarts. */
+  booksWorstCase: boolean;
+  /** Deadlines must leave room for the worst case: every fault-tolerant level. */
+  deadlineCoversOutages: boolean;
+}
+
+const faultTolerant = new Set(['Standard', 'Enhanced', 'Full']);
+
+export function shapeOf(spec: JobSpec, site: SiteTiming): JobShape {
+  const tolerant = faultTolerant.has(spec.level);
+  const checkpointed = tolerant || spec.kind === 'Background';
+  const outages = tolerant ? (spec.coveredOutages > 0 ? spec.coveredOutages : site.defaultCoveredOutages) : checkpointed ? 1 : 0;
+  const timing = checkpointTiming(checkpointed ? site : { ...site, slowdownFactor: 1 }, {
+    runtimeSeconds: spec.runtimeSeconds,
+    nodes: spec.nodes,
+    memoryPerNodeGB: spec.requirements.memoryPerNodeGB ?? site.defaultMemoryPerNodeGB,
+    storageGB: spec.storageGB,
+    coveredOutages: tolerant ? outages : checkpointed ? 1 : 0,
+    migrationSeconds: 0,
+  });
+  const guarded = spec.level === 'Enhanced' || spec.level === 'Full';
+  return {
+    timing,
+    checkpointed,
+    spare: guarded && spec.kind !== 'Background' ? timing.outages : 0,
+    booksWorstCase: guarded && spec.kind !== 'Background',
+    deadlineCoversOutages: tolerant,
+  };
+}
+
+/**
+ * The checkpoint plan for a job that may run from `start`: the optimum (3.16), or the
+ * customer's frequency if it lies within the bounds (3.9-3.11) for the time until the
+ * deadline. Jobs outside the checkpointing environment get none.
+ */
+export function checkpointPlanAt(spec: JobSpec, shape: JobShape, start: Instant): CheckpointPlan | { reason: string } {
+  if (!shape.checkpointed) return planFor(shape.timing, 0);
+  if (spec.deadline === undefined && spec.checkpointsPerHour === undefined) {
+    return planFor(shape.timing, optimalCheckpointCount(shape.timing.tHat, shape.timing.tCp, shape.timing.outages));
+  }
+  const available = spec.deadline !== undefined ? (spec.deadline - start) / 1000 : Number.POSITIVE_INFINITY;
+  const choice = chooseCheckpointCount(shape.timing, available, available, spec.checkpointsPerHour);
+  return 'reason' in choice ? choice : planFor(shape.timing, choice.count);
+}
+
+/**
+ * Milliseconds a piece needs: initialisation (new or from a checkpoint), `intervals`
+ * compute intervals with a checkpoint between them (and after the last one when the
+ * piece does not finish the job), deinitialisation, and room for `outages` restarts.
+ */
+export function pieceMs(shape: JobShape, plan: CheckpointPlan, intervals: number, restart: boolean, outages: number, finishes: boolean): number {
+  const t = shape.timing;
+  const checkpoints = finishes ? intervals - 1 : intervals;
+  const seconds =
+    (restart ? t.tInitRestart : t.tInitNew) +
+    intervals * plan.intervalSeconds +
+    checkpoints * plan.checkpointSeconds +
+    t.tDeinit +
+    outages * (t.tInitRestart + plan.intervalSeconds + plan.checkpointSeconds + t.tMigr);
+  return Math.ceil(seconds) * 1000; // promises are stated in whole seconds
+}
+
+/** Intervals the job must compute in all: one more than its checkpoints. */
+export function totalIntervals(job: PlannedJob): number {
+  return job.checkpoints.count + 1;
+}
+
+/**
+ * Intervals secured by `at`: every segment that ended, plus the checkpoints a running
+ * segment has written (a job past its expected end without outages has finished).
+ */
+export function securedIntervals(job: PlannedJob, shape: JobShape, at: Instant): number {
+  let secured = 0;
+  for (const segment of job.segments) {
+    if (segment.start >= at) break;
+    secured += securedInSegment(job, shape, segment, secured, at);
+  }
+  return Math.min(secured, totalIntervals(job));
+}
+
+function securedInSegment(job: PlannedJob, shape: JobShape, segment: Segment, before: number, at: Instant): number {
+  if (at >= segment.end) return segment.intervals;
+  const finishes = before + segment.intervals >= totalIntervals(job);
+  const expectedEnd = segment.start + pieceMs(shape, job.checkpoints, segment.intervals, segment.restart, 0, finishes);
+  if (at >= expectedEnd) return segment.intervals;
+  const init = (segment.restart ? shape.timing.tInitRestart : shape.timing.tInitNew) * 1000;
+  const step = (job.checkpoints.intervalSeconds + job.checkpoints.checkpointSeconds) * 1000;
+  const written = step > 0 ? Math.floor((at - segment.start - init) / step) : 0;
+  return Math.max(0, Math.min(written, finishes ? segment.intervals - 1 : segment.intervals));
+}
+
+/** Checkpoints written by `at` (for reports): one after each secured interval that did not finish the job. */
+export function checkpointsWritten(job: PlannedJob, shape: JobShape, at: Instant): number {
+  const secured = securedIntervals(job, shape, at);
+  return Math.min(secured, job.checkpoints.count);
+}
+
+/** When the job completes if nothing fails: the expected end of its last segment. */
+export function expectedCompletion(job: PlannedJob, shape: JobShape): Instant | undefined {
+  let before = 0;
+  for (const segment of job.segments) {
+    const finishes = before + segment.intervals >= totalIntervals(job);
+    if (finishes) return segment.start + pieceMs(shape, job.checkpoints, segment.intervals, segment.restart, 0, true);
+    before += segment.intervals;
+  }
+  return undefined;
+}

@@ -1,0 +1,143 @@
+import type { GuaranteeLevel, Library } from '../domain/terms.js';
+import type { CheckpointPlan } from './checkpoint-plan.js';
+import type { SiteTiming } from './site.js';
+
+/**
+ * The scheduler's own types. Times are milliseconds since the epoch (`Instant`): the
+ * scheduler does arithmetic on them for every placement, and plain numbers keep it fast
+ * and deterministic. The engine converts at its edge.
+ */
+export type Instant = number;
+
+/** One compute node and what a job may demand of it (002 section 4.2.2: the MM knows the hardware). */
+export interface ClusterNode {
+  id: string;
+  memoryGB: number;
+  cpus: number;
+  /** Interconnect technology, e.g. InfiniBand. */
+  interconnect?: string;
+  /** Interconnect island: a parallel job's nodes are taken from one island when it can be. */
+  island?: string;
+  operatingSystem?: string;
+  architecture?: string;
+  libraries?: Library[];
+  /** A buffer node (002 section 3.5.4): only best-effort and background jobs are planned on it. */
+  buffer?: boolean;
+}
+
+export interface ClusterDescription {
+  nodes: ClusterNode[];
+  timing: SiteTiming;
+  /**
+   * Nodes a peer provider keeps on standby for Full jobs. Full service needs remote
+   * capacity reserved up front; until the Migration Controller reserves it by negotiation,
+   * this configured figure is the peer's answer.
+   */
+  peerStandbyNodes: number;
+}
+
+/**
+ * How the scheduler treats a job (002 section 3.5.1): a fixed reservation (S_res), a job
+ * with a deadline (S_nonres), a best-effort job (B: never rejected, first come first
+ * served) or a background job (B, run in gaps, in pieces when it must).
+ */
+export type JobKind = 'Reservation' | 'Deadline' | 'BestEffort' | 'Background';
+
+export interface JobRequirements {
+  memoryPerNodeGB?: number;
+  cpusPerNode?: number;
+  interconnect?: string;
+  operatingSystem?: string;
+  architecture?: string;
+  /** Loaded libraries need the identical version on the node. */
+  libraries?: Library[];
+}
+
+/** What the scheduler needs to know about one job. */
+export interface JobSpec {
+  id: string;
+  kind: JobKind;
+  level: GuaranteeLevel;
+  nodes: number;
+  /** t_i, seconds; for a reservation the length of its window. */
+  runtimeSeconds: number;
+  earliestStart?: Instant;
+  deadline?: Instant;
+  window?: { start: Instant; end: Instant };
+  /** n_romax as requested (0: the site's default for fault-tolerant levels). */
+  coveredOutages: number;
+  /** Requested checkpoints per hour of computation. */
+  checkpointsPerHour?: number;
+  storageGB: number;
+  requirements: JobRequirements;
+  /** The operator's value of the job: orders P and N (higher first). */
+  value: number;
+  /** When the request arrived: orders best-effort jobs (first come first served). */
+  arrival: Instant;
+}
+
+/** A booked piece of a job: `nodes` work over [start, end); `spare` nodes are kept for restarts (Enhanced, Full). */
+export interface Segment {
+  start: Instant;
+  end: Instant;
+  nodes: string[];
+  spare: string[];
+  /** The piece begins from a checkpoint (t_initrestart instead of t_initnew). */
+  restart: boolean;
+  /** Compute intervals (t_compint each, 3.6) this piece completes. */
+  intervals: number;
+}
+
+/** A job in the plan. */
+export interface PlannedJob {
+  spec: JobSpec;
+  /** Booked pieces in time order: one for a job run in one go, several for partial execution. */
+  segments: Segment[];
+  /** The checkpoint plan; zero checkpoints for Legacy reservations. */
+  checkpoints: CheckpointPlan;
+  /** Covered outages not yet used. */
+  outagesLeft: number;
+  /** In P: the reason the scheduler could not (yet) keep its promise. */
+  problem?: string;
+  /** Standby nodes reserved at a peer (Full). */
+  remoteStandby?: number;
+}
+
+/** Why a request cannot be served, for a person, and the figures behind it. */
+export interface Refusal {
+  accepted: false;
+  reason: string;
+}
+
+export interface Acceptance {
+  accepted: true;
+  job: PlannedJob;
+}
+
+export type AdmissionDecision = Acceptance | Refusal;
+
+/** A start slot offered to a customer (advisory answers, counter-offers). */
+export interface StartSlot {
+  start: Instant;
+  end: Instant;
+  nodes: number;
+}
+
+/** A changed request the provider could serve instead (counter-offer generation). */
+export interface Alternative {
+  kind: 'LaterStart' | 'LaterDeadline' | 'FewerNodes';
+  /** The changed request: same id, with the changed start, deadline or node count. */
+  spec: JobSpec;
+  slot: StartSlot;
+  description: string;
+}
+
+/** What changed in a re-plan: the engine persists moved jobs and reports problems. */
+export interface ReplanReport {
+  moved: string[];
+  suspended: string[];
+  /** Jobs in P after the re-plan, with their reasons. */
+  problematic: Array<{ id: string; reason: string }>;
+  /** Problems solved by this re-plan. */
+  solved: string[];
+}

@@ -1,0 +1,853 @@
+import { isoTime } from '../domain/time.js';
+import { CapacityProfile } from './capacity-profile.js';
+import type { CheckpointPlan } from './checkpoint-plan.js';
+import { checkpointPlanAt, pieceMs, securedIntervals, shapeOf, totalIntervals, type JobShape } from './job-timing.js';
+import { MachineManager } from './machine-manager.js';
+import type { AdmissionDecision, Alternative, ClusterDescription, Instant, JobSpec, PlannedJob, ReplanReport, Segment, StartSlot } from './model.js';
+
+const at = (t: Instant) => isoTime(new Date(t));
+
+/** Where a job could go: its first segment and the concrete nodes. */
+interface Placement {
+  segments: Segment[];
+  checkpoints: CheckpointPlan;
+}
+
+interface Need {
+  nodes: number;
+  spare: number;
+  eligible: readonly number[];
+  oneIsland: boolean;
+  lengthMs: number;
+  replacing?: string;
+  /** Waiting best-effort jobs give way (figure 3.4 inserts B last). */
+  displaceWaiting: boolean;
+}
+
+export interface AdmitOptions {
+  /** A job this one would replace (renegotiation): its capacity counts as free for the new one. */
+  replacing?: string;
+}
+
+/**
+ * The Planning Manager (002 section 4.2.2 and chapter 3): decides start times and
+ * acceptance for every kind of job and keeps the plan consistent through failures,
+ * repairs and early finishes. Pure and deterministic: time comes in as `now`, nothing
+ * is read from a clock, and the same calls give the same plan.
+ */
+export class PlanningManager {
+  readonly mm: MachineManager;
+  private readonly jobs = new Map<string, PlannedJob>();
+  private readonly shapes = new Map<string, JobShape>();
+  private readonly remote = new CapacityProfile();
+  /** Failed nodes (by index) and the end of their failure block. */
+  private readonly failed = new Map<number, { since: Instant; until: Instant }>();
+  private now: Instant = Number.NEGATIVE_INFINITY;
+
+  constructor(readonly cluster: ClusterDescription) {
+    this.mm = new MachineManager(cluster.nodes);
+  }
+
+  get size(): number {
+    return this.jobs.size;
+  }
+
+  job(id: string): PlannedJob | undefined {
+    return this.jobs.get(id);
+  }
+
+  allJobs(): IterableIterator<PlannedJob> {
+    return this.jobs.values();
+  }
+
+  /** P: jobs whose promise is endangered, with the reason. */
+  problematic(): Array<{ id: string; reason: string }> {
+    return [...this.jobs.values()].filter((j) => j.problem !== undefined).map((j) => ({ id: j.spec.id, reason: j.problem as string }));
+  }
+
+  shape(job: PlannedJob): JobShape {
+    let shape = this.shapes.get(job.spec.id);
+    if (!shape) {
+      shape = shapeOf(job.spec, this.cluster.timing);
+      this.shapes.set(job.spec.id, shape);
+    }
+    return shape;
+  }
+
+  isFailed(nodeId: string): boolean {
+    return this.failed.has(this.mm.nodeIndex(nodeId));
+  }
+
+  // ---------------------------------------------------------------- admission
+
+  /** Decides a request without booking anything. */
+  probe(spec: JobSpec, now: Instant, options: AdmitOptions = {}): AdmissionDecision {
+    this.now = now;
+    const refusal = this.validate(spec);
+    if (refusal) return { accepted: false, reason: refusal };
+    const placed = this.findPlacement(spec, now, options);
+    if ('reason' in placed) return { accepted: false, reason: placed.reason };
+    return { accepted: true, job: this.plannedJob(spec, placed) };
+  }
+
+  /**
+   * Figure 3.4 steps 4, 6 and 7 for one new request: a reservation or deadline job is
+   * inserted where it keeps its SLA without touching any accepted SLA job (waiting
+   * best-effort jobs give way and move later); a best-effort or background job is never
+   * rejected and goes first come first served into the earliest gap.
+   */
+  admit(spec: JobSpec, now: Instant, options: AdmitOptions = {}): AdmissionDecision & { moved?: string[] } {
+    if (this.jobs.has(spec.id)) throw new Error(`job "${spec.id}" is already planned`);
+    const decision = this.probe(spec, now, options);
+    if (!decision.accepted) return decision;
+    const moved = this.insert(decision.job, options.replacing);
+    return { ...decision, moved };
+  }
+
+  /** Puts a job back exactly as it was planned (restart of the server); false if its nodes are no longer free. */
+  restore(job: PlannedJob, options: AdmitOptions = {}): boolean {
+    if (this.jobs.has(job.spec.id)) return false;
+    for (const segment of job.segments) {
+      for (const id of [...segment.nodes, ...segment.spare]) {
+        if (!this.cluster.nodes.some((n) => n.id === id)) return false;
+        if (!this.mm.isFree(this.mm.nodeIndex(id), segment.start, segment.end, options.replacing)) return false;
+      }
+    }
+    this.insert(job, options.replacing);
+    return true;
+  }
+
+  /** Removes a job and everything it booked (terminated, rejected, expired). */
+  release(id: string): void {
+    if (!this.jobs.has(id)) return;
+    this.mm.unbook(id);
+    this.dropRemote(this.jobs.get(id) as PlannedJob);
+    this.jobs.delete(id);
+    this.shapes.delete(id);
+  }
+
+  /** Moves a job to another id (a hold becoming an agreement). */
+  rename(from: string, to: string): boolean {
+    const job = this.jobs.get(from);
+    if (!job || this.jobs.has(to)) return false;
+    const segments = job.segments;
+    this.release(from);
+    const renamed: PlannedJob = { ...job, spec: { ...job.spec, id: to }, segments };
+    this.insert(renamed);
+    return true;
+  }
+
+  /**
+   * Up to `count` start slots for a request (advisory answers): where its nodes are free
+   * for its whole slot, earliest first, each beginning when the previous would end or
+   * where nodes become free. Deadlines are not checked: a slot after the deadline is a
+   * counter-offer with a later deadline.
+   */
+  slots(spec: JobSpec, now: Instant, count: number, options: AdmitOptions = {}): StartSlot[] {
+    this.now = now;
+    if (this.validate(spec) || spec.kind === 'Background') return [];
+    const shape = shapeOf(spec, this.cluster.timing);
+    const plan = checkpointPlanAt({ ...spec, deadline: undefined }, shape, now);
+    if ('reason' in plan) return [];
+    const lengthMs = spec.window ? spec.window.end - spec.window.start : pieceMs(shape, plan, plan.count + 1, false, shape.booksWorstCase ? shape.timing.outages : 0, true);
+    const need = this.needFor(spec, shape, lengthMs, options.replacing);
+    const out: StartSlot[] = [];
+    let from = Math.max(now, spec.window?.start ?? spec.earliestStart ?? now);
+    while (out.length < count) {
+      const found = this.findSlot(need, from);
+      if (!found) break;
+      out.push({ start: found.start, end: found.start + lengthMs, nodes: spec.nodes });
+      // The next slot begins where a booking ends or right after this one.
+      from = Math.min(found.start + lengthMs, this.mm.profile.nextReleaseAfter(found.start) ?? Infinity);
+    }
+    return out;
+  }
+
+  /**
+   * Counter-offers for a request that cannot be served as asked (negotiation): the
+   * earliest later start (a reservation window moved), a later deadline (the earliest
+   * completion), and the most nodes below the request that meet it as asked (runtime
+   * scaled, assuming the work divides evenly over nodes).
+   */
+  alternatives(spec: JobSpec, now: Instant, options: AdmitOptions = {}): Alternative[] {
+    this.now = now;
+    const out: Alternative[] = [];
+    if (this.validate(spec)) return out;
+    const [slot] = this.slots(spec, now, 1, options);
+    if (slot) {
+      if (spec.window) {
+        const length = spec.window.end - spec.window.start;
+        out.push({ kind: 'LaterStart', spec: { ...spec, window: { start: slot.start, end: slot.start + length } }, slot, description: `the same window moved to start at ${at(slot.start)}` });
+      } else if (spec.deadline !== undefined) {
+        const later = this.earliestCompletion(spec, now, options);
+        if (later !== undefined && later > spec.deadline) {
+          const moved = { ...spec, deadline: later };
+          const decision = this.probe(moved, now, options);
+          if (decision.accepted) {
+            const first = decision.job.segments[0] as Segment;
+            out.push({ kind: 'LaterDeadline', spec: moved, slot: { start: first.start, end: first.end, nodes: spec.nodes }, description: `deadline ${at(later)} instead of ${at(spec.deadline)}` });
+          }
+        }
+      }
+    }
+    for (let nodes = spec.nodes - 1; nodes >= 1; nodes--) {
+      const fewer: JobSpec = { ...spec, nodes, runtimeSeconds: spec.window ? spec.runtimeSeconds : Math.ceil((spec.runtimeSeconds * spec.nodes) / nodes) };
+      const decision = this.probe(fewer, now, options);
+      if (!decision.accepted) continue;
+      const first = decision.job.segments[0] as Segment;
+      out.push({ kind: 'FewerNodes', spec: fewer, slot: { start: first.start, end: first.end, nodes }, description: `${nodes} nodes instead of ${spec.nodes}${spec.window ? '' : ` (runtime ${fewer.runtimeSeconds} s)`}` });
+      break;
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- placement
+
+  private validate(spec: JobSpec): string | undefined {
+    const usable = this.mm.eligible(spec.requirements, isBestEffort(spec)).length;
+    if (spec.nodes < 1) return 'a job needs at least one node';
+    if (spec.nodes + shapeOf(spec, this.cluster.timing).spare > usable) {
+      const spare = shapeOf(spec, this.cluster.timing).spare;
+      return `${spec.nodes} nodes${spare ? ` plus ${spare} spare node(s) for ${spec.level} service` : ''} requested but the cluster has ${usable} ${usable === this.cluster.nodes.length ? 'nodes' : 'nodes that meet the requirements'}${isBestEffort(spec) ? '' : ' available to SLA jobs'}`;
+    }
+    if (spec.window) {
+      if (spec.window.end <= spec.window.start) return `reservation window ends (${at(spec.window.end)}) before it starts (${at(spec.window.start)})`;
+      if (spec.window.start < this.now) return `reservation window starts in the past (${at(spec.window.start)}, now ${at(this.now)})`;
+      return undefined;
+    }
+    if (!(spec.runtimeSeconds > 0)) return 'a runtime estimate (sla:RuntimeEstimate) or a reservation window is required to plan the job';
+    if (spec.deadline !== undefined && spec.deadline <= this.now) return `deadline ${at(spec.deadline)} has already passed (now ${at(this.now)})`;
+    if (spec.level === 'Full' && this.cluster.peerStandbyNodes < spec.nodes) {
+      return `Full service needs ${spec.nodes} standby nodes reserved at a peer provider, but ${this.cluster.peerStandbyNodes === 0 ? 'no peer standby capacity is configured' : `only ${this.cluster.peerStandbyNodes} are configured`}`;
+    }
+    return undefined;
+  }
+
+  private needFor(spec: JobSpec, shape: JobShape, lengthMs: number, replacing?: string): Need {
+    return {
+      nodes: spec.nodes,
+      spare: shape.spare,
+      eligible: this.mm.eligible(spec.requirements, isBestEffort(spec)),
+      oneIsland: spec.requirements.interconnect !== undefined,
+      lengthMs,
+      ...(replacing !== undefined ? { replacing } : {}),
+      displaceWaiting: !isBestEffort(spec),
+    };
+  }
+
+  /** The whole placement of a new job as the rules of its kind and level demand, or why not. */
+  private findPlacement(spec: JobSpec, now: Instant, options: AdmitOptions): Placement | { reason: string } {
+    const shape = shapeOf(spec, this.cluster.timing);
+    if (spec.window) return this.placeReservation(spec, shape, spec.window.start, spec.window.end, options.replacing, 0, totalIntervalsOf(shape, spec, spec.window.start));
+    const from = Math.max(now, spec.earliestStart ?? now);
+    const plan = checkpointPlanAt(spec, shape, from);
+    if ('reason' in plan) return { reason: this.deadlineReason(spec, plan.reason) };
+    return this.placeRun(spec, shape, plan, from, plan.count + 1, false, options.replacing);
+  }
+
+  /** A reservation keeps its window; only the nodes may change. */
+  private placeReservation(spec: JobSpec, shape: JobShape, start: Instant, end: Instant, replacing: string | undefined, doneIntervals: number, total: number): Placement | { reason: string } {
+    const checkpoints = checkpointPlanAt({ ...spec, deadline: undefined }, shape, start);
+    if ('reason' in checkpoints) return checkpoints;
+    const need = this.needFor(spec, shape, end - start, replacing);
+    const nodes = this.mapAt(need, start);
+    if (!nodes) {
+      const free = this.freeThroughout(need, start, end);
+      return {
+        reason:
+          `${spec.nodes}${shape.spare ? ` + ${shape.spare} spare` : ''} nodes are not free from ${at(start)} to ${at(end)}: ` +
+          `${free} of ${need.eligible.length} ${need.eligible.length === this.cluster.nodes.length ? '' : 'suitable '}nodes are free throughout that window`,
+      };
+    }
+    const remote = this.remoteCheck(spec, start, end);
+    if (remote) return { reason: remote };
+    return {
+      checkpoints,
+      segments: [this.segment(spec, nodes, start, end, doneIntervals > 0, Math.max(1, total - doneIntervals))],
+    };
+  }
+
+  /** A run of `intervals` intervals from `from` on: earliest fit, within the deadline for SLA jobs. */
+  private placeRun(spec: JobSpec, shape: JobShape, plan: CheckpointPlan, from: Instant, intervals: number, restart: boolean, replacing?: string, outagesLeft?: number): Placement | { reason: string } {
+    const outages = outagesLeft ?? shape.timing.outages;
+    const lengthMs = pieceMs(shape, plan, intervals, restart, shape.booksWorstCase ? outages : 0, true);
+    const worstMs = pieceMs(shape, plan, intervals, restart, shape.deadlineCoversOutages ? outages : 0, true);
+    const need = this.needFor(spec, shape, lengthMs, replacing);
+    const latestStart = spec.deadline !== undefined && spec.kind === 'Deadline' ? spec.deadline - Math.max(lengthMs, worstMs) : undefined;
+    const found = this.findSlot(need, from, latestStart, (start) => this.remoteCheck(spec, start, start + lengthMs) === undefined);
+    if (!found) {
+      if (latestStart !== undefined && latestStart < from) {
+        return { reason: this.lateReason(spec, plan, from + Math.max(lengthMs, worstMs), shape) };
+      }
+      const earliest = this.findSlot({ ...need }, from);
+      if (earliest && spec.deadline !== undefined) return { reason: this.lateReason(spec, plan, earliest.start + Math.max(lengthMs, worstMs), shape) };
+      return { reason: this.remoteCheck(spec, from, from + lengthMs) ?? `${spec.nodes} nodes are never free for ${Math.ceil(lengthMs / 1000)} s` };
+    }
+    return { checkpoints: plan, segments: [this.segment(spec, found.nodes, found.start, found.start + lengthMs, restart, intervals)] };
+  }
+
+  private lateReason(spec: JobSpec, plan: CheckpointPlan, completion: Instant, shape: JobShape): string {
+    const how = shape.checkpointed ? `with ${plan.count} checkpoint${plan.count === 1 ? '' : 's'}${shape.deadlineCoversOutages ? ` and ${shape.timing.outages} covered outage${shape.timing.outages === 1 ? '' : 's'}` : ''}` : 'without checkpoints';
+    return `deadline ${at(spec.deadline as Instant)} cannot be met: earliest ${shape.deadlineCoversOutages ? 'worst-case ' : ''}completion ${how} is ${at(completion)} on ${spec.nodes} nodes`;
+  }
+
+  private deadlineReason(spec: JobSpec, why: string): string {
+    return spec.deadline !== undefined ? `deadline ${at(spec.deadline)} cannot be met: ${why}` : why;
+  }
+
+  private earliestCompletion(spec: JobSpec, now: Instant, options: AdmitOptions): Instant | undefined {
+    const relaxed = { ...spec, deadline: undefined, kind: 'Deadline' as const };
+    const decision = this.probe(relaxed, now, options);
+    if (!decision.accepted) return undefined;
+    const shape = shapeOf(spec, this.cluster.timing);
+    const first = decision.job.segments[0] as Segment;
+    const worst = pieceMs(shape, decision.job.checkpoints, first.intervals, false, shape.deadlineCoversOutages ? shape.timing.outages : 0, true);
+    return Math.ceil((first.start + Math.max(worst, first.end - first.start)) / 1000) * 1000;
+  }
+
+  private segment(spec: JobSpec, nodes: number[], start: Instant, end: Instant, restart: boolean, intervals: number): Segment {
+    const ids = nodes.map((n) => this.cluster.nodes[n]?.id as string);
+    return { start, end, nodes: ids.slice(0, spec.nodes), spare: ids.slice(spec.nodes), restart, intervals };
+  }
+
+  /** Full: the peer's standby nodes over the job's slot. */
+  private remoteCheck(spec: JobSpec, start: Instant, end: Instant): string | undefined {
+    if (spec.level !== 'Full') return undefined;
+    const free = this.cluster.peerStandbyNodes - this.remote.maxOver(start, end);
+    return free >= spec.nodes ? undefined : `Full service needs ${spec.nodes} standby nodes at a peer provider from ${at(start)} to ${at(end)}; ${free} of ${this.cluster.peerStandbyNodes} are free then`;
+  }
+
+  /**
+   * The earliest start >= from (and <= latestStart) where the MM can map the need; the
+   * PM's profile skips instants where too many nodes are busy. Waiting best-effort jobs
+   * are not counted against SLA jobs: they move.
+   */
+  findSlot(need: Need, from: Instant, latestStart?: Instant, accept?: (start: Instant) => boolean): { start: Instant; nodes: number[] } | undefined {
+    const total = this.cluster.nodes.length;
+    const slack = need.replacing !== undefined ? this.peakNodesOf(need.replacing) : 0;
+    const filter = need.displaceWaiting ? this.mm.firmProfile : this.mm.profile;
+    let t = from;
+    for (;;) {
+      t = filter.firstFit(t, need.lengthMs, total - need.nodes - need.spare + slack);
+      if (latestStart !== undefined && t > latestStart) return undefined;
+      const nodes = this.mapAt(need, t);
+      if (nodes && (!accept || accept(t))) return { start: t, nodes };
+      // The next instant anything changes: a booking of any kind ends or begins.
+      const next = Math.min(this.mm.profile.nextChangeAfter(t) ?? Infinity, filter.nextChangeAfter(t) ?? Infinity);
+      if (next === Infinity) return undefined; // nothing changes after t: what fails now fails forever
+      t = next;
+    }
+  }
+
+  private mapAt(need: Need, start: Instant): number[] | undefined {
+    const end = start + need.lengthMs;
+    const options = { ...(need.replacing !== undefined ? { ignoreOwner: need.replacing } : {}), oneIsland: need.oneIsland };
+    if (!need.displaceWaiting) return this.mm.map(need.nodes + need.spare, need.eligible, start, end, options);
+    return this.mm.map(need.nodes + need.spare, need.eligible, start, end, { ...options, movable: (owner) => this.isWaitingBestEffort(owner) });
+  }
+
+  private freeThroughout(need: Need, start: Instant, end: Instant): number {
+    return need.eligible.filter((n) => this.mm.isFree(n, start, end, need.replacing, need.displaceWaiting ? (owner) => this.isWaitingBestEffort(owner) : undefined)).length;
+  }
+
+  private peakNodesOf(owner: string): number {
+    return this.mm.bookingsOf(owner).length;
+  }
+
+  /** A best-effort or background job that has not started gives way to SLA jobs (figure 3.4 places B last). */
+  private isWaitingBestEffort(owner: string): boolean {
+    const job = this.jobs.get(owner);
+    return job !== undefined && isBestEffort(job.spec) && !this.hasStarted(job);
+  }
+
+  private hasStarted(job: PlannedJob): boolean {
+    const first = job.segments[0];
+    return first !== undefined && first.start <= this.now;
+  }
+
+  private plannedJob(spec: JobSpec, placed: Placement): PlannedJob {
+    const shape = shapeOf(spec, this.cluster.timing);
+    return {
+      spec,
+      segments: placed.segments,
+      checkpoints: placed.checkpoints,
+      outagesLeft: shape.timing.outages,
+      ...(spec.level === 'Full' ? { remoteStandby: spec.nodes } : {}),
+    };
+  }
+
+  /** Books a job's segments; waiting best-effort jobs in the way are moved to their next gap. Returns the moved ids. */
+  private insert(job: PlannedJob, replacing?: string): string[] {
+    const id = job.spec.id;
+    const displaced = new Set<string>();
+    for (const segment of job.segments) {
+      const nodes = [...segment.nodes, ...segment.spare].map((n) => this.mm.nodeIndex(n));
+      for (const n of nodes) {
+        for (const owner of this.mm.ownersOn(n, segment.start, segment.end)) {
+          if (owner !== replacing && owner !== id && this.isWaitingBestEffort(owner)) displaced.add(owner);
+        }
+      }
+    }
+    for (const owner of displaced) this.mm.unbook(owner);
+    this.mm.setSoft(id, isBestEffort(job.spec));
+    for (const segment of job.segments) this.bookSegment(job, segment, replacing);
+    this.jobs.set(id, job);
+    this.shapes.set(id, shapeOf(job.spec, this.cluster.timing));
+    return this.replaceBestEffort([...displaced].sort((a, b) => this.fcfs(a, b)));
+  }
+
+  /** Books a segment's nodes (and the peer's standby nodes for Full). */
+  private bookSegment(job: PlannedJob, segment: Segment, replacing?: string): void {
+    const nodes = [...segment.nodes, ...segment.spare].map((n) => this.mm.nodeIndex(n));
+    this.mm.book(job.spec.id, nodes, segment.start, segment.end, replacing);
+    if (job.remoteStandby) this.remoteAdd(segment.start, segment.end, job.remoteStandby);
+  }
+
+  private dropRemote(job: PlannedJob): void {
+    if (!job.remoteStandby) return;
+    for (const s of job.segments) this.remoteAdd(s.start, s.end, -job.remoteStandby);
+  }
+
+  /** Changes to the peer's standby profile, journalled like the MM's so trials roll back. */
+  private remoteAdd(start: Instant, end: Instant, delta: number): void {
+    this.remote.add(start, end, delta);
+    this.remoteLog?.push({ start, end, delta });
+  }
+
+  private remoteLog: RemoteChange[] | undefined;
+
+  private beginTrial(): Trial {
+    const outer = this.remoteLog;
+    this.remoteLog = outer ?? [];
+    return { mark: this.mm.begin(), remoteMark: this.remoteLog.length, outer };
+  }
+
+  private rollbackTrial(trial: Trial): void {
+    this.mm.rollback(trial.mark);
+    const log = this.remoteLog ?? [];
+    for (const { start, end, delta } of log.splice(trial.remoteMark).reverse()) this.remote.add(start, end, -delta);
+    this.remoteLog = trial.outer;
+  }
+
+  private fcfs(a: string, b: string): number {
+    const ja = this.jobs.get(a) as PlannedJob;
+    const jb = this.jobs.get(b) as PlannedJob;
+    return ja.spec.arrival - jb.spec.arrival || (a < b ? -1 : a > b ? 1 : 0);
+  }
+
+  /** Step 7: best-effort jobs (unbooked by the caller) go back first come first served, into the earliest gap from now. */
+  private replaceBestEffort(ids: string[]): string[] {
+    const moved: string[] = [];
+    for (const id of ids) {
+      const job = this.jobs.get(id) as PlannedJob;
+      const shape = this.shape(job);
+      const secured = securedIntervals(job, shape, this.now);
+      const remaining = totalIntervals(job) - secured;
+      const from = Math.max(this.now, job.spec.earliestStart ?? this.now);
+      const past = job.segments.filter((s) => s.end <= this.now);
+      const placed = this.placeRun(job.spec, shape, job.checkpoints, from, remaining, secured > 0);
+      if ('reason' in placed) {
+        job.problem = placed.reason; // only when the cluster has no suitable nodes left at all
+        job.segments = past;
+        continue;
+      }
+      job.segments = [...past, ...placed.segments];
+      for (const s of placed.segments) this.bookSegment(job, s);
+      delete job.problem;
+      moved.push(id);
+    }
+    return moved;
+  }
+
+  // ---------------------------------------------------------------- events
+
+  /**
+   * Moves the plan's clock to `now`: jobs whose last segment ended leave the plan, and so
+   * do problematic jobs whose deadline or window has passed unsolved (their promise is
+   * broken; `problem` says why). Both are returned for accounting. A node still failed at
+   * the end of its failure block is taken out for another problem horizon.
+   */
+  advance(now: Instant): { report?: ReplanReport; left: PlannedJob[] } {
+    this.now = Math.max(this.now, now);
+    let report: ReplanReport | undefined;
+    for (const [node, failure] of [...this.failed]) {
+      if (failure.until > now) continue;
+      const nodeId = this.cluster.nodes[node]?.id as string;
+      this.failed.delete(node);
+      this.mm.unbook(failureOwner(nodeId), now);
+      report = this.nodeFailed(nodeId, now);
+    }
+    const left: PlannedJob[] = [];
+    for (const job of this.jobs.values()) {
+      const last = job.segments[job.segments.length - 1];
+      const unsolvedPast = job.problem !== undefined && !job.segments.some((s) => s.end > now) && (job.spec.deadline ?? job.spec.window?.end ?? Infinity) <= now;
+      if ((last && last.end <= now && job.problem === undefined) || unsolvedPast) left.push(job);
+    }
+    for (const job of left) this.release(job.spec.id);
+    return { ...(report ? { report } : {}), left };
+  }
+
+  /** A job finished (early or on time): its nodes are free from `now`, and waiting jobs may take the gap. */
+  jobFinished(id: string, now: Instant): ReplanReport {
+    this.now = Math.max(this.now, now);
+    const job = this.jobs.get(id);
+    const report: ReplanReport = { moved: [], suspended: [], problematic: [], solved: [] };
+    if (!job) return report;
+    this.release(id);
+    report.moved = this.fillGaps(now);
+    return this.withProblems(report);
+  }
+
+  /**
+   * A node failed at `now`: jobs with work on it within the problem horizon become
+   * problematic (running ones keep what their checkpoints secured); Enhanced and Full
+   * jobs restart at once on their spare nodes; then the SLA-aware algorithm re-plans P,
+   * suspending best-effort and then SLA jobs and running pieces in gaps when it must.
+   */
+  nodeFailed(nodeId: string, now: Instant): ReplanReport {
+    this.now = Math.max(this.now, now);
+    const node = this.mm.nodeIndex(nodeId);
+    const horizonEnd = now + this.cluster.timing.problemHorizonSeconds * 1000;
+    if (this.failed.has(node)) return this.withProblems({ moved: [], suspended: [], problematic: [], solved: [] });
+    const affected = this.mm.ownersOn(node, now, horizonEnd).filter((o) => this.jobs.has(o)).sort();
+    const beyond = this.mm.ownersOn(node, horizonEnd, Number.POSITIVE_INFINITY).filter((o) => this.jobs.has(o) && !affected.includes(o));
+    const problems: string[] = [];
+    for (const id of affected) {
+      const job = this.jobs.get(id) as PlannedJob;
+      if (this.lostSpareOnly(job, nodeId, now)) continue;
+      if (this.restartOnSpare(job, nodeId, node, now)) continue;
+      this.cut(job, now);
+      job.problem = `node ${nodeId} failed at ${at(now)}`;
+      problems.push(id);
+    }
+    for (const id of beyond) {
+      (this.jobs.get(id) as PlannedJob).problem = `planned on node ${nodeId}, which failed at ${at(now)}; beyond the problem horizon (${at(horizonEnd)})`;
+    }
+    this.mm.book(failureOwner(nodeId), [node], now, horizonEnd);
+    this.failed.set(node, { since: now, until: horizonEnd });
+    const report = this.replan(now);
+    report.moved.push(...affected.filter((id) => !problems.includes(id) && this.jobs.has(id)));
+    return this.withProblems(report);
+  }
+
+  /** A node is back: its failure block ends now, jobs planned on it beyond the horizon are safe again, and P is re-planned. */
+  nodeRepaired(nodeId: string, now: Instant): ReplanReport {
+    this.now = Math.max(this.now, now);
+    const node = this.mm.nodeIndex(nodeId);
+    if (!this.failed.has(node)) return this.withProblems({ moved: [], suspended: [], problematic: [], solved: [] });
+    this.mm.unbook(failureOwner(nodeId), now);
+    this.failed.delete(node);
+    for (const owner of this.mm.ownersOn(node, now, Number.POSITIVE_INFINITY)) {
+      const job = this.jobs.get(owner);
+      if (job?.problem !== undefined && job.segments.some((s) => s.end > now)) delete job.problem;
+    }
+    const report = this.replan(now);
+    report.moved.push(...this.fillGaps(now));
+    return this.withProblems(report);
+  }
+
+  private withProblems(report: ReplanReport): ReplanReport {
+    report.problematic = this.problematic();
+    report.moved = [...new Set(report.moved)].filter((id) => this.jobs.has(id));
+    return report;
+  }
+
+  /** A failed spare (not a working node) is dropped; the job carries on with one spare fewer. */
+  private lostSpareOnly(job: PlannedJob, nodeId: string, now: Instant): boolean {
+    const current = job.segments.find((s) => s.end > now);
+    if (!current || current.nodes.includes(nodeId) || !current.spare.includes(nodeId)) return false;
+    for (const s of job.segments) if (s.end > now) s.spare = s.spare.filter((n) => n !== nodeId);
+    this.mm.unbook(job.spec.id, now, this.mm.nodeIndex(nodeId));
+    return true;
+  }
+
+  /**
+   * Enhanced and Full: a running job whose working node failed restarts from its last
+   * checkpoint on one of its own spare nodes, inside the time it booked for outages.
+   */
+  private restartOnSpare(job: PlannedJob, nodeId: string, node: number, now: Instant): boolean {
+    const index = job.segments.findIndex((s) => s.start <= now && now < s.end);
+    const current = job.segments[index];
+    if (!current || job.spec.window || current.spare.length === 0 || job.outagesLeft <= 0 || !current.nodes.includes(nodeId)) return false;
+    const shape = this.shape(job);
+    const secured = securedIntervals(job, shape, now);
+    const securedBefore = securedIntervals({ ...job, segments: job.segments.slice(0, index) }, shape, now);
+    const remaining = totalIntervals(job) - secured;
+    const needed = pieceMs(shape, job.checkpoints, remaining, true, job.outagesLeft - 1, true);
+    if (now + needed > current.end) return false;
+    const [spare, ...rest] = current.spare as [string, ...string[]];
+    const restarted: Segment = { start: now, end: current.end, nodes: current.nodes.map((n) => (n === nodeId ? spare : n)), spare: rest, restart: true, intervals: remaining };
+    const ran: Segment = { ...current, end: now, intervals: secured - securedBefore };
+    job.segments.splice(index, 1, ran, restarted);
+    job.outagesLeft -= 1;
+    this.mm.unbook(job.spec.id, now, node);
+    return true;
+  }
+
+  /** Stops a job at `now`: past segments stay, the running one is cut, future ones are dropped. */
+  private cut(job: PlannedJob, now: Instant): void {
+    const shape = this.shape(job);
+    const kept: Segment[] = [];
+    let before = 0;
+    for (const s of job.segments) {
+      if (s.start >= now) break;
+      if (s.end <= now) {
+        kept.push(s);
+        before += s.intervals;
+        continue;
+      }
+      const secured = securedIntervals({ ...job, segments: [...kept, s] }, shape, now) - before;
+      kept.push({ ...s, end: now, intervals: secured });
+    }
+    this.dropRemote(job);
+    job.segments = kept;
+    if (job.remoteStandby) for (const s of kept) this.remoteAdd(s.start, s.end, job.remoteStandby);
+    this.mm.unbook(job.spec.id, now);
+  }
+
+  // ---------------------------------------------------------------- figure 3.4
+
+  /**
+   * The SLA-aware algorithm of figure 3.4 on the current plan. R, S_res and S_nonres
+   * outside P keep their places (steps 2 and 5); waiting best-effort jobs are taken out
+   * so problems may use their room (they go back last, step 7); problematic SLA jobs in
+   * the problem horizon are placed by order (running first, then waiting, value
+   * descending) without touching S_nonres (step 3). What remains in P triggers
+   * suspension of best-effort jobs, then of SLA jobs (3.5.2), and partial execution (3.5.3).
+   */
+  private replan(now: Instant): ReplanReport {
+    const report: ReplanReport = { moved: [], suspended: [], problematic: [], solved: [] };
+    const horizonEnd = now + this.cluster.timing.problemHorizonSeconds * 1000;
+    const waiting = [...this.jobs.values()].filter((j) => isBestEffort(j.spec) && !this.hasStarted(j) && j.segments.length > 0).map((j) => j.spec.id);
+    for (const id of waiting) this.mm.unbook(id);
+    const problems = this.problemsInHorizon(now, horizonEnd);
+    const bestEffortProblems = problems.filter((id) => isBestEffort((this.jobs.get(id) as PlannedJob).spec));
+    let unsolved = this.solve(problems.filter((id) => !bestEffortProblems.includes(id)), now, report);
+    if (unsolved.length > 0) unsolved = this.suspendAndSolve(unsolved, now, report, 'best-effort');
+    if (unsolved.length > 0) unsolved = this.suspendAndSolve(unsolved, now, report, 'sla');
+    for (const id of bestEffortProblems) delete (this.jobs.get(id) as PlannedJob).problem;
+    const again = [...new Set([...waiting, ...bestEffortProblems, ...report.suspended.filter((id) => isBestEffort((this.jobs.get(id) as PlannedJob).spec))])];
+    report.moved.push(...this.replaceBestEffort(again.sort((a, b) => this.fcfs(a, b))));
+    return report;
+  }
+
+  /** P within the horizon, ordered: running before waiting, then value descending, then id. */
+  private problemsInHorizon(now: Instant, horizonEnd: Instant): string[] {
+    const inP = [...this.jobs.values()].filter((j) => j.problem !== undefined && !j.segments.some((s) => s.end > now) && this.startsBefore(j, horizonEnd));
+    const rank = (j: PlannedJob) => (j.segments.length > 0 ? 0 : 1);
+    inP.sort((a, b) => rank(a) - rank(b) || b.spec.value - a.spec.value || (a.spec.id < b.spec.id ? -1 : 1));
+    return inP.map((j) => j.spec.id);
+  }
+
+  private startsBefore(job: PlannedJob, t: Instant): boolean {
+    if (job.spec.window) return job.spec.window.start < t;
+    return (job.spec.earliestStart ?? Number.NEGATIVE_INFINITY) < t;
+  }
+
+  /** Step 3 for each problem in order; returns those still unsolved (their reason updated). */
+  private solve(problems: string[], now: Instant, report: ReplanReport): string[] {
+    const unsolved: string[] = [];
+    for (const id of problems) {
+      const job = this.jobs.get(id) as PlannedJob;
+      const placed = this.placeProblem(job, now);
+      if ('reason' in placed) {
+        job.problem = `${job.problem?.split(': cannot')[0] ?? 'problem'}: cannot ${placed.reason}`;
+        unsolved.push(id);
+        continue;
+      }
+      for (const s of placed) this.bookSegment(job, s);
+      job.segments = [...job.segments, ...placed];
+      delete job.problem;
+      report.solved.push(id);
+      report.moved.push(id);
+    }
+    return unsolved;
+  }
+
+  /** A problematic job's remaining work: whole if it fits its SLA, else in pieces through gaps (3.5.3). */
+  private placeProblem(job: PlannedJob, now: Instant): Segment[] | { reason: string } {
+    const shape = this.shape(job);
+    const secured = securedIntervals(job, shape, now);
+    const remaining = totalIntervals(job) - secured;
+    const spec = job.spec;
+    if (spec.window) {
+      if (spec.window.end <= now) return { reason: `keep the reservation: its window ended at ${at(spec.window.end)}` };
+      const placed = this.placeReservation(spec, shape, Math.max(now, spec.window.start), spec.window.end, undefined, secured, totalIntervals(job));
+      return 'reason' in placed ? { reason: `keep the reservation: ${placed.reason}` } : placed.segments;
+    }
+    const from = Math.max(now, spec.earliestStart ?? now);
+    const whole = this.placeRun(spec, shape, job.checkpoints, from, remaining, secured > 0 || job.segments.length > 0, undefined, job.outagesLeft);
+    if (!('reason' in whole)) return whole.segments;
+    if (spec.kind !== 'Deadline' || !shape.checkpointed) return { reason: `restart in time: ${whole.reason}` };
+    const pieces = this.placeInPieces(job, shape, from, remaining);
+    return pieces ?? { reason: `restart in time: ${whole.reason}; no gaps for partial execution either` };
+  }
+
+  /**
+   * Partial execution (3.5.3): pieces in gaps, each long enough to restart, compute at
+   * least one interval and checkpoint it, then the rest as one run; all before the
+   * deadline. Nothing is booked here; undefined if the pieces cannot finish in time.
+   */
+  private placeInPieces(job: PlannedJob, shape: JobShape, from: Instant, remaining: number): Segment[] | undefined {
+    const spec = job.spec;
+    if (spec.deadline === undefined) return undefined;
+    const plan = job.checkpoints;
+    const pieces: Segment[] = [];
+    const eligible = this.mm.eligible(spec.requirements, false);
+    const trial = this.beginTrial();
+    try {
+      let left = remaining;
+      let t = from;
+      const onePiece = pieceMs(shape, plan, 1, true, 0, false);
+      for (const gap of this.mm.profile.windows(from, spec.deadline, this.cluster.nodes.length - spec.nodes)) {
+        if (left === 0) break;
+        const rest = pieceMs(shape, plan, left, true, shape.deadlineCoversOutages ? job.outagesLeft : 0, true);
+        if (gap.start + rest <= spec.deadline && gap.end - gap.start >= rest) break; // the rest fits whole: placed below
+        if (gap.end - gap.start < onePiece) continue;
+        const nodes = this.mm.map(spec.nodes, eligible, gap.start, gap.end);
+        if (!nodes) continue;
+        const step = (plan.intervalSeconds + plan.checkpointSeconds) * 1000;
+        const fit = Math.min(left - 1, Math.floor((gap.end - gap.start - (onePiece - step)) / step));
+        if (fit < 1) continue;
+        const end = gap.start + pieceMs(shape, plan, fit, true, 0, false);
+        const segment = this.segment(spec, nodes, gap.start, end, true, fit);
+        pieces.push(segment);
+        this.mm.book(spec.id, nodes, gap.start, end);
+        left -= fit;
+        t = end;
+      }
+      if (pieces.length === 0) return undefined;
+      const tail = this.placeRun(spec, shape, plan, t, left, true, undefined, job.outagesLeft);
+      if ('reason' in tail) return undefined;
+      return [...pieces, ...tail.segments];
+    } finally {
+      this.rollbackTrial(trial);
+    }
+  }
+
+  /**
+   * Suspension by binary search over remaining area (3.5.2): running best-effort jobs
+   * (or running non-reservation SLA jobs) ordered by remaining area, largest first; the
+   * smallest percentage of that area whose suspension lets every problem be placed.
+   * Reservation jobs are never suspended. Suspended SLA jobs keep what their checkpoints
+   * secured and go to the head of S, placed before the problems.
+   */
+  private suspendAndSolve(problems: string[], now: Instant, report: ReplanReport, which: 'best-effort' | 'sla'): string[] {
+    const candidates = [...this.jobs.values()]
+      .filter((j) => this.hasStarted(j) && j.segments.some((s) => s.start <= now && now < s.end) && j.problem === undefined)
+      .filter((j) => (which === 'best-effort' ? isBestEffort(j.spec) : j.spec.kind === 'Deadline'))
+      .map((j) => ({ id: j.spec.id, area: this.remainingArea(j, now) }))
+      .sort((a, b) => b.area - a.area || (a.id < b.id ? -1 : 1));
+    if (candidates.length === 0) return problems;
+    const totalArea = candidates.reduce((sum, c) => sum + c.area, 0);
+    const prefix = (percent: number) => {
+      const out: string[] = [];
+      let area = 0;
+      for (const c of candidates) {
+        if (area >= (totalArea * percent) / 100) break;
+        out.push(c.id);
+        area += c.area;
+      }
+      return out;
+    };
+    const trial = (percent: number) => {
+      const snapshot = this.snapshot([...problems, ...candidates.map((c) => c.id)]);
+      const mark = this.beginTrial();
+      const suspended = prefix(percent);
+      const scratch: ReplanReport = { moved: [], suspended: [], problematic: [], solved: [] };
+      for (const id of suspended) this.cut(this.jobs.get(id) as PlannedJob, now);
+      const slaSuspended = which === 'sla' ? suspended : [];
+      const order = [...slaSuspended, ...problems];
+      for (const id of slaSuspended) (this.jobs.get(id) as PlannedJob).problem = 'suspended';
+      const unsolved = this.solve(order, now, scratch);
+      this.rollbackTrial(mark);
+      this.restoreSnapshot(snapshot);
+      return { ok: unsolved.length === 0, suspended };
+    };
+    if (!trial(100).ok) return problems;
+    let lower = 0;
+    let upper = 100;
+    while (lower < upper) {
+      const mid = Math.floor((lower + upper) / 2);
+      if (trial(mid).ok) upper = mid;
+      else lower = mid + 1;
+    }
+    const suspended = prefix(upper);
+    for (const id of suspended) {
+      const job = this.jobs.get(id) as PlannedJob;
+      this.cut(job, now);
+      job.problem = `suspended at ${at(now)} to make room after a failure`;
+    }
+    report.suspended.push(...suspended);
+    const order = which === 'sla' ? [...suspended, ...problems] : problems;
+    const unsolved = this.solve(order, now, report);
+    if (which === 'best-effort') for (const id of suspended) delete (this.jobs.get(id) as PlannedJob).problem;
+    return unsolved;
+  }
+
+  private remainingArea(job: PlannedJob, now: Instant): number {
+    let area = 0;
+    for (const s of job.segments) if (s.end > now) area += s.nodes.length * (s.end - Math.max(now, s.start));
+    return area;
+  }
+
+  private snapshot(ids: string[]): Map<string, PlannedJob> {
+    const out = new Map<string, PlannedJob>();
+    for (const id of ids) {
+      const job = this.jobs.get(id) as PlannedJob;
+      out.set(id, { ...job, segments: job.segments.map((s) => ({ ...s })) });
+    }
+    return out;
+  }
+
+  private restoreSnapshot(snapshot: Map<string, PlannedJob>): void {
+    for (const [id, job] of snapshot) {
+      const live = this.jobs.get(id) as PlannedJob;
+      live.segments = job.segments;
+      live.outagesLeft = job.outagesLeft;
+      if (job.problem === undefined) delete live.problem;
+      else live.problem = job.problem;
+    }
+  }
+
+  /** After a job finished early: waiting jobs that can start now on the freed nodes move up (ordered by planned start). */
+  private fillGaps(now: Instant): string[] {
+    const moved: string[] = [];
+    const waiting = [...this.jobs.values()]
+      .filter((j) => !j.spec.window && j.problem === undefined && j.segments.length === 1 && (j.segments[0] as Segment).start > now)
+      .sort((a, b) => (a.segments[0] as Segment).start - (b.segments[0] as Segment).start || (a.spec.id < b.spec.id ? -1 : 1));
+    for (const job of waiting) {
+      const segment = job.segments[0] as Segment;
+      const from = Math.max(now, job.spec.earliestStart ?? now);
+      if (from >= segment.start) continue;
+      const length = segment.end - segment.start;
+      const total = this.cluster.nodes.length;
+      if (this.mm.profile.maxOver(from, from + length) + segment.nodes.length + segment.spare.length > total) continue;
+      const nodes = this.mm.map(segment.nodes.length + segment.spare.length, this.mm.eligible(job.spec.requirements, isBestEffort(job.spec)), from, from + length, { ignoreOwner: job.spec.id, oneIsland: job.spec.requirements.interconnect !== undefined });
+      if (!nodes) continue;
+      if (job.spec.level === 'Full' && this.remoteCheck(job.spec, from, from + length) !== undefined) continue;
+      this.dropRemote(job);
+      this.mm.unbook(job.spec.id);
+      job.segments = [this.segment(job.spec, nodes, from, from + length, segment.restart, segment.intervals)];
+      this.bookSegment(job, job.segments[0] as Segment);
+      moved.push(job.spec.id);
+    }
+    return moved;
+  }
+}
+
+type RemoteChange = { start: Instant; end: Instant; delta: number };
+type Trial = { mark: number; remoteMark: number; outer: RemoteChange[] | undefined };
+
+export function isBestEffort(spec: JobSpec): boolean {
+  return spec.kind === 'BestEffort' || spec.kind === 'Background';
+}
+
+export function failureOwner(nodeId: string): string {
+  return `failure:${nodeId}`;
+}
+
+function totalIntervalsOf(shape: JobShape, spec: JobSpec, start: Instant): number {
+  const plan = checkpointPlanAt({ ...spec, deadline: undefined }, shape, start);
+  return 'reason' in plan ? 1 : plan.count + 1;
+}

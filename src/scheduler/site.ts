@@ -1,0 +1,50 @@
+/**
+ * The site's timing model (seed 002 section 3.4): what initialising, checkpointing,
+ * restarting and migrating cost on this cluster. An administrator measures these on the
+ * deployed system; the defaults are plausible for a small cluster with a network
+ * filesystem and a sequential checkpointer.
+ */
+export interface SiteTiming {
+  /** t_nodeinit: booting and preparing a node for a job, seconds. */
+  nodeInitSeconds: number;
+  /** t_stinit(s): creating the job's storage partition, seconds per GB of storage. */
+  storageInitSecondsPerGB: number;
+  /** t_strollback(s): rolling the storage back to a snapshot, seconds per GB. */
+  storageRollbackSecondsPerGB: number;
+  /** t_stmount: mounting the storage on the nodes, seconds. */
+  storageMountSeconds: number;
+  /** t_deinit: releasing the nodes and storage after the job, seconds. */
+  deinitSeconds: number;
+  /** f_slow: slowdown of running under the checkpointing environment (1.01 = 1 %). */
+  slowdownFactor: number;
+  /** t_cpnode(m): checkpointing one node, seconds per GB of main memory. */
+  checkpointSecondsPerNodeGB: number;
+  /** t_snapshot(s): snapshotting the job's storage, seconds per GB. */
+  snapshotSecondsPerGB: number;
+  /** A parallel checkpointer writes all nodes at once, so t_cp is close to one node's (002 section 3.4.2). */
+  parallelCheckpoint: boolean;
+  /** Main memory per node assumed when the request names none (worst case: all of it), GB. */
+  defaultMemoryPerNodeGB: number;
+  /** Bandwidth to other sites for moving checkpoints (3.5), MB/s; 0 means none. */
+  migrationBandwidthMBps: number;
+  /** n_romax assumed when a fault-tolerant request names no count of covered outages. */
+  defaultCoveredOutages: number;
+  /** The problem horizon (002 section 3.5.1.2): usual repair time of a node, seconds. */
+  problemHorizonSeconds: number;
+}
+
+export const defaultSiteTiming: SiteTiming = {
+  nodeInitSeconds: 30,
+  storageInitSecondsPerGB: 0.5,
+  storageRollbackSecondsPerGB: 1,
+  storageMountSeconds: 5,
+  deinitSeconds: 15,
+  slowdownFactor: 1.01,
+  checkpointSecondsPerNodeGB: 4,
+  snapshotSecondsPerGB: 0.5,
+  parallelCheckpoint: true,
+  defaultMemoryPerNodeGB: 16,
+  migrationBandwidthMBps: 100,
+  defaultCoveredOutages: 1,
+  problemHorizonSeconds: 4 * 3600,
+};

@@ -1,0 +1,31 @@
+import type { ClusterDescription, ClusterNode, JobSpec } from '../../src/scheduler/model.js';
+import { defaultSiteTiming, type SiteTiming } from '../../src/scheduler/site.js';
+
+export const T0 = Date.UTC(2026, 10, 23, 0, 0, 0);
+export const hours = (h: number) => h * 3600_000;
+export const minutes = (m: number) => m * 60_000;
+
+export function cluster(nodes: number, options: { timing?: Partial<SiteTiming>; peerStandbyNodes?: number; node?: (i: number) => Partial<ClusterNode> } = {}): ClusterDescription {
+  return {
+    nodes: Array.from({ length: nodes }, (_, i) => ({ id: `n${String(i + 1).padStart(2, '0')}`, memoryGB: 16, cpus: 8, ...options.node?.(i) })),
+    timing: { ...defaultSiteTiming, ...options.timing },
+    peerStandbyNodes: options.peerStandbyNodes ?? 0,
+  };
+}
+
+let counter = 0;
+export function job(partial: Partial<JobSpec> & Pick<JobSpec, 'kind'>): JobSpec {
+  counter += 1;
+  return {
+    id: partial.id ?? `job-${counter}`,
+    level: 'Standard',
+    nodes: 4,
+    runtimeSeconds: 3600,
+    coveredOutages: 1,
+    storageGB: 0,
+    requirements: {},
+    value: 1,
+    arrival: T0,
+    ...partial,
+  };
+}
