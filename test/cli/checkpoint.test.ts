@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { wsag } from './support.js';
+import { defaultSiteTiming } from '../../src/scheduler/site.js';
 
 /** The row of the plan table whose label is `label` (`  t_jobmax    5340 s  ...`). */
 function row(out: string[], label: string): string | undefined {
@@ -87,20 +88,21 @@ describe('wsag checkpoint', () => {
 
   it('derives t_cp from nodes, memory and storage with the site defaults; --sequential multiplies by the nodes', async () => {
     const parallel = JSON.parse((await wsag(['checkpoint', '--runtime', '86400', '--nodes', '16', '--memory-gb', '64', '--storage-gb', '500', '--json'])).stdout) as JsonPlan;
-    // 0.25 s/GB x 64 GB + 0.1 s/GB x 500 GB; storage also in t_initnew (30 + 0.5 x 500 + 5) and t_initrestart (30 + 500 + 5)
+    const { checkpointSecondsPerNodeGB: perGB, snapshotSecondsPerGB: snapshot } = defaultSiteTiming;
+    // per-node GB cost x 64 GB + snapshot cost x 500 GB; storage also in t_initnew (30 + 0.5 x 500 + 5) and t_initrestart (30 + 500 + 5)
     expect(parallel).toMatchObject({ checkpointCost: 'derived', derivedFrom: { nodes: 16, memoryPerNodeGB: 64, sequential: false }, storageGB: 500 });
-    expect(parallel.timing.tCp).toBeCloseTo(16 + 50, 9);
+    expect(parallel.timing.tCp).toBeCloseTo(perGB * 64 + snapshot * 500, 9);
     expect(parallel.timing.tInitNew).toBe(285);
     expect(parallel.timing.tInitRestart).toBe(535);
     const sequential = JSON.parse((await wsag(['checkpoint', '--runtime', '86400', '--nodes', '16', '--memory-gb', '64', '--storage-gb', '500', '--sequential', '--json'])).stdout) as JsonPlan;
-    expect(sequential.timing.tCp).toBeCloseTo(16 * 16 + 50, 9);
+    expect(sequential.timing.tCp).toBeCloseTo(16 * perGB * 64 + snapshot * 500, 9);
     expect(sequential.count).toBeLessThan(parallel.count);
     const text = await wsag(['checkpoint', '--runtime', '86400', '--nodes', '16', '--memory-gb', '64', '--storage-gb', '500', '--sequential']);
-    expect(row(text.out, 't_cp')).toContain('16 node(s) x 0.25 s/GB x 64 GB + 0.1 s/GB x 500 GB storage, sequential checkpointer (3.4)');
-    // Defaults: one node with all of the site's memory per node (16 GB), no storage: 4 s.
+    expect(row(text.out, 't_cp')).toContain(`16 node(s) x ${perGB} s/GB x 64 GB + ${snapshot} s/GB x 500 GB storage, sequential checkpointer (3.4)`);
+    // Defaults: one node with all of the site's memory per node (16 GB), no storage.
     const defaults = JSON.parse((await wsag(['checkpoint', '--runtime', '3600', '--json'])).stdout) as JsonPlan;
     expect(defaults.derivedFrom).toEqual({ nodes: 1, memoryPerNodeGB: 16, sequential: false });
-    expect(defaults.timing.tCp).toBe(4);
+    expect(defaults.timing.tCp).toBe(perGB * 16);
   });
 
   it('--migration-seconds adds t_migr per covered outage (3.8)', async () => {
