@@ -137,10 +137,12 @@ export class MachineManager {
     return (this.timelines[node] as NodeTimeline).isFree(start, end, ignoreOwner, movable);
   }
 
-  /** Marks an owner's bookings as soft: kept out of the firm profile. Call before booking. */
+  /** Marks an owner's bookings as soft (kept out of the firm profile) or firm; existing bookings follow. */
   setSoft(owner: string, soft: boolean): void {
+    if (soft === this.soft.has(owner)) return;
     if (soft) this.soft.add(owner);
     else this.soft.delete(owner);
+    for (const b of this.owned.get(owner) ?? []) this.firmProfile.add(b.start, b.end, soft ? -1 : 1);
   }
 
   /**

@@ -82,7 +82,7 @@ export class PlanningManager {
 
   /** Decides a request without booking anything. */
   probe(spec: JobSpec, now: Instant, options: AdmitOptions = {}): AdmissionDecision {
-    this.now = now;
+    this.clock(now);
     const refusal = this.validate(spec);
     if (refusal) return { accepted: false, reason: refusal };
     const placed = this.findPlacement(spec, now, options);
@@ -124,6 +124,7 @@ export class PlanningManager {
     this.dropRemote(this.jobs.get(id) as PlannedJob);
     this.jobs.delete(id);
     this.shapes.delete(id);
+    this.mm.setSoft(id, false);
   }
 
   /** Moves a job to another id (a hold becoming an agreement). */
@@ -144,7 +145,7 @@ export class PlanningManager {
    * counter-offer with a later deadline.
    */
   slots(spec: JobSpec, now: Instant, count: number, options: AdmitOptions = {}): StartSlot[] {
-    this.now = now;
+    this.clock(now);
     if (this.validate(spec) || spec.kind === 'Background') return [];
     const shape = shapeOf(spec, this.cluster.timing);
     const plan = checkpointPlanAt({ ...spec, deadline: undefined }, shape, now);
@@ -170,7 +171,7 @@ export class PlanningManager {
    * scaled, assuming the work divides evenly over nodes).
    */
   alternatives(spec: JobSpec, now: Instant, options: AdmitOptions = {}): Alternative[] {
-    this.now = now;
+    this.clock(now);
     const out: Alternative[] = [];
     if (this.validate(spec)) return out;
     const [slot] = this.slots(spec, now, 1, options);
@@ -389,9 +390,10 @@ export class PlanningManager {
       }
     }
     for (const owner of displaced) this.mm.unbook(owner);
+    this.jobs.set(id, job);
     this.mm.setSoft(id, isBestEffort(job.spec));
     for (const segment of job.segments) this.bookSegment(job, segment, replacing);
-    this.jobs.set(id, job);
+    this.syncSoftness(job);
     this.shapes.set(id, shapeOf(job.spec, this.cluster.timing));
     return this.replaceBestEffort([...displaced].sort((a, b) => this.fcfs(a, b)));
   }
@@ -401,6 +403,32 @@ export class PlanningManager {
     const nodes = [...segment.nodes, ...segment.spare].map((n) => this.mm.nodeIndex(n));
     this.mm.book(job.spec.id, nodes, segment.start, segment.end, replacing);
     if (job.remoteStandby) this.remoteAdd(segment.start, segment.end, job.remoteStandby);
+  }
+
+  /**
+   * A waiting best-effort job is soft: SLA searches look past it. Once it starts it is
+   * firm (running jobs are only ever suspended by a re-plan), so its start is queued and
+   * `clock` hardens it when time reaches it.
+   */
+  private syncSoftness(job: PlannedJob): void {
+    if (!isBestEffort(job.spec)) return;
+    const started = this.hasStarted(job);
+    this.mm.setSoft(job.spec.id, !started);
+    const first = job.segments[0];
+    if (!started && first) insertSorted(this.softStarts, { start: first.start, id: job.spec.id });
+  }
+
+  private readonly softStarts: Array<{ start: Instant; id: string }> = [];
+
+  /** Every public entry point moves the plan's clock here; best-effort jobs that have started become firm. */
+  private clock(now: Instant): void {
+    this.now = Math.max(this.now, now);
+    let i = 0;
+    while (i < this.softStarts.length && (this.softStarts[i] as { start: Instant }).start <= this.now) i++;
+    for (const { id } of this.softStarts.splice(0, i)) {
+      const job = this.jobs.get(id);
+      if (job && this.hasStarted(job)) this.mm.setSoft(id, false);
+    }
   }
 
   private dropRemote(job: PlannedJob): void {
@@ -453,6 +481,7 @@ export class PlanningManager {
       }
       job.segments = [...past, ...placed.segments];
       for (const s of placed.segments) this.bookSegment(job, s);
+      this.syncSoftness(job);
       delete job.problem;
       moved.push(id);
     }
@@ -468,7 +497,7 @@ export class PlanningManager {
    * the end of its failure block is taken out for another problem horizon.
    */
   advance(now: Instant): { report?: ReplanReport; left: PlannedJob[] } {
-    this.now = Math.max(this.now, now);
+    this.clock(now);
     let report: ReplanReport | undefined;
     for (const [node, failure] of [...this.failed]) {
       if (failure.until > now) continue;
@@ -489,7 +518,7 @@ export class PlanningManager {
 
   /** A job finished (early or on time): its nodes are free from `now`, and waiting jobs may take the gap. */
   jobFinished(id: string, now: Instant): ReplanReport {
-    this.now = Math.max(this.now, now);
+    this.clock(now);
     const job = this.jobs.get(id);
     const report: ReplanReport = { moved: [], suspended: [], problematic: [], solved: [] };
     if (!job) return report;
@@ -505,7 +534,7 @@ export class PlanningManager {
    * suspending best-effort and then SLA jobs and running pieces in gaps when it must.
    */
   nodeFailed(nodeId: string, now: Instant): ReplanReport {
-    this.now = Math.max(this.now, now);
+    this.clock(now);
     const node = this.mm.nodeIndex(nodeId);
     const horizonEnd = now + this.cluster.timing.problemHorizonSeconds * 1000;
     if (this.failed.has(node)) return this.withProblems({ moved: [], suspended: [], problematic: [], solved: [] });
@@ -517,6 +546,7 @@ export class PlanningManager {
       if (this.lostSpareOnly(job, nodeId, now)) continue;
       if (this.restartOnSpare(job, nodeId, node, now)) continue;
       this.cut(job, now);
+      if (job.segments.length > 0) job.outagesLeft = Math.max(0, job.outagesLeft - 1); // it was running: an outage used
       job.problem = `node ${nodeId} failed at ${at(now)}`;
       problems.push(id);
     }
@@ -532,7 +562,7 @@ export class PlanningManager {
 
   /** A node is back: its failure block ends now, jobs planned on it beyond the horizon are safe again, and P is re-planned. */
   nodeRepaired(nodeId: string, now: Instant): ReplanReport {
-    this.now = Math.max(this.now, now);
+    this.clock(now);
     const node = this.mm.nodeIndex(nodeId);
     if (!this.failed.has(node)) return this.withProblems({ moved: [], suspended: [], problematic: [], solved: [] });
     this.mm.unbook(failureOwner(nodeId), now);
@@ -822,7 +852,8 @@ export class PlanningManager {
       if (from >= segment.start) continue;
       const length = segment.end - segment.start;
       const total = this.cluster.nodes.length;
-      if (this.mm.profile.maxOver(from, from + length) + segment.nodes.length + segment.spare.length > total) continue;
+      const own = segment.start < from + length ? segment.nodes.length + segment.spare.length : 0; // the profile counts the job itself
+      if (this.mm.profile.maxOver(from, from + length) - own + segment.nodes.length + segment.spare.length > total) continue;
       const nodes = this.mm.map(segment.nodes.length + segment.spare.length, this.mm.eligible(job.spec.requirements, isBestEffort(job.spec)), from, from + length, { ignoreOwner: job.spec.id, oneIsland: job.spec.requirements.interconnect !== undefined });
       if (!nodes) continue;
       if (job.spec.level === 'Full' && this.remoteCheck(job.spec, from, from + length) !== undefined) continue;
@@ -830,10 +861,22 @@ export class PlanningManager {
       this.mm.unbook(job.spec.id);
       job.segments = [this.segment(job.spec, nodes, from, from + length, segment.restart, segment.intervals)];
       this.bookSegment(job, job.segments[0] as Segment);
+      this.syncSoftness(job);
       moved.push(job.spec.id);
     }
     return moved;
   }
+}
+
+function insertSorted(list: Array<{ start: Instant; id: string }>, entry: { start: Instant; id: string }): void {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((list[mid] as { start: Instant }).start <= entry.start) lo = mid + 1;
+    else hi = mid;
+  }
+  list.splice(lo, 0, entry);
 }
 
 type RemoteChange = { start: Instant; end: Instant; delta: number };

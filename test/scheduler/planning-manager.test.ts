@@ -1,0 +1,223 @@
+import { describe, expect, it } from 'vitest';
+import { expectedCompletion } from '../../src/scheduler/job-timing.js';
+import type { PlannedJob, Segment } from '../../src/scheduler/model.js';
+import { PlanningManager } from '../../src/scheduler/planning-manager.js';
+import { cluster, hours, job, minutes, T0 } from './support.js';
+
+/**
+ * Hand-worked scenarios from seed 002 chapter 3. The site is chosen so the figures can be
+ * checked on paper: 30 s to initialise or restart a job, nothing to deinitialise, no
+ * slowdown, and a checkpoint of a 16 GB node takes 120 s. A 3600 s job covering two
+ * outages then gets the seed's 7 checkpoints (3.16): compute intervals of 450 s, the
+ * i-th checkpoint written at 30 + 570 i seconds.
+ */
+const paper = {
+  nodeInitSeconds: 30,
+  storageMountSeconds: 0,
+  storageInitSecondsPerGB: 0,
+  storageRollbackSecondsPerGB: 0,
+  deinitSeconds: 0,
+  slowdownFactor: 1,
+  checkpointSecondsPerNodeGB: 7.5,
+  snapshotSecondsPerGB: 0,
+  parallelCheckpoint: true,
+  problemHorizonSeconds: 4 * 3600,
+};
+const seconds = (s: number) => T0 + s * 1000;
+
+function deadlineJob(id: string, overrides: Partial<Parameters<typeof job>[0]> = {}) {
+  return job({ id, kind: 'Deadline', level: 'Standard', nodes: 4, runtimeSeconds: 3600, coveredOutages: 2, deadline: T0 + hours(2), ...overrides });
+}
+
+function admitted(pm: PlanningManager, spec: ReturnType<typeof job>, now = T0): PlannedJob {
+  const decision = pm.admit(spec, now);
+  if (!decision.accepted) throw new Error(decision.reason);
+  return decision.job;
+}
+
+describe('checkpoint planning in admission', () => {
+  it('gives the worked example its 7 checkpoints and books t_minslot', () => {
+    const pm = new PlanningManager(cluster(8, { timing: paper }));
+    const a = admitted(pm, deadlineJob('a'));
+    expect(a.checkpoints).toMatchObject({ count: 7, intervalSeconds: 450, checkpointSeconds: 120, jobMaxSeconds: 5340 });
+    // t_minslot = 30 + 3600 + 7 x 120 = 4470 s: Standard books the run without outages ...
+    expect(a.segments).toEqual([{ start: T0, end: seconds(4470), nodes: ['n01', 'n02', 'n03', 'n04'], spare: [], restart: false, intervals: 8 }]);
+    // ... and the deadline had room for the worst case: 30 + 5340 + 2 x (30 + 120) = 5670 s.
+    expect(a.checkpoints.worstCaseSeconds).toBe(5670);
+  });
+
+  it('refuses a deadline that leaves no room for the covered outages, saying when the job could complete', () => {
+    const pm = new PlanningManager(cluster(8, { timing: paper }));
+    const decision = pm.admit(deadlineJob('a', { deadline: seconds(5000) }), T0);
+    expect(decision.accepted).toBe(false);
+    if (decision.accepted) return;
+    expect(decision.reason).toMatch(/^deadline 2026-11-23T01:23:20Z cannot be met: even the best checkpoint plan \(7 checkpoints\) needs 5670 s with 2 covered outage\(s\)/);
+  });
+
+  it('says when the earliest completion is, given what is already planned', () => {
+    const pm = new PlanningManager(cluster(8, { timing: paper }));
+    admitted(pm, job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: 6, runtimeSeconds: 3 * 3600, window: { start: T0, end: T0 + hours(3) } }));
+    const decision = pm.admit(deadlineJob('a', { deadline: T0 + hours(4) }), T0);
+    expect(decision).toEqual({
+      accepted: false,
+      reason: 'deadline 2026-11-23T04:00:00Z cannot be met: earliest worst-case completion with 7 checkpoints and 2 covered outages is 2026-11-23T04:34:30Z on 4 nodes',
+    });
+  });
+
+  it('accepts a requested checkpoint frequency only within the bounds', () => {
+    const pm = new PlanningManager(cluster(8, { timing: paper }));
+    expect(admitted(pm, deadlineJob('a', { checkpointsPerHour: 5 })).checkpoints.count).toBe(5);
+    const decision = pm.admit(deadlineJob('b', { checkpointsPerHour: 30 }), T0);
+    expect(decision.accepted).toBe(false);
+    if (!decision.accepted) expect(decision.reason).toMatch(/checkpoint frequency 30 per hour \(30 checkpoints\) is outside the bounds/);
+  });
+});
+
+describe('a node failure (figure 3.4)', () => {
+  it('restarts the job from its last checkpoint on a spare node and keeps the deadline', () => {
+    const pm = new PlanningManager(cluster(8, { timing: paper }));
+    admitted(pm, deadlineJob('a'));
+    const report = pm.nodeFailed('n01', seconds(1800));
+    expect(report.problematic).toEqual([]);
+    expect(report.solved).toEqual(['a']);
+    const a = pm.job('a') as PlannedJob;
+    // Checkpoints 1-3 were written by 1740 s; the 4th was due at 2310 s. Five intervals remain:
+    // restart 30 + 5 x 450 + 4 x 120 = 2760 s, from the failure on three old nodes and a free one.
+    expect(a.segments).toEqual([
+      { start: T0, end: seconds(1800), nodes: ['n01', 'n02', 'n03', 'n04'], spare: [], restart: false, intervals: 3 },
+      { start: seconds(1800), end: seconds(4560), nodes: expect.arrayContaining(['n02', 'n03', 'n04']), spare: [], restart: true, intervals: 5 },
+    ]);
+    expect((a.segments[1] as Segment).nodes).not.toContain('n01');
+    expect(expectedCompletion(a, pm.shape(a))).toBeLessThanOrEqual(a.spec.deadline as number);
+    expect(a.outagesLeft).toBe(1);
+  });
+
+  it('Enhanced: restarts at once on the spare node it kept, inside the time it booked', () => {
+    const pm = new PlanningManager(cluster(8, { timing: paper }));
+    const a = admitted(pm, deadlineJob('a', { level: 'Enhanced', coveredOutages: 1, deadline: T0 + hours(3) }));
+    expect((a.segments[0] as Segment).spare).toHaveLength(1);
+    const booked = (a.segments[0] as Segment).end;
+    const spare = (a.segments[0] as Segment).spare[0] as string;
+    const report = pm.nodeFailed('n02', seconds(1800));
+    expect(report.problematic).toEqual([]);
+    const after = pm.job('a') as PlannedJob;
+    expect(after.segments[1]).toMatchObject({ start: seconds(1800), end: booked, spare: [], restart: true });
+    expect((after.segments[1] as Segment).nodes).toEqual(['n01', spare, 'n03', 'n04']);
+    expect(after.outagesLeft).toBe(0);
+  });
+
+  it('suspends a running best-effort job when only that saves the deadline (3.5.2.1)', () => {
+    const pm = new PlanningManager(cluster(8, { timing: paper }));
+    admitted(pm, deadlineJob('a'));
+    admitted(pm, job({ id: 'be', kind: 'BestEffort', level: 'Legacy', nodes: 4, runtimeSeconds: 10 * 3600 }));
+    expect((pm.job('be') as PlannedJob).segments[0]?.start).toBe(T0);
+    const report = pm.nodeFailed('n01', seconds(1800));
+    expect(report.suspended).toEqual(['be']);
+    expect(report.problematic).toEqual([]);
+    const a = pm.job('a') as PlannedJob;
+    expect(a.segments[1]).toMatchObject({ start: seconds(1800), end: seconds(4560), restart: true, intervals: 5 });
+    // The best-effort job lost its work (no checkpoints at Legacy) and runs again once nodes are free.
+    const be = pm.job('be') as PlannedJob;
+    expect(be.problem).toBeUndefined();
+    expect(be.segments[0]).toMatchObject({ start: T0, end: seconds(1800), intervals: 0 });
+    expect(be.segments[1]?.start).toBe(seconds(4560));
+  });
+
+  it('leaves the job in P with a reason when nothing can save it: reservations are never suspended', () => {
+    const pm = new PlanningManager(cluster(8, { timing: paper }));
+    admitted(pm, job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: 4, runtimeSeconds: 10 * 3600, window: { start: T0, end: T0 + hours(10) } }));
+    admitted(pm, deadlineJob('a'));
+    const failing = (pm.job('a') as PlannedJob).segments[0]?.nodes[0] as string;
+    const report = pm.nodeFailed(failing, seconds(1800));
+    expect(report.suspended).toEqual([]);
+    expect(report.problematic).toEqual([
+      {
+        id: 'a',
+        reason: expect.stringMatching(new RegExp(`^node ${failing} failed at 2026-11-23T00:30:00Z: cannot restart in time: deadline 2026-11-23T02:00:00Z cannot be met`)),
+      },
+    ]);
+    expect((pm.job('r') as PlannedJob).segments).toEqual([expect.objectContaining({ start: T0, end: T0 + hours(10) })]);
+  });
+
+  it('runs a job in pieces through gaps when no gap holds the rest whole (3.5.3)', () => {
+    // Only n05 has 32 GB, and the reservations need it: they stay off the failing node.
+    const pm = new PlanningManager(cluster(5, { timing: paper, node: (i) => ({ memoryGB: i === 4 ? 32 : 16 }) }));
+    for (const [from, to] of [[40, 50], [80, 90], [100, 300]] as const) {
+      admitted(pm, job({ id: `r${from}`, kind: 'Reservation', level: 'Legacy', nodes: 1, requirements: { memoryPerNodeGB: 32 }, runtimeSeconds: (to - from) * 60, window: { start: T0 + minutes(from), end: T0 + minutes(to) } }));
+    }
+    admitted(pm, deadlineJob('a'));
+    const report = pm.nodeFailed('n01', T0 + minutes(30));
+    expect(report.problematic).toEqual([]);
+    const a = pm.job('a') as PlannedJob;
+    // [30, 40) min: restart and one interval with its checkpoint (600 s); [50, 80): three (30 + 3 x 570 = 1740 s);
+    // the last interval (30 + 450 s) in [90, 100).
+    expect(a.segments.slice(1).map((s) => [(s.start - T0) / 1000, (s.end - T0) / 1000, s.intervals])).toEqual([
+      [1800, 2400, 1],
+      [3000, 4740, 3],
+      [5400, 5880, 1],
+    ]);
+    expect(expectedCompletion(a, pm.shape(a))).toBeLessThanOrEqual(a.spec.deadline as number);
+  });
+
+  it('leaves jobs beyond the problem horizon planned but flagged, and clears them on repair', () => {
+    const pm = new PlanningManager(cluster(4, { timing: paper }));
+    admitted(pm, deadlineJob('later', { earliestStart: T0 + hours(10), deadline: T0 + hours(14) }));
+    const report = pm.nodeFailed('n01', T0);
+    expect(report.problematic).toEqual([{ id: 'later', reason: expect.stringContaining('beyond the problem horizon') }]);
+    expect((pm.job('later') as PlannedJob).segments[0]?.nodes).toContain('n01');
+    expect(pm.nodeRepaired('n01', T0 + hours(1)).problematic).toEqual([]);
+  });
+});
+
+describe('best-effort, background, buffer nodes, Full', () => {
+  it('moves a waiting best-effort job out of an SLA job\'s way (B is placed last)', () => {
+    const pm = new PlanningManager(cluster(4, { timing: paper }));
+    admitted(pm, job({ id: 'first', kind: 'BestEffort', level: 'Legacy', nodes: 4, runtimeSeconds: 3600 }));
+    admitted(pm, job({ id: 'be', kind: 'BestEffort', level: 'Legacy', nodes: 4, runtimeSeconds: 3600 }));
+    expect(pm.job('be')?.segments[0]?.start).toBe(seconds(3630));
+    const decision = pm.admit(deadlineJob('a', { deadline: T0 + hours(4) }), T0);
+    expect(decision).toMatchObject({ accepted: true, moved: ['be'] });
+    expect(pm.job('a')?.segments[0]?.start).toBe(seconds(3630));
+    expect(pm.job('be')?.segments[0]?.start).toBe(seconds(3630 + 4470));
+  });
+
+  it('lets a waiting job take the gap an early finish opens', () => {
+    const pm = new PlanningManager(cluster(4, { timing: paper }));
+    admitted(pm, job({ id: 'first', kind: 'BestEffort', level: 'Legacy', nodes: 4, runtimeSeconds: 3600 }));
+    admitted(pm, job({ id: 'second', kind: 'BestEffort', level: 'Legacy', nodes: 4, runtimeSeconds: 3600 }));
+    const report = pm.jobFinished('first', seconds(1200));
+    expect(report.moved).toEqual(['second']);
+    expect(pm.job('second')?.segments[0]).toMatchObject({ start: seconds(1200), end: seconds(1200 + 3630) });
+  });
+
+  it('keeps buffer nodes for best-effort work (3.5.4)', () => {
+    const pm = new PlanningManager(cluster(6, { timing: paper, node: (i) => ({ buffer: i >= 4 }) }));
+    const refused = pm.admit(job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: 5, window: { start: T0, end: T0 + hours(1) } }), T0);
+    expect(refused).toEqual({ accepted: false, reason: '5 nodes requested but the cluster has 4 nodes that meet the requirements available to SLA jobs' });
+    expect(admitted(pm, job({ id: 'be', kind: 'BestEffort', level: 'Legacy', nodes: 6 })).segments[0]?.nodes).toHaveLength(6);
+  });
+
+  it('Full needs standby nodes at a peer', () => {
+    const without = new PlanningManager(cluster(8, { timing: paper }));
+    const refused = without.admit(deadlineJob('a', { level: 'Full', coveredOutages: 1, deadline: T0 + hours(3) }), T0);
+    expect(refused).toEqual({ accepted: false, reason: 'Full service needs 4 standby nodes reserved at a peer provider, but no peer standby capacity is configured' });
+    const pm = new PlanningManager(cluster(8, { timing: paper, peerStandbyNodes: 6 }));
+    expect(admitted(pm, deadlineJob('a', { level: 'Full', coveredOutages: 1, deadline: T0 + hours(3) })).remoteStandby).toBe(4);
+    // Four nodes are free locally, but the peer's 6 standby nodes hold only one Full job at a time.
+    const second = pm.admit(deadlineJob('b', { level: 'Full', coveredOutages: 1, deadline: T0 + hours(2) }), T0);
+    expect(second.accepted).toBe(false);
+    if (!second.accepted) expect(second.reason).toMatch(/^deadline 2026-11-23T02:00:00Z cannot be met: earliest worst-case completion .* is 2026-11-23T02:46:00Z on 4 nodes$/);
+  });
+
+  it('offers counter-offers for a request it cannot serve as asked', () => {
+    const pm = new PlanningManager(cluster(8, { timing: paper }));
+    admitted(pm, job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: 6, window: { start: T0 + hours(1), end: T0 + hours(3) } }));
+    const wanted = job({ id: 'w', kind: 'Reservation', level: 'Legacy', nodes: 4, window: { start: T0 + hours(2), end: T0 + hours(4) } });
+    expect(pm.admit(wanted, T0).accepted).toBe(false);
+    const alternatives = pm.alternatives(wanted, T0);
+    expect(alternatives.map((a) => a.kind)).toEqual(['LaterStart', 'FewerNodes']);
+    expect(alternatives[0]?.spec.window).toEqual({ start: T0 + hours(3), end: T0 + hours(5) });
+    expect(alternatives[1]?.spec.nodes).toBe(2);
+    for (const alternative of alternatives) expect(pm.probe(alternative.spec, T0).accepted).toBe(true);
+  });
+});
