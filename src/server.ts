@@ -6,10 +6,11 @@ import { pino, type Logger } from 'pino';
 import { anonymousCaller, type Caller } from './domain/identity.js';
 import { AgreementFactory } from './engine/agreement-factory.js';
 import { AgreementService } from './engine/agreement-service.js';
-import { CapacityPlan } from './engine/capacity-plan.js';
-import type { ServerConfig } from './engine/config.js';
+import { clusterDescription, type ServerConfig } from './engine/config.js';
 import { NegotiationService } from './engine/negotiation-service.js';
 import type { AgreementRepository, Clock, IdSource, NegotiationRepository } from './engine/ports.js';
+import { persistPlanChanges } from './engine/plan-persistence.js';
+import { PlanningService } from './engine/planning-service.js';
 import { ReservationUse } from './engine/reservation-use.js';
 import { SoapAcceptanceNotifier } from './client/acceptance-notifier.js';
 import { agreementPorts, paths } from './soap/agreement-ports.js';
@@ -39,7 +40,7 @@ export interface ServerParts {
   logger?: Logger;
 }
 
-/** How often held preparatory reservations are checked for expiry. */
+/** How often held preparatory reservations are checked for expiry, and the plan's clock moves on. */
 const expiryIntervalMs = 1000;
 
 /** Assembles the adapters around the engine and listens. */
@@ -53,7 +54,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const negotiationRepository = parts.negotiationRepository ?? (store as SqliteStore).negotiations;
   const ids = parts.ids ?? randomIds;
   const prices = { currency: config.currency, nodeHour: config.nodeHourPrice, preparatoryFeeRate: config.preparatoryFeeRate };
-  const plan = new CapacityPlan(config.clusterNodes);
+  const plan = new PlanningService(clusterDescription(config), prices);
   const agreements = new AgreementService(repository, plan, clock, new SoapAcceptanceNotifier(), (agreementId, error) =>
     logger.warn({ agreementId, err: error }, 'could not tell the initiator about the decision on its pending agreement'),
   );
@@ -75,10 +76,16 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     },
   });
   const reservations = new ReservationUse(repository, agreements);
+  // Bookings the scheduler moves are stored again: agreements, and holds in their negotiations.
+  persistPlanChanges(plan, agreements, negotiations, (key, error) =>
+    logger.error({ booking: key, err: error }, 'storing an allocation the scheduler moved failed; a restart places it again'),
+  );
   // Agreements first: a hold whose agreement was stored just before a crash is confirmed, not booked twice.
-  const restored = await agreements.restorePlan();
+  const { restored, lost } = await agreements.restorePlanReport();
+  for (const { id, reason } of lost) logger.warn({ agreementId: id, reason }, 'an agreement\'s capacity could not be booked again at start-up');
   const holds = await negotiations.restore();
   await reservations.restore();
+  await plan.settle();
   const factory = new AgreementFactory({
     templates,
     repository,
@@ -121,14 +128,22 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       (expired) => expired > 0 && logger.info({ expired }, 'preparatory reservations expired; fees charged'),
       (error: unknown) => logger.error({ err: error }, 'releasing expired holds failed'),
     );
+    try {
+      const report = plan.advance(clock.now());
+      if (report) logger.warn({ report }, 'a node is still failed after the problem horizon: re-planned');
+    } catch (error) {
+      logger.error({ err: error }, 'moving the plan\'s clock failed');
+    }
+    void plan.settle();
   }, expiryIntervalMs);
   expiry.unref();
-  logger.info({ url: baseUrl, templates: templates.list().length, restoredBookings: restored, holds }, 'wsag-server listening');
+  logger.info({ url: baseUrl, templates: templates.list().length, clusterNodes: plan.clusterNodes, restoredBookings: restored, holds }, 'wsag-server listening');
   return {
     url: baseUrl,
     endpoints,
     async close() {
       clearInterval(expiry);
+      await plan.settle();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

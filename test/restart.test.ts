@@ -15,7 +15,14 @@ afterEach(() => {
 describe('nothing acknowledged is lost', () => {
   it('agreements created before kill -9 are all there after restart, with their state', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-restart-'));
-    const first = await startServerProcess(dataDir);
+    // Operators may read the plan: it must come back exactly (same nodes, pieces, checkpoint plans).
+    const env = { WSAG_ADMINS: 'anonymous' };
+    const plan = async (url: string) => {
+      const response = await fetch(`${url}/api/plan`);
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { bookings: Array<{ id: string }> }).bookings.sort((a, b) => a.id.localeCompare(b.id));
+    };
+    const first = await startServerProcess(dataDir, env);
     children.push(first.child);
     const client = new WsagClient(first.url);
     const templates = await client.templates();
@@ -26,16 +33,19 @@ describe('nothing acknowledged is lost', () => {
     }
     await client.terminate(created[1] as string);
     const before = await client.agreements();
+    const planBefore = await plan(first.url);
+    expect(planBefore.map((b) => b.id)).toEqual(created.filter((id) => id !== created[1]).sort());
 
     first.child.kill('SIGKILL');
     await new Promise((resolve) => first.child.once('exit', resolve));
 
-    const second = await startServerProcess(dataDir);
+    const second = await startServerProcess(dataDir, env);
     children.push(second.child);
     const after = await new WsagClient(second.url).agreements();
     expect(after.map((a) => [a.id, a.state, a.name])).toEqual(before.map((a) => [a.id, a.state, a.name]));
     expect(after.map((a) => a.id)).toEqual(created);
     expect(after.filter((a) => a.state === 'Terminated').map((a) => a.id)).toEqual([created[1]]);
     expect((await new WsagClient(second.url).state(created[0] as string)).state).toBe('Observed');
+    expect(await plan(second.url)).toEqual(planBefore);
   }, 60_000);
 });

@@ -10,6 +10,7 @@ import { negotiateCommand } from './commands/negotiate.js';
 import { negotiationsCommand } from './commands/negotiations.js';
 import { pendingCommand } from './commands/pending.js';
 import { serveCommand } from './commands/serve.js';
+import { simCommand } from './commands/sim.js';
 import { stateCommand } from './commands/state.js';
 import { templatesCommand } from './commands/templates.js';
 import { terminateCommand } from './commands/terminate.js';
@@ -18,7 +19,7 @@ import { CliError, exitCodes, UsageError } from './errors.js';
 
 export const commands: Command[] = [
   serveCommand, templatesCommand, createCommand, agreementsCommand, stateCommand, terminateCommand,
-  negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand, checkpointCommand,
+  negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand, checkpointCommand, simCommand,
 ];
 
 /** What the CLI needs from the outside world; everything but out/err/env has a default. */

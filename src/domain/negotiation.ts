@@ -99,6 +99,11 @@ export function holdKey(offerId: string): string {
   return `hold:${offerId}`;
 }
 
+/** The offer id of a hold's plan key; undefined for an agreement's key. */
+export function offerIdOfHoldKey(key: string): string | undefined {
+  return key.startsWith('hold:') ? key.slice('hold:'.length) : undefined;
+}
+
 export function findOffer(negotiation: Negotiation, offerId: string): NegotiationOfferRecord | undefined {
   return negotiation.offers.find((o) => o.offerId === offerId);
 }

@@ -7,8 +7,8 @@ import { holdKey } from '../domain/negotiation.js';
 import { regularPrice, type PriceList } from '../domain/pricing.js';
 import type { AgreementService } from './agreement-service.js';
 import { alternativeLabel, alternativesMeetingConstraints } from './alternatives.js';
-import type { CapacityPlan } from './capacity-plan.js';
 import type { CommittedOffer, NegotiationService } from './negotiation-service.js';
+import type { PlanningService } from './planning-service.js';
 import type { AgreementDocumentWriter, AgreementRepository, Clock, IdSource, ReceivedOffer, TemplateCatalog } from './ports.js';
 import type { ReservationUse } from './reservation-use.js';
 import { templateOf } from './template-resolution.js';
@@ -17,7 +17,7 @@ export interface AgreementFactoryDeps {
   templates: TemplateCatalog;
   repository: AgreementRepository;
   documents: AgreementDocumentWriter;
-  plan: CapacityPlan;
+  plan: PlanningService;
   clock: Clock;
   ids: IdSource;
   providerName: string;
@@ -92,7 +92,7 @@ export const admitToPlan: Step = {
       if (decision.accepted) {
         ctx.undo.push(() => deps.plan.release(ctx.agreementId));
         ctx.chosen = alternative;
-        if (decision.allocation) ctx.allocation = decision.allocation;
+        ctx.allocation = decision.allocation;
         return;
       }
       ctx.reasons.push(`${alternativeLabel(alternative)}${decision.reason}`);
@@ -101,22 +101,34 @@ export const admitToPlan: Step = {
   },
 };
 
-/** Accepting: the Acceptable offer's hold becomes the agreement's booking (for a renegotiation, it replaces the old one). */
+/**
+ * Accepting: the Acceptable offer's hold becomes the agreement's booking (for a
+ * renegotiation, it replaces the old one). A hold missing from the plan (it could not be
+ * booked again after a restart) is booked again from its stored allocation, or refused.
+ */
 export const takeOverHold: Step = {
   name: 'takeOverHold',
   run(ctx, deps) {
     const { offer } = required(ctx.committed);
     ctx.chosen = required(ctx.candidates)[0];
-    if (!offer.hold) return; // a background job holds nothing
+    if (!offer.hold) return;
     const key = holdKey(offer.offerId);
-    const previous = deps.plan.booked().get(ctx.agreementId);
+    const previous = deps.plan.job(ctx.agreementId);
+    const held = deps.plan.job(key);
     if (previous) deps.plan.release(ctx.agreementId);
-    if (!deps.plan.rename(key, ctx.agreementId)) deps.plan.restore(ctx.agreementId, offer.hold.allocation);
+    if (!deps.plan.rename(key, ctx.agreementId)) {
+      const outcome = deps.plan.restore(ctx.agreementId, offer.request, offer.hold.allocation, offer.createdAt, ctx.now);
+      if (outcome.restored === 'lost') {
+        if (previous) deps.plan.restoreJob(previous);
+        throw new CannotSatisfy(`the capacity held for offer "${offer.offerId}" is no longer available: ${outcome.reason}`);
+      }
+    }
     ctx.undo.push(() => {
-      deps.plan.rename(ctx.agreementId, key);
-      if (previous) deps.plan.restore(ctx.agreementId, previous);
+      deps.plan.release(ctx.agreementId);
+      if (previous) deps.plan.restoreJob(previous);
+      if (held) deps.plan.restoreJob(held, previous ? ctx.agreementId : undefined);
     });
-    ctx.allocation = offer.hold.allocation;
+    ctx.allocation = deps.plan.allocationOf(ctx.agreementId, offer.hold.allocation);
   },
 };
 
@@ -193,8 +205,13 @@ export class AgreementFactory {
   constructor(private readonly deps: AgreementFactoryDeps) {}
 
   async createAgreement(offer: ReceivedOffer, caller: Caller): Promise<Agreement> {
-    if (offer.accepts) return this.acceptOffer(offer, offer.accepts, caller);
-    return this.run(createAgreementSteps, this.context(offer, caller, 'Observed'));
+    try {
+      if (offer.accepts) return await this.acceptOffer(offer, offer.accepts, caller);
+      return await this.run(createAgreementSteps, this.context(offer, caller, 'Observed'));
+    } finally {
+      // Jobs the admission moved (best-effort jobs making room) get their new allocations stored.
+      await this.deps.plan.settle();
+    }
   }
 
   /** The agreement starts Pending: capacity is booked, and the provider decides later (AgreementService.decide). */
@@ -204,7 +221,11 @@ export class AgreementFactory {
     }
     const ctx = this.context(offer, caller, 'Pending');
     if (acceptanceEpr !== undefined) ctx.acceptanceEpr = acceptanceEpr;
-    return this.run(createAgreementSteps, ctx);
+    try {
+      return await this.run(createAgreementSteps, ctx);
+    } finally {
+      await this.deps.plan.settle();
+    }
   }
 
   private async acceptOffer(offer: ReceivedOffer, ref: NonNullable<ReceivedOffer['accepts']>, caller: Caller): Promise<Agreement> {

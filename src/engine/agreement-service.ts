@@ -2,8 +2,8 @@ import type { Agreement } from '../domain/agreement.js';
 import { holdsCapacity, nextAgreementState } from '../domain/agreement-state-machine.js';
 import type { Caller } from '../domain/identity.js';
 import { NotAuthorized, UnknownResource } from '../domain/errors.js';
-import type { CapacityPlan } from './capacity-plan.js';
 import { KeyedLock } from './keyed-lock.js';
+import type { PlanningService, RestoreOutcome } from './planning-service.js';
 import type { AcceptanceNotifier, AgreementRepository, Clock } from './ports.js';
 
 /** Reading, terminating and deciding existing agreements. Updates of one agreement run one at a time. */
@@ -12,7 +12,7 @@ export class AgreementService {
 
   constructor(
     private readonly repository: AgreementRepository,
-    private readonly plan: CapacityPlan,
+    private readonly plan: PlanningService,
     private readonly clock: Clock,
     private readonly notifier?: AcceptanceNotifier,
     private readonly onNotifyFailure: (agreementId: string, error: unknown) => void = () => {},
@@ -21,16 +21,47 @@ export class AgreementService {
   /**
    * Books the capacity of every live agreement back into the plan (start-up). A job that
    * uses a reservation runs on the reservation's capacity and books nothing of its own.
+   * Every agreement stored with its plan goes back exactly first; then those without one
+   * (stored before the planning scheduler) or whose nodes are taken or gone are placed at
+   * their times on other nodes, or wherever the scheduler admits them now; changed
+   * allocations are stored by the next `plan.settle()`. `restored` counts the booked ones,
+   * `lost` lists the others with the scheduler's reason.
    */
   async restorePlan(): Promise<number> {
-    let restored = 0;
-    for (const agreement of await this.repository.list()) {
-      if (agreement.allocation && holdsCapacity(agreement.state) && agreement.request.useReservation === undefined) {
-        this.plan.restore(agreement.id, agreement.allocation);
-        restored++;
-      }
+    return (await this.restorePlanReport()).restored;
+  }
+
+  async restorePlanReport(): Promise<{ restored: number; lost: Array<{ id: string; reason: string }> }> {
+    const now = this.clock.now();
+    const live = (await this.repository.list()).filter(
+      (a) => a.allocation && holdsCapacity(a.state) && a.request.useReservation === undefined,
+    );
+    const allocationOf = (a: Agreement) => a.allocation as NonNullable<Agreement['allocation']>;
+    // Exact plans first, all of them, so a booking placed anew never takes the nodes of one that comes back exactly.
+    const rest = live.filter((a) => !this.plan.restoreExact(a.id, a.request, allocationOf(a), a.createdAt));
+    let restored = live.length - rest.length;
+    const lost: Array<{ id: string; reason: string }> = [];
+    for (const agreement of rest) {
+      const outcome: RestoreOutcome = this.plan.restore(agreement.id, agreement.request, allocationOf(agreement), agreement.createdAt, now);
+      if (outcome.restored === 'lost') lost.push({ id: agreement.id, reason: outcome.reason });
+      else restored++;
     }
-    return restored;
+    return { restored, lost };
+  }
+
+  /**
+   * Stores the plan's current allocation of an agreement the scheduler moved (the persister
+   * of PlanningService.settle). An agreement no longer in the plan, or no longer holding
+   * capacity, is left as it is.
+   */
+  async recordAllocation(id: string): Promise<void> {
+    await this.locked(id, async () => {
+      const current = await this.repository.get(id);
+      if (!current || !holdsCapacity(current.state) || current.request.useReservation !== undefined) return;
+      const allocation = this.plan.allocationOf(id, current.allocation);
+      if (!allocation || JSON.stringify(allocation) === JSON.stringify(current.allocation)) return;
+      await this.repository.update({ ...current, allocation, updatedAt: this.clock.now() });
+    });
   }
 
   async get(id: string, caller: Caller): Promise<Agreement> {

@@ -2,7 +2,10 @@
  * Server configuration: one validated object with documented defaults. Environment
  * variables override defaults; `loadConfig` fails fast with exact messages.
  */
+import fs from 'node:fs';
 import path from 'node:path';
+import type { ClusterDescription, ClusterNode } from '../scheduler/model.js';
+import { defaultSiteTiming, type SiteTiming } from '../scheduler/site.js';
 
 export interface ServerConfig {
   /** Interface to listen on. Env HOST. Default 127.0.0.1 (loopback only). */
@@ -15,8 +18,21 @@ export interface ServerConfig {
   publicUrl?: string;
   /** Directory of agreement templates. Env WSAG_TEMPLATES_DIR. Default ./templates. */
   templatesDir: string;
-  /** Nodes in the cluster the capacity check plans against. Env WSAG_CLUSTER_NODES. Default 64. */
+  /**
+   * Without a cluster file: how many identical nodes the scheduler plans on (ids n001,
+   * n002, ...; each with identicalNode's properties). Env WSAG_CLUSTER_NODES. Default 64.
+   */
   clusterNodes: number;
+  /** Without a cluster file: how many of those nodes (the last ones) are buffer nodes, which only best-effort and background jobs use. Env WSAG_BUFFER_NODES. Default 0. */
+  bufferNodes: number;
+  /** A JSON cluster description: node groups, timing overrides, peer standby nodes (see examples/cluster.json). Env WSAG_CLUSTER_FILE. Default none. */
+  clusterFile?: string;
+  /** The cluster file's contents, read and checked at start-up (or given directly). */
+  cluster?: ClusterFile;
+  /** The problem horizon: the usual repair time of a node, seconds. Env WSAG_PROBLEM_HORIZON_SECONDS. Default the cluster file's timing.problemHorizonSeconds, else 14400 (4 h). */
+  problemHorizonSeconds: number;
+  /** Standby nodes a peer provider keeps for Full jobs. Env WSAG_PEER_STANDBY_NODES. Default the cluster file's peerStandbyNodes, else 0 (Full service is refused). */
+  peerStandbyNodes: number;
   /** Largest request body accepted, bytes. Env WSAG_MAX_BODY_BYTES. Default 1 MiB. */
   maxBodyBytes: number;
   /** Deepest element nesting accepted in a request. Env WSAG_MAX_XML_DEPTH. Default 64. */
@@ -49,6 +65,9 @@ export const defaultConfig: ServerConfig = {
   dataDir: path.resolve('data'),
   templatesDir: path.resolve('templates'),
   clusterNodes: 64,
+  bufferNodes: 0,
+  problemHorizonSeconds: defaultSiteTiming.problemHorizonSeconds,
+  peerStandbyNodes: 0,
   maxBodyBytes: 1024 * 1024,
   maxXmlDepth: 64,
   providerName: 'wsag-server',
@@ -66,6 +85,14 @@ export const defaultConfig: ServerConfig = {
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConfig> = {}): ServerConfig {
+  const clusterFile = overrides.clusterFile ?? (env.WSAG_CLUSTER_FILE || undefined);
+  if (clusterFile !== undefined && env.WSAG_CLUSTER_NODES) {
+    throw new ConfigError('WSAG_CLUSTER_NODES and WSAG_CLUSTER_FILE are both set: the cluster file lists the nodes; unset one of them');
+  }
+  if (clusterFile !== undefined && env.WSAG_BUFFER_NODES) {
+    throw new ConfigError('WSAG_BUFFER_NODES applies to the identical nodes of WSAG_CLUSTER_NODES; with WSAG_CLUSTER_FILE mark node groups "buffer": true');
+  }
+  const cluster = overrides.cluster ?? (clusterFile !== undefined ? readClusterFile(path.resolve(clusterFile)) : undefined);
   const config: ServerConfig = {
     host: env.HOST ?? defaultConfig.host,
     port: integer(env, 'PORT', defaultConfig.port, 0, 65535),
@@ -73,6 +100,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     publicUrl: env.WSAG_PUBLIC_URL,
     templatesDir: path.resolve(env.WSAG_TEMPLATES_DIR ?? defaultConfig.templatesDir),
     clusterNodes: integer(env, 'WSAG_CLUSTER_NODES', defaultConfig.clusterNodes, 1, 10_000_000),
+    bufferNodes: integer(env, 'WSAG_BUFFER_NODES', defaultConfig.bufferNodes, 0, 10_000_000),
+    ...(clusterFile !== undefined ? { clusterFile: path.resolve(clusterFile) } : {}),
+    ...(cluster !== undefined ? { cluster } : {}),
+    problemHorizonSeconds: integer(env, 'WSAG_PROBLEM_HORIZON_SECONDS', cluster?.timing?.problemHorizonSeconds ?? defaultConfig.problemHorizonSeconds, 1, 365 * 24 * 3600),
+    peerStandbyNodes: integer(env, 'WSAG_PEER_STANDBY_NODES', cluster?.peerStandbyNodes ?? defaultConfig.peerStandbyNodes, 0, 10_000_000),
     maxBodyBytes: integer(env, 'WSAG_MAX_BODY_BYTES', defaultConfig.maxBodyBytes, 1024, 1024 * 1024 * 1024),
     maxXmlDepth: integer(env, 'WSAG_MAX_XML_DEPTH', defaultConfig.maxXmlDepth, 8, 10_000),
     providerName: env.WSAG_PROVIDER_NAME ?? defaultConfig.providerName,
@@ -89,6 +121,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
   };
   if (config.publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(config.publicUrl)) {
     throw new ConfigError(`WSAG_PUBLIC_URL must be an http(s) URL, got "${config.publicUrl}"`);
+  }
+  if (!config.cluster && config.bufferNodes >= config.clusterNodes) {
+    throw new ConfigError(
+      `WSAG_BUFFER_NODES must be less than WSAG_CLUSTER_NODES (${config.clusterNodes}): SLA jobs need at least one node that is not a buffer node, got ${config.bufferNodes}`,
+    );
   }
   if (!/^[A-Z]{3}$/.test(config.currency)) throw new ConfigError(`WSAG_CURRENCY must be a three-letter ISO 4217 code such as EUR, got "${config.currency}"`);
   return config;
@@ -110,4 +147,152 @@ function decimal(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+// --- the cluster ------------------------------------------------------------------------
+
+/** What each of the WSAG_CLUSTER_NODES identical nodes offers; requests asking for more, or another interconnect, are refused. */
+export const identicalNode: Omit<ClusterNode, 'id'> = { memoryGB: 256, cpus: 64, interconnect: 'InfiniBand' };
+
+/** A group of identical nodes in a cluster file; ids are idPrefix + a number (ib001, ib002, ...). */
+export interface NodeGroup {
+  count: number;
+  idPrefix: string;
+  memoryGB: number;
+  cpus: number;
+  interconnect?: string;
+  /** Interconnect island: a job naming an interconnect runs inside one island. */
+  island?: string;
+  /** As JSDL names it (LINUX, ...); absent: any operating system is accepted. */
+  operatingSystem?: string;
+  /** As JSDL names it (x86_64, ...); absent: any architecture is accepted. */
+  architecture?: string;
+  /** Buffer nodes are used only by best-effort and background jobs (freed for SLA jobs on an outage). */
+  buffer?: boolean;
+}
+
+/** The JSON of WSAG_CLUSTER_FILE. */
+export interface ClusterFile {
+  nodeGroups: NodeGroup[];
+  /** Overrides of the site timing model (src/scheduler/site.ts), by field name. */
+  timing?: Partial<SiteTiming>;
+  peerStandbyNodes?: number;
+}
+
+/** The cluster the planning scheduler plans on, from the configuration. */
+export function clusterDescription(config: ServerConfig): ClusterDescription {
+  const timing: SiteTiming = { ...defaultSiteTiming, ...config.cluster?.timing, problemHorizonSeconds: config.problemHorizonSeconds };
+  const nodes: ClusterNode[] = config.cluster
+    ? config.cluster.nodeGroups.flatMap((group) => groupNodes(group))
+    : groupNodes({ count: config.clusterNodes, idPrefix: 'n', ...identicalNode }).map((node, i) =>
+        i >= config.clusterNodes - config.bufferNodes ? { ...node, buffer: true } : node,
+      );
+  return { nodes, timing, peerStandbyNodes: config.peerStandbyNodes };
+}
+
+function groupNodes(group: NodeGroup): ClusterNode[] {
+  const width = Math.max(3, String(group.count).length);
+  const { count, idPrefix, ...properties } = group;
+  return Array.from({ length: count }, (_, i) => ({ id: `${idPrefix}${String(i + 1).padStart(width, '0')}`, ...properties }));
+}
+
+const groupKeys = ['count', 'idPrefix', 'memoryGB', 'cpus', 'interconnect', 'island', 'operatingSystem', 'architecture', 'buffer'];
+const timingKeys = Object.keys(defaultSiteTiming) as Array<keyof SiteTiming>;
+
+/** Reads and checks a cluster file; every problem is a ConfigError naming the file and the setting. */
+export function readClusterFile(file: string): ClusterFile {
+  const where = `WSAG_CLUSTER_FILE ${file}`;
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${where} cannot be read: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${where} is not valid JSON: ${(error as Error).message}`);
+  }
+  return parseClusterFile(json, where);
+}
+
+/** Checks the parsed JSON of a cluster file; `where` starts every message. */
+export function parseClusterFile(json: unknown, where: string): ClusterFile {
+  const fail = (message: string): never => {
+    throw new ConfigError(`${where}: ${message}`);
+  };
+  const show = (value: unknown) => (value === undefined ? 'nothing' : JSON.stringify(value));
+  if (!isObject(json)) return fail('the top level must be an object with "nodeGroups"');
+  unknownKeys(json, ['nodeGroups', 'timing', 'peerStandbyNodes'], 'the file', fail);
+  if (!Array.isArray(json.nodeGroups) || json.nodeGroups.length === 0) return fail(`"nodeGroups" must be a non-empty list of node groups, got ${show(json.nodeGroups)}`);
+  const prefixes = new Map<string, number>();
+  const nodeGroups = json.nodeGroups.map((raw: unknown, i: number): NodeGroup => {
+    const name = `nodeGroups[${i}]`;
+    if (!isObject(raw)) return fail(`${name} must be an object, got ${show(raw)}`);
+    unknownKeys(raw, groupKeys, name, fail);
+    const whole = (key: string, min: number, max: number): number => {
+      const value = raw[key];
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) return fail(`${name}.${key} must be a whole number from ${min} to ${max}, got ${show(value)}`);
+      return value;
+    };
+    const text = (key: string, required: boolean): string | undefined => {
+      const value = raw[key];
+      if (value === undefined && !required) return undefined;
+      if (typeof value !== 'string' || value.trim() === '') return fail(`${name}.${key} must be a non-empty string, got ${show(value)}`);
+      return value;
+    };
+    const idPrefix = text('idPrefix', true) as string;
+    if (!/^[A-Za-z0-9_.-]+$/.test(idPrefix)) fail(`${name}.idPrefix may hold only letters, digits, "_", "." and "-" (node ids appear in URLs), got ${show(idPrefix)}`);
+    const earlier = prefixes.get(idPrefix);
+    if (earlier !== undefined) fail(`${name}.idPrefix "${idPrefix}" is also used by nodeGroups[${earlier}]: node ids must be unique`);
+    prefixes.set(idPrefix, i);
+    const memoryGB = raw.memoryGB;
+    if (typeof memoryGB !== 'number' || !(memoryGB > 0)) fail(`${name}.memoryGB must be a positive number, got ${show(memoryGB)}`);
+    if (raw.buffer !== undefined && typeof raw.buffer !== 'boolean') fail(`${name}.buffer must be true or false, got ${show(raw.buffer)}`);
+    const group: NodeGroup = { count: whole('count', 1, 1_000_000), idPrefix, memoryGB: memoryGB as number, cpus: whole('cpus', 1, 1_000_000) };
+    for (const key of ['interconnect', 'island', 'operatingSystem', 'architecture'] as const) {
+      const value = text(key, false);
+      if (value !== undefined) group[key] = value;
+    }
+    if (raw.buffer === true) group.buffer = true;
+    return group;
+  });
+  if (nodeGroups.every((g) => g.buffer)) fail('every node group is a buffer group: SLA jobs need at least one node that is not a buffer node');
+  const file: ClusterFile = { nodeGroups };
+  if (json.timing !== undefined) {
+    if (!isObject(json.timing)) return fail(`"timing" must be an object of site timing settings, got ${show(json.timing)}`);
+    unknownKeys(json.timing, timingKeys, 'timing', fail);
+    const timing: Partial<SiteTiming> = {};
+    for (const key of timingKeys) {
+      const value = json.timing[key];
+      if (value === undefined) continue;
+      if (key === 'parallelCheckpoint') {
+        if (typeof value !== 'boolean') fail(`timing.${key} must be true or false, got ${show(value)}`);
+        timing.parallelCheckpoint = value as boolean;
+        continue;
+      }
+      const min = key === 'slowdownFactor' ? 1 : key === 'problemHorizonSeconds' ? 1 : 0;
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < min) fail(`timing.${key} must be a number of at least ${min}, got ${show(value)}`);
+      if (key === 'defaultCoveredOutages' && !Number.isInteger(value)) fail(`timing.${key} must be a whole number, got ${show(value)}`);
+      timing[key] = value as number;
+    }
+    file.timing = timing;
+  }
+  if (json.peerStandbyNodes !== undefined) {
+    const value = json.peerStandbyNodes;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) fail(`"peerStandbyNodes" must be a whole number of at least 0, got ${show(value)}`);
+    file.peerStandbyNodes = value as number;
+  }
+  return file;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function unknownKeys(object: Record<string, unknown>, known: readonly string[], name: string, fail: (message: string) => never): void {
+  for (const key of Object.keys(object)) {
+    if (!known.includes(key)) fail(`${name} has an unknown setting "${key}"; known: ${known.join(', ')}`);
+  }
 }

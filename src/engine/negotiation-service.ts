@@ -10,8 +10,8 @@ import {
 import { negotiationStep, type CounteredOffer, type NegotiationMessage } from '../domain/negotiation-state-machine.js';
 import { feeCharged, type PriceList } from '../domain/pricing.js';
 import { addSeconds, isoTime } from '../domain/time.js';
-import type { CapacityPlan } from './capacity-plan.js';
 import { KeyedLock } from './keyed-lock.js';
+import type { PlanningService } from './planning-service.js';
 import { ResponderOffers } from './responder-offers.js';
 import type {
   AgreementRepository, Clock, IdSource, NegotiationDocumentWriter, NegotiationRepository,
@@ -34,7 +34,7 @@ export interface NegotiationServiceDeps {
   agreements: AgreementRepository;
   templates: TemplateCatalog;
   documents: NegotiationDocumentWriter;
-  plan: CapacityPlan;
+  plan: PlanningService;
   clock: Clock;
   ids: IdSource;
   settings: NegotiationSettings;
@@ -117,6 +117,15 @@ export class NegotiationService {
 
   /** One round: answers each offer in order; returns the counter-offers. */
   async negotiate(id: string, offers: ReceivedNegotiationOffer[], caller: Caller): Promise<NegotiationOfferRecord[]> {
+    try {
+      return await this.round(id, offers, caller);
+    } finally {
+      // Holds and agreements the admissions moved get their new allocations stored (outside the lock).
+      await this.deps.plan.settle();
+    }
+  }
+
+  private async round(id: string, offers: ReceivedNegotiationOffer[], caller: Caller): Promise<NegotiationOfferRecord[]> {
     return this.lock.run(id, async () => {
       const negotiation = await this.load(id, caller);
       const now = this.deps.clock.now();
@@ -133,9 +142,9 @@ export class NegotiationService {
               answers.push(...this.answers.advise(negotiation, incoming, record, now));
               break;
             case 'DecideAndHold': {
-              const answer = this.answers.decide(negotiation, incoming, record, now);
-              if (answer.hold) booked.push(holdKey(answer.offerId));
-              answers.push(answer);
+              const answered = this.answers.decide(negotiation, incoming, record, now);
+              for (const answer of answered) if (answer.hold) booked.push(holdKey(answer.offerId));
+              answers.push(...answered);
               break;
             }
             case 'ReleaseHold':
@@ -235,13 +244,13 @@ export class NegotiationService {
    * Start-up: every hold still Held is either confirmed (an agreement records it as its
    * origin: the crash came between the two writes), expired (fee charged), or booked again.
    */
-  async restore(): Promise<{ held: number; expired: number; confirmed: number }> {
+  async restore(): Promise<{ held: number; expired: number; confirmed: number; lost?: number }> {
     const now = this.deps.clock.now();
     const origins = new Map<string, string>();
     for (const agreement of await this.deps.agreements.list()) {
       if (agreement.origin) origins.set(agreement.origin.offerId, agreement.id);
     }
-    const counts = { held: 0, expired: 0, confirmed: 0 };
+    const counts = { held: 0, expired: 0, confirmed: 0, lost: 0 };
     for (const negotiation of await this.deps.negotiations.list({ withLiveHolds: true })) {
       let changed = false;
       for (const offer of liveHolds(negotiation)) {
@@ -258,8 +267,15 @@ export class NegotiationService {
           counts.expired++;
           changed = true;
         } else {
-          this.deps.plan.restore(holdKey(offer.offerId), hold.allocation);
-          counts.held++;
+          const outcome = this.deps.plan.restore(holdKey(offer.offerId), offer.request, hold.allocation, offer.createdAt, now, negotiation.agreementId);
+          if (outcome.restored === 'lost') {
+            // Its capacity is gone (the cluster changed): released, and charged nothing.
+            offer.hold = { ...hold, state: 'Released', charged: { amount: 0, currency: hold.fee.currency }, endedAt: now };
+            counts.lost++;
+            changed = true;
+          } else {
+            counts.held++;
+          }
         }
       }
       if (changed) {
@@ -267,7 +283,27 @@ export class NegotiationService {
         await this.deps.negotiations.update(negotiation);
       }
     }
-    return counts;
+    const { lost, ...rest } = counts;
+    return lost > 0 ? counts : rest;
+  }
+
+  /**
+   * Stores the plan's current allocation of a hold the scheduler moved (the persister of
+   * PlanningService.settle); a hold that is no longer Held is left as it is.
+   */
+  async recordHoldAllocation(offerId: string): Promise<void> {
+    const id = negotiationIdOf(offerId);
+    await this.lock.run(id, async () => {
+      const negotiation = await this.deps.negotiations.get(id);
+      const offer = negotiation && findOffer(negotiation, offerId);
+      const hold = offer?.hold;
+      if (!negotiation || !offer || !hold || hold.state !== 'Held') return;
+      const allocation = this.deps.plan.allocationOf(holdKey(offerId), hold.allocation);
+      if (!allocation || JSON.stringify(allocation) === JSON.stringify(hold.allocation)) return;
+      offer.hold = { ...hold, allocation };
+      negotiation.updatedAt = this.deps.clock.now();
+      await this.deps.negotiations.update(negotiation);
+    });
   }
 
   // --- steps of a round -------------------------------------------------------------

@@ -112,10 +112,26 @@ export interface CounterOfferDetails {
   note?: string;
 }
 
+/** Terms a counter-offer changes (see NegotiationDocumentWriter.withTerms). */
+export interface TermChanges {
+  window?: { start: Date; end: Date };
+  earliestStart?: Date;
+  /** A new deadline; guarantee objectives that promised the old one (sla:CompletedBy) move with it. */
+  deadline?: Date;
+  /** A new node count; objectives that promised the old one (sla:NodesAvailable) change with it. */
+  nodeCount?: number;
+  runtimeSeconds?: number;
+}
+
 /** Writes the negotiation documents (src/xml). */
 export interface NegotiationDocumentWriter {
-  /** The offer with its time terms moved to `slot`: the reservation window, or the earliest start (and a later deadline if needed). */
-  withSlot(offer: ReceivedOffer, slot: Allocation): ReceivedOffer;
+  /**
+   * The offer with its time terms moved to `slot`: the reservation window, or the earliest
+   * start, and a deadline earlier than `completion` (default: the slot's end) moved to it.
+   */
+  withSlot(offer: ReceivedOffer, slot: Allocation, completion?: Date): ReceivedOffer;
+  /** The offer with the given terms changed (counter-offers: a later window or deadline, fewer nodes). */
+  withTerms(offer: ReceivedOffer, changes: TermChanges): ReceivedOffer;
   /** A wsag-neg:NegotiationCounterOffer element. */
   counterOffer(offer: ReceivedOffer, details: CounterOfferDetails): string;
   /** The stored NegotiationContext: the received one with NegotiationResponder and ExpirationTime filled in. */

@@ -1,26 +1,30 @@
-import { InvalidTerms } from '../domain/errors.js';
+import { CreationConstraintViolation, InvalidTerms } from '../domain/errors.js';
 import { findOffer, holdKey, nextOfferId, type Negotiation, type NegotiationOfferRecord, type OfferState } from '../domain/negotiation.js';
 import { preparatoryFee, regularPrice } from '../domain/pricing.js';
 import type { AgreementTemplate } from '../domain/template.js';
 import { addSeconds, ceilToSecond, isoTime } from '../domain/time.js';
 import { alternativeLabel, alternativesMeetingConstraints } from './alternatives.js';
-import type { CapacityPlan } from './capacity-plan.js';
 import type { NegotiationSettings } from './negotiation-service.js';
+import type { PlanningService } from './planning-service.js';
 import type { CounterOfferDetails, NegotiationDocumentWriter, ReceivedNegotiationOffer, ReceivedOffer, TemplateCatalog } from './ports.js';
 import { templateOf } from './template-resolution.js';
+
+const counterOfferKind = { LaterStart: 'later start', LaterDeadline: 'later deadline', FewerNodes: 'fewer nodes' } as const;
 
 /**
  * The responder's side of a round: Advisory counter-offers with start slots and prices
  * for a non-binding request, and for a Solicited offer either an Acceptable counter-offer
- * that holds capacity in the plan (a preparatory reservation) or a Rejected one saying why.
- * Counter-offers are appended to the negotiation; storing it is the caller's job.
+ * that holds capacity in the plan (a preparatory reservation), or a Rejected one saying why
+ * followed by Advisory counter-offers the scheduler could serve instead (a later start or
+ * deadline, fewer nodes). Counter-offers are appended to the negotiation; storing it is the
+ * caller's job.
  */
 export class ResponderOffers {
   constructor(
     private readonly deps: {
       templates: TemplateCatalog;
       documents: NegotiationDocumentWriter;
-      plan: CapacityPlan;
+      plan: PlanningService;
       settings: NegotiationSettings;
     },
   ) {}
@@ -33,8 +37,8 @@ export class ResponderOffers {
     for (const alternative of candidates) {
       const slots = this.deps.plan.slots(alternative.request, now, this.deps.settings.advisorySlots, negotiation.agreementId);
       if (slots.length === 0) reasons.push(`${alternativeLabel(alternative)}no start slot: ${alternative.request.nodeCount} nodes are never free for the requested time`);
-      slots.forEach((slot, i) => {
-        const moved = this.deps.documents.withSlot(alternative, slot);
+      slots.forEach(({ slot, completion }, i) => {
+        const moved = this.deps.documents.withSlot(alternative, slot, completion);
         const price = regularPrice(moved.request, slot, this.deps.settings.prices);
         const late = moved.request.deadline && alternative.request.deadline && moved.request.deadline > alternative.request.deadline;
         const note =
@@ -49,8 +53,13 @@ export class ResponderOffers {
     return answers;
   }
 
-  /** Solicited: the first alternative the plan can serve gets an Acceptable counter-offer with a hold; otherwise Rejected, saying why. */
-  decide(negotiation: Negotiation, incoming: ReceivedNegotiationOffer, record: NegotiationOfferRecord, now: Date): NegotiationOfferRecord {
+  /**
+   * Solicited: the first alternative the plan can serve gets an Acceptable counter-offer with
+   * a hold. Otherwise a Rejected counter-offer says why (the scheduler's reasons), followed
+   * by Advisory counter-offers the initiator may solicit instead: the scheduler's
+   * alternatives (a later start, a later deadline, fewer nodes), each with its slot and price.
+   */
+  decide(negotiation: Negotiation, incoming: ReceivedNegotiationOffer, record: NegotiationOfferRecord, now: Date): NegotiationOfferRecord[] {
     const template = this.templateFor(negotiation, incoming);
     const { candidates, reasons } = alternativesMeetingConstraints(this.deps.templates, template, incoming.offer);
     for (const alternative of candidates) {
@@ -66,23 +75,52 @@ export class ResponderOffers {
       }
       const prices = this.deps.settings.prices;
       const price = regularPrice(alternative.request, decision.allocation, prices);
-      const fee = decision.allocation ? preparatoryFee(price, prices) : { amount: 0, currency: prices.currency };
+      const fee = preparatoryFee(price, prices);
       const expiresAt = ceilToSecond(addSeconds(now, this.deps.settings.holdSeconds));
       const answer = this.counterOffer(negotiation, record, template, alternative, 'Acceptable', now, {
-        offerId, price, fee, expirationTime: expiresAt,
-        ...(decision.allocation ? { slot: decision.allocation } : {}),
+        offerId, price, fee, expirationTime: expiresAt, slot: decision.allocation,
         note: `committing offer: held until ${isoTime(expiresAt)}; accept it with CreateAgreement before then`,
       });
-      if (decision.allocation) answer.hold = { allocation: decision.allocation, expiresAt, state: 'Held', fee };
-      return answer;
+      answer.hold = { allocation: decision.allocation, expiresAt, state: 'Held', fee };
+      return [answer];
     }
     const hint = this.earliestSlotHint(negotiation, candidates, now);
-    return this.counterOffer(negotiation, record, template, incoming.offer, 'Rejected', now, { note: reasons.join('; ') + hint });
+    const rejected = this.counterOffer(negotiation, record, template, incoming.offer, 'Rejected', now, { note: reasons.join('; ') + hint });
+    return [rejected, ...this.counterProposals(negotiation, record, template, candidates, now)];
+  }
+
+  /**
+   * What the scheduler could serve instead of each alternative (seed 002 section 2.3.3:
+   * the responder's counter-offers), as Advisory offers with their terms rewritten, their
+   * slot and price; nothing is held. Changed terms that break the template's creation
+   * constraints, or that the offer's terms cannot express, are not offered.
+   */
+  private counterProposals(negotiation: Negotiation, record: NegotiationOfferRecord, template: AgreementTemplate, candidates: ReceivedOffer[], now: Date): NegotiationOfferRecord[] {
+    const out: NegotiationOfferRecord[] = [];
+    for (const alternative of candidates) {
+      if (alternative.request.useReservation !== undefined) continue;
+      for (const proposal of this.deps.plan.alternatives(alternative.request, now, negotiation.agreementId)) {
+        let changed: ReceivedOffer;
+        try {
+          changed = this.deps.documents.withTerms(alternative, proposal.changes);
+          this.deps.templates.checkCreationConstraints(template, changed);
+        } catch (error) {
+          if (error instanceof CreationConstraintViolation || error instanceof InvalidTerms) continue;
+          throw error;
+        }
+        const price = regularPrice(changed.request, proposal.slot, this.deps.settings.prices);
+        const note = `${alternativeLabel(alternative)}counter-offer (${counterOfferKind[proposal.kind]}): ${proposal.description}; ` +
+          `${proposal.slot.nodes} nodes from ${isoTime(proposal.slot.start)} to ${isoTime(proposal.slot.end)}; solicit it to hold the capacity`;
+        out.push(this.counterOffer(negotiation, record, template, changed, 'Advisory', now, { price, note, slot: proposal.slot }));
+      }
+    }
+    return out;
   }
 
   private earliestSlotHint(negotiation: Negotiation, candidates: ReceivedOffer[], now: Date): string {
     for (const alternative of candidates) {
-      const [slot] = this.deps.plan.slots(alternative.request, now, 1, negotiation.agreementId);
+      const [found] = this.deps.plan.slots(alternative.request, now, 1, negotiation.agreementId);
+      const slot = found?.slot;
       if (slot) return `; earliest feasible start for ${slot.nodes} nodes: ${isoTime(slot.start)} (ends ${isoTime(slot.end)})`;
     }
     return '';

@@ -25,5 +25,11 @@ export function reviveRequest(json: Json<ServiceRequest>): ServiceRequest {
 }
 
 export function reviveAllocation(json: Json<Allocation>): Allocation {
-  return { start: new Date(json.start), end: new Date(json.end), nodes: json.nodes };
+  const { start, end, segments, arrival, ...rest } = json;
+  const allocation: Allocation = { ...rest, start: new Date(start), end: new Date(end) };
+  if (segments !== undefined) {
+    allocation.segments = segments.map((s) => ({ ...s, start: new Date(s.start), end: new Date(s.end) }));
+  }
+  if (arrival !== undefined) allocation.arrival = new Date(arrival);
+  return allocation;
 }

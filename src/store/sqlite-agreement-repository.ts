@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
 import type { Agreement, GuaranteeTermStatus, ServiceTermStatus } from '../domain/agreement.js';
+import type { Allocation } from '../domain/allocation.js';
 import type { ServiceRequest } from '../domain/terms.js';
 import type { AgreementRepository } from '../engine/ports.js';
-import { reviveRequest, type Json } from './json-dates.js';
+import { reviveAllocation, reviveRequest, type Json } from './json-dates.js';
 import { SqliteConnection } from './sqlite-connection.js';
 
 interface AgreementRow {
@@ -18,6 +19,8 @@ interface AgreementRow {
   allocation_start: number | null;
   allocation_end: number | null;
   allocation_nodes: number | null;
+  /** JSON of AllocationPlan (migration 4); NULL when the allocation has none. */
+  allocation_plan: string | null;
   document: string;
   /** JSON of AgreementExtras; NULL when none is set. */
   extras: string | null;
@@ -28,9 +31,12 @@ interface AgreementRow {
 /** Optional fields without a column of their own (migration 2). They hold no Dates. */
 type AgreementExtras = Pick<Agreement, 'price' | 'origin' | 'alternative' | 'usedBy' | 'acceptanceEpr'>;
 
+/** The allocation's optional plan fields (migration 4): everything but start, end and nodes, which have columns. */
+type AllocationPlan = Omit<Allocation, 'start' | 'end' | 'nodes'>;
+
 const columns =
   'id, name, template_id, template_name, initiator, state, service_terms, guarantee_terms, request, ' +
-  'allocation_start, allocation_end, allocation_nodes, document, extras, created_at, updated_at';
+  'allocation_start, allocation_end, allocation_nodes, allocation_plan, document, extras, created_at, updated_at';
 const ordered = 'ORDER BY created_at, id';
 
 /**
@@ -50,14 +56,14 @@ export class SqliteAgreementRepository implements AgreementRepository {
     this.insertStmt = db.prepare(
       `INSERT INTO agreements (${columns}) VALUES (@id, @name, @template_id, @template_name, @initiator, @state,
          @service_terms, @guarantee_terms, @request, @allocation_start, @allocation_end, @allocation_nodes,
-         @document, @extras, @created_at, @updated_at)`,
+         @allocation_plan, @document, @extras, @created_at, @updated_at)`,
     );
     this.updateStmt = db.prepare(
       `UPDATE agreements SET name = @name, template_id = @template_id, template_name = @template_name,
          initiator = @initiator, state = @state, service_terms = @service_terms, guarantee_terms = @guarantee_terms,
          request = @request, allocation_start = @allocation_start, allocation_end = @allocation_end,
-         allocation_nodes = @allocation_nodes, document = @document, extras = @extras, created_at = @created_at,
-         updated_at = @updated_at
+         allocation_nodes = @allocation_nodes, allocation_plan = @allocation_plan, document = @document,
+         extras = @extras, created_at = @created_at, updated_at = @updated_at
        WHERE id = @id`,
     );
     this.getStmt = db.prepare(`SELECT ${columns} FROM agreements WHERE id = ?`);
@@ -123,6 +129,7 @@ function toRow(a: Agreement): AgreementRow {
     allocation_start: a.allocation?.start.getTime() ?? null,
     allocation_end: a.allocation?.end.getTime() ?? null,
     allocation_nodes: a.allocation?.nodes ?? null,
+    allocation_plan: allocationPlanJson(a.allocation),
     document: a.document,
     extras: extrasJson(a),
     created_at: a.createdAt.getTime(),
@@ -149,13 +156,23 @@ function fromRow(row: AgreementRow): Agreement {
   // Parsed JSON has no undefined values, so absent extras stay absent.
   if (row.extras !== null) Object.assign(agreement, JSON.parse(row.extras) as AgreementExtras);
   if (row.allocation_start !== null && row.allocation_end !== null && row.allocation_nodes !== null) {
-    agreement.allocation = {
-      start: new Date(row.allocation_start),
-      end: new Date(row.allocation_end),
+    const plan = row.allocation_plan === null ? {} : (JSON.parse(row.allocation_plan) as Json<AllocationPlan>);
+    agreement.allocation = reviveAllocation({
+      ...plan,
+      start: new Date(row.allocation_start).toISOString(),
+      end: new Date(row.allocation_end).toISOString(),
       nodes: row.allocation_nodes,
-    };
+    });
   }
   return agreement;
+}
+
+/** Dates become ISO 8601 strings; `{}` (no plan fields set) is stored as NULL. */
+function allocationPlanJson(allocation: Allocation | undefined): string | null {
+  if (!allocation) return null;
+  const { start: _start, end: _end, nodes: _nodes, ...plan } = allocation;
+  const json = JSON.stringify(plan satisfies AllocationPlan);
+  return json === '{}' ? null : json;
 }
 
 /** JSON.stringify leaves out undefined fields, so `{}` means none is set. */

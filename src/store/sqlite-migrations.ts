@@ -46,4 +46,9 @@ export const migrations: readonly string[] = [
    CREATE INDEX negotiations_by_creation ON negotiations (created_at, id);
    CREATE INDEX negotiations_by_initiator ON negotiations (initiator, created_at, id);
    CREATE INDEX negotiations_with_live_holds ON negotiations (created_at, id) WHERE live_holds > 0;`,
+
+  // 4: the planning scheduler's plan behind an agreement's allocation (segments with node
+  // ids, checkpoint plan, outages left, ...), as one JSON object, so a restart restores the
+  // same plan. NULL (rows written before, or no plan) means: place the allocation again.
+  `ALTER TABLE agreements ADD COLUMN allocation_plan TEXT;`,
 ];

@@ -1,6 +1,7 @@
 import type { Agreement } from '../domain/agreement.js';
 import type { Negotiation } from '../domain/negotiation.js';
-import type { CapacityPlan } from '../engine/capacity-plan.js';
+import { offerIdOfHoldKey } from '../domain/negotiation.js';
+import type { NodeView, PlanningService, ReplanSummary } from '../engine/planning-service.js';
 
 /** JSON views of domain objects for /api (not part of WS-Agreement; the CLI and operators read them). */
 export function agreementSummary(a: Agreement) {
@@ -48,13 +49,44 @@ export function negotiationSummary(n: Negotiation) {
   };
 }
 
-/** Every booking in the plan: agreements under their id, preparatory holds as `hold:<offer id>`. */
-export function planEntries(plan: CapacityPlan) {
-  return [...plan.booked()].map(([key, a]) => ({
-    kind: key.startsWith('hold:') ? 'hold' : 'agreement',
-    id: key.startsWith('hold:') ? key.slice('hold:'.length) : key,
-    nodes: a.nodes,
-    start: a.start,
-    end: a.end,
-  }));
+/**
+ * Every booking in the plan: agreements under their id, preparatory holds as `hold:<offer id>`.
+ * `nodes` is the node count (as on the wire); `nodeIds` the concrete working nodes of every
+ * piece still booked, `spareNodeIds` the spares kept for restarts (Enhanced, Full).
+ */
+export function planEntries(plan: PlanningService) {
+  return [...plan.booked()].map(([key, a]) => {
+    const offerId = offerIdOfHoldKey(key);
+    const segments = a.segments ?? [];
+    return {
+      kind: offerId !== undefined ? 'hold' : 'agreement',
+      id: offerId ?? key,
+      nodes: a.nodes,
+      start: a.start,
+      end: a.end,
+      nodeIds: [...new Set(segments.flatMap((s) => s.nodeIds))],
+      spareNodeIds: [...new Set(segments.flatMap((s) => s.spareNodeIds))],
+      segments: segments.map((s) => ({ start: s.start, end: s.end, nodeIds: s.nodeIds, spareNodeIds: s.spareNodeIds, restart: s.restart })),
+      checkpoints: a.checkpoints?.count ?? 0,
+      checkpointIntervalSeconds: a.checkpoints && a.checkpoints.count > 0 ? Math.round(a.checkpoints.intervalSeconds) : undefined,
+      outagesLeft: a.outagesLeft,
+      problem: a.problem,
+    };
+  });
+}
+
+export function nodeSummary(node: NodeView) {
+  return { ...node, buffer: node.buffer ?? false };
+}
+
+/** What a node failure or repair changed: bookings by key (an agreement id, or `hold:<offer id>`). */
+export function replanSummary(report: ReplanSummary, failed: boolean) {
+  return {
+    node: report.node,
+    failed,
+    moved: report.moved,
+    suspended: report.suspended,
+    solved: report.solved,
+    problematic: report.problematic,
+  };
 }

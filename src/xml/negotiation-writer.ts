@@ -1,5 +1,5 @@
 import type { Allocation } from '../domain/allocation.js';
-import type { CounterOfferDetails, NegotiationDocumentWriter, NegotiationRequest, ReceivedOffer } from '../engine/ports.js';
+import type { CounterOfferDetails, NegotiationDocumentWriter, NegotiationRequest, ReceivedOffer, TermChanges } from '../engine/ports.js';
 import { contextXml } from './agreement-context.js';
 import { xsDateTime } from './datetime.js';
 import { escapeXml } from './escape.js';
@@ -7,7 +7,7 @@ import { c14n } from './item-constraint.js';
 import { withXml } from './libxml.js';
 import { ns } from './namespaces.js';
 import { XmlReceivedOffer } from './offer-reader.js';
-import { offerInSlot } from './offer-slot.js';
+import { offerInSlot, offerWithTerms } from './offer-slot.js';
 import { chosenAlternativeXml, noteXml, quoteXml, slotXml } from './srv-elements.js';
 import { canonical, childInOrder, setText } from './xml-edit.js';
 
@@ -18,8 +18,12 @@ const contextOrder = ['NegotiationType', 'ExpirationTime', 'NegotiationInitiator
 
 /** The negotiation documents the server writes (GFD.193), all as canonical XML. */
 export class XmlNegotiationWriter implements NegotiationDocumentWriter {
-  withSlot(offer: ReceivedOffer, slot: Allocation): XmlReceivedOffer {
-    return offerInSlot(asXml(offer), slot);
+  withSlot(offer: ReceivedOffer, slot: Allocation, completion?: Date): XmlReceivedOffer {
+    return offerInSlot(asXml(offer), slot, completion);
+  }
+
+  withTerms(offer: ReceivedOffer, changes: TermChanges): XmlReceivedOffer {
+    return offerWithTerms(asXml(offer), changes);
   }
 
   /**

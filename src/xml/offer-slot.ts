@@ -1,11 +1,12 @@
 import type { XmlElement } from 'libxml2-wasm';
 import type { Allocation } from '../domain/allocation.js';
+import type { TermChanges } from '../engine/ports.js';
 import { InvalidTerms } from '../domain/errors.js';
 import { date, xsDateTime } from './datetime.js';
 import { c14n } from './item-constraint.js';
 import { withXml } from './libxml.js';
 import { readOffer, type XmlReceivedOffer } from './offer-reader.js';
-import { childInOrder, setText } from './xml-edit.js';
+import { childInOrder, removeChildren, setText } from './xml-edit.js';
 import { all } from './xpath.js';
 
 /** sla:ServiceLevelType's sequence (schemas/sla-terms.xsd): inserted elements keep the document valid. */
@@ -19,26 +20,57 @@ const windowOrder = ['StartTime', 'EndTime', 'Duration'];
 /**
  * The offer with its time terms moved to `slot` [start, end), as the scheduler found it:
  * a reservation window (arp:AllocationTimeConstraint, wsag4jt:TimeConstraint) becomes the
- * slot; a job gets sla:EarliestStart = start, and a deadline earlier than the slot's end
- * becomes the end, as do sla:CompletedBy objectives that promised the old deadline (a
- * counter-offer must not promise what its own terms cannot meet). Re-read, so the domain
- * view matches the XML; it stays the same alternative of the original offer.
+ * slot; a job gets sla:EarliestStart = start, and a deadline earlier than `completion` (the
+ * slot's end unless the caller says the job needs longer, e.g. room for its covered
+ * outages) becomes that completion, as do sla:CompletedBy objectives that promised the old
+ * deadline (a counter-offer must not promise what its own terms cannot meet). Re-read, so
+ * the domain view matches the XML; it stays the same alternative of the original offer.
  */
-export function offerInSlot(offer: XmlReceivedOffer, slot: Allocation): XmlReceivedOffer {
-  const moved = withXml(offer.offerXml, 'offer', (doc) => {
-    const root = doc.root;
-    const sdt = 'wsag:Terms//wsag:ServiceDescriptionTerm';
-    const windows = all(root, `${sdt}/arp:AllocationTimeConstraint | ${sdt}/wsag4jt:TimeConstraint`);
-    const levels = all(root, `${sdt}//sla:ServiceLevel`);
-    if (windows.length > 0) for (const window of windows) moveWindow(window, slot);
-    else if (levels.length > 0) for (const level of levels) moveJob(root, level, slot);
-    else throw new InvalidTerms('the offer has neither a reservation window (arp:AllocationTimeConstraint) nor an sla:ServiceLevel whose times could be moved');
-    return c14n(root);
-  });
-  return withXml(moved, 'offer in slot', (doc) => readOffer(doc.root, offer.alternative));
+export function offerInSlot(offer: XmlReceivedOffer, slot: Allocation, completion: Date = slot.end): XmlReceivedOffer {
+  if (offer.request.window) return offerWithTerms(offer, { window: { start: slot.start, end: slot.end } });
+  const deadline = offer.request.deadline;
+  const later = deadline && deadline.getTime() < completion.getTime() ? completion : undefined;
+  return offerWithTerms(offer, { earliestStart: slot.start, ...(later ? { deadline: later } : {}) });
 }
 
-function moveWindow(window: XmlElement, slot: Allocation): void {
+/**
+ * The offer with some terms changed (counter-offers): the reservation window, the earliest
+ * start, the deadline, the node count, the runtime estimate. Guarantee objectives that
+ * promised the old value move with it: sla:CompletedBy with the deadline, sla:NodesAvailable
+ * with the node count. Re-read, so the domain view matches the XML.
+ */
+export function offerWithTerms(offer: XmlReceivedOffer, changes: TermChanges): XmlReceivedOffer {
+  const changed = withXml(offer.offerXml, 'offer', (doc) => {
+    const root = doc.root;
+    const sdt = 'wsag:Terms//wsag:ServiceDescriptionTerm';
+    const levels = all(root, `${sdt}//sla:ServiceLevel`);
+    const needLevel = (what: string) => {
+      if (levels.length === 0) throw new InvalidTerms(`the offer has no sla:ServiceLevel whose ${what} could be changed`);
+    };
+    if (changes.window) {
+      const windows = all(root, `${sdt}/arp:AllocationTimeConstraint | ${sdt}/wsag4jt:TimeConstraint`);
+      if (windows.length === 0) throw new InvalidTerms('the offer has neither a reservation window (arp:AllocationTimeConstraint) nor an sla:ServiceLevel whose times could be moved');
+      for (const window of windows) moveWindow(window, changes.window);
+    }
+    if (changes.earliestStart) {
+      if (levels.length === 0) throw new InvalidTerms('the offer has neither a reservation window (arp:AllocationTimeConstraint) nor an sla:ServiceLevel whose times could be moved');
+      for (const level of levels) setText(childInOrder(level, 'EarliestStart', serviceLevelOrder), xsDateTime(changes.earliestStart));
+    }
+    if (changes.deadline) {
+      needLevel('deadline');
+      for (const level of levels) moveDeadline(root, level, changes.deadline);
+    }
+    if (changes.runtimeSeconds !== undefined) {
+      needLevel('runtime estimate');
+      for (const level of levels) setText(childInOrder(level, 'RuntimeEstimate', serviceLevelOrder), String(Math.ceil(changes.runtimeSeconds)));
+    }
+    if (changes.nodeCount !== undefined) changeNodeCount(root, sdt, changes.nodeCount);
+    return c14n(root);
+  });
+  return withXml(changed, 'changed offer', (doc) => readOffer(doc.root, offer.alternative));
+}
+
+function moveWindow(window: XmlElement, slot: { start: Date; end: Date }): void {
   const child = (name: string): XmlElement => childInOrder(window, name, windowOrder);
   const hasDuration = all(window, '*[local-name()="Duration"]').length > 0;
   const hasEnd = all(window, '*[local-name()="EndTime"]').length > 0;
@@ -48,14 +80,30 @@ function moveWindow(window: XmlElement, slot: Allocation): void {
   if (hasDuration) setText(child('Duration'), String(Math.ceil((slot.end.getTime() - slot.start.getTime()) / 1000)));
 }
 
-function moveJob(root: XmlElement, level: XmlElement, slot: Allocation): void {
-  setText(childInOrder(level, 'EarliestStart', serviceLevelOrder), xsDateTime(slot.start));
+function moveDeadline(root: XmlElement, level: XmlElement, deadline: Date): void {
   const deadlineEl = all(level, 'sla:Deadline')[0];
-  const deadline = date(deadlineEl?.content.trim());
-  if (!deadlineEl || !deadline || deadline.getTime() >= slot.end.getTime()) return;
-  const later = xsDateTime(slot.end, 'up');
-  setText(deadlineEl, later);
+  const old = date(deadlineEl?.content.trim());
+  const later = xsDateTime(deadline, 'up');
+  setText(childInOrder(level, 'Deadline', serviceLevelOrder), later);
+  if (!old) return;
   for (const objective of all(root, 'wsag:Terms//wsag:GuaranteeTerm//sla:CompletedBy')) {
-    if (date(objective.content.trim())?.getTime() === deadline.getTime()) setText(objective, later);
+    if (date(objective.content.trim())?.getTime() === old.getTime()) setText(objective, later);
+  }
+}
+
+/** jsdl:TotalResourceCount becomes an Exact count; NodesAvailable objectives that promised the old count follow. */
+function changeNodeCount(root: XmlElement, sdt: string, nodes: number): void {
+  const counts = all(root, `${sdt}//jsdl:Resources/jsdl:TotalResourceCount`);
+  if (counts.length === 0) throw new InvalidTerms('the offer has no jsdl:TotalResourceCount whose node count could be changed');
+  let old: number | undefined;
+  for (const count of counts) {
+    const before = all(count, 'jsdl:Exact | jsdl:LowerBoundedRange | jsdl:Range/jsdl:LowerBound')[0];
+    old ??= before ? Number(before.content.trim()) : undefined;
+    removeChildren(count);
+    setText(childInOrder(count, 'Exact', ['Exact']), String(nodes));
+  }
+  if (old === undefined) return;
+  for (const objective of all(root, 'wsag:Terms//wsag:GuaranteeTerm//sla:NodesAvailable')) {
+    if (Number(objective.content.trim()) === old) setText(objective, String(nodes));
   }
 }

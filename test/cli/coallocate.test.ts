@@ -10,7 +10,8 @@ let big: TestServer;
 let small: TestServer;
 beforeAll(async () => {
   [big, small] = await Promise.all([
-    startTestServer({ config: { admins: ['anonymous'], clusterNodes: 64 } }),
+    // Full service needs standby nodes at a peer provider (WSAG_PEER_STANDBY_NODES).
+    startTestServer({ config: { admins: ['anonymous'], clusterNodes: 64, peerStandbyNodes: 64 } }),
     startTestServer({ config: { admins: ['anonymous'], clusterNodes: 8 } }),
   ]);
 });

@@ -82,6 +82,27 @@ describe('wsag negotiate', () => {
     expect(await holds()).toEqual([]);
   });
 
+  it('a Rejected answer lists the provider\'s counter-offers, and one can be solicited', async () => {
+    const start = new Date(Math.ceil((Date.now() + 40 * 3600_000) / 60_000) * 60_000).toISOString();
+    const end = new Date(Date.parse(start) + 2 * 3600_000).toISOString();
+    const window = ['--set', `//arp:StartTime=${start}`, '--set', `//arp:EndTime=${end}`];
+    const booked = await wsag(['create', '--template', 'advance-reservation', '--set', 'NodeCount=10', ...window], { url });
+    expect(booked.code).toBe(0);
+    const result = await wsag(['negotiate', '--template', 'advance-reservation', '--set', 'NodeCount=16', ...window, '--solicit'], { url });
+    expect(result.code).toBe(1);
+    expect(result.err[0]).toMatch(/^error: rejected: 16 nodes are not free from .*: 6 of 16 nodes are free throughout that window/);
+    expect(result.err[2]).toMatch(/^ {2}counter-offer \S+: counter-offer \(later start\): the same window moved to start at .* \(\d+\.\d\d EUR\)$/);
+    expect(result.err[3]).toMatch(/^ {2}counter-offer \S+: counter-offer \(fewer nodes\): 6 nodes instead of 16; .* \(\d+\.\d\d EUR\)$/);
+    const [, negotiationId, counter] = /^solicit one with: wsag negotiate --negotiation (\S+) --solicit --counter (\S+)$/.exec(result.err[4] ?? '') ?? [];
+    expect(await holds()).toEqual([]);
+    const fewer = /^ {2}counter-offer (\S+):/.exec(result.err[3] ?? '')?.[1] as string;
+    expect(counter).toBe(/^ {2}counter-offer (\S+):/.exec(result.err[2] ?? '')?.[1]);
+    const solicit = await wsag(['negotiate', '--negotiation', negotiationId as string, '--solicit', '--counter', fewer], { url });
+    expect(solicit.err).toEqual([]);
+    expect(solicit.stdout).toMatch(/hold\s+6 nodes from /);
+    await wsag(['negotiate', '--negotiation', negotiationId as string, '--terminate'], { url });
+  });
+
   it('refuses to accept an offer that is not a committing one, and names unknown offers', async () => {
     const advice = await wsag(['negotiate', '-t', 'deadline-job', '--advisory', '--json'], { url });
     const { negotiationId, slots } = JSON.parse(advice.stdout) as { negotiationId: string; slots: { offerId: string }[] };

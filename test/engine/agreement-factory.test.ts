@@ -4,7 +4,8 @@ import { anonymousCaller } from '../../src/domain/identity.js';
 import { CannotSatisfy, InvalidStateTransition, NotAuthorized } from '../../src/domain/errors.js';
 import { AgreementFactory } from '../../src/engine/agreement-factory.js';
 import { AgreementService } from '../../src/engine/agreement-service.js';
-import { CapacityPlan } from '../../src/engine/capacity-plan.js';
+import { clusterDescription, defaultConfig } from '../../src/engine/config.js';
+import { PlanningService } from '../../src/engine/planning-service.js';
 import type { AgreementRepository } from '../../src/engine/ports.js';
 import { MemoryAgreementRepository } from '../../src/store/memory-agreement-repository.js';
 import { XmlAgreementWriter } from '../../src/xml/agreement-writer.js';
@@ -19,7 +20,7 @@ const reservation = templates.render(now).find((t) => t.includes('advance-reserv
 
 function setUp(repository: AgreementRepository = new MemoryAgreementRepository(), clusterNodes = 16) {
   let n = 0;
-  const plan = new CapacityPlan(clusterNodes);
+  const plan = new PlanningService(clusterDescription({ ...defaultConfig, clusterNodes }));
   const clock = { now: () => now };
   const factory = new AgreementFactory({
     templates, repository, plan, clock, documents: new XmlAgreementWriter(), ids: { next: () => `a${++n}` }, providerName: 'test-provider',

@@ -7,7 +7,8 @@ import {
 import type { OfferState } from '../../src/domain/negotiation.js';
 import { AgreementFactory } from '../../src/engine/agreement-factory.js';
 import { AgreementService } from '../../src/engine/agreement-service.js';
-import { CapacityPlan } from '../../src/engine/capacity-plan.js';
+import { clusterDescription, defaultConfig } from '../../src/engine/config.js';
+import { PlanningService } from '../../src/engine/planning-service.js';
 import { NegotiationService } from '../../src/engine/negotiation-service.js';
 import type { AgreementRepository, NegotiationRepository, ReceivedNegotiationOffer } from '../../src/engine/ports.js';
 import { ReservationUse } from '../../src/engine/reservation-use.js';
@@ -55,7 +56,7 @@ function setUp(options: { clusterNodes?: number; maxRounds?: number; repository?
   const clock = { now: () => now };
   const repository = options.repository ?? new MemoryAgreementRepository();
   const negotiationRepository = options.negotiationRepository ?? new MemoryNegotiationRepository();
-  const plan = new CapacityPlan(options.clusterNodes ?? 16);
+  const plan = new PlanningService(clusterDescription({ ...defaultConfig, clusterNodes: options.clusterNodes ?? 16 }));
   const ids = { next: () => `id${++n}` };
   const prices = { currency: 'EUR', nodeHour: 2, preparatoryFeeRate: 0.1 };
   const agreements = new AgreementService(repository, plan, clock);

@@ -114,11 +114,13 @@ describe.runIf(available)('a zeep client, from the WSDLs alone, negotiates, hold
     expect(held).toMatchObject({ state: 'Acceptable', counterOfferTo: 'zeep-4', start: advisory2[0]?.start, end: advisory2[0]?.end });
     expect((r['planWithSecondHold'] as Booking[]).map(([kind, id]) => [kind, id])).toEqual([['agreement', agreementId], ['hold', held?.offerId]]);
 
-    // While held, another negotiation cannot get the window: Rejected, naming why.
+    // While held, another negotiation cannot get the window: Rejected, naming why, and an
+    // Advisory counter-offer with the same window later.
     expect(r['competitorBeforeExpiry']).toBe(true);
-    const [competitor] = r['competitor'] as CounterOffer[];
+    const [competitor, ...counterOffers] = r['competitor'] as CounterOffer[];
     expect(competitor).toMatchObject({ state: 'Rejected', counterOfferTo: 'zeep-5', expirationTime: null });
-    expect(competitor?.note).toMatch(/8 nodes are not free from .* 0 of 8 are free/);
+    expect(competitor?.note).toMatch(/8 nodes are not free from .* 0 of 8 nodes are free/);
+    expect(counterOffers.map((c) => [c.state, c.counterOfferTo, c.start])).toEqual([['Advisory', 'zeep-5', held?.end]]);
 
     // Unaccepted, the hold leaves the plan (not before its ExpirationTime) ...
     expect(r['holdGoneAfterExpiration']).toBe(true);

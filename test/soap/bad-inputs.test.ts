@@ -164,13 +164,21 @@ describe('bad input is answered with a fault that names the problem', () => {
     expect(response.text).toContain('srv:ActionNotSupported');
   });
 
-  it('an offer whose time window is impossible is refused by the capacity check with the reason', async () => {
-    const fault = await expectFault(
-      offerWith((o) => o.replace(/<sla:RuntimeEstimate>3600</, '<sla:RuntimeEstimate>600000<').replace(/<sla:Deadline>[^<]*</, '<sla:Deadline>2000-01-01T00:00:00Z<')),
+  it('an offer whose deadline has passed is refused by the scheduler with the reason', async () => {
+    await expectFault(
+      offerWith((o) => o.replace(/<sla:Deadline>[^<]*</, '<sla:Deadline>2000-01-01T00:00:00Z<')),
       'CannotSatisfy',
-      /deadline 2000-01-01T00:00:00Z cannot be met/,
+      /deadline 2000-01-01T00:00:00Z has already passed \(now /,
     );
-    expect(fault.message).toMatch(/earliest completion on 4 nodes/);
+  });
+
+  it('an offer whose deadline cannot be met is refused by the scheduler with the reason', async () => {
+    const fault = await expectFault(
+      offerWith((o) => o.replace(/<sla:RuntimeEstimate>3600</, '<sla:RuntimeEstimate>600000<')),
+      'CannotSatisfy',
+      /deadline \S+ cannot be met: /,
+    );
+    expect(fault.message).toMatch(/with 1 covered outage\(s\), but only \d+ s remain until the deadline/);
   });
 });
 

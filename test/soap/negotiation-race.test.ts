@@ -12,8 +12,9 @@ import { startTestServer, type TestServer } from '../support/server.js';
 /**
  * Two negotiations race (concurrent Negotiate requests over HTTP SOAP) for the last free
  * nodes of a window: exactly one gets an Acceptable counter-offer holding them, the other a
- * Rejected counter-offer naming why. Repeated, each round on the capacity the previous
- * winner's Terminate gave back.
+ * Rejected counter-offer naming why (followed by the scheduler's Advisory counter-offer: the
+ * same window later). Repeated, each round on the capacity the previous winner's Terminate
+ * gave back.
  */
 const clusterNodes = 8;
 const booked = 5; // by a plain agreement; 3 nodes stay free in the window
@@ -100,18 +101,24 @@ describe('two negotiations racing for the last free nodes', () => {
       const answers = await Promise.all(ids.map((id, i) => negotiate(id, offers[i] as string)));
 
       for (const [i, answer] of answers.entries()) {
-        expect(answer, `round ${round}, racer ${i}`).toHaveLength(1);
-        expect(answer[0]?.counterOfferTo).toBe(`racer-${round}-${i}`);
+        for (const a of answer) expect(a.counterOfferTo, `round ${round}, racer ${i}`).toBe(`racer-${round}-${i}`);
       }
       const states = answers.map((a) => a[0]?.state);
       expect([...states].sort(), `round ${round}: ${JSON.stringify(answers)}`).toEqual(['Acceptable', 'Rejected']);
       const winner = states.indexOf('Acceptable');
       const won = answers[winner]?.[0] as Answer;
-      const lost = answers[1 - winner]?.[0] as Answer;
-      expect(lost.note).toBe(
-        `${wanted} nodes are not free from ${start.toISOString().replace('.000Z', 'Z')} to ${end.toISOString().replace('.000Z', 'Z')}: 0 of ${clusterNodes} are free throughout that window` +
-          `; earliest feasible start for ${wanted} nodes: ${end.toISOString().replace('.000Z', 'Z')} (ends ${new Date(end.getTime() + 2 * 3600_000).toISOString().replace('.000Z', 'Z')})`,
+      const [lost, ...counterOffers] = answers[1 - winner] as Answer[];
+      expect(answers[winner]).toHaveLength(1);
+      const iso = (d: Date) => d.toISOString().replace('.000Z', 'Z');
+      const later = new Date(end.getTime() + 2 * 3600_000);
+      expect(lost?.note).toBe(
+        `${wanted} nodes are not free from ${iso(start)} to ${iso(end)}: 0 of ${clusterNodes} nodes are free throughout that window` +
+          `; earliest feasible start for ${wanted} nodes: ${iso(end)} (ends ${iso(later)})`,
       );
+      // No fewer nodes are free either: the one counter-offer is the same window, later.
+      expect(counterOffers.map((c) => [c.state, c.note])).toEqual([
+        ['Advisory', `counter-offer (later start): the same window moved to start at ${iso(end)}; ${wanted} nodes from ${iso(end)} to ${iso(later)}; solicit it to hold the capacity`],
+      ]);
       // The plan holds exactly the winner's nodes beside the agreement.
       expect((await plan()).map((b) => [b.kind, b.id, b.nodes]).sort()).toEqual([['agreement', agreementId, booked], ['hold', won.offerId, wanted]]);
       const loser = await server.negotiationRepository.get(ids[1 - winner] as string);
@@ -138,7 +145,7 @@ describe('two negotiations racing for the last free nodes', () => {
     expect(states.filter((s) => s === 'Acceptable')).toHaveLength(2);
     expect(states.filter((s) => s === 'Rejected')).toHaveLength(6);
     for (const answer of answers.filter((a) => a[0]?.state === 'Rejected')) {
-      expect(answer[0]?.note).toMatch(/^4 nodes are not free from .*: 0 of 8 are free throughout that window/);
+      expect(answer[0]?.note).toMatch(/^4 nodes are not free from .*: 0 of 8 nodes are free throughout that window/);
     }
     const holds = (await plan()).filter((b) => b.kind === 'hold' && new Date(b.start).getTime() === start.getTime());
     expect(holds.map((h) => h.nodes)).toEqual([4, 4]);

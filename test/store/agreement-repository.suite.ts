@@ -40,6 +40,17 @@ export function agreementRepositoryContract(
       expect(await repo.get('r-1')).toStrictEqual(priced);
     });
 
+    it('keeps an allocation without the scheduler\'s plan as it is, and replaces the plan on update', async () => {
+      const unplanned = makeAgreement({ id: 'p-1', allocation: { start: new Date(Date.UTC(2030, 0, 1, 9)), end: new Date(Date.UTC(2030, 0, 1, 11)), nodes: 8 } });
+      await repo.insert(unplanned);
+      expect(await repo.get('p-1')).toStrictEqual(unplanned);
+      const planned = makeFullAgreement({ id: 'p-1' });
+      await repo.update(planned);
+      expect(await repo.get('p-1')).toStrictEqual(planned);
+      await repo.update(unplanned);
+      expect(await repo.get('p-1')).toStrictEqual(unplanned);
+    });
+
     it('returns undefined for an unknown id', async () => {
       expect(await repo.get('no-such-agreement')).toBeUndefined();
     });
@@ -97,6 +108,10 @@ export function agreementRepositoryContract(
       got.serviceTerms[0]!.state = 'Completed';
       got.request.window!.start.setTime(0);
       got.allocation!.nodes = 1;
+      got.allocation!.segments![0]!.nodeIds.push('evil');
+      got.allocation!.segments![1]!.end.setTime(0);
+      got.allocation!.checkpoints!.count = 99;
+      got.allocation!.arrival!.setTime(0);
       got.price!.amount = 0;
       got.origin!.offerId = 'other';
       got.alternative!.terms.push('evil');

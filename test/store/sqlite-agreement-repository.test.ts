@@ -25,7 +25,7 @@ describe('SqliteAgreementRepository on a file', () => {
     // journal_mode is stored in the file, so a second connection sees it while the first is open.
     const raw = new Database(file, { readonly: true });
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(raw.prepare('SELECT max(version) AS v FROM schema_version').get()).toEqual({ v: 3 });
+    expect(raw.prepare('SELECT max(version) AS v FROM schema_version').get()).toEqual({ v: 4 });
     raw.close();
     await repo.close();
     expect(existsSync(file)).toBe(true);

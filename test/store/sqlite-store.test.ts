@@ -54,21 +54,23 @@ describe('SqliteStore', () => {
   it('migrates a version-1 database (agreements only), keeping its agreements', async () => {
     const file = freshFile();
     const full = makeFullAgreement();
-    // What a version-1 server could store: no negotiation fields.
-    const { price, origin, alternative, usedBy, acceptanceEpr, ...old } = full;
+    // What a version-1 server could store: no negotiation fields, and an allocation without a plan.
+    const { price, origin, alternative, usedBy, acceptanceEpr, ...unplanned } = full;
+    const { start, end, nodes } = full.allocation as NonNullable<typeof full.allocation>;
+    const old = { ...unplanned, allocation: { start, end, nodes } };
     const minimal = makeAgreement();
     writeVersion1Database(file, [old, minimal]);
 
     const store = SqliteStore.open(file);
     expect(await store.agreements.list()).toStrictEqual([minimal, old]);
     // The upgraded table takes the new fields, and negotiations now have a table.
-    await store.agreements.update({ ...old, price, origin, alternative, usedBy, acceptanceEpr });
+    await store.agreements.update({ ...old, allocation: full.allocation, price, origin, alternative, usedBy, acceptanceEpr });
     expect(await store.agreements.get(full.id)).toStrictEqual(full);
     await store.negotiations.insert(makeFullNegotiation());
     expect(await store.negotiations.get('neg-full')).toStrictEqual(makeFullNegotiation());
     await store.close();
 
-    expect(inspect(file, (db) => db.prepare('SELECT max(version) FROM schema_version').pluck().get())).toBe(3);
+    expect(inspect(file, (db) => db.prepare('SELECT max(version) FROM schema_version').pluck().get())).toBe(4);
   });
 
   it('maintains live_holds, the count of Held holds, on insert and update', async () => {

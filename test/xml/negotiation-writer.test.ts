@@ -83,6 +83,50 @@ describe('withSlot: a job starts no earlier than the slot, and its deadline move
   });
 });
 
+describe('withSlot: a deadline moves to the completion the job needs, not just the slot end', () => {
+  it('moves a deadline earlier than the given completion to it (room for covered outages)', () => {
+    const job = read(offerXml('deadline-job'));
+    const moved = writer.withSlot(job, slot('2026-11-21T17:00:00Z', '2026-11-21T18:00:00Z', 4), new Date('2026-11-21T18:25:00.200Z'));
+    expect(between(moved.termsXml, 'sla:Deadline')).toBe('2026-11-21T18:25:01Z');
+    expect(between(moved.termsXml, 'sla:CompletedBy')).toBe('2026-11-21T18:25:01Z');
+    expect(writer.withSlot(job, slot('2026-11-21T13:00:00Z', '2026-11-21T14:00:00Z', 4), new Date('2026-11-21T15:30:00Z')).request.deadline)
+      .toEqual(new Date('2026-11-21T18:00:00Z')); // met already: kept
+  });
+});
+
+describe('withTerms: the terms a counter-offer changes', () => {
+  it('fewer nodes: TotalResourceCount becomes that Exact count, and a NodesAvailable objective promising the old count follows', () => {
+    const fewer = writer.withTerms(read(offerXml('advance-reservation')), { nodeCount: 3 });
+    expect(fewer.termsXml).toContain('<jsdl:TotalResourceCount><jsdl:Exact>3</jsdl:Exact></jsdl:TotalResourceCount>');
+    expect(between(fewer.termsXml, 'sla:NodesAvailable')).toBe('3');
+    expect(fewer.request.nodeCount).toBe(3);
+    expect(fewer.guaranteeTerms[0]?.target).toEqual({ kind: 'NodesAvailable', nodes: 3 });
+    expect(constraintProblem('advance-reservation', fewer)).toBeUndefined();
+    expect(ourSchemaProblem(fewer.offerXml)).toBeUndefined();
+    const ranged = offerXml('advance-reservation').replace('<jsdl:Exact>8</jsdl:Exact>', '<jsdl:LowerBoundedRange>8</jsdl:LowerBoundedRange>');
+    expect(writer.withTerms(read(ranged), { nodeCount: 5 }).termsXml).toContain('<jsdl:TotalResourceCount><jsdl:Exact>5</jsdl:Exact></jsdl:TotalResourceCount>');
+  });
+
+  it('fewer nodes for a job: a longer runtime estimate; a later deadline moves the CompletedBy promising it', () => {
+    const changed = writer.withTerms(read(offerXml('deadline-job')), { nodeCount: 2, runtimeSeconds: 7200, deadline: new Date('2026-11-21T20:00:00Z') });
+    expect(changed.request).toMatchObject({ nodeCount: 2, runtimeSeconds: 7200, deadline: new Date('2026-11-21T20:00:00Z') });
+    expect(between(changed.termsXml, 'sla:CompletedBy')).toBe('2026-11-21T20:00:00Z');
+    expect(constraintProblem('deadline-job', changed)).toBeUndefined();
+    expect(ourSchemaProblem(changed.offerXml)).toBeUndefined();
+  });
+
+  it('a later window keeps its length', () => {
+    const later = writer.withTerms(read(offerXml('advance-reservation')), { window: { start: new Date('2026-11-22T08:00:00Z'), end: new Date('2026-11-22T10:00:00Z') } });
+    expect(later.request.window).toEqual({ start: new Date('2026-11-22T08:00:00Z'), end: new Date('2026-11-22T10:00:00Z') });
+  });
+
+  it('refuses a change the offer has no term for', () => {
+    const noLevel = offerXml('advance-reservation').replace(/<sla:ServiceLevel>.*?<\/sla:ServiceLevel>/s, '');
+    expect(() => writer.withTerms(read(noLevel), { deadline: new Date('2026-11-22T00:00:00Z') })).toThrow(/no sla:ServiceLevel whose deadline could be changed/);
+    expect(() => writer.withTerms(read(offerXml('deadline-job')), { window: { start: new Date(0), end: new Date(1000) } })).toThrow(/neither a reservation window/);
+  });
+});
+
 const details: CounterOfferDetails = {
   offerId: 'offer-2',
   counterOfferTo: 'offer-1',

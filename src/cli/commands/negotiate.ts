@@ -143,11 +143,17 @@ function describeCommitting(offer: NegotiationOfferInfo, negotiation: Negotiatio
   for (const line of table(undefined, rows, '  ')) ctx.out(line);
 }
 
-/** A Rejected answer is a refusal, reported like one (exit 1); the negotiation stays open. */
+/**
+ * A Rejected answer is a refusal, reported like one (exit 1); the negotiation stays open.
+ * The provider's Advisory counter-offers (terms it could serve instead) are listed after it.
+ */
 function rejected(negotiation: NegotiationReference, answers: NegotiationOfferInfo[], ctx: CommandContext): number {
   const reason = answers.find((a) => a.state === 'Rejected')?.note ?? 'the provider gave no reason';
   ctx.err(`error: rejected: ${reason}`);
   ctx.err(`negotiation ${negotiation.negotiationId} stays open: send other terms with --negotiation ${negotiation.negotiationId}, or end it with --terminate`);
+  const counterOffers = answers.filter((a) => a.state === 'Advisory');
+  for (const c of counterOffers) ctx.err(`  counter-offer ${c.offerId}: ${c.note ?? ''}${c.price ? ` (${money(c.price)})` : ''}`);
+  if (counterOffers[0]) ctx.err(`solicit one with: wsag negotiate --negotiation ${negotiation.negotiationId} --solicit --counter ${counterOffers[0].offerId}`);
   return exitCodes.failed;
 }
 

@@ -1,0 +1,108 @@
+import type { GuaranteeLevel } from '../domain/terms.js';
+import type { WorkloadKind } from './workload.js';
+
+/**
+ * What a simulation run reports. Plain JSON, sections by topic, so later runs can add a
+ * section (migration, prices) and a comparison of two runs can walk the same keys.
+ * Times are seconds from the start of the simulation; money is in the workload's currency.
+ */
+export interface SimReport {
+  format: 'wsag-sim-report/1';
+  workload: { name: string; jobs: number; failures: number; start: string; currency: string };
+  cluster: { nodes: number; bufferNodes: number; peerStandbyNodes: number; problemHorizonSeconds: number };
+  /** What shaped the run: later variants (migration on or off) are told apart here. */
+  options: { untilSeconds?: number };
+  /** Up to the last event; `drain limit`: jobs were still planned long after the workload's last event (see the simulator). */
+  span: { endSeconds: number; stoppedBy: 'end of workload' | 'until' | 'drain limit' };
+  requests: Record<WorkloadKind, KindCounts> & { total: KindCounts };
+  acceptance: { slaRequests: number; slaAccepted: number; slaRejected: number; rate: number; bestEffortRejected: number };
+  utilisation: Utilisation;
+  deadlines: { accepted: number; met: number; missed: number; open: number };
+  reservations: { accepted: number; honoured: number; notHonoured: number; open: number };
+  violations: { total: number; deadlineMissed: number; reservationNotHonoured: number; leftInP: number; stillInP: number; byLevel: Partial<Record<GuaranteeLevel, number>> };
+  penalties: { owed: number; paid: number; excused: number; byLevel: Partial<Record<GuaranteeLevel, { owed: number; paid: number }>> };
+  checkpoints: { taken: number; jobs: number };
+  suspensions: { count: number; jobs: number };
+  restarts: { count: number; onSpare: number; jobs: number };
+  pieces: { jobs: number; partialExecution: number };
+  failures: { events: number; repairs: number; renewals: number; jobsHit: number; runningJobsHit: number };
+  value: { requested: number; accepted: number; completed: number };
+  /** Things that should not happen; non-zero figures point at a scheduler or simulator bug. */
+  checks: { retiredWithoutCompletion: number; completionClamped: number; lateWithoutProblem: number };
+  rejected: Array<{ id: string; kind: WorkloadKind; level: GuaranteeLevel; arrival: number; reason: string }>;
+  violated: Violation[];
+  /** Per-job outcomes, only when asked for (`--jobs`). */
+  jobs?: JobOutcome[];
+}
+
+export interface KindCounts {
+  requests: number;
+  accepted: number;
+  rejected: number;
+  completed: number;
+  /** Accepted but left the plan unsolved (the deadline or window passed while in P). */
+  dropped: number;
+  /** Still planned when the run stopped (--until). */
+  open: number;
+}
+
+export interface Utilisation {
+  /** Nodes x simulated span. */
+  capacityNodeSeconds: number;
+  /** Working nodes booked by jobs over the time that actually elapsed (overheads included). */
+  busyNodeSeconds: number;
+  /** Spare nodes held beside Enhanced and Full jobs over the time that elapsed. */
+  spareNodeSeconds: number;
+  /** The jobs' actual runtimes x nodes, for jobs that completed. */
+  usefulNodeSeconds: number;
+  /** Nodes out of service. */
+  failedNodeSeconds: number;
+  busy: number;
+  spare: number;
+  useful: number;
+  failed: number;
+}
+
+export type ViolationType = 'deadline-missed' | 'reservation-not-honoured' | 'left-in-P';
+
+export interface Violation {
+  id: string;
+  kind: WorkloadKind;
+  level: GuaranteeLevel;
+  type: ViolationType;
+  detail: string;
+  penalty: number;
+  paid: number;
+  /** Why the penalty is paid or excused (the guarantee level's liability rule). */
+  liability: string;
+}
+
+export type JobStatus = 'rejected' | 'completed' | 'dropped' | 'running' | 'waiting' | 'in-P';
+
+export interface JobOutcome {
+  id: string;
+  kind: WorkloadKind;
+  level: GuaranteeLevel;
+  nodes: number;
+  status: JobStatus;
+  arrival: number;
+  /** First start of work, seconds. */
+  start?: number;
+  /** Completion (or when it left the plan), seconds. */
+  end?: number;
+  deadline?: number;
+  met?: boolean;
+  honoured?: boolean;
+  violation?: ViolationType;
+  reason?: string;
+  checkpoints: number;
+  /** Pieces the job ran in (segments that started). */
+  pieces: number;
+  restarts: number;
+  suspensions: number;
+  /** Failures that hit nodes the job had booked. */
+  hits: number;
+  busyNodeSeconds: number;
+  penalty: number;
+  paid: number;
+}

@@ -1,0 +1,812 @@
+import type { GuaranteeLevel } from '../domain/terms.js';
+import { isoTime } from '../domain/time.js';
+import { checkpointsWritten, shapeOf, totalIntervals, type JobShape } from '../scheduler/job-timing.js';
+import type { ClusterDescription, Instant, JobKind, JobSpec, PlannedJob, ReplanReport, Segment } from '../scheduler/model.js';
+import { PlanningManager } from '../scheduler/planning-manager.js';
+import type { JobOutcome, JobStatus, KindCounts, SimReport, Violation, ViolationType } from './report.js';
+import { workloadKinds, type Workload, type WorkloadJob, type WorkloadKind } from './workload.js';
+
+/**
+ * The simulator: replays a workload (arrivals and failure events) against a cluster by
+ * driving the Planning Manager in simulated time. Pure: no I/O and no clock; the same
+ * inputs give the same report.
+ *
+ * Events run in time order; at one instant completions come first (their nodes are free
+ * for what follows), then the ends of failure blocks and of deadlines in P, then repairs,
+ * failures and arrivals, each in workload order. After every call into the scheduler the
+ * plan decides when each job completes: its work (the actual runtime, at most the
+ * estimate) runs through its segments at the pace of its checkpoint plan, so a job that
+ * needs less than its estimate finishes early and `jobFinished` opens the gap.
+ */
+
+export interface SimOptions {
+  /** Stop at this many seconds from the start (jobs still planned are reported open). */
+  untilSeconds?: number;
+  /** Called every `progressEvery` events and once at the end. */
+  onProgress?: (progress: SimProgress) => void;
+  progressEvery?: number;
+  /** Include every job's outcome in the report. */
+  jobs?: boolean;
+}
+
+export interface SimProgress {
+  /** Jobs with a final outcome (rejected, completed, dropped). */
+  settled: number;
+  total: number;
+  simulatedSeconds: number;
+  events: number;
+  done: boolean;
+}
+
+const schedulerKind: Record<WorkloadKind, JobKind> = {
+  reservation: 'Reservation',
+  deadline: 'Deadline',
+  'best-effort': 'BestEffort',
+  background: 'Background',
+};
+
+const slaKinds: readonly WorkloadKind[] = ['reservation', 'deadline'];
+
+/** Events the simulator generates itself; ranks order them against the workload's events at one instant. */
+type Dynamic =
+  | { t: Instant; rank: 0; key: string; type: 'completion'; id: string; version: number }
+  | { t: Instant; rank: 1; key: string; type: 'renewal'; node: string; since: Instant }
+  | { t: Instant; rank: 2; key: string; type: 'deadline'; id: string };
+
+type External =
+  | { t: Instant; rank: 3; index: number; type: 'repair'; node: string }
+  | { t: Instant; rank: 4; index: number; type: 'failure'; node: string }
+  | { t: Instant; rank: 5; index: number; type: 'arrival'; job: WorkloadJob };
+
+/** What the simulator keeps per accepted job beside the plan. */
+interface Track {
+  input: WorkloadJob;
+  spec: JobSpec;
+  shape: JobShape;
+  /** The job's work in compute intervals of its plan (runtime / estimate x intervals). */
+  work: number;
+  planCount: number;
+  planInterval: number;
+  segRef: Segment[] | undefined;
+  segLen: number;
+  problem: string | undefined;
+  completion: Instant | undefined;
+  version: number;
+  deadlineTick: boolean;
+  suspensions: number;
+  /** Failures (node and failure start) that hit the job's bookings. */
+  hitBy: Set<string>;
+  partial: boolean;
+}
+
+export function simulate(workload: Workload, cluster: ClusterDescription, options: SimOptions = {}): SimReport {
+  return new Simulation(workload, cluster, options).run();
+}
+
+class Simulation {
+  private readonly pm: PlanningManager;
+  private readonly epoch: Instant;
+  private readonly horizonMs: number;
+  private readonly external: External[];
+  private readonly heap = new Heap<Dynamic>(compareEvents);
+  private readonly tracks = new Map<string, Track>();
+  private readonly outcomes = new Map<string, JobOutcome>();
+  private readonly violations: Violation[] = [];
+  private readonly until: Instant | undefined;
+  private now: Instant;
+  private lastAdvance = Number.NEGATIVE_INFINITY;
+  private events = 0;
+  private settled = 0;
+  private lastEventAt: Instant;
+  private readonly counters = { repairs: 0, failures: 0, renewals: 0, retiredWithoutCompletion: 0, completionClamped: 0, lateWithoutProblem: 0 };
+  private readonly pendingTicks = new Set<string>();
+  private readonly failedSince = new Map<string, Instant>();
+  private failedMs = 0;
+  private readonly hitJobs = new Set<string>();
+  private readonly runningHitJobs = new Set<string>();
+  private readonly values: Map<string, number>;
+  private busyMs = 0;
+  private spareMs = 0;
+  private usefulMs = 0;
+  private restartsOnSpare = 0;
+  private partialJobs = 0;
+
+  constructor(
+    private readonly workload: Workload,
+    private readonly cluster: ClusterDescription,
+    private readonly options: SimOptions,
+  ) {
+    this.pm = new PlanningManager(cluster);
+    this.epoch = workload.start;
+    this.now = workload.start;
+    this.lastEventAt = workload.start;
+    this.horizonMs = cluster.timing.problemHorizonSeconds * 1000;
+    this.until = options.untilSeconds !== undefined ? this.ms(options.untilSeconds) : undefined;
+    const external: External[] = [];
+    workload.jobs.forEach((job, index) => external.push({ t: this.ms(job.arrival), rank: 5, index, type: 'arrival', job }));
+    workload.failures.forEach((f, index) => {
+      external.push({ t: this.ms(f.at), rank: 4, index, type: 'failure', node: f.node });
+      if (f.repairAt !== undefined) external.push({ t: this.ms(f.repairAt), rank: 3, index, type: 'repair', node: f.node });
+    });
+    external.sort((a, b) => a.t - b.t || a.rank - b.rank || a.index - b.index);
+    this.external = external;
+    this.values = new Map(workload.jobs.map((j) => [j.id, j.value]));
+  }
+
+  private ms(seconds: number): Instant {
+    return this.epoch + Math.round(seconds * 1000);
+  }
+
+  private seconds(t: Instant): number {
+    return (t - this.epoch) / 1000;
+  }
+
+  run(): SimReport {
+    let next = 0;
+    const every = Math.max(1, this.options.progressEvery ?? 500);
+    let drainLimit = Number.POSITIVE_INFINITY;
+    let stoppedBy: SimReport['span']['stoppedBy'] = this.until !== undefined ? 'until' : 'end of workload';
+    for (;;) {
+      const ext = this.external[next];
+      const dyn = this.peekDynamic();
+      if (!ext && !dyn) break;
+      // Only the ends of failure blocks are left: nothing planned can change any more.
+      if (!ext && dyn?.type === 'renewal' && this.idle()) break;
+      if (!ext && drainLimit === Number.POSITIVE_INFINITY) drainLimit = this.drainLimit();
+      const takeExternal = ext !== undefined && (dyn === undefined || compareEvents(ext, dyn) < 0);
+      const t = takeExternal ? (ext as External).t : (dyn as Dynamic).t;
+      if (this.until !== undefined && t > this.until) break;
+      if (t > drainLimit) {
+        // Jobs keep being planned after the ends of failure blocks of a node that is never repaired.
+        stoppedBy = 'drain limit';
+        this.lastEventAt = drainLimit;
+        break;
+      }
+      this.now = t;
+      this.events++;
+      if (takeExternal) {
+        next++;
+        this.lastEventAt = t;
+        this.advanceTo(t);
+        this.handleExternal(ext as External);
+      } else {
+        this.heap.pop();
+        if (dyn?.type !== 'renewal') this.lastEventAt = t;
+        this.handleDynamic(dyn as Dynamic);
+      }
+      if (this.events % every === 0) this.progress(false);
+    }
+    const end = this.until ?? this.lastEventAt;
+    this.now = end;
+    this.progress(true);
+    return this.report(end, stoppedBy);
+  }
+
+  /**
+   * When the workload's events are over, the jobs still planned get a generous time to
+   * finish: each of them run one after the other, twice over, after the last deadline or
+   * window, plus a problem horizon. A healthy plan drains long before; a job that needs a
+   * node that failed for good is moved past each renewed failure block for ever, and the
+   * run stops here instead (the jobs are reported open).
+   */
+  private drainLimit(): Instant {
+    let latest = this.now;
+    let work = 0;
+    for (const track of this.tracks.values()) {
+      latest = Math.max(latest, track.spec.deadline ?? track.spec.window?.end ?? track.spec.earliestStart ?? 0);
+      work += 2 * (track.input.estimate + track.shape.timing.tInitNew + track.shape.timing.tDeinit) * 1000;
+    }
+    return latest + work + this.horizonMs;
+  }
+
+  private progress(done: boolean): void {
+    this.options.onProgress?.({ settled: this.settled, total: this.workload.jobs.length, simulatedSeconds: this.seconds(this.now), events: this.events, done });
+  }
+
+  /** True when no job can complete and none waits for its deadline in P. */
+  private idle(): boolean {
+    for (const track of this.tracks.values()) if (track.completion !== undefined || track.deadlineTick) return false;
+    return true;
+  }
+
+  /** The next valid dynamic event (stale completions are dropped). */
+  private peekDynamic(): Dynamic | undefined {
+    for (;;) {
+      const top = this.heap.peek();
+      if (!top) return undefined;
+      if (top.type === 'completion') {
+        const track = this.tracks.get(top.id);
+        if (!track || track.version !== top.version || track.completion !== top.t) {
+          this.heap.pop();
+          continue;
+        }
+      }
+      return top;
+    }
+  }
+
+  // ---------------------------------------------------------------- events
+
+  private handleExternal(event: External): void {
+    switch (event.type) {
+      case 'arrival':
+        this.arrive(event.job, event.t);
+        break;
+      case 'failure': {
+        this.counters.failures++;
+        this.failedSince.set(event.node, event.t);
+        this.markHits(event.node, event.t);
+        this.afterReplan(this.pm.nodeFailed(event.node, event.t));
+        this.schedule({ t: event.t + this.horizonMs, rank: 1, key: event.node, type: 'renewal', node: event.node, since: event.t });
+        break;
+      }
+      case 'repair': {
+        this.counters.repairs++;
+        const since = this.failedSince.get(event.node);
+        if (since !== undefined) this.failedMs += event.t - since;
+        this.failedSince.delete(event.node);
+        this.afterReplan(this.pm.nodeRepaired(event.node, event.t));
+        break;
+      }
+    }
+    this.refresh();
+  }
+
+  private handleDynamic(event: Dynamic): void {
+    switch (event.type) {
+      case 'completion':
+        this.complete(event.id, event.t);
+        break;
+      case 'renewal':
+        this.pendingTicks.delete(`renewal:${event.node}:${event.t}`);
+        if (this.failedSince.get(event.node) === event.since) {
+          // The failure block ends and the node is still out: the scheduler takes it out for another horizon.
+          this.counters.renewals++;
+          this.markHits(event.node, event.t);
+          this.advanceTo(event.t);
+          this.schedule({ ...event, t: event.t + this.horizonMs });
+        }
+        break;
+      case 'deadline':
+        this.pendingTicks.delete(`deadline:${event.id}:${event.t}`);
+        this.advanceTo(event.t);
+        break;
+    }
+    this.refresh();
+  }
+
+  private schedule(event: Dynamic): void {
+    if (event.type !== 'completion') {
+      const key = `${event.type}:${event.type === 'renewal' ? event.node : event.id}:${event.t}`;
+      if (this.pendingTicks.has(key)) return;
+      this.pendingTicks.add(key);
+    }
+    this.heap.push(event);
+  }
+
+  /** Moves the scheduler's clock: it retires jobs whose promise broke in P and renews failure blocks. */
+  private advanceTo(t: Instant): void {
+    if (t <= this.lastAdvance) return;
+    this.lastAdvance = t;
+    const { report, left } = this.pm.advance(t);
+    if (report) this.afterReplan(report);
+    for (const job of left) {
+      const track = this.tracks.get(job.spec.id);
+      if (!track) continue;
+      if (job.problem !== undefined) {
+        const end = Math.min(t, job.spec.deadline ?? job.spec.window?.end ?? t);
+        this.finish(track, job, 'dropped', end, job.problem);
+      } else {
+        // The plan says the job is over but its work was not: should not happen.
+        this.counters.retiredWithoutCompletion++;
+        const last = job.segments[job.segments.length - 1];
+        this.finish(track, job, 'completed', Math.min(t, last?.end ?? t));
+      }
+    }
+  }
+
+  private arrive(input: WorkloadJob, t: Instant): void {
+    const spec = this.specOf(input);
+    const decision = this.pm.admit(spec, t);
+    if (!decision.accepted) {
+      this.record({ ...this.baseOutcome(input), status: 'rejected', reason: decision.reason });
+      return;
+    }
+    const job = decision.job;
+    const shape = shapeOf(spec, this.cluster.timing);
+    const total = totalIntervals(job);
+    this.tracks.set(spec.id, {
+      input,
+      spec,
+      shape,
+      work: input.runtime >= input.estimate ? total : (input.runtime / input.estimate) * total,
+      planCount: job.checkpoints.count,
+      planInterval: job.checkpoints.intervalSeconds,
+      segRef: undefined,
+      segLen: 0,
+      problem: undefined,
+      completion: undefined,
+      version: 0,
+      deadlineTick: false,
+      suspensions: 0,
+      hitBy: new Set(),
+      partial: false,
+    });
+  }
+
+  private complete(id: string, t: Instant): void {
+    const track = this.tracks.get(id) as Track;
+    const job = this.pm.job(id) as PlannedJob;
+    const snapshot: PlannedJob = { ...job, segments: job.segments.map((s) => ({ ...s })) };
+    this.afterReplan(this.pm.jobFinished(id, t));
+    this.finish(track, snapshot, 'completed', t);
+  }
+
+  private markHits(node: string, t: Instant): void {
+    const index = this.pm.mm.nodeIndex(node);
+    const failure = `${node}@${this.failedSince.get(node) ?? t}`;
+    for (const owner of this.pm.mm.ownersOn(index, t, Number.POSITIVE_INFINITY)) {
+      const track = this.tracks.get(owner);
+      if (!track || track.hitBy.has(failure)) continue;
+      track.hitBy.add(failure);
+      this.hitJobs.add(owner);
+      const job = this.pm.job(owner);
+      if (job?.segments.some((s) => s.start <= t && t < s.end && s.nodes.includes(node))) {
+        this.runningHitJobs.add(owner);
+      }
+    }
+  }
+
+  private afterReplan(report: ReplanReport): void {
+    for (const id of report.suspended) {
+      const track = this.tracks.get(id);
+      if (track) track.suspensions++;
+    }
+  }
+
+  /** Re-derives completions of jobs whose plan changed, and waits for the deadlines of jobs in P. */
+  private refresh(): void {
+    for (const job of this.pm.allJobs()) {
+      const track = this.tracks.get(job.spec.id);
+      if (!track) continue;
+      if (job.segments === track.segRef && job.segments.length === track.segLen && job.problem === track.problem) continue;
+      track.segRef = job.segments;
+      track.segLen = job.segments.length;
+      track.problem = job.problem;
+      if (job.segments.filter((s) => s.start >= this.now).length >= 2) track.partial = true;
+      const completion = this.completionOf(track, job);
+      if (completion !== track.completion) {
+        track.completion = completion;
+        track.version++;
+        if (completion !== undefined) this.heap.push({ t: completion, rank: 0, key: job.spec.id, type: 'completion', id: job.spec.id, version: track.version });
+      }
+      const due = job.spec.deadline ?? job.spec.window?.end;
+      track.deadlineTick = false;
+      if (job.problem !== undefined && due !== undefined && !job.segments.some((s) => s.end > this.now)) {
+        track.deadlineTick = true;
+        this.schedule({ t: Math.max(due, this.now), rank: 2, key: job.spec.id, type: 'deadline', id: job.spec.id });
+      }
+    }
+  }
+
+  /**
+   * When the job's work is done in its current plan: the segment in which its work
+   * (in compute intervals) is reached, its initialisation, the compute and the planned
+   * checkpoints before that point, and deinitialisation. A reservation's holder releases
+   * its nodes after its runtime, at the latest at the window's end.
+   */
+  private completionOf(track: Track, job: PlannedJob): Instant | undefined {
+    const segments = job.segments;
+    if (segments.length === 0) return undefined;
+    const live = segments.some((s) => s.end > this.now);
+    let at: Instant | undefined;
+    if (job.spec.window) {
+      if (!live) return undefined;
+      const last = segments[segments.length - 1] as Segment;
+      const release = job.spec.window.start + track.input.runtime * 1000;
+      at = Math.max(last.start, Math.min(release, last.end));
+    } else {
+      const found = finishPoint(track, job);
+      if (!found) return undefined;
+      at = found.at;
+      if (at > found.segment.end) at = found.segment.end; // its work was secured by the checkpoint that ended the segment
+    }
+    if (at < this.now) {
+      this.counters.completionClamped++;
+      at = this.now;
+    }
+    return at;
+  }
+
+  // ---------------------------------------------------------------- outcomes
+
+  private specOf(input: WorkloadJob): JobSpec {
+    const requirements = {
+      ...(input.memoryGB !== undefined ? { memoryPerNodeGB: input.memoryGB } : {}),
+      ...(input.interconnect !== undefined ? { interconnect: input.interconnect } : {}),
+    };
+    return {
+      id: input.id,
+      kind: schedulerKind[input.kind],
+      level: input.level,
+      nodes: input.nodes,
+      runtimeSeconds: input.estimate,
+      ...(input.earliestStart !== undefined ? { earliestStart: this.ms(input.earliestStart) } : {}),
+      ...(input.deadline !== undefined ? { deadline: this.ms(input.deadline) } : {}),
+      ...(input.window ? { window: { start: this.ms(input.window.start), end: this.ms(input.window.end) } } : {}),
+      coveredOutages: input.outages,
+      ...(input.checkpointsPerHour !== undefined ? { checkpointsPerHour: input.checkpointsPerHour } : {}),
+      storageGB: input.storageGB,
+      requirements,
+      value: input.value,
+      arrival: this.ms(input.arrival),
+    };
+  }
+
+  private baseOutcome(input: WorkloadJob): JobOutcome {
+    return {
+      id: input.id,
+      kind: input.kind,
+      level: input.level,
+      nodes: input.nodes,
+      status: 'rejected',
+      arrival: input.arrival,
+      ...(input.deadline !== undefined ? { deadline: input.deadline } : {}),
+      checkpoints: 0,
+      pieces: 0,
+      restarts: 0,
+      suspensions: 0,
+      hits: 0,
+      busyNodeSeconds: 0,
+      penalty: input.penalty,
+      paid: 0,
+    };
+  }
+
+  private record(outcome: JobOutcome): void {
+    this.outcomes.set(outcome.id, outcome);
+    if (outcome.status === 'rejected' || outcome.status === 'completed' || outcome.status === 'dropped') this.settled++;
+  }
+
+  /** A job leaves the plan (completed or dropped) or the run stops with it planned. */
+  private finish(track: Track, job: PlannedJob, status: JobStatus, at: Instant, reason?: string): void {
+    const input = track.input;
+    this.tracks.delete(input.id);
+    const executed = job.segments.filter((s) => s.start < at);
+    let busy = 0;
+    let spare = 0;
+    for (const s of executed) {
+      const elapsed = (Math.min(s.end, at) - s.start) / 1000;
+      busy += s.nodes.length * elapsed;
+      spare += s.spare.length * elapsed;
+    }
+    let checkpoints: number;
+    if (status === 'completed' && !job.spec.window) {
+      const found = finishPoint(track, job);
+      checkpoints = found ? found.checkpoints : checkpointsWritten(job, track.shape, at);
+    } else if (status === 'dropped') {
+      checkpoints = executed.reduce((sum, s) => sum + s.intervals, 0);
+      checkpoints = Math.min(checkpoints, job.checkpoints.count);
+    } else {
+      checkpoints = checkpointsWritten(job, track.shape, at);
+    }
+    const restarts = executed.filter((s) => s.restart).length;
+    const onSpare = executed.filter((s, i) => {
+      const before = executed[i - 1];
+      return i > 0 && s.restart && before !== undefined && s.start === before.end && before.spare.some((n) => s.nodes.includes(n));
+    }).length;
+    const first = executed[0];
+    const outcome: JobOutcome = {
+      ...this.baseOutcome(input),
+      status,
+      ...(first ? { start: this.seconds(first.start) } : {}),
+      ...(status === 'completed' || status === 'dropped' ? { end: this.seconds(at) } : {}),
+      checkpoints,
+      pieces: executed.length,
+      restarts,
+      suspensions: track.suspensions,
+      hits: track.hitBy.size,
+      busyNodeSeconds: busy,
+      ...(reason !== undefined ? { reason } : {}),
+    };
+    let violation: ViolationType | undefined;
+    let detail = '';
+    if (input.kind === 'deadline' && (status === 'completed' || status === 'dropped')) {
+      outcome.met = status === 'completed' && at <= (job.spec.deadline as Instant);
+      if (status === 'dropped') {
+        violation = 'left-in-P';
+        detail = reason ?? 'left the plan unsolved';
+      } else if (!outcome.met) {
+        violation = 'deadline-missed';
+        detail = `completed at ${this.seconds(at)} s, deadline ${input.deadline} s`;
+        if (track.hitBy.size === 0 && track.suspensions === 0) this.counters.lateWithoutProblem++;
+      }
+    }
+    if (input.kind === 'reservation' && (status === 'completed' || status === 'dropped')) {
+      const window = job.spec.window as { start: Instant; end: Instant };
+      const gap = status === 'completed' ? firstGap(executed, window.start, at) : undefined;
+      outcome.honoured = status === 'completed' && gap === undefined;
+      if (status === 'dropped') {
+        violation = 'left-in-P';
+        detail = reason ?? 'left the plan unsolved';
+      } else if (gap !== undefined) {
+        violation = 'reservation-not-honoured';
+        detail = `no nodes held from ${this.seconds(gap.from)} s to ${this.seconds(gap.to)} s of the window ${input.window?.start} s to ${input.window?.end} s`;
+      }
+    }
+    if (violation) {
+      outcome.violation = violation;
+      const planKept = job.checkpoints.count === track.planCount && job.checkpoints.intervalSeconds === track.planInterval;
+      const rule = liability(input.level, { planKept, suspensions: track.suspensions, hits: track.hitBy.size });
+      outcome.paid = rule.pays ? input.penalty : 0;
+      this.violations.push({ id: input.id, kind: input.kind, level: input.level, type: violation, detail, penalty: input.penalty, paid: outcome.paid, liability: rule.why });
+    }
+    this.record(outcome);
+    this.busyMs += busy * 1000;
+    this.spareMs += spare * 1000;
+    if (status === 'completed') this.usefulMs += input.nodes * input.runtime * 1000;
+    this.restartsOnSpare += onSpare;
+    if (track.partial) this.partialJobs++;
+  }
+
+  // ---------------------------------------------------------------- report
+
+  private report(end: Instant, stoppedBy: SimReport['span']['stoppedBy']): SimReport {
+    // Jobs still planned when the run stops are accounted up to the stop.
+    for (const job of [...this.pm.allJobs()]) {
+      const track = this.tracks.get(job.spec.id);
+      if (!track) continue;
+      const status: JobStatus = job.problem !== undefined && !job.segments.some((s) => s.end > end) ? 'in-P' : job.segments.some((s) => s.start <= end && end < s.end) ? 'running' : 'waiting';
+      this.finish(track, job, status, end, job.problem);
+    }
+    for (const [node, since] of this.failedSince) {
+      void node;
+      if (since < end) this.failedMs += end - since;
+    }
+    // In workload order; with --until, jobs that had not arrived yet are left out.
+    const outcomes = this.workload.jobs.map((j) => this.outcomes.get(j.id)).filter((o): o is JobOutcome => o !== undefined);
+    const counts = (filter: (o: JobOutcome) => boolean): KindCounts => {
+      const list = outcomes.filter(filter);
+      return {
+        requests: list.length,
+        accepted: list.filter((o) => o.status !== 'rejected').length,
+        rejected: list.filter((o) => o.status === 'rejected').length,
+        completed: list.filter((o) => o.status === 'completed').length,
+        dropped: list.filter((o) => o.status === 'dropped').length,
+        open: list.filter((o) => o.status === 'running' || o.status === 'waiting' || o.status === 'in-P').length,
+      };
+    };
+    const byKind = Object.fromEntries(workloadKinds.map((k) => [k, counts((o) => o.kind === k)])) as Record<WorkloadKind, KindCounts>;
+    const sla = outcomes.filter((o) => slaKinds.includes(o.kind));
+    const slaAccepted = sla.filter((o) => o.status !== 'rejected').length;
+    const spanMs = Math.max(0, end - this.epoch);
+    const capacityMs = this.cluster.nodes.length * spanMs;
+    const frac = (ms: number) => (capacityMs > 0 ? round(ms / capacityMs, 6) : 0);
+    const deadlineJobs = outcomes.filter((o) => o.kind === 'deadline' && o.status !== 'rejected');
+    const reservations = outcomes.filter((o) => o.kind === 'reservation' && o.status !== 'rejected');
+    const stillInP = outcomes.filter((o) => o.status === 'in-P' && slaKinds.includes(o.kind)).length;
+    const byLevel: SimReport['violations']['byLevel'] = {};
+    const penaltiesByLevel: SimReport['penalties']['byLevel'] = {};
+    for (const v of this.violations) {
+      byLevel[v.level] = (byLevel[v.level] ?? 0) + 1;
+      const entry = (penaltiesByLevel[v.level] ??= { owed: 0, paid: 0 });
+      entry.owed += v.penalty;
+      entry.paid += v.paid;
+    }
+    const owed = this.violations.reduce((s, v) => s + v.penalty, 0);
+    const paid = this.violations.reduce((s, v) => s + v.paid, 0);
+    const count = (type: ViolationType) => this.violations.filter((v) => v.type === type).length;
+    const report: SimReport = {
+      format: 'wsag-sim-report/1',
+      workload: { name: this.workload.name, jobs: this.workload.jobs.length, failures: this.workload.failures.length, start: isoTime(new Date(this.epoch)), currency: this.workload.currency },
+      cluster: {
+        nodes: this.cluster.nodes.length,
+        bufferNodes: this.cluster.nodes.filter((n) => n.buffer).length,
+        peerStandbyNodes: this.cluster.peerStandbyNodes,
+        problemHorizonSeconds: this.cluster.timing.problemHorizonSeconds,
+      },
+      options: { ...(this.options.untilSeconds !== undefined ? { untilSeconds: this.options.untilSeconds } : {}) },
+      span: { endSeconds: this.seconds(end), stoppedBy },
+      requests: { ...byKind, total: counts(() => true) },
+      acceptance: {
+        slaRequests: sla.length,
+        slaAccepted,
+        slaRejected: sla.length - slaAccepted,
+        rate: sla.length > 0 ? round(slaAccepted / sla.length, 6) : 1,
+        bestEffortRejected: outcomes.filter((o) => !slaKinds.includes(o.kind) && o.status === 'rejected').length,
+      },
+      utilisation: {
+        capacityNodeSeconds: capacityMs / 1000,
+        busyNodeSeconds: round(this.busyMs / 1000, 3),
+        spareNodeSeconds: round(this.spareMs / 1000, 3),
+        usefulNodeSeconds: round(this.usefulMs / 1000, 3),
+        failedNodeSeconds: this.failedMs / 1000,
+        busy: frac(this.busyMs),
+        spare: frac(this.spareMs),
+        useful: frac(this.usefulMs),
+        failed: frac(this.failedMs),
+      },
+      deadlines: {
+        accepted: deadlineJobs.length,
+        met: deadlineJobs.filter((o) => o.met === true).length,
+        missed: deadlineJobs.filter((o) => o.met === false).length,
+        open: deadlineJobs.filter((o) => o.met === undefined).length,
+      },
+      reservations: {
+        accepted: reservations.length,
+        honoured: reservations.filter((o) => o.honoured === true).length,
+        notHonoured: reservations.filter((o) => o.honoured === false).length,
+        open: reservations.filter((o) => o.honoured === undefined).length,
+      },
+      violations: {
+        total: this.violations.length,
+        deadlineMissed: count('deadline-missed'),
+        reservationNotHonoured: count('reservation-not-honoured'),
+        leftInP: count('left-in-P'),
+        stillInP,
+        byLevel,
+      },
+      penalties: { owed, paid, excused: owed - paid, byLevel: penaltiesByLevel },
+      checkpoints: { taken: sum(outcomes, (o) => o.checkpoints), jobs: outcomes.filter((o) => o.checkpoints > 0).length },
+      suspensions: { count: sum(outcomes, (o) => o.suspensions), jobs: outcomes.filter((o) => o.suspensions > 0).length },
+      restarts: { count: sum(outcomes, (o) => o.restarts), onSpare: this.restartsOnSpare, jobs: outcomes.filter((o) => o.restarts > 0).length },
+      pieces: { jobs: outcomes.filter((o) => o.pieces > 1).length, partialExecution: this.partialJobs },
+      failures: { events: this.counters.failures, repairs: this.counters.repairs, renewals: this.counters.renewals, jobsHit: this.hitJobs.size, runningJobsHit: this.runningHitJobs.size },
+      value: {
+        requested: sum(outcomes, (o) => this.valueOf(o.id)),
+        accepted: sum(outcomes.filter((o) => o.status !== 'rejected'), (o) => this.valueOf(o.id)),
+        completed: sum(outcomes.filter((o) => o.status === 'completed'), (o) => this.valueOf(o.id)),
+      },
+      checks: {
+        retiredWithoutCompletion: this.counters.retiredWithoutCompletion,
+        completionClamped: this.counters.completionClamped,
+        lateWithoutProblem: this.counters.lateWithoutProblem,
+      },
+      rejected: outcomes.filter((o) => o.status === 'rejected').map((o) => ({ id: o.id, kind: o.kind, level: o.level, arrival: o.arrival, reason: o.reason ?? '' })),
+      violated: this.violations,
+      ...(this.options.jobs ? { jobs: outcomes } : {}),
+    };
+    return report;
+  }
+
+  private valueOf(id: string): number {
+    return this.values.get(id) ?? 0;
+  }
+}
+
+/**
+ * The point in a plan where the job's work is done: the first segment whose intervals
+ * reach it, with the part of the segment computed and the checkpoints written by then
+ * (one after each whole interval that does not end the work, in every segment).
+ */
+function finishPoint(track: Track, job: PlannedJob): { at: Instant; segment: Segment; checkpoints: number } | undefined {
+  const t = track.shape.timing;
+  const plan = job.checkpoints;
+  let before = 0;
+  for (const segment of job.segments) {
+    if (track.work <= before + segment.intervals + 1e-9) {
+      const part = Math.max(track.work - before, 0);
+      const whole = Math.abs(part - Math.round(part)) < 1e-9 ? Math.round(part) : part;
+      const checkpointsHere = Math.max(0, Math.ceil(whole) - 1);
+      const seconds = (segment.restart ? t.tInitRestart : t.tInitNew) + whole * plan.intervalSeconds + checkpointsHere * plan.checkpointSeconds + t.tDeinit;
+      return { at: segment.start + Math.ceil(seconds) * 1000, segment, checkpoints: before + checkpointsHere };
+    }
+    before += segment.intervals;
+  }
+  return undefined;
+}
+
+/** The first stretch of [from, to) that no segment covers. */
+function firstGap(segments: readonly Segment[], from: Instant, to: Instant): { from: Instant; to: Instant } | undefined {
+  let covered = from;
+  for (const s of [...segments].sort((a, b) => a.start - b.start)) {
+    if (s.start > covered) return { from: covered, to: Math.min(s.start, to) };
+    covered = Math.max(covered, s.end);
+    if (covered >= to) return undefined;
+  }
+  return covered < to ? { from: covered, to } : undefined;
+}
+
+/** What the liability rules look at for a job whose promise broke. */
+export interface LiabilityFacts {
+  /** It ran with the checkpoint plan agreed at admission (count and interval unchanged). */
+  planKept: boolean;
+  /** Times the scheduler suspended it. */
+  suspensions: number;
+  /** Node failures that hit its booked nodes. */
+  hits: number;
+}
+
+/**
+ * Who pays a violation (TERMS.md, guarantee levels). Full pays for any violation; Legacy
+ * pays on a missed deadline or reservation. Standard and Enhanced pay only when the agreed
+ * mechanisms (a reservation with regular checkpoints) were not applied; the simulator
+ * counts them as applied when a node failure hit the job, the scheduler never suspended
+ * it, and it kept the checkpoint plan agreed at admission. A violation with no failure
+ * behind it is the scheduler breaking its own plan, and a suspension stops the job
+ * for the provider's reasons: both are paid. Background and best-effort jobs promise nothing.
+ */
+export function liability(level: GuaranteeLevel, facts: LiabilityFacts): { pays: boolean; why: string } {
+  switch (level) {
+    case 'Full':
+      return { pays: true, why: 'Full pays for any violation' };
+    case 'Legacy':
+      return { pays: true, why: 'Legacy pays on a missed deadline or reservation' };
+    case 'Standard':
+    case 'Enhanced': {
+      if (!facts.planKept) return { pays: true, why: `${level}: the checkpoint plan agreed at admission was not kept` };
+      if (facts.suspensions > 0) return { pays: true, why: `${level}: the scheduler suspended the job (${facts.suspensions} time${facts.suspensions === 1 ? '' : 's'}), mechanisms not applied` };
+      if (facts.hits === 0) return { pays: true, why: `${level}: no node failure hit the job, the scheduler broke its own plan` };
+      return { pays: false, why: `${level}: a node failure hit the job and its checkpoint plan was kept, excused` };
+    }
+    default:
+      return { pays: false, why: 'no promise' };
+  }
+}
+
+function compareEvents(a: { t: number; rank: number; key?: string; index?: number }, b: { t: number; rank: number; key?: string; index?: number }): number {
+  if (a.t !== b.t) return a.t - b.t;
+  if (a.rank !== b.rank) return a.rank - b.rank;
+  if (a.index !== undefined && b.index !== undefined) return a.index - b.index;
+  const ka = a.key ?? '';
+  const kb = b.key ?? '';
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+function sum<T>(list: readonly T[], f: (x: T) => number): number {
+  let total = 0;
+  for (const x of list) total += f(x);
+  return total;
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+/** A binary min-heap. */
+class Heap<T> {
+  private readonly items: T[] = [];
+  constructor(private readonly less: (a: T, b: T) => number) {}
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  peek(): T | undefined {
+    return this.items[0];
+  }
+
+  push(item: T): void {
+    const a = this.items;
+    a.push(item);
+    let i = a.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (this.less(a[i] as T, a[parent] as T) >= 0) break;
+      [a[i], a[parent]] = [a[parent] as T, a[i] as T];
+      i = parent;
+    }
+  }
+
+  pop(): T | undefined {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length > 0 && last !== undefined) {
+      a[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && this.less(a[l] as T, a[m] as T) < 0) m = l;
+        if (r < a.length && this.less(a[r] as T, a[m] as T) < 0) m = r;
+        if (m === i) break;
+        [a[i], a[m]] = [a[m] as T, a[i] as T];
+        i = m;
+      }
+    }
+    return top;
+  }
+}

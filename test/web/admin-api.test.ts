@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WsagClient } from '../../src/client/wsag-client.js';
+import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+/**
+ * The operators' JSON views of the planning scheduler: /api/plan (bookings with their
+ * nodes, checkpoints and problems), /api/nodes, and reporting node failures and repairs.
+ * A 6-node cluster, its clock fixed at 12:00.
+ */
+const now = new Date('2026-11-21T12:00:00Z');
+let server: TestServer;
+let outsider: TestServer;
+
+beforeAll(async () => {
+  let n = 0;
+  [server, outsider] = await Promise.all([
+    startTestServer({ config: { clusterNodes: 6, bufferNodes: 1, admins: ['anonymous'] }, clock: { now: () => now }, ids: { next: () => `id-${++n}` } }),
+    startTestServer({ config: { clusterNodes: 6 } }),
+  ]);
+});
+afterAll(async () => Promise.all([server?.close(), outsider?.close()]));
+
+interface Booking {
+  kind: string; id: string; nodes: number; start: string; end: string; nodeIds: string[]; spareNodeIds: string[];
+  segments: Array<{ start: string; end: string; nodeIds: string[]; spareNodeIds: string[]; restart: boolean }>;
+  checkpoints: number; checkpointIntervalSeconds?: number; outagesLeft: number; problem?: string;
+}
+interface Report { node: string; failed: boolean; moved: string[]; suspended: string[]; solved: string[]; problematic: Array<{ id: string; reason: string }> }
+
+async function get<T>(target: TestServer, path: string): Promise<{ status: number; body: T }> {
+  const response = await fetch(target.url + path);
+  return { status: response.status, body: (await response.json()) as T };
+}
+async function post<T>(target: TestServer, path: string): Promise<{ status: number; body: T }> {
+  const response = await fetch(target.url + path, { method: 'POST' });
+  return { status: response.status, body: (await response.json()) as T };
+}
+const plan = async () => (await get<{ clusterNodes: number; bookings: Booking[] }>(server, '/api/plan')).body;
+
+describe('operators see and change the cluster', () => {
+  it('GET /api/nodes lists the nodes with their properties, buffer and failed state', async () => {
+    const { status, body } = await get<{ nodes: Array<Record<string, unknown>> }>(server, '/api/nodes');
+    expect(status).toBe(200);
+    expect(body.nodes.map((n) => [n.id, n.buffer, n.failed])).toEqual([
+      ['n001', false, false], ['n002', false, false], ['n003', false, false], ['n004', false, false], ['n005', false, false], ['n006', true, false],
+    ]);
+    expect(body.nodes[0]).toEqual({ id: 'n001', memoryGB: 256, cpus: 64, interconnect: 'InfiniBand', buffer: false, failed: false });
+  });
+
+  it('/api/plan shows each booking\'s nodes and checkpoint plan', async () => {
+    const client = new WsagClient(server.url);
+    const templates = await client.templates();
+    const reservation = offerFromTemplate(templates.find((t) => t.includes('advance-reservation-v1')) as string, [{ location: 'NodeCount', value: '3' }]);
+    const job = offerFromTemplate(templates.find((t) => t.includes('deadline-job-v1')) as string, [{ location: 'NodeCount', value: '2' }]);
+    const r = await client.createAgreement(reservation);
+    const j = await client.createAgreement(job);
+    const { clusterNodes, bookings } = await plan();
+    expect(clusterNodes).toBe(6);
+    const byId = new Map(bookings.map((b) => [b.id, b]));
+    expect(byId.get(r.agreementId)).toMatchObject({
+      kind: 'agreement', nodes: 3, start: '2026-11-21T14:00:00.000Z', end: '2026-11-21T16:00:00.000Z', nodeIds: ['n001', 'n002', 'n003'], spareNodeIds: [], checkpoints: 0,
+    });
+    const deadlineJob = byId.get(j.agreementId) as Booking;
+    expect(deadlineJob).toMatchObject({ kind: 'agreement', nodes: 2, start: '2026-11-21T12:00:00.000Z', spareNodeIds: [], outagesLeft: 1 });
+    expect(deadlineJob.nodeIds).toHaveLength(2);
+    expect(deadlineJob.nodeIds).not.toContain('n006'); // a buffer node: best-effort and background jobs only
+    expect(deadlineJob.checkpoints).toBeGreaterThan(0);
+    expect(deadlineJob.checkpointIntervalSeconds).toBeGreaterThan(0);
+    expect(deadlineJob.problem).toBeUndefined();
+  });
+
+  it('POST /api/nodes/ID/fail re-plans, stores the moved bookings and answers with the report; repair brings the node back', async () => {
+    const before = await plan();
+    const reservation = before.bookings.find((b) => b.checkpoints === 0) as Booking;
+    const failing = reservation.nodeIds[0] as string;
+    const { status, body } = await post<Report>(server, `/api/nodes/${failing}/fail`);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ node: failing, failed: true, suspended: [], problematic: [] });
+    expect(body.moved).toContain(reservation.id);
+    const after = (await plan()).bookings.find((b) => b.id === reservation.id) as Booking;
+    expect(after.nodeIds).not.toContain(failing);
+    expect(after).toMatchObject({ start: reservation.start, end: reservation.end, nodes: 3 });
+    const stored = await server.repository.get(reservation.id);
+    expect(stored?.allocation?.segments?.[0]?.nodeIds).toEqual(after.nodeIds);
+    expect((await get<{ nodes: Array<{ id: string; failed: boolean }> }>(server, '/api/nodes')).body.nodes.find((n) => n.id === failing)?.failed).toBe(true);
+
+    const repaired = await post<Report>(server, `/api/nodes/${failing}/repair`);
+    expect(repaired).toMatchObject({ status: 200, body: { node: failing, failed: false, problematic: [] } });
+    expect((await get<{ nodes: Array<{ id: string; failed: boolean }> }>(server, '/api/nodes')).body.nodes.every((n) => !n.failed)).toBe(true);
+  });
+
+  it('an unknown node is 404 naming it', async () => {
+    expect(await post(server, '/api/nodes/n999/fail')).toEqual({
+      status: 404, body: { error: 'UnknownResource', message: 'no node "n999" in the cluster; GET /api/nodes lists them' },
+    });
+  });
+
+  it('only operators may read or change the nodes', async () => {
+    expect(await get(outsider, '/api/nodes')).toEqual({
+      status: 403, body: { error: 'NotAuthorized', message: 'the nodes are the provider\'s: operators (admin role, WSAG_ADMINS) only' },
+    });
+    expect((await post(outsider, '/api/nodes/n001/fail')).status).toBe(403);
+    expect((await post(outsider, '/api/nodes/n001/repair')).status).toBe(403);
+    expect((await get(outsider, '/api/plan')).status).toBe(403);
+  });
+});

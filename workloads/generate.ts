@@ -1,0 +1,228 @@
+/**
+ * Generates workloads/10k.json: 10,000 jobs over four weeks on the 256-node cluster of
+ * workloads/cluster-256.json, with a node failure trace. Deterministic: a seeded PRNG
+ * (mulberry32) and whole seconds everywhere, so the committed file is exactly what this
+ * script prints (test/sim/workloads.test.ts checks it).
+ *
+ *   node --import tsx workloads/generate.ts          # rewrites workloads/10k.json
+ *   node --import tsx workloads/generate.ts --check  # exits 1 if the file differs
+ *
+ * The mix (see workloads/README.md): arrivals follow a working-day rhythm (busier on
+ * weekdays 8-18 h); a third of the jobs are deadline jobs, a sixth reservations, the rest
+ * best-effort and background; guarantee levels Legacy, Standard, Enhanced and Full for the
+ * SLA jobs; sizes from 1 to 128 nodes, small jobs far more common; runtime estimates from
+ * 5 minutes to 16 hours, with most jobs finishing before their estimate; node failures
+ * about twice a day, repaired after a lognormal time (median 2 h, some beyond the 4 h
+ * problem horizon, a few never in the four weeks).
+ */
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const seed = 20260105;
+const days = 28;
+const jobCount = 10_000;
+const nodeCount = 256;
+const bufferNodes = 8;
+
+/** mulberry32: a small, fast, well-mixed 32-bit PRNG; the same seed gives the same stream everywhere. */
+export function prng(seedValue: number): () => number {
+  let a = seedValue >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type Random = () => number;
+
+function pick<T>(random: Random, weighted: ReadonlyArray<readonly [T, number]>): T {
+  const total = weighted.reduce((s, [, w]) => s + w, 0);
+  let x = random() * total;
+  for (const [value, weight] of weighted) {
+    x -= weight;
+    if (x < 0) return value;
+  }
+  return (weighted[weighted.length - 1] as readonly [T, number])[0];
+}
+
+function between(random: Random, lo: number, hi: number): number {
+  return lo + random() * (hi - lo);
+}
+
+function logUniform(random: Random, lo: number, hi: number): number {
+  return Math.exp(between(random, Math.log(lo), Math.log(hi)));
+}
+
+/** Standard normal by Box-Muller (one of the pair). */
+function normal(random: Random): number {
+  const u = Math.max(random(), 1e-12);
+  const v = random();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+}
+
+/** How busy the submitters are at a time of the week (relative rate, 1 = the weekday working-hours peak). */
+function rate(seconds: number): number {
+  const day = Math.floor(seconds / 86400) % 7; // day 0 is a Monday (the workload starts on Monday 2026-01-05)
+  const hour = (seconds % 86400) / 3600;
+  const weekend = day >= 5;
+  const working = hour >= 8 && hour < 18;
+  return weekend ? 0.25 : working ? 1 : 0.35;
+}
+
+interface Job {
+  id: string;
+  arrival: number;
+  kind: string;
+  level: string;
+  nodes: number;
+  estimate?: number;
+  runtime: number;
+  deadline?: number;
+  earliestStart?: number;
+  window?: { start: number; end: number };
+  value: number;
+  penalty: number;
+  memoryGB?: number;
+  outages?: number;
+  interconnect?: string;
+}
+
+const levelPrice: Record<string, number> = { Background: 0.2, Legacy: 1, Standard: 1.3, Enhanced: 1.6, Full: 2.2 };
+const penaltyFactor: Record<string, number> = { Legacy: 0.5, Standard: 1, Enhanced: 1.5, Full: 3 };
+
+export function generate(): { name: string; description: string; start: string; currency: string; cluster: string; jobs: Job[]; failures: Array<{ at: number; node: string; repairAt?: number }> } {
+  const random = prng(seed);
+  const span = days * 86400;
+
+  // Arrivals: jobCount instants drawn from the weekly rhythm (rejection sampling), in order:
+  // a Poisson process with that rhythm, given its count.
+  const arrivals: number[] = [];
+  while (arrivals.length < jobCount) {
+    const t = Math.floor(random() * span);
+    if (random() < rate(t)) arrivals.push(t);
+  }
+  arrivals.sort((a, b) => a - b);
+
+  const jobs: Job[] = arrivals.map((arrival, i) => {
+    const id = `j${String(i + 1).padStart(5, '0')}`;
+    const kind = pick(random, [['deadline', 34], ['reservation', 16], ['best-effort', 35], ['background', 15]] as const);
+    const nodes = pick(random, [[1, 30], [2, 16], [4, 17], [8, 15], [16, 11], [32, 7], [64, 3], [128, 1]] as const);
+    // Wide jobs run shorter: the estimate's upper end shrinks with the node count.
+    const longest = nodes >= 64 ? 4 * 3600 : nodes >= 16 ? 8 * 3600 : 16 * 3600;
+    const estimate = Math.round(logUniform(random, 300, longest) / 60) * 60;
+    // Most jobs finish before their estimate; a fifth use all of it.
+    const used = random() < 0.2 ? 1 : between(random, 0.3, 1);
+    const runtime = Math.max(60, Math.round(estimate * used));
+    const memoryGB = pick(random, [[undefined, 60], [32, 20], [64, 15], [128, 5]] as const);
+    const interconnect = nodes >= 16 && nodes <= 32 && random() < 0.5 ? 'InfiniBand' : undefined;
+    let level: string;
+    let outages: number | undefined;
+    if (kind === 'deadline' || kind === 'reservation') {
+      level = pick(random, [['Legacy', 25], ['Standard', 40], ['Enhanced', 25], ['Full', 10]] as const);
+      if (level === 'Full' && nodes > 32) level = 'Enhanced'; // the peer keeps 32 standby nodes
+      if ((level === 'Enhanced' || level === 'Full') && random() < 0.2) outages = 2;
+    } else {
+      level = kind === 'background' ? 'Background' : pick(random, [['Legacy', 70], ['Standard', 30]] as const);
+    }
+    let window: { start: number; end: number } | undefined;
+    if (kind === 'reservation') {
+      // Booked ahead: from an hour to three days, starting on a quarter hour.
+      const lead = logUniform(random, 3600, 3 * 86400);
+      const start = Math.ceil((arrival + lead) / 900) * 900;
+      window = { start, end: start + estimate };
+    }
+    let deadline: number | undefined;
+    let earliestStart: number | undefined;
+    if (kind === 'deadline') {
+      // Slack from tight (refusals) to relaxed; some may not start for a while.
+      const slack = pick(random, [[1.3, 15], [2, 35], [4, 35], [10, 15]] as const);
+      if (random() < 0.15) earliestStart = arrival + Math.round(between(random, 1, 12)) * 3600;
+      deadline = (earliestStart ?? arrival) + Math.round((estimate * slack + 1800) / 60) * 60;
+    }
+    if (kind === 'best-effort' && random() < 0.1) earliestStart = arrival + Math.round(between(random, 1, 24)) * 3600;
+    const value = Math.max(0.01, Math.round(nodes * (estimate / 3600) * (levelPrice[level] ?? 1) * 100) / 100);
+    const penalty = kind === 'deadline' || kind === 'reservation' ? Math.round(value * (penaltyFactor[level] ?? 0) * 100) / 100 : 0;
+    const job: Job = {
+      id,
+      arrival,
+      kind,
+      level,
+      nodes,
+      ...(window ? { window } : { estimate }),
+      runtime,
+      ...(deadline !== undefined ? { deadline } : {}),
+      ...(earliestStart !== undefined ? { earliestStart } : {}),
+      ...(memoryGB !== undefined ? { memoryGB } : {}),
+      ...(interconnect !== undefined ? { interconnect } : {}),
+      ...(outages !== undefined ? { outages } : {}),
+      value,
+      penalty,
+    };
+    return job;
+  });
+
+  // Failures: about two a day across the cluster, never two at once on a node.
+  const failures: Array<{ at: number; node: string; repairAt?: number }> = [];
+  const downUntil = new Map<number, number>();
+  let f = 0;
+  for (;;) {
+    f += -Math.log(1 - random()) * 43200;
+    if (f >= span) break;
+    const at = Math.floor(f);
+    let node = Math.floor(random() * nodeCount);
+    while ((downUntil.get(node) ?? -1) > at) node = (node + 1) % nodeCount;
+    const never = random() < 0.05;
+    const repair = Math.round(Math.exp(Math.log(7200) + 0.9 * normal(random)));
+    const repairAt = never ? undefined : at + Math.max(600, Math.min(repair, 3 * 86400));
+    downUntil.set(node, repairAt ?? Number.POSITIVE_INFINITY);
+    failures.push({ at, node: nodeId(node), ...(repairAt !== undefined ? { repairAt } : {}) });
+  }
+
+  return {
+    name: '10k',
+    description: `10,000 jobs over ${days} days on ${nodeCount} nodes (${bufferNodes} buffer) with ${failures.length} node failures; generated by workloads/generate.ts (seed ${seed})`,
+    start: '2026-01-05T00:00:00Z',
+    currency: 'EUR',
+    cluster: 'cluster-256.json',
+    jobs,
+    failures,
+  };
+}
+
+/** Node ids of cluster-256.json: n001 ... n256 (the last eight are buffer nodes). */
+function nodeId(index: number): string {
+  return `n${String(index + 1).padStart(3, '0')}`;
+}
+
+/** The file text: top-level fields one per line, then one job and one failure per line (diffable). */
+export function render(workload: ReturnType<typeof generate>): string {
+  const { jobs, failures, ...head } = workload;
+  const lines = ['{'];
+  for (const [key, value] of Object.entries(head)) lines.push(`  ${JSON.stringify(key)}: ${JSON.stringify(value)},`);
+  lines.push('  "jobs": [');
+  jobs.forEach((j, i) => lines.push(`    ${JSON.stringify(j)}${i < jobs.length - 1 ? ',' : ''}`));
+  lines.push('  ],');
+  lines.push('  "failures": [');
+  failures.forEach((x, i) => lines.push(`    ${JSON.stringify(x)}${i < failures.length - 1 ? ',' : ''}`));
+  lines.push('  ]');
+  lines.push('}');
+  return `${lines.join('\n')}\n`;
+}
+
+export const outputFile = fileURLToPath(new URL('./10k.json', import.meta.url));
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === fs.realpathSync(process.argv[1])) {
+  const text = render(generate());
+  if (process.argv.includes('--check')) {
+    const same = fs.existsSync(outputFile) && fs.readFileSync(outputFile, 'utf8') === text;
+    console.log(same ? 'workloads/10k.json is up to date' : 'workloads/10k.json differs from the generator output');
+    process.exitCode = same ? 0 : 1;
+  } else {
+    fs.writeFileSync(outputFile, text);
+    const w = generate();
+    console.log(`wrote ${outputFile}: ${w.jobs.length} jobs, ${w.failures.length} failures`);
+  }
+}
