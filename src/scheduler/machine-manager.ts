@@ -1,12 +1,15 @@
 import { CapacityProfile } from './capacity-profile.js';
 import type { ClusterNode, Instant, JobRequirements } from './model.js';
-import { NodeTimeline } from './node-timeline.js';
+import { NodeTimeline, type Passable } from './node-timeline.js';
 
 interface OwnedBooking {
   node: number;
   start: Instant;
   end: Instant;
 }
+
+/** Bookings in the way that `mapOrNext` looks at per node before it settles for a lower bound. */
+const SCAN_BUDGET = 8;
 
 type JournalEntry = { op: 'book' | 'unbook'; owner: string; booking: OwnedBooking };
 
@@ -72,25 +75,54 @@ export class MachineManager {
     eligible: readonly number[],
     start: Instant,
     end: Instant,
-    options: { ignoreOwner?: string; oneIsland?: boolean; movable?: (owner: string) => boolean } = {},
+    options: Passable & { oneIsland?: boolean } = {},
   ): number[] | undefined {
     if (count === 0) return [];
     const free: Array<{ node: number; since: number }> = [];
     for (const node of eligible) {
       const timeline = this.timelines[node] as NodeTimeline;
-      if (timeline.isFree(start, end, options.ignoreOwner, options.movable)) free.push({ node, since: timeline.freeSince(start) });
+      if (timeline.isFree(start, end, options.ignoreOwner, options.movable, options.soft)) free.push({ node, since: timeline.freeSince(start) });
     }
+    return this.choose(free, count, options.oneIsland);
+  }
+
+  /**
+   * A search for the earliest start where `count` of the eligible nodes (of one island
+   * when required) are free for `duration`: `at(t)` maps there or answers a lower bound
+   * for any start where a mapping could exist. The search keeps, per node, a lower bound
+   * for where its next free stretch begins, so a node is looked at again only once the
+   * search has passed that bound: after a first pass over all nodes each step costs about
+   * the nodes it needs, not the cluster. The plan must not change while it is in use.
+   */
+  search(count: number, eligible: readonly number[], duration: number, options: Passable & { oneIsland?: boolean; limit?: Instant } = {}): SlotSearch {
+    return new SlotSearch(this, count, eligible, duration, options);
+  }
+
+  /** @internal for SlotSearch */
+  timeline(node: number): NodeTimeline {
+    return this.timelines[node] as NodeTimeline;
+  }
+
+  /**
+   * @internal Of the free nodes, `count` whose last booking ended latest (ties: lower index), taken
+   * from the island whose best node comes first among those with enough free nodes;
+   * without such an island, the best overall unless one island is required.
+   */
+  choose(free: Array<{ node: number; since: number }>, count: number, oneIsland?: boolean): number[] | undefined {
     if (free.length < count) return undefined;
-    free.sort((a, b) => b.since - a.since || a.node - b.node);
-    const islands = new Map<string, number[]>();
-    for (const { node } of free) {
-      const island = this.nodes[node]?.island ?? '';
-      const members = islands.get(island) ?? [];
-      members.push(node);
-      islands.set(island, members);
+    const islands = new Map<string, { best: { node: number; since: number }; members: Array<{ node: number; since: number }> }>();
+    for (const f of free) {
+      const island = this.nodes[f.node]?.island ?? '';
+      const entry = islands.get(island);
+      if (!entry) islands.set(island, { best: f, members: [f] });
+      else {
+        entry.members.push(f);
+        if (before(f, entry.best)) entry.best = f;
+      }
     }
-    for (const members of islands.values()) if (members.length >= count) return members.slice(0, count);
-    return options.oneIsland ? undefined : free.slice(0, count).map((f) => f.node);
+    const order = [...islands.values()].sort((a, b) => (before(a.best, b.best) ? -1 : 1));
+    for (const { members } of order) if (members.length >= count) return best(members, count);
+    return oneIsland ? undefined : best(free, count);
   }
 
   /** Books nodes for `owner` over [start, end); with `except`, the parts already booked by that owner are skipped (a renegotiated job over its original). */
@@ -133,8 +165,8 @@ export class MachineManager {
     return [...new Set((this.timelines[node] as NodeTimeline).overlapping(start, end).map((b) => b.owner))];
   }
 
-  isFree(node: number, start: Instant, end: Instant, ignoreOwner?: string, movable?: (owner: string) => boolean): boolean {
-    return (this.timelines[node] as NodeTimeline).isFree(start, end, ignoreOwner, movable);
+  isFree(node: number, start: Instant, end: Instant, ignoreOwner?: string, movable?: (owner: string) => boolean, soft = false): boolean {
+    return (this.timelines[node] as NodeTimeline).isFree(start, end, ignoreOwner, movable, soft);
   }
 
   /** Marks an owner's bookings as soft (kept out of the firm profile) or firm; existing bookings follow. */
@@ -142,7 +174,10 @@ export class MachineManager {
     if (soft === this.soft.has(owner)) return;
     if (soft) this.soft.add(owner);
     else this.soft.delete(owner);
-    for (const b of this.owned.get(owner) ?? []) this.firmProfile.add(b.start, b.end, soft ? -1 : 1);
+    for (const b of this.owned.get(owner) ?? []) {
+      this.firmProfile.add(b.start, b.end, soft ? -1 : 1);
+      (this.timelines[b.node] as NodeTimeline).setSoft(owner, b.start, soft);
+    }
   }
 
   /**
@@ -178,7 +213,7 @@ export class MachineManager {
 
   private add(owner: string, booking: OwnedBooking, journal = true): void {
     if (booking.end <= booking.start) return;
-    (this.timelines[booking.node] as NodeTimeline).add({ start: booking.start, end: booking.end, owner });
+    (this.timelines[booking.node] as NodeTimeline).add({ start: booking.start, end: booking.end, owner, soft: this.soft.has(owner) });
     const list = this.owned.get(owner);
     if (list) list.push(booking);
     else this.owned.set(owner, [booking]);
@@ -231,4 +266,95 @@ function satisfies(node: ClusterNode, r: JobRequirements): boolean {
 /** An unloaded library needs a compatible version: the same major version. */
 function majorVersion(version: string): string {
   return version.split('.')[0] ?? version;
+}
+
+/** See MachineManager.search. */
+export class SlotSearch {
+  /** Per eligible node: no free stretch of the duration begins before this (exact where it equals the instant asked). */
+  private readonly bound: Float64Array;
+
+  constructor(
+    private readonly mm: MachineManager,
+    private readonly count: number,
+    private readonly eligible: readonly number[],
+    private readonly duration: number,
+    private readonly options: Passable & { oneIsland?: boolean; limit?: Instant },
+  ) {
+    this.bound = new Float64Array(eligible.length).fill(Number.NEGATIVE_INFINITY);
+  }
+
+  /** The nodes for a start at `start`, or a lower bound (> start) for any start that could work; Infinity if none ever can. */
+  at(start: Instant): { nodes: number[] } | { next: Instant } {
+    const { count, eligible, bound, options } = this;
+    if (count === 0) return { nodes: [] };
+    if (eligible.length < count) return { next: Number.POSITIVE_INFINITY };
+    const free: Array<{ node: number; since: number }> = [];
+    for (let i = 0; i < eligible.length; i++) {
+      if ((bound[i] as number) > start) continue; // not free at start, and its bound still holds
+      const node = eligible[i] as number;
+      const timeline = this.mm.timeline(node);
+      const at = timeline.earliestFree(start, this.duration, options, options.limit, SCAN_BUDGET);
+      bound[i] = at;
+      if (at === start) free.push({ node, since: timeline.freeSince(start) });
+    }
+    const nodes = free.length >= count ? this.mm.choose(free, count, options.oneIsland) : undefined;
+    if (nodes) return { nodes };
+    if (!options.oneIsland) return { next: kthSmallest(Float64Array.from(bound), eligible.length, count) };
+    const byIsland = new Map<string, number[]>();
+    for (let i = 0; i < eligible.length; i++) {
+      const island = this.mm.nodes[eligible[i] as number]?.island ?? '';
+      const list = byIsland.get(island);
+      if (list) list.push(bound[i] as number);
+      else byIsland.set(island, [bound[i] as number]);
+    }
+    let next = Number.POSITIVE_INFINITY;
+    for (const list of byIsland.values()) if (list.length >= count) next = Math.min(next, kthSmallest(Float64Array.from(list), list.length, count));
+    return { next };
+  }
+}
+
+/** Packing order of free nodes: the one whose last booking ended latest first, then the lower index. */
+function before(a: { node: number; since: number }, b: { node: number; since: number }): boolean {
+  return a.since > b.since || (a.since === b.since && a.node < b.node);
+}
+
+/** The first `count` of the free nodes in packing order, without sorting all of them when few are wanted. */
+function best(free: Array<{ node: number; since: number }>, count: number): number[] {
+  let pool = free;
+  if (count * 4 < free.length) {
+    // Keep those at or above the count-th best `since`: a selection, then a sort of the few kept.
+    const cut = -kthSmallest(Float64Array.from(free, (f) => -f.since), free.length, count);
+    pool = free.filter((f) => f.since >= cut);
+  }
+  return [...pool]
+    .sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))
+    .slice(0, count)
+    .map((f) => f.node);
+}
+
+/** The k-th smallest (1-based) of the first `length` values; reorders them (quickselect). */
+function kthSmallest(values: Float64Array, length: number, k: number): number {
+  let lo = 0;
+  let hi = length - 1;
+  const target = k - 1;
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >>> 1] as number;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while ((values[i] as number) < pivot) i++;
+      while ((values[j] as number) > pivot) j--;
+      if (i <= j) {
+        const t = values[i] as number;
+        values[i] = values[j] as number;
+        values[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else return values[target] as number;
+  }
+  return values[target] as number;
 }

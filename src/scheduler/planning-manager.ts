@@ -327,12 +327,25 @@ export class PlanningManager {
     const total = this.cluster.nodes.length;
     const slack = need.replacing !== undefined ? this.peakNodesOf(need.replacing) : 0;
     const filter = need.displaceWaiting ? this.mm.firmProfile : this.mm.profile;
+    // Waiting best-effort jobs are soft in the Machine Manager: SLA searches look past them.
+    const search = this.mm.search(need.nodes + need.spare, need.eligible, need.lengthMs, {
+      ...(need.replacing !== undefined ? { ignoreOwner: need.replacing } : {}),
+      oneIsland: need.oneIsland,
+      soft: need.displaceWaiting,
+      ...(latestStart !== undefined ? { limit: latestStart } : {}),
+    });
     let t = from;
     for (;;) {
       t = filter.firstFit(t, need.lengthMs, total - need.nodes - need.spare + slack);
       if (latestStart !== undefined && t > latestStart) return undefined;
-      const nodes = this.mapAt(need, t);
-      if (nodes && (!accept || accept(t))) return { start: t, nodes };
+      const mapped = search.at(t);
+      if ('next' in mapped) {
+        // Not enough of the same nodes free throughout: no start before `next` works either.
+        if (mapped.next === Number.POSITIVE_INFINITY) return undefined;
+        t = mapped.next;
+        continue;
+      }
+      if (!accept || accept(t)) return { start: t, nodes: mapped.nodes };
       // The next instant anything changes: a booking of any kind ends or begins.
       const next = Math.min(this.mm.profile.nextChangeAfter(t) ?? Infinity, filter.nextChangeAfter(t) ?? Infinity);
       if (next === Infinity) return undefined; // nothing changes after t: what fails now fails forever
@@ -342,13 +355,13 @@ export class PlanningManager {
 
   private mapAt(need: Need, start: Instant): number[] | undefined {
     const end = start + need.lengthMs;
-    const options = { ...(need.replacing !== undefined ? { ignoreOwner: need.replacing } : {}), oneIsland: need.oneIsland };
-    if (!need.displaceWaiting) return this.mm.map(need.nodes + need.spare, need.eligible, start, end, options);
-    return this.mm.map(need.nodes + need.spare, need.eligible, start, end, { ...options, movable: (owner) => this.isWaitingBestEffort(owner) });
+    // Waiting best-effort jobs are soft in the Machine Manager: SLA placements look past them.
+    const options = { ...(need.replacing !== undefined ? { ignoreOwner: need.replacing } : {}), oneIsland: need.oneIsland, soft: need.displaceWaiting };
+    return this.mm.map(need.nodes + need.spare, need.eligible, start, end, options);
   }
 
   private freeThroughout(need: Need, start: Instant, end: Instant): number {
-    return need.eligible.filter((n) => this.mm.isFree(n, start, end, need.replacing, need.displaceWaiting ? (owner) => this.isWaitingBestEffort(owner) : undefined)).length;
+    return need.eligible.filter((n) => this.mm.isFree(n, start, end, need.replacing, undefined, need.displaceWaiting)).length;
   }
 
   private peakNodesOf(owner: string): number {
@@ -396,6 +409,10 @@ export class PlanningManager {
     this.syncSoftness(job);
     this.shapes.set(id, shapeOf(job.spec, this.cluster.timing));
     return this.replaceBestEffort([...displaced].sort((a, b) => this.fcfs(a, b)));
+  }
+
+  private nodeIndices(segment: Segment): number[] {
+    return [...segment.nodes, ...segment.spare].map((n) => this.mm.nodeIndex(n));
   }
 
   /** Books a segment's nodes (and the peer's standby nodes for Full). */
@@ -473,6 +490,12 @@ export class PlanningManager {
       const remaining = totalIntervals(job) - secured;
       const from = Math.max(this.now, job.spec.earliestStart ?? this.now);
       const past = job.segments.filter((s) => s.end <= this.now);
+      if (remaining <= 0) {
+        // All its work is secured (it was past its expected end): it has finished.
+        job.segments = past;
+        delete job.problem;
+        continue;
+      }
       const placed = this.placeRun(job.spec, shape, job.checkpoints, from, remaining, secured > 0);
       if ('reason' in placed) {
         job.problem = placed.reason; // only when the cluster has no suitable nodes left at all
@@ -522,8 +545,9 @@ export class PlanningManager {
     const job = this.jobs.get(id);
     const report: ReplanReport = { moved: [], suspended: [], problematic: [], solved: [] };
     if (!job) return report;
+    const freed = job.segments.filter((s) => s.end > now).map((s) => ({ start: Math.max(now, s.start), end: s.end, nodes: this.nodeIndices(s) }));
     this.release(id);
-    report.moved = this.fillGaps(now);
+    report.moved = this.fillGaps(now, freed);
     return this.withProblems(report);
   }
 
@@ -543,15 +567,18 @@ export class PlanningManager {
     const problems: string[] = [];
     for (const id of affected) {
       const job = this.jobs.get(id) as PlannedJob;
-      if (this.lostSpareOnly(job, nodeId, now)) continue;
-      if (this.restartOnSpare(job, nodeId, node, now)) continue;
+      if (this.lostSpareOnly(job, nodeId, now) || this.restartOnSpare(job, nodeId, node, now) || this.replaceWaitingNode(job, nodeId, node, now)) {
+        // Off the node now: a warning that it was planned there beyond an earlier horizon no longer holds.
+        if (job.problem?.startsWith(beyondHorizonPrefix(nodeId))) delete job.problem;
+        continue;
+      }
       this.cut(job, now);
       if (job.segments.length > 0) job.outagesLeft = Math.max(0, job.outagesLeft - 1); // it was running: an outage used
       job.problem = `node ${nodeId} failed at ${at(now)}`;
       problems.push(id);
     }
     for (const id of beyond) {
-      (this.jobs.get(id) as PlannedJob).problem = `planned on node ${nodeId}, which failed at ${at(now)}; beyond the problem horizon (${at(horizonEnd)})`;
+      (this.jobs.get(id) as PlannedJob).problem = `${beyondHorizonPrefix(nodeId)} at ${at(now)}; beyond the problem horizon (${at(horizonEnd)})`;
     }
     this.mm.book(failureOwner(nodeId), [node], now, horizonEnd);
     this.failed.set(node, { since: now, until: horizonEnd });
@@ -564,7 +591,8 @@ export class PlanningManager {
   nodeRepaired(nodeId: string, now: Instant): ReplanReport {
     this.clock(now);
     const node = this.mm.nodeIndex(nodeId);
-    if (!this.failed.has(node)) return this.withProblems({ moved: [], suspended: [], problematic: [], solved: [] });
+    const failure = this.failed.get(node);
+    if (!failure) return this.withProblems({ moved: [], suspended: [], problematic: [], solved: [] });
     this.mm.unbook(failureOwner(nodeId), now);
     this.failed.delete(node);
     for (const owner of this.mm.ownersOn(node, now, Number.POSITIVE_INFINITY)) {
@@ -572,7 +600,7 @@ export class PlanningManager {
       if (job?.problem !== undefined && job.segments.some((s) => s.end > now)) delete job.problem;
     }
     const report = this.replan(now);
-    report.moved.push(...this.fillGaps(now));
+    report.moved.push(...this.fillGaps(now, [{ start: now, end: failure.until, nodes: [node] }]));
     return this.withProblems(report);
   }
 
@@ -592,6 +620,38 @@ export class PlanningManager {
   }
 
   /**
+   * Enhanced and Full: a job that has not started keeps its slot when one of its working
+   * nodes fails. A node free throughout the slot takes the failed one's place, or else one
+   * of the job's own spare nodes does, which uses up one covered outage. Re-planning it
+   * from scratch instead could lose the slot to other problems, though the spares were
+   * booked for exactly this. False when neither works: the job is then re-planned.
+   */
+  private replaceWaitingNode(job: PlannedJob, nodeId: string, node: number, now: Instant): boolean {
+    if (job.segments.some((s) => s.start <= now && now < s.end)) return false; // running: restartOnSpare's case
+    const future = job.segments.filter((s) => s.end > now && (s.nodes.includes(nodeId) || s.spare.includes(nodeId)));
+    const segment = future[0];
+    if (future.length !== 1 || !segment || segment.spare.length === 0 || !segment.nodes.includes(nodeId)) return false;
+    const island = this.cluster.nodes[node]?.island;
+    const oneIsland = job.spec.requirements.interconnect !== undefined;
+    const eligible = this.mm.eligible(job.spec.requirements, isBestEffort(job.spec)).filter((n) => n !== node && (!oneIsland || this.cluster.nodes[n]?.island === island));
+    const [free] = this.mm.map(1, eligible, segment.start, segment.end) ?? [];
+    if (free === undefined && job.outagesLeft <= 0) return false;
+    this.mm.unbook(job.spec.id, now, node);
+    let replaced: Segment;
+    if (free !== undefined) {
+      const freeId = this.cluster.nodes[free]?.id as string;
+      replaced = { ...segment, nodes: segment.nodes.map((n) => (n === nodeId ? freeId : n)) };
+      this.mm.book(job.spec.id, [free], segment.start, segment.end);
+    } else {
+      const [spare, ...rest] = segment.spare as [string, ...string[]];
+      replaced = { ...segment, nodes: segment.nodes.map((n) => (n === nodeId ? spare : n)), spare: rest };
+      job.outagesLeft -= 1;
+    }
+    job.segments = job.segments.map((s) => (s === segment ? replaced : s));
+    return true;
+  }
+
+  /**
    * Enhanced and Full: a running job whose working node failed restarts from its last
    * checkpoint on one of its own spare nodes, inside the time it booked for outages.
    */
@@ -603,12 +663,19 @@ export class PlanningManager {
     const secured = securedIntervals(job, shape, now);
     const securedBefore = securedIntervals({ ...job, segments: job.segments.slice(0, index) }, shape, now);
     const remaining = totalIntervals(job) - secured;
+    if (remaining <= 0) return false; // past its expected end: it has finished, nothing to restart
     const needed = pieceMs(shape, job.checkpoints, remaining, true, job.outagesLeft - 1, true);
     if (now + needed > current.end) return false;
     const [spare, ...rest] = current.spare as [string, ...string[]];
-    const restarted: Segment = { start: now, end: current.end, nodes: current.nodes.map((n) => (n === nodeId ? spare : n)), spare: rest, restart: true, intervals: remaining };
-    const ran: Segment = { ...current, end: now, intervals: secured - securedBefore };
-    job.segments.splice(index, 1, ran, restarted);
+    const nodes = current.nodes.map((n) => (n === nodeId ? spare : n));
+    if (current.start === now) {
+      // Nothing ran yet: the piece starts as planned with a spare in the failed node's place.
+      job.segments.splice(index, 1, { ...current, nodes, spare: rest });
+    } else {
+      const restarted: Segment = { start: now, end: current.end, nodes, spare: rest, restart: true, intervals: remaining };
+      const ran: Segment = { ...current, end: now, intervals: secured - securedBefore };
+      job.segments.splice(index, 1, ran, restarted);
+    }
     job.outagesLeft -= 1;
     this.mm.unbook(job.spec.id, now, node);
     return true;
@@ -648,17 +715,38 @@ export class PlanningManager {
   private replan(now: Instant): ReplanReport {
     const report: ReplanReport = { moved: [], suspended: [], problematic: [], solved: [] };
     const horizonEnd = now + this.cluster.timing.problemHorizonSeconds * 1000;
-    const waiting = [...this.jobs.values()].filter((j) => isBestEffort(j.spec) && !this.hasStarted(j) && j.segments.length > 0).map((j) => j.spec.id);
-    for (const id of waiting) this.mm.unbook(id);
+    // Waiting best-effort jobs give way where a problem needs their room (the searches look
+    // past them) and go back last; the others keep their places, so a re-plan costs what it
+    // moves, not the size of the plan.
+    const displaced = new Set<string>();
+    this.displaced = displaced;
     const problems = this.problemsInHorizon(now, horizonEnd);
     const bestEffortProblems = problems.filter((id) => isBestEffort((this.jobs.get(id) as PlannedJob).spec));
-    let unsolved = this.solve(problems.filter((id) => !bestEffortProblems.includes(id)), now, report);
-    if (unsolved.length > 0) unsolved = this.suspendAndSolve(unsolved, now, report, 'best-effort');
-    if (unsolved.length > 0) unsolved = this.suspendAndSolve(unsolved, now, report, 'sla');
+    try {
+      let unsolved = this.solve(problems.filter((id) => !bestEffortProblems.includes(id)), now, report);
+      if (unsolved.length > 0) unsolved = this.suspendAndSolve(unsolved, now, report, 'best-effort');
+      if (unsolved.length > 0) unsolved = this.suspendAndSolve(unsolved, now, report, 'sla');
+    } finally {
+      this.displaced = undefined;
+    }
     for (const id of bestEffortProblems) delete (this.jobs.get(id) as PlannedJob).problem;
-    const again = [...new Set([...waiting, ...bestEffortProblems, ...report.suspended.filter((id) => isBestEffort((this.jobs.get(id) as PlannedJob).spec))])];
+    const again = [...new Set([...displaced, ...bestEffortProblems, ...report.suspended.filter((id) => isBestEffort((this.jobs.get(id) as PlannedJob).spec))])];
     report.moved.push(...this.replaceBestEffort(again.sort((a, b) => this.fcfs(a, b))));
     return report;
+  }
+
+  /** Waiting best-effort jobs a re-plan unbooked to make room; step 7 puts them back. */
+  private displaced: Set<string> | undefined;
+
+  /** Unbooks the waiting best-effort jobs on `nodes` over [start, end): they give way to `id`. */
+  private displaceWaiting(id: string, start: Instant, end: Instant, nodes: readonly number[], record: Set<string> | undefined): void {
+    for (const n of nodes) {
+      for (const owner of this.mm.ownersOn(n, start, end)) {
+        if (owner === id || !this.isWaitingBestEffort(owner)) continue;
+        this.mm.unbook(owner);
+        record?.add(owner);
+      }
+    }
   }
 
   /** P within the horizon, ordered: running before waiting, then value descending, then id. */
@@ -685,6 +773,7 @@ export class PlanningManager {
         unsolved.push(id);
         continue;
       }
+      for (const s of placed) this.displaceWaiting(id, s.start, s.end, [...s.nodes, ...s.spare].map((n) => this.mm.nodeIndex(n)), this.displaced);
       for (const s of placed) this.bookSegment(job, s);
       job.segments = [...job.segments, ...placed];
       delete job.problem;
@@ -700,6 +789,7 @@ export class PlanningManager {
     const secured = securedIntervals(job, shape, now);
     const remaining = totalIntervals(job) - secured;
     const spec = job.spec;
+    if (!spec.window && remaining <= 0) return []; // every interval secured: it has finished
     if (spec.window) {
       if (spec.window.end <= now) return { reason: `keep the reservation: its window ended at ${at(spec.window.end)}` };
       const placed = this.placeReservation(spec, shape, Math.max(now, spec.window.start), spec.window.end, undefined, secured, totalIntervals(job));
@@ -729,12 +819,13 @@ export class PlanningManager {
       let left = remaining;
       let t = from;
       const onePiece = pieceMs(shape, plan, 1, true, 0, false);
-      for (const gap of this.mm.profile.windows(from, spec.deadline, this.cluster.nodes.length - spec.nodes)) {
+      // Waiting best-effort jobs give way here too (their room counts as free).
+      for (const gap of this.mm.firmProfile.windows(from, spec.deadline, this.cluster.nodes.length - spec.nodes)) {
         if (left === 0) break;
         const rest = pieceMs(shape, plan, left, true, shape.deadlineCoversOutages ? job.outagesLeft : 0, true);
         if (gap.start + rest <= spec.deadline && gap.end - gap.start >= rest) break; // the rest fits whole: placed below
         if (gap.end - gap.start < onePiece) continue;
-        const nodes = this.mm.map(spec.nodes, eligible, gap.start, gap.end);
+        const nodes = this.mm.map(spec.nodes, eligible, gap.start, gap.end, { soft: true });
         if (!nodes) continue;
         const step = (plan.intervalSeconds + plan.checkpointSeconds) * 1000;
         const fit = Math.min(left - 1, Math.floor((gap.end - gap.start - (onePiece - step)) / step));
@@ -742,6 +833,7 @@ export class PlanningManager {
         const end = gap.start + pieceMs(shape, plan, fit, true, 0, false);
         const segment = this.segment(spec, nodes, gap.start, end, true, fit);
         pieces.push(segment);
+        this.displaceWaiting(spec.id, gap.start, end, nodes, undefined); // rolled back with the trial; solve displaces for real
         this.mm.book(spec.id, nodes, gap.start, end);
         left -= fit;
         t = end;
@@ -780,26 +872,34 @@ export class PlanningManager {
       }
       return out;
     };
-    const trial = (percent: number) => {
-      const snapshot = this.snapshot([...problems, ...candidates.map((c) => c.id)]);
+    const trial = (percent: number, targets: string[], placeSuspended: boolean) => {
+      const snapshot = this.snapshot([...targets, ...candidates.map((c) => c.id)]);
       const mark = this.beginTrial();
       const suspended = prefix(percent);
       const scratch: ReplanReport = { moved: [], suspended: [], problematic: [], solved: [] };
       for (const id of suspended) this.cut(this.jobs.get(id) as PlannedJob, now);
-      const slaSuspended = which === 'sla' ? suspended : [];
-      const order = [...slaSuspended, ...problems];
+      const slaSuspended = which === 'sla' && placeSuspended ? suspended : [];
+      const order = [...slaSuspended, ...targets];
       for (const id of slaSuspended) (this.jobs.get(id) as PlannedJob).problem = 'suspended';
+      const outer = this.displaced;
+      this.displaced = new Set(); // a trial's displacements are rolled back with it
       const unsolved = this.solve(order, now, scratch);
+      this.displaced = outer;
       this.rollbackTrial(mark);
       this.restoreSnapshot(snapshot);
-      return { ok: unsolved.length === 0, suspended };
+      return { ok: unsolved.length === 0, unsolved };
     };
-    if (!trial(100).ok) return problems;
+    // Problems that do not fit even with every candidate suspended (and nothing suspended put
+    // back) cannot be helped; the search is for the others, so one hopeless problem neither
+    // blocks them nor makes every re-plan pay for the whole search.
+    const hopeless = new Set(trial(100, problems, false).unsolved);
+    const targets = problems.filter((id) => !hopeless.has(id));
+    if (targets.length === 0 || !trial(100, targets, true).ok) return problems;
     let lower = 0;
     let upper = 100;
     while (lower < upper) {
       const mid = Math.floor((lower + upper) / 2);
-      if (trial(mid).ok) upper = mid;
+      if (trial(mid, targets, true).ok) upper = mid;
       else lower = mid + 1;
     }
     const suspended = prefix(upper);
@@ -809,10 +909,10 @@ export class PlanningManager {
       job.problem = `suspended at ${at(now)} to make room after a failure`;
     }
     report.suspended.push(...suspended);
-    const order = which === 'sla' ? [...suspended, ...problems] : problems;
+    const order = which === 'sla' ? [...suspended, ...targets] : targets;
     const unsolved = this.solve(order, now, report);
     if (which === 'best-effort') for (const id of suspended) delete (this.jobs.get(id) as PlannedJob).problem;
-    return unsolved;
+    return [...unsolved, ...problems.filter((id) => hopeless.has(id))];
   }
 
   private remainingArea(job: PlannedJob, now: Instant): number {
@@ -841,8 +941,14 @@ export class PlanningManager {
   }
 
   /** After a job finished early: waiting jobs that can start now on the freed nodes move up (ordered by planned start). */
-  private fillGaps(now: Instant): string[] {
+  private fillGaps(now: Instant, freed: Array<{ start: Instant; end: Instant; nodes: number[] }>): string[] {
     const moved: string[] = [];
+    // Only a job that can use something freed may move up: a freed node (the released
+    // bookings, the repaired node, the old slots of jobs moved up before it) must be free
+    // for its whole new slot. The others are not tried, so an early finish or a repair
+    // costs about what it frees, not the size of the plan.
+    const usesFreed = (id: string, start: Instant, end: Instant) =>
+      freed.some((f) => f.start < end && start < f.end && f.nodes.some((n) => this.mm.isFree(n, start, end, id)));
     const waiting = [...this.jobs.values()]
       .filter((j) => !j.spec.window && j.problem === undefined && j.segments.length === 1 && (j.segments[0] as Segment).start > now)
       .sort((a, b) => (a.segments[0] as Segment).start - (b.segments[0] as Segment).start || (a.spec.id < b.spec.id ? -1 : 1));
@@ -851,6 +957,7 @@ export class PlanningManager {
       const from = Math.max(now, job.spec.earliestStart ?? now);
       if (from >= segment.start) continue;
       const length = segment.end - segment.start;
+      if (!usesFreed(job.spec.id, from, from + length)) continue;
       const total = this.cluster.nodes.length;
       const own = segment.start < from + length ? segment.nodes.length + segment.spare.length : 0; // the profile counts the job itself
       if (this.mm.profile.maxOver(from, from + length) - own + segment.nodes.length + segment.spare.length > total) continue;
@@ -862,6 +969,7 @@ export class PlanningManager {
       job.segments = [this.segment(job.spec, nodes, from, from + length, segment.restart, segment.intervals)];
       this.bookSegment(job, job.segments[0] as Segment);
       this.syncSoftness(job);
+      freed.push({ start: segment.start, end: segment.end, nodes: this.nodeIndices(segment) });
       moved.push(job.spec.id);
     }
     return moved;
@@ -884,6 +992,11 @@ type Trial = { mark: number; remoteMark: number; outer: RemoteChange[] | undefin
 
 export function isBestEffort(spec: JobSpec): boolean {
   return spec.kind === 'BestEffort' || spec.kind === 'Background';
+}
+
+/** How the warning for a job planned on a failed node beyond the problem horizon begins. */
+function beyondHorizonPrefix(nodeId: string): string {
+  return `planned on node ${nodeId}, which failed`;
 }
 
 export function failureOwner(nodeId: string): string {

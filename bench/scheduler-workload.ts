@@ -1,0 +1,96 @@
+/**
+ * The scheduler benchmark's workload (bench/scheduler.ts): a 1024-node cluster and a
+ * deterministic stream of requests of every kind; `build` admits them until a plan holds
+ * the wanted number of jobs. Separate so a profile run can load the same plans.
+ */
+import type { GuaranteeLevel } from '../src/domain/terms.js';
+import type { ClusterDescription, ClusterNode, Instant, JobKind, JobSpec } from '../src/scheduler/model.js';
+import { PlanningManager } from '../src/scheduler/planning-manager.js';
+import { defaultSiteTiming } from '../src/scheduler/site.js';
+
+export const T0 = Date.UTC(2026, 10, 23);
+export const MINUTE = 60_000;
+export const HOUR = 3_600_000;
+export const DAY = 24 * HOUR;
+export const NODES = 1024;
+export const BUFFER = 32;
+
+/** Deterministic random numbers (mulberry32): every run plans the same workload. */
+export function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function clusterDescription(): ClusterDescription {
+  const nodes: ClusterNode[] = Array.from({ length: NODES }, (_, i) => ({
+    id: `n${String(i).padStart(4, '0')}`,
+    memoryGB: i % 4 === 0 ? 64 : 32,
+    cpus: 32,
+    island: `island-${Math.floor(i / 128)}`,
+    ...(i < 512 ? { interconnect: 'InfiniBand' } : {}),
+    ...(i >= NODES - BUFFER ? { buffer: true } : {}),
+  }));
+  return { nodes, timing: defaultSiteTiming, peerStandbyNodes: 256 };
+}
+
+/**
+ * A request of a realistic mix: mostly small jobs, some wide ones; runtimes from ten
+ * minutes to half a day; deadlines and reservation windows spread over `spanMs` (how far
+ * the plan reaches), so the plan fills from the front and keeps reaching further.
+ */
+export function request(next: () => number, id: string, now: Instant, spanMs: number): JobSpec {
+  const r = next();
+  const kind: JobKind = r < 0.55 ? 'Deadline' : r < 0.65 ? 'Reservation' : r < 0.92 ? 'BestEffort' : 'Background';
+  const w = next();
+  const nodes = w < 0.5 ? 1 + Math.floor(next() * 4) : w < 0.8 ? 8 + Math.floor(next() * 9) : w < 0.95 ? 32 + Math.floor(next() * 33) : 128 + Math.floor(next() * 129);
+  const runtimeSeconds = Math.round(600 * Math.pow(72, next())); // 10 min to 12 h, log-uniform
+  const l = next();
+  const level: GuaranteeLevel =
+    kind === 'Background' ? 'Background' : kind === 'BestEffort' ? (l < 0.5 ? 'Legacy' : 'Standard') : l < 0.2 ? 'Legacy' : l < 0.7 ? 'Standard' : l < 0.95 ? 'Enhanced' : 'Full';
+  const interconnect = next() < 0.2;
+  const spec: JobSpec = {
+    id,
+    kind,
+    level,
+    nodes,
+    runtimeSeconds,
+    coveredOutages: next() < 0.8 ? 0 : 2,
+    storageGB: Math.floor(next() * 20),
+    requirements: { ...(interconnect ? { interconnect: 'InfiniBand' } : {}), ...(next() < 0.1 ? { memoryPerNodeGB: 64 } : {}) },
+    value: 1 + Math.floor(next() * 10),
+    arrival: now,
+  };
+  const start = now + Math.floor(next() * spanMs);
+  if (kind === 'Reservation') return { ...spec, window: { start, end: start + runtimeSeconds * 1000 } };
+  if (kind === 'Deadline') return { ...spec, earliestStart: start, deadline: start + runtimeSeconds * 3000 + Math.floor(next() * spanMs * 0.5) + HOUR };
+  return next() < 0.3 ? { ...spec, earliestStart: start } : spec;
+}
+
+export interface Built {
+  pm: PlanningManager;
+  requests: number;
+  buildMs: number;
+  reachDays: number;
+}
+
+/** Admits requests at T0 until `size` jobs are planned; the span the requests aim at grows with the plan. */
+export function build(size: number): Built {
+  const pm = new PlanningManager(clusterDescription());
+  const next = random(size);
+  let requests = 0;
+  let reach = T0 + DAY;
+  const started = performance.now();
+  while (pm.size < size) {
+    const decision = pm.admit(request(next, `job-${requests}`, T0, reach - T0), T0);
+    requests++;
+    if (decision.accepted) for (const s of decision.job.segments) reach = Math.max(reach, s.end);
+  }
+  return { pm, requests, buildMs: performance.now() - started, reachDays: (reach - T0) / DAY };
+}
+

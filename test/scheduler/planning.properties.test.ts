@@ -1,0 +1,507 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { GuaranteeLevel } from '../../src/domain/terms.js';
+import { pieceMs, shapeOf, totalIntervals } from '../../src/scheduler/job-timing.js';
+import type { ClusterDescription, ClusterNode, Instant, JobKind, JobSpec, PlannedJob } from '../../src/scheduler/model.js';
+import { PlanningManager, failureOwner } from '../../src/scheduler/planning-manager.js';
+import { T0, cluster, minutes } from './support.js';
+
+/**
+ * Property tests of the planning scheduler (SCHEDULER.md, "Properties the tests must
+ * hold"): random clusters (buffer nodes, islands, interconnects, memory sizes), random
+ * request sequences with increasing arrival times, random failures, repairs, early
+ * finishes and terminations, driven through a PlanningManager with an increasing `now`.
+ * After every call the plan is checked:
+ * - no node is allocated twice at the same time, as the jobs describe the plan (nodes,
+ *   spare nodes) together with the failure blocks, and the Machine Manager's bookings
+ *   agree with the jobs' segments from now on;
+ * - accepted reservations stay inside their window and, while no failure hits them, keep
+ *   their start, end and nodes;
+ * - accepted deadline jobs have a complete plan whose worst-case completion meets the
+ *   deadline while no failure hits them, and Enhanced and Full jobs also while the
+ *   failures hitting them stay within their covered outages (n_romax);
+ * - a job in P has a reason, no job vanishes unaccounted, best-effort work is never refused;
+ * - the same inputs give the same plan.
+ */
+
+// ------------------------------------------------------------------ scenario
+
+interface RequestStep {
+  type: 'request';
+  kind: JobKind;
+  level: GuaranteeLevel;
+  nodes: number;
+  runtimeMinutes: number;
+  /** Minutes from now to the earliest start (reservation: window start); undefined: now. */
+  startOffsetMinutes: number | undefined;
+  /** Deadline = start + runtime * slack + 20 minutes of initialisation room. */
+  slack: number;
+  coveredOutages: number;
+  interconnect: boolean;
+  bigMemory: boolean;
+  value: number;
+  checkpointsPerHour: number | undefined;
+}
+type Action =
+  | RequestStep
+  | { type: 'fail'; node: number }
+  | { type: 'repair'; node: number }
+  | { type: 'finish'; pick: number }
+  | { type: 'release'; pick: number }
+  | { type: 'tick' };
+interface Step {
+  /** Minutes since the previous step. */
+  dt: number;
+  action: Action;
+}
+interface Scenario {
+  nodes: number;
+  buffer: number;
+  /** Nodes of island "a" (the rest are island "b"); island "a" has InfiniBand. */
+  islandA: number;
+  bigMemoryEvery: number;
+  peerStandbyNodes: number;
+  horizonHours: number;
+  pace: number;
+  steps: Step[];
+}
+
+const request = (maxNodes: number): fc.Arbitrary<RequestStep> =>
+  fc
+    .record({
+      kind: fc.constantFrom<JobKind>('Reservation', 'Deadline', 'Deadline', 'Deadline', 'BestEffort', 'Background'),
+      level: fc.constantFrom<GuaranteeLevel>('Legacy', 'Standard', 'Enhanced', 'Full'),
+      nodes: fc.integer({ min: 1, max: maxNodes }),
+      runtimeMinutes: fc.integer({ min: 5, max: 6 * 60 }),
+      startOffsetMinutes: fc.option(fc.integer({ min: 0, max: 24 * 60 }), { nil: undefined }),
+      slack: fc.double({ min: 1, max: 4, noNaN: true }),
+      coveredOutages: fc.integer({ min: 0, max: 2 }),
+      interconnect: fc.boolean(),
+      bigMemory: fc.boolean(),
+      value: fc.integer({ min: 1, max: 5 }),
+      checkpointsPerHour: fc.option(fc.constantFrom(0.5, 1, 2, 4), { nil: undefined, freq: 4 }),
+    })
+    .map((r) => ({ type: 'request' as const, ...r, level: levelFor(r.kind, r.level) }));
+
+/** Background jobs have their own level; best-effort jobs promise no fault tolerance beyond checkpoints. */
+function levelFor(kind: JobKind, level: GuaranteeLevel): GuaranteeLevel {
+  if (kind === 'Background') return 'Background';
+  if (kind === 'BestEffort') return level === 'Enhanced' || level === 'Full' ? 'Standard' : level;
+  return level;
+}
+
+const scenario = (options: { failures: boolean; steps?: number }): fc.Arbitrary<Scenario> =>
+  fc
+    .record({
+      nodes: fc.integer({ min: 3, max: 12 }),
+      buffer: fc.integer({ min: 0, max: 2 }),
+      islandA: fc.integer({ min: 0, max: 12 }),
+      bigMemoryEvery: fc.integer({ min: 1, max: 4 }),
+      peerStandbyNodes: fc.integer({ min: 0, max: 8 }),
+      horizonHours: fc.constantFrom(1, 4, 12),
+      /** Longest pause between steps, minutes: short paces pack the plan. */
+      pace: fc.constantFrom(5, 30, 120, 480),
+    })
+    .chain((c) => {
+      const total = c.nodes + c.buffer;
+      const actions: Array<fc.WeightedArbitrary<Action>> = [
+        { weight: 10, arbitrary: request(Math.max(1, total - 1)) },
+        { weight: 2, arbitrary: fc.record({ type: fc.constant('finish' as const), pick: fc.nat() }) },
+        { weight: 1, arbitrary: fc.record({ type: fc.constant('release' as const), pick: fc.nat() }) },
+        { weight: 2, arbitrary: fc.constant({ type: 'tick' as const }) },
+      ];
+      if (options.failures) {
+        actions.push({ weight: 3, arbitrary: fc.record({ type: fc.constant('fail' as const), node: fc.integer({ min: 0, max: total - 1 }) }) });
+        actions.push({ weight: 2, arbitrary: fc.record({ type: fc.constant('repair' as const), node: fc.integer({ min: 0, max: total - 1 }) }) });
+      }
+      const step = fc.record({ dt: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: c.pace })), action: fc.oneof(...actions) });
+      return fc.array(step, { minLength: 1, maxLength: options.steps ?? 50, size: 'medium' }).map((steps) => ({ ...c, islandA: Math.min(c.islandA, total), steps }));
+    });
+
+function clusterOf(s: Scenario): ClusterDescription {
+  const total = s.nodes + s.buffer;
+  return cluster(total, {
+    peerStandbyNodes: s.peerStandbyNodes,
+    timing: { problemHorizonSeconds: s.horizonHours * 3600 },
+    node: (i): Partial<ClusterNode> => ({
+      island: i < s.islandA ? 'a' : 'b',
+      ...(i < s.islandA ? { interconnect: 'InfiniBand' } : {}),
+      memoryGB: i % s.bigMemoryEvery === 0 ? 32 : 16,
+      ...(i >= s.nodes ? { buffer: true } : {}),
+    }),
+  });
+}
+
+function specOf(r: RequestStep, id: string, now: Instant): JobSpec {
+  const start = r.startOffsetMinutes === undefined ? undefined : now + minutes(r.startOffsetMinutes);
+  const runtimeSeconds = r.runtimeMinutes * 60;
+  const base: JobSpec = {
+    id,
+    kind: r.kind,
+    level: r.level,
+    nodes: r.nodes,
+    runtimeSeconds,
+    coveredOutages: r.coveredOutages,
+    storageGB: 0,
+    requirements: { ...(r.interconnect ? { interconnect: 'InfiniBand' } : {}), ...(r.bigMemory ? { memoryPerNodeGB: 32 } : {}) },
+    value: r.value,
+    arrival: now,
+    ...(r.checkpointsPerHour !== undefined && r.kind !== 'Reservation' ? { checkpointsPerHour: r.checkpointsPerHour } : {}),
+  };
+  if (r.kind === 'Reservation') {
+    const from = start ?? now;
+    return { ...base, window: { start: from, end: from + runtimeSeconds * 1000 } };
+  }
+  if (r.kind === 'Deadline') {
+    const from = start ?? now;
+    return { ...base, ...(start !== undefined ? { earliestStart: start } : {}), deadline: from + Math.round(runtimeSeconds * 1000 * r.slack) + minutes(20) };
+  }
+  return { ...base, ...(start !== undefined ? { earliestStart: start } : {}) };
+}
+
+// ------------------------------------------------------------------ the driver and its checks
+
+class Violation extends Error {}
+function check(condition: boolean, message: () => string): void {
+  if (!condition) throw new Violation(message());
+}
+
+/** Canonical JSON: keys sorted, so equal plans give equal strings. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+function plan(pm: PlanningManager): string {
+  return canonical([...pm.allJobs()].sort((a, b) => (a.spec.id < b.spec.id ? -1 : 1)));
+}
+
+interface Run {
+  trace: string[];
+  accepted: number;
+  failuresSeen: number;
+  /** Jobs a failure hit, and jobs that were ever in P (how much the scenario exercised). */
+  hitJobs: number;
+  everInP: number;
+}
+
+/**
+ * Plays a scenario against a fresh PlanningManager and checks every invariant after
+ * every call. Returns a trace (decisions and plans) for the determinism property.
+ */
+function play(s: Scenario): Run {
+  const description = clusterOf(s);
+  const pm = new PlanningManager(description);
+  const nodeIds = description.nodes.map((n) => n.id);
+  const trace: string[] = [];
+  /** Jobs the scheduler accepted and has not given back. */
+  const live = new Set<string>();
+  /** A reservation's segment when it was accepted. */
+  const reserved = new Map<string, { start: Instant; end: Instant; nodes: string }>();
+  /** Failure blocks that landed on a node a job held (from the block's start on). */
+  const hits = new Map<string, number>();
+  let failuresSeen = 0;
+  let accepted = 0;
+  const everInP = new Set<string>();
+  let now = T0;
+
+  const blockStarts = () => {
+    const out = new Set<string>();
+    for (const id of nodeIds) for (const b of pm.mm.bookingsOf(failureOwner(id))) out.add(`${id}@${b.start}`);
+    return out;
+  };
+  const holdings = () => {
+    const out = new Map<string, Array<{ node: string; end: Instant }>>();
+    for (const job of pm.allJobs()) out.set(job.spec.id, job.segments.flatMap((s) => [...s.nodes, ...s.spare].map((node) => ({ node, end: s.end }))));
+    return out;
+  };
+
+  /** Runs one scheduler call; failure blocks it creates count as hits on the jobs holding the node then. */
+  const call = <T>(fn: () => T): T => {
+    const blocksBefore = blockStarts();
+    const before = holdings();
+    const result = fn();
+    const after = holdings();
+    for (const id of nodeIds) {
+      for (const b of pm.mm.bookingsOf(failureOwner(id))) {
+        if (blocksBefore.has(`${id}@${b.start}`)) continue;
+        failuresSeen++;
+        for (const [job, held] of [...before, ...after]) {
+          if (held.some((h) => h.node === id && h.end > b.start)) hits.set(`${job}@${id}@${b.start}`, 1);
+        }
+      }
+    }
+    return result;
+  };
+  const hitCount = (job: string) => [...hits.keys()].filter((k) => k.startsWith(`${job}@`)).length;
+
+  const verify = (where: string) => {
+    const jobs = [...pm.allJobs()];
+    const ids = new Set(jobs.map((j) => j.spec.id));
+    // No job vanishes: the plan holds exactly the accepted jobs not given back.
+    check(ids.size === live.size && [...live].every((id) => ids.has(id)), () => `${where}: plan holds ${[...ids].sort().join(',')} but accepted and not given back are ${[...live].sort().join(',')}`);
+
+    // No node allocated twice at the same time: the jobs' segments plus failure blocks.
+    const perNode = new Map<string, Array<{ start: Instant; end: Instant; owner: string }>>();
+    const use = (node: string, start: Instant, end: Instant, owner: string) => {
+      if (end <= start) return;
+      const list = perNode.get(node) ?? [];
+      list.push({ start, end, owner });
+      perNode.set(node, list);
+    };
+    for (const job of jobs) {
+      for (const s of job.segments) {
+        check(s.start < s.end, () => `${where}: ${job.spec.id} has an empty segment [${s.start}, ${s.end})`);
+        const all = [...s.nodes, ...s.spare];
+        check(new Set(all).size === all.length, () => `${where}: ${job.spec.id} names a node twice in one segment: ${all.join(',')}`);
+        check(s.nodes.length === job.spec.nodes, () => `${where}: ${job.spec.id} runs on ${s.nodes.length} nodes, asked for ${job.spec.nodes}`);
+        for (const n of all) use(n, s.start, s.end, job.spec.id);
+      }
+      for (let i = 1; i < job.segments.length; i++) {
+        check((job.segments[i - 1]?.end as number) <= (job.segments[i]?.start as number), () => `${where}: ${job.spec.id} has overlapping segments`);
+      }
+    }
+    for (const id of nodeIds) for (const b of pm.mm.bookingsOf(failureOwner(id))) use(id, b.start, b.end, failureOwner(id));
+
+    // Nodes meet the job's demands; buffer nodes carry only best-effort and background work.
+    const byId = new Map(description.nodes.map((n) => [n.id, n]));
+    for (const job of jobs) {
+      const r = job.spec.requirements;
+      const bestEffort = job.spec.kind === 'BestEffort' || job.spec.kind === 'Background';
+      for (const s of job.segments) {
+        const all = [...s.nodes, ...s.spare].map((n) => byId.get(n) as ClusterNode);
+        check(all.every((n) => bestEffort || !n.buffer), () => `${where}: SLA job ${job.spec.id} planned on a buffer node: ${s.nodes.join(',')} + ${s.spare.join(',')}`);
+        check(all.every((n) => r.memoryPerNodeGB === undefined || n.memoryGB >= r.memoryPerNodeGB), () => `${where}: ${job.spec.id} planned on nodes with too little memory`);
+        check(r.interconnect === undefined || (all.every((n) => n.interconnect === r.interconnect) && new Set(all.map((n) => n.island)).size === 1), () => `${where}: ${job.spec.id} needs ${r.interconnect} in one island`);
+      }
+    }
+
+    // Full jobs never hold more of the peer's standby nodes than it keeps.
+    const standby: Array<[Instant, number]> = [];
+    for (const job of jobs) {
+      if (!job.remoteStandby) continue;
+      for (const s of job.segments) {
+        if (s.end <= now) continue;
+        standby.push([Math.max(now, s.start), job.remoteStandby], [s.end, -job.remoteStandby]);
+      }
+    }
+    standby.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    let held = 0;
+    for (const [t, delta] of standby) {
+      held += delta;
+      check(held <= description.peerStandbyNodes, () => `${where}: ${held} peer standby nodes held at +${(t - T0) / 1000} s, the peer keeps ${description.peerStandbyNodes}`);
+    }
+    for (const [node, list] of perNode) {
+      list.sort((a, b) => a.start - b.start);
+      for (let i = 1; i < list.length; i++) {
+        const a = list[i - 1] as { start: Instant; end: Instant; owner: string };
+        const b = list[i] as { start: Instant; end: Instant; owner: string };
+        check(a.end <= b.start, () => `${where}: node ${node} allocated twice: ${a.owner} [${a.start - T0}, ${a.end - T0}) and ${b.owner} [${b.start - T0}, ${b.end - T0})`);
+      }
+    }
+
+    // The Machine Manager books exactly what the jobs describe, from now on.
+    for (const job of jobs) {
+      const described = new Map<string, Array<[Instant, Instant]>>();
+      for (const s of job.segments) for (const n of [...s.nodes, ...s.spare]) if (s.end > now) push(described, n, [Math.max(now, s.start), s.end]);
+      const booked = new Map<string, Array<[Instant, Instant]>>();
+      for (const b of pm.mm.bookingsOf(job.spec.id)) if (b.end > now) push(booked, nodeIds[b.node] as string, [Math.max(now, b.start), b.end]);
+      check(canonical(merged(described)) === canonical(merged(booked)), () => `${where}: ${job.spec.id} describes ${canonical(merged(described))} but the MM books ${canonical(merged(booked))}`);
+    }
+
+    for (const job of jobs) {
+      const id = job.spec.id;
+      if (job.problem !== undefined) {
+        everInP.add(id);
+        check(job.problem.trim().length > 0, () => `${where}: ${id} is in P without a reason`);
+      }
+      const hit = hitCount(id);
+      // Reservations stay in their window; untouched by failures they keep start, end and nodes.
+      const window = job.spec.window;
+      if (window) {
+        for (const s of job.segments) check(s.start >= window.start && s.end <= window.end, () => `${where}: reservation ${id} left its window`);
+        const original = reserved.get(id);
+        if (hit === 0 && original) {
+          const s = job.segments[0];
+          check(job.problem === undefined, () => `${where}: reservation ${id}, never hit by a failure, is in P: ${job.problem}`);
+          check(job.segments.length === 1 && s?.start === original.start && s.end === original.end && canonical([...s.nodes, ...s.spare]) === original.nodes, () => `${where}: reservation ${id} moved from ${canonical(original)} to ${canonical(job.segments)}`);
+        }
+      }
+      // Deadlines are met while no failure hits the job, and for Enhanced/Full within n_romax.
+      if (job.spec.kind === 'Deadline') {
+        const covered = shapeOf(job.spec, description.timing).timing.outages;
+        const guarded = job.spec.level === 'Enhanced' || job.spec.level === 'Full';
+        if (hit === 0 || (guarded && hit <= covered)) {
+          // A job still planned on a failed node beyond the problem horizon is in P as a warning; its plan must still hold.
+          const warning = hit > 0 && /beyond the problem horizon/.test(job.problem ?? '');
+          check(job.problem === undefined || warning, () => `${where}: deadline job ${id} (${job.spec.level}, hit by ${hit} of ${covered} covered outages) is in P: ${job.problem}`);
+          const completion = worstCaseCompletion(pm, job);
+          check(completion !== undefined, () => `${where}: deadline job ${id} has no complete plan: ${canonical(job.segments)}`);
+          check((completion as number) <= (job.spec.deadline as number), () => `${where}: deadline job ${id} (${job.spec.level}, hit ${hit}) completes at worst at +${((completion as number) - T0) / 1000} s, after its deadline +${((job.spec.deadline as number) - T0) / 1000} s`);
+        }
+      }
+      // Every job outside P has a plan that completes it.
+      if (job.problem === undefined) check(worstCaseCompletion(pm, job) !== undefined, () => `${where}: ${id} is not in P but its plan does not complete it: ${canonical(job.segments)}`);
+    }
+  };
+
+  const accept = (job: PlannedJob) => {
+    live.add(job.spec.id);
+    accepted++;
+    if (job.spec.window) {
+      const s = job.segments[0];
+      if (s) reserved.set(job.spec.id, { start: s.start, end: s.end, nodes: canonical([...s.nodes, ...s.spare]) });
+    }
+  };
+  const leave = (left: PlannedJob[], where: string) => {
+    for (const job of left) {
+      check(live.delete(job.spec.id), () => `${where}: ${job.spec.id} left the plan twice`);
+      if (job.problem !== undefined) {
+        check(job.problem.trim().length > 0, () => `${where}: ${job.spec.id} left in P without a reason`);
+        const guarded = job.spec.level === 'Enhanced' || job.spec.level === 'Full';
+        const hit = hitCount(job.spec.id);
+        const covered = shapeOf(job.spec, description.timing).timing.outages;
+        check(!(job.spec.kind === 'Deadline' && (hit === 0 || (guarded && hit <= covered))), () => `${where}: deadline job ${job.spec.id} (hit ${hit}) broke its promise: ${job.problem}`);
+        check(!(job.spec.window && hit === 0), () => `${where}: reservation ${job.spec.id} (never hit) broke its promise: ${job.problem}`);
+      } else {
+        check(worstCaseCompletion(pm, job) !== undefined, () => `${where}: ${job.spec.id} left the plan unfinished without a problem: ${canonical(job.segments)}`);
+      }
+    }
+  };
+
+  s.steps.forEach((step, i) => {
+    now += minutes(step.dt);
+    const where = `step ${i} (+${(now - T0) / 60_000} min, ${step.action.type})`;
+    const advanced = call(() => pm.advance(now));
+    trace.push(canonical(advanced.left.map((j) => j.spec.id)));
+    leave(advanced.left, `${where} advance`);
+    verify(`${where} advance`);
+    const a = step.action;
+    const running = () => [...pm.allJobs()].filter((j) => j.segments.some((seg) => seg.start <= now && now < seg.end)).sort((x, y) => (x.spec.id < y.spec.id ? -1 : 1));
+    switch (a.type) {
+      case 'request': {
+        const spec = specOf(a, `j${i}`, now);
+        const decision = call(() => pm.admit(spec, now));
+        trace.push(canonical(decision));
+        if (decision.accepted) accept(decision.job);
+        else {
+          check(decision.reason.trim().length > 0, () => `${where}: refusal without a reason`);
+          if (spec.kind === 'BestEffort' || spec.kind === 'Background') {
+            check(/requested but the cluster has/.test(decision.reason), () => `${where}: best-effort ${spec.id} refused: ${decision.reason}`);
+          }
+        }
+        break;
+      }
+      case 'fail': {
+        const report = call(() => pm.nodeFailed(nodeIds[a.node] as string, now));
+        trace.push(canonical(report));
+        break;
+      }
+      case 'repair': {
+        const report = call(() => pm.nodeRepaired(nodeIds[a.node] as string, now));
+        trace.push(canonical(report));
+        break;
+      }
+      case 'finish': {
+        const r = running();
+        const job = r[a.pick % Math.max(1, r.length)];
+        if (!job) break;
+        live.delete(job.spec.id);
+        trace.push(canonical(call(() => pm.jobFinished(job.spec.id, now))));
+        break;
+      }
+      case 'release': {
+        const all = [...pm.allJobs()].sort((x, y) => (x.spec.id < y.spec.id ? -1 : 1));
+        const job = all[a.pick % Math.max(1, all.length)];
+        if (!job) break;
+        live.delete(job.spec.id);
+        call(() => pm.release(job.spec.id));
+        break;
+      }
+      case 'tick':
+        break;
+    }
+    verify(where);
+    trace.push(plan(pm));
+  });
+  const hitJobs = new Set([...hits.keys()].map((k) => k.split('@')[0])).size;
+  return { trace, accepted, failuresSeen, hitJobs, everInP: everInP.size };
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+function merged(map: Map<string, Array<[Instant, Instant]>>): Array<[string, Array<[Instant, Instant]>]> {
+  const out: Array<[string, Array<[Instant, Instant]>]> = [];
+  for (const [node, list] of [...map].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    list.sort((a, b) => a[0] - b[0]);
+    const m: Array<[Instant, Instant]> = [];
+    for (const [s, e] of list) {
+      const last = m[m.length - 1];
+      if (last && s <= last[1]) last[1] = Math.max(last[1], e);
+      else m.push([s, e]);
+    }
+    out.push([node, m]);
+  }
+  return out;
+}
+
+/**
+ * When a job's plan completes it at worst: the start of the segment that finishes it plus
+ * that piece with room for the covered outages it has left (for fault-tolerant levels),
+ * and never before the segment's booked end. Undefined if the segments do not add up to
+ * the whole job.
+ */
+function worstCaseCompletion(pm: PlanningManager, job: PlannedJob): Instant | undefined {
+  const shape = pm.shape(job);
+  let done = 0;
+  for (const s of job.segments) {
+    done += s.intervals;
+    if (done >= totalIntervals(job)) {
+      const worst = pieceMs(shape, job.checkpoints, s.intervals, s.restart, shape.deadlineCoversOutages ? job.outagesLeft : 0, true);
+      return Math.max(s.end, s.start + worst);
+    }
+  }
+  return undefined;
+}
+
+// ------------------------------------------------------------------ the properties
+
+/** PROPERTY_RUNS=5000 npx vitest run test/scheduler/planning.properties.test.ts for a long hunt. */
+const runs = Number(process.env.PROPERTY_RUNS ?? 100);
+const timeout = Math.max(30_000, runs * 50);
+
+describe('planning scheduler properties', () => {
+  it('without failures: no double booking, reservations fixed, every deadline met, nothing vanishes', () => {
+    fc.assert(
+      fc.property(scenario({ failures: false }), (s) => {
+        play(s);
+      }),
+      { numRuns: runs },
+    );
+  }, timeout);
+
+  it('with failures and repairs: no double booking, unhit reservations fixed, deadlines met within covered outages, P has reasons', () => {
+    fc.assert(
+      fc.property(scenario({ failures: true }), (s) => {
+        play(s);
+      }),
+      { numRuns: runs },
+    );
+  }, timeout);
+
+  it('the same inputs give the same plan', () => {
+    fc.assert(
+      fc.property(scenario({ failures: true, steps: 25 }), (s) => {
+        const first = play(s).trace;
+        const second = play(s).trace;
+        expect(second).toEqual(first);
+      }),
+      { numRuns: Math.ceil(runs / 3) },
+    );
+  }, timeout);
+});
