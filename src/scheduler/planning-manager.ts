@@ -211,6 +211,18 @@ export class PlanningManager {
       const spare = shapeOf(spec, this.cluster.timing).spare;
       return `${spec.nodes} nodes${spare ? ` plus ${spare} spare node(s) for ${spec.level} service` : ''} requested but the cluster has ${usable} ${usable === this.cluster.nodes.length ? 'nodes' : 'nodes that meet the requirements'}${isBestEffort(spec) ? '' : ' available to SLA jobs'}`;
     }
+    if (spec.requirements.interconnect !== undefined) {
+      const islands = new Map<string, number>();
+      for (const n of this.mm.eligible(spec.requirements, isBestEffort(spec))) {
+        const island = this.cluster.nodes[n]?.island ?? '';
+        islands.set(island, (islands.get(island) ?? 0) + 1);
+      }
+      const largest = Math.max(0, ...islands.values());
+      const spare = shapeOf(spec, this.cluster.timing).spare;
+      if (spec.nodes + spare > largest) {
+        return `${spec.nodes + spare} nodes on ${spec.requirements.interconnect} must share one interconnect island, but the largest suitable island has ${largest}`;
+      }
+    }
     if (spec.window) {
       if (spec.window.end <= spec.window.start) return `reservation window ends (${at(spec.window.end)}) before it starts (${at(spec.window.start)})`;
       if (spec.window.start < this.now) return `reservation window starts in the past (${at(spec.window.start)}, now ${at(this.now)})`;
@@ -548,6 +560,13 @@ export class PlanningManager {
     const freed = job.segments.filter((s) => s.end > now).map((s) => ({ start: Math.max(now, s.start), end: s.end, nodes: this.nodeIndices(s) }));
     this.release(id);
     report.moved = this.fillGaps(now, freed);
+    // Problems waiting for capacity get another chance now that some is free.
+    if (this.problemsInHorizon(now, now + this.cluster.timing.problemHorizonSeconds * 1000).length > 0) {
+      const replanned = this.replan(now);
+      report.moved.push(...replanned.moved);
+      report.suspended.push(...replanned.suspended);
+      report.solved.push(...replanned.solved);
+    }
     return this.withProblems(report);
   }
 
@@ -963,8 +982,11 @@ export class PlanningManager {
       if (this.mm.profile.maxOver(from, from + length) - own + segment.nodes.length + segment.spare.length > total) continue;
       const nodes = this.mm.map(segment.nodes.length + segment.spare.length, this.mm.eligible(job.spec.requirements, isBestEffort(job.spec)), from, from + length, { ignoreOwner: job.spec.id, oneIsland: job.spec.requirements.interconnect !== undefined });
       if (!nodes) continue;
-      if (job.spec.level === 'Full' && this.remoteCheck(job.spec, from, from + length) !== undefined) continue;
-      this.dropRemote(job);
+      this.dropRemote(job); // its own standby must not count against its move
+      if (job.spec.level === 'Full' && this.remoteCheck(job.spec, from, from + length) !== undefined) {
+        if (job.remoteStandby) for (const s of job.segments) this.remoteAdd(s.start, s.end, job.remoteStandby);
+        continue;
+      }
       this.mm.unbook(job.spec.id);
       job.segments = [this.segment(job.spec, nodes, from, from + length, segment.restart, segment.intervals)];
       this.bookSegment(job, job.segments[0] as Segment);

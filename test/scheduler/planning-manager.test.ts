@@ -139,6 +139,18 @@ describe('a node failure (figure 3.4)', () => {
     expect((pm.job('r') as PlannedJob).segments).toEqual([expect.objectContaining({ start: T0, end: T0 + hours(10) })]);
   });
 
+  it('tries a problem again when a job finishes and frees nodes', () => {
+    const pm = new PlanningManager(cluster(8, { timing: paper }));
+    admitted(pm, job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: 4, runtimeSeconds: 10 * 3600, window: { start: T0, end: T0 + hours(10) } }));
+    admitted(pm, deadlineJob('a'));
+    pm.nodeFailed((pm.job('a') as PlannedJob).segments[0]?.nodes[0] as string, seconds(1800));
+    expect(pm.problematic().map((p) => p.id)).toEqual(['a']);
+    const report = pm.jobFinished('r', seconds(2400)); // the reservation's holder is done early
+    expect(report.solved).toEqual(['a']);
+    expect(report.problematic).toEqual([]);
+    expect(pm.job('a')?.segments[1]).toMatchObject({ start: seconds(2400), restart: true, intervals: 5 });
+  });
+
   it('runs a job in pieces through gaps when no gap holds the rest whole (3.5.3)', () => {
     // Only n05 has 32 GB, and the reservations need it: they stay off the failing node.
     const pm = new PlanningManager(cluster(5, { timing: paper, node: (i) => ({ memoryGB: i === 4 ? 32 : 16 }) }));
@@ -195,6 +207,13 @@ describe('best-effort, background, buffer nodes, Full', () => {
     const refused = pm.admit(job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: 5, window: { start: T0, end: T0 + hours(1) } }), T0);
     expect(refused).toEqual({ accepted: false, reason: '5 nodes requested but the cluster has 4 nodes that meet the requirements available to SLA jobs' });
     expect(admitted(pm, job({ id: 'be', kind: 'BestEffort', level: 'Legacy', nodes: 6 })).segments[0]?.nodes).toHaveLength(6);
+  });
+
+  it('refuses a job that names an interconnect when no island is large enough', () => {
+    const pm = new PlanningManager(cluster(8, { timing: paper, node: (i) => ({ interconnect: 'InfiniBand', island: i < 4 ? 'ib-1' : 'ib-2' }) }));
+    const decision = pm.admit(deadlineJob('a', { nodes: 6, requirements: { interconnect: 'InfiniBand' }, deadline: T0 + hours(4) }), T0);
+    expect(decision).toEqual({ accepted: false, reason: '6 nodes on InfiniBand must share one interconnect island, but the largest suitable island has 4' });
+    expect(admitted(pm, deadlineJob('b', { requirements: { interconnect: 'InfiniBand' } })).segments[0]?.nodes).toEqual(['n01', 'n02', 'n03', 'n04']);
   });
 
   it('Full needs standby nodes at a peer', () => {
