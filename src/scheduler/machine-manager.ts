@@ -8,7 +8,7 @@ interface OwnedBooking {
   end: Instant;
 }
 
-/** Bookings in the way that `mapOrNext` looks at per node before it settles for a lower bound. */
+/** Bookings in the way a slot search scans per node, when it must scan (an owner to look past), before it settles for a lower bound. */
 const SCAN_BUDGET = 8;
 
 type JournalEntry = { op: 'book' | 'unbook'; owner: string; booking: OwnedBooking };
@@ -35,12 +35,25 @@ export class MachineManager {
   /** Profile changes of one operation, grouped by interval: a job on 64 nodes is one profile update, not 64. */
   private readonly pendingProfile = new Map<string, { start: Instant; end: Instant; delta: number; firm: boolean }>();
 
+  /** Each node's interconnect island as a small number (nodes without one share one). */
+  private readonly islandOf: Int32Array;
+
   constructor(readonly nodes: readonly ClusterNode[]) {
     this.timelines = nodes.map(() => new NodeTimeline());
+    const islands = new Map<string, number>();
+    this.islandOf = Int32Array.from(nodes, (node) => {
+      const name = node.island ?? '';
+      if (!islands.has(name)) islands.set(name, islands.size);
+      return islands.get(name) as number;
+    });
     nodes.forEach((node, i) => {
       if (this.index.has(node.id)) throw new Error(`node id "${node.id}" appears twice in the cluster description`);
       this.index.set(node.id, i);
     });
+  }
+
+  hasNode(id: string): boolean {
+    return this.index.has(id);
   }
 
   nodeIndex(id: string): number {
@@ -110,17 +123,17 @@ export class MachineManager {
    */
   choose(free: Array<{ node: number; since: number }>, count: number, oneIsland?: boolean): number[] | undefined {
     if (free.length < count) return undefined;
-    const islands = new Map<string, { best: { node: number; since: number }; members: Array<{ node: number; since: number }> }>();
+    const islands: Array<{ best: { node: number; since: number }; members: Array<{ node: number; since: number }> } | undefined> = [];
     for (const f of free) {
-      const island = this.nodes[f.node]?.island ?? '';
-      const entry = islands.get(island);
-      if (!entry) islands.set(island, { best: f, members: [f] });
+      const island = this.islandOf[f.node] as number;
+      const entry = islands[island];
+      if (!entry) islands[island] = { best: f, members: [f] };
       else {
         entry.members.push(f);
         if (before(f, entry.best)) entry.best = f;
       }
     }
-    const order = [...islands.values()].sort((a, b) => (before(a.best, b.best) ? -1 : 1));
+    const order = islands.filter((e) => e !== undefined).sort((a, b) => (before(a.best, b.best) ? -1 : 1));
     for (const { members } of order) if (members.length >= count) return best(members, count);
     return oneIsland ? undefined : best(free, count);
   }
@@ -318,18 +331,26 @@ function before(a: { node: number; since: number }, b: { node: number; since: nu
   return a.since > b.since || (a.since === b.since && a.node < b.node);
 }
 
-/** The first `count` of the free nodes in packing order, without sorting all of them when few are wanted. */
+/**
+ * The first `count` of the free nodes in packing order, without sorting all of them when
+ * few are wanted: those above the count-th best `since` sorted, then those tied with it,
+ * which `free` already holds by node index.
+ */
 function best(free: Array<{ node: number; since: number }>, count: number): number[] {
-  let pool = free;
-  if (count * 4 < free.length) {
-    // Keep those at or above the count-th best `since`: a selection, then a sort of the few kept.
-    const cut = -kthSmallest(Float64Array.from(free, (f) => -f.since), free.length, count);
-    pool = free.filter((f) => f.since >= cut);
+  if (count * 4 >= free.length) {
+    return [...free]
+      .sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))
+      .slice(0, count)
+      .map((f) => f.node);
   }
-  return [...pool]
-    .sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))
-    .slice(0, count)
-    .map((f) => f.node);
+  const cut = -kthSmallest(Float64Array.from(free, (f) => -f.since), free.length, count);
+  const above = free.filter((f) => f.since > cut).sort((a, b) => (before(a, b) ? -1 : 1));
+  const out = above.map((f) => f.node);
+  for (const f of free) {
+    if (out.length >= count) break;
+    if (f.since === cut) out.push(f.node);
+  }
+  return out;
 }
 
 /** The k-th smallest (1-based) of the first `length` values; reorders them (quickselect). */

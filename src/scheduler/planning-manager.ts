@@ -109,7 +109,7 @@ export class PlanningManager {
     if (this.jobs.has(job.spec.id)) return false;
     for (const segment of job.segments) {
       for (const id of [...segment.nodes, ...segment.spare]) {
-        if (!this.cluster.nodes.some((n) => n.id === id)) return false;
+        if (!this.mm.hasNode(id)) return false;
         if (!this.mm.isFree(this.mm.nodeIndex(id), segment.start, segment.end, options.replacing)) return false;
       }
     }
@@ -287,7 +287,8 @@ export class PlanningManager {
     const worstMs = pieceMs(shape, plan, intervals, restart, shape.deadlineCoversOutages ? outages : 0, true);
     const need = this.needFor(spec, shape, lengthMs, replacing);
     const latestStart = spec.deadline !== undefined && spec.kind === 'Deadline' ? spec.deadline - Math.max(lengthMs, worstMs) : undefined;
-    const found = this.findSlot(need, from, latestStart, (start) => this.remoteCheck(spec, start, start + lengthMs) === undefined);
+    const standbyFrom = spec.level === 'Full' ? (t: Instant) => this.remote.firstFit(t, lengthMs, this.cluster.peerStandbyNodes - spec.nodes) : undefined;
+    const found = this.findSlot(need, from, latestStart, (start) => this.remoteCheck(spec, start, start + lengthMs) === undefined, standbyFrom);
     if (!found) {
       if (latestStart !== undefined && latestStart < from) {
         return { reason: this.lateReason(spec, plan, from + Math.max(lengthMs, worstMs), shape) };
@@ -332,10 +333,12 @@ export class PlanningManager {
 
   /**
    * The earliest start >= from (and <= latestStart) where the MM can map the need; the
-   * PM's profile skips instants where too many nodes are busy. Waiting best-effort jobs
-   * are not counted against SLA jobs: they move.
+   * PM's profile skips instants where too many nodes are busy, the MM's search instants
+   * where too few of the same nodes are free throughout, and `earliest` (when given)
+   * instants where a constraint of the caller's fails; `accept` has the last word.
+   * Waiting best-effort jobs are not counted against SLA jobs: they move.
    */
-  findSlot(need: Need, from: Instant, latestStart?: Instant, accept?: (start: Instant) => boolean): { start: Instant; nodes: number[] } | undefined {
+  findSlot(need: Need, from: Instant, latestStart?: Instant, accept?: (start: Instant) => boolean, earliest?: (t: Instant) => Instant): { start: Instant; nodes: number[] } | undefined {
     const total = this.cluster.nodes.length;
     const slack = need.replacing !== undefined ? this.peakNodesOf(need.replacing) : 0;
     const filter = need.displaceWaiting ? this.mm.firmProfile : this.mm.profile;
@@ -350,6 +353,12 @@ export class PlanningManager {
     for (;;) {
       t = filter.firstFit(t, need.lengthMs, total - need.nodes - need.spare + slack);
       if (latestStart !== undefined && t > latestStart) return undefined;
+      // A constraint of the caller's that can say where it holds next (a peer's standby nodes).
+      const later = earliest?.(t) ?? t;
+      if (later > t) {
+        t = later;
+        continue;
+      }
       const mapped = search.at(t);
       if ('next' in mapped) {
         // Not enough of the same nodes free throughout: no start before `next` works either.
@@ -725,8 +734,8 @@ export class PlanningManager {
 
   /**
    * The SLA-aware algorithm of figure 3.4 on the current plan. R, S_res and S_nonres
-   * outside P keep their places (steps 2 and 5); waiting best-effort jobs are taken out
-   * so problems may use their room (they go back last, step 7); problematic SLA jobs in
+   * outside P keep their places (steps 2 and 5); waiting best-effort jobs give way where a
+   * problem needs their room (those displaced go back last, step 7); problematic SLA jobs in
    * the problem horizon are placed by order (running first, then waiting, value
    * descending) without touching S_nonres (step 3). What remains in P triggers
    * suspension of best-effort jobs, then of SLA jobs (3.5.2), and partial execution (3.5.3).
@@ -967,19 +976,30 @@ export class PlanningManager {
     // for its whole new slot. The others are not tried, so an early finish or a repair
     // costs about what it frees, not the size of the plan.
     const usesFreed = (id: string, start: Instant, end: Instant) =>
-      freed.some((f) => f.start < end && start < f.end && f.nodes.some((n) => this.mm.isFree(n, start, end, id)));
-    const waiting = [...this.jobs.values()]
-      .filter((j) => !j.spec.window && j.problem === undefined && j.segments.length === 1 && (j.segments[0] as Segment).start > now)
-      .sort((a, b) => (a.segments[0] as Segment).start - (b.segments[0] as Segment).start || (a.spec.id < b.spec.id ? -1 : 1));
+      freed.some((f) => f.start < end && start < f.end && f.nodes.some((n) => this.mm.isFree(n, start, end) || this.mm.isFree(n, start, end, id)));
+    // Only jobs that may start before what was freed ends are candidates (sorted: few, not the plan).
+    const freedEnd = freed.reduce((latest, f) => Math.max(latest, f.end), Number.NEGATIVE_INFINITY);
+    const waiting: PlannedJob[] = [];
+    for (const j of this.jobs.values()) {
+      const first = j.segments[0];
+      if (!j.spec.window && j.problem === undefined && j.segments.length === 1 && first && first.start > now && Math.max(now, j.spec.earliestStart ?? now) < freedEnd) waiting.push(j);
+    }
+    waiting.sort((a, b) => (a.segments[0] as Segment).start - (b.segments[0] as Segment).start || (a.spec.id < b.spec.id ? -1 : 1));
+    // Busy nodes where candidates would start (many share `now`); forgotten when a job moves.
+    let busyAt = new Map<Instant, number>();
     for (const job of waiting) {
       const segment = job.segments[0] as Segment;
       const from = Math.max(now, job.spec.earliestStart ?? now);
       if (from >= segment.start) continue;
       const length = segment.end - segment.start;
-      if (!usesFreed(job.spec.id, from, from + length)) continue;
       const total = this.cluster.nodes.length;
       const own = segment.start < from + length ? segment.nodes.length + segment.spare.length : 0; // the profile counts the job itself
-      if (this.mm.profile.maxOver(from, from + length) - own + segment.nodes.length + segment.spare.length > total) continue;
+      const need = segment.nodes.length + segment.spare.length;
+      let busy = busyAt.get(from);
+      if (busy === undefined) busyAt.set(from, (busy = this.mm.profile.at(from)));
+      if (busy + need > total) continue; // not even enough free nodes at the start
+      if (!usesFreed(job.spec.id, from, from + length)) continue;
+      if (this.mm.profile.maxOver(from, from + length) - own + need > total) continue;
       const nodes = this.mm.map(segment.nodes.length + segment.spare.length, this.mm.eligible(job.spec.requirements, isBestEffort(job.spec)), from, from + length, { ignoreOwner: job.spec.id, oneIsland: job.spec.requirements.interconnect !== undefined });
       if (!nodes) continue;
       this.dropRemote(job); // its own standby must not count against its move
@@ -992,6 +1012,7 @@ export class PlanningManager {
       this.bookSegment(job, job.segments[0] as Segment);
       this.syncSoftness(job);
       freed.push({ start: segment.start, end: segment.end, nodes: this.nodeIndices(segment) });
+      busyAt = new Map();
       moved.push(job.spec.id);
     }
     return moved;

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { GuaranteeLevel } from '../../src/domain/terms.js';
-import { pieceMs, shapeOf, totalIntervals } from '../../src/scheduler/job-timing.js';
+import { expectedCompletion, pieceMs, shapeOf, totalIntervals } from '../../src/scheduler/job-timing.js';
 import type { ClusterDescription, ClusterNode, Instant, JobKind, JobSpec, PlannedJob } from '../../src/scheduler/model.js';
 import { PlanningManager, failureOwner } from '../../src/scheduler/planning-manager.js';
-import { T0, cluster, minutes } from './support.js';
+import { T0, cluster, hours, job, minutes } from './support.js';
 
 /**
  * Property tests of the planning scheduler (SCHEDULER.md, "Properties the tests must
@@ -504,4 +504,64 @@ describe('planning scheduler properties', () => {
       { numRuns: Math.ceil(runs / 3) },
     );
   }, timeout);
+});
+
+/** Small cases the properties found, each the root cause of a failing run, kept as examples. */
+describe('regressions found by the properties', () => {
+  const admitted = (pm: PlanningManager, spec: JobSpec, now = T0): PlannedJob => {
+    const decision = pm.admit(spec, now);
+    if (!decision.accepted) throw new Error(decision.reason);
+    return decision.job;
+  };
+
+  it('a node failing the instant an Enhanced job starts: the spare takes over, no empty piece is left behind (restartOnSpare)', () => {
+    const pm = new PlanningManager(cluster(3));
+    const a = admitted(pm, job({ id: 'a', kind: 'Deadline', level: 'Enhanced', nodes: 1, runtimeSeconds: 300, coveredOutages: 1, deadline: T0 + hours(2) }));
+    const [worker] = a.segments[0]?.nodes ?? [];
+    const [spare] = a.segments[0]?.spare ?? [];
+    pm.nodeFailed(worker as string, T0);
+    const after = pm.job('a') as PlannedJob;
+    expect(after.problem).toBeUndefined();
+    expect(after.segments).toEqual([expect.objectContaining({ start: T0, nodes: [spare], spare: [], restart: false })]);
+    expect(after.outagesLeft).toBe(0);
+  });
+
+  it('a waiting Enhanced job on a full cluster keeps its slot when a working node fails: its spare takes the place (replaceWaitingNode)', () => {
+    const pm = new PlanningManager(cluster(6));
+    const start = T0 + minutes(2);
+    const e = admitted(pm, job({ id: 'e', kind: 'Deadline', level: 'Enhanced', nodes: 5, runtimeSeconds: 300, coveredOutages: 1, earliestStart: start, deadline: start + minutes(30) }));
+    const failed = e.segments[0]?.nodes[0] as string;
+    pm.nodeFailed(failed, T0 + minutes(1));
+    const after = pm.job('e') as PlannedJob;
+    expect(after.problem).toBeUndefined();
+    expect(after.segments[0]).toMatchObject({ start, spare: [] });
+    expect(after.segments[0]?.nodes).not.toContain(failed);
+    expect(after.outagesLeft).toBe(0);
+  });
+
+  it('a job past its expected end when a node fails has finished: it is not restarted nor left in P (placeProblem, restartOnSpare)', () => {
+    const pm = new PlanningManager(cluster(4));
+    const a = admitted(pm, job({ id: 'a', kind: 'Deadline', level: 'Enhanced', nodes: 1, runtimeSeconds: 3600, coveredOutages: 2, deadline: T0 + hours(4) }));
+    const done = expectedCompletion(a, pm.shape(a)) as number;
+    const at = done + minutes(1);
+    expect(at).toBeLessThan(a.segments[0]?.end as number); // inside the room booked for outages
+    pm.nodeFailed(a.segments[0]?.nodes[0] as string, at);
+    expect(pm.job('a')?.problem).toBeUndefined();
+    const { left } = pm.advance(at);
+    expect(left.map((j) => [j.spec.id, j.problem])).toEqual([['a', undefined]]);
+  });
+
+  it('a job warned that its node failed beyond the horizon is cleared once the renewed failure moves it to its spare (nodeFailed)', () => {
+    const pm = new PlanningManager(cluster(3));
+    const start = T0 + hours(4) + minutes(2);
+    const j = admitted(pm, job({ id: 'j', kind: 'Deadline', level: 'Enhanced', nodes: 1, runtimeSeconds: 300, coveredOutages: 1, earliestStart: start, deadline: start + minutes(30) }));
+    const node = j.segments[0]?.nodes[0] as string;
+    pm.nodeFailed(node, T0 + minutes(2)); // the four-hour block ends as j starts
+    expect(pm.job('j')?.problem).toMatch(/beyond the problem horizon/);
+    pm.advance(start); // still failed: the block is renewed and j moves to its spare
+    const after = pm.job('j') as PlannedJob;
+    expect(after.problem).toBeUndefined();
+    expect(after.segments[0]?.nodes).not.toContain(node);
+    expect(pm.advance(start + hours(1)).left.map((x) => [x.spec.id, x.problem])).toEqual([['j', undefined]]);
+  });
 });
