@@ -7,6 +7,7 @@ import type { GuaranteeLevel } from '../src/domain/terms.js';
 import type { ClusterDescription, ClusterNode, Instant, JobKind, JobSpec, Segment } from '../src/scheduler/model.js';
 import { PlanningManager } from '../src/scheduler/planning-manager.js';
 import { defaultSiteTiming } from '../src/scheduler/site.js';
+import { prng } from '../workloads/generate.js';
 
 export const T0 = Date.UTC(2026, 10, 23);
 export const MINUTE = 60_000;
@@ -15,17 +16,8 @@ export const DAY = 24 * HOUR;
 export const NODES = 1024;
 export const BUFFER = 32;
 
-/** Deterministic random numbers (mulberry32): every run plans the same workload. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic random numbers: the workload generator's mulberry32, so every run plans the same workload. */
+export const random = prng;
 
 export function clusterDescription(): ClusterDescription {
   const nodes: ClusterNode[] = Array.from({ length: NODES }, (_, i) => ({

@@ -1,3 +1,4 @@
+import type { CheckpointSchedule } from '../domain/allocation.js';
 import type { SiteTiming } from './site.js';
 
 /**
@@ -176,22 +177,8 @@ export function checkpointBounds(timing: CheckpointTiming, untilDeadlineSeconds:
   return { min, max, slotMax };
 }
 
-/** The checkpoint plan of one job: how many, how far apart, and what the job then needs. */
-export interface CheckpointPlan {
-  count: number;
-  /** t_compint (3.6): computation between checkpoints, seconds. */
-  intervalSeconds: number;
-  /** t_cp (3.4). */
-  checkpointSeconds: number;
-  /** t_minslot (3.7): the job without outages. */
-  minSlotSeconds: number;
-  /** t_jobmax (3.8). */
-  jobMaxSeconds: number;
-  /** worstCaseSlotSeconds: t_jobmax with initialisation, restarts and deinitialisation. */
-  worstCaseSeconds: number;
-  /** Covered outages n_romax the plan was made for. */
-  outages: number;
-}
+/** The checkpoint plan of one job: how many, how far apart, and what the job then needs (stored with its allocation). */
+export type CheckpointPlan = CheckpointSchedule;
 
 export function planFor(timing: CheckpointTiming, count: number): CheckpointPlan {
   return {
