@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: every benchmark, one process each (so one's garbage does not slow the
- * next), in order: the SOAP operations (bench/create-agreement.ts), then the planning
- * scheduler (bench/scheduler.ts). Arguments are passed on: `npm run bench -- --write`
+ * next), in order: the SOAP operations (bench/create-agreement.ts), the planning
+ * scheduler (bench/scheduler.ts), then agreement signatures (bench/signatures.ts).
+ * Arguments are passed on: `npm run bench -- --write`
  * appends each one's tables to docs/benchmarks.md.
  */
 import { spawnSync } from 'node:child_process';
 
 const args = process.argv.slice(2);
-for (const file of ['bench/create-agreement.ts', 'bench/scheduler.ts']) {
+for (const file of ['bench/create-agreement.ts', 'bench/scheduler.ts', 'bench/signatures.ts']) {
   const run = spawnSync(process.execPath, ['--import', 'tsx', file, ...args], { stdio: 'inherit' });
   if (run.status !== 0) {
     console.error(`${file} failed (${run.status ?? run.signal})`);

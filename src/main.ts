@@ -9,6 +9,7 @@ async function main(): Promise<void> {
   console.log(`wsag-server listening on ${server.url}`);
   for (const [name, url] of Object.entries(server.endpoints)) console.log(`  ${name.padEnd(24)} ${url}  (WSDL: ${url}?wsdl)`);
   console.log(`  health                   ${server.url}/healthz`);
+  if (server.tlsUrl) console.log(`  TLS (client certificates) ${server.tlsUrl}  (the same ports under this base URL)`);
   console.log(`  data                     ${config.dataDir}`);
   const stop = async (): Promise<void> => {
     await server.close();

@@ -1,8 +1,13 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
+import { tlsFetch } from '../client/tls-fetch.js';
 import { WsagClient, WsagFault } from '../client/wsag-client.js';
+import { clientTls, clientTlsHelp } from './client-tls.js';
 import type { Command } from './command.js';
 import { agreementsCommand } from './commands/agreements.js';
+import { auditCommand } from './commands/audit.js';
+import { certCommand } from './commands/cert.js';
+import { countersignCommand } from './commands/countersign.js';
 import { checkpointCommand } from './commands/checkpoint.js';
 import { coallocateCommand } from './commands/coallocate.js';
 import { createCommand } from './commands/create.js';
@@ -19,7 +24,7 @@ import { CliError, exitCodes, UsageError } from './errors.js';
 
 export const commands: Command[] = [
   serveCommand, templatesCommand, createCommand, agreementsCommand, stateCommand, terminateCommand,
-  negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand, checkpointCommand, simCommand,
+  negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand, checkpointCommand, simCommand, certCommand, countersignCommand, auditCommand,
 ];
 
 /** What the CLI needs from the outside world; everything but out/err/env has a default. */
@@ -66,8 +71,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   // Each client's connection failures are noted here, so they read as "cannot reach URL".
   const reached: { url?: string; failure?: unknown } = {};
-  const baseFetch = io.fetch ?? fetch;
-  const guardedFetch: typeof fetch = async (input, init) => {
+  const guarded = (baseFetch: typeof fetch): typeof fetch => async (input, init) => {
     try {
       return await baseFetch(input, init);
     } catch (error) {
@@ -75,13 +79,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       throw error;
     }
   };
+  const guardedFetch = guarded(io.fetch ?? fetch);
   const ctx: CommandContext = {
     out: io.out,
     err: io.err,
     env: io.env,
     client: (url) => {
       reached.url = url;
-      return new WsagClient(url, guardedFetch);
+      return new WsagClient(url, url.startsWith('https:') && !io.fetch ? guarded(tlsFetch(clientTls(io.env))) : guardedFetch);
     },
     untilStopped: io.untilStopped ?? untilSignal,
     ...(io.prompt ? { prompt: io.prompt } : {}),
@@ -178,6 +183,7 @@ export function usage(): string[] {
     '  -h, --help   the command\'s options',
     '',
     'environment: WSAG_URL (server base URL), WSAG_DEBUG=1 (stack traces on errors)',
+    ...clientTlsHelp,
     'exit codes: 0 done, 1 failed (fault, unreachable server, ...), 2 bad command line',
   ];
 }

@@ -1,6 +1,8 @@
 import { XmlElement } from 'libxml2-wasm';
+import type { KeyObject, X509Certificate } from 'node:crypto';
 import type { AgreementState, GuaranteeTermState, ServiceTermState } from '../domain/agreement.js';
 import type { OfferCreator, OfferState } from '../domain/negotiation.js';
+import { messageId, secureEnvelope } from '../crypto/ws-security-sign.js';
 import { escapeXml } from '../xml/escape.js';
 import { c14n, elementChildren } from '../xml/item-constraint.js';
 import { withXml } from '../xml/libxml.js';
@@ -115,7 +117,12 @@ const negAction = (portType: string, message: string): string => `${ns.wsagNeg}/
 export class WsagClient {
   readonly baseUrl: string;
 
-  constructor(baseUrl: string, private readonly fetchImpl: typeof fetch = fetch) {
+  constructor(
+    baseUrl: string,
+    private readonly fetchImpl: typeof fetch = fetch,
+    /** Sign every request with WS-Security as this party (for servers behind TLS terminators). */
+    private readonly signer?: { key: KeyObject; chain: X509Certificate[] },
+  ) {
     this.baseUrl = baseUrl.replace(/\/$/, '');
   }
 
@@ -261,8 +268,26 @@ export class WsagClient {
     return `${this.baseUrl}/wsag/Negotiation`;
   }
 
+  /** The agreement document as the server stores it: signed by the provider (and countersigned, once the initiator did). */
+  async agreementDocument(agreementId: string): Promise<string> {
+    return this.http(`/api/agreements/${encodeURIComponent(agreementId)}/document`, 'reading the agreement document', undefined, (text) => text);
+  }
+
+  /** Sends the agreement document with the initiator's countersignature added (src/crypto countersign). */
+  async countersign(agreementId: string, document: string): Promise<AgreementSummary> {
+    return this.json<AgreementSummary>(`/api/agreements/${encodeURIComponent(agreementId)}/countersignature`, 'countersigning the agreement', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/xml' },
+      body: document,
+    });
+  }
+
   /** A JSON view; an `{ error, message }` answer becomes a WsagFault, like a SOAP fault. */
   private async json<T>(path: string, what: string, init?: RequestInit): Promise<T> {
+    return this.http(path, what, init, (text) => JSON.parse(text) as T);
+  }
+
+  private async http<T>(path: string, what: string, init: RequestInit | undefined, read: (text: string) => T): Promise<T> {
     const url = `${this.baseUrl}${path}`;
     let response: Response;
     try {
@@ -271,14 +296,19 @@ export class WsagClient {
       throw unreachable(url, error);
     }
     const text = await response.text();
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = undefined;
+    if (response.ok) {
+      try {
+        return read(text);
+      } catch {
+        throw new Error(`${what} failed: ${url} answered something unreadable`);
+      }
     }
-    if (response.ok && body !== undefined) return body as T;
-    const problem = body as { error?: unknown; message?: unknown } | undefined;
+    let problem: { error?: unknown; message?: unknown } | undefined;
+    try {
+      problem = JSON.parse(text) as typeof problem;
+    } catch {
+      problem = undefined;
+    }
     if (typeof problem?.error === 'string' && typeof problem.message === 'string') throw new WsagFault(problem.error, problem.message, response.status);
     throw new Error(`${what} failed: ${url} answered HTTP ${response.status}`);
   }
@@ -299,10 +329,25 @@ export class WsagClient {
    */
   async call(endpoint: string, action: string, body: string, resource?: string | ResourceRef): Promise<string> {
     const ref = typeof resource === 'string' ? { parameter: 'AgreementId' as const, id: resource } : resource;
-    const header = ref
-      ? `<soap:Header><srv:${ref.parameter} xmlns:srv="${ns.srv}" xmlns:wsa="${ns.wsa}" wsa:IsReferenceParameter="true">${escapeXml(ref.id)}</srv:${ref.parameter}></soap:Header>`
+    const reference = ref
+      ? `<srv:${ref.parameter} xmlns:srv="${ns.srv}" xmlns:wsa="${ns.wsa}" wsa:IsReferenceParameter="true">${escapeXml(ref.id)}</srv:${ref.parameter}>`
       : '';
-    const envelope = `<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="${ns.soap11}">${header}<soap:Body>${body}</soap:Body></soap:Envelope>`;
+    const envelope = this.signer
+      ? secureEnvelope({
+          soapNamespace: ns.soap11,
+          // To and Action are signed with the body, so a captured message cannot be sent elsewhere.
+          headers: [
+            `<wsa:To xmlns:wsa="${ns.wsa}">${escapeXml(endpoint)}</wsa:To>`,
+            `<wsa:Action xmlns:wsa="${ns.wsa}">${escapeXml(action)}</wsa:Action>`,
+            `<wsa:MessageID xmlns:wsa="${ns.wsa}">${messageId()}</wsa:MessageID>`,
+            ...(reference ? [reference] : []),
+          ],
+          body,
+          key: this.signer.key,
+          chain: this.signer.chain,
+          now: new Date(),
+        })
+      : `<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="${ns.soap11}">${reference ? `<soap:Header>${reference}</soap:Header>` : ''}<soap:Body>${body}</soap:Body></soap:Envelope>`;
     let response: Response;
     try {
       response = await this.fetchImpl(endpoint, {

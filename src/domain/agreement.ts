@@ -23,6 +23,19 @@ export interface ServiceTermStatus {
   subState?: ServiceTermSubState;
 }
 
+/** Where a migrated job went (seed 002 section 3.6.7): the peer, our agreement with it, when, and what it cost. */
+export interface MigrationRecord {
+  /** The peer's name in the peers configuration. */
+  peer: string;
+  remoteAgreementId: string;
+  /** The remote agreement's EPR address. */
+  remoteAddress: string;
+  at: Date;
+  price: Money;
+  /** The penalty the migration saved (what the job would have paid for its violation). */
+  penalty?: Money;
+}
+
 export interface GuaranteeTermStatus {
   termName: string;
   state: GuaranteeTermState;
@@ -36,6 +49,8 @@ export interface Agreement {
   templateName: string;
   /** Identity of the initiator (certificate subject once security is on; `anonymous` otherwise). */
   initiator: string;
+  /** Other identities the initiator named (srv:EligibleParty) that may read and use the agreement, e.g. run in its reservation. */
+  eligibleParties?: string[];
   state: AgreementState;
   serviceTerms: ServiceTermStatus[];
   guaranteeTerms: GuaranteeTermStatus[];
@@ -53,6 +68,8 @@ export interface Agreement {
   usedBy?: string;
   /** CreatePendingAgreement's AgreementAcceptanceEPR (XML): where the provider reports its decision. */
   acceptanceEpr?: string;
+  /** Cross-border migration: the job was moved to a peer provider and resumes there under this agreement of ours with the peer. */
+  migratedTo?: MigrationRecord;
   createdAt: Date;
   updatedAt: Date;
 }

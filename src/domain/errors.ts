@@ -67,3 +67,11 @@ export class InternalError extends WsagError {
 export class InvalidTerms extends WsagError {
   readonly code = 'InvalidTerms';
 }
+/** Security is on and the request proves no identity: no client certificate or WS-Security signature, or one that does not lead to a trusted CA. */
+export class NotAuthenticated extends WsagError {
+  readonly code = 'NotAuthenticated';
+}
+/** An agreement's XML signature does not hold: which signature, and what is wrong (structure, digest mismatch, bad signature value, untrusted chain). */
+export class SignatureInvalid extends WsagError {
+  readonly code = 'SignatureInvalid';
+}

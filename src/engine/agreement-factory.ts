@@ -7,9 +7,10 @@ import { holdKey } from '../domain/negotiation.js';
 import { regularPrice, type PriceList } from '../domain/pricing.js';
 import type { AgreementService } from './agreement-service.js';
 import { alternativeLabel, alternativesMeetingConstraints } from './alternatives.js';
+import { actorOf, agreementNote, allocationSummary } from './audit-notes.js';
 import type { CommittedOffer, NegotiationService } from './negotiation-service.js';
 import type { PlanningService } from './planning-service.js';
-import type { AgreementDocumentWriter, AgreementRepository, Clock, IdSource, ReceivedOffer, TemplateCatalog } from './ports.js';
+import type { AgreementDocumentWriter, AgreementRepository, AgreementSigner, Clock, IdSource, ReceivedOffer, TemplateCatalog } from './ports.js';
 import type { ReservationUse } from './reservation-use.js';
 import { templateOf } from './template-resolution.js';
 
@@ -26,6 +27,8 @@ export interface AgreementFactoryDeps {
   negotiations?: NegotiationService;
   agreements?: AgreementService;
   reservations?: ReservationUse;
+  /** Signs every agreement document before it is stored; absent when the site has no signing key. */
+  signer?: AgreementSigner;
 }
 
 /** State carried through the steps of one CreateAgreement or CreatePendingAgreement. */
@@ -143,6 +146,8 @@ export const writeAgreementDocument: Step = {
       templateId: template.id,
       templateName: template.name,
     });
+    // The provider signs what it commits to, before it is stored (PROTOCOL.md, issue 5).
+    if (deps.signer) ctx.document = deps.signer.sign(ctx.document);
   },
 };
 
@@ -168,12 +173,25 @@ export const persistAgreement: Step = {
       ...(ctx.committed ? { origin: { negotiationId: ctx.committed.negotiation.id, offerId: ctx.committed.offer.offerId } } : {}),
       ...(chosen.alternative ? { alternative: chosen.alternative } : {}),
       ...(ctx.acceptanceEpr !== undefined ? { acceptanceEpr: ctx.acceptanceEpr } : {}),
+      ...(chosen.eligibleParties?.length ? { eligibleParties: chosen.eligibleParties } : replaced?.eligibleParties ? { eligibleParties: replaced.eligibleParties } : {}),
       ...(replaced?.usedBy !== undefined ? { usedBy: replaced.usedBy } : {}),
       createdAt: replaced?.createdAt ?? ctx.now,
       updatedAt: ctx.now,
     };
-    if (replaced) await deps.repository.update(agreement);
-    else await deps.repository.insert(agreement);
+    const audit = agreementNote({
+      actor: actorOf(ctx.caller),
+      action: replaced ? 'renegotiated' : 'created',
+      after: agreement,
+      ...(replaced ? { before: replaced } : {}),
+      details: {
+        templateId: agreement.templateId,
+        allocation: allocationSummary(agreement.allocation),
+        ...(agreement.origin ? { negotiationId: agreement.origin.negotiationId, offerId: agreement.origin.offerId } : {}),
+        ...(agreement.request.useReservation !== undefined ? { useReservation: agreement.request.useReservation } : {}),
+      },
+    });
+    if (replaced) await deps.repository.update(agreement, [audit]);
+    else await deps.repository.insert(agreement, [audit]);
     ctx.agreement = agreement;
   },
 };
@@ -183,7 +201,7 @@ export const markReservationUsed: Step = {
   name: 'markReservationUsed',
   async run(ctx, deps) {
     const reservationId = required(ctx.chosen).request.useReservation;
-    if (reservationId !== undefined) await deps.reservations?.markUsed(reservationId, required(ctx.agreement).id, ctx.now);
+    if (reservationId !== undefined) await deps.reservations?.markUsed(reservationId, required(ctx.agreement).id, ctx.now, ctx.caller);
   },
 };
 

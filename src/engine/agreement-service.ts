@@ -1,10 +1,11 @@
 import type { Agreement } from '../domain/agreement.js';
 import { holdsCapacity, nextAgreementState } from '../domain/agreement-state-machine.js';
-import type { Caller } from '../domain/identity.js';
-import { NotAuthorized, UnknownResource } from '../domain/errors.js';
+import { mayActOn, type Caller } from '../domain/identity.js';
+import { InvalidStateTransition, NotAuthorized, SignatureInvalid, UnknownResource } from '../domain/errors.js';
+import { actorOf, agreementNote, allocationSummary, systemActor } from './audit-notes.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { PlanningService, RestoreOutcome } from './planning-service.js';
-import type { AcceptanceNotifier, AgreementRepository, Clock } from './ports.js';
+import type { AcceptanceNotifier, AgreementRepository, AgreementSignatureVerifier, AuditDetails, Clock } from './ports.js';
 
 /** Reading, terminating and deciding existing agreements. Updates of one agreement run one at a time. */
 export class AgreementService {
@@ -60,7 +61,9 @@ export class AgreementService {
       if (!current || !holdsCapacity(current.state) || current.request.useReservation !== undefined) return;
       const allocation = this.plan.allocationOf(id, current.allocation);
       if (!allocation || JSON.stringify(allocation) === JSON.stringify(current.allocation)) return;
-      await this.repository.update({ ...current, allocation, updatedAt: this.clock.now() });
+      const moved = { ...current, allocation, updatedAt: this.clock.now() };
+      const details = { from: allocationSummary(current.allocation), to: allocationSummary(allocation) };
+      await this.repository.update(moved, [agreementNote({ actor: systemActor, action: 'plan-moved', before: current, after: moved, details })]);
     });
   }
 
@@ -80,13 +83,17 @@ export class AgreementService {
     return this.lock.run(id, work);
   }
 
-  /** Reads, changes and stores one agreement under its lock. */
-  async change(id: string, update: (agreement: Agreement) => Agreement): Promise<Agreement> {
+  /** Reads, changes and stores one agreement under its lock, with the audit note of the change. */
+  async change(
+    id: string,
+    update: (agreement: Agreement) => Agreement,
+    audit: { actor: string; action: string; details?: AuditDetails },
+  ): Promise<Agreement> {
     return this.locked(id, async () => {
       const current = await this.repository.get(id);
       if (!current) throw new UnknownResource(`no agreement with id "${id}"`);
       const updated = update(current);
-      await this.repository.update(updated);
+      await this.repository.update(updated, [agreementNote({ ...audit, before: current, after: updated })]);
       return updated;
     });
   }
@@ -106,9 +113,32 @@ export class AgreementService {
         serviceTerms: agreement.serviceTerms.map((t) => ({ termName: t.termName, state: 'Completed' })),
         updatedAt: this.clock.now(),
       };
-    });
+    }, { actor: actorOf(caller), action: 'terminated' });
     this.plan.release(id);
     return updated;
+  }
+
+  /**
+   * The initiator's countersignature (issue 5): `document` is the stored agreement with the
+   * initiator's signature added inside the provider's. The provider's signature must be the
+   * one stored (so nothing it covers changed) and the countersigner must be the initiator.
+   */
+  async countersign(id: string, document: string, caller: Caller, verifier: AgreementSignatureVerifier): Promise<Agreement> {
+    return this.change(id, (agreement) => {
+      if (agreement.initiator !== caller.identity) throw new NotAuthorized(`only the initiator of agreement "${id}" countersigns it`);
+      const now = this.clock.now();
+      const stored = verifier.verify(agreement.document, now);
+      if (stored.initiator) throw new InvalidStateTransition(`agreement "${id}" is already countersigned by ${stored.initiator.identity}`);
+      const signed = verifier.verify(document, now);
+      if (!signed.initiator) throw new SignatureInvalid('initiator countersignature: the document carries none (a ds:Signature inside the provider\'s ds:Signature/ds:Object)');
+      if (signed.provider.signatureValue !== stored.provider.signatureValue) {
+        throw new SignatureInvalid(`provider signature: it is not the one on agreement "${id}": countersign the agreement document exactly as the provider signed it`);
+      }
+      if (signed.initiator.identity !== agreement.initiator) {
+        throw new NotAuthorized(`the countersignature is by ${signed.initiator.identity}; agreement "${id}" was initiated by ${agreement.initiator}`);
+      }
+      return { ...agreement, document, updatedAt: now };
+    }, { actor: actorOf(caller), action: 'countersigned' });
   }
 
   /**
@@ -122,7 +152,7 @@ export class AgreementService {
       ...agreement,
       state: nextAgreementState(agreement.state, decision === 'Accept' ? 'accept' : 'reject'),
       updatedAt: this.clock.now(),
-    }));
+    }), { actor: actorOf(caller), action: decision === 'Accept' ? 'accepted' : 'rejected' });
     if (decision === 'Reject') this.plan.release(id);
     if (updated.acceptanceEpr !== undefined && this.notifier) {
       // The decision stands whether or not the initiator can be reached.
@@ -133,7 +163,7 @@ export class AgreementService {
 }
 
 function assertOwner(agreement: Agreement, caller: Caller): void {
-  if (!caller.isAdmin && agreement.initiator !== caller.identity) {
+  if (!mayActOn(caller, agreement)) {
     throw new NotAuthorized(`agreement "${agreement.id}" belongs to another party`);
   }
 }

@@ -57,6 +57,22 @@ export interface ServerConfig {
   preparatoryFeeRate: number;
   /** Identities with the operator (admin) role, comma-separated. Env WSAG_ADMINS. Default none. */
   admins: string[];
+  /** HTTPS port with client certificates (TLS). Env WSAG_TLS_PORT. Default none: TLS is off. 0 picks a free port. */
+  tlsPort?: number;
+  /** The server's certificate (PEM; with its chain after it). Env WSAG_TLS_CERT. Default DATA_DIR/pki/server.pem. */
+  tlsCertFile: string;
+  /** The server certificate's private key (PEM). Env WSAG_TLS_KEY. Default DATA_DIR/pki/server.key. */
+  tlsKeyFile: string;
+  /** The trusted CA certificates (PEM bundle): callers' chains and signatures must lead to one. Env WSAG_CA_FILE. Default DATA_DIR/pki/ca.pem. */
+  caFile: string;
+  /**
+   * Whether requests without a client certificate or WS-Security signature are served, as
+   * the party `anonymous`. Env WSAG_ANONYMOUS (allow | deny). Default allow when TLS is off,
+   * deny when it is on.
+   */
+  anonymous: 'allow' | 'deny';
+  /** Whether the provider signs the agreements it creates (with the TLS certificate and key). Env WSAG_SIGN_AGREEMENTS (on | off). Default on when the certificate and key files exist. */
+  signAgreements: boolean;
 }
 
 export const defaultConfig: ServerConfig = {
@@ -80,6 +96,11 @@ export const defaultConfig: ServerConfig = {
   nodeHourPrice: 1,
   preparatoryFeeRate: 0.05,
   admins: [],
+  tlsCertFile: path.resolve('data/pki/server.pem'),
+  tlsKeyFile: path.resolve('data/pki/server.key'),
+  caFile: path.resolve('data/pki/ca.pem'),
+  anonymous: 'allow',
+  signAgreements: false,
 };
 
 export class ConfigError extends Error {}
@@ -117,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     nodeHourPrice: decimal(env, 'WSAG_NODE_HOUR_PRICE', defaultConfig.nodeHourPrice, 0, 1e9),
     preparatoryFeeRate: decimal(env, 'WSAG_PREPARATORY_FEE_RATE', defaultConfig.preparatoryFeeRate, 0, 1),
     admins: (env.WSAG_ADMINS ?? '').split(',').map((a) => a.trim()).filter(Boolean),
+    ...security(env, overrides.dataDir ?? path.resolve(env.WSAG_DATA_DIR ?? defaultConfig.dataDir), overrides),
     ...overrides,
   };
   if (config.publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(config.publicUrl)) {
@@ -129,6 +151,34 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
   }
   if (!/^[A-Z]{3}$/.test(config.currency)) throw new ConfigError(`WSAG_CURRENCY must be a three-letter ISO 4217 code such as EUR, got "${config.currency}"`);
   return config;
+}
+
+/** TLS, trust and signing settings; the files default to the demo PKI of `wsag cert demo` in the data directory. */
+function security(env: NodeJS.ProcessEnv, dataDir: string, overrides: Partial<ServerConfig>): Pick<ServerConfig, 'tlsPort' | 'tlsCertFile' | 'tlsKeyFile' | 'caFile' | 'anonymous' | 'signAgreements'> {
+  const pki = path.join(dataDir, 'pki');
+  const tlsPort = env.WSAG_TLS_PORT ? integer(env, 'WSAG_TLS_PORT', 0, 0, 65535) : undefined;
+  const tlsCertFile = path.resolve(env.WSAG_TLS_CERT ?? path.join(pki, 'server.pem'));
+  const tlsKeyFile = path.resolve(env.WSAG_TLS_KEY ?? path.join(pki, 'server.key'));
+  const caFile = path.resolve(env.WSAG_CA_FILE ?? path.join(pki, 'ca.pem'));
+  const tlsOn = (overrides.tlsPort ?? tlsPort) !== undefined;
+  const anonymous = choice(env, 'WSAG_ANONYMOUS', ['allow', 'deny'] as const, tlsOn ? 'deny' : 'allow');
+  const haveSigningKey = fs.existsSync(tlsCertFile) && fs.existsSync(tlsKeyFile);
+  const signAgreements = choice(env, 'WSAG_SIGN_AGREEMENTS', ['on', 'off'] as const, haveSigningKey ? 'on' : 'off') === 'on';
+  if (tlsOn || anonymous === 'deny' || signAgreements) {
+    const needed: [string, string][] = [[caFile, 'WSAG_CA_FILE']];
+    if (tlsOn || signAgreements) needed.push([tlsCertFile, 'WSAG_TLS_CERT'], [tlsKeyFile, 'WSAG_TLS_KEY']);
+    for (const [file, name] of needed) {
+      if (!fs.existsSync(file)) throw new ConfigError(`${name}: no file ${file}; run \`wsag cert demo\` for a demo PKI, or point ${name} at your own`);
+    }
+  }
+  return { ...(tlsPort !== undefined ? { tlsPort } : {}), tlsCertFile, tlsKeyFile, caFile, anonymous, signAgreements };
+}
+
+function choice<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

@@ -1,5 +1,5 @@
 import type { Agreement } from '../domain/agreement.js';
-import type { Caller } from '../domain/identity.js';
+import { mayActOn, type Caller } from '../domain/identity.js';
 import {
   InvalidStateTransition, InvalidTerms, NegotiationClosed, NotAuthorized, OfferExpired,
   TooManyRounds, UnknownResource,
@@ -10,6 +10,7 @@ import {
 import { negotiationStep, type CounteredOffer, type NegotiationMessage } from '../domain/negotiation-state-machine.js';
 import { feeCharged, type PriceList } from '../domain/pricing.js';
 import { addSeconds, isoTime } from '../domain/time.js';
+import { actorOf, negotiationNotes, systemActor } from './audit-notes.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { PlanningService } from './planning-service.js';
 import { ResponderOffers } from './responder-offers.js';
@@ -75,7 +76,7 @@ export class NegotiationService {
     if (request.type === 'Renegotiation') {
       const agreement = await this.deps.agreements.get(request.agreementId ?? '');
       if (!agreement) throw new UnknownResource(`Renegotiation names agreement "${request.agreementId}", which does not exist`);
-      if (!owns(caller, agreement.initiator)) throw new NotAuthorized(`agreement "${agreement.id}" belongs to another party`);
+      if (!mayActOn(caller, agreement)) throw new NotAuthorized(`agreement "${agreement.id}" belongs to another party`);
       if (agreement.state !== 'Observed') {
         throw new InvalidStateTransition(`only an Observed agreement can be renegotiated; agreement "${agreement.id}" is ${agreement.state}`);
       }
@@ -98,7 +99,7 @@ export class NegotiationService {
       updatedAt: now,
       expiresAt,
     };
-    await this.deps.negotiations.insert(negotiation);
+    await this.deps.negotiations.insert(negotiation, negotiationNotes(undefined, negotiation, actorOf(caller)));
     return negotiation;
   }
 
@@ -128,9 +129,10 @@ export class NegotiationService {
   private async round(id: string, offers: ReceivedNegotiationOffer[], caller: Caller): Promise<NegotiationOfferRecord[]> {
     return this.lock.run(id, async () => {
       const negotiation = await this.load(id, caller);
+      const before = structuredClone(negotiation);
       const now = this.deps.clock.now();
       this.expireHolds(negotiation, now);
-      await this.enforceLimits(negotiation, now);
+      await this.enforceLimits(negotiation, before, now, caller);
       negotiation.rounds++;
       const answers: NegotiationOfferRecord[] = [];
       const booked: string[] = [];
@@ -155,7 +157,7 @@ export class NegotiationService {
           }
         }
         negotiation.updatedAt = now;
-        await this.deps.negotiations.update(negotiation);
+        await this.save(before, negotiation, caller);
       } catch (error) {
         for (const key of booked) this.deps.plan.release(key);
         throw error;
@@ -168,12 +170,13 @@ export class NegotiationService {
   async advertise(id: string, offers: ReceivedNegotiationOffer[], caller: Caller): Promise<void> {
     await this.lock.run(id, async () => {
       const negotiation = await this.load(id, caller);
+      const before = structuredClone(negotiation);
       const now = this.deps.clock.now();
       this.expireHolds(negotiation, now);
-      await this.enforceLimits(negotiation, now);
+      await this.enforceLimits(negotiation, before, now, caller);
       for (const incoming of offers) this.receive(negotiation, incoming, 'advertise', now);
       negotiation.updatedAt = now;
-      await this.deps.negotiations.update(negotiation);
+      await this.save(before, negotiation, caller);
     });
   }
 
@@ -181,13 +184,14 @@ export class NegotiationService {
   async terminate(id: string, caller: Caller): Promise<Negotiation> {
     return this.lock.run(id, async () => {
       const negotiation = await this.load(id, caller);
+      const before = structuredClone(negotiation);
       const now = this.deps.clock.now();
       this.expireHolds(negotiation, now);
       const { next } = negotiationStep(negotiation.state, 'Terminate', 'None', { closedBecause: negotiation.closedBecause });
       for (const offer of liveHolds(negotiation)) this.endHold(negotiation, offer.offerId, 'Released', now);
       negotiation.state = next;
       negotiation.updatedAt = now;
-      await this.deps.negotiations.update(negotiation);
+      await this.save(before, negotiation, caller);
       return negotiation;
     });
   }
@@ -208,6 +212,7 @@ export class NegotiationService {
       const negotiation = await this.load(id, caller, `the accepted offer "${ref.offerId}" belongs to no negotiation "${id}"`);
       const now = this.deps.clock.now();
       await this.expireAndSave(negotiation, now);
+      const before = structuredClone(negotiation);
       const offer = findOffer(negotiation, ref.offerId);
       if (!offer) throw new UnknownResource(`negotiation "${id}" has no offer "${ref.offerId}"`);
       const countered = this.classify(negotiation, offer.offerId, now);
@@ -221,7 +226,7 @@ export class NegotiationService {
       negotiation.state = 'Concluded';
       negotiation.agreementCreated = agreement.id;
       negotiation.updatedAt = now;
-      await this.deps.negotiations.update(negotiation);
+      await this.save(before, negotiation, caller);
       return agreement;
     });
   }
@@ -252,6 +257,7 @@ export class NegotiationService {
     }
     const counts = { held: 0, expired: 0, confirmed: 0, lost: 0 };
     for (const negotiation of await this.deps.negotiations.list({ withLiveHolds: true })) {
+      const before = structuredClone(negotiation);
       let changed = false;
       for (const offer of liveHolds(negotiation)) {
         const hold = offer.hold as NonNullable<typeof offer.hold>;
@@ -280,7 +286,7 @@ export class NegotiationService {
       }
       if (changed) {
         negotiation.updatedAt = now;
-        await this.deps.negotiations.update(negotiation);
+        await this.save(before, negotiation, systemActor);
       }
     }
     const { lost, ...rest } = counts;
@@ -300,9 +306,10 @@ export class NegotiationService {
       if (!negotiation || !offer || !hold || hold.state !== 'Held') return;
       const allocation = this.deps.plan.allocationOf(holdKey(offerId), hold.allocation);
       if (!allocation || JSON.stringify(allocation) === JSON.stringify(hold.allocation)) return;
+      const before = structuredClone(negotiation);
       offer.hold = { ...hold, allocation };
       negotiation.updatedAt = this.deps.clock.now();
-      await this.deps.negotiations.update(negotiation);
+      await this.save(before, negotiation, systemActor);
     });
   }
 
@@ -382,16 +389,23 @@ export class NegotiationService {
   }
 
   private async expireAndSave(negotiation: Negotiation, now: Date): Promise<number> {
+    const before = structuredClone(negotiation);
     const expired = this.expireHolds(negotiation, now);
     if (expired > 0) {
       negotiation.updatedAt = now;
-      await this.deps.negotiations.update(negotiation);
+      await this.save(before, negotiation, systemActor);
     }
     return expired;
   }
 
+  /** Stores the negotiation with the audit notes of what changed since `before` (as stored). */
+  private save(before: Negotiation, negotiation: Negotiation, by: Caller | typeof systemActor): Promise<void> {
+    const actor = by === systemActor ? systemActor : actorOf(by);
+    return this.deps.negotiations.update(negotiation, negotiationNotes(before, negotiation, actor));
+  }
+
   /** Site limits (seed 002 section 2.3): past the duration or the rounds, the negotiation closes with a fault. */
-  private async enforceLimits(negotiation: Negotiation, now: Date): Promise<void> {
+  private async enforceLimits(negotiation: Negotiation, before: Negotiation, now: Date, caller: Caller): Promise<void> {
     if (negotiation.state !== 'Open') return;
     const { maxRounds } = this.deps.settings;
     let fault: Error | undefined;
@@ -405,22 +419,19 @@ export class NegotiationService {
     if (!fault) return;
     negotiation.state = 'Closed';
     negotiation.updatedAt = now;
-    await this.deps.negotiations.update(negotiation);
+    await this.save(before, negotiation, caller);
     throw fault;
   }
 
   private async load(id: string, caller: Caller, missing = `no negotiation with id "${id}"`): Promise<Negotiation> {
     const negotiation = await this.deps.negotiations.get(id);
     if (!negotiation) throw new UnknownResource(missing);
-    if (!owns(caller, negotiation.initiator)) throw new NotAuthorized(`negotiation "${id}" belongs to another party`);
+    if (!mayActOn(caller, negotiation)) throw new NotAuthorized(`negotiation "${id}" belongs to another party`);
     return negotiation;
   }
 }
 
 
-function owns(caller: Caller, initiator: string): boolean {
-  return caller.isAdmin || caller.identity === initiator;
-}
 
 function expiredOffer(offer: NegotiationOfferRecord): OfferExpired {
   const hold = offer.hold;

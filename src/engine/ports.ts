@@ -3,6 +3,7 @@ import type { Allocation } from '../domain/allocation.js';
 import type { AlternativeChoice, Money, Negotiation, OfferCreator, OfferState } from '../domain/negotiation.js';
 import type { AgreementTemplate } from '../domain/template.js';
 import type { GuaranteeTerm, ServiceRequest } from '../domain/terms.js';
+import type { Peer } from './peers.js';
 
 /**
  * The ports the engine needs; adapters implement them (src/store, src/xml, src/main.ts).
@@ -14,12 +15,13 @@ import type { GuaranteeTerm, ServiceRequest } from '../domain/terms.js';
  * is durable (it survives a crash of the process); `insert` of an existing id rejects;
  * `get` of an unknown id resolves to undefined; `list` orders by creation time, then id;
  * callers always get copies, never objects the store keeps. The engine serialises updates
- * of one agreement.
+ * of one agreement. `audit` notes are appended to the store's AuditLog, about this
+ * agreement, in the same transaction as the change: both are stored, or neither.
  */
 export interface AgreementRepository {
-  insert(agreement: Agreement): Promise<void>;
+  insert(agreement: Agreement, audit?: readonly AuditNote[]): Promise<void>;
   /** Replaces the stored agreement with the same id; rejects when there is none. */
-  update(agreement: Agreement): Promise<void>;
+  update(agreement: Agreement, audit?: readonly AuditNote[]): Promise<void>;
   get(id: string): Promise<Agreement | undefined>;
   list(filter?: { initiator?: string }): Promise<Agreement[]>;
   close(): Promise<void>;
@@ -51,6 +53,8 @@ export interface ReceivedOffer {
   alternative?: AlternativeChoice;
   /** GFD.193 NegotiationExtension / RenegotiationExtension in the Context: the Acceptable offer this offer accepts. */
   accepts?: { offerId: string; negotiationId?: string };
+  /** srv:EligibleParty in the Context: other identities that may read and use the agreement. */
+  eligibleParties?: string[];
 }
 
 /** A wsag-neg:NegotiationOffer as received in Negotiate or Advertise. */
@@ -82,15 +86,69 @@ export interface NegotiationRequest {
 
 /**
  * Durable negotiation storage, with the same contract as AgreementRepository: writes
- * resolve once durable, reads return copies, `list` orders by creation time then id.
+ * resolve once durable, reads return copies, `list` orders by creation time then id, and
+ * `audit` notes are appended about this negotiation in the same transaction as the change.
  */
 export interface NegotiationRepository {
-  insert(negotiation: Negotiation): Promise<void>;
-  update(negotiation: Negotiation): Promise<void>;
+  insert(negotiation: Negotiation, audit?: readonly AuditNote[]): Promise<void>;
+  update(negotiation: Negotiation, audit?: readonly AuditNote[]): Promise<void>;
   get(id: string): Promise<Negotiation | undefined>;
   /** `withLiveHolds`: only negotiations with at least one hold in state Held. */
   list(filter?: { initiator?: string; withLiveHolds?: boolean }): Promise<Negotiation[]>;
   close(): Promise<void>;
+}
+
+/** A JSON value, as audit details hold them (times as ISO strings, not Dates). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type AuditDetails = { [key: string]: JsonValue };
+
+/** What an audit entry is about. */
+export interface AuditSubject {
+  kind: 'agreement' | 'negotiation';
+  id: string;
+}
+
+/** A change as the engine records it; the log gives it its place in the chain. */
+export interface AuditRecord {
+  at: Date;
+  /** The caller's identity, or 'system' for timers, the scheduler and start-up. */
+  actor: string;
+  subject: AuditSubject;
+  /** What happened: created, terminated, renegotiated, reservation-used, hold-expired, plan-moved, ... */
+  action: string;
+  /** Small: states, offer ids, and for agreements the sha256 of the document after the change. */
+  details: AuditDetails;
+}
+
+/** An audit record about the object a repository writes with it: the repository fills in the subject. */
+export type AuditNote = Omit<AuditRecord, 'subject'>;
+
+export interface AuditEntry extends AuditRecord {
+  /** 1, 2, 3, ... in append order, without gaps. */
+  seq: number;
+  /** The previous entry's hash; 64 zeros for the first entry. */
+  prevHash: string;
+  /** sha256 hex over the entry's fields and prevHash (auditEntryHash in audit-chain.ts). */
+  hash: string;
+}
+
+/**
+ * The audit trail: an append-only, hash-chained log of every state change of agreements
+ * and negotiations (docs/security.md). Contract: entries get seq 1, 2, 3, ... in append
+ * order; each entry's prevHash is the hash of the entry before it (64 zeros for the first)
+ * and its hash is auditEntryHash of its fields, so a stored entry changed, removed or moved
+ * breaks the chain (AuditService.verifyChain finds where). There is no update or delete.
+ * Appends resolve once durable, together with the change they describe when a repository
+ * writes them (see AgreementRepository); details come back as JSON gives them; reads
+ * return copies.
+ */
+export interface AuditLog {
+  /** Appends one entry on its own, in its own transaction. */
+  append(record: AuditRecord): Promise<AuditEntry>;
+  /** Entries in seq order: one subject's or all, those after seq `after`, at most `limit`. */
+  entries(filter?: { subject?: AuditSubject; after?: number; limit?: number }): Promise<AuditEntry[]>;
+  /** The subject's newest entry. */
+  latest(subject: AuditSubject): Promise<AuditEntry | undefined>;
 }
 
 export interface CounterOfferDetails {
@@ -159,7 +217,98 @@ export interface AgreementDetails {
   templateName: string;
 }
 
+/** Signs agreement documents as the provider (XML-DSig, src/crypto). */
+export interface AgreementSigner {
+  /** The document with the provider's signature added. */
+  sign(document: string): string;
+}
+
+/** A verified signature on an agreement: who signed (the chain's identity) and its ds:SignatureValue. */
+export interface VerifiedSignature {
+  identity: string;
+  signatureValue: string;
+}
+
+/** Checks agreement signatures against the trusted CAs (src/crypto). */
+export interface AgreementSignatureVerifier {
+  /** The provider's signature and the initiator's countersignature, if any; throws SignatureInvalid naming what is wrong. */
+  verify(document: string, at: Date): { provider: VerifiedSignature; initiator?: VerifiedSignature };
+}
+
 /** Writes the agreement document the provider commits to. */
 export interface AgreementDocumentWriter {
   write(offer: ReceivedOffer, details: AgreementDetails): string;
+}
+
+// --- peer providers (cross-border migration, seed 002 sections 3.6 and 4.2.4) -----------
+
+/** What is asked of a peer provider: terms it is to serve (src/client/peer-providers.ts writes them into an offer from the peer's template). */
+export interface PeerRequest {
+  /**
+   * For a migrated job: the work left after its last checkpoint, starting no earlier than
+   * the checkpoint can arrive, by the original deadline (or in the original window). For
+   * standby capacity (Full): the job's own terms.
+   */
+  request: ServiceRequest;
+  /** The agreement's Name at the peer, e.g. where the job comes from. */
+  name?: string;
+}
+
+/** A peer's committing offer (an Acceptable counter-offer): its price, capacity held until `expiresAt`. */
+export interface PeerQuote {
+  peer: string;
+  negotiationId: string;
+  /** The address of the negotiation's EPR at the peer. */
+  negotiationAddress: string;
+  offerId: string;
+  price: Money;
+  /** The preparatory fee the peer charges if the offer is not accepted in time. */
+  fee?: Money;
+  expiresAt?: Date;
+  /** The counter-offer as received (XML): accepting sends its terms back. */
+  offer: string;
+}
+
+/** A preparatory reservation of standby capacity at a peer (Full): a quote to bind before it expires. */
+export type StandbyHold = PeerQuote;
+
+export type PeerQuoteAnswer = { quoted: true; quote: PeerQuote } | { quoted: false; reason: string };
+
+/** An agreement this provider made with a peer (as its initiator). */
+export interface RemoteAgreement {
+  peer: string;
+  agreementId: string;
+  /** The agreement's EPR address at the peer. */
+  address: string;
+}
+
+/** A checkpoint to send to a peer: a file, or bytes in memory. */
+export interface CheckpointData {
+  file?: string;
+  bytes?: Uint8Array;
+  sizeBytes: number;
+}
+
+/**
+ * Other providers, spoken to as a WS-Agreement client (src/client/peer-providers.ts).
+ * Contract: `quote` and `reserveStandby` negotiate (InitiateNegotiation, a Solicited offer)
+ * and answer the peer's committing offer with its srv:Quote price, or why there is none (a
+ * Rejected answer, a fault, an unreachable peer): they do not throw for the peer's sake. A
+ * quote holds capacity at the peer until it is accepted (`accept`, `bindStandby`: a
+ * CreateAgreement accepting the offer) or declined (`decline`: the negotiation is
+ * terminated and the hold released); callers decline every quote they do not accept.
+ * `accept`, `bindStandby`, `transferCheckpoint` and `terminate` throw when they fail.
+ */
+export interface PeerProviders {
+  quote(peer: Peer, request: PeerRequest): Promise<PeerQuoteAnswer>;
+  accept(peer: Peer, quote: PeerQuote): Promise<RemoteAgreement>;
+  decline(peer: Peer, quote: PeerQuote): Promise<void>;
+  /** Sends the checkpoint for the peer's agreement `remoteAgreementId`; the job resumes from it there. */
+  transferCheckpoint(peer: Peer, remoteAgreementId: string, checkpoint: CheckpointData): Promise<void>;
+  /** Ends an agreement with a peer (a migration that could not be completed). */
+  terminate(peer: Peer, remote: RemoteAgreement, reason: string): Promise<void>;
+  /** Full service, preparatory step: standby capacity held at the peer. */
+  reserveStandby(peer: Peer, request: PeerRequest): Promise<PeerQuoteAnswer>;
+  /** Full service, binding step: the held standby capacity becomes an agreement. */
+  bindStandby(peer: Peer, hold: StandbyHold): Promise<RemoteAgreement>;
 }

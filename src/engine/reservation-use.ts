@@ -1,9 +1,10 @@
 import type { Allocation } from '../domain/allocation.js';
-import type { Caller } from '../domain/identity.js';
+import { mayActOn, type Caller } from '../domain/identity.js';
 import { CannotSatisfy, InvalidStateTransition, InvalidTerms, NotAuthorized, UnknownResource } from '../domain/errors.js';
 import type { ServiceRequest } from '../domain/terms.js';
 import { isoTime } from '../domain/time.js';
 import type { AgreementService } from './agreement-service.js';
+import { actorOf } from './audit-notes.js';
 import type { AgreementRepository } from './ports.js';
 
 /**
@@ -32,7 +33,7 @@ export class ReservationUse {
     const reservation = await this.repository.get(reservationId);
     const what = `sla:UseReservation "${reservationId}"`;
     if (!reservation) throw new UnknownResource(`${what}: no such agreement`);
-    if (!caller.isAdmin && reservation.initiator !== caller.identity) throw new NotAuthorized(`${what}: the reservation belongs to another party`);
+    if (!mayActOn(caller, reservation)) throw new NotAuthorized(`${what}: the reservation belongs to another party`);
     const window = reservation.request.window;
     if (!window || !reservation.allocation) throw new InvalidTerms(`${what}: that agreement is not a reservation (it has no reservation window)`);
     if (reservation.state !== 'Observed') throw new InvalidStateTransition(`${what}: the reservation is ${reservation.state}, not Observed`);
@@ -60,7 +61,11 @@ export class ReservationUse {
     this.claimed.delete(reservationId);
   }
 
-  async markUsed(reservationId: string, usedBy: string, now: Date): Promise<void> {
-    await this.agreements.change(reservationId, (reservation) => ({ ...reservation, usedBy, updatedAt: now }));
+  async markUsed(reservationId: string, usedBy: string, now: Date, caller: Caller): Promise<void> {
+    await this.agreements.change(reservationId, (reservation) => ({ ...reservation, usedBy, updatedAt: now }), {
+      actor: actorOf(caller),
+      action: 'reservation-used',
+      details: { usedBy },
+    });
   }
 }

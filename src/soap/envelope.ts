@@ -10,6 +10,8 @@ export interface SoapRequest {
   headers: XmlElement[];
   /** The single child of soap:Body (document/literal). */
   body: XmlElement;
+  /** The envelope's text as received (WS-Security digests cover it exactly). */
+  text?: string;
 }
 
 /** Finds Header and Body in a parsed envelope; anything else is MalformedMessage. */

@@ -8,7 +8,7 @@ import type { Caller } from '../domain/identity.js';
 import { parseXml, schemasDir } from '../xml/libxml.js';
 import { ns } from '../xml/namespaces.js';
 import { guardRawXml } from '../xml/raw-guard.js';
-import { contentType, envelope, readEnvelope, type SoapVersion } from './envelope.js';
+import { contentType, envelope, readEnvelope, type SoapRequest, type SoapVersion } from './envelope.js';
 import { faultEnvelope } from './fault.js';
 import type { Operation, Port } from './operation.js';
 
@@ -19,8 +19,9 @@ export interface EndpointOptions {
   maxBodyBytes: number;
   maxXmlDepth: number;
   /** Public base URL of the server, e.g. http://127.0.0.1:8080 (no trailing slash). */
-  baseUrl: () => string;
-  identify: (req: Request) => Caller;
+  baseUrl: (req?: Request) => string;
+  /** Who sent the request (TLS client certificate, WS-Security signature, or anonymous); throws NotAuthenticated. */
+  identify: (req: Request, soap: SoapRequest | undefined, now: Date) => Caller;
   now: () => Date;
   logger: Logger;
 }
@@ -49,7 +50,7 @@ export function soapRouter(options: EndpointOptions): Router {
         res.status(405).type('text/plain').send(`${port.name} speaks SOAP: POST an envelope, or GET ${port.path}?wsdl\n`);
         return;
       }
-      const wsdl = fs.readFileSync(path.join(wsdlDir, port.wsdlFile), 'utf8').split(addressPlaceholder).join(options.baseUrl());
+      const wsdl = fs.readFileSync(path.join(wsdlDir, port.wsdlFile), 'utf8').split(addressPlaceholder).join(options.baseUrl(req));
       res.type('application/xml').send(wsdl);
     });
     router.post(port.path, (req, res) => {
@@ -70,12 +71,12 @@ async function handleSoap(port: Port, req: Request, res: Response, options: Endp
     const text = guardRawXml(body, { maxBytes: options.maxBodyBytes, maxDepth: options.maxXmlDepth });
     const doc = parseXml(text, 'SOAP message');
     try {
-      const request = readEnvelope(doc);
+      const request = { ...readEnvelope(doc), text };
       version = request.version;
       operation = selectOperation(port, request.body.namespaceUri, request.body.name, soapAction(req, version), addressingAction(request.headers));
-      caller = options.identify(req);
       const now = options.now();
-      const responseBody = await operation.handle({ request, caller, baseUrl: options.baseUrl(), now });
+      caller = options.identify(req, request, now);
+      const responseBody = await operation.handle({ request, caller, baseUrl: options.baseUrl(req), now });
       const headers = addressingHeaders(request.headers, operation.responseAction);
       res.status(200).type(contentType(version)).send(envelope(version, responseBody, headers));
     } finally {

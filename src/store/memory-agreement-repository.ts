@@ -1,23 +1,27 @@
 import type { Agreement } from '../domain/agreement.js';
-import type { AgreementRepository } from '../engine/ports.js';
+import type { AgreementRepository, AuditNote } from '../engine/ports.js';
 import { byCreation } from './by-creation.js';
+import { MemoryAuditLog } from './memory-audit-log.js';
 
 /**
  * Keeps agreements in a Map. Not durable: for tests and throwaway servers only.
  * Every agreement is cloned on the way in and out, so a caller that mutates what it
  * passed or got back cannot change stored state (the SQLite store behaves the same way).
+ * Audit notes go to `audit` (a log of its own unless one is shared with other repositories).
  */
 export class MemoryAgreementRepository implements AgreementRepository {
   private readonly agreements = new Map<string, Agreement>();
 
-  async insert(agreement: Agreement): Promise<void> {
+  constructor(readonly audit: MemoryAuditLog = new MemoryAuditLog()) {}
+
+  async insert(agreement: Agreement, notes: readonly AuditNote[] = []): Promise<void> {
     if (this.agreements.has(agreement.id)) throw new Error(`agreement ${agreement.id} already exists`);
-    this.agreements.set(agreement.id, structuredClone(agreement));
+    this.store(agreement, notes);
   }
 
-  async update(agreement: Agreement): Promise<void> {
+  async update(agreement: Agreement, notes: readonly AuditNote[] = []): Promise<void> {
     if (!this.agreements.has(agreement.id)) throw new Error(`agreement ${agreement.id} does not exist`);
-    this.agreements.set(agreement.id, structuredClone(agreement));
+    this.store(agreement, notes);
   }
 
   async get(id: string): Promise<Agreement | undefined> {
@@ -34,4 +38,10 @@ export class MemoryAgreementRepository implements AgreementRepository {
   }
 
   async close(): Promise<void> {}
+
+  private store(agreement: Agreement, notes: readonly AuditNote[]): void {
+    const copy = structuredClone(agreement);
+    const subject = { kind: 'agreement', id: agreement.id } as const;
+    this.audit.appendWith(notes.map((note) => ({ ...note, subject })), () => this.agreements.set(agreement.id, copy));
+  }
 }

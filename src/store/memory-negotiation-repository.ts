@@ -1,24 +1,27 @@
 import type { Negotiation } from '../domain/negotiation.js';
 import { liveHolds } from '../domain/negotiation.js';
-import type { NegotiationRepository } from '../engine/ports.js';
+import type { AuditNote, NegotiationRepository } from '../engine/ports.js';
 import { byCreation } from './by-creation.js';
+import { MemoryAuditLog } from './memory-audit-log.js';
 
 /**
  * Keeps negotiations in a Map. Not durable: for tests and throwaway servers only.
  * Cloned on the way in and out, like MemoryAgreementRepository, so callers never share
- * objects with the store.
+ * objects with the store. Audit notes go to `audit`, like MemoryAgreementRepository's.
  */
 export class MemoryNegotiationRepository implements NegotiationRepository {
   private readonly negotiations = new Map<string, Negotiation>();
 
-  async insert(negotiation: Negotiation): Promise<void> {
+  constructor(readonly audit: MemoryAuditLog = new MemoryAuditLog()) {}
+
+  async insert(negotiation: Negotiation, notes: readonly AuditNote[] = []): Promise<void> {
     if (this.negotiations.has(negotiation.id)) throw new Error(`negotiation ${negotiation.id} already exists`);
-    this.negotiations.set(negotiation.id, structuredClone(negotiation));
+    this.store(negotiation, notes);
   }
 
-  async update(negotiation: Negotiation): Promise<void> {
+  async update(negotiation: Negotiation, notes: readonly AuditNote[] = []): Promise<void> {
     if (!this.negotiations.has(negotiation.id)) throw new Error(`negotiation ${negotiation.id} does not exist`);
-    this.negotiations.set(negotiation.id, structuredClone(negotiation));
+    this.store(negotiation, notes);
   }
 
   async get(id: string): Promise<Negotiation | undefined> {
@@ -36,4 +39,10 @@ export class MemoryNegotiationRepository implements NegotiationRepository {
   }
 
   async close(): Promise<void> {}
+
+  private store(negotiation: Negotiation, notes: readonly AuditNote[]): void {
+    const copy = structuredClone(negotiation);
+    const subject = { kind: 'negotiation', id: negotiation.id } as const;
+    this.audit.appendWith(notes.map((note) => ({ ...note, subject })), () => this.negotiations.set(negotiation.id, copy));
+  }
 }

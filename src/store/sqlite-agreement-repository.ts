@@ -2,8 +2,9 @@ import Database from 'better-sqlite3';
 import type { Agreement, GuaranteeTermStatus, ServiceTermStatus } from '../domain/agreement.js';
 import type { Allocation } from '../domain/allocation.js';
 import type { ServiceRequest } from '../domain/terms.js';
-import type { AgreementRepository } from '../engine/ports.js';
+import type { AgreementRepository, AuditNote } from '../engine/ports.js';
 import { reviveAllocation, reviveRequest, type Json } from './json-dates.js';
+import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteConnection } from './sqlite-connection.js';
 
 interface AgreementRow {
@@ -50,8 +51,11 @@ export class SqliteAgreementRepository implements AgreementRepository {
   private readonly listStmt: Database.Statement<[], AgreementRow>;
   private readonly listByInitiatorStmt: Database.Statement<[string], AgreementRow>;
 
-  /** Prefer SqliteStore, or open() / memory() for agreements alone. */
-  constructor(private readonly connection: SqliteConnection) {
+  /** Prefer SqliteStore, or open() / memory() for agreements alone. Audit notes go to `audit`, on the same connection. */
+  constructor(
+    private readonly connection: SqliteConnection,
+    private readonly audit: SqliteAuditLog = new SqliteAuditLog(connection),
+  ) {
     const { db } = connection;
     this.insertStmt = db.prepare(
       `INSERT INTO agreements (${columns}) VALUES (@id, @name, @template_id, @template_name, @initiator, @state,
@@ -81,9 +85,10 @@ export class SqliteAgreementRepository implements AgreementRepository {
     return new SqliteAgreementRepository(SqliteConnection.memory());
   }
 
-  async insert(agreement: Agreement): Promise<void> {
+  async insert(agreement: Agreement, notes: readonly AuditNote[] = []): Promise<void> {
+    const row = toRow(agreement);
     try {
-      this.insertStmt.run(toRow(agreement));
+      this.audit.appendWith(about(agreement.id, notes), () => this.insertStmt.run(row));
     } catch (error) {
       if (error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new Error(`agreement ${agreement.id} already exists`, { cause: error });
@@ -92,10 +97,12 @@ export class SqliteAgreementRepository implements AgreementRepository {
     }
   }
 
-  async update(agreement: Agreement): Promise<void> {
-    if (this.updateStmt.run(toRow(agreement)).changes === 0) {
-      throw new Error(`agreement ${agreement.id} does not exist`);
-    }
+  async update(agreement: Agreement, notes: readonly AuditNote[] = []): Promise<void> {
+    const row = toRow(agreement);
+    this.audit.appendWith(about(agreement.id, notes), () => {
+      // Thrown inside the transaction: nothing is appended either.
+      if (this.updateStmt.run(row).changes === 0) throw new Error(`agreement ${agreement.id} does not exist`);
+    });
   }
 
   async get(id: string): Promise<Agreement | undefined> {
@@ -112,6 +119,10 @@ export class SqliteAgreementRepository implements AgreementRepository {
   async close(): Promise<void> {
     this.connection.close();
   }
+}
+
+function about(id: string, notes: readonly AuditNote[]) {
+  return notes.map((note) => ({ ...note, subject: { kind: 'agreement', id } as const }));
 }
 
 function toRow(a: Agreement): AgreementRow {

@@ -18,6 +18,29 @@ export class SqliteConnection {
     return SqliteConnection.configure(new Database(file), { wal: true });
   }
 
+  /**
+   * Opens an existing database file for reading only (wsag audit, next to a running server):
+   * nothing is created or migrated, so its schema must be the one this code reads.
+   */
+  static openReadOnly(file: string): SqliteConnection {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      db.pragma('busy_timeout = 5000');
+      const version = schemaVersion(db);
+      if (version !== migrations.length) {
+        throw new Error(
+          version < migrations.length
+            ? `database schema version ${version} is older than this code reads (${migrations.length}): start the server once to upgrade it`
+            : `database schema version ${version} is newer than this code reads (${migrations.length})`,
+        );
+      }
+      return new SqliteConnection(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
   /** A private in-memory database, for tests. */
   static memory(): SqliteConnection {
     return SqliteConnection.configure(new Database(':memory:'), { wal: false });
@@ -50,9 +73,7 @@ export class SqliteConnection {
 function migrate(db: Database.Database): void {
   db.transaction(() => {
     db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT');
-    const { version } = db.prepare('SELECT coalesce(max(version), 0) AS version FROM schema_version').get() as {
-      version: number;
-    };
+    const version = schemaVersion(db);
     if (version > migrations.length) {
       throw new Error(`database schema version ${version} is newer than this server supports (${migrations.length})`);
     }
@@ -62,4 +83,10 @@ function migrate(db: Database.Database): void {
       record.run(version + i + 1, Date.now());
     });
   }).immediate();
+}
+
+function schemaVersion(db: Database.Database): number {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
+  if (table === undefined) return 0;
+  return (db.prepare('SELECT coalesce(max(version), 0) AS version FROM schema_version').get() as { version: number }).version;
 }

@@ -51,4 +51,25 @@ export const migrations: readonly string[] = [
   // ids, checkpoint plan, outages left, ...), as one JSON object, so a restart restores the
   // same plan. NULL (rows written before, or no plan) means: place the allocation again.
   `ALTER TABLE agreements ADD COLUMN allocation_plan TEXT;`,
+
+  // 5: the audit trail (AuditLog in src/engine/ports.ts): one row per state change of an
+  // agreement or a negotiation, hash-chained by seq. Append-only: the triggers refuse
+  // UPDATE and DELETE, so only someone who drops them first can rewrite history, and the
+  // chain then shows where.
+  `CREATE TABLE audit_log (
+     seq          INTEGER PRIMARY KEY,
+     at           INTEGER NOT NULL,
+     actor        TEXT    NOT NULL,
+     subject_kind TEXT    NOT NULL,
+     subject_id   TEXT    NOT NULL,
+     action       TEXT    NOT NULL,
+     details      TEXT    NOT NULL,
+     prev_hash    TEXT    NOT NULL,
+     hash         TEXT    NOT NULL
+   ) STRICT;
+   CREATE INDEX audit_log_by_subject ON audit_log (subject_kind, subject_id, seq);
+   CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
+   BEGIN SELECT RAISE(ABORT, 'audit_log is append-only: its rows cannot be updated'); END;
+   CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
+   BEGIN SELECT RAISE(ABORT, 'audit_log is append-only: its rows cannot be deleted'); END;`,
 ];

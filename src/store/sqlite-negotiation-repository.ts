@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
 import type { Hold, Negotiation, NegotiationOfferRecord, NegotiationState } from '../domain/negotiation.js';
 import { liveHolds } from '../domain/negotiation.js';
-import type { NegotiationRepository } from '../engine/ports.js';
+import type { AuditNote, NegotiationRepository } from '../engine/ports.js';
 import { reviveAllocation, reviveRequest, type Json } from './json-dates.js';
+import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteConnection } from './sqlite-connection.js';
 
 interface NegotiationRow {
@@ -32,8 +33,11 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
   /** One statement per combination of list filters, prepared on first use. */
   private readonly listStmts = new Map<string, Database.Statement<string[], NegotiationRow>>();
 
-  /** Prefer SqliteStore. */
-  constructor(private readonly connection: SqliteConnection) {
+  /** Prefer SqliteStore. Audit notes go to `audit`, on the same connection. */
+  constructor(
+    private readonly connection: SqliteConnection,
+    private readonly audit: SqliteAuditLog = new SqliteAuditLog(connection),
+  ) {
     const { db } = connection;
     this.insertStmt = db.prepare(
       `INSERT INTO negotiations (${columns})
@@ -47,9 +51,10 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
     this.getStmt = db.prepare(`SELECT ${columns} FROM negotiations WHERE id = ?`);
   }
 
-  async insert(negotiation: Negotiation): Promise<void> {
+  async insert(negotiation: Negotiation, notes: readonly AuditNote[] = []): Promise<void> {
+    const row = toRow(negotiation);
     try {
-      this.insertStmt.run(toRow(negotiation));
+      this.audit.appendWith(about(negotiation.id, notes), () => this.insertStmt.run(row));
     } catch (error) {
       if (error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new Error(`negotiation ${negotiation.id} already exists`, { cause: error });
@@ -58,10 +63,12 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
     }
   }
 
-  async update(negotiation: Negotiation): Promise<void> {
-    if (this.updateStmt.run(toRow(negotiation)).changes === 0) {
-      throw new Error(`negotiation ${negotiation.id} does not exist`);
-    }
+  async update(negotiation: Negotiation, notes: readonly AuditNote[] = []): Promise<void> {
+    const row = toRow(negotiation);
+    this.audit.appendWith(about(negotiation.id, notes), () => {
+      // Thrown inside the transaction: nothing is appended either.
+      if (this.updateStmt.run(row).changes === 0) throw new Error(`negotiation ${negotiation.id} does not exist`);
+    });
   }
 
   async get(id: string): Promise<Negotiation | undefined> {
@@ -97,6 +104,10 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
     }
     return statement;
   }
+}
+
+function about(id: string, notes: readonly AuditNote[]) {
+  return notes.map((note) => ({ ...note, subject: { kind: 'negotiation', id } as const }));
 }
 
 function toRow(negotiation: Negotiation): NegotiationRow {

@@ -1,24 +1,33 @@
 import { SqliteAgreementRepository } from './sqlite-agreement-repository.js';
+import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { SqliteNegotiationRepository } from './sqlite-negotiation-repository.js';
 
 /**
- * The server's database: agreements and negotiations in one SQLite file, on one connection,
- * so there is one migration list and one set of pragmas. Closing the store, or either
- * repository, closes the connection for both.
+ * The server's database: agreements, negotiations and the audit log of their changes in one
+ * SQLite file, on one connection, so there is one migration list and one set of pragmas,
+ * and a change and its audit entries commit in one transaction. Closing the store, or
+ * either repository, closes the connection for all.
  */
 export class SqliteStore {
   readonly agreements: SqliteAgreementRepository;
   readonly negotiations: SqliteNegotiationRepository;
+  readonly audit: SqliteAuditLog;
 
   private constructor(private readonly connection: SqliteConnection) {
-    this.agreements = new SqliteAgreementRepository(connection);
-    this.negotiations = new SqliteNegotiationRepository(connection);
+    this.audit = new SqliteAuditLog(connection);
+    this.agreements = new SqliteAgreementRepository(connection, this.audit);
+    this.negotiations = new SqliteNegotiationRepository(connection, this.audit);
   }
 
   /** Opens (creating if needed) the database file and brings its schema up to date. */
   static open(file: string): SqliteStore {
     return new SqliteStore(SqliteConnection.open(file));
+  }
+
+  /** Opens an existing database file for reading only (see SqliteConnection.openReadOnly); writes reject. */
+  static openReadOnly(file: string): SqliteStore {
+    return new SqliteStore(SqliteConnection.openReadOnly(file));
   }
 
   /** A private in-memory database, for tests. */

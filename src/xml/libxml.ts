@@ -31,10 +31,14 @@ export function registerSchemaFiles(): void {
 /** Parser options: no network, no external entities, no entity substitution. */
 const safeOptions = ParseOption.XML_PARSE_NONET | ParseOption.XML_PARSE_NO_XXE | ParseOption.XML_PARSE_NOBLANKS;
 
-/** Parses XML text; malformed XML becomes MalformedMessage naming line and column. */
-export function parseXml(text: string, what = 'message', url?: string): XmlDocument {
+/**
+ * Parses XML text; malformed XML becomes MalformedMessage naming line and column.
+ * `keepBlanks` keeps whitespace-only text nodes, which XML signatures digest.
+ */
+export function parseXml(text: string, what = 'message', url?: string, { keepBlanks = false } = {}): XmlDocument {
+  const option = keepBlanks ? safeOptions & ~ParseOption.XML_PARSE_NOBLANKS : safeOptions;
   try {
-    return XmlDocument.fromString(text, { option: safeOptions, url });
+    return XmlDocument.fromString(text, { option, url });
   } catch (error) {
     if (error instanceof XmlParseError) {
       const detail = error.details[0];

@@ -15,6 +15,10 @@ export const ns = {
   xs: 'http://www.w3.org/2001/XMLSchema',
   soap11: 'http://schemas.xmlsoap.org/soap/envelope/',
   soap12: 'http://www.w3.org/2003/05/soap-envelope',
+  /** XML-DSig (agreement signatures, WS-Security). */
+  ds: 'http://www.w3.org/2000/09/xmldsig#',
+  wsse: 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd',
+  wsu: 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd',
 } as const;
 
 /** Prefix map for XPath in our own code. */
@@ -29,6 +33,9 @@ export const prefixes: Record<string, string> = {
   sla: ns.sla,
   srv: ns.srv,
   xs: ns.xs,
+  ds: ns.ds,
+  wsse: ns.wsse,
+  wsu: ns.wsu,
 };
 
 /** Which schema file in schemas/ declares each namespace (one entry file per namespace). */

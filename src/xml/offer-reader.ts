@@ -36,6 +36,7 @@ export interface XmlOfferParts {
   hasChoices: boolean;
   alternative?: AlternativeChoice;
   accepts?: { offerId: string; negotiationId?: string };
+  eligibleParties: string[];
 }
 
 /**
@@ -54,6 +55,7 @@ export class XmlReceivedOffer implements ReceivedOffer {
   readonly termsXml: string;
   readonly alternative?: AlternativeChoice;
   readonly accepts?: { offerId: string; negotiationId?: string };
+  readonly eligibleParties: string[];
   readonly #hasChoices: boolean;
   #alternatives: XmlReceivedOffer[] | undefined;
 
@@ -69,6 +71,7 @@ export class XmlReceivedOffer implements ReceivedOffer {
     this.termsXml = parts.termsXml;
     this.alternative = parts.alternative;
     this.accepts = parts.accepts;
+    this.eligibleParties = parts.eligibleParties;
     this.#hasChoices = parts.hasChoices;
   }
 
@@ -89,6 +92,8 @@ const serverWritten: Record<string, Set<string>> = {
   [ns.wsag]: new Set(['AgreementInitiator', 'AgreementResponder', 'ServiceProvider', 'ExpirationTime', 'TemplateId', 'TemplateName']),
   [ns.wsagNeg]: new Set(['NegotiationExtension', 'RenegotiationExtension']),
   [ns.srv]: new Set(['AcceptedOffer', 'ChosenAlternative']),
+  // Signatures in the agreement's Context are the parties' own (src/crypto); one sent in an offer is never copied.
+  [ns.ds]: new Set(['Signature']),
 };
 
 /**
@@ -119,6 +124,7 @@ export function readOffer(offer: XmlElement, alternative?: AlternativeChoice): X
     hasChoices: hasChoices(termsEl),
     alternative,
     accepts: readAccepts(contextEl),
+    eligibleParties: all(contextEl, 'srv:EligibleParty').map((e) => e.content.trim()),
   });
 }
 

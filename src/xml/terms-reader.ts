@@ -73,7 +73,9 @@ function readWindow(terms: XmlElement): ServiceRequest['window'] {
 }
 
 function readLibrary(e: XmlElement): Library {
-  return { name: attr(e, 'Name') ?? '', version: attr(e, 'Version') ?? '', loaded: attr(e, 'Loaded') === 'true' || attr(e, 'Loaded') === '1' };
+  // sla:Library's attributes are unqualified (schemas/sla-terms.xsd); attr() reads Name as wsag:Name.
+  const name = (e.eval('string(@Name)') as string).trim();
+  return { name, version: attr(e, 'Version') ?? '', loaded: attr(e, 'Loaded') === 'true' || attr(e, 'Loaded') === '1' };
 }
 
 export function readGuaranteeTerm(term: XmlElement): GuaranteeTerm {

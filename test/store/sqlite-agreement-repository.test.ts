@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SqliteAgreementRepository } from '../../src/store/index.js';
+import { SqliteAgreementRepository, SqliteStore } from '../../src/store/index.js';
+import { migrations } from '../../src/store/sqlite-migrations.js';
 import { agreementRepositoryContract } from './agreement-repository.suite.js';
 import { makeAgreement, makeFullAgreement } from './fixtures/make-agreement.js';
 
@@ -25,7 +26,7 @@ describe('SqliteAgreementRepository on a file', () => {
     // journal_mode is stored in the file, so a second connection sees it while the first is open.
     const raw = new Database(file, { readonly: true });
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(raw.prepare('SELECT max(version) AS v FROM schema_version').get()).toEqual({ v: 4 });
+    expect(raw.prepare('SELECT max(version) AS v FROM schema_version').get()).toEqual({ v: migrations.length });
     raw.close();
     await repo.close();
     expect(existsSync(file)).toBe(true);
@@ -54,7 +55,7 @@ describe('SqliteAgreementRepository on a file', () => {
     expect(() => SqliteAgreementRepository.open(file)).toThrow(/version 99/);
   });
 
-  it('keeps every acknowledged insert when the process is killed with SIGKILL', async () => {
+  it('keeps every acknowledged insert, and its audit entry, when the process is killed with SIGKILL', async () => {
     const count = 25;
     const file = freshFile();
     const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -82,9 +83,12 @@ describe('SqliteAgreementRepository on a file', () => {
     });
     expect(await exited).toBe('SIGKILL');
 
-    const repo = SqliteAgreementRepository.open(file);
-    const ids = (await repo.list()).map((a) => a.id);
-    await repo.close();
+    const store = SqliteStore.open(file);
+    const ids = (await store.agreements.list()).map((a) => a.id);
+    const audited = (await store.audit.entries()).map((e) => e.subject.id);
+    await store.close();
     expect(ids).toEqual(Array.from({ length: count }, (_, i) => `crash-${i}`));
+    // Each insert's audit entry committed with it.
+    expect(audited).toEqual(ids);
   }, 30_000);
 });

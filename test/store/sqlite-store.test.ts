@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { AuditService } from '../../src/engine/audit-service.js';
 import { SqliteAgreementRepository, SqliteStore } from '../../src/store/index.js';
+import { migrations } from '../../src/store/sqlite-migrations.js';
+import { auditLogContract } from './audit-log.suite.js';
 import { makeAgreement, makeFullAgreement } from './fixtures/make-agreement.js';
 import { makeFullNegotiation, makeHold, makeNegotiation, makeOffer } from './fixtures/make-negotiation.js';
 import { writeVersion1Database } from './fixtures/version-1-database.js';
@@ -16,6 +19,8 @@ const freshFile = () => join(dir, `db-${files++}.sqlite`);
 
 negotiationRepositoryContract('SqliteNegotiationRepository (memory)', () => SqliteStore.memory().negotiations);
 negotiationRepositoryContract('SqliteNegotiationRepository (file)', () => SqliteStore.open(freshFile()).negotiations);
+auditLogContract('SqliteAuditLog (memory)', () => SqliteStore.memory());
+auditLogContract('SqliteAuditLog (file)', () => SqliteStore.open(freshFile()));
 
 /** Reads the file through a second connection, as another process would. */
 function inspect<T>(file: string, read: (db: Database.Database) => T): T {
@@ -41,7 +46,7 @@ describe('SqliteStore', () => {
     const tables = inspect(file, (db) =>
       db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all(),
     );
-    expect(tables).toEqual(['agreements', 'negotiations', 'schema_version']);
+    expect(tables).toEqual(['agreements', 'audit_log', 'negotiations', 'schema_version']);
 
     const second = SqliteStore.open(file); // migrations must not re-run
     expect(await second.agreements.get(agreement.id)).toStrictEqual(agreement);
@@ -70,7 +75,7 @@ describe('SqliteStore', () => {
     expect(await store.negotiations.get('neg-full')).toStrictEqual(makeFullNegotiation());
     await store.close();
 
-    expect(inspect(file, (db) => db.prepare('SELECT max(version) FROM schema_version').pluck().get())).toBe(4);
+    expect(inspect(file, (db) => db.prepare('SELECT max(version) FROM schema_version').pluck().get())).toBe(migrations.length);
   });
 
   it('maintains live_holds, the count of Held holds, on insert and update', async () => {
@@ -117,5 +122,59 @@ describe('SqliteStore', () => {
     expect(await reopened.negotiations.get('neg-1')).toStrictEqual(makeNegotiation());
     expect(await reopened.agreements.get('agr-1')).toStrictEqual(makeAgreement());
     await reopened.close();
+  });
+
+  it('refuses UPDATE and DELETE of audit rows, even through another connection', async () => {
+    const file = freshFile();
+    const store = SqliteStore.open(file);
+    await store.agreements.insert(makeAgreement(), [{ at: new Date(0), actor: 'CN=alice', action: 'created', details: {} }]);
+    await store.close();
+    const raw = new Database(file);
+    try {
+      expect(() => raw.prepare("UPDATE audit_log SET actor = 'mallory' WHERE seq = 1").run()).toThrow(/append-only: its rows cannot be updated/);
+      expect(() => raw.prepare('DELETE FROM audit_log').run()).toThrow(/append-only: its rows cannot be deleted/);
+      expect(raw.prepare('SELECT actor FROM audit_log').pluck().all()).toEqual(['CN=alice']);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('keeps one chain when two connections to the file take turns appending', async () => {
+    const file = freshFile();
+    const first = SqliteStore.open(file);
+    const second = SqliteStore.open(file);
+    const record = (id: string) => ({ at: new Date(0), actor: 'system', subject: { kind: 'agreement', id } as const, action: 'adopted', details: {} });
+    for (let i = 0; i < 4; i++) {
+      await first.audit.append(record(`first-${i}`));
+      await second.audit.append(record(`second-${i}`));
+    }
+    const report = await new AuditService({ audit: first.audit, agreements: first.agreements }).verifyChain();
+    expect(report).toMatchObject({ entries: 8 });
+    expect(report.firstBroken).toBeUndefined();
+    expect((await second.audit.entries()).map((e) => e.subject.id)).toEqual(
+      ['first-0', 'second-0', 'first-1', 'second-1', 'first-2', 'second-2', 'first-3', 'second-3'],
+    );
+    await first.close();
+    await second.close();
+  });
+
+  it('opens a file read-only: it reads, refuses writes, and creates or migrates nothing', async () => {
+    const file = freshFile();
+    expect(() => SqliteStore.openReadOnly(file)).toThrow();
+    const writer = SqliteStore.open(file);
+    await writer.agreements.insert(makeAgreement(), [{ at: new Date(0), actor: 'CN=alice', action: 'created', details: {} }]);
+    await writer.close();
+
+    const reader = SqliteStore.openReadOnly(file);
+    expect(await reader.agreements.get('agr-1')).toStrictEqual(makeAgreement());
+    expect((await reader.audit.entries()).map((e) => e.action)).toEqual(['created']);
+    await expect(reader.agreements.insert(makeAgreement({ id: 'agr-2' }))).rejects.toThrow(/readonly/);
+    await expect(reader.audit.append({ at: new Date(0), actor: 'x', subject: { kind: 'agreement', id: 'agr-1' }, action: 'x', details: {} })).rejects.toThrow(/readonly/);
+    await reader.close();
+
+    const old = freshFile();
+    writeVersion1Database(old, [makeAgreement()]);
+    expect(() => SqliteStore.openReadOnly(old)).toThrow(/version 1 is older than this code reads .*start the server once/);
+    expect(inspect(old, (db) => db.prepare('SELECT max(version) FROM schema_version').pluck().get())).toBe(1);
   });
 });

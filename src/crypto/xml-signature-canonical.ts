@@ -1,0 +1,20 @@
+import { XmlC14NMode, type XmlDocument, type XmlElement } from 'libxml2-wasm';
+import { sha256 } from './xml-signature-algorithms.js';
+
+const exclusive = { mode: XmlC14NMode.XML_C14N_EXCLUSIVE_1_0, withComments: false } as const;
+
+/**
+ * What the one Reference (URI="", transforms enveloped-signature then exc-c14n) digests:
+ * the whole document without comments and without `signature`'s subtree, in exclusive
+ * canonical form. libxml2 hides the descendants, attributes and namespace nodes of a hidden
+ * element too, so hiding the signature element removes all of it.
+ */
+export function referenceDigest(doc: XmlDocument, signature: XmlElement): Buffer {
+  const canonical = doc.canonicalizeToString({ ...exclusive, isVisible: (node) => !node.isSameNode(signature) });
+  return sha256(canonical);
+}
+
+/** The bytes the SignatureValue signs: SignedInfo in exclusive canonical form. */
+export function canonicalSignedInfo(signedInfo: XmlElement): Buffer {
+  return Buffer.from(signedInfo.canonicalizeToString(exclusive), 'utf8');
+}

@@ -1,0 +1,137 @@
+import type { Clock } from '../engine/ports.js';
+
+/**
+ * The clock plan execution runs on: the time now, and a callback at a point in time. The
+ * real one uses timers; the simulated one (tests, `wsag sim`) moves only when told, so a
+ * day of execution runs in milliseconds and the same calls give the same order of events.
+ */
+export interface RuntimeClock extends Clock {
+  /** Runs `callback` at `time` (at once, on the next turn, if `time` has passed); returns a function that cancels it. */
+  at(time: Date, callback: () => void | Promise<void>): () => void;
+}
+
+/** Longest delay a Node timer takes (about 24.8 days); longer waits are chained. */
+const maxTimerMs = 2 ** 31 - 1;
+
+/**
+ * Real time. Timers are unref'd: a pending checkpoint or deadline alone does not keep the
+ * process alive (the server's listener does). Errors thrown by callbacks go to `onError`.
+ */
+export class SystemClock implements RuntimeClock {
+  constructor(private readonly onError: (error: unknown) => void = () => {}) {}
+
+  now(): Date {
+    return new Date();
+  }
+
+  at(time: Date, callback: () => void | Promise<void>): () => void {
+    let timer: NodeJS.Timeout | undefined;
+    let cancelled = false;
+    const arm = () => {
+      const wait = time.getTime() - Date.now();
+      timer = setTimeout(wait > maxTimerMs ? arm : fire, Math.max(0, Math.min(wait, maxTimerMs)));
+      timer.unref();
+    };
+    const fire = () => {
+      if (cancelled) return;
+      try {
+        Promise.resolve(callback()).catch(this.onError);
+      } catch (error) {
+        this.onError(error);
+      }
+    };
+    arm();
+    return () => {
+      cancelled = true;
+      if (timer) clearTimeout(timer);
+    };
+  }
+}
+
+interface Due {
+  time: number;
+  seq: number;
+  callback: () => void | Promise<void>;
+}
+
+/**
+ * Time that moves only when told. `advanceTo(t)` runs every callback due by `t` in time
+ * order (ties in the order they were set), each at its own time, and waits for the
+ * promises they return before the next; callbacks may set new ones, which run too if due.
+ */
+export class SimulatedClock implements RuntimeClock {
+  private current: number;
+  private seq = 0;
+  private readonly queue: Due[] = [];
+
+  constructor(start: Date, private readonly maxCallbacks = 1_000_000) {
+    this.current = start.getTime();
+  }
+
+  now(): Date {
+    return new Date(this.current);
+  }
+
+  at(time: Date, callback: () => void | Promise<void>): () => void {
+    const due: Due = { time: Math.max(time.getTime(), this.current), seq: this.seq++, callback };
+    // Insert after every entry that is due no later (time order, then insertion order).
+    let lo = 0;
+    let hi = this.queue.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.queue[mid] as Due).time <= due.time) lo = mid + 1;
+      else hi = mid;
+    }
+    this.queue.splice(lo, 0, due);
+    return () => {
+      const i = this.queue.indexOf(due);
+      if (i >= 0) this.queue.splice(i, 1);
+    };
+  }
+
+  /** Callbacks waiting. */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  /** When the next callback is due, if any. */
+  nextDue(): Date | undefined {
+    const next = this.queue[0];
+    return next ? new Date(next.time) : undefined;
+  }
+
+  /** Runs everything due by `time`, then stands at `time`. */
+  async advanceTo(time: Date): Promise<void> {
+    const target = time.getTime();
+    if (target < this.current) throw new RangeError(`cannot move the simulated clock back from ${new Date(this.current).toISOString()} to ${time.toISOString()}`);
+    await this.run((next) => next.time <= target);
+    this.current = target;
+  }
+
+  async advanceBy(ms: number): Promise<void> {
+    await this.advanceTo(new Date(this.current + ms));
+  }
+
+  /** Runs callbacks until none is left, moving the clock to each; stands at the last one's time. */
+  async runUntilIdle(): Promise<void> {
+    await this.run(() => true);
+  }
+
+  private async run(due: (next: Due) => boolean): Promise<void> {
+    let ran = 0;
+    for (;;) {
+      await settle();
+      const next = this.queue[0];
+      if (!next || !due(next)) return;
+      this.queue.shift();
+      this.current = next.time;
+      if (++ran > this.maxCallbacks) throw new Error(`simulated clock: more than ${this.maxCallbacks} callbacks; is something rescheduling itself at the same time?`);
+      await next.callback();
+    }
+  }
+}
+
+/** Lets promise chains started by a callback (resource-manager calls, their events) finish before time moves on. */
+function settle(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

@@ -1,0 +1,521 @@
+import { appendFact, currentPhase, hasEnded, lastCheckpoint, newExecutionRecord, type ExecutionFact, type ExecutionRecord, type FailureCause, type RestartCause, type RunPhase } from '../domain/execution.js';
+import { evaluateGuarantee, nextCheck, type GuaranteeContext, type GuaranteeEvaluation } from '../domain/guarantee-evaluation.js';
+import type { GuaranteeLevel, GuaranteeTerm, ReservationWindow } from '../domain/terms.js';
+import type { JobShape } from '../scheduler/job-timing.js';
+import type { PlannedJob } from '../scheduler/model.js';
+import type { RuntimeClock } from './clock.js';
+import { plannedPieces, remainingRunMs, type PlannedPiece } from './piece-timeline.js';
+import type { ResourceManager, ResourceManagerEvent } from './resource-manager.js';
+
+/** What the guarantee terms of a job are judged by while it runs. */
+export interface ExecutionTerms {
+  guaranteeTerms: readonly GuaranteeTerm[];
+  /** Default: the planned job's level. */
+  level?: GuaranteeLevel;
+  /** n_romax; default: the plan's covered outages. */
+  coveredOutages?: number;
+  /** A reservation's window (NodesAvailable is judged over it); default: the planned job's window. */
+  window?: ReservationWindow;
+}
+
+export type ExecutionEvent =
+  | { type: 'phase'; jobId: string; at: Date; phase: RunPhase; nodes: string[] }
+  | { type: 'checkpoint'; jobId: string; at: Date; interval: number; reference: string }
+  | { type: 'checkpointMissed'; jobId: string; at: Date; interval: number; reason: string }
+  | { type: 'interrupted'; jobId: string; at: Date; node: string }
+  | { type: 'suspended'; jobId: string; at: Date; reason: string }
+  | { type: 'restarted'; jobId: string; at: Date; nodes: string[]; fromInterval: number; cause: RestartCause }
+  | { type: 'completed'; jobId: string; at: Date }
+  | { type: 'failed'; jobId: string; at: Date; cause: FailureCause; reason: string }
+  /** Post-runtime is over: the agreement may complete and its report be written. */
+  | { type: 'closed'; jobId: string; at: Date }
+  /** Still computing at the booked end of its last piece ("runtime exceeded", seed 002 section 3.5): the scheduler's event. */
+  | { type: 'overrun'; jobId: string; at: Date; bookedEnd: Date }
+  | { type: 'violated'; jobId: string; at: Date; evaluation: GuaranteeEvaluation }
+  | { type: 'fulfilled'; jobId: string; at: Date; evaluation: GuaranteeEvaluation };
+
+export interface PlanExecutorOptions {
+  clock: RuntimeClock;
+  resourceManager: ResourceManager;
+  listener?: (event: ExecutionEvent) => void;
+  /** Errors of resource-manager calls that do not change the record (stop, cleanup) and of the listener. */
+  onError?: (error: unknown) => void;
+}
+
+/** The piece being executed now, and what is set on the clock for it. */
+interface ActivePiece {
+  piece: PlannedPiece;
+  /** Timers of this piece; cancelled when it ends early (outage, suspension, finish). */
+  timers: Array<() => void>;
+  /** Checkpoints being written: started at `begin`, counted at `end`. */
+  writing: Map<number, Promise<{ reference: string } | { error: string }>>;
+}
+
+interface Run {
+  jobId: string;
+  job: PlannedJob;
+  shape: JobShape;
+  terms: ExecutionTerms;
+  record: ExecutionRecord;
+  active?: ActivePiece;
+  /** Starts of planned pieces not begun yet. */
+  pending: Array<() => void>;
+  /** Pieces begun (start and nodes): a re-plan that still lists them does not run them again. */
+  begun: Set<string>;
+  /** Why the next piece resumes (after an outage, a suspension, or as planned). */
+  resumeCause: RestartCause;
+  /** Bumped whenever the active piece ends, so late continuations of its calls do nothing. */
+  generation: number;
+  /** Facts are appended one task at a time, in the order things happened. */
+  queue: Promise<void>;
+  states: Map<string, GuaranteeEvaluation['state']>;
+  checks: Map<string, () => void>;
+}
+
+/**
+ * Executes the scheduler's plan on a clock through a resource manager (seed 002 section
+ * 3.3): at each planned piece's start the nodes are prepared (pre-runtime), after t_init the
+ * job starts (from its last checkpoint if it ran before), checkpoints are taken at the
+ * planned times, and when the resource manager reports the job finished its results are
+ * staged out and the nodes deinitialised (post-runtime). Every step is a fact in the job's
+ * execution record; guarantee terms are judged after each fact and when a deadline passes.
+ *
+ * It does not plan: on `nodeFailed` it stops the jobs running on the node and waits; the
+ * scheduler's new plan (`replan`) says where and when they restart. Call `nodeFailed` before
+ * handing the scheduler's re-plan to `replan`, so the outage is recorded as such.
+ */
+export class PlanExecutor {
+  private readonly runs = new Map<string, Run>();
+  private readonly clock: RuntimeClock;
+  private readonly rm: ResourceManager;
+  private readonly listener: (event: ExecutionEvent) => void;
+  private readonly onError: (error: unknown) => void;
+  private readonly unsubscribe: () => void;
+
+  constructor(options: PlanExecutorOptions) {
+    this.clock = options.clock;
+    this.rm = options.resourceManager;
+    this.listener = options.listener ?? (() => {});
+    this.onError = options.onError ?? (() => {});
+    this.unsubscribe = this.rm.onEvent((event) => this.onResourceEvent(event));
+  }
+
+  /** Starts executing a planned job: its pieces run at their planned times. */
+  execute(job: PlannedJob, shape: JobShape, terms: ExecutionTerms = { guaranteeTerms: [] }): void {
+    const jobId = job.spec.id;
+    if (this.runs.has(jobId)) throw new Error(`job ${jobId} is already being executed`);
+    const run: Run = {
+      jobId,
+      job,
+      shape,
+      terms,
+      record: newExecutionRecord(jobId),
+      pending: [],
+      begun: new Set(),
+      resumeCause: 'planned',
+      generation: 0,
+      queue: Promise.resolve(),
+      states: new Map(),
+      checks: new Map(),
+    };
+    this.runs.set(jobId, run);
+    this.schedulePieces(run, plannedPieces(job, shape));
+    this.judge(run);
+  }
+
+  /** The job's execution record so far. */
+  record(jobId: string): ExecutionRecord | undefined {
+    return this.runs.get(jobId)?.record;
+  }
+
+  /** Every guarantee term of the job judged now (penalties so far). */
+  evaluations(jobId: string): GuaranteeEvaluation[] {
+    const run = this.runs.get(jobId);
+    if (!run) return [];
+    const context = this.contextOf(run);
+    return run.terms.guaranteeTerms.map((term) => evaluateGuarantee(term, run.record, context));
+  }
+
+  /** What the guarantee terms are judged by, at the clock's time. */
+  private contextOf(run: Pick<Run, 'job' | 'shape' | 'terms'>): GuaranteeContext {
+    const spec = run.job.spec;
+    const window = run.terms.window ?? (spec.window ? { start: new Date(spec.window.start), end: new Date(spec.window.end) } : undefined);
+    return {
+      now: this.clock.now(),
+      level: run.terms.level ?? spec.level,
+      coveredOutages: run.terms.coveredOutages ?? run.shape.timing.outages,
+      ...(window ? { window } : {}),
+    };
+  }
+
+  /** Jobs being executed (finished ones included until `forget`). */
+  jobs(): string[] {
+    return [...this.runs.keys()];
+  }
+
+  /** Drops a job whose record has been stored (after `closed`). */
+  forget(jobId: string): void {
+    const run = this.runs.get(jobId);
+    if (!run) return;
+    this.cancelAll(run);
+    this.runs.delete(jobId);
+  }
+
+  /**
+   * A node failed: every job computing (or being prepared, or staging out) on it is stopped
+   * and recorded as interrupted by an outage. It then waits for `replan`.
+   */
+  async nodeFailed(node: string): Promise<void> {
+    await Promise.all([...this.runs.values()].map((run) => this.enqueue(run, () => this.interrupt(run, node))));
+  }
+
+  /**
+   * The scheduler's new plan for a job (after a failure, a repair, a suspension, a move):
+   * pieces not begun are replaced by the new plan's. A piece that is running stays if the new
+   * plan keeps it (same start and nodes); otherwise the job is suspended. A job without any
+   * future piece waits, Idle, for the next plan or `abandon`.
+   */
+  replan(job: PlannedJob, shape?: JobShape): Promise<void> {
+    const run = this.runs.get(job.spec.id);
+    if (!run) return Promise.reject(new Error(`job ${job.spec.id} is not being executed`));
+    return this.enqueue(run, async () => {
+      if (hasEnded(run.record)) return;
+      run.job = job;
+      if (shape) run.shape = shape;
+      for (const cancel of run.pending.splice(0)) cancel();
+      const pieces = plannedPieces(job, run.shape);
+      const now = this.clock.now().getTime();
+      const active = run.active;
+      if (active) {
+        const kept = pieces.find((p) => p.start === active.piece.start && sameNodes(p.nodes, active.piece.nodes) && p.end > now);
+        if (kept) {
+          this.schedulePieces(run, pieces.filter((p) => p.start > kept.start));
+          return;
+        }
+        await this.suspend(run, 'the scheduler re-planned the job');
+      }
+      this.schedulePieces(run, pieces);
+    });
+  }
+
+  /** The provider gives the job up (left the plan unsolved, agreement terminated): it is stopped, cleaned up and recorded as failed. */
+  abandon(jobId: string, reason: string): Promise<void> {
+    const run = this.runs.get(jobId);
+    if (!run) return Promise.reject(new Error(`job ${jobId} is not being executed`));
+    return this.enqueue(run, async () => {
+      if (hasEnded(run.record)) return;
+      for (const cancel of run.pending.splice(0)) cancel();
+      const holding = run.active !== undefined;
+      this.endActive(run);
+      if (holding) await this.quietly(this.rm.stop(jobId, 'terminated'));
+      await this.finish(run, { kind: 'failed', at: this.clock.now(), cause: 'abandoned', reason });
+    });
+  }
+
+  /** Stops listening to the resource manager and cancels every timer (jobs are not stopped). */
+  close(): void {
+    this.unsubscribe();
+    for (const run of this.runs.values()) this.cancelAll(run);
+  }
+
+  // ------------------------------------------------------------------ pieces
+
+  /** Sets the starts of the pieces still to come (those ending after now). */
+  private schedulePieces(run: Run, pieces: readonly PlannedPiece[]): void {
+    const now = this.clock.now().getTime();
+    for (const piece of pieces) {
+      if (piece.end <= now || run.begun.has(pieceKey(piece))) continue;
+      const cancel = this.clock.at(new Date(Math.max(piece.start, now)), () => this.enqueue(run, () => this.beginPiece(run, piece)));
+      run.pending.push(cancel);
+    }
+  }
+
+  /** Pre-runtime of a piece: the nodes are prepared; the job starts after t_init. */
+  private async beginPiece(run: Run, piece: PlannedPiece): Promise<void> {
+    if (hasEnded(run.record) || run.active || run.begun.has(pieceKey(piece))) return;
+    run.begun.add(pieceKey(piece));
+    const started = this.clock.now().getTime();
+    const shift = Math.max(0, started - piece.start);
+    const active: ActivePiece = { piece, timers: [], writing: new Map() };
+    run.active = active;
+    const generation = ++run.generation;
+    const restart = piece.restart || run.record.startedAt !== undefined;
+    this.append(run, { kind: 'phase', at: this.clock.now(), phase: 'PreRuntime', nodes: piece.nodes });
+    try {
+      await this.rm.prepare({ jobId: run.jobId, nodes: piece.nodes, restart });
+    } catch (error) {
+      if (run.generation === generation) await this.resourceManagerFailed(run, 'prepare', error);
+      return;
+    }
+    if (run.generation !== generation) return;
+    active.timers.push(this.clock.at(new Date(piece.computeStart + shift), () => this.enqueue(run, () => this.launch(run, active, generation))));
+  }
+
+  /** Runtime: the job computes, from its last checkpoint if it ran before; checkpoints and the piece's end are set on the clock. */
+  private async launch(run: Run, active: ActivePiece, generation: number): Promise<void> {
+    if (run.generation !== generation) return;
+    const piece = active.piece;
+    const resumes = run.record.startedAt !== undefined;
+    const from = resumes ? lastCheckpoint(run.record) : undefined;
+    const fromInterval = from?.interval ?? 0;
+    try {
+      await this.rm.start({
+        jobId: run.jobId,
+        nodes: piece.nodes,
+        ...(from ? { fromCheckpoint: from.reference } : {}),
+        runtimeSeconds: run.job.spec.runtimeSeconds,
+        expectedRunMs: remainingRunMs(run.job, fromInterval),
+      });
+    } catch (error) {
+      if (run.generation === generation) await this.resourceManagerFailed(run, 'start', error);
+      return;
+    }
+    if (run.generation !== generation) {
+      await this.quietly(this.rm.stop(run.jobId, 'outage'));
+      return;
+    }
+    const at = this.clock.now();
+    this.append(run, { kind: 'phase', at, phase: 'Running', nodes: piece.nodes });
+    if (resumes) {
+      const cause = run.resumeCause;
+      this.append(run, { kind: 'restart', at, nodes: piece.nodes, fromInterval, ...(from ? { reference: from.reference } : {}), cause });
+    }
+    run.resumeCause = 'planned';
+    // The plan's times, moved by however late computation actually began.
+    const shift = at.getTime() - piece.computeStart;
+    const onClock = (t: number, task: () => Promise<void>) => active.timers.push(this.clock.at(new Date(t + shift), () => this.enqueue(run, task)));
+    piece.checkpoints.forEach((cp, i) => {
+      const interval = fromInterval + i + 1;
+      onClock(cp.begin, async () => this.beginCheckpoint(run, active, generation, interval));
+      onClock(cp.end, () => this.endCheckpoint(run, active, generation, interval));
+    });
+    if (piece.finishes) {
+      onClock(piece.end, async () => {
+        if (run.generation === generation && currentPhase(run.record) === 'Running') {
+          this.emit({ type: 'overrun', jobId: run.jobId, at: this.clock.now(), bookedEnd: new Date(piece.end) });
+        }
+      });
+    } else {
+      onClock(piece.computeEnd, () => this.endPiece(run, generation));
+    }
+  }
+
+  private beginCheckpoint(run: Run, active: ActivePiece, generation: number, interval: number): void {
+    if (run.generation !== generation) return;
+    const writing = this.rm.checkpoint(run.jobId).then(
+      (reference) => ({ reference }),
+      (error: unknown) => ({ error: message(error) }),
+    );
+    active.writing.set(interval, writing);
+  }
+
+  /** A checkpoint counts once written (as the scheduler counts it); one that failed is recorded as missed. */
+  private async endCheckpoint(run: Run, active: ActivePiece, generation: number, interval: number): Promise<void> {
+    const writing = active.writing.get(interval);
+    if (run.generation !== generation || !writing) return;
+    const result = await writing;
+    active.writing.delete(interval);
+    if (run.generation !== generation) return;
+    const at = this.clock.now();
+    if ('reference' in result) {
+      this.append(run, { kind: 'checkpoint', at, interval, reference: result.reference });
+    } else {
+      this.append(run, { kind: 'checkpointMissed', at, interval, reason: result.error });
+    }
+  }
+
+  /** A planned piece that does not complete the job ends after its last checkpoint: stop, deinitialise, wait for the next piece. */
+  private async endPiece(run: Run, generation: number): Promise<void> {
+    if (run.generation !== generation || currentPhase(run.record) !== 'Running') return;
+    this.endActive(run);
+    await this.quietly(this.rm.stop(run.jobId, 'piece-end'));
+    this.append(run, { kind: 'phase', at: this.clock.now(), phase: 'PostRuntime', nodes: [] });
+    await this.quietly(this.rm.cleanup(run.jobId, false));
+    this.afterDeinit(run, () => {
+      // Unless the job was given up meanwhile (its own post-runtime then closes the record).
+      if (!hasEnded(run.record)) this.append(run, { kind: 'phase', at: this.clock.now(), phase: 'Idle', nodes: [] });
+    });
+  }
+
+  // ------------------------------------------------------------------ events
+
+  private onResourceEvent(event: ResourceManagerEvent): Promise<void> | undefined {
+    const run = this.runs.get(event.jobId);
+    if (!run) return undefined;
+    if (event.type === 'finished') return this.enqueue(run, () => this.completed(run));
+    const node = event.node;
+    if (node !== undefined && run.active?.piece.nodes.includes(node)) return this.enqueue(run, () => this.interrupt(run, node));
+    return this.enqueue(run, async () => {
+      if (hasEnded(run.record)) return;
+      this.endActive(run);
+      await this.finish(run, { kind: 'failed', at: this.clock.now(), cause: 'application', reason: event.reason });
+    });
+  }
+
+  /** The computation finished: stage-out, completion, post-runtime. */
+  private async completed(run: Run): Promise<void> {
+    if (currentPhase(run.record) !== 'Running') return;
+    for (const cancel of run.pending.splice(0)) cancel();
+    const nodes = run.active?.piece.nodes ?? [];
+    this.endActive(run);
+    this.append(run, { kind: 'phase', at: this.clock.now(), phase: 'StageOut', nodes });
+    try {
+      await this.rm.stageOut(run.jobId);
+    } catch (error) {
+      await this.finish(run, { kind: 'failed', at: this.clock.now(), cause: 'resource-manager', reason: `stage-out failed: ${message(error)}` });
+      return;
+    }
+    const at = this.clock.now();
+    await this.finish(run, { kind: 'completed', at });
+  }
+
+  /** An outage on one of the job's working nodes: stop it and wait for the scheduler's plan. */
+  private async interrupt(run: Run, node: string): Promise<void> {
+    const active = run.active;
+    if (!active || !active.piece.nodes.includes(node) || hasEnded(run.record)) return;
+    const phase = currentPhase(run.record);
+    if (phase !== 'PreRuntime' && phase !== 'Running' && phase !== 'StageOut') return;
+    this.endActive(run);
+    const at = this.clock.now();
+    this.append(run, { kind: 'outage', at, node });
+    run.resumeCause = 'outage';
+    await this.quietly(this.rm.stop(run.jobId, 'outage'));
+    await this.quietly(this.rm.cleanup(run.jobId, false));
+  }
+
+  private async suspend(run: Run, reason: string): Promise<void> {
+    const phase = currentPhase(run.record);
+    this.endActive(run);
+    await this.quietly(this.rm.stop(run.jobId, 'suspension'));
+    if (phase === 'PreRuntime' || phase === 'Running') {
+      const at = this.clock.now();
+      this.append(run, { kind: 'suspended', at, reason });
+      run.resumeCause = 'suspension';
+    }
+    await this.quietly(this.rm.cleanup(run.jobId, false));
+  }
+
+  private async resourceManagerFailed(run: Run, operation: string, error: unknown): Promise<void> {
+    this.endActive(run);
+    for (const cancel of run.pending.splice(0)) cancel();
+    await this.finish(run, { kind: 'failed', at: this.clock.now(), cause: 'resource-manager', reason: `${operation} failed: ${message(error)}` });
+  }
+
+  /** The job completed or failed: post-runtime (cleanup, t_deinit), then the record closes. */
+  private async finish(run: Run, end: Extract<ExecutionFact, { kind: 'completed' | 'failed' }>): Promise<void> {
+    this.append(run, end);
+    if (currentPhase(run.record) === undefined && run.record.phases.length === 0) {
+      this.closeRecord(run);
+      return;
+    }
+    // A job given up while a piece was being deinitialised is already in post-runtime.
+    if (currentPhase(run.record) !== 'PostRuntime') this.append(run, { kind: 'phase', at: this.clock.now(), phase: 'PostRuntime', nodes: [] });
+    await this.quietly(this.rm.cleanup(run.jobId, true));
+    this.afterDeinit(run, () => this.closeRecord(run));
+  }
+
+  private closeRecord(run: Run): void {
+    const at = this.clock.now();
+    this.append(run, { kind: 'closed', at });
+    for (const cancel of run.checks.values()) cancel();
+    run.checks.clear();
+  }
+
+  /** Runs `then` (in the job's queue) once t_deinit has passed. */
+  private afterDeinit(run: Run, then: () => void): void {
+    const at = new Date(this.clock.now().getTime() + run.shape.timing.tDeinit * 1000);
+    this.clock.at(at, () => this.enqueue(run, async () => then()));
+  }
+
+  // ------------------------------------------------------------------ record and guarantees
+
+  /** Records the fact, reports it, then judges the guarantee terms on the new record. */
+  private append(run: Run, fact: ExecutionFact): void {
+    run.record = appendFact(run.record, fact);
+    this.emit(eventOf(run.jobId, fact));
+    this.judge(run);
+  }
+
+  /** Judges every term; reports the ones whose state changed and sets the next check. */
+  private judge(run: Run): void {
+    const context = this.contextOf(run);
+    for (const term of run.terms.guaranteeTerms) {
+      const evaluation = evaluateGuarantee(term, run.record, context);
+      const before = run.states.get(term.name) ?? 'NotDetermined';
+      run.states.set(term.name, evaluation.state);
+      if (evaluation.state !== before) {
+        const type = evaluation.state === 'Violated' ? 'violated' : evaluation.state === 'Fulfilled' ? 'fulfilled' : undefined;
+        if (type) this.emit({ type, jobId: run.jobId, at: context.now, evaluation });
+      }
+      run.checks.get(term.name)?.();
+      run.checks.delete(term.name);
+      const next = run.record.closedAt ? undefined : nextCheck(term, run.record, context);
+      if (next) run.checks.set(term.name, this.clock.at(next, () => this.enqueue(run, async () => this.judge(run))));
+    }
+  }
+
+  // ------------------------------------------------------------------ plumbing
+
+  private endActive(run: Run): void {
+    const active = run.active;
+    if (!active) return;
+    for (const cancel of active.timers) cancel();
+    run.active = undefined;
+    run.generation++;
+  }
+
+  private cancelAll(run: Run): void {
+    this.endActive(run);
+    for (const cancel of run.pending.splice(0)) cancel();
+    for (const cancel of run.checks.values()) cancel();
+    run.checks.clear();
+  }
+
+  private enqueue(run: Run, task: () => void | Promise<void>): Promise<void> {
+    run.queue = run.queue.then(task).catch((error: unknown) => this.onError(error));
+    return run.queue;
+  }
+
+  private emit(event: ExecutionEvent): void {
+    try {
+      this.listener(event);
+    } catch (error) {
+      this.onError(error);
+    }
+  }
+
+  /** A call whose failure changes nothing in the record (stop, cleanup): reported, not thrown. */
+  private async quietly(call: Promise<void>): Promise<void> {
+    try {
+      await call;
+    } catch (error) {
+      this.onError(error);
+    }
+  }
+}
+
+function eventOf(jobId: string, fact: ExecutionFact): ExecutionEvent {
+  switch (fact.kind) {
+    case 'phase': return { type: 'phase', jobId, at: fact.at, phase: fact.phase, nodes: [...fact.nodes] };
+    case 'checkpoint': return { type: 'checkpoint', jobId, at: fact.at, interval: fact.interval, reference: fact.reference };
+    case 'checkpointMissed': return { type: 'checkpointMissed', jobId, at: fact.at, interval: fact.interval, reason: fact.reason };
+    case 'outage': return { type: 'interrupted', jobId, at: fact.at, node: fact.node };
+    case 'suspended': return { type: 'suspended', jobId, at: fact.at, reason: fact.reason };
+    case 'restart': return { type: 'restarted', jobId, at: fact.at, nodes: [...fact.nodes], fromInterval: fact.fromInterval, cause: fact.cause };
+    case 'completed': return { type: 'completed', jobId, at: fact.at };
+    case 'failed': return { type: 'failed', jobId, at: fact.at, cause: fact.cause, reason: fact.reason };
+    case 'closed': return { type: 'closed', jobId, at: fact.at };
+  }
+}
+
+function pieceKey(piece: PlannedPiece): string {
+  return `${piece.start} ${piece.nodes.join(',')}`;
+}
+
+function sameNodes(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((n) => b.includes(n));
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

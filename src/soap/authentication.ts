@@ -1,0 +1,92 @@
+import { X509Certificate } from 'node:crypto';
+import type { PeerCertificate, TLSSocket } from 'node:tls';
+import type { IncomingMessage } from 'node:http';
+import { NotAuthenticated } from '../domain/errors.js';
+import type { Caller } from '../domain/identity.js';
+import { wsSecurityIdentity } from '../crypto/ws-security.js';
+import { ns } from '../xml/namespaces.js';
+import type { SoapRequest } from './envelope.js';
+
+/** Proves who sent a request; `undefined` when it carries no proof at all. Throws NotAuthenticated for a proof that fails. */
+export type IdentityProof = (req: IncomingMessage, soap: SoapRequest | undefined, now: Date) => string | undefined;
+
+export interface AuthenticationOptions {
+  /** How a request proves an identity, tried in order (TLS client certificate, then WS-Security). */
+  proofs: IdentityProof[];
+  /** Requests without any proof act as `anonymous` ('allow') or are refused ('deny'). */
+  anonymous: 'allow' | 'deny';
+  admins: string[];
+}
+
+/**
+ * Who is calling. A request that presents a proof must pass it (a bad certificate is never
+ * downgraded to anonymous); one without a proof is the anonymous party, if the site allows it.
+ */
+export function authenticator(options: AuthenticationOptions): (req: IncomingMessage, soap: SoapRequest | undefined, now: Date) => Caller {
+  return (req, soap, now) => {
+    for (const proof of options.proofs) {
+      const identity = proof(req, soap, now);
+      if (identity !== undefined) return { identity, isAdmin: options.admins.includes(identity) };
+    }
+    if (options.anonymous === 'deny') {
+      throw new NotAuthenticated(
+        'this server serves authenticated parties only: connect over TLS with a client certificate (or proxy certificate) from a trusted CA, or sign the message with WS-Security',
+      );
+    }
+    return { identity: 'anonymous', isAdmin: options.admins.includes('anonymous') };
+  };
+}
+
+/** Validates a certificate chain (leaf first) against the trusted CAs; returns the chain's identity or throws. */
+export type ChainValidator = (chain: X509Certificate[], at: Date) => { identity: string };
+
+/** Chains seen on full handshakes, by their leaf, for resumed TLS sessions (at most this many). */
+const resumedChainCache = 1000;
+
+/**
+ * The TLS client certificate chain, validated with the RFC 3820 proxy rules. A resumed TLS
+ * session carries only the leaf certificate: the chain its full handshake presented is
+ * remembered by the leaf's fingerprint and validated again (validity is checked at every request).
+ */
+export function tlsClientCertificate(validate: ChainValidator): IdentityProof {
+  const chains = new Map<string, X509Certificate[]>();
+  return (req, _soap, now) => {
+    const socket = req.socket as Partial<TLSSocket>;
+    if (!socket.encrypted || typeof socket.getPeerCertificate !== 'function') return undefined;
+    let chain = peerChain(socket.getPeerCertificate(true));
+    const leaf = chain[0];
+    if (!leaf) return undefined;
+    if (chain.length === 1) chain = chains.get(leaf.fingerprint256) ?? chain;
+    try {
+      const { identity } = validate(chain, now);
+      if (chain.length > 1 && !chains.has(leaf.fingerprint256)) {
+        if (chains.size >= resumedChainCache) chains.delete(chains.keys().next().value as string);
+        chains.set(leaf.fingerprint256, chain);
+      }
+      return identity;
+    } catch (error) {
+      throw new NotAuthenticated(`the TLS client certificate is not accepted: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+}
+
+/** A WS-Security X.509 signature over the Body, the headers and a Timestamp (callers behind TLS terminators). */
+export function wsSecuritySignature(validate: ChainValidator): IdentityProof {
+  return (_req, soap, now) => {
+    if (!soap?.text || !soap.headers.some((h) => h.namespaceUri === ns.wsse && h.name === 'Security')) return undefined;
+    return wsSecurityIdentity(soap.text, validate, now);
+  };
+}
+
+/** The certificates the client sent, leaf first, without repeats (Node links the chain through issuerCertificate; the root points to itself). */
+function peerChain(peer: PeerCertificate & { issuerCertificate?: PeerCertificate }): X509Certificate[] {
+  const chain: X509Certificate[] = [];
+  const seen = new Set<string>();
+  let current: (PeerCertificate & { issuerCertificate?: PeerCertificate }) | undefined = peer;
+  while (current?.raw && !seen.has(current.fingerprint256)) {
+    seen.add(current.fingerprint256);
+    chain.push(new X509Certificate(current.raw));
+    current = current.issuerCertificate;
+  }
+  return chain;
+}
