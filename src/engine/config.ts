@@ -252,19 +252,22 @@ const timingKeys = Object.keys(defaultSiteTiming) as Array<keyof SiteTiming>;
 /** Reads and checks a cluster file; every problem is a ConfigError naming the file and the setting. */
 export function readClusterFile(file: string): ClusterFile {
   const where = `WSAG_CLUSTER_FILE ${file}`;
+  return parseClusterFile(readJsonFile(file, where), where);
+}
+
+/** The parsed JSON of a configuration file; `where` (the setting and file) starts the message of a ConfigError. */
+export function readJsonFile(file: string, where: string): unknown {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
     throw new ConfigError(`${where} cannot be read: ${(error as Error).message}`);
   }
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text) as unknown;
   } catch (error) {
     throw new ConfigError(`${where} is not valid JSON: ${(error as Error).message}`);
   }
-  return parseClusterFile(json, where);
 }
 
 /** Checks the parsed JSON of a cluster file; `where` starts every message. */

@@ -4,11 +4,10 @@
  * Full service. Read from a JSON file (env WSAG_PEERS_FILE, see examples/peers.json and
  * docs/operations.md "Peers and migration"), checked at start-up with exact messages.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { GuaranteeLevel, MigrationScope } from '../domain/terms.js';
 import { guaranteeLevels } from '../domain/terms.js';
-import { ConfigError } from './config.js';
+import { ConfigError, readJsonFile } from './config.js';
 
 /**
  * `wsag-server`: another instance of this server; `factoryUrl` is its base URL and
@@ -117,19 +116,7 @@ export function peersFromEnv(env: NodeJS.ProcessEnv): PeersConfig | undefined {
 /** Reads and checks a peers file; every problem is a ConfigError naming the file and the setting. */
 export function readPeersFile(file: string): PeersConfig {
   const where = `WSAG_PEERS_FILE ${file}`;
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new ConfigError(`${where} cannot be read: ${(error as Error).message}`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`${where} is not valid JSON: ${(error as Error).message}`);
-  }
-  return parsePeersFile(json, where);
+  return parsePeersFile(readJsonFile(file, where), where);
 }
 
 const topKeys = ['local', 'policy', 'peers'];
