@@ -1,11 +1,12 @@
 /**
  * Generates workloads/10k.json: 10,000 jobs over four weeks on the 256-node cluster of
- * workloads/cluster-256.json, with a node failure trace. Deterministic: a seeded PRNG
- * (mulberry32) and whole seconds everywhere, so the committed file is exactly what this
- * script prints (test/sim/workloads.test.ts checks it).
+ * workloads/cluster-256.json, with a node failure trace; and workloads/10k-failures.json:
+ * the same jobs under a much heavier failure trace (for `wsag sim --compare-migration`).
+ * Deterministic: seeded PRNGs (mulberry32) and whole seconds everywhere, so the committed
+ * files are exactly what this script prints (test/sim/workloads.test.ts checks it).
  *
- *   node --import tsx workloads/generate.ts          # rewrites workloads/10k.json
- *   node --import tsx workloads/generate.ts --check  # exits 1 if the file differs
+ *   node --import tsx workloads/generate.ts          # rewrites both files
+ *   node --import tsx workloads/generate.ts --check  # exits 1 if a file differs
  *
  * The mix (see workloads/README.md): arrivals follow a working-day rhythm (busier on
  * weekdays 8-18 h); a third of the jobs are deadline jobs, a sixth reservations, the rest
@@ -19,6 +20,8 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const seed = 20260105;
+/** The heavier trace of 10k-failures.json draws from its own stream, so the jobs stay those of 10k.json. */
+export const failureSeed = 20260106;
 const days = 28;
 const jobCount = 10_000;
 const nodeCount = 256;
@@ -72,6 +75,8 @@ function rate(seconds: number): number {
   return weekend ? 0.25 : working ? 1 : 0.35;
 }
 
+type Failure = { at: number; node: string; repairAt?: number };
+
 interface Job {
   id: string;
   arrival: number;
@@ -88,12 +93,23 @@ interface Job {
   memoryGB?: number;
   outages?: number;
   interconnect?: string;
+  migration?: string;
 }
 
 const levelPrice: Record<string, number> = { Background: 0.2, Legacy: 1, Standard: 1.3, Enhanced: 1.6, Full: 2.2 };
 const penaltyFactor: Record<string, number> = { Legacy: 0.5, Standard: 1, Enhanced: 1.5, Full: 3 };
 
-export function generate(): { name: string; description: string; start: string; currency: string; cluster: string; jobs: Job[]; failures: Array<{ at: number; node: string; repairAt?: number }> } {
+export interface Generated {
+  name: string;
+  description: string;
+  start: string;
+  currency: string;
+  cluster: string;
+  jobs: Job[];
+  failures: Failure[];
+}
+
+export function generate(): Generated {
   const random = prng(seed);
   const span = days * 86400;
 
@@ -165,7 +181,7 @@ export function generate(): { name: string; description: string; start: string; 
   });
 
   // Failures: about two a day across the cluster, never two at once on a node.
-  const failures: Array<{ at: number; node: string; repairAt?: number }> = [];
+  const failures: Failure[] = [];
   const downUntil = new Map<number, number>();
   let f = 0;
   for (;;) {
@@ -192,13 +208,65 @@ export function generate(): { name: string; description: string; start: string; 
   };
 }
 
+/**
+ * workloads/10k-failures.json: the jobs of 10k.json, a tenth of their SLA jobs forbidding
+ * migration (sla:MigrationPolicy None), under a heavy failure trace: single nodes about six
+ * times a day, repaired after a lognormal time (median 4 h, capped at 3 days, 5 % not
+ * within the run), and about every two days a whole group of 32 nodes (half an island
+ * behind one switch or power distribution unit: nodes 1-32, 33-64, ...) out for a
+ * lognormal time (median 8 h, capped at 2 days). A node is never failed twice at once:
+ * a group failure leaves out the nodes of the group that are out already.
+ */
+export function generateWithFailures(): Generated {
+  const base = generate();
+  const random = prng(failureSeed);
+  const span = days * 86400;
+  const jobs = base.jobs.map((job) => {
+    if (job.kind !== 'deadline' && job.kind !== 'reservation') return job;
+    return random() < 0.1 ? { ...job, migration: 'None' } : job;
+  });
+  const events: Array<{ at: number; nodes: number[]; repairAfter: number | undefined }> = [];
+  for (let t = 0; ; ) {
+    t += -Math.log(1 - random()) * 14400;
+    if (t >= span) break;
+    const never = random() < 0.05;
+    const repair = Math.round(Math.exp(Math.log(4 * 3600) + 0.9 * normal(random)));
+    events.push({ at: Math.floor(t), nodes: [Math.floor(random() * nodeCount)], repairAfter: never ? undefined : Math.max(600, Math.min(repair, 3 * 86400)) });
+  }
+  for (let t = 0; ; ) {
+    t += -Math.log(1 - random()) * 2 * 86400;
+    if (t >= span) break;
+    const group = Math.floor(random() * (nodeCount / 32));
+    const repair = Math.round(Math.exp(Math.log(8 * 3600) + 0.6 * normal(random)));
+    events.push({ at: Math.floor(t), nodes: Array.from({ length: 32 }, (_, k) => group * 32 + k), repairAfter: Math.max(1800, Math.min(repair, 2 * 86400)) });
+  }
+  events.sort((a, b) => a.at - b.at || (a.nodes[0] as number) - (b.nodes[0] as number));
+  const failures: Failure[] = [];
+  const downUntil = new Map<number, number>();
+  for (const event of events) {
+    for (const node of event.nodes) {
+      if ((downUntil.get(node) ?? -1) > event.at) continue; // already out
+      const repairAt = event.repairAfter === undefined ? undefined : event.at + event.repairAfter;
+      downUntil.set(node, repairAt ?? Number.POSITIVE_INFINITY);
+      failures.push({ at: event.at, node: nodeId(node), ...(repairAt !== undefined ? { repairAt } : {}) });
+    }
+  }
+  return {
+    ...base,
+    name: '10k-failures',
+    description: `the 10,000 jobs of 10k.json (a tenth of the SLA jobs forbidding migration) on ${nodeCount} nodes with a heavy trace of ${failures.length} node failures, whole groups of 32 nodes among them; generated by workloads/generate.ts (seed ${seed}, failures ${failureSeed})`,
+    jobs,
+    failures,
+  };
+}
+
 /** Node ids of cluster-256.json: n001 ... n256 (the last eight are buffer nodes). */
 function nodeId(index: number): string {
   return `n${String(index + 1).padStart(3, '0')}`;
 }
 
 /** The file text: top-level fields one per line, then one job and one failure per line (diffable). */
-export function render(workload: ReturnType<typeof generate>): string {
+export function render(workload: Generated): string {
   const { jobs, failures, ...head } = workload;
   const lines = ['{'];
   for (const [key, value] of Object.entries(head)) lines.push(`  ${JSON.stringify(key)}: ${JSON.stringify(value)},`);
@@ -213,16 +281,26 @@ export function render(workload: ReturnType<typeof generate>): string {
 }
 
 export const outputFile = fileURLToPath(new URL('./10k.json', import.meta.url));
+export const failuresOutputFile = fileURLToPath(new URL('./10k-failures.json', import.meta.url));
+
+/** The generated files and their generators. */
+export const outputs: ReadonlyArray<{ file: string; generate: () => Generated }> = [
+  { file: outputFile, generate },
+  { file: failuresOutputFile, generate: generateWithFailures },
+];
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === fs.realpathSync(process.argv[1])) {
-  const text = render(generate());
-  if (process.argv.includes('--check')) {
-    const same = fs.existsSync(outputFile) && fs.readFileSync(outputFile, 'utf8') === text;
-    console.log(same ? 'workloads/10k.json is up to date' : 'workloads/10k.json differs from the generator output');
-    process.exitCode = same ? 0 : 1;
-  } else {
-    fs.writeFileSync(outputFile, text);
-    const w = generate();
-    console.log(`wrote ${outputFile}: ${w.jobs.length} jobs, ${w.failures.length} failures`);
+  for (const output of outputs) {
+    const workload = output.generate();
+    const text = render(workload);
+    const name = `workloads/${output.file.split('/').pop()}`;
+    if (process.argv.includes('--check')) {
+      const same = fs.existsSync(output.file) && fs.readFileSync(output.file, 'utf8') === text;
+      console.log(same ? `${name} is up to date` : `${name} differs from the generator output`);
+      if (!same) process.exitCode = 1;
+    } else {
+      fs.writeFileSync(output.file, text);
+      console.log(`wrote ${name}: ${workload.jobs.length} jobs, ${workload.failures.length} failures`);
+    }
   }
 }

@@ -37,7 +37,7 @@ export function liabilityFor(input: LiabilityInput): Liability {
       return { liable: true, rule: 'liable: Full pays the penalty for any violation (002 section 3.2.2; TERMS.md)' };
     case 'Legacy':
       // The seed leaves Legacy's liability open (deadline by advance reservation, no fault
-      // tolerance); issue 6 and the simulator (src/sim liability) settle it: Legacy pays.
+      // tolerance); issue 6 settles it: Legacy pays.
       return { liable: true, rule: 'liable: Legacy holds its promise by the advance reservation alone and pays when it is broken (no fault-tolerance mechanism was agreed that could excuse it)' };
     case 'Standard':
     case 'Enhanced':

@@ -135,7 +135,7 @@ export function parsePeersFile(json: unknown, where: string): PeersConfig {
   if (!isObject(json)) return check.fail('the top level must be an object with "peers" (and optionally "local" and "policy")');
   check.knownKeys(json, topKeys, 'the file');
   const local = json.local === undefined ? {} : parseLocal(json.local, check);
-  const policy = json.policy === undefined ? { ...defaultMigrationPolicy } : parsePolicy(json.policy, check);
+  const policy = json.policy === undefined ? structuredClone(defaultMigrationPolicy) : parsePolicy(json.policy, check);
   if (!Array.isArray(json.peers)) return check.fail(`"peers" must be a list of peers, got ${show(json.peers)}`);
   const peers = json.peers.map((raw: unknown, i: number) => parsePeer(raw, `peers[${i}]`, check));
   const seen = new Map<string, number>();
@@ -166,7 +166,7 @@ function parseLocal(raw: unknown, check: Checker): LocalSite {
 function parsePolicy(raw: unknown, check: Checker): ProviderMigrationPolicy {
   if (!isObject(raw)) return check.fail(`"policy" must be an object, got ${show(raw)}`);
   check.knownKeys(raw, policyKeys, 'policy');
-  const policy: ProviderMigrationPolicy = { ...defaultMigrationPolicy };
+  const policy: ProviderMigrationPolicy = structuredClone(defaultMigrationPolicy);
   if (raw.candidates !== undefined) policy.candidates = check.oneOf(raw.candidates, ['problematic', 'all'] as const, 'policy.candidates');
   if (raw.scope !== undefined) policy.scope = check.oneOf(raw.scope, scopes, 'policy.scope');
   if (raw.levels !== undefined) {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ClusterDescription } from '../scheduler/model.js';
+import { parseSimulatedPeers, type SimulatedPeersConfig } from './peers.js';
 import { checkAgainstCluster, parseCluster, parseWorkload, WorkloadError, type Workload } from './workload.js';
 
 /**
@@ -27,6 +28,11 @@ export function loadInputs(workloadFile: string, clusterFile?: string): { worklo
   }
   withFile(workloadFile, () => checkAgainstCluster(workload, cluster));
   return { workload, cluster, clusterSource };
+}
+
+/** A peers file with simulation terms (peers.ts); errors name the file. */
+export function loadPeers(file: string): SimulatedPeersConfig {
+  return withFile(file, () => parseSimulatedPeers(readJson(file), file));
 }
 
 function readJson(file: string): unknown {

@@ -1,4 +1,5 @@
-import type { KindCounts, SimReport } from './report.js';
+import type { NotMigratedReason } from '../engine/migration-controller.js';
+import type { KindCounts, MigrationSection, SimReport } from './report.js';
 import { workloadKinds } from './workload.js';
 
 /** The report for people: one line per figure, then the rejected requests and the violations (up to `limit` each). */
@@ -39,6 +40,7 @@ export function formatReport(report: SimReport, options: { limit?: number } = {}
     ['failures', `${r.failures.events} node failure${r.failures.events === 1 ? '' : 's'}, ${r.failures.repairs} repaired; ${r.failures.jobsHit} job${r.failures.jobsHit === 1 ? '' : 's'} hit (${r.failures.runningJobsHit} while running)`],
     ['value', `${num(r.value.completed)} completed of ${num(r.value.accepted)} accepted (${num(r.value.requested)} requested)`],
   ];
+  if (r.migration) figures.push(...migrationFigures(r.migration, money));
   const checks = r.checks.retiredWithoutCompletion + r.checks.completionClamped + r.checks.lateWithoutProblem;
   if (checks > 0) {
     figures.push(['checks', `retired without completion ${r.checks.retiredWithoutCompletion}, completion clamped ${r.checks.completionClamped}, late without a problem ${r.checks.lateWithoutProblem} (should all be 0)`]);
@@ -54,6 +56,19 @@ export function formatReport(report: SimReport, options: { limit?: number } = {}
     lines.push(...align(r.violated.slice(0, limit).map((v) => [`  ${v.id}`, v.kind, v.level, v.type, `${v.paid > 0 ? `paid ${money(v.paid)}` : `penalty ${money(v.penalty)} excused`}: ${v.liability}; ${v.detail}`])));
     if (r.violated.length > limit) lines.push(`  ... ${r.violated.length - limit} more (--json lists all)`);
   }
+  if (r.migration && r.migration.moves.length > 0) {
+    const moves = r.migration.moves;
+    lines.push('', `migrations (${moves.length}):`);
+    lines.push(
+      ...align(
+        moves.slice(0, limit).map((m) => [
+          `  ${m.id}`, m.kind, m.level, `at ${m.at} s`, `to ${m.peer} for ${money(m.price)}`, `runs there ${m.start} s to ${m.end} s`,
+          m.problematic ? `penalty ${money(m.penalty)} saved` : 'made room for jobs in P',
+        ]),
+      ),
+    );
+    if (moves.length > limit) lines.push(`  ... ${moves.length - limit} more (--json lists all)`);
+  }
   if (r.jobs) {
     lines.push('', 'jobs:');
     lines.push(
@@ -68,7 +83,7 @@ export function formatReport(report: SimReport, options: { limit?: number } = {}
           j.end !== undefined ? String(j.end) : '',
           String(j.checkpoints),
           String(j.pieces),
-          j.violation ?? (j.met === true ? 'deadline met' : j.honoured === true ? 'honoured' : j.reason ?? ''),
+          j.violation ?? ((j.migratedTo ? `at ${j.migratedTo.peer}; ` : '') + (j.met === true ? 'deadline met' : j.honoured === true ? 'honoured' : j.reason ?? '')),
         ]),
       ]),
     );
@@ -76,13 +91,50 @@ export function formatReport(report: SimReport, options: { limit?: number } = {}
   return lines;
 }
 
-function align(rows: string[][]): string[] {
+/** What the Migration Controller did, for the figures block. */
+function migrationFigures(m: MigrationSection, money: (x: number) => string): Array<[string, string]> {
+  const kept = Object.entries(m.notMigrated) as Array<[NotMigratedReason, number]>;
+  const keptCount = kept.reduce((s, [, n]) => s + n, 0);
+  return [
+    [
+      'migration',
+      `${plural(m.migrations, 'job')} migrated (${m.problematicMigrated} from P${m.migrations > m.problematicMigrated ? `, ${m.migrations - m.problematicMigrated} to make room` : ''}) for ${money(m.price)}; ` +
+        `${plural(m.problematicWeighed, 'job')} in P weighed in ${plural(m.runs, 'controller run')}`,
+    ],
+    ['penalties saved', `${money(m.penaltiesSaved.owed)} on ${plural(m.penaltiesSaved.jobs, 'job')} (${money(m.penaltiesSaved.payable)} of it payable under the liability rules)`],
+    [
+      'kept in P',
+      keptCount === 0
+        ? '0'
+        : `${keptCount}: ${kept.map(([reason, n]) => `${n} ${reasonText[reason]}`).join(', ')}; ${m.keptThenViolated} of them broke their promise`,
+    ],
+    ['peers', m.peers.map((p) => `${p.name}: ${plural(p.migrations, 'job')} for ${money(p.price)} (${plural(p.quotes, 'quote')}, ${p.refusals} refused)`).join('; ')],
+  ];
+}
+
+const reasonText: Record<NotMigratedReason, string> = {
+  'provider-policy': "kept by the provider's policy",
+  'customer-policy': 'forbidden by the SLA',
+  'no-compatible-peer': 'no compatible peer',
+  bandwidth: 'checkpoint too slow to move',
+  'no-penalty': 'no penalty at stake',
+  'dearer-than-penalty': 'dearer than the penalty',
+  'peers-refused': 'refused by the peers',
+  'no-effect': 'no effect',
+  failed: 'migration failed',
+};
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+export function align(rows: string[][]): string[] {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, (cell || '-').length)));
   return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell || '-' : (cell || '-').padEnd(widths[i] ?? 0))).join('  ').trimEnd());
 }
 
-function pct(x: number): string {
+export function pct(x: number): string {
   return `${(x * 100).toFixed(1)} %`;
 }
 

@@ -1,6 +1,11 @@
 /** The simulator (`wsag sim`): workload and cluster inputs, the simulation, its report. */
-export { simulate, liability, type LiabilityFacts, type SimOptions, type SimProgress } from './simulator.js';
+export { simulate, runSimulation, type SimOptions, type SimProgress } from './simulator.js';
+export { liabilityOf, type LiabilityFacts } from './liability.js';
+export { parseSimulatedPeers, type SimulatedPeersConfig, type SimulatedPeerTerms } from './peers.js';
+export { SimulatedPeers, type PeerBooking, type PeerActivity } from './simulated-peers.js';
 export { parseWorkload, parseCluster, checkAgainstCluster, WorkloadError, type Workload, type WorkloadJob, type WorkloadFailure, type WorkloadKind } from './workload.js';
-export { loadInputs } from './files.js';
+export { loadInputs, loadPeers } from './files.js';
 export { formatReport, duration } from './format.js';
 export type { SimReport, JobOutcome, Violation, ViolationType, KindCounts, Utilisation, JobStatus } from './report.js';
+export { compareReports, formatComparison, type SimComparison } from './compare.js';
+export type { MigrationSection, MigrationMove } from './report.js';

@@ -1,4 +1,5 @@
 import type { GuaranteeLevel } from '../domain/terms.js';
+import type { NotMigratedReason } from '../engine/migration-controller.js';
 import type { WorkloadKind } from './workload.js';
 
 /**
@@ -10,8 +11,8 @@ export interface SimReport {
   format: 'wsag-sim-report/1';
   workload: { name: string; jobs: number; failures: number; start: string; currency: string };
   cluster: { nodes: number; bufferNodes: number; peerStandbyNodes: number; problemHorizonSeconds: number };
-  /** What shaped the run: later variants (migration on or off) are told apart here. */
-  options: { untilSeconds?: number };
+  /** What shaped the run: runs with and without migration are told apart here (`migration`: the peers, by name). */
+  options: { untilSeconds?: number; migration?: { peers: string[] } };
   /** Up to the last event; `drain limit`: jobs were still planned long after the workload's last event (see the simulator). */
   span: { endSeconds: number; stoppedBy: 'end of workload' | 'until' | 'drain limit' };
   requests: Record<WorkloadKind, KindCounts> & { total: KindCounts };
@@ -31,6 +32,8 @@ export interface SimReport {
   checks: { retiredWithoutCompletion: number; completionClamped: number; lateWithoutProblem: number };
   rejected: Array<{ id: string; kind: WorkloadKind; level: GuaranteeLevel; arrival: number; reason: string }>;
   violated: Violation[];
+  /** With peers (`--peers`): what the Migration Controller did. */
+  migration?: MigrationSection;
   /** Per-job outcomes, only when asked for (`--jobs`). */
   jobs?: JobOutcome[];
 }
@@ -77,6 +80,56 @@ export interface Violation {
   liability: string;
 }
 
+/**
+ * Cross-border migration in a run: the controller runs whenever jobs newly fall into P with
+ * no local plan left; a migrated job completes at its peer (by its deadline, which the
+ * peer's agreement promises) and its price is paid to the peer.
+ */
+export interface MigrationSection {
+  /** Runs of the Migration Controller. */
+  runs: number;
+  /** Distinct jobs in P it weighed. */
+  problematicWeighed: number;
+  /** Jobs migrated; of them `problematicMigrated` from P, the others to make room for jobs in P (step 7). */
+  migrations: number;
+  problematicMigrated: number;
+  /** Paid to the peers. */
+  price: number;
+  /**
+   * Jobs a run took out of P (migrated, or placed again in the room the moves freed) that
+   * did not break their promise afterwards: their penalties, and what of them the guarantee
+   * levels' liability rules would have made the provider pay had the promise broken then.
+   */
+  penaltiesSaved: { jobs: number; owed: number; payable: number };
+  /** Jobs in P the controller kept and that no run saved, by the reason of the last run that weighed them. */
+  notMigrated: Partial<Record<NotMigratedReason, number>>;
+  /** Of the jobs kept, those whose promise then broke. */
+  keptThenViolated: number;
+  peers: Array<{ name: string; nodes: number; pricePerNodeHour: number; pricePerJob: number; quotes: number; refusals: number; migrations: number; price: number; nodeSeconds: number }>;
+  moves: MigrationMove[];
+}
+
+/** One job moved to a peer. Times are seconds from the start. */
+export interface MigrationMove {
+  id: string;
+  kind: WorkloadKind;
+  level: GuaranteeLevel;
+  at: number;
+  peer: string;
+  remoteAgreementId: string;
+  price: number;
+  /** It was in P (else it moved to make room for jobs in P). */
+  problematic: boolean;
+  /** Its own penalty, which it no longer owes; `payable`: what of it the liability rules would have made the provider pay. */
+  penalty: number;
+  payable: number;
+  /** Where it runs at the peer. */
+  start: number;
+  end: number;
+  /** The controller's sentence. */
+  detail: string;
+}
+
 export type JobStatus = 'rejected' | 'completed' | 'dropped' | 'running' | 'waiting' | 'in-P';
 
 export interface JobOutcome {
@@ -105,4 +158,6 @@ export interface JobOutcome {
   busyNodeSeconds: number;
   penalty: number;
   paid: number;
+  /** It completed at a peer: where, when it left, and the price paid for it. */
+  migratedTo?: { peer: string; at: number; price: number };
 }

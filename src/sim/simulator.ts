@@ -1,9 +1,17 @@
-import type { GuaranteeLevel } from '../domain/terms.js';
+import type { MigrationRecord } from '../domain/agreement.js';
+import type { Outage } from '../domain/execution.js';
 import { isoTime } from '../domain/time.js';
-import { checkpointsWritten, shapeOf, totalIntervals, type JobShape } from '../scheduler/job-timing.js';
+import { MigrationController } from '../engine/migration-controller.js';
+import { migrationJobOf, type MigrationJob } from '../engine/migration-jobs.js';
+import type { CheckpointPlan } from '../scheduler/checkpoint-plan.js';
+import { checkpointsWritten, securedIntervals, shapeOf, totalIntervals, type JobShape } from '../scheduler/job-timing.js';
 import type { ClusterDescription, Instant, JobKind, JobSpec, PlannedJob, ReplanReport, Segment } from '../scheduler/model.js';
 import { PlanningManager } from '../scheduler/planning-manager.js';
-import type { JobOutcome, JobStatus, KindCounts, SimReport, Violation, ViolationType } from './report.js';
+import { liabilityOf, type LiabilityFacts, type PlanChange } from './liability.js';
+import { agreementOf, atRisk, atRiskWhatIf, guaranteeTermsOf, MigrationTally, type Saved } from './migration.js';
+import type { SimulatedPeersConfig } from './peers.js';
+import type { JobOutcome, JobStatus, KindCounts, MigrationMove, SimReport, Violation, ViolationType } from './report.js';
+import { SimulatedPeers } from './simulated-peers.js';
 import { workloadKinds, type Workload, type WorkloadJob, type WorkloadKind } from './workload.js';
 
 /**
@@ -17,6 +25,12 @@ import { workloadKinds, type Workload, type WorkloadJob, type WorkloadKind } fro
  * plan decides when each job completes: its work (the actual runtime, at most the
  * estimate) runs through its segments at the pace of its checkpoint plan, so a job that
  * needs less than its estimate finishes early and `jobFinished` opens the gap.
+ *
+ * With peers (`SimOptions.peers`), whenever jobs newly fall into P with no local plan left,
+ * the real Migration Controller runs against simulated peers (simulated-peers.ts); a job it
+ * moves leaves the plan (`jobFinished`: its nodes are free from then) and completes at its
+ * peer. The controller is asynchronous, so the event loop is a generator that stops at
+ * those points: `simulate` runs it without peers, `runSimulation` with or without.
  */
 
 export interface SimOptions {
@@ -27,6 +41,8 @@ export interface SimOptions {
   progressEvery?: number;
   /** Include every job's outcome in the report. */
   jobs?: boolean;
+  /** Migrate to these simulated peers (only with `runSimulation`). */
+  peers?: SimulatedPeersConfig;
 }
 
 export interface SimProgress {
@@ -65,8 +81,6 @@ interface Track {
   shape: JobShape;
   /** The job's work in compute intervals of its plan (runtime / estimate x intervals). */
   work: number;
-  planCount: number;
-  planInterval: number;
   segRef: Segment[] | undefined;
   segLen: number;
   problem: string | undefined;
@@ -76,11 +90,34 @@ interface Track {
   suspensions: number;
   /** Failures (node and failure start) that hit the job's bookings. */
   hitBy: Set<string>;
+  /** The same failures as outages of the job (for the liability rules). */
+  outages: Outage[];
+  suspendedAt: Date[];
+  /** The checkpoint plan agreed at admission, and the first time the plan differed from it. */
+  agreed: CheckpointPlan;
+  planChange: PlanChange | undefined;
+  /** The last run of the Migration Controller kept the job though a peer could take it (why, in its words). */
+  gridDeclined: string | undefined;
   partial: boolean;
 }
 
+/** A run without migration. */
 export function simulate(workload: Workload, cluster: ClusterDescription, options: SimOptions = {}): SimReport {
-  return new Simulation(workload, cluster, options).run();
+  if (options.peers) throw new Error('migration runs the Migration Controller, which is asynchronous: use runSimulation');
+  const steps = new Simulation(workload, cluster, options).steps();
+  const step = steps.next();
+  if (!step.done) throw new Error('the simulation stopped for a migration without peers');
+  return step.value;
+}
+
+/** A run with migration to `options.peers`, or without when there are none. */
+export async function runSimulation(workload: Workload, cluster: ClusterDescription, options: SimOptions = {}): Promise<SimReport> {
+  const simulation = new Simulation(workload, cluster, options);
+  const steps = simulation.steps();
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    await simulation.migrate(step.value);
+  }
 }
 
 class Simulation {
@@ -110,6 +147,12 @@ class Simulation {
   private usefulMs = 0;
   private restartsOnSpare = 0;
   private partialJobs = 0;
+  private readonly migration: { config: SimulatedPeersConfig; peers: SimulatedPeers; tally: MigrationTally } | undefined;
+  /** Jobs at risk after the last event: the controller runs when one not among them appears. */
+  private atRiskBefore = new Set<string>();
+  /** During a controller run: where each job went (recorded before it is released) and the moves made. */
+  private readonly migrationRecords = new Map<string, MigrationRecord>();
+  private movesThisRun: MigrationMove[] = [];
 
   constructor(
     private readonly workload: Workload,
@@ -131,6 +174,9 @@ class Simulation {
     external.sort((a, b) => a.t - b.t || a.rank - b.rank || a.index - b.index);
     this.external = external;
     this.values = new Map(workload.jobs.map((j) => [j.id, j.value]));
+    this.migration = options.peers
+      ? { config: options.peers, peers: new SimulatedPeers(options.peers.terms, workload.currency), tally: new MigrationTally(options.peers) }
+      : undefined;
   }
 
   private ms(seconds: number): Instant {
@@ -141,7 +187,8 @@ class Simulation {
     return (t - this.epoch) / 1000;
   }
 
-  run(): SimReport {
+  /** The event loop; it yields the time of each point where the Migration Controller is to run (with peers only). */
+  *steps(): Generator<Instant, SimReport, void> {
     let next = 0;
     const every = Math.max(1, this.options.progressEvery ?? 500);
     let drainLimit = Number.POSITIVE_INFINITY;
@@ -174,6 +221,7 @@ class Simulation {
         if (dyn?.type !== 'renewal') this.lastEventAt = t;
         this.handleDynamic(dyn as Dynamic);
       }
+      if (this.migration && this.newlyAtRisk()) yield t;
       if (this.events % every === 0) this.progress(false);
     }
     const end = this.until ?? this.lastEventAt;
@@ -320,8 +368,6 @@ class Simulation {
       spec,
       shape,
       work: input.runtime >= input.estimate ? total : (input.runtime / input.estimate) * total,
-      planCount: job.checkpoints.count,
-      planInterval: job.checkpoints.intervalSeconds,
       segRef: undefined,
       segLen: 0,
       problem: undefined,
@@ -330,6 +376,11 @@ class Simulation {
       deadlineTick: false,
       suspensions: 0,
       hitBy: new Set(),
+      outages: [],
+      suspendedAt: [],
+      agreed: { ...job.checkpoints },
+      planChange: undefined,
+      gridDeclined: undefined,
       partial: false,
     });
   }
@@ -349,6 +400,7 @@ class Simulation {
       const track = this.tracks.get(owner);
       if (!track || track.hitBy.has(failure)) continue;
       track.hitBy.add(failure);
+      track.outages.push({ at: new Date(t), node });
       this.hitJobs.add(owner);
       const job = this.pm.job(owner);
       if (job?.segments.some((s) => s.start <= t && t < s.end && s.nodes.includes(node))) {
@@ -360,7 +412,9 @@ class Simulation {
   private afterReplan(report: ReplanReport): void {
     for (const id of report.suspended) {
       const track = this.tracks.get(id);
-      if (track) track.suspensions++;
+      if (!track) continue;
+      track.suspensions++;
+      track.suspendedAt.push(new Date(this.now));
     }
   }
 
@@ -373,6 +427,7 @@ class Simulation {
       track.segRef = job.segments;
       track.segLen = job.segments.length;
       track.problem = job.problem;
+      this.notePlanChange(track, job, this.now);
       if (job.segments.filter((s) => s.start >= this.now).length >= 2) track.partial = true;
       const completion = this.completionOf(track, job);
       if (completion !== track.completion) {
@@ -416,6 +471,121 @@ class Simulation {
       at = this.now;
     }
     return at;
+  }
+
+  // ---------------------------------------------------------------- migration
+
+  private isSla = (id: string): boolean => {
+    const kind = this.tracks.get(id)?.input.kind;
+    return kind !== undefined && slaKinds.includes(kind);
+  };
+
+  /** True when a job is at risk (in P, no local plan left) that was not after the last event. */
+  private newlyAtRisk(): boolean {
+    const now = atRisk(this.pm, this.now, this.isSla).map((p) => p.id);
+    const fresh = now.some((id) => !this.atRiskBefore.has(id));
+    this.atRiskBefore = new Set(now);
+    return fresh;
+  }
+
+  /**
+   * One run of the Migration Controller at `t` over the SLA jobs still planned (only those
+   * at risk when the policy moves only problematic jobs: the others would be left out at
+   * step 1 anyway). Peers answer from their simulated capacity; jobs that move leave the
+   * plan through `leaveForPeer`.
+   */
+  async migrate(t: Instant): Promise<void> {
+    const migration = this.migration;
+    if (!migration) return;
+    const now = new Date(t);
+    const at = (seconds: number) => new Date(this.ms(seconds));
+    const currency = this.workload.currency;
+    const onlyProblems = migration.config.peers.policy.candidates === 'problematic';
+    const inP = new Set(atRisk(this.pm, t, this.isSla).map((p) => p.id));
+    const jobs: MigrationJob[] = [];
+    for (const planned of this.pm.allJobs()) {
+      const track = this.tracks.get(planned.spec.id);
+      if (!track || !this.isSla(planned.spec.id) || (onlyProblems && !inP.has(planned.spec.id))) continue;
+      jobs.push(migrationJobOf(agreementOf(track.input, at), planned, this.cluster.timing, now, guaranteeTermsOf(track.input, at, currency)));
+    }
+    const checkpointMB = new Map(jobs.map((j) => [j.agreementId, j.checkpointMB]));
+    this.movesThisRun = [];
+    this.migrationRecords.clear();
+    const controller = new MigrationController({
+      peers: migration.config.peers,
+      providers: migration.peers,
+      timing: this.cluster.timing,
+      schedule: atRiskWhatIf(this.pm, t, this.isSla),
+      currency,
+      providerName: `wsag sim (${this.workload.name})`,
+      checkpointOf: async (id) => {
+        const mb = checkpointMB.get(id) ?? 0;
+        return mb > 0 ? { sizeBytes: Math.round(mb * 1024 * 1024) } : undefined;
+      },
+      record: async (id, record) => {
+        this.migrationRecords.set(id, record);
+      },
+      release: async (id) => this.leaveForPeer(id, t),
+    });
+    const report = await controller.run(jobs, now);
+    for (const move of this.movesThisRun) {
+      const weighed = report.jobs.find((j) => j.agreementId === move.id);
+      move.detail = weighed?.detail ?? '';
+      move.problematic = weighed?.problematic ?? move.problematic;
+    }
+    for (const weighed of report.jobs) {
+      const track = this.tracks.get(weighed.agreementId);
+      if (!track || weighed.migrated) continue;
+      const declined = weighed.reason === 'dearer-than-penalty' || weighed.reason === 'provider-policy';
+      track.gridDeclined = declined ? weighed.detail.replace(/^not migrated: /, '') : undefined;
+    }
+    migration.tally.addRun(report, this.movesThisRun, (id) => this.stakeOf(id, t));
+    this.refresh();
+    this.atRiskBefore = new Set(atRisk(this.pm, t, this.isSla).map((p) => p.id));
+  }
+
+  /** A job moved to a peer: it leaves the plan now and completes there when the peer's agreement says. */
+  private leaveForPeer(id: string, t: Instant): void {
+    const migration = this.migration;
+    const track = this.tracks.get(id);
+    const job = this.pm.job(id);
+    const record = this.migrationRecords.get(id);
+    const booking = record ? migration?.peers.agreement(record.remoteAgreementId) : undefined;
+    if (!migration || !track || !job || !record || !booking) throw new Error(`job ${id} cannot leave for a peer: it is not planned here or has no agreement there`);
+    const snapshot: PlannedJob = { ...job, segments: job.segments.map((s) => ({ ...s })) };
+    // Had it stayed, the provider would have declined this offer.
+    const stake = this.stakeOf(id, t, `it declined the offer of ${record.peer} (${record.price.amount.toFixed(2)} ${record.price.currency})`);
+    this.afterReplan(this.pm.jobFinished(id, t));
+    this.movesThisRun.push({
+      id,
+      kind: track.input.kind,
+      level: track.input.level,
+      at: this.seconds(t),
+      peer: record.peer,
+      remoteAgreementId: record.remoteAgreementId,
+      price: record.price.amount,
+      problematic: snapshot.problem !== undefined && !snapshot.segments.some((s) => s.end > t),
+      penalty: stake.owed,
+      payable: stake.payable,
+      start: this.seconds(booking.start),
+      end: this.seconds(booking.end),
+      detail: '',
+    });
+    this.finish(track, snapshot, 'completed', t, undefined, { peer: record.peer, price: record.price.amount, end: booking.end });
+  }
+
+  /**
+   * A job's penalty, and what of it the liability rules would make the provider pay if its
+   * promise broke at `t` (`declined`: as if the provider had kept it from a peer that had room).
+   */
+  private stakeOf(id: string, t: Instant, declined?: string): Saved {
+    const track = this.tracks.get(id);
+    const job = this.pm.job(id);
+    if (!track || !job) return { owed: 0, payable: 0 };
+    const owed = track.input.penalty;
+    const facts = this.factsOf(track, job, t);
+    if (declined !== undefined) facts.gridDeclined = declined;
+    return { owed, payable: owed > 0 && liabilityOf(facts).liable ? owed : 0 };
   }
 
   // ---------------------------------------------------------------- outcomes
@@ -468,8 +638,11 @@ class Simulation {
     if (outcome.status === 'rejected' || outcome.status === 'completed' || outcome.status === 'dropped') this.settled++;
   }
 
-  /** A job leaves the plan (completed or dropped) or the run stops with it planned. */
-  private finish(track: Track, job: PlannedJob, status: JobStatus, at: Instant, reason?: string): void {
+  /**
+   * A job leaves the plan (completed, dropped, or moved to a peer where it completes by
+   * `peer.end`) or the run stops with it planned. Its pieces here count up to `at`.
+   */
+  private finish(track: Track, job: PlannedJob, status: JobStatus, at: Instant, reason?: string, peer?: { peer: string; price: number; end: Instant }): void {
     const input = track.input;
     this.tracks.delete(input.id);
     const executed = job.segments.filter((s) => s.start < at);
@@ -481,7 +654,9 @@ class Simulation {
       spare += s.spare.length * elapsed;
     }
     let checkpoints: number;
-    if (status === 'completed' && !job.spec.window) {
+    if (peer) {
+      checkpoints = checkpointsWritten(job, track.shape, at);
+    } else if (status === 'completed' && !job.spec.window) {
       const found = finishPoint(track, job);
       checkpoints = found ? found.checkpoints : checkpointsWritten(job, track.shape, at);
     } else if (status === 'dropped') {
@@ -500,7 +675,7 @@ class Simulation {
       ...this.baseOutcome(input),
       status,
       ...(first ? { start: this.seconds(first.start) } : {}),
-      ...(status === 'completed' || status === 'dropped' ? { end: this.seconds(at) } : {}),
+      ...(status === 'completed' || status === 'dropped' ? { end: this.seconds(peer ? peer.end : at) } : {}),
       checkpoints,
       pieces: executed.length,
       restarts,
@@ -508,11 +683,14 @@ class Simulation {
       hits: track.hitBy.size,
       busyNodeSeconds: busy,
       ...(reason !== undefined ? { reason } : {}),
+      ...(peer ? { migratedTo: { peer: peer.peer, at: this.seconds(at), price: peer.price } } : {}),
     };
+    // At a peer the job completes under the peer's agreement, which promises the deadline or the window.
+    const completedAt = peer ? peer.end : at;
     let violation: ViolationType | undefined;
     let detail = '';
     if (input.kind === 'deadline' && (status === 'completed' || status === 'dropped')) {
-      outcome.met = status === 'completed' && at <= (job.spec.deadline as Instant);
+      outcome.met = status === 'completed' && completedAt <= (job.spec.deadline as Instant);
       if (status === 'dropped') {
         violation = 'left-in-P';
         detail = reason ?? 'left the plan unsolved';
@@ -524,7 +702,7 @@ class Simulation {
     }
     if (input.kind === 'reservation' && (status === 'completed' || status === 'dropped')) {
       const window = job.spec.window as { start: Instant; end: Instant };
-      const gap = status === 'completed' ? firstGap(executed, window.start, at) : undefined;
+      const gap = status === 'completed' && !peer ? firstGap(executed, window.start, at) : undefined;
       outcome.honoured = status === 'completed' && gap === undefined;
       if (status === 'dropped') {
         violation = 'left-in-P';
@@ -536,17 +714,39 @@ class Simulation {
     }
     if (violation) {
       outcome.violation = violation;
-      const planKept = job.checkpoints.count === track.planCount && job.checkpoints.intervalSeconds === track.planInterval;
-      const rule = liability(input.level, { planKept, suspensions: track.suspensions, hits: track.hitBy.size });
-      outcome.paid = rule.pays ? input.penalty : 0;
-      this.violations.push({ id: input.id, kind: input.kind, level: input.level, type: violation, detail, penalty: input.penalty, paid: outcome.paid, liability: rule.why });
+      const rule = liabilityOf(this.factsOf(track, job, at));
+      outcome.paid = rule.liable ? input.penalty : 0;
+      this.violations.push({ id: input.id, kind: input.kind, level: input.level, type: violation, detail, penalty: input.penalty, paid: outcome.paid, liability: rule.rule });
+      this.migration?.tally.violated(input.id);
     }
     this.record(outcome);
     this.busyMs += busy * 1000;
     this.spareMs += spare * 1000;
-    if (status === 'completed') this.usefulMs += input.nodes * input.runtime * 1000;
+    // A migrated job's work is done at the peer, not here.
+    if (status === 'completed' && !peer) this.usefulMs += input.nodes * input.runtime * 1000;
     this.restartsOnSpare += onSpare;
     if (track.partial) this.partialJobs++;
+  }
+
+  /** The facts the liability rules judge the job on, up to `at`. */
+  private factsOf(track: Track, job: PlannedJob, at: Instant): LiabilityFacts {
+    this.notePlanChange(track, job, at);
+    return {
+      jobId: track.input.id,
+      level: track.input.level,
+      coveredOutages: track.shape.deadlineCoversOutages ? track.shape.timing.outages : 0,
+      outages: track.outages,
+      suspensions: track.suspendedAt,
+      ...(track.planChange ? { planChange: track.planChange } : {}),
+      executed: job.segments.filter((s) => s.start < at),
+      ...(track.gridDeclined !== undefined ? { gridDeclined: track.gridDeclined } : {}),
+    };
+  }
+
+  /** Notes the first time the job's checkpoint plan is not the one agreed at admission. */
+  private notePlanChange(track: Track, job: PlannedJob, at: Instant): void {
+    if (track.planChange || (job.checkpoints.count === track.agreed.count && job.checkpoints.intervalSeconds === track.agreed.intervalSeconds)) return;
+    track.planChange = { at: new Date(at), agreed: track.agreed, changed: { ...job.checkpoints }, secured: securedIntervals(job, track.shape, at) };
   }
 
   // ---------------------------------------------------------------- report
@@ -605,7 +805,10 @@ class Simulation {
         peerStandbyNodes: this.cluster.peerStandbyNodes,
         problemHorizonSeconds: this.cluster.timing.problemHorizonSeconds,
       },
-      options: { ...(this.options.untilSeconds !== undefined ? { untilSeconds: this.options.untilSeconds } : {}) },
+      options: {
+        ...(this.options.untilSeconds !== undefined ? { untilSeconds: this.options.untilSeconds } : {}),
+        ...(this.migration ? { migration: { peers: this.migration.config.peers.peers.map((p) => p.name) } } : {}),
+      },
       span: { endSeconds: this.seconds(end), stoppedBy },
       requests: { ...byKind, total: counts(() => true) },
       acceptance: {
@@ -664,6 +867,7 @@ class Simulation {
       },
       rejected: outcomes.filter((o) => o.status === 'rejected').map((o) => ({ id: o.id, kind: o.kind, level: o.level, arrival: o.arrival, reason: o.reason ?? '' })),
       violated: this.violations,
+      ...(this.migration ? { migration: this.migration.tally.section(this.migration.peers.usage()) } : {}),
       ...(this.options.jobs ? { jobs: outcomes } : {}),
     };
     return report;
@@ -705,43 +909,6 @@ function firstGap(segments: readonly Segment[], from: Instant, to: Instant): { f
     if (covered >= to) return undefined;
   }
   return covered < to ? { from: covered, to } : undefined;
-}
-
-/** What the liability rules look at for a job whose promise broke. */
-export interface LiabilityFacts {
-  /** It ran with the checkpoint plan agreed at admission (count and interval unchanged). */
-  planKept: boolean;
-  /** Times the scheduler suspended it. */
-  suspensions: number;
-  /** Node failures that hit its booked nodes. */
-  hits: number;
-}
-
-/**
- * Who pays a violation (TERMS.md, guarantee levels). Full pays for any violation; Legacy
- * pays on a missed deadline or reservation. Standard and Enhanced pay only when the agreed
- * mechanisms (a reservation with regular checkpoints) were not applied; the simulator
- * counts them as applied when a node failure hit the job, the scheduler never suspended
- * it, and it kept the checkpoint plan agreed at admission. A violation with no failure
- * behind it is the scheduler breaking its own plan, and a suspension stops the job
- * for the provider's reasons: both are paid. Background and best-effort jobs promise nothing.
- */
-export function liability(level: GuaranteeLevel, facts: LiabilityFacts): { pays: boolean; why: string } {
-  switch (level) {
-    case 'Full':
-      return { pays: true, why: 'Full pays for any violation' };
-    case 'Legacy':
-      return { pays: true, why: 'Legacy pays on a missed deadline or reservation' };
-    case 'Standard':
-    case 'Enhanced': {
-      if (!facts.planKept) return { pays: true, why: `${level}: the checkpoint plan agreed at admission was not kept` };
-      if (facts.suspensions > 0) return { pays: true, why: `${level}: the scheduler suspended the job (${facts.suspensions} time${facts.suspensions === 1 ? '' : 's'}), mechanisms not applied` };
-      if (facts.hits === 0) return { pays: true, why: `${level}: no node failure hit the job, the scheduler broke its own plan` };
-      return { pays: false, why: `${level}: a node failure hit the job and its checkpoint plan was kept, excused` };
-    }
-    default:
-      return { pays: false, why: 'no promise' };
-  }
 }
 
 function compareEvents(a: { t: number; rank: number; key?: string; index?: number }, b: { t: number; rank: number; key?: string; index?: number }): number {

@@ -1,4 +1,4 @@
-import type { GuaranteeLevel } from '../domain/terms.js';
+import type { GuaranteeLevel, MigrationScope } from '../domain/terms.js';
 import type { ClusterDescription, ClusterNode } from '../scheduler/model.js';
 import { defaultSiteTiming, type SiteTiming } from '../scheduler/site.js';
 
@@ -40,6 +40,8 @@ export interface WorkloadJob {
   outages: number;
   checkpointsPerHour?: number;
   interconnect?: string;
+  /** The customer's migration policy (sla:MigrationPolicy Scope): None forbids moving the job to a peer; absent, the provider's policy decides. */
+  migration?: MigrationScope;
 }
 
 export interface WorkloadFailure {
@@ -179,8 +181,9 @@ function numberOk(value: number, kind: NumberKind): boolean {
 const slaLevels: readonly GuaranteeLevel[] = ['Legacy', 'Standard', 'Enhanced', 'Full'];
 const jobFields = [
   'id', 'arrival', 'kind', 'level', 'nodes', 'estimate', 'runtime', 'deadline', 'earliestStart', 'window',
-  'value', 'penalty', 'memoryGB', 'storageGB', 'outages', 'checkpointsPerHour', 'interconnect',
+  'value', 'penalty', 'memoryGB', 'storageGB', 'outages', 'checkpointsPerHour', 'interconnect', 'migration',
 ] as const;
+const migrationScopes: readonly MigrationScope[] = ['None', 'AdministrativeDomain', 'Grid'];
 
 /** Validates a parsed workload document. */
 export function parseWorkload(input: unknown): Workload {
@@ -275,6 +278,11 @@ function parseJob(raw: unknown, i: number): WorkloadJob {
   const checkpointsPerHour = f.number('checkpointsPerHour', 'non-negative');
   const memoryGB = f.number('memoryGB', 'positive');
   const interconnect = f.string('interconnect');
+  const migration = f.string('migration');
+  if (migration !== undefined && !(migrationScopes as readonly string[]).includes(migration)) {
+    throw f.error(`"migration" must be one of ${migrationScopes.join(', ')}, got ${shown(migration)}`);
+  }
+  if (migration !== undefined && kind !== 'deadline' && kind !== 'reservation') throw f.error(`"migration" applies to deadline jobs and reservations, not to a ${kind} job`);
   return {
     id,
     arrival,
@@ -293,6 +301,7 @@ function parseJob(raw: unknown, i: number): WorkloadJob {
     outages: f.number('outages', 'whole') ?? 0,
     ...(checkpointsPerHour !== undefined ? { checkpointsPerHour } : {}),
     ...(interconnect !== undefined ? { interconnect } : {}),
+    ...(migration !== undefined ? { migration: migration as MigrationScope } : {}),
   };
 }
 

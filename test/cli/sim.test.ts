@@ -1,10 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { SimReport } from '../../src/sim/index.js';
+import type { SimComparison, SimReport } from '../../src/sim/index.js';
 import { wsag } from './support.js';
 
 const small = fileURLToPath(new URL('../../workloads/small.json', import.meta.url));
 const smallCluster = fileURLToPath(new URL('../../workloads/cluster-small.json', import.meta.url));
+const migration = fileURLToPath(new URL('../../workloads/migration.json', import.meta.url));
+const peers = fileURLToPath(new URL('../../workloads/peers-small.json', import.meta.url));
+const usage = 'usage: wsag sim --workload FILE [--cluster FILE] [--peers FILE [--compare-migration]] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]';
 
 /** The line of the figures block that starts with `label`. */
 function figure(out: string[], label: string): string | undefined {
@@ -29,9 +32,10 @@ describe('wsag sim', () => {
     expect(figure(result.out, 'restarts')).toMatch(/ 1 \(1 on spare nodes\) in 1 job$/);
     expect(result.stdout).toContain('rejected requests (3):');
     expect(result.out.find((l) => l.startsWith('  a7 '))).toMatch(/Full service needs 2 standby nodes reserved at a peer provider, but no peer standby capacity is configured$/);
-    expect(result.out.find((l) => l.startsWith('  a9 '))).toMatch(/^ {2}a9 +deadline +Legacy +left-in-P +paid 60\.00 EUR: Legacy pays on a missed deadline or reservation; node n1 failed/);
+    expect(result.out.find((l) => l.startsWith('  a9 '))).toMatch(/^ {2}a9 +deadline +Legacy +left-in-P +paid 60\.00 EUR: liable: Legacy holds its promise by the advance reservation alone .*; node n1 failed/);
     expect(result.out[result.out.length - 1]).toMatch(/^\(cluster .*cluster-small\.json; 1 failure event\(s\); simulated 2 h 30 min in \d+\.\d s\)$/);
     expect(result.stdout).not.toContain('checks');
+    expect(figure(result.out, 'migration')).toBeUndefined();
   });
 
   it('--jobs lists every job', async () => {
@@ -71,12 +75,15 @@ describe('wsag sim', () => {
     const missing = await wsag(['sim']);
     expect(missing.code).toBe(2);
     expect(missing.err[0]).toBe('error: --workload FILE is required');
-    expect(missing.err[1]).toBe('usage: wsag sim --workload FILE [--cluster FILE] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]');
+    expect(missing.err[1]).toBe(usage);
     const until = await wsag(['sim', '--workload', small, '--until', 'soon']);
     expect(until.code).toBe(2);
     expect(until.err[0]).toBe('error: --until must be a number of seconds, 0 or more, got "soon"');
     const both = await wsag(['sim', '--workload', small, '--progress', '--no-progress']);
     expect(both.err[0]).toBe('error: give --progress or --no-progress, not both');
+    const compare = await wsag(['sim', '--workload', small, '--compare-migration']);
+    expect(compare.code).toBe(2);
+    expect(compare.err[0]).toBe('error: --compare-migration needs --peers FILE: the peers to migrate to');
   });
 
   it('bad inputs exit 1 with a message naming the file, the entry and the field', async () => {
@@ -87,6 +94,9 @@ describe('wsag sim', () => {
     const notCluster = await wsag(['sim', '--workload', small, '--cluster', small]);
     expect(notCluster.code).toBe(1);
     expect(notCluster.err).toEqual([`error: ${small}: cluster: unknown field "start" (allowed: name, description, nodes, timing, peerStandbyNodes)`]);
+    const notPeers = await wsag(['sim', '--workload', small, '--peers', small]);
+    expect(notPeers.code).toBe(1);
+    expect(notPeers.err).toEqual([`error: ${small}: a peers file is an object with "peers" (and optionally "local" and "policy"), see docs/operations.md`]);
   });
 
   it('is listed in the help', async () => {
@@ -94,6 +104,62 @@ describe('wsag sim', () => {
     expect(help.out.find((l) => l.trimStart().startsWith('sim '))).toContain('replay a workload and failures against a cluster offline');
     const own = await wsag(['help', 'sim']);
     expect(own.code).toBe(0);
-    expect(own.out[0]).toBe('usage: wsag sim --workload FILE [--cluster FILE] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]');
+    expect(own.out[0]).toBe(usage);
+    expect(own.stdout).toContain('--compare-migration');
+  });
+});
+
+describe('wsag sim with peers', () => {
+  it('--peers migrates m1 of workloads/migration.json and reports the migration section', async () => {
+    const result = await wsag(['sim', '--workload', migration, '--peers', peers, '--no-progress']);
+    expect(result.err).toEqual([]);
+    expect(result.code).toBe(0);
+    expect(figure(result.out, 'deadlines')).toMatch(/ 1 accepted: 1 met, 0 missed$/);
+    expect(figure(result.out, 'SLA violations')).toMatch(/ 0: /);
+    expect(figure(result.out, 'migration')).toMatch(/ 1 job migrated \(1 from P\) for 40\.00 EUR; 1 job in P weighed in 1 controller run$/);
+    expect(figure(result.out, 'penalties saved')).toMatch(/ 100\.00 EUR on 1 job \(100\.00 EUR of it payable under the liability rules\)$/);
+    expect(figure(result.out, 'kept in P')).toMatch(/ 0$/);
+    expect(figure(result.out, 'peers')).toMatch(/ cheap: 1 job for 40\.00 EUR \(1 quote, 0 refused\); dear: 0 jobs for 0\.00 EUR \(1 quote, 0 refused\)$/);
+    expect(result.stdout).toContain('migrations (1):');
+    expect(result.out.find((l) => l.startsWith('  m1 '))).toMatch(/^ {2}m1 +deadline +Standard +at 1000 s +to cheap for 40\.00 EUR +runs there 1103 s to 4103 s +penalty 100\.00 EUR saved$/);
+    expect(result.out[result.out.length - 1]).toMatch(/^\(cluster .*cluster-small\.json; peers .*peers-small\.json; 1 failure event\(s\); simulated 2 h 30 min in \d+\.\d s\)$/);
+    const json = await wsag(['sim', '--workload', migration, '--peers', peers, '--json']);
+    const report = JSON.parse(json.stdout) as SimReport;
+    expect(report.options).toEqual({ migration: { peers: ['cheap', 'dear'] } });
+    expect(report.migration).toMatchObject({ migrations: 1, price: 40, penaltiesSaved: { jobs: 1, owed: 100, payable: 100 } });
+  });
+
+  it('--compare-migration runs twice and prints the figures side by side', async () => {
+    const result = await wsag(['sim', '--workload', migration, '--peers', peers, '--compare-migration', '--no-progress']);
+    expect(result.err).toEqual([]);
+    expect(result.code).toBe(0);
+    expect(result.out[0]).toBe('wsag sim: migration: 2 jobs, 1 failure on 8 nodes (1 buffer), without and with migration to 2 peers (cheap, dear)');
+    const row = (label: string) => result.out.find((l) => l.startsWith(`${label}  `))?.split(/ {2,}/).slice(1);
+    expect(row('figure')).toEqual(['without migration', 'with migration']);
+    expect(row('deadlines met')).toEqual(['0 of 1', '1 of 1']);
+    expect(row('SLA violations')).toEqual(['1', '0']);
+    expect(row('penalties owed')).toEqual(['100.00 EUR', '0.00 EUR']);
+    expect(row('penalties paid')).toEqual(['0.00 EUR', '0.00 EUR']);
+    expect(row('checkpoints taken')).toEqual(['1', '1']);
+    expect(row('migrations')).toEqual(['0', '1']);
+    expect(row('prices paid to peers')).toEqual(['0.00 EUR', '40.00 EUR']);
+    expect(row('penalties saved')).toEqual(['-', '100.00 EUR (100.00 EUR payable)']);
+    expect(row('penalties paid + prices')).toEqual(['0.00 EUR', '40.00 EUR']);
+    expect(result.out[result.out.length - 1]).toMatch(/^\(cluster .*; peers .*peers-small\.json; 1 failure event\(s\); two runs of 2 h 30 min simulated in \d+\.\d s\)$/);
+  });
+
+  it('--compare-migration --json prints both reports; --progress labels each run', async () => {
+    const result = await wsag(['sim', '--workload', migration, '--peers', peers, '--compare-migration', '--json', '--progress']);
+    expect(result.code).toBe(0);
+    const comparison = JSON.parse(result.stdout) as SimComparison;
+    expect(comparison.format).toBe('wsag-sim-comparison/1');
+    expect(comparison.without.options).toEqual({});
+    expect(comparison.without.migration).toBeUndefined();
+    expect(comparison.with.options.migration?.peers).toEqual(['cheap', 'dear']);
+    expect(comparison.with.migration?.migrations).toBe(1);
+    expect(result.err.filter((l) => l.endsWith('% (2 of 2 jobs settled, simulated 2 h 30 min)'))).toEqual([
+      'sim without migration: 100 % (2 of 2 jobs settled, simulated 2 h 30 min)',
+      'sim with migration: 100 % (2 of 2 jobs settled, simulated 2 h 30 min)',
+    ]);
   });
 });

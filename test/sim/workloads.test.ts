@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadInputs, simulate } from '../../src/sim/index.js';
-import { generate, outputFile, prng, render } from '../../workloads/generate.js';
+import { loadInputs, loadPeers, runSimulation, simulate } from '../../src/sim/index.js';
+import { failuresOutputFile, generate, generateWithFailures, outputFile, prng, render } from '../../workloads/generate.js';
 
 const small = new URL('../../workloads/small.json', import.meta.url).pathname;
+const peersFile = new URL('../../workloads/peers.json', import.meta.url).pathname;
 
 describe('workloads/10k.json', () => {
   it('is exactly what workloads/generate.ts writes', () => {
@@ -32,6 +33,26 @@ describe('workloads/10k.json', () => {
   });
 });
 
+describe('workloads/10k-failures.json', () => {
+  it('is exactly what workloads/generate.ts writes', () => {
+    expect(fs.readFileSync(failuresOutputFile, 'utf8') === render(generateWithFailures())).toBe(true);
+  });
+
+  it('has the jobs of 10k.json, a tenth of the SLA jobs forbidding migration, and a heavier failure trace with whole groups of nodes', () => {
+    const base = loadInputs(outputFile).workload;
+    const { workload } = loadInputs(failuresOutputFile);
+    expect(workload.jobs.map(({ migration: _m, ...job }) => job)).toEqual(base.jobs);
+    const sla = workload.jobs.filter((j) => j.kind === 'deadline' || j.kind === 'reservation');
+    const forbidding = sla.filter((j) => j.migration === 'None').length / sla.length;
+    expect(forbidding).toBeGreaterThan(0.08);
+    expect(forbidding).toBeLessThan(0.12);
+    expect(workload.failures.length).toBeGreaterThan(5 * base.failures.length);
+    const atOnce = new Map<number, number>();
+    for (const f of workload.failures) atOnce.set(f.at, (atOnce.get(f.at) ?? 0) + 1);
+    expect(Math.max(...atOnce.values())).toBeGreaterThanOrEqual(16);
+  });
+});
+
 describe('determinism', () => {
   it('two runs of the small workload give identical reports', () => {
     const a = loadInputs(small);
@@ -48,6 +69,18 @@ describe('determinism', () => {
     expect(a.checks).toEqual({ retiredWithoutCompletion: 0, completionClamped: 0, lateWithoutProblem: 0 });
     expect(a.requests.total.requests).toBeGreaterThan(500);
     expect(a.requests.total.completed).toBeGreaterThan(0);
+  });
+
+  it('two runs of the first three days of 10k-failures.json with migration to workloads/peers.json give identical reports, and the failures put jobs at risk', async () => {
+    const run = async () => {
+      const { workload, cluster } = loadInputs(failuresOutputFile);
+      return runSimulation(workload, cluster, { untilSeconds: 3 * 86400, jobs: true, peers: loadPeers(peersFile) });
+    };
+    const a = await run();
+    expect(JSON.stringify(a)).toBe(JSON.stringify(await run()));
+    expect(a.migration?.runs).toBeGreaterThan(0);
+    expect(a.migration?.problematicWeighed).toBeGreaterThan(0);
+    expect(a.checks).toEqual({ retiredWithoutCompletion: 0, completionClamped: 0, lateWithoutProblem: 0 });
   });
 });
 

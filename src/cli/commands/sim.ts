@@ -1,4 +1,7 @@
-import { duration, formatReport, loadInputs, simulate, WorkloadError, type SimProgress } from '../../sim/index.js';
+import {
+  compareReports, duration, formatComparison, formatReport, loadInputs, loadPeers, runSimulation, WorkloadError,
+  type SimOptions, type SimProgress, type SimReport, type SimulatedPeersConfig,
+} from '../../sim/index.js';
 import { jsonHelp, jsonOption, type Command } from '../command.js';
 import type { Args, CommandContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
@@ -7,7 +10,7 @@ import { printJson } from '../output.js';
 export const simCommand: Command = {
   name: 'sim',
   summary: 'replay a workload and failures against a cluster offline: acceptance, utilisation, violations, penalties',
-  synopsis: 'wsag sim --workload FILE [--cluster FILE] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]',
+  synopsis: 'wsag sim --workload FILE [--cluster FILE] [--peers FILE [--compare-migration]] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]',
   description: [
     'Simulates the planning scheduler without a server: the jobs of a workload arrive at their',
     'times and are admitted or refused, node failures and repairs re-plan the schedule, and',
@@ -15,11 +18,17 @@ export const simCommand: Command = {
     'acceptance rate of SLA requests, utilisation, deadlines met, reservations honoured, SLA',
     'violations and the penalties paid under each guarantee level\'s liability rule,',
     'checkpoints taken, suspensions, restarts and jobs that ran in pieces.',
-    'The workload and cluster formats are in docs/cli.md; workloads/ has two examples.',
+    'With --peers, jobs a failure leaves unable to keep their promise go through the Migration',
+    'Controller to simulated peer providers (capacity and prices from the peers file); the',
+    'report adds migrations, prices paid and penalties saved. --compare-migration runs the',
+    'workload without and with migration and prints the two side by side.',
+    'The workload, cluster and peers formats are in docs/cli.md; workloads/ has examples.',
   ],
   optionHelp: [
     '  --workload FILE    the workload (JSON): jobs and failure events, times in seconds',
     '  --cluster FILE     the cluster description (JSON); default: the one the workload names',
+    '  --peers FILE       migrate to these peers: a peers file whose peers have "simulation" terms',
+    '  --compare-migration  run twice, without and with migration to --peers, and compare',
     '  --until SECONDS    stop the simulation at this time; jobs still planned are reported open',
     '  --jobs             also list every job\'s outcome',
     '  --progress         show progress on stderr even when it is not a terminal (one line per 10 %)',
@@ -30,11 +39,14 @@ export const simCommand: Command = {
     '  wsag sim --workload workloads/small.json',
     '  wsag sim --workload workloads/10k.json --json > report.json',
     '  wsag sim --workload workloads/10k.json --until 604800',
+    '  wsag sim --workload workloads/10k-failures.json --peers workloads/peers.json --compare-migration',
   ],
   options: {
     ...jsonOption,
     workload: { type: 'string' },
     cluster: { type: 'string' },
+    peers: { type: 'string' },
+    'compare-migration': { type: 'boolean' },
     until: { type: 'string' },
     jobs: { type: 'boolean' },
     progress: { type: 'boolean' },
@@ -46,20 +58,45 @@ export const simCommand: Command = {
     if (workloadFile === undefined) throw new UsageError('--workload FILE is required');
     const until = untilOption(args);
     if (args.flag('progress') && args.flag('no-progress')) throw new UsageError('give --progress or --no-progress, not both');
+    const peersFile = args.string('peers');
+    const compare = args.flag('compare-migration');
+    if (compare && peersFile === undefined) throw new UsageError('--compare-migration needs --peers FILE: the peers to migrate to');
     let inputs: ReturnType<typeof loadInputs>;
+    let peers: SimulatedPeersConfig | undefined;
     try {
       inputs = loadInputs(workloadFile, args.string('cluster'));
+      peers = peersFile !== undefined ? loadPeers(peersFile) : undefined;
     } catch (error) {
       if (error instanceof WorkloadError) throw new CliError(error.message);
       throw error;
     }
-    const progress = progressReporter(args, ctx, until);
     const started = performance.now();
-    const report = simulate(inputs.workload, inputs.cluster, {
-      ...(until !== undefined ? { untilSeconds: until } : {}),
-      ...(progress ? { onProgress: progress } : {}),
-      jobs: args.flag('jobs'),
-    });
+    const run = (withPeers: SimulatedPeersConfig | undefined, label: string): Promise<SimReport> => {
+      const progress = progressReporter(args, ctx, until, label);
+      const options: SimOptions = {
+        ...(until !== undefined ? { untilSeconds: until } : {}),
+        ...(progress ? { onProgress: progress } : {}),
+        ...(withPeers ? { peers: withPeers } : {}),
+        jobs: args.flag('jobs'),
+      };
+      return runSimulation(inputs.workload, inputs.cluster, options);
+    };
+    const source = `cluster ${inputs.clusterSource}${peersFile !== undefined ? `; peers ${peersFile}` : ''}`;
+    if (compare) {
+      const without = await run(undefined, 'sim without migration');
+      const withMigration = await run(peers, 'sim with migration');
+      const wallSeconds = (performance.now() - started) / 1000;
+      const comparison = compareReports(without, withMigration);
+      if (args.flag('json')) {
+        printJson(ctx.out, comparison);
+        return;
+      }
+      for (const line of formatComparison(comparison)) ctx.out(line);
+      ctx.out('');
+      ctx.out(`(${source}; ${without.failures.events} failure event(s); two runs of ${duration(without.span.endSeconds)} simulated in ${wallSeconds.toFixed(1)} s)`);
+      return;
+    }
+    const report = await run(peers, 'sim');
     const wallSeconds = (performance.now() - started) / 1000;
     if (args.flag('json')) {
       printJson(ctx.out, report);
@@ -67,7 +104,7 @@ export const simCommand: Command = {
     }
     for (const line of formatReport(report)) ctx.out(line);
     ctx.out('');
-    ctx.out(`(cluster ${inputs.clusterSource}; ${report.failures.events} failure event(s); simulated ${duration(report.span.endSeconds)} in ${wallSeconds.toFixed(1)} s)`);
+    ctx.out(`(${source}; ${report.failures.events} failure event(s); simulated ${duration(report.span.endSeconds)} in ${wallSeconds.toFixed(1)} s)`);
   },
 };
 
@@ -84,7 +121,7 @@ function untilOption(args: Args): number | undefined {
  * something else) one line per tenth. The fraction is of the jobs settled (rejected,
  * completed or dropped), or of the time up to --until.
  */
-function progressReporter(args: Args, ctx: CommandContext, until: number | undefined): ((p: SimProgress) => void) | undefined {
+function progressReporter(args: Args, ctx: CommandContext, until: number | undefined, label: string): ((p: SimProgress) => void) | undefined {
   if (args.flag('no-progress')) return undefined;
   const terminal = process.stderr.isTTY === true;
   if (!terminal && !args.flag('progress')) return undefined;
@@ -96,7 +133,7 @@ function progressReporter(args: Args, ctx: CommandContext, until: number | undef
       if (tenth <= shown && !p.done) return;
       if (p.done && shown === 10) return;
       shown = p.done ? 10 : tenth;
-      ctx.err(`sim: ${tenth * 10} % (${p.settled} of ${p.total} jobs settled, simulated ${duration(p.simulatedSeconds)})`);
+      ctx.err(`${label}: ${tenth * 10} % (${p.settled} of ${p.total} jobs settled, simulated ${duration(p.simulatedSeconds)})`);
     };
   }
   let last = 0;
@@ -107,7 +144,7 @@ function progressReporter(args: Args, ctx: CommandContext, until: number | undef
     const fraction = fractionOf(p);
     const width = 30;
     const filled = Math.round(fraction * width);
-    const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(fraction * 100).toFixed(0).padStart(3)} % ${p.settled}/${p.total} jobs, simulated ${duration(p.simulatedSeconds)}`;
+    const bar = `${label === 'sim' ? '' : `${label} `}[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(fraction * 100).toFixed(0).padStart(3)} % ${p.settled}/${p.total} jobs, simulated ${duration(p.simulatedSeconds)}`;
     process.stderr.write(`\r${bar}\x1b[K${p.done ? '\n' : ''}`);
   };
 }
