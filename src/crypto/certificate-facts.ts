@@ -44,6 +44,23 @@ export interface CertificateFacts {
 
 /** Parses `certificate`; throws an Error naming what cannot be read. */
 export function certificateFacts(certificate: X509Certificate): CertificateFacts {
+  const key = certificate.fingerprint256;
+  const known = factsByFingerprint.get(key);
+  if (known) return known;
+  const facts = readCertificateFacts(certificate);
+  if (factsByFingerprint.size >= factsCacheSize) factsByFingerprint.delete(factsByFingerprint.keys().next().value as string);
+  factsByFingerprint.set(key, facts);
+  return facts;
+}
+
+/**
+ * Reading a certificate's ASN.1 in JavaScript costs milliseconds, and every TLS request and
+ * signature check presents the same few chains again: facts are kept by the DER's SHA-256.
+ */
+const factsByFingerprint = new Map<string, CertificateFacts>();
+const factsCacheSize = 2000;
+
+function readCertificateFacts(certificate: X509Certificate): CertificateFacts {
   const parsed = parseCertificate(certificate);
   const cert = new x509.X509Certificate(new Uint8Array(certificate.raw));
   const subject = parsed.tbsCertificate.subject;

@@ -93,8 +93,16 @@ export function appendCommonName(name: Name, commonName: string): Name {
 
 /** The DER encoding of a name, for exact comparisons and for the certificate generator. */
 export function nameDer(name: Name | RelativeDistinguishedName): Buffer {
-  return Buffer.from(AsnConvert.serialize(name));
+  let der = encodings.get(name);
+  if (!der) {
+    der = Buffer.from(AsnConvert.serialize(name));
+    encodings.set(name, der);
+  }
+  return der;
 }
+
+/** Names of cached certificate facts are compared again and again; their encoding is kept with them. */
+const encodings = new WeakMap<Name | RelativeDistinguishedName, Buffer>();
 
 /** Whether two names (or RDNs) have the same encoding. */
 export function sameName(a: Name | RelativeDistinguishedName, b: Name | RelativeDistinguishedName): boolean {
