@@ -10,19 +10,36 @@ import { TrustStore } from './crypto/trust-store.js';
 import { signAgreement, verifyAgreementSignatures } from './crypto/xml-signature.js';
 import { authenticator, tlsClientCertificate, wsSecuritySignature, type ChainValidator } from './soap/authentication.js';
 import { AgreementFactory } from './engine/agreement-factory.js';
+import { ObservedAgreementRepository } from './engine/agreement-changes.js';
 import { AgreementService } from './engine/agreement-service.js';
 import { AuditService } from './engine/audit-service.js';
 import { clusterDescription, ConfigError, type ServerConfig } from './engine/config.js';
+import { ExecutionService } from './engine/execution-service.js';
+import { MigrationController, type MigrationReport } from './engine/migration-controller.js';
+import { MigratedJobs } from './engine/migrated-jobs.js';
+import { MigrationRunner } from './engine/migration-runner.js';
+import { planWhatIf } from './engine/migration-schedule.js';
+import { RemoteStandby } from './engine/migration-standby.js';
+import { releaseBoundStandby } from './engine/standby-release.js';
 import { NegotiationService } from './engine/negotiation-service.js';
-import type { AgreementRepository, AgreementSignatureVerifier, AgreementSigner, Clock, IdSource, NegotiationRepository } from './engine/ports.js';
+import { NotificationService, type StateNotification } from './engine/notifications.js';
+import { readPeersFile, type PeersConfig } from './engine/peers.js';
+import type { AgreementRepository, AgreementSignatureVerifier, AgreementSigner, AuditLog, Clock, IdSource, JobExecutor, NegotiationRepository, PeerProviders } from './engine/ports.js';
 import { persistPlanChanges } from './engine/plan-persistence.js';
 import { PlanningService } from './engine/planning-service.js';
 import { ReservationUse } from './engine/reservation-use.js';
 import { SoapAcceptanceNotifier } from './client/acceptance-notifier.js';
+import { WsagPeerProviders } from './client/peer-providers.js';
+import { LocalProcessResourceManager, NoExecutor, RuntimeExecutor, SimulatedResourceManager, SystemClock, type ResourceManager, type RuntimeClock } from './runtime/index.js';
 import { agreementPorts, paths } from './soap/agreement-ports.js';
 import { negotiationPaths, negotiationPorts } from './soap/negotiation-ports.js';
+import { ReportFiles } from './store/report-files.js';
 import { SqliteStore } from './store/sqlite-store.js';
+import { SubscriptionFile } from './store/subscription-file.js';
 import { createApp } from './web/app.js';
+import { checkpointFileOf, fileCheckpointStore } from './web/checkpoint-upload.js';
+import { withXml } from './xml/libxml.js';
+import { readOffer } from './xml/offer-reader.js';
 import { XmlAgreementWriter } from './xml/agreement-writer.js';
 import { XmlNegotiationWriter } from './xml/negotiation-writer.js';
 import { SchemaSet } from './xml/schema-set.js';
@@ -36,6 +53,13 @@ export interface RunningServer {
   /** The HTTPS base URL, when TLS is on (WSAG_TLS_PORT). */
   tlsUrl?: string;
   endpoints: Record<string, string>;
+  /** The run time (tests wait for it: `execution.idle()`). */
+  execution: ExecutionService;
+  notifications: NotificationService;
+  /** The Migration Controller's runs, when peers are configured. */
+  migration?: MigrationRunner;
+  /** Jobs that moved to peers, followed until the peers' agreements are over. */
+  migrated?: MigratedJobs;
   close(): Promise<void>;
 }
 
@@ -46,10 +70,27 @@ export interface ServerParts {
   clock?: Clock;
   ids?: IdSource;
   logger?: Logger;
+  /**
+   * The clock the run time sets its timers on. Default: `clock` when it has timers (a
+   * SimulatedClock), the system clock when no clock is given; a `clock` without timers (a
+   * fixed time) turns the run time off.
+   */
+  runtimeClock?: RuntimeClock;
+  /** Runs the jobs (tests hand in a SimulatedResourceManager they inspect). Default: WSAG_EXECUTOR's. */
+  resourceManager?: ResourceManager;
+  /** Speaks to the peers (default: the WS-Agreement client). */
+  peerProviders?: PeerProviders;
+  /** Notification delivery: the wait before the second attempt, doubling after. Default 1000 ms. */
+  notificationBackoffMs?: number;
 }
+
+/** With peers but no configured budget, Full jobs are not limited by the scheduler's count of standby nodes: each holds its own at a peer (RemoteStandby). */
+const standbyAtPeersBudget = 1_000_000;
 
 /** How often held preparatory reservations are checked for expiry, and the plan's clock moves on. */
 const expiryIntervalMs = 1000;
+/** How often peers are asked about the jobs that moved to them. */
+const followMigratedIntervalMs = 30_000;
 
 /** Assembles the adapters around the engine and listens. */
 export async function startServer(config: ServerConfig, parts: ServerParts = {}): Promise<RunningServer> {
@@ -58,14 +99,19 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   SchemaSet.get(); // compile once at start-up: a broken schema stops the server here
   const { trust, signer } = securityParts(config);
   const templates = TemplateLibrary.fromDirectory(config.templatesDir);
+  const peers = config.peers ?? (config.peersFile ? readPeersFile(config.peersFile) : undefined);
   const store = parts.repository && parts.negotiationRepository ? undefined : SqliteStore.open(path.join(config.dataDir, 'wsag.db'));
-  const repository = parts.repository ?? (store as SqliteStore).agreements;
+  // Every stored change of an agreement reaches the run time and the notifications.
+  const repository = new ObservedAgreementRepository(parts.repository ?? (store as SqliteStore).agreements, (error) =>
+    logger.error({ err: error }, 'following an agreement change failed'));
   const negotiationRepository = parts.negotiationRepository ?? (store as SqliteStore).negotiations;
   // Agreements stored before the audit trail existed (migration 5) get an entry pinning their document as found.
   if (store) await new AuditService({ audit: store.audit, agreements: repository }).recordUnaudited(clock.now());
   const ids = parts.ids ?? randomIds;
   const prices = { currency: config.currency, nodeHour: config.nodeHourPrice, preparatoryFeeRate: config.preparatoryFeeRate };
-  const plan = new PlanningService(clusterDescription(config), prices);
+  const cluster = clusterDescription(config);
+  if (peers && peers.peers.length > 0 && cluster.peerStandbyNodes === 0) cluster.peerStandbyNodes = standbyAtPeersBudget;
+  const plan = new PlanningService(cluster, prices);
   const agreements = new AgreementService(repository, plan, clock, new SoapAcceptanceNotifier(), (agreementId, error) =>
     logger.warn({ agreementId, err: error }, 'could not tell the initiator about the decision on its pending agreement'),
   );
@@ -97,6 +143,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const holds = await negotiations.restore();
   await reservations.restore();
   await plan.settle();
+  const runTime = runTimeParts(config, parts, clock, logger, store?.audit, repository, agreements, plan, peers);
+  const { execution, notifications, migration, migrated, providers } = runTime;
   const factory = new AgreementFactory({
     templates,
     repository,
@@ -110,6 +158,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     agreements,
     reservations,
     ...(signer ? { signer } : {}),
+    ...(peers && providers ? { standby: new RemoteStandby({ peers, providers, providerName: config.providerName }) } : {}),
   });
   const services = { factory, agreements, negotiations, templates };
   const validateChain: ChainValidator | undefined = trust && ((chain, at) => trust.validate(chain, at));
@@ -137,6 +186,17 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     identify,
     now: () => clock.now(),
     logger,
+    execution,
+    notifications,
+    checkpointUpload: {
+      agreement: (id) => repository.get(id),
+      store: async (upload) => {
+        await fileCheckpointStore(runTime.receivedDir)(upload);
+        await execution.checkpointReceived(upload.agreementId, checkpointFileOf(runTime.receivedDir, upload.agreementId), upload);
+      },
+      maxBytes: config.maxCheckpointBytes,
+      tempDir: runTime.receivedDir,
+    },
   });
   const server = await listen(http.createServer(app), config.port, config.host);
   const address = server.address() as AddressInfo;
@@ -153,27 +213,54 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   }, app), config.tlsPort, config.host);
   tlsUrl = tlsServer && `https://${host}:${(tlsServer.address() as AddressInfo).port}`;
   const endpoints = Object.fromEntries(Object.entries({ ...paths, ...negotiationPaths }).map(([name, p]) => [name, baseUrl + p]));
+  let advancing = false;
   const expiry = setInterval(() => {
     negotiations.expireDue().then(
       (expired) => expired > 0 && logger.info({ expired }, 'preparatory reservations expired; fees charged'),
       (error: unknown) => logger.error({ err: error }, 'releasing expired holds failed'),
     );
-    try {
-      const report = plan.advance(clock.now());
-      if (report) logger.warn({ report }, 'a node is still failed after the problem horizon: re-planned');
-    } catch (error) {
-      logger.error({ err: error }, 'moving the plan\'s clock failed');
+    if (!advancing) {
+      advancing = true;
+      execution.advance(clock.now()).then(
+        (report) => report && logger.warn({ report }, 'a node is still failed after the problem horizon: re-planned'),
+        (error: unknown) => logger.error({ err: error }, 'moving the plan\'s clock failed'),
+      ).finally(() => {
+        advancing = false;
+      });
     }
     void plan.settle();
   }, expiryIntervalMs);
   expiry.unref();
-  logger.info({ url: baseUrl, tlsUrl, anonymous: config.anonymous, templates: templates.list().length, clusterNodes: plan.clusterNodes, restoredBookings: restored, holds }, 'wsag-server listening');
+  // Jobs that moved to peers: their agreements here complete once the peers' are over.
+  const following = migrated && setInterval(() => {
+    migrated.check().then(
+      (completed) => completed.length > 0 && logger.info({ completed }, 'migrated jobs ended at their peers'),
+      (error: unknown) => logger.error({ err: error }, 'following migrated jobs failed'),
+    );
+  }, followMigratedIntervalMs);
+  following?.unref();
+  // Agreements follow their jobs from here on; those live at start-up start, or resume where they were.
+  repository.onChange((change) => {
+    execution.agreementChanged(change);
+    notifications.agreementChanged(change);
+  });
+  const resumed = await execution.resume();
+  for (const { id, reason } of resumed.notExecuted) logger.info({ agreementId: id, reason }, 'an agreement\'s job is not executed');
+  logger.info({ url: baseUrl, tlsUrl, anonymous: config.anonymous, templates: templates.list().length, clusterNodes: plan.clusterNodes, restoredBookings: restored, holds,
+    executor: runTime.executorKind, jobsStarted: resumed.started.length, jobsResumed: resumed.resumed.length, peers: peers?.peers.length ?? 0 }, 'wsag-server listening');
   return {
     url: baseUrl,
     ...(tlsUrl ? { tlsUrl } : {}),
     endpoints,
+    execution,
+    notifications,
+    ...(migration ? { migration } : {}),
+    ...(migrated ? { migrated } : {}),
     async close() {
       clearInterval(expiry);
+      if (following) clearInterval(following);
+      await runTime.executor.close();
+      await execution.idle();
       await plan.settle();
       await Promise.all([server, tlsServer].map((s) => s && new Promise<void>((resolve) => {
         s.close(() => resolve());
@@ -182,6 +269,106 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       await store?.close();
     },
   };
+}
+
+/**
+ * The run time and what hangs on it: the executor (WSAG_EXECUTOR) on its clock, the
+ * execution service with its reports, notifications, and with peers the Migration
+ * Controller (docs/operations.md "Running with a real executor", "Peers and migration").
+ */
+function runTimeParts(
+  config: ServerConfig,
+  parts: ServerParts,
+  clock: Clock,
+  logger: Logger,
+  audit: AuditLog | undefined,
+  repository: AgreementRepository,
+  agreements: AgreementService,
+  plan: PlanningService,
+  peers: PeersConfig | undefined,
+) {
+  const onError = (error: unknown) => logger.error({ err: error }, 'the run time failed');
+  const hasTimers = (c: Clock | undefined): c is RuntimeClock => typeof (c as Partial<RuntimeClock> | undefined)?.at === 'function';
+  const runtimeClock = parts.runtimeClock ?? (hasTimers(parts.clock) ? parts.clock : parts.clock ? undefined : new SystemClock(onError));
+  const executorKind = runtimeClock ? config.executor : 'none';
+  if (config.executor !== 'none' && !runtimeClock) logger.info('the run time is off: the server was given a clock without timers');
+  fs.mkdirSync(config.checkpointDir, { recursive: true });
+  const receivedDir = path.join(config.checkpointDir, 'received');
+  fs.mkdirSync(receivedDir, { recursive: true });
+  let executor: JobExecutor = new NoExecutor();
+  if (runtimeClock && executorKind !== 'none') {
+    const resourceManager = parts.resourceManager ?? (executorKind === 'simulated'
+      ? new SimulatedResourceManager(runtimeClock)
+      : new LocalProcessResourceManager({ directory: path.join(config.checkpointDir, 'jobs'), cpuTimeScale: config.cpuTimeScale }));
+    executor = new RuntimeExecutor({ clock: runtimeClock, resourceManager, onError });
+  }
+  const termsOf = (agreement: { document: string }) => withXml(agreement.document, 'agreement', (doc) => readOffer(doc.root).guaranteeTerms);
+  const onProblem = (message: string, details: { agreementId?: string; error?: unknown }) =>
+    logger.warn({ agreementId: details.agreementId, ...(details.error !== undefined ? { err: details.error } : {}) }, message);
+  const providers = peers ? parts.peerProviders ?? new WsagPeerProviders() : undefined;
+  let migration: MigrationRunner | undefined;
+  let migrated: MigratedJobs | undefined;
+  const execution: ExecutionService = new ExecutionService({
+    repository,
+    agreements,
+    plan,
+    executor,
+    clock,
+    reports: new ReportFiles(path.join(config.dataDir, 'reports')),
+    termsOf,
+    ...(audit ? { audit } : {}),
+    // Standby capacity this server holds for another provider's Full job runs only once the job's checkpoint arrives.
+    waitsForCheckpoint: (agreement) => agreement.name?.startsWith('standby ') ?? false,
+    onProblems: async (now) => migration?.run(now),
+    ...(audit && peers && providers ? { afterRun: (agreement) => releaseBoundStandby(agreement, { audit, peers, providers }) } : {}),
+    onProblem,
+  });
+  if (peers && providers) {
+    const controller = new MigrationController({
+      peers,
+      providers,
+      timing: plan.cluster.timing,
+      schedule: planWhatIf(plan.manager, () => clock.now()),
+      currency: config.currency,
+      providerName: config.providerName,
+      checkpointOf: (id) => execution.checkpointOf(id),
+      release: (id) => execution.releaseMigrated(id),
+      record: (id, record) => (migration as MigrationRunner).record(id, record),
+    });
+    migrated = new MigratedJobs({ repository, agreements, peers, providers, clock, onProblem });
+    migration = new MigrationRunner({
+      controller, repository, agreements, plan, termsOf, onProblem,
+      onReport: (report: MigrationReport) => {
+        if (report.problematicBefore.length === 0) return;
+        logger.info({ migrated: report.jobs.filter((j) => j.migrated).map((j) => ({ id: j.agreementId, peer: j.peer, remote: j.remoteAgreementId })), violations: report.violations }, 'migration run');
+      },
+    });
+  }
+  const notifications = new NotificationService({
+    agreements,
+    subscriptions: new SubscriptionFile(path.join(config.dataDir, 'subscriptions.json')),
+    ids: parts.ids ?? randomIds,
+    clock,
+    send: postNotification,
+    wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
+    ...(parts.notificationBackoffMs !== undefined ? { backoffMs: parts.notificationBackoffMs } : {}),
+    onFailure: (subscription, error, final) => logger.warn({ agreementId: subscription.agreementId, url: subscription.url, err: error, final },
+      final ? 'a notification could not be delivered; given up' : 'a notification could not be delivered; trying again'),
+    onError: (error) => logger.error({ err: error }, 'sending notifications failed'),
+  });
+  return { execution, notifications, migration, migrated, providers, executor, executorKind, receivedDir };
+}
+
+/** POSTs one notification as JSON; anything but a 2xx answer within 10 s is a failure. */
+async function postNotification(url: string, notification: StateNotification): Promise<void> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(notification),
+    signal: AbortSignal.timeout(10_000),
+  });
+  await response.arrayBuffer();
+  if (!response.ok) throw new Error(`${url} answered HTTP ${response.status}`);
 }
 
 function listen<S extends http.Server | https.Server>(server: S, port: number, host: string): Promise<S> {

@@ -13,6 +13,7 @@ import { coallocateCommand } from './commands/coallocate.js';
 import { createCommand } from './commands/create.js';
 import { negotiateCommand } from './commands/negotiate.js';
 import { negotiationsCommand } from './commands/negotiations.js';
+import { nodeCommand } from './commands/node.js';
 import { pendingCommand } from './commands/pending.js';
 import { serveCommand } from './commands/serve.js';
 import { simCommand } from './commands/sim.js';
@@ -25,6 +26,7 @@ import { CliError, exitCodes, UsageError } from './errors.js';
 export const commands: Command[] = [
   serveCommand, templatesCommand, createCommand, agreementsCommand, stateCommand, terminateCommand,
   negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand, checkpointCommand, simCommand, certCommand, countersignCommand, auditCommand,
+  nodeCommand,
 ];
 
 /** What the CLI needs from the outside world; everything but out/err/env has a default. */

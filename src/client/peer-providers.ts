@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
-import type { CheckpointData, PeerProviders, PeerQuote, PeerQuoteAnswer, PeerRequest, RemoteAgreement, StandbyHold } from '../engine/ports.js';
+import type { CheckpointData, PeerProviders, PeerQuote, PeerQuoteAnswer, PeerRequest, RemoteAgreement, RemoteAgreementState, StandbyHold } from '../engine/ports.js';
 import type { Peer } from '../engine/peers.js';
 import { acceptingOffer, negotiationOffer } from '../xml/accepting-offer.js';
 import { chooseTemplate, peerOffer, peerTemplate } from './peer-offer.js';
@@ -73,6 +73,11 @@ export class WsagPeerProviders implements PeerProviders {
 
   async terminate(peer: Peer, remote: RemoteAgreement, reason: string): Promise<void> {
     await this.client(peer).terminate(remote.agreementId, reason);
+  }
+
+  async agreementState(peer: Peer, remote: RemoteAgreement): Promise<RemoteAgreementState> {
+    const { state, guaranteeTerms } = await this.client(peer).state(remote.agreementId);
+    return { state, guaranteeTerms };
   }
 
   async transferCheckpoint(peer: Peer, remoteAgreementId: string, checkpoint: CheckpointData): Promise<void> {

@@ -107,6 +107,34 @@ export interface PlanSummary {
   bookings: { kind: 'agreement' | 'hold'; id: string; nodes: number; start: string; end: string }[];
 }
 
+/** A cluster node at /api/nodes (operators only). */
+export interface NodeSummary {
+  id: string;
+  memoryGB: number;
+  cpus: number;
+  interconnect?: string;
+  island?: string;
+  buffer: boolean;
+  failed: boolean;
+}
+
+/** What a node failure or repair changed (POST /api/nodes/ID/fail|repair). */
+export interface NodeEventSummary {
+  node: string;
+  failed: boolean;
+  moved: string[];
+  suspended: string[];
+  solved: string[];
+  problematic: Array<{ id: string; reason: string }>;
+  /** Agreements whose plan changed, each with an audit entry. */
+  agreements?: string[];
+  /** The Migration Controller's report, when the failure left problematic jobs and peers are configured. */
+  migration?: {
+    jobs: Array<{ agreementId: string; migrated: boolean; peer?: string; remoteAgreementId?: string; reason?: string; detail: string }>;
+    violations: Array<{ agreementId: string; reason: string }>;
+  };
+}
+
 /** The resource a request is addressed to: the reference parameter of its EPR, sent as a SOAP header. */
 export type ResourceRef = { parameter: 'AgreementId' | 'NegotiationId'; id: string };
 
@@ -262,6 +290,16 @@ export class WsagClient {
   /** What capacity is booked by agreements and holds (operators only). */
   async plan(): Promise<PlanSummary> {
     return this.json<PlanSummary>('/api/plan', 'reading the plan');
+  }
+
+  /** The cluster's nodes and whether each is failed (operators only). */
+  async nodes(): Promise<NodeSummary[]> {
+    return (await this.json<{ nodes: NodeSummary[] }>('/api/nodes', 'listing the nodes')).nodes;
+  }
+
+  /** Reports a node failed or repaired (operators only): the server re-plans, and the run time follows. */
+  async nodeEvent(nodeId: string, event: 'fail' | 'repair'): Promise<NodeEventSummary> {
+    return this.json<NodeEventSummary>(`/api/nodes/${encodeURIComponent(nodeId)}/${event}`, `reporting node ${nodeId} ${event === 'fail' ? 'failed' : 'repaired'}`, { method: 'POST' });
   }
 
   private negotiationEndpoint(): string {

@@ -7,10 +7,12 @@ import { holdKey } from '../domain/negotiation.js';
 import { regularPrice, type PriceList } from '../domain/pricing.js';
 import type { AgreementService } from './agreement-service.js';
 import { alternativeLabel, alternativesMeetingConstraints } from './alternatives.js';
-import { actorOf, agreementNote, allocationSummary } from './audit-notes.js';
+import { actorOf, agreementNote, allocationSummary, systemActor } from './audit-notes.js';
+import type { RemoteStandby } from './migration-standby.js';
+import type { Peer } from './peers.js';
 import type { CommittedOffer, NegotiationService } from './negotiation-service.js';
 import type { PlanningService } from './planning-service.js';
-import type { AgreementDocumentWriter, AgreementRepository, AgreementSigner, Clock, IdSource, ReceivedOffer, TemplateCatalog } from './ports.js';
+import type { AgreementDocumentWriter, AgreementRepository, AgreementSigner, Clock, IdSource, ReceivedOffer, StandbyHold, TemplateCatalog } from './ports.js';
 import type { ReservationUse } from './reservation-use.js';
 import { templateOf } from './template-resolution.js';
 
@@ -29,6 +31,8 @@ export interface AgreementFactoryDeps {
   reservations?: ReservationUse;
   /** Signs every agreement document before it is stored; absent when the site has no signing key. */
   signer?: AgreementSigner;
+  /** Full service: remote standby capacity held at a peer at acceptance (present when peers are configured). */
+  standby?: Pick<RemoteStandby, 'reserve' | 'bind' | 'release'>;
 }
 
 /** State carried through the steps of one CreateAgreement or CreatePendingAgreement. */
@@ -52,6 +56,8 @@ interface CreateAgreementContext {
   replaces?: Agreement;
   document?: string;
   agreement?: Agreement;
+  /** Full service: the standby held at a peer, bound once the agreement is stored. */
+  standby?: { peer: Peer; hold: StandbyHold };
   /** Undo what earlier steps did to the plan, newest first, if a later step fails. */
   undo: Array<() => void>;
 }
@@ -135,6 +141,49 @@ export const takeOverHold: Step = {
   },
 };
 
+/**
+ * Full service is accepted only if remote capacity can be reserved (TERMS.md): with peers
+ * configured, standby capacity is held at the cheapest suitable peer (a preparatory
+ * reservation), or the offer is refused with why. A renegotiation keeps the standby it has.
+ */
+export const reserveRemoteStandby: Step = {
+  name: 'reserveRemoteStandby',
+  async run(ctx, deps) {
+    const chosen = required(ctx.chosen);
+    if (!deps.standby || chosen.request.guaranteeLevel !== 'Full' || ctx.replaces) return;
+    const reservation = await deps.standby.reserve(chosen.request, { agreementId: ctx.agreementId });
+    if (!reservation.held) throw new CannotSatisfy(`Full service needs standby capacity at a peer provider: ${reservation.reason}`);
+    const { peer, hold } = reservation;
+    ctx.standby = { peer, hold };
+    ctx.undo.push(() => void deps.standby?.release(peer, hold).catch(() => undefined));
+  },
+};
+
+/**
+ * The agreement is made: the standby held at the peer becomes an agreement with it, noted on
+ * the audit trail (`standby-bound`; the standby is ended when the job's run is over). If
+ * binding fails the agreement stands and `standby-not-bound` says why.
+ */
+export const bindRemoteStandby: Step = {
+  name: 'bindRemoteStandby',
+  async run(ctx, deps) {
+    const standby = ctx.standby;
+    if (!standby || !deps.standby) return;
+    const before = required(ctx.agreement);
+    const after = { ...before, updatedAt: deps.clock.now() };
+    let details;
+    try {
+      const remote = await deps.standby.bind(standby.peer, standby.hold);
+      details = { action: 'standby-bound', peer: remote.peer, remoteAgreementId: remote.agreementId, remoteAddress: remote.address, price: { ...standby.hold.price } };
+    } catch (error) {
+      details = { action: 'standby-not-bound', peer: standby.peer.name, reason: error instanceof Error ? error.message : String(error) };
+    }
+    const { action, ...rest } = details;
+    await deps.repository.update(after, [agreementNote({ actor: systemActor, action, before, after, details: rest })]);
+    ctx.agreement = after;
+  },
+};
+
 export const writeAgreementDocument: Step = {
   name: 'writeAgreementDocument',
   run(ctx, deps) {
@@ -207,12 +256,12 @@ export const markReservationUsed: Step = {
 
 /** One-shot binding request (and CreatePendingAgreement, which only starts in Pending). */
 export const createAgreementSteps: readonly Step[] = [
-  resolveTemplate, checkCreationConstraints, admitToPlan, writeAgreementDocument, persistAgreement, markReservationUsed,
+  resolveTemplate, checkCreationConstraints, admitToPlan, reserveRemoteStandby, writeAgreementDocument, persistAgreement, bindRemoteStandby, markReservationUsed,
 ];
 
 /** Accepting an Acceptable negotiation offer, with the negotiation locked. */
 export const acceptOfferSteps: readonly Step[] = [
-  resolveTemplate, checkCreationConstraints, takeOverHold, writeAgreementDocument, persistAgreement,
+  resolveTemplate, checkCreationConstraints, takeOverHold, reserveRemoteStandby, writeAgreementDocument, persistAgreement, bindRemoteStandby,
 ];
 
 /**

@@ -6,6 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ClusterDescription, ClusterNode } from '../scheduler/model.js';
 import { defaultSiteTiming, type SiteTiming } from '../scheduler/site.js';
+import type { PeersConfig } from './peers.js';
+
+/** Who runs the jobs of accepted agreements (docs/operations.md "Running with a real executor"). */
+export type ExecutorKind = 'local' | 'simulated' | 'none';
+export const executorKinds: readonly ExecutorKind[] = ['local', 'simulated', 'none'];
 
 export interface ServerConfig {
   /** Interface to listen on. Env HOST. Default 127.0.0.1 (loopback only). */
@@ -73,6 +78,22 @@ export interface ServerConfig {
   anonymous: 'allow' | 'deny';
   /** Whether the provider signs the agreements it creates (with the TLS certificate and key). Env WSAG_SIGN_AGREEMENTS (on | off). Default on when the certificate and key files exist. */
   signAgreements: boolean;
+  /**
+   * Who runs the jobs of accepted agreements. Env WSAG_EXECUTOR: `local` (each job a local
+   * process, checkpoints as files), `simulated` (nothing runs; each job takes its planned
+   * time on the clock), `none` (no run time: agreements stay Observed). Default local.
+   */
+  executor: ExecutorKind;
+  /** The local executor's demo job: wall-clock seconds per second of runtime estimate. Env WSAG_CPU_TIME_SCALE. Default 0.001 (an hour runs in 3.6 s). */
+  cpuTimeScale: number;
+  /** Where the local executor keeps job directories and checkpoints, and received checkpoints are stored. Env WSAG_CHECKPOINT_DIR. Default DATA_DIR/checkpoints. */
+  checkpointDir: string;
+  /** Largest checkpoint a peer may upload, bytes. Env WSAG_MAX_CHECKPOINT_BYTES. Default 1 GiB. */
+  maxCheckpointBytes: number;
+  /** The peers file (docs/operations.md "Peers and migration"). Env WSAG_PEERS_FILE. Default none: no migration, no remote standby. */
+  peersFile?: string;
+  /** The peers file's contents, read and checked at start-up (or given directly). */
+  peers?: PeersConfig;
 }
 
 export const defaultConfig: ServerConfig = {
@@ -101,6 +122,10 @@ export const defaultConfig: ServerConfig = {
   caFile: path.resolve('data/pki/ca.pem'),
   anonymous: 'allow',
   signAgreements: false,
+  executor: 'local',
+  cpuTimeScale: 0.001,
+  checkpointDir: path.resolve('data/checkpoints'),
+  maxCheckpointBytes: 1024 * 1024 * 1024,
 };
 
 export class ConfigError extends Error {}
@@ -139,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     preparatoryFeeRate: decimal(env, 'WSAG_PREPARATORY_FEE_RATE', defaultConfig.preparatoryFeeRate, 0, 1),
     admins: (env.WSAG_ADMINS ?? '').split(',').map((a) => a.trim()).filter(Boolean),
     ...security(env, overrides.dataDir ?? path.resolve(env.WSAG_DATA_DIR ?? defaultConfig.dataDir), overrides),
+    ...runTime(env, overrides.dataDir ?? path.resolve(env.WSAG_DATA_DIR ?? defaultConfig.dataDir)),
     ...overrides,
   };
   if (config.publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(config.publicUrl)) {
@@ -151,6 +177,19 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
   }
   if (!/^[A-Z]{3}$/.test(config.currency)) throw new ConfigError(`WSAG_CURRENCY must be a three-letter ISO 4217 code such as EUR, got "${config.currency}"`);
   return config;
+}
+
+/** Run-time settings: the executor, the demo job's speed, where checkpoints live, the peers file. */
+function runTime(env: NodeJS.ProcessEnv, dataDir: string): Pick<ServerConfig, 'executor' | 'cpuTimeScale' | 'checkpointDir' | 'maxCheckpointBytes' | 'peersFile'> {
+  const cpuTimeScale = decimal(env, 'WSAG_CPU_TIME_SCALE', defaultConfig.cpuTimeScale, 0, 1000);
+  if (!(cpuTimeScale > 0)) throw new ConfigError(`WSAG_CPU_TIME_SCALE must be greater than 0 (0.001 runs an hour of runtime estimate in 3.6 s), got ${env.WSAG_CPU_TIME_SCALE}`);
+  return {
+    executor: choice(env, 'WSAG_EXECUTOR', executorKinds, defaultConfig.executor),
+    cpuTimeScale,
+    checkpointDir: path.resolve(env.WSAG_CHECKPOINT_DIR || path.join(dataDir, 'checkpoints')),
+    maxCheckpointBytes: integer(env, 'WSAG_MAX_CHECKPOINT_BYTES', defaultConfig.maxCheckpointBytes, 1024, 1024 ** 4),
+    ...(env.WSAG_PEERS_FILE ? { peersFile: path.resolve(env.WSAG_PEERS_FILE) } : {}),
+  };
 }
 
 /** TLS, trust and signing settings; the files default to the demo PKI of `wsag cert demo` in the data directory. */

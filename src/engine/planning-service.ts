@@ -216,8 +216,23 @@ export class PlanningService {
 
   /** Moves the plan's clock: finished jobs leave it; a node still failed past its block is taken out again. */
   advance(now: Date): ReplanReport | undefined {
-    const { report } = this.manager.advance(now.getTime());
+    return this.advanceReport(now).report;
+  }
+
+  /**
+   * `advance`, also saying which jobs left the plan: those whose booking ended, and those
+   * given up unsolved (`problem` says why: their promise is broken).
+   */
+  advanceReport(now: Date): { report?: ReplanReport; left: Array<{ id: string; problem?: string }> } {
+    const { report, left } = this.manager.advance(now.getTime());
     if (report) this.markChanged([...report.moved, ...report.suspended, ...report.problematic.map((p) => p.id), ...report.solved]);
+    return { ...(report ? { report } : {}), left: left.map((job) => ({ id: job.spec.id, ...(job.problem !== undefined ? { problem: job.problem } : {}) })) };
+  }
+
+  /** A job finished early, or left for a peer: its capacity is free from `now` and waiting jobs may take it; their new bookings are to be stored. */
+  jobFinished(key: string, now: Date): ReplanReport {
+    const report = this.manager.jobFinished(key, now.getTime());
+    this.markChanged([...report.moved, ...report.suspended, ...report.problematic.map((p) => p.id), ...report.solved]);
     return report;
   }
 

@@ -138,7 +138,8 @@ export class LocalProcessResourceManager implements ResourceManager {
       entry.waiting.push({ resolve: done, reject: (e) => (clearTimeout(timer), reject(e)) });
       entry.child.stdin.write(`${JSON.stringify({ type: 'checkpoint' })}\n`);
     });
-    const sequence = (this.sequences.get(jobId) ?? 0) + 1;
+    // After a server restart the numbering goes on from the files left: a newer checkpoint never overwrites an older one's name.
+    const sequence = (this.sequences.get(jobId) ?? (await this.lastSequence(jobId))) + 1;
     this.sequences.set(jobId, sequence);
     const file: CheckpointFile = { format: 'wsag-checkpoint/1', jobId, sequence, takenAt: new Date().toISOString(), nodes: [...entry.nodes], job: state };
     const path = join(this.jobDirectory(jobId), `checkpoint-${sequence}.json`);
@@ -188,6 +189,18 @@ export class LocalProcessResourceManager implements ResourceManager {
   /** Stops every job (server shutdown). */
   async close(): Promise<void> {
     await Promise.all([...this.running.keys()].map((id) => this.stop(id, 'terminated')));
+  }
+
+  /** The highest checkpoint number among the job's files (0 when there is none). */
+  private async lastSequence(jobId: string): Promise<number> {
+    const dir = this.jobDirectory(jobId);
+    if (!(await exists(dir))) return 0;
+    let last = 0;
+    for (const name of await readdir(dir)) {
+      const match = /^checkpoint-(\d+)\.json$/.exec(name);
+      if (match) last = Math.max(last, Number(match[1]));
+    }
+    return last;
   }
 
   private onLine(entry: Running, line: string): void {

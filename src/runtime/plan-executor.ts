@@ -1,38 +1,14 @@
-import { appendFact, currentPhase, hasEnded, lastCheckpoint, newExecutionRecord, type ExecutionFact, type ExecutionRecord, type FailureCause, type RestartCause, type RunPhase } from '../domain/execution.js';
+import { appendFact, currentPhase, hasEnded, lastCheckpoint, newExecutionRecord, type ExecutionFact, type ExecutionRecord, type RestartCause } from '../domain/execution.js';
 import { evaluateGuarantee, nextCheck, type GuaranteeContext, type GuaranteeEvaluation } from '../domain/guarantee-evaluation.js';
-import type { GuaranteeLevel, GuaranteeTerm, ReservationWindow } from '../domain/terms.js';
+import type { ExecutionEvent, ExecutionTerms, ResumePoint } from '../engine/ports.js';
 import type { JobShape } from '../scheduler/job-timing.js';
 import type { PlannedJob } from '../scheduler/model.js';
 import type { RuntimeClock } from './clock.js';
 import { plannedPieces, remainingRunMs, type PlannedPiece } from './piece-timeline.js';
 import type { ResourceManager, ResourceManagerEvent } from './resource-manager.js';
 
-/** What the guarantee terms of a job are judged by while it runs. */
-export interface ExecutionTerms {
-  guaranteeTerms: readonly GuaranteeTerm[];
-  /** Default: the planned job's level. */
-  level?: GuaranteeLevel;
-  /** n_romax; default: the plan's covered outages. */
-  coveredOutages?: number;
-  /** A reservation's window (NodesAvailable is judged over it); default: the planned job's window. */
-  window?: ReservationWindow;
-}
-
-export type ExecutionEvent =
-  | { type: 'phase'; jobId: string; at: Date; phase: RunPhase; nodes: string[] }
-  | { type: 'checkpoint'; jobId: string; at: Date; interval: number; reference: string }
-  | { type: 'checkpointMissed'; jobId: string; at: Date; interval: number; reason: string }
-  | { type: 'interrupted'; jobId: string; at: Date; node: string }
-  | { type: 'suspended'; jobId: string; at: Date; reason: string }
-  | { type: 'restarted'; jobId: string; at: Date; nodes: string[]; fromInterval: number; cause: RestartCause }
-  | { type: 'completed'; jobId: string; at: Date }
-  | { type: 'failed'; jobId: string; at: Date; cause: FailureCause; reason: string }
-  /** Post-runtime is over: the agreement may complete and its report be written. */
-  | { type: 'closed'; jobId: string; at: Date }
-  /** Still computing at the booked end of its last piece ("runtime exceeded", seed 002 section 3.5): the scheduler's event. */
-  | { type: 'overrun'; jobId: string; at: Date; bookedEnd: Date }
-  | { type: 'violated'; jobId: string; at: Date; evaluation: GuaranteeEvaluation }
-  | { type: 'fulfilled'; jobId: string; at: Date; evaluation: GuaranteeEvaluation };
+/** The engine declares what the executor reports and judges by (src/engine/ports.ts); this adapter implements it. */
+export type { ExecutionEvent, ExecutionTerms, ResumePoint };
 
 export interface PlanExecutorOptions {
   clock: RuntimeClock;
@@ -70,6 +46,8 @@ interface Run {
   queue: Promise<void>;
   states: Map<string, GuaranteeEvaluation['state']>;
   checks: Map<string, () => void>;
+  /** A checkpoint the job starts from when it first computes (migrated here, or resumed after a server restart). */
+  initial?: ResumePoint;
 }
 
 /**
@@ -100,8 +78,11 @@ export class PlanExecutor {
     this.unsubscribe = this.rm.onEvent((event) => this.onResourceEvent(event));
   }
 
-  /** Starts executing a planned job: its pieces run at their planned times. */
-  execute(job: PlannedJob, shape: JobShape, terms: ExecutionTerms = { guaranteeTerms: [] }): void {
+  /**
+   * Starts executing a planned job: its pieces run at their planned times. With
+   * `resumeFrom`, it first computes from that checkpoint (recorded as a planned restart).
+   */
+  execute(job: PlannedJob, shape: JobShape, terms: ExecutionTerms = { guaranteeTerms: [] }, resumeFrom?: ResumePoint): void {
     const jobId = job.spec.id;
     if (this.runs.has(jobId)) throw new Error(`job ${jobId} is already being executed`);
     const run: Run = {
@@ -117,10 +98,24 @@ export class PlanExecutor {
       queue: Promise.resolve(),
       states: new Map(),
       checks: new Map(),
+      ...(resumeFrom ? { initial: { ...resumeFrom } } : {}),
     };
     this.runs.set(jobId, run);
     this.schedulePieces(run, plannedPieces(job, shape));
     this.judge(run);
+  }
+
+  /** Before the job first computes: it will start from `point`. False when it has computed already (or is unknown). */
+  resumeFrom(jobId: string, point: ResumePoint): boolean {
+    const run = this.runs.get(jobId);
+    if (!run || run.record.startedAt !== undefined || hasEnded(run.record)) return false;
+    run.initial = { ...point };
+    return true;
+  }
+
+  /** The job is being executed, or has ended and is not forgotten yet. */
+  has(jobId: string): boolean {
+    return this.runs.has(jobId);
   }
 
   /** The job's execution record so far. */
@@ -239,7 +234,7 @@ export class PlanExecutor {
     const active: ActivePiece = { piece, timers: [], writing: new Map() };
     run.active = active;
     const generation = ++run.generation;
-    const restart = piece.restart || run.record.startedAt !== undefined;
+    const restart = piece.restart || run.record.startedAt !== undefined || run.initial !== undefined;
     this.append(run, { kind: 'phase', at: this.clock.now(), phase: 'PreRuntime', nodes: piece.nodes });
     try {
       await this.rm.prepare({ jobId: run.jobId, nodes: piece.nodes, restart });
@@ -256,7 +251,8 @@ export class PlanExecutor {
     if (run.generation !== generation) return;
     const piece = active.piece;
     const resumes = run.record.startedAt !== undefined;
-    const from = resumes ? lastCheckpoint(run.record) : undefined;
+    // Its own last checkpoint; else the one it was handed (migrated here, or resumed after a server restart).
+    const from = lastCheckpoint(run.record) ?? run.initial;
     const fromInterval = from?.interval ?? 0;
     try {
       await this.rm.start({
@@ -276,8 +272,8 @@ export class PlanExecutor {
     }
     const at = this.clock.now();
     this.append(run, { kind: 'phase', at, phase: 'Running', nodes: piece.nodes });
-    if (resumes) {
-      const cause = run.resumeCause;
+    if (resumes || from) {
+      const cause = resumes ? run.resumeCause : 'planned';
       this.append(run, { kind: 'restart', at, nodes: piece.nodes, fromInterval, ...(from ? { reference: from.reference } : {}), cause });
     }
     run.resumeCause = 'planned';

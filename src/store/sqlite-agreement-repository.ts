@@ -29,8 +29,8 @@ interface AgreementRow {
   updated_at: number;
 }
 
-/** Optional fields without a column of their own (migration 2). They hold no Dates. */
-type AgreementExtras = Pick<Agreement, 'price' | 'origin' | 'alternative' | 'usedBy' | 'acceptanceEpr'>;
+/** Optional fields without a column of their own (migration 2); `migratedTo.at` is the only Date among them. */
+type AgreementExtras = Pick<Agreement, 'price' | 'origin' | 'alternative' | 'usedBy' | 'acceptanceEpr' | 'eligibleParties' | 'migratedTo'>;
 
 /** The allocation's optional plan fields (migration 4): everything but start, end and nodes, which have columns. */
 type AllocationPlan = Omit<Allocation, 'start' | 'end' | 'nodes'>;
@@ -165,7 +165,7 @@ function fromRow(row: AgreementRow): Agreement {
   };
   if (row.name !== null) agreement.name = row.name;
   // Parsed JSON has no undefined values, so absent extras stay absent.
-  if (row.extras !== null) Object.assign(agreement, JSON.parse(row.extras) as AgreementExtras);
+  if (row.extras !== null) Object.assign(agreement, reviveExtras(JSON.parse(row.extras) as Json<AgreementExtras>));
   if (row.allocation_start !== null && row.allocation_end !== null && row.allocation_nodes !== null) {
     const plan = row.allocation_plan === null ? {} : (JSON.parse(row.allocation_plan) as Json<AllocationPlan>);
     agreement.allocation = reviveAllocation({
@@ -194,7 +194,16 @@ function extrasJson(a: Agreement): string | null {
     alternative: a.alternative,
     usedBy: a.usedBy,
     acceptanceEpr: a.acceptanceEpr,
+    eligibleParties: a.eligibleParties,
+    migratedTo: a.migratedTo,
   };
   const json = JSON.stringify(extras);
   return json === '{}' ? null : json;
+}
+
+function reviveExtras(json: Json<AgreementExtras>): AgreementExtras {
+  const { migratedTo, ...rest } = json;
+  const extras: AgreementExtras = rest;
+  if (migratedTo !== undefined) extras.migratedTo = { ...migratedTo, at: new Date(migratedTo.at) };
+  return extras;
 }

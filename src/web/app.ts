@@ -2,10 +2,13 @@ import express, { type Express, type Request, type Response } from 'express';
 import { MalformedMessage, NotAuthorized, UnknownResource, WsagError } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
 import type { AgreementService } from '../engine/agreement-service.js';
+import type { ExecutionService } from '../engine/execution-service.js';
 import type { NegotiationService } from '../engine/negotiation-service.js';
+import type { NotificationService } from '../engine/notifications.js';
 import type { PlanningService } from '../engine/planning-service.js';
-import type { AgreementSignatureVerifier } from '../engine/ports.js';
+import type { AgreementSignatureVerifier, Subscription } from '../engine/ports.js';
 import { soapRouter, type EndpointOptions } from '../soap/http-endpoint.js';
+import { checkpointUploadRouter, type CheckpointUploadOptions } from './checkpoint-upload.js';
 import { agreementSummary, negotiationSummary, nodeSummary, planEntries, replanSummary } from './summaries.js';
 
 export interface AppOptions extends EndpointOptions {
@@ -14,6 +17,12 @@ export interface AppOptions extends EndpointOptions {
   plan: PlanningService;
   /** Verifies agreement signatures against the trusted CAs; absent when the site has no CA file. */
   signatures?: AgreementSignatureVerifier;
+  /** The run time: node failures drive it, post-runtime reports come from it. Absent: node events only re-plan. */
+  execution?: ExecutionService;
+  /** HTTP callback subscriptions per agreement. */
+  notifications?: NotificationService;
+  /** Receiving migrated jobs' checkpoints (PUT /api/agreements/ID/checkpoint). */
+  checkpointUpload?: Omit<CheckpointUploadOptions, 'identify' | 'logger'>;
 }
 
 /** The HTTP application: SOAP ports, a health check, and JSON views for operators and the CLI. */
@@ -61,14 +70,60 @@ export function createApp(options: AppOptions): Express {
   }));
   for (const event of ['fail', 'repair'] as const) {
     app.post(`/api/nodes/:id/${event}`, json(`reporting a node ${event === 'fail' ? 'failure' : 'repair'}`, async (req) => {
-      operator(req, `reporting a node ${event === 'fail' ? 'failure' : 'repair'}`);
+      const who = operator(req, `reporting a node ${event === 'fail' ? 'failure' : 'repair'}`);
       const id = String(req.params.id);
       if (!options.plan.hasNode(id)) throw new UnknownResource(`no node "${id}" in the cluster; GET /api/nodes lists them`);
+      const execution = options.execution;
+      if (execution) {
+        // The run time stops the jobs on the node, the scheduler re-plans, the jobs get their new plans, P goes to the Migration Controller.
+        const outcome = event === 'fail' ? await execution.nodeFailed(id, who.identity) : await execution.nodeRepaired(id, who.identity);
+        return { ...replanSummary(outcome, options.plan.manager.isFailed(id)), agreements: outcome.agreements, ...(outcome.migration ? { migration: outcome.migration } : {}) };
+      }
       const now = options.now();
       const report = event === 'fail' ? options.plan.nodeFailed(id, now) : options.plan.nodeRepaired(id, now);
       await options.plan.settle(); // the moved, suspended and problematic bookings are stored before the answer
       return replanSummary(report, options.plan.manager.isFailed(id));
     }));
+  }
+  // The post-runtime report (JSON; text with ?format=text), for the agreement's owner and operators.
+  app.get('/api/agreements/:id/report', async (req, res) => {
+    try {
+      if (!options.execution) throw new UnknownResource('this server runs no jobs (WSAG_EXECUTOR=none): there are no post-runtime reports');
+      const stored = await options.execution.report(String(req.params.id), caller(req));
+      if (req.query.format === 'text') res.type('text/plain').send(stored.text);
+      else res.json(stored.report);
+    } catch (error) {
+      fail(res, 'reading a post-runtime report', error);
+    }
+  });
+  // HTTP callbacks: every change of the agreement's states is POSTed to each subscriber.
+  const subscriptions = (): NotificationService => {
+    if (!options.notifications) throw new UnknownResource('this server sends no notifications');
+    return options.notifications;
+  };
+  const subscriptionJson = (s: Subscription) => ({ id: s.id, agreementId: s.agreementId, url: s.url, subscriber: s.subscriber, createdAt: s.createdAt });
+  app.post('/api/agreements/:id/subscriptions', express.text({ type: () => true, limit: 16 * 1024 }), json('subscribing to an agreement', async (req) => {
+    let body: unknown;
+    try {
+      body = JSON.parse(typeof req.body === 'string' ? req.body : '');
+    } catch {
+      throw new MalformedMessage('send a JSON body { "url": "http(s)://..." }');
+    }
+    const url = typeof body === 'object' && body !== null ? (body as { url?: unknown }).url : undefined;
+    return subscriptionJson(await subscriptions().subscribe(String(req.params.id), url, caller(req)));
+  }));
+  app.get('/api/agreements/:id/subscriptions', json('listing subscriptions', async (req) =>
+    (await subscriptions().list(String(req.params.id), caller(req))).map(subscriptionJson)));
+  app.delete('/api/agreements/:id/subscriptions/:subscription', async (req, res) => {
+    try {
+      await subscriptions().unsubscribe(String(req.params.id), String(req.params.subscription), caller(req));
+      res.status(204).end();
+    } catch (error) {
+      fail(res, 'removing a subscription', error);
+    }
+  });
+  if (options.checkpointUpload) {
+    app.use(checkpointUploadRouter({ ...options.checkpointUpload, identify: caller, logger: options.logger }));
   }
   // The agreement document as stored (signed by the provider, countersigned when the initiator did).
   app.get('/api/agreements/:id/document', async (req, res) => {

@@ -127,6 +127,11 @@ function statusOf(error: WsagError): number {
   }
 }
 
+/** Where fileCheckpointStore keeps an agreement's latest checkpoint. */
+export function checkpointFileOf(dir: string, agreementId: string): string {
+  return path.join(dir, `${encodeURIComponent(agreementId)}.checkpoint`);
+}
+
 /**
  * A store keeping each agreement's latest checkpoint as `{dir}/{agreementId}.checkpoint`
  * (the received file moved there, replacing an older one in one step).
@@ -134,7 +139,7 @@ function statusOf(error: WsagError): number {
 export function fileCheckpointStore(dir: string): (upload: CheckpointUpload) => Promise<void> {
   return async (upload) => {
     await fs.promises.mkdir(dir, { recursive: true });
-    const target = path.join(dir, `${encodeURIComponent(upload.agreementId)}.checkpoint`);
+    const target = checkpointFileOf(dir, upload.agreementId);
     try {
       await fs.promises.rename(upload.file, target);
     } catch (error) {

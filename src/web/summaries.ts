@@ -19,6 +19,7 @@ export function agreementSummary(a: Agreement) {
     alternative: a.alternative,
     usedBy: a.usedBy,
     usesReservation: a.request.useReservation,
+    migratedTo: a.migratedTo,
     createdAt: a.createdAt,
   };
 }

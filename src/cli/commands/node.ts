@@ -1,0 +1,74 @@
+import type { NodeEventSummary } from '../../client/wsag-client.js';
+import { jsonHelp, jsonOption, serverUrl, urlHelp, urlOption, type Command } from '../command.js';
+import { UsageError } from '../errors.js';
+import { printJson, table } from '../output.js';
+
+const actions = ['list', 'fail', 'repair'] as const;
+
+export const nodeCommand: Command = {
+  name: 'node',
+  summary: 'the cluster\'s nodes: list them; report one failed or repaired (operators)',
+  synopsis: 'wsag node (list | fail NODE | repair NODE) [--url URL] [--json]',
+  description: [
+    'list:   every node with its memory, CPUs, interconnect, whether it is a buffer node and',
+    '        whether it is failed.',
+    'fail:   reports NODE failed. The jobs computing on it stop (the outage is recorded), the',
+    '        scheduler re-plans: jobs restart from their last checkpoint on spare nodes, move,',
+    '        or become problematic; with peers configured the Migration Controller then moves',
+    '        problematic jobs it can. Prints what changed; each affected agreement gets an',
+    '        audit entry.',
+    'repair: reports NODE back in service; the scheduler re-plans (problems may be solved).',
+    'These go through the JSON admin API (GET /api/nodes, POST /api/nodes/NODE/fail|repair):',
+    'only operators (WSAG_ADMINS) may use them. See docs/operations.md, "Node failures".',
+  ],
+  optionHelp: [urlHelp, jsonHelp],
+  examples: [
+    '  wsag node list',
+    '  wsag node fail n007',
+    '  wsag node repair n007 --json',
+  ],
+  options: { ...urlOption, ...jsonOption },
+  positionals: ['ACTION'],
+  optionalPositionals: ['NODE'],
+  async run(args, ctx) {
+    const [action, node] = args.positionals as [string, string | undefined];
+    if (!(actions as readonly string[]).includes(action)) throw new UsageError(`unknown action "${action}": use list, fail or repair`);
+    const client = ctx.client(serverUrl(args, ctx.env));
+    if (action === 'list') {
+      if (node !== undefined) throw new UsageError(`unexpected argument "${node}": node list shows every node`);
+      const nodes = await client.nodes();
+      if (args.flag('json')) {
+        printJson(ctx.out, { nodes });
+        return;
+      }
+      const rows = nodes.map((n) => [n.id, n.failed ? 'FAILED' : 'up', String(n.memoryGB), String(n.cpus), n.interconnect ?? '', n.island ?? '', n.buffer ? 'buffer' : '']);
+      for (const line of table(['NODE', 'STATE', 'MEMORY_GB', 'CPUS', 'INTERCONNECT', 'ISLAND', 'ROLE'], rows)) ctx.out(line);
+      const failed = nodes.filter((n) => n.failed).length;
+      ctx.out(`${nodes.length} node${nodes.length === 1 ? '' : 's'}, ${failed} failed`);
+      return;
+    }
+    if (node === undefined) throw new UsageError(`missing NODE: wsag node ${action} NODE (see: wsag node list)`);
+    const summary = await client.nodeEvent(node, action === 'fail' ? 'fail' : 'repair');
+    if (args.flag('json')) {
+      printJson(ctx.out, summary);
+      return;
+    }
+    for (const line of describe(summary)) ctx.out(line);
+  },
+};
+
+/** What changed, for people: one line per kind of change, then the migrations. */
+function describe(s: NodeEventSummary): string[] {
+  const lines = [`node ${s.node}: ${s.failed ? 'failed' : 'in service'}`];
+  const list = (ids: string[]) => (ids.length ? ids.join(', ') : 'none');
+  lines.push(`  moved or restarted on spare nodes: ${list(s.moved)}`);
+  if (s.suspended.length) lines.push(`  suspended: ${list(s.suspended)}`);
+  if (s.solved.length) lines.push(`  problems solved: ${list(s.solved)}`);
+  if (s.problematic.length === 0) lines.push('  problematic: none');
+  for (const p of s.problematic) lines.push(`  problematic: ${p.id} (${p.reason})`);
+  for (const job of s.migration?.jobs ?? []) {
+    lines.push(job.migrated ? `  migrated: ${job.agreementId} to ${job.peer} (agreement ${job.remoteAgreementId})` : `  not migrated: ${job.agreementId}: ${job.detail}`);
+  }
+  for (const v of s.migration?.violations ?? []) lines.push(`  will be violated: ${v.agreementId}`);
+  return lines;
+}

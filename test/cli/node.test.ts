@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { at, deadlineOffer, planOf, simulatedServer, type SimulatedServer } from '../engine/run-time-support.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { wsag } from './support.js';
+
+/**
+ * `wsag node list | fail NODE | repair NODE` against an in-process server on a simulated
+ * clock (the run time follows the failure), and against one where the caller is no operator.
+ */
+let server: SimulatedServer;
+let plain: TestServer;
+
+beforeAll(async () => {
+  [server, plain] = await Promise.all([simulatedServer({ nodes: 6 }), startTestServer({ config: { clusterNodes: 2 } })]);
+});
+afterAll(async () => Promise.all([server?.close(), plain?.close()]));
+
+describe('wsag node', () => {
+  it('lists the nodes, reports a failure that stops and restarts a job, and a repair', async () => {
+    const list = await wsag(['node', 'list'], { url: server.url });
+    expect(list.code).toBe(0);
+    expect(list.out[0]).toMatch(/^NODE\s+STATE\s+MEMORY_GB\s+CPUS\s+INTERCONNECT\s+ISLAND\s+ROLE$/);
+    expect(list.out.slice(1, -1).map((l) => l.split(/\s+/).slice(0, 2))).toEqual(['n001', 'n002', 'n003', 'n004', 'n005', 'n006'].map((n) => [n, 'up']));
+    expect(list.out.at(-1)).toBe('6 nodes, 0 failed');
+
+    const id = (await server.client.createAgreement(await deadlineOffer(server.client, { level: 'Standard', deadline: at(5000) }))).agreementId;
+    const node = (await planOf(server)).bookings.find((b) => b.id === id)?.nodeIds[0] as string;
+    await server.advanceTo(1800);
+    const failed = await wsag(['node', 'fail', node], { url: server.url });
+    expect(failed.code).toBe(0);
+    expect(failed.out[0]).toBe(`node ${node}: failed`);
+    expect(failed.stdout).toContain(`moved or restarted on spare nodes: ${id}`);
+    expect(failed.stdout).toContain('problematic: none');
+    await server.execution.idle();
+    expect(server.rm.callsOf('stop', id).map((c) => c.reason)).toEqual(['outage']);
+    expect((await wsag(['node', 'list', '--json'], { url: server.url })).stdout).toContain(`"id": "${node}"`);
+    const listed = JSON.parse((await wsag(['node', 'list', '--json'], { url: server.url })).stdout) as { nodes: Array<{ id: string; failed: boolean }> };
+    expect(listed.nodes.filter((n) => n.failed).map((n) => n.id)).toEqual([node]);
+
+    const repaired = await wsag(['node', 'repair', node, '--json'], { url: server.url });
+    expect(repaired.code).toBe(0);
+    expect(JSON.parse(repaired.stdout)).toMatchObject({ node, failed: false });
+    await server.runUntilIdle();
+    expect((await server.client.state(id)).state).toBe('Complete');
+  });
+
+  it('says what is wrong: unknown node, missing argument, no operator role', async () => {
+    const unknown = await wsag(['node', 'fail', 'n999'], { url: server.url });
+    expect(unknown.code).toBe(1);
+    expect(unknown.err[0]).toBe('error: UnknownResource: no node "n999" in the cluster; GET /api/nodes lists them');
+    const missing = await wsag(['node', 'fail'], { url: server.url });
+    expect(missing.code).toBe(2);
+    expect(missing.err[0]).toBe('error: missing NODE: wsag node fail NODE (see: wsag node list)');
+    expect((await wsag(['node', 'reboot', 'n001'], { url: server.url })).err[0]).toBe('error: unknown action "reboot": use list, fail or repair');
+    const refused = await wsag(['node', 'fail', 'n001'], { url: plain.url });
+    expect(refused.code).toBe(1);
+    expect(refused.err[0]).toBe('error: NotAuthorized: reporting a node failure: operators (admin role, WSAG_ADMINS) only');
+  });
+});
