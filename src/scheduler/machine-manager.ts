@@ -1,17 +1,17 @@
 import { CapacityProfile } from './capacity-profile.js';
 import type { ClusterNode, Instant, JobRequirements } from './model.js';
-import { NodeTimeline, type Passable } from './node-timeline.js';
+import { NodeTimeline, type NodeBooking, type Passable } from './node-timeline.js';
 
-interface OwnedBooking {
+/** A booking as the node's timeline and the owner's list both hold it (one object, so a change is seen by both). */
+interface OwnedBooking extends NodeBooking {
   node: number;
-  start: Instant;
-  end: Instant;
 }
 
 /** Bookings in the way a slot search scans per node, when it must scan (an owner to look past), before it settles for a lower bound. */
 const SCAN_BUDGET = 8;
 
-type JournalEntry = { op: 'book' | 'unbook'; owner: string; booking: OwnedBooking };
+/** A change a trial may undo: a booking added or removed, or its end moved (`end`: where it ended before). */
+type JournalEntry = { op: 'book' | 'unbook' | 'end'; owner: string; booking: OwnedBooking; end: Instant };
 
 /**
  * The Machine Manager (002 section 4.2.2): knows the nodes, their properties and their
@@ -33,10 +33,18 @@ export class MachineManager {
   private readonly journal: JournalEntry[] = [];
   private depth = 0;
   /** Profile changes of one operation, grouped by interval: a job on 64 nodes is one profile update, not 64. */
-  private readonly pendingProfile = new Map<string, { start: Instant; end: Instant; delta: number; firm: boolean }>();
+  private readonly pendingProfile: Array<{ start: Instant; end: Instant; delta: number; firm: boolean }> = [];
 
   /** Each node's interconnect island as a small number (nodes without one share one). */
   private readonly islandOf: Int32Array;
+  private readonly islandCount: number;
+  /** Scratch space of the searches (free nodes and since when, per island), reused so a search allocates little. */
+  private readonly freeNodes: Int32Array;
+  private readonly freeSince: Float64Array;
+  private readonly order: Int32Array;
+  private readonly values: Float64Array;
+  private readonly islandMembers: Int32Array;
+  private readonly islandBest: Int32Array;
 
   constructor(readonly nodes: readonly ClusterNode[]) {
     this.timelines = nodes.map(() => new NodeTimeline());
@@ -46,6 +54,13 @@ export class MachineManager {
       if (!islands.has(name)) islands.set(name, islands.size);
       return islands.get(name) as number;
     });
+    this.islandCount = islands.size;
+    this.freeNodes = new Int32Array(nodes.length);
+    this.freeSince = new Float64Array(nodes.length);
+    this.order = new Int32Array(nodes.length);
+    this.values = new Float64Array(nodes.length);
+    this.islandMembers = new Int32Array(this.islandCount);
+    this.islandBest = new Int32Array(this.islandCount);
     nodes.forEach((node, i) => {
       if (this.index.has(node.id)) throw new Error(`node id "${node.id}" appears twice in the cluster description`);
       this.index.set(node.id, i);
@@ -91,10 +106,14 @@ export class MachineManager {
     options: Passable & { oneIsland?: boolean } = {},
   ): number[] | undefined {
     if (count === 0) return [];
-    const free: Array<{ node: number; since: number }> = [];
+    let free = 0;
     for (const node of eligible) {
       const timeline = this.timelines[node] as NodeTimeline;
-      if (timeline.isFree(start, end, options.ignoreOwner, options.movable, options.soft)) free.push({ node, since: timeline.freeSince(start) });
+      if (timeline.isFree(start, end, options.ignoreOwner, options.movable, options.soft)) {
+        this.freeNodes[free] = node;
+        timeline.freeSinceInto(start, this.freeSince, free);
+        free++;
+      }
     }
     return this.choose(free, count, options.oneIsland);
   }
@@ -116,26 +135,78 @@ export class MachineManager {
     return this.timelines[node] as NodeTimeline;
   }
 
+  /** @internal for SlotSearch: puts the node, free from `start`, on the scratch list of free nodes (node, since) that `choose` takes from. */
+  setFree(k: number, node: number, start: Instant): void {
+    this.freeNodes[k] = node;
+    (this.timelines[node] as NodeTimeline).freeSinceInto(start, this.freeSince, k);
+  }
+
+  /** @internal for SlotSearch: scratch space for `count` numbers. */
+  scratch(count: number): Float64Array {
+    return this.values.subarray(0, count);
+  }
+
+  /** @internal for SlotSearch: each node's island as a small number. */
+  islandIndex(node: number): number {
+    return this.islandOf[node] as number;
+  }
+
+  /** @internal */
+  get islands(): number {
+    return this.islandCount;
+  }
+
   /**
-   * @internal Of the free nodes, `count` whose last booking ended latest (ties: lower index), taken
-   * from the island whose best node comes first among those with enough free nodes;
-   * without such an island, the best overall unless one island is required.
+   * @internal Of the first `free` entries of the scratch free list, `count` whose last
+   * booking ended latest (ties: lower index), taken from the island whose best node comes
+   * first among those with enough free nodes; without such an island, the best overall
+   * unless one island is required.
    */
-  choose(free: Array<{ node: number; since: number }>, count: number, oneIsland?: boolean): number[] | undefined {
-    if (free.length < count) return undefined;
-    const islands: Array<{ best: { node: number; since: number }; members: Array<{ node: number; since: number }> } | undefined> = [];
-    for (const f of free) {
-      const island = this.islandOf[f.node] as number;
-      const entry = islands[island];
-      if (!entry) islands[island] = { best: f, members: [f] };
-      else {
-        entry.members.push(f);
-        if (before(f, entry.best)) entry.best = f;
-      }
+  choose(free: number, count: number, oneIsland?: boolean): number[] | undefined {
+    if (free < count) return undefined;
+    const { islandMembers: members, islandBest: bestOf, freeNodes: nodes, freeSince: since } = this;
+    members.fill(0);
+    for (let k = 0; k < free; k++) {
+      const island = this.islandOf[nodes[k] as number] as number;
+      if (members[island] === 0 || before(nodes, since, k, bestOf[island] as number)) bestOf[island] = k;
+      members[island] = (members[island] as number) + 1;
     }
-    const order = islands.filter((e) => e !== undefined).sort((a, b) => (before(a.best, b.best) ? -1 : 1));
-    for (const { members } of order) if (members.length >= count) return best(members, count);
-    return oneIsland ? undefined : best(free, count);
+    // The island with enough free nodes whose best node comes first.
+    let chosen = -1;
+    for (let island = 0; island < this.islandCount; island++) {
+      if ((members[island] as number) < count) continue;
+      if (chosen < 0 || before(nodes, since, bestOf[island] as number, bestOf[chosen] as number)) chosen = island;
+    }
+    if (chosen < 0 && oneIsland) return undefined;
+    // The candidates (indices into the free list), in free-list order.
+    let m = 0;
+    for (let k = 0; k < free; k++) if (chosen < 0 || this.islandOf[nodes[k] as number] === chosen) this.order[m++] = k;
+    return this.best(m, count);
+  }
+
+  /**
+   * The first `count` of the `m` candidates in `order` in packing order, without sorting
+   * all of them when few are wanted: those above the count-th best `since` sorted, then
+   * those tied with it in free-list order (which holds them by node index).
+   */
+  private best(m: number, count: number): number[] {
+    const { freeNodes: nodes, freeSince: since } = this;
+    const candidates = this.order.subarray(0, m);
+    const byPacking = (a: number, b: number) => (before(nodes, since, a, b) ? -1 : before(nodes, since, b, a) ? 1 : 0);
+    if (count * 4 >= m) return Array.from(candidates.sort(byPacking).subarray(0, count), (k) => nodes[k] as number);
+    const values = this.values;
+    for (let j = 0; j < m; j++) values[j] = -(since[candidates[j] as number] as number);
+    const cut = -kthSmallest(values, m, count);
+    const out: number[] = [];
+    let above = 0;
+    for (let j = 0; j < m; j++) if ((since[candidates[j] as number] as number) > cut) values[above++] = candidates[j] as number;
+    const sorted = Int32Array.from(values.subarray(0, above)).sort(byPacking);
+    for (const k of sorted) out.push(nodes[k] as number);
+    for (let j = 0; j < m && out.length < count; j++) {
+      const k = candidates[j] as number;
+      if (since[k] === cut) out.push(nodes[k] as number);
+    }
+    return out;
   }
 
   /** Books nodes for `owner` over [start, end); with `except`, the parts already booked by that owner are skipped (a renegotiated job over its original). */
@@ -143,28 +214,33 @@ export class MachineManager {
     if (end <= start) return;
     for (const node of nodes) {
       if (except === undefined) {
-        this.add(owner, { node, start, end });
+        this.add(owner, this.booking(owner, node, start, end));
         continue;
       }
       let from = start;
       for (const b of (this.timelines[node] as NodeTimeline).overlapping(start, end)) {
         if (b.owner !== except) continue; // isFree said nobody else is there
-        if (b.start > from) this.add(owner, { node, start: from, end: b.start });
+        if (b.start > from) this.add(owner, this.booking(owner, node, from, b.start));
         from = Math.max(from, b.end);
       }
-      if (from < end) this.add(owner, { node, start: from, end });
+      if (from < end) this.add(owner, this.booking(owner, node, from, end));
     }
     this.flushProfile();
   }
 
-  /** Releases the owner's bookings from `from` on (all of them by default): a job that stops at `from` keeps its past. */
+  /**
+   * Releases the owner's bookings from `from` on (all of them by default): a job that
+   * stops at `from` keeps its past (a booking running across `from` is cut short there).
+   */
   unbook(owner: string, from: Instant = Number.NEGATIVE_INFINITY, onlyNode?: number): void {
     const bookings = this.owned.get(owner);
     if (!bookings) return;
-    for (const b of [...bookings]) {
+    // Backwards, so removing one does not move those still to visit.
+    for (let i = bookings.length - 1; i >= 0; i--) {
+      const b = bookings[i] as OwnedBooking;
       if (b.end <= from || (onlyNode !== undefined && b.node !== onlyNode)) continue;
-      this.remove(owner, b);
-      if (b.start < from) this.add(owner, { node: b.node, start: b.start, end: from });
+      if (b.start < from) this.setEnd(owner, b, from);
+      else this.remove(owner, b, true, i);
     }
     this.flushProfile();
   }
@@ -175,7 +251,7 @@ export class MachineManager {
 
   /** Owners with a booking on the node overlapping [start, end). */
   ownersOn(node: number, start: Instant, end: Instant): string[] {
-    return [...new Set((this.timelines[node] as NodeTimeline).overlapping(start, end).map((b) => b.owner))];
+    return (this.timelines[node] as NodeTimeline).ownersOverlapping(start, end);
   }
 
   isFree(node: number, start: Instant, end: Instant, ignoreOwner?: string, movable?: (owner: string) => boolean, soft = false): boolean {
@@ -213,51 +289,76 @@ export class MachineManager {
 
   private end(mark: number, undo: boolean): void {
     if (undo) {
-      const entries = this.journal.splice(mark);
-      for (const entry of entries.reverse()) {
+      const journal = this.journal;
+      for (let i = journal.length - 1; i >= mark; i--) {
+        const entry = journal[i] as JournalEntry;
         if (entry.op === 'book') this.remove(entry.owner, entry.booking, false);
-        else this.add(entry.owner, entry.booking, false);
+        else if (entry.op === 'unbook') this.add(entry.owner, entry.booking, false);
+        else this.setEnd(entry.owner, entry.booking, entry.end, false);
       }
+      journal.length = mark;
       this.flushProfile();
     }
     this.depth--;
     if (this.depth === 0) this.journal.length = 0;
   }
 
+  private booking(owner: string, node: number, start: Instant, end: Instant): OwnedBooking {
+    return { start, end, owner, soft: this.soft.has(owner), node };
+  }
+
   private add(owner: string, booking: OwnedBooking, journal = true): void {
     if (booking.end <= booking.start) return;
-    (this.timelines[booking.node] as NodeTimeline).add({ start: booking.start, end: booking.end, owner, soft: this.soft.has(owner) });
+    booking.soft = this.soft.has(owner);
+    (this.timelines[booking.node] as NodeTimeline).add(booking);
     const list = this.owned.get(owner);
     if (list) list.push(booking);
     else this.owned.set(owner, [booking]);
-    this.changeProfile(owner, booking, 1);
-    if (journal && this.depth > 0) this.journal.push({ op: 'book', owner, booking });
+    this.changeProfile(owner, booking.start, booking.end, 1);
+    if (journal && this.depth > 0) this.journal.push({ op: 'book', owner, booking, end: booking.end });
   }
 
-  private remove(owner: string, booking: OwnedBooking, journal = true): void {
+  /** Removes a booking; `at` is its index in the owner's list when the caller knows it. */
+  private remove(owner: string, booking: OwnedBooking, journal = true, at?: number): void {
     (this.timelines[booking.node] as NodeTimeline).remove(owner, booking.start);
     const list = this.owned.get(owner) ?? [];
-    const i = list.findIndex((b) => b.node === booking.node && b.start === booking.start);
+    const i = at ?? list.indexOf(booking);
     if (i >= 0) list.splice(i, 1);
     if (list.length === 0) this.owned.delete(owner);
-    this.changeProfile(owner, booking, -1);
-    if (journal && this.depth > 0) this.journal.push({ op: 'unbook', owner, booking });
+    this.changeProfile(owner, booking.start, booking.end, -1);
+    if (journal && this.depth > 0) this.journal.push({ op: 'unbook', owner, booking, end: booking.end });
   }
 
-  private changeProfile(owner: string, booking: OwnedBooking, delta: number): void {
+  /** Moves a booking's end (earlier: cut short; later: put back by a rollback). */
+  private setEnd(owner: string, booking: OwnedBooking, end: Instant, journal = true): void {
+    const old = booking.end;
+    if (end === old) return;
+    (this.timelines[booking.node] as NodeTimeline).setEnd(owner, booking.start, end);
+    if (end < old) this.changeProfile(owner, end, old, -1);
+    else this.changeProfile(owner, old, end, 1);
+    if (journal && this.depth > 0) this.journal.push({ op: 'end', owner, booking, end: old });
+  }
+
+  private changeProfile(owner: string, start: Instant, end: Instant, delta: number): void {
     const firm = !this.soft.has(owner);
-    const key = `${booking.start}:${booking.end}:${firm}`;
-    const pending = this.pendingProfile.get(key);
-    if (pending) pending.delta += delta;
-    else this.pendingProfile.set(key, { start: booking.start, end: booking.end, delta, firm });
+    const pending = this.pendingProfile;
+    // The bookings of one job come one after another: the match, if any, is usually the last entry.
+    for (let i = pending.length - 1; i >= 0; i--) {
+      const p = pending[i] as { start: Instant; end: Instant; delta: number; firm: boolean };
+      if (p.start === start && p.end === end && p.firm === firm) {
+        p.delta += delta;
+        return;
+      }
+    }
+    pending.push({ start, end, delta, firm });
   }
 
   private flushProfile(): void {
-    for (const { start, end, delta, firm } of this.pendingProfile.values()) {
+    for (const { start, end, delta, firm } of this.pendingProfile) {
       this.profile.add(start, end, delta);
       if (firm) this.firmProfile.add(start, end, delta);
     }
-    this.pendingProfile.clear();
+    this.pendingProfile.length = 0;
   }
 }
 
@@ -285,6 +386,8 @@ function majorVersion(version: string): string {
 export class SlotSearch {
   /** Per eligible node: no free stretch of the duration begins before this (exact where it equals the instant asked). */
   private readonly bound: Float64Array;
+  /** Per eligible node: free for the duration from any start between its bound and this (the stretch found with the bound). */
+  private readonly latest: Float64Array;
 
   constructor(
     private readonly mm: MachineManager,
@@ -294,63 +397,65 @@ export class SlotSearch {
     private readonly options: Passable & { oneIsland?: boolean; limit?: Instant },
   ) {
     this.bound = new Float64Array(eligible.length).fill(Number.NEGATIVE_INFINITY);
+    this.latest = new Float64Array(eligible.length).fill(Number.NEGATIVE_INFINITY);
   }
 
   /** The nodes for a start at `start`, or a lower bound (> start) for any start that could work; Infinity if none ever can. */
   at(start: Instant): { nodes: number[] } | { next: Instant } {
-    const { count, eligible, bound, options } = this;
+    const { count, eligible, bound, latest, options, mm } = this;
     if (count === 0) return { nodes: [] };
     if (eligible.length < count) return { next: Number.POSITIVE_INFINITY };
-    const free: Array<{ node: number; since: number }> = [];
+    const limit = options.limit ?? Number.POSITIVE_INFINITY;
+    let free = 0;
     for (let i = 0; i < eligible.length; i++) {
       if ((bound[i] as number) > start) continue; // not free at start, and its bound still holds
       const node = eligible[i] as number;
-      const timeline = this.mm.timeline(node);
-      const at = timeline.earliestFree(start, this.duration, options, options.limit, SCAN_BUDGET);
-      bound[i] = at;
-      if (at === start) free.push({ node, since: timeline.freeSince(start) });
+      if ((latest[i] as number) >= start) bound[i] = start; // still inside the free stretch found before
+      else mm.timeline(node).earliestFreeInto(start, this.duration, options, limit, SCAN_BUDGET, bound, latest, i);
+      if (bound[i] === start) mm.setFree(free++, node, start);
     }
-    const nodes = free.length >= count ? this.mm.choose(free, count, options.oneIsland) : undefined;
+    const nodes = free >= count ? mm.choose(free, count, options.oneIsland) : undefined;
     if (nodes) return { nodes };
-    if (!options.oneIsland) return { next: kthSmallest(Float64Array.from(bound), eligible.length, count) };
-    const byIsland = new Map<string, number[]>();
+    return { next: this.kthBound() };
+  }
+
+  /** The count-th smallest bound (in one island when one is required: the least over islands). */
+  private kthBound(): Instant {
+    const { count, eligible, bound, mm } = this;
+    if (!this.options.oneIsland) {
+      const values = mm.scratch(eligible.length);
+      values.set(bound);
+      return kthSmallest(values, eligible.length, count);
+    }
+    // Per island: the bounds of its nodes side by side in the scratch space.
+    const offsets = new Int32Array(mm.islands + 1);
+    for (const node of eligible) {
+      const slot = mm.islandIndex(node) + 1;
+      offsets[slot] = (offsets[slot] as number) + 1;
+    }
+    for (let island = 0; island < mm.islands; island++) offsets[island + 1] = (offsets[island + 1] as number) + (offsets[island] as number);
+    const filled = offsets.slice(0, mm.islands);
+    const values = mm.scratch(eligible.length);
     for (let i = 0; i < eligible.length; i++) {
-      const island = this.mm.nodes[eligible[i] as number]?.island ?? '';
-      const list = byIsland.get(island);
-      if (list) list.push(bound[i] as number);
-      else byIsland.set(island, [bound[i] as number]);
+      const island = mm.islandIndex(eligible[i] as number);
+      values[filled[island] as number] = bound[i] as number;
+      filled[island] = (filled[island] as number) + 1;
     }
     let next = Number.POSITIVE_INFINITY;
-    for (const list of byIsland.values()) if (list.length >= count) next = Math.min(next, kthSmallest(Float64Array.from(list), list.length, count));
-    return { next };
+    for (let island = 0; island < mm.islands; island++) {
+      const from = offsets[island] as number;
+      const size = (offsets[island + 1] as number) - from;
+      if (size >= count) next = Math.min(next, kthSmallest(values.subarray(from, from + size), size, count));
+    }
+    return next;
   }
 }
 
-/** Packing order of free nodes: the one whose last booking ended latest first, then the lower index. */
-function before(a: { node: number; since: number }, b: { node: number; since: number }): boolean {
-  return a.since > b.since || (a.since === b.since && a.node < b.node);
-}
-
-/**
- * The first `count` of the free nodes in packing order, without sorting all of them when
- * few are wanted: those above the count-th best `since` sorted, then those tied with it,
- * which `free` already holds by node index.
- */
-function best(free: Array<{ node: number; since: number }>, count: number): number[] {
-  if (count * 4 >= free.length) {
-    return [...free]
-      .sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))
-      .slice(0, count)
-      .map((f) => f.node);
-  }
-  const cut = -kthSmallest(Float64Array.from(free, (f) => -f.since), free.length, count);
-  const above = free.filter((f) => f.since > cut).sort((a, b) => (before(a, b) ? -1 : 1));
-  const out = above.map((f) => f.node);
-  for (const f of free) {
-    if (out.length >= count) break;
-    if (f.since === cut) out.push(f.node);
-  }
-  return out;
+/** Packing order of free nodes (indices into the free list): the one whose last booking ended latest first, then the lower index. */
+function before(nodes: Int32Array, since: Float64Array, a: number, b: number): boolean {
+  const sa = since[a] as number;
+  const sb = since[b] as number;
+  return sa > sb || (sa === sb && (nodes[a] as number) < (nodes[b] as number));
 }
 
 /** The k-th smallest (1-based) of the first `length` values; reorders them (quickselect). */

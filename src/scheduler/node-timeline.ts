@@ -9,6 +9,14 @@ export interface NodeBooking {
   soft?: boolean;
 }
 
+/**
+ * Where the hot lookups leave an instant for a wrapper to return: a number returned from a
+ * call that is not inlined is boxed (an allocation), and searches ask for every node, so
+ * they use the `...Into` forms and pass their own arrays.
+ */
+const answer = new Float64Array(1);
+const ignored = new Float64Array(1);
+
 /** Bookings a search looks past: the job being replaced, owners that would move, soft bookings. */
 export interface Passable {
   ignoreOwner?: string;
@@ -19,9 +27,9 @@ export interface Passable {
 /**
  * The bookings of one node, sorted by start and never overlapping, so both starts and
  * ends are sorted. The question searches ask most, where the next free stretch of some
- * length begins, is answered in O(log n) from a gap index over all bookings and one over
- * the firm ones (soft bookings give way to SLA jobs); a booking or release changes a
- * small block and a path of the index, not the whole node.
+ * length begins, is answered from a gap index over all bookings and one over the firm
+ * ones (soft bookings give way to SLA jobs): two binary searches, then chunk summaries
+ * skip stretches without a long enough gap.
  */
 export class NodeTimeline {
   private readonly all = new GapList();
@@ -35,8 +43,10 @@ export class NodeTimeline {
   /** True if nothing is booked in [start, end) other than by `ignoreOwner`, owners that would move out of the way, or (with `soft`) soft bookings. */
   isFree(start: Instant, end: Instant, ignoreOwner?: string, movable?: (owner: string) => boolean, soft = false): boolean {
     if (end <= start) return true;
-    if (ignoreOwner === undefined && movable === undefined) return (soft ? this.firm : this.all).earliestGap(start, end - start) === start;
-    for (const b of this.all.from(start)) {
+    if (ignoreOwner === undefined && movable === undefined) return (soft ? this.firm : this.all).isFreeFor(start, end - start);
+    const list = this.all;
+    for (let i = list.locate(start), n = list.count; i < n; i++) {
+      const b = list.item(i);
       if (b.start >= end) return true;
       if (b.owner !== ignoreOwner && !movable?.(b.owner) && !(soft && b.soft)) return false;
     }
@@ -52,10 +62,31 @@ export class NodeTimeline {
    * comes back only when the node is free from `t` for `duration`.
    */
   earliestFree(t: Instant, duration: number, pass: Passable = {}, limit = Number.POSITIVE_INFINITY, budget = Number.POSITIVE_INFINITY): Instant {
-    if (pass.ignoreOwner === undefined && pass.movable === undefined) return (pass.soft ? this.firm : this.all).earliestGap(t, duration);
+    this.earliestFreeInto(t, duration, pass, limit, budget, answer, ignored, 0);
+    return answer[0] as number;
+  }
+
+  /**
+   * `earliestFree`, written to out[at]; latest[at] receives the latest start in that same
+   * free stretch (any start from out[at] to it is free for `duration` too), or -Infinity
+   * when the answer comes from a scan past an owner and is only a lower bound.
+   */
+  earliestFreeInto(t: Instant, duration: number, pass: Passable, limit: number, budget: number, out: Float64Array, latest: Float64Array, at: number): void {
+    if (pass.ignoreOwner === undefined && pass.movable === undefined) {
+      (pass.soft ? this.firm : this.all).earliestGapInto(t, duration, out, latest, at);
+      return;
+    }
+    out[at] = this.scanPast(t, duration, pass, limit, budget);
+    latest[at] = Number.NEGATIVE_INFINITY;
+  }
+
+  /** earliestFree with an owner to look past: a scan of the bookings in the way, up to `limit` and `budget`. */
+  private scanPast(t: Instant, duration: number, pass: Passable, limit: number, budget: number): Instant {
     let candidate = t;
     let left = budget;
-    for (const b of this.all.from(t)) {
+    const list = this.all;
+    for (let i = list.locate(t), n = list.count; i < n; i++) {
+      const b = list.item(i);
       if (b.start >= candidate + duration || candidate > limit || left <= 0) return candidate;
       if ((pass.soft && b.soft) || b.owner === pass.ignoreOwner || pass.movable?.(b.owner)) continue;
       candidate = b.end; // starts and ends are sorted: this booking ends after the candidate
@@ -66,13 +97,19 @@ export class NodeTimeline {
 
   /** End of the last booking that ends at or before t (how tightly a new job would pack), or -Infinity. */
   freeSince(t: Instant): number {
-    return this.all.endBefore(t);
+    this.all.endBeforeInto(t, answer, 0);
+    return answer[0] as number;
+  }
+
+  /** `freeSince`, written to out[at]. */
+  freeSinceInto(t: Instant, out: Float64Array, at: number): void {
+    this.all.endBeforeInto(t, out, at);
   }
 
   add(booking: NodeBooking): void {
-    const next = this.all.from(booking.start).next();
-    if (!next.done && next.value.start < booking.end) {
-      throw new Error(`node double-booked: ${booking.owner} [${booking.start}, ${booking.end}) overlaps ${next.value.owner} [${next.value.start}, ${next.value.end})`);
+    const next = this.all.firstEndingAfter(booking.start);
+    if (next && next.start < booking.end) {
+      throw new Error(`node double-booked: ${booking.owner} [${booking.start}, ${booking.end}) overlaps ${next.owner} [${next.start}, ${next.end})`);
     }
     this.all.insert(booking);
     if (!booking.soft) this.firm.insert(booking);
@@ -95,217 +132,265 @@ export class NodeTimeline {
     return true;
   }
 
+  /**
+   * Moves the end of the owner's booking that starts at `start` (a job cut short, or put
+   * back as it was by a rollback); the caller keeps it clear of the next booking.
+   * False if there is no such booking.
+   */
+  setEnd(owner: string, start: Instant, end: Instant): boolean {
+    const b = this.all.find(owner, start);
+    if (!b) return false;
+    b.end = end;
+    this.all.endChanged(start, end);
+    if (!b.soft) this.firm.endChanged(start, end);
+    return true;
+  }
+
   /** Bookings overlapping [start, end). */
   overlapping(start: Instant, end: Instant): NodeBooking[] {
     const out: NodeBooking[] = [];
-    for (const b of this.all.from(start)) {
-      if (b.start >= end) break;
+    const list = this.all;
+    for (let i = list.locate(start), n = list.count; i < n; i++) {
+      const b = list.item(i);
+      if (b.start >= end) return out;
       out.push(b);
+    }
+    return out;
+  }
+
+  /** Owners of the bookings overlapping [start, end), each once, in time order. */
+  ownersOverlapping(start: Instant, end: Instant): string[] {
+    const out: string[] = [];
+    let seen: Set<string> | undefined; // for long answers; a short one is searched
+    const list = this.all;
+    for (let i = list.locate(start), n = list.count; i < n; i++) {
+      const b = list.item(i);
+      if (b.start >= end) break;
+      if (seen) {
+        if (seen.has(b.owner)) continue;
+        seen.add(b.owner);
+      } else if (out.includes(b.owner)) continue;
+      else if (out.length === 16) seen = new Set(out).add(b.owner);
+      out.push(b.owner);
     }
     return out;
   }
 }
 
-/** Bookings per block: a change costs about this much, a question about this plus the index. */
-const BLOCK = 16;
+/** Bookings per chunk: a question scans at most one chunk of bookings, then chunk summaries. */
+const CHUNK = 16;
 
-/** A block: its bookings, and their starts and ends as plain numbers (contiguous, so scans stay in cache). */
-interface Block {
-  items: NodeBooking[];
-  starts: number[];
-  ends: number[];
-}
+/** Bookings past which a change moves the entries after it with the built-in copy (shorter lists: by hand, cheaper than the call). */
+const LONG = 64;
 
 /**
- * Sorted, non-overlapping bookings in small blocks, with a max-tree over the blocks of
- * the longest gap each holds: inside it, or between the previous block's last end and
- * its first start. The first gap of some length after an instant is then a descent.
+ * Sorted, non-overlapping bookings, flat: their starts and ends side by side in one typed
+ * array (so a lookup touches a few cache lines, not a chain of objects), the booking
+ * objects in a parallel array, and per chunk of CHUNK consecutive bookings its last end
+ * and the longest gap before it (from the previous chunk's last end) or inside it. A
+ * lookup is a binary search over the chunks and one inside a chunk; the first gap of
+ * some length after an instant then skips whole chunks by their summaries. A booking or
+ * release moves the later entries along (one memory move) and marks the gap summaries
+ * from its chunk on as stale; a search recomputes a stale summary when it reads it.
  */
 class GapList {
-  private readonly blocks: Block[] = [];
-  /** Per block: the end of its last booking (sorted: blocks are found by it). */
-  private readonly lastEnds: number[] = [];
-  /** Per block: the longest gap before it (from the previous block's last end) or inside it. */
-  private readonly gaps: number[] = [];
-  /** Leaves from `size`: `gaps`, then -Infinity past the blocks; inner nodes the max of their children. */
-  private tree = new Float64Array(2);
-  private size = 1;
+  /** Booking i is [times[2i], times[2i + 1]). */
+  private times = new Float64Array(2 * CHUNK);
+  private items: NodeBooking[] = [];
+  private n = 0;
+  private chunkLast = new Float64Array(2);
+  private chunkGap = new Float64Array(2);
+  /** Per chunk: 1 while its gap summary is stale. */
+  private stale = new Uint8Array(2);
+  /** Where `locate` found the first booking that ends after its instant (count if none). */
+  at = 0;
+
+  get count(): number {
+    return this.n;
+  }
+
+  item(i: number): NodeBooking {
+    return this.items[i] as NodeBooking;
+  }
 
   toArray(): NodeBooking[] {
-    return this.blocks.flatMap((b) => b.items);
+    return this.items.slice(0, this.n);
   }
 
-  /** Bookings in order from the first that ends after t. */
-  *from(t: Instant): Generator<NodeBooking, void, undefined> {
-    const bi = this.blockAfter(t);
-    if (bi >= this.blocks.length) return;
-    let oi = positionAfter((this.blocks[bi] as Block).ends, t);
-    for (let k = bi; k < this.blocks.length; k++, oi = 0) {
-      const items = (this.blocks[k] as Block).items;
-      for (; oi < items.length; oi++) yield items[oi] as NodeBooking;
+  /** Finds the first booking that ends after t (into `at`): iteration from there visits every booking that may overlap [t, ...). */
+  locate(t: Instant): number {
+    const { chunkLast, times } = this;
+    const chunks = Math.ceil(this.n / CHUNK);
+    let lo = 0;
+    let hi = chunks;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((chunkLast[mid] as number) <= t) lo = mid + 1;
+      else hi = mid;
     }
-  }
-
-  /** End of the last booking that ends at or before t, or -Infinity. */
-  endBefore(t: Instant): number {
-    const bi = this.blockAfter(t);
-    if (bi < this.blocks.length) {
-      const ends = (this.blocks[bi] as Block).ends;
-      const oi = positionAfter(ends, t);
-      if (oi > 0) return ends[oi - 1] as number;
+    if (lo >= chunks) return (this.at = this.n);
+    hi = Math.min(this.n, (lo + 1) * CHUNK);
+    lo *= CHUNK;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((times[2 * mid + 1] as number) <= t) lo = mid + 1;
+      else hi = mid;
     }
-    return bi > 0 ? (this.lastEnds[bi - 1] as number) : Number.NEGATIVE_INFINITY;
+    return (this.at = lo);
   }
 
-  /** The earliest instant >= t from which nothing in the list overlaps a stretch of `duration`. */
-  earliestGap(t: Instant, duration: number): Instant {
-    const bi = this.blockAfter(t);
-    if (bi >= this.blocks.length) return t;
-    const { starts, ends } = this.blocks[bi] as Block;
+  /** The first booking that ends after t, or undefined. */
+  firstEndingAfter(t: Instant): NodeBooking | undefined {
+    const i = this.locate(t);
+    return i < this.n ? this.items[i] : undefined;
+  }
+
+  /** End of the last booking that ends at or before t (-Infinity if none), written to out[at]. */
+  endBeforeInto(t: Instant, out: Float64Array, at: number): void {
+    const i = this.locate(t);
+    out[at] = i > 0 ? (this.times[2 * i - 1] as number) : Number.NEGATIVE_INFINITY;
+  }
+
+  /** True if nothing in the list overlaps [t, t + duration). */
+  isFreeFor(t: Instant, duration: number): boolean {
+    const i = this.locate(t);
+    return i >= this.n || (this.times[2 * i] as number) >= t + duration;
+  }
+
+  /**
+   * The earliest instant >= t from which nothing in the list overlaps a stretch of
+   * `duration`, written to out[at], and the latest start of that free stretch to latest[at].
+   */
+  earliestGapInto(t: Instant, duration: number, out: Float64Array, latest: Float64Array, at: number): void {
+    const n = this.n;
+    let i = this.locate(t);
+    out[at] = t;
+    latest[at] = Number.POSITIVE_INFINITY;
+    if (i >= n) return;
+    const times = this.times;
     let candidate = t;
-    for (let oi = positionAfter(ends, t); oi < starts.length; oi++) {
-      if ((starts[oi] as number) >= candidate + duration) return candidate;
-      candidate = ends[oi] as number;
+    const chunk = (i / CHUNK) | 0;
+    if (this.stale[chunk] === 1) this.summariseGap(chunk);
+    if ((this.chunkGap[chunk] as number) < duration) {
+      // No gap in this chunk is long enough (t lies in one of them, or in a booking): past it.
+      candidate = this.chunkLast[chunk] as number;
+    } else {
+      for (const end = Math.min(n, (chunk + 1) * CHUNK); i < end; i++) {
+        if ((times[2 * i] as number) >= candidate + duration) {
+          out[at] = candidate;
+          latest[at] = (times[2 * i] as number) - duration;
+          return;
+        }
+        candidate = times[2 * i + 1] as number;
+      }
     }
-    // The first later block with a long enough gap before or inside it.
-    const k = this.firstAtLeast(bi + 1, duration);
-    if (k < 0) return this.lastEnds[this.blocks.length - 1] as number;
-    candidate = this.lastEnds[k - 1] as number;
-    const block = this.blocks[k] as Block;
-    for (let oi = 0; oi < block.starts.length; oi++) {
-      if ((block.starts[oi] as number) >= candidate + duration) return candidate;
-      candidate = block.ends[oi] as number;
+    // The first later chunk with a long enough gap before or inside it.
+    const chunks = Math.ceil(n / CHUNK);
+    for (let k = chunk + 1; k < chunks; k++) {
+      if (this.stale[k] === 1) this.summariseGap(k);
+      if ((this.chunkGap[k] as number) < duration) continue;
+      candidate = this.chunkLast[k - 1] as number;
+      for (let j = k * CHUNK, end = Math.min(n, j + CHUNK); j < end; j++) {
+        if ((times[2 * j] as number) >= candidate + duration) {
+          out[at] = candidate;
+          latest[at] = (times[2 * j] as number) - duration;
+          return;
+        }
+        candidate = times[2 * j + 1] as number;
+      }
+      break; // unreachable: that chunk holds such a gap
     }
-    return candidate; // unreachable: that block holds such a gap
+    out[at] = times[2 * n - 1] as number; // after the last booking
   }
 
+  /** The owner's booking that starts at `start`: bookings do not overlap, so it is the first that ends after `start` (left in `at`). */
   find(owner: string, start: Instant): NodeBooking | undefined {
-    for (const b of this.from(start)) {
-      if (b.start > start) return undefined;
-      if (b.owner === owner && b.start === start) return b;
-    }
-    return undefined;
+    const i = this.locate(start);
+    if (i >= this.n || this.times[2 * i] !== start) return undefined;
+    const b = this.items[i] as NodeBooking;
+    return b.owner === owner ? b : undefined;
   }
 
   insert(booking: NodeBooking): void {
-    if (this.blocks.length === 0) {
-      this.blocks.push({ items: [booking], starts: [booking.start], ends: [booking.end] });
-      this.lastEnds.push(booking.end);
-      this.gaps.push(Number.POSITIVE_INFINITY);
-      this.rebuild();
-      return;
+    const i = this.locate(booking.start);
+    if (2 * (this.n + 1) > this.times.length) {
+      const grown = new Float64Array(2 * this.times.length);
+      grown.set(this.times.subarray(0, 2 * this.n));
+      this.times = grown;
     }
-    let bi = this.blockAfter(booking.start);
-    if (bi >= this.blocks.length) bi = this.blocks.length - 1;
-    const block = this.blocks[bi] as Block;
-    const at = positionAfter(block.ends, booking.start);
-    block.items.splice(at, 0, booking);
-    block.starts.splice(at, 0, booking.start);
-    block.ends.splice(at, 0, booking.end);
-    this.lastEnds[bi] = block.ends[block.ends.length - 1] as number;
-    if (block.items.length > 2 * BLOCK) {
-      const tail: Block = { items: block.items.splice(BLOCK), starts: block.starts.splice(BLOCK), ends: block.ends.splice(BLOCK) };
-      this.blocks.splice(bi + 1, 0, tail);
-      this.lastEnds.splice(bi + 1, 0, tail.ends[tail.ends.length - 1] as number);
-      this.lastEnds[bi] = block.ends[block.ends.length - 1] as number;
-      this.gaps.splice(bi + 1, 0, 0);
-      this.gaps[bi] = this.gapOf(bi);
-      this.gaps[bi + 1] = this.gapOf(bi + 1);
-      this.rebuild();
-      return;
+    const { times, items } = this;
+    if (this.n - i > LONG) {
+      times.copyWithin(2 * i + 2, 2 * i, 2 * this.n);
+      items.splice(i, 0, booking);
+    } else {
+      for (let j = 2 * this.n - 1; j >= 2 * i; j--) times[j + 2] = times[j] as number;
+      items.push(booking);
+      for (let j = this.n; j > i; j--) items[j] = items[j - 1] as NodeBooking;
+      items[i] = booking;
     }
-    this.refresh(bi);
-    this.refresh(bi + 1);
+    times[2 * i] = booking.start;
+    times[2 * i + 1] = booking.end;
+    this.n++;
+    this.changedFrom(i);
   }
 
   remove(owner: string, start: Instant): void {
-    for (let bi = this.blockAfter(start); bi < this.blocks.length; bi++) {
-      const block = this.blocks[bi] as Block;
-      const oi = block.items.findIndex((b) => b.owner === owner && b.start === start);
-      if (oi < 0) {
-        if ((block.starts[block.starts.length - 1] as number) > start) return;
-        continue;
-      }
-      block.items.splice(oi, 1);
-      block.starts.splice(oi, 1);
-      block.ends.splice(oi, 1);
-      if (block.items.length === 0) {
-        this.blocks.splice(bi, 1);
-        this.lastEnds.splice(bi, 1);
-        this.gaps.splice(bi, 1);
-        if (bi < this.blocks.length) this.gaps[bi] = this.gapOf(bi); // its gap before now starts further back
-        this.rebuild();
-        return;
-      }
-      this.lastEnds[bi] = block.ends[block.ends.length - 1] as number;
-      this.refresh(bi);
-      this.refresh(bi + 1);
-      return;
+    if (!this.find(owner, start)) return;
+    const i = this.at;
+    const { times, items } = this;
+    if (this.n - i > LONG) {
+      times.copyWithin(2 * i, 2 * i + 2, 2 * this.n);
+      items.splice(i, 1);
+    } else {
+      for (let j = 2 * i; j < 2 * this.n - 2; j++) times[j] = times[j + 2] as number;
+      for (let j = i; j < this.n - 1; j++) items[j] = items[j + 1] as NodeBooking;
+      items.pop();
     }
+    this.n--;
+    this.changedFrom(i);
   }
 
-  /** Index of the first block whose last booking ends after t; blocks.length if none. */
-  private blockAfter(t: Instant): number {
-    return positionAfter(this.lastEnds, t);
+  /** The booking that starts at `start` now ends at `end` (its object already says so; the array still holds the old end, by which it is found). */
+  endChanged(start: Instant, end: Instant): void {
+    const i = this.locate(start);
+    if (i >= this.n || this.times[2 * i] !== start) throw new Error(`no booking starts at ${start}`);
+    this.times[2 * i + 1] = end;
+    const chunk = (i / CHUNK) | 0;
+    const chunks = Math.ceil(this.n / CHUNK);
+    if (i === Math.min(this.n, (chunk + 1) * CHUNK) - 1) this.chunkLast[chunk] = end;
+    this.stale[chunk] = 1;
+    if (chunk + 1 < chunks) this.stale[chunk + 1] = 1; // its gap before it starts at this chunk's last end
   }
 
-  /** The longest gap before (from the previous block's last end) or inside block k. */
-  private gapOf(k: number): number {
-    const { starts, ends } = this.blocks[k] as Block;
-    let gap = k > 0 ? (starts[0] as number) - (this.lastEnds[k - 1] as number) : Number.POSITIVE_INFINITY;
-    for (let i = 1; i < starts.length; i++) gap = Math.max(gap, (starts[i] as number) - (ends[i - 1] as number));
-    return gap;
-  }
-
-  /** Block k's leaf changed: recompute it and its ancestors. */
-  private refresh(k: number): void {
-    if (k >= this.blocks.length) return;
-    let v = this.size + k;
-    this.gaps[k] = this.gapOf(k);
-    this.tree[v] = this.gaps[k] as number;
-    for (v >>= 1; v >= 1; v >>= 1) this.tree[v] = Math.max(this.tree[2 * v] as number, this.tree[2 * v + 1] as number);
-  }
-
-  /** The block count changed: the tree from `gaps` (kept up to date by the caller). */
-  private rebuild(): void {
-    let size = 1;
-    while (size < this.blocks.length) size <<= 1;
-    if (this.tree.length < 2 * size) this.tree = new Float64Array(4 * size);
-    this.size = size;
-    const tree = this.tree;
-    for (let k = 0; k < size; k++) tree[size + k] = k < this.blocks.length ? (this.gaps[k] as number) : Number.NEGATIVE_INFINITY;
-    for (let v = size - 1; v >= 1; v--) tree[v] = Math.max(tree[2 * v] as number, tree[2 * v + 1] as number);
-  }
-
-  /** The first block from `from` whose leaf is at least `value`, or -1. */
-  private firstAtLeast(from: number, value: number): number {
-    if (from >= this.blocks.length) return -1;
-    const tree = this.tree;
-    let v = this.size + from;
-    if ((tree[v] as number) < value) {
-      for (;;) {
-        while (v & 1) v >>>= 1; // climb while a right child
-        if (v <= 1) return -1;
-        v += 1;
-        if ((tree[v] as number) >= value) break;
-      }
-      while (v < this.size) {
-        v <<= 1;
-        if ((tree[v] as number) < value) v |= 1;
-      }
+  /** Entries from position i on moved: the chunks' last ends from i's chunk on are read again, their gap summaries go stale. */
+  private changedFrom(i: number): void {
+    const n = this.n;
+    const chunks = Math.ceil(n / CHUNK);
+    if (this.chunkLast.length < chunks) {
+      const last = new Float64Array(2 * chunks);
+      last.set(this.chunkLast);
+      this.chunkLast = last;
+      const gap = new Float64Array(2 * chunks);
+      gap.set(this.chunkGap);
+      this.chunkGap = gap;
+      const stale = new Uint8Array(2 * chunks);
+      stale.set(this.stale);
+      this.stale = stale;
     }
-    return v - this.size;
+    const { times, chunkLast } = this;
+    const from = (i / CHUNK) | 0;
+    for (let k = from; k < chunks; k++) chunkLast[k] = times[2 * Math.min(n, (k + 1) * CHUNK) - 1] as number;
+    this.stale.fill(1, from, chunks);
   }
-}
 
-/** Index of the first of the sorted ends that is after t. */
-function positionAfter(ends: number[], t: Instant): number {
-  let lo = 0;
-  let hi = ends.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((ends[mid] as number) <= t) lo = mid + 1;
-    else hi = mid;
+  /** Recomputes chunk k's gap summary: the longest gap before it (from the previous chunk's last end) or inside it. */
+  private summariseGap(k: number): void {
+    const { times, n } = this;
+    const lo = k * CHUNK;
+    const hi = Math.min(n, lo + CHUNK);
+    let gap = k > 0 ? (times[2 * lo] as number) - (times[2 * lo - 1] as number) : Number.POSITIVE_INFINITY;
+    for (let j = lo + 1; j < hi; j++) gap = Math.max(gap, (times[2 * j] as number) - (times[2 * j - 1] as number));
+    this.chunkGap[k] = gap;
+    this.stale[k] = 0;
   }
-  return lo;
 }

@@ -1,6 +1,7 @@
 import { isoTime } from '../domain/time.js';
 import { CapacityProfile } from './capacity-profile.js';
 import type { CheckpointPlan } from './checkpoint-plan.js';
+import { InstantQueue } from './instant-queue.js';
 import { checkpointPlanAt, pieceMs, securedIntervals, shapeOf, totalIntervals, type JobShape } from './job-timing.js';
 import { MachineManager } from './machine-manager.js';
 import type { AdmissionDecision, Alternative, ClusterDescription, Instant, JobSpec, PlannedJob, ReplanReport, Segment, StartSlot } from './model.js';
@@ -43,6 +44,21 @@ export class PlanningManager {
   /** Failed nodes (by index) and the end of their failure block. */
   private readonly failed = new Map<number, { since: Instant; until: Instant }>();
   private now: Instant = Number.NEGATIVE_INFINITY;
+  /**
+   * Indexes so an event costs what it touches, not the size of the plan. Each holds a
+   * superset of what it names (every entry is checked when read, and dropped once it no
+   * longer holds), so they stay right without knowing every way a job changes:
+   * - `inP`: jobs that may be in P (every `problem` is set through `setProblem` or `insert`);
+   * - `started`: jobs that may have started (first segment at or before the clock), fed by
+   *   `startsAhead` as the clock passes the first starts queued by `segmentsChanged`;
+   * - `order`: each job's place in `jobs`, so lists built from the indexes come out in the
+   *   order a scan of all jobs gives.
+   */
+  private readonly inP = new Set<string>();
+  private readonly started = new Set<string>();
+  private readonly startsAhead = new InstantQueue();
+  private readonly order = new Map<string, number>();
+  private inserted = 0;
 
   constructor(readonly cluster: ClusterDescription) {
     this.mm = new MachineManager(cluster.nodes);
@@ -62,7 +78,47 @@ export class PlanningManager {
 
   /** P: jobs whose promise is endangered, with the reason. */
   problematic(): Array<{ id: string; reason: string }> {
-    return [...this.jobs.values()].filter((j) => j.problem !== undefined).map((j) => ({ id: j.spec.id, reason: j.problem as string }));
+    return this.inOrder(this.problemJobs()).map((j) => ({ id: j.spec.id, reason: j.problem as string }));
+  }
+
+  /** The jobs in P (in no particular order). */
+  private problemJobs(): PlannedJob[] {
+    const out: PlannedJob[] = [];
+    for (const id of this.inP) {
+      const job = this.jobs.get(id);
+      if (job?.problem !== undefined) out.push(job);
+      else this.inP.delete(id);
+    }
+    return out;
+  }
+
+  /** The jobs that have started (first segment at or before the clock), in no particular order. */
+  private startedJobs(): PlannedJob[] {
+    const out: PlannedJob[] = [];
+    for (const id of this.started) {
+      const job = this.jobs.get(id);
+      if (job && this.hasStarted(job)) out.push(job);
+      else this.started.delete(id);
+    }
+    return out;
+  }
+
+  /** Jobs in the order of the plan (as `allJobs` gives them). */
+  private inOrder(jobs: PlannedJob[]): PlannedJob[] {
+    return jobs.sort((a, b) => (this.order.get(a.spec.id) as number) - (this.order.get(b.spec.id) as number));
+  }
+
+  private setProblem(job: PlannedJob, reason: string): void {
+    job.problem = reason;
+    this.inP.add(job.spec.id);
+  }
+
+  /** A job's segments changed: a first start at or before the clock has started, a later one is queued for the clock. */
+  private segmentsChanged(job: PlannedJob): void {
+    const first = job.segments[0];
+    if (!first) return;
+    if (first.start <= this.now) this.started.add(job.spec.id);
+    else this.startsAhead.push(first.start, job.spec.id);
   }
 
   shape(job: PlannedJob): JobShape {
@@ -123,6 +179,9 @@ export class PlanningManager {
     this.mm.unbook(id);
     this.dropRemote(this.jobs.get(id) as PlannedJob);
     this.jobs.delete(id);
+    this.order.delete(id);
+    this.inP.delete(id);
+    this.started.delete(id);
     this.shapes.delete(id);
     this.mm.setSoft(id, false);
   }
@@ -425,6 +484,9 @@ export class PlanningManager {
     }
     for (const owner of displaced) this.mm.unbook(owner);
     this.jobs.set(id, job);
+    if (!this.order.has(id)) this.order.set(id, this.inserted++);
+    if (job.problem !== undefined) this.inP.add(id);
+    this.segmentsChanged(job);
     this.mm.setSoft(id, isBestEffort(job.spec));
     for (const segment of job.segments) this.bookSegment(job, segment, replacing);
     this.syncSoftness(job);
@@ -453,20 +515,20 @@ export class PlanningManager {
     const started = this.hasStarted(job);
     this.mm.setSoft(job.spec.id, !started);
     const first = job.segments[0];
-    if (!started && first) insertSorted(this.softStarts, { start: first.start, id: job.spec.id });
+    if (!started && first) this.softStarts.push(first.start, job.spec.id);
   }
 
-  private readonly softStarts: Array<{ start: Instant; id: string }> = [];
+  /** Starts of waiting best-effort jobs: when the clock passes one, the job is firm. */
+  private readonly softStarts = new InstantQueue();
 
   /** Every public entry point moves the plan's clock here; best-effort jobs that have started become firm. */
   private clock(now: Instant): void {
     this.now = Math.max(this.now, now);
-    let i = 0;
-    while (i < this.softStarts.length && (this.softStarts[i] as { start: Instant }).start <= this.now) i++;
-    for (const { id } of this.softStarts.splice(0, i)) {
+    for (const id of this.softStarts.takeUntil(this.now)) {
       const job = this.jobs.get(id);
       if (job && this.hasStarted(job)) this.mm.setSoft(id, false);
     }
+    for (const id of this.startsAhead.takeUntil(this.now)) if (this.jobs.has(id)) this.started.add(id);
   }
 
   private dropRemote(job: PlannedJob): void {
@@ -514,16 +576,19 @@ export class PlanningManager {
       if (remaining <= 0) {
         // All its work is secured (it was past its expected end): it has finished.
         job.segments = past;
+        this.segmentsChanged(job);
         delete job.problem;
         continue;
       }
       const placed = this.placeRun(job.spec, shape, job.checkpoints, from, remaining, secured > 0);
       if ('reason' in placed) {
-        job.problem = placed.reason; // only when the cluster has no suitable nodes left at all
+        this.setProblem(job, placed.reason); // only when the cluster has no suitable nodes left at all
         job.segments = past;
+        this.segmentsChanged(job);
         continue;
       }
       job.segments = [...past, ...placed.segments];
+      this.segmentsChanged(job);
       for (const s of placed.segments) this.bookSegment(job, s);
       this.syncSoftness(job);
       delete job.problem;
@@ -550,12 +615,15 @@ export class PlanningManager {
       this.mm.unbook(failureOwner(nodeId), now);
       report = this.nodeFailed(nodeId, now);
     }
+    // A job whose last segment has ended has started; an unsolved one is in P: the indexes hold both.
+    const candidates = new Set([...this.startedJobs(), ...this.problemJobs()]);
     const left: PlannedJob[] = [];
-    for (const job of this.jobs.values()) {
+    for (const job of candidates) {
       const last = job.segments[job.segments.length - 1];
       const unsolvedPast = job.problem !== undefined && !job.segments.some((s) => s.end > now) && (job.spec.deadline ?? job.spec.window?.end ?? Infinity) <= now;
       if ((last && last.end <= now && job.problem === undefined) || unsolvedPast) left.push(job);
     }
+    this.inOrder(left);
     for (const job of left) this.release(job.spec.id);
     return { ...(report ? { report } : {}), left };
   }
@@ -602,12 +670,11 @@ export class PlanningManager {
       }
       this.cut(job, now);
       if (job.segments.length > 0) job.outagesLeft = Math.max(0, job.outagesLeft - 1); // it was running: an outage used
-      job.problem = `node ${nodeId} failed at ${at(now)}`;
+      this.setProblem(job, `node ${nodeId} failed at ${at(now)}`);
       problems.push(id);
     }
-    for (const id of beyond) {
-      (this.jobs.get(id) as PlannedJob).problem = `${beyondHorizonPrefix(nodeId)} at ${at(now)}; beyond the problem horizon (${at(horizonEnd)})`;
-    }
+    const warning = `${beyondHorizonPrefix(nodeId)} at ${at(now)}; beyond the problem horizon (${at(horizonEnd)})`;
+    for (const id of beyond) this.setProblem(this.jobs.get(id) as PlannedJob, warning);
     this.mm.book(failureOwner(nodeId), [node], now, horizonEnd);
     this.failed.set(node, { since: now, until: horizonEnd });
     const report = this.replan(now);
@@ -676,6 +743,7 @@ export class PlanningManager {
       job.outagesLeft -= 1;
     }
     job.segments = job.segments.map((s) => (s === segment ? replaced : s));
+    this.segmentsChanged(job);
     return true;
   }
 
@@ -705,6 +773,7 @@ export class PlanningManager {
       job.segments.splice(index, 1, ran, restarted);
     }
     job.outagesLeft -= 1;
+    this.segmentsChanged(job);
     this.mm.unbook(job.spec.id, now, node);
     return true;
   }
@@ -726,6 +795,7 @@ export class PlanningManager {
     }
     this.dropRemote(job);
     job.segments = kept;
+    this.segmentsChanged(job);
     if (job.remoteStandby) for (const s of kept) this.remoteAdd(s.start, s.end, job.remoteStandby);
     this.mm.unbook(job.spec.id, now);
   }
@@ -779,7 +849,7 @@ export class PlanningManager {
 
   /** P within the horizon, ordered: running before waiting, then value descending, then id. */
   private problemsInHorizon(now: Instant, horizonEnd: Instant): string[] {
-    const inP = [...this.jobs.values()].filter((j) => j.problem !== undefined && !j.segments.some((s) => s.end > now) && this.startsBefore(j, horizonEnd));
+    const inP = this.problemJobs().filter((j) => !j.segments.some((s) => s.end > now) && this.startsBefore(j, horizonEnd));
     const rank = (j: PlannedJob) => (j.segments.length > 0 ? 0 : 1);
     inP.sort((a, b) => rank(a) - rank(b) || b.spec.value - a.spec.value || (a.spec.id < b.spec.id ? -1 : 1));
     return inP.map((j) => j.spec.id);
@@ -797,13 +867,14 @@ export class PlanningManager {
       const job = this.jobs.get(id) as PlannedJob;
       const placed = this.placeProblem(job, now);
       if ('reason' in placed) {
-        job.problem = `${job.problem?.split(': cannot')[0] ?? 'problem'}: cannot ${placed.reason}`;
+        this.setProblem(job, `${job.problem?.split(': cannot')[0] ?? 'problem'}: cannot ${placed.reason}`);
         unsolved.push(id);
         continue;
       }
       for (const s of placed) this.displaceWaiting(id, s.start, s.end, [...s.nodes, ...s.spare].map((n) => this.mm.nodeIndex(n)), this.displaced);
       for (const s of placed) this.bookSegment(job, s);
       job.segments = [...job.segments, ...placed];
+      this.segmentsChanged(job);
       delete job.problem;
       report.solved.push(id);
       report.moved.push(id);
@@ -883,8 +954,8 @@ export class PlanningManager {
    * secured and go to the head of S, placed before the problems.
    */
   private suspendAndSolve(problems: string[], now: Instant, report: ReplanReport, which: 'best-effort' | 'sla'): string[] {
-    const candidates = [...this.jobs.values()]
-      .filter((j) => this.hasStarted(j) && j.segments.some((s) => s.start <= now && now < s.end) && j.problem === undefined)
+    const candidates = this.startedJobs()
+      .filter((j) => j.segments.some((s) => s.start <= now && now < s.end) && j.problem === undefined)
       .filter((j) => (which === 'best-effort' ? isBestEffort(j.spec) : j.spec.kind === 'Deadline'))
       .map((j) => ({ id: j.spec.id, area: this.remainingArea(j, now) }))
       .sort((a, b) => b.area - a.area || (a.id < b.id ? -1 : 1));
@@ -900,7 +971,16 @@ export class PlanningManager {
       }
       return out;
     };
+    // A trial depends only on which candidates it suspends and what it places (everything
+    // else is rolled back), and many percentages suspend the same prefix: each is tried once.
+    const tried = new Map<string, { ok: boolean; unsolved: string[] }>();
     const trial = (percent: number, targets: string[], placeSuspended: boolean) => {
+      const key = `${prefix(percent).length}|${which === 'sla' && placeSuspended}|${JSON.stringify(targets)}`;
+      let result = tried.get(key);
+      if (!result) tried.set(key, (result = run(percent, targets, placeSuspended)));
+      return result;
+    };
+    const run = (percent: number, targets: string[], placeSuspended: boolean) => {
       const snapshot = this.snapshot([...targets, ...candidates.map((c) => c.id)]);
       const mark = this.beginTrial();
       const suspended = prefix(percent);
@@ -908,7 +988,7 @@ export class PlanningManager {
       for (const id of suspended) this.cut(this.jobs.get(id) as PlannedJob, now);
       const slaSuspended = which === 'sla' && placeSuspended ? suspended : [];
       const order = [...slaSuspended, ...targets];
-      for (const id of slaSuspended) (this.jobs.get(id) as PlannedJob).problem = 'suspended';
+      for (const id of slaSuspended) this.setProblem(this.jobs.get(id) as PlannedJob, 'suspended');
       const outer = this.displaced;
       this.displaced = new Set(); // a trial's displacements are rolled back with it
       const unsolved = this.solve(order, now, scratch);
@@ -934,7 +1014,7 @@ export class PlanningManager {
     for (const id of suspended) {
       const job = this.jobs.get(id) as PlannedJob;
       this.cut(job, now);
-      job.problem = `suspended at ${at(now)} to make room after a failure`;
+      this.setProblem(job, `suspended at ${at(now)} to make room after a failure`);
     }
     report.suspended.push(...suspended);
     const order = which === 'sla' ? [...suspended, ...targets] : targets;
@@ -962,9 +1042,10 @@ export class PlanningManager {
     for (const [id, job] of snapshot) {
       const live = this.jobs.get(id) as PlannedJob;
       live.segments = job.segments;
+      this.segmentsChanged(live);
       live.outagesLeft = job.outagesLeft;
       if (job.problem === undefined) delete live.problem;
-      else live.problem = job.problem;
+      else this.setProblem(live, job.problem);
     }
   }
 
@@ -975,22 +1056,35 @@ export class PlanningManager {
     // bookings, the repaired node, the old slots of jobs moved up before it) must be free
     // for its whole new slot. The others are not tried, so an early finish or a repair
     // costs about what it frees, not the size of the plan.
-    const usesFreed = (id: string, start: Instant, end: Instant) =>
-      freed.some((f) => f.start < end && start < f.end && f.nodes.some((n) => this.mm.isFree(n, start, end) || this.mm.isFree(n, start, end, id)));
-    // Only jobs that may start before what was freed ends are candidates (sorted: few, not the plan).
+    const usesFreed = (id: string, start: Instant, end: Instant) => {
+      for (const f of freed) {
+        if (f.start >= end || start >= f.end) continue;
+        for (const n of f.nodes) if (this.mm.isFree(n, start, end) || this.mm.isFree(n, start, end, id)) return true;
+      }
+      return false;
+    };
+    // Only jobs that may start earlier than planned and before what was freed ends are candidates.
     const freedEnd = freed.reduce((latest, f) => Math.max(latest, f.end), Number.NEGATIVE_INFINITY);
     const waiting: PlannedJob[] = [];
-    for (const j of this.jobs.values()) {
+    const startOf: number[] = [];
+    this.jobs.forEach((j) => {
       const first = j.segments[0];
-      if (!j.spec.window && j.problem === undefined && j.segments.length === 1 && first && first.start > now && Math.max(now, j.spec.earliestStart ?? now) < freedEnd) waiting.push(j);
-    }
-    waiting.sort((a, b) => (a.segments[0] as Segment).start - (b.segments[0] as Segment).start || (a.spec.id < b.spec.id ? -1 : 1));
+      if (j.spec.window || j.problem !== undefined || j.segments.length !== 1 || !first || first.start <= now) return;
+      const from = Math.max(now, j.spec.earliestStart ?? now);
+      if (from >= freedEnd || from >= first.start) return; // would not move up
+      waiting.push(j);
+      startOf.push(first.start);
+    });
+    // By planned start (then id), the keys side by side: a sort that follows pointers into every job is slow.
+    const order: number[] = [];
+    for (let k = 0; k < waiting.length; k++) order.push(k);
+    order.sort((a, b) => (startOf[a] as number) - (startOf[b] as number) || ((waiting[a] as PlannedJob).spec.id < (waiting[b] as PlannedJob).spec.id ? -1 : 1));
     // Busy nodes where candidates would start (many share `now`); forgotten when a job moves.
     let busyAt = new Map<Instant, number>();
-    for (const job of waiting) {
+    for (const k of order) {
+      const job = waiting[k] as PlannedJob;
       const segment = job.segments[0] as Segment;
       const from = Math.max(now, job.spec.earliestStart ?? now);
-      if (from >= segment.start) continue;
       const length = segment.end - segment.start;
       const total = this.cluster.nodes.length;
       const own = segment.start < from + length ? segment.nodes.length + segment.spare.length : 0; // the profile counts the job itself
@@ -1009,6 +1103,7 @@ export class PlanningManager {
       }
       this.mm.unbook(job.spec.id);
       job.segments = [this.segment(job.spec, nodes, from, from + length, segment.restart, segment.intervals)];
+      this.segmentsChanged(job);
       this.bookSegment(job, job.segments[0] as Segment);
       this.syncSoftness(job);
       freed.push({ start: segment.start, end: segment.end, nodes: this.nodeIndices(segment) });
@@ -1017,17 +1112,6 @@ export class PlanningManager {
     }
     return moved;
   }
-}
-
-function insertSorted(list: Array<{ start: Instant; id: string }>, entry: { start: Instant; id: string }): void {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((list[mid] as { start: Instant }).start <= entry.start) lo = mid + 1;
-    else hi = mid;
-  }
-  list.splice(lo, 0, entry);
 }
 
 type RemoteChange = { start: Instant; end: Instant; delta: number };

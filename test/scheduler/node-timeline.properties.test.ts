@@ -8,12 +8,17 @@ import { type NodeBooking, NodeTimeline } from '../../src/scheduler/node-timelin
  * a scan, over random bookings, releases and soft/firm changes.
  */
 
-type Op = { type: 'add'; start: number; length: number; soft: boolean } | { type: 'remove'; pick: number } | { type: 'soft'; pick: number; soft: boolean };
+type Op =
+  | { type: 'add'; start: number; length: number; soft: boolean }
+  | { type: 'remove'; pick: number }
+  | { type: 'soft'; pick: number; soft: boolean }
+  | { type: 'end'; pick: number; length: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ type: fc.constant('add' as const), start: fc.integer({ min: 0, max: 8000 }), length: fc.integer({ min: 1, max: 40 }), soft: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ type: fc.constant('remove' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('soft' as const), pick: fc.nat(), soft: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ type: fc.constant('end' as const), pick: fc.nat(), length: fc.integer({ min: 1, max: 60 }) }) },
 );
 const query = fc.record({ t: fc.integer({ min: -10, max: 8100 }), duration: fc.integer({ min: 1, max: 120 }), soft: fc.boolean(), ignore: fc.boolean() });
 
@@ -48,12 +53,19 @@ describe('node timeline against a plain sorted list', () => {
             if (o.type === 'remove') {
               expect(timeline.remove(b.owner, b.start)).toBe(true);
               list = list.filter((x) => x !== b);
+            } else if (o.type === 'end') {
+              // Cut short or grown up to the next booking (a job cut at a failure, a rollback putting it back).
+              const next = list.find((x) => x.start > b.start);
+              const end = Math.min(b.start + o.length, next ? next.start : Number.POSITIVE_INFINITY);
+              expect(timeline.setEnd(b.owner, b.start, end)).toBe(true);
+              b.end = end;
             } else {
               timeline.setSoft(b.owner, b.start, o.soft);
               b.soft = o.soft;
             }
           }
         });
+        expect(timeline.setEnd('nobody', -1, 5)).toBe(false);
         expect(timeline.bookings.map((b) => [b.start, b.end, b.owner, b.soft === true])).toEqual(list.map((b) => [b.start, b.end, b.owner, b.soft === true]));
         for (const q of queries) {
           const ignore = q.ignore && list.length > 0 ? (list[q.t % list.length] as NodeBooking | undefined)?.owner : undefined;
@@ -62,7 +74,9 @@ describe('node timeline against a plain sorted list', () => {
           expect(timeline.isFree(q.t, q.t + q.duration, ignore, undefined, q.soft)).toBe(expected === q.t);
           const before = list.filter((b) => b.end <= q.t);
           expect(timeline.freeSince(q.t)).toBe(before.length > 0 ? (before[before.length - 1] as NodeBooking).end : Number.NEGATIVE_INFINITY);
-          expect(timeline.overlapping(q.t, q.t + q.duration).map((b) => b.owner)).toEqual(list.filter((b) => b.start < q.t + q.duration && b.end > q.t).map((b) => b.owner));
+          const overlapping = list.filter((b) => b.start < q.t + q.duration && b.end > q.t).map((b) => b.owner);
+          expect(timeline.overlapping(q.t, q.t + q.duration).map((b) => b.owner)).toEqual(overlapping);
+          expect(timeline.ownersOverlapping(q.t, q.t + q.duration)).toEqual([...new Set(overlapping)]);
         }
       }),
       { numRuns: 200 },
@@ -94,5 +108,77 @@ describe('node timeline against a plain sorted list', () => {
       }),
       { numRuns: 100 },
     );
+  });
+
+  it('finds the first long enough gap in a packed timeline, however many bookings it skips', () => {
+    // Bookings one after another with short gaps between them: a query for a longer
+    // stretch skips many of them (and their summaries) before the answer.
+    const piece = fc.record({ gap: fc.integer({ min: 0, max: 12 }), length: fc.integer({ min: 1, max: 20 }), soft: fc.boolean() });
+    fc.assert(
+      fc.property(
+        fc.array(piece, { minLength: 20, maxLength: 400 }),
+        fc.array(fc.record({ pick: fc.nat(), cut: fc.nat() }), { maxLength: 120 }),
+        fc.array(fc.record({ at: fc.nat(), duration: fc.integer({ min: 1, max: 60 }), soft: fc.boolean() }), { minLength: 1, maxLength: 40 }),
+        (pieces, changes, queries) => {
+          const timeline = new NodeTimeline();
+          let list: NodeBooking[] = [];
+          let t = 0;
+          pieces.forEach((p, i) => {
+            t += p.gap;
+            // Owners repeat (a job with several pieces on the node).
+            const booking = { start: t, end: t + p.length, owner: `j${i % 23}`, soft: p.soft };
+            t += p.length;
+            timeline.add({ ...booking });
+            list.push(booking);
+          });
+          // Some leave, some are cut short (a job stopped at a failure).
+          for (const c of changes) {
+            if (list.length === 0) break;
+            const b = list[c.pick % list.length] as NodeBooking;
+            if (c.cut % 2 === 0) {
+              expect(timeline.remove(b.owner, b.start)).toBe(true);
+              list = list.filter((x) => x !== b);
+            } else {
+              const end = b.start + 1 + (c.cut % (b.end - b.start));
+              expect(timeline.setEnd(b.owner, b.start, end)).toBe(true);
+              b.end = end;
+            }
+          }
+          for (const q of queries) {
+            const at = q.at % (t + 10);
+            expect(timeline.earliestFree(at, q.duration, { soft: q.soft })).toBe(modelEarliest(list, at, q.duration, q.soft));
+            // The free stretch found: free from every start up to `latest`, and not one later.
+            const out = new Float64Array(1);
+            const latest = new Float64Array(1);
+            timeline.earliestFreeInto(at, q.duration, { soft: q.soft }, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, out, latest, 0);
+            const from = out[0] as number;
+            const last = latest[0] as number;
+            expect(last).toBeGreaterThanOrEqual(from);
+            for (const start of [from, Math.floor((from + Math.min(last, from + 100)) / 2), Math.min(last, from + 100)]) expect(modelEarliest(list, start, q.duration, q.soft)).toBe(start);
+            if (Number.isFinite(last)) expect(modelEarliest(list, last + 1, q.duration, q.soft)).not.toBe(last + 1);
+            const before = list.filter((b) => b.end <= at);
+            expect(timeline.freeSince(at)).toBe(before.length > 0 ? (before[before.length - 1] as NodeBooking).end : Number.NEGATIVE_INFINITY);
+            const until = at + q.duration * 20;
+            expect(timeline.ownersOverlapping(at, until)).toEqual([...new Set(list.filter((b) => b.start < until && b.end > at).map((b) => b.owner))]);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('finds the gap a booking cut short opens, wherever the booking sits', () => {
+    // Touching bookings; each search first reads every summary, then one booking is cut
+    // short (a job stopped at a failure) and the stretch it frees is the first gap.
+    for (let k = 0; k < 80; k++) {
+      const timeline = new NodeTimeline();
+      for (let i = 0; i < 80; i++) timeline.add({ start: 10 * i, end: 10 * i + 10, owner: `j${i}` });
+      expect(timeline.earliestFree(0, 7)).toBe(800);
+      expect(timeline.setEnd(`j${k}`, 10 * k, 10 * k + 3)).toBe(true); // frees 7
+      expect(timeline.earliestFree(0, 7)).toBe(10 * k + 3);
+      expect(timeline.earliestFree(0, 8)).toBe(k === 79 ? 10 * k + 3 : 800);
+      expect(timeline.setEnd(`j${k}`, 10 * k, 10 * k + 10)).toBe(true); // put back
+      expect(timeline.earliestFree(0, 7)).toBe(800);
+    }
   });
 });
