@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import type { ClientTls } from '../client/tls-fetch.js';
+import { credentialFromPem, type Credential } from '../crypto/credentials.js';
+import { certificatePem, privateKeyPem } from '../crypto/pem.js';
 import type { Env } from './context.js';
 import { UsageError } from './errors.js';
 
@@ -11,14 +13,27 @@ export const clientTlsHelp = [
 ];
 
 /** The client certificate, key and CA bundle for HTTPS, from the environment; files that are named must exist. */
-export function clientTls(env: Env): ClientTls {
+export function clientTls(env: Env): ClientTls & { credential: Credential } {
+  const certName = env.WSAG_CERT ? 'WSAG_CERT' : 'X509_USER_PROXY';
   const certFile = env.WSAG_CERT || env.X509_USER_PROXY;
-  if (!certFile) throw new UsageError(`an https:// URL needs a client certificate: set WSAG_CERT (or X509_USER_PROXY) to a PEM file, e.g. a proxy from \`wsag cert proxy\``);
-  const cert = read(certFile, env.WSAG_CERT ? 'WSAG_CERT' : 'X509_USER_PROXY');
-  const key = env.WSAG_KEY ? read(env.WSAG_KEY, 'WSAG_KEY') : pemBlocks(cert, 'PRIVATE KEY');
-  if (!key) throw new UsageError(`${certFile} holds no private key: set WSAG_KEY to the key file`);
+  if (!certFile) throw new UsageError('an https:// URL needs a client certificate: set WSAG_CERT (or X509_USER_PROXY) to a PEM file, e.g. a proxy from `wsag cert proxy`');
   if (!env.WSAG_CA) throw new UsageError('an https:// URL needs WSAG_CA: the PEM bundle of the CAs that may sign the server\'s certificate');
-  return { cert: pemBlocks(cert, 'CERTIFICATE'), key, ca: read(env.WSAG_CA, 'WSAG_CA') };
+  let credential: Credential;
+  try {
+    credential = credentialFromPem(read(certFile, certName), env.WSAG_KEY ? read(env.WSAG_KEY, 'WSAG_KEY') : undefined, {
+      source: `${certName} ${certFile}`,
+      ...(env.WSAG_KEY ? { keySource: `WSAG_KEY ${env.WSAG_KEY}` } : {}),
+    });
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  return {
+    credential,
+    cert: [credential.certificate, ...credential.chain].map(certificatePem).join(''),
+    key: privateKeyPem(credential.privateKey),
+    ca: read(env.WSAG_CA, 'WSAG_CA'),
+  };
 }
 
 function read(file: string, name: string): string {
@@ -27,10 +42,4 @@ function read(file: string, name: string): string {
   } catch {
     throw new UsageError(`${name}: cannot read ${file}`);
   }
-}
-
-/** The PEM blocks of one kind (CERTIFICATE; PRIVATE KEY matches RSA/EC/PKCS#8 keys), in order. */
-function pemBlocks(pem: string, kind: string): string {
-  const pattern = new RegExp(`-----BEGIN ([A-Z ]*)${kind}-----[\\s\\S]*?-----END \\1${kind}-----`, 'g');
-  return (pem.match(pattern) ?? []).join('\n');
 }

@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto';
-import { XmlC14NMode, XmlElement, type XmlDocument, type XmlNode } from 'libxml2-wasm';
+import { XmlC14NMode, XmlElement, type XmlDocument } from 'libxml2-wasm';
 import { NotAuthenticated } from '../domain/errors.js';
+import { elementChildren } from '../xml/item-constraint.js';
 import { parseXml } from '../xml/libxml.js';
 import { ns } from '../xml/namespaces.js';
 import { algorithm, sha256, signatureMethods, verifyBytes, type SignatureMethod } from './xml-signature-algorithms.js';
@@ -32,9 +33,9 @@ export function wsSecurityIdentity(text: string, validateChain: ChainCheck, now:
   const doc = parseXml(text, 'SOAP message', undefined, { keepBlanks: true });
   try {
     const envelope = doc.root;
-    const header = children(envelope).find((c) => c.name === 'Header' && c.namespaceUri === envelope.namespaceUri);
-    const body = children(envelope).find((c) => c.name === 'Body' && c.namespaceUri === envelope.namespaceUri);
-    const headers = header ? children(header) : [];
+    const header = elementChildren(envelope).find((c) => c.name === 'Header' && c.namespaceUri === envelope.namespaceUri);
+    const body = elementChildren(envelope).find((c) => c.name === 'Body' && c.namespaceUri === envelope.namespaceUri);
+    const headers = header ? elementChildren(header) : [];
     const security = headers.filter((h) => is(h, ns.wsse, 'Security'));
     if (security.length === 0) return undefined;
     if (security.length > 1) refuse(`the message has ${security.length} wsse:Security headers; one is allowed`);
@@ -46,7 +47,7 @@ export function wsSecurityIdentity(text: string, validateChain: ChainCheck, now:
 }
 
 function verify(doc: XmlDocument, security: XmlElement, body: XmlElement, headers: XmlElement[], validateChain: ChainCheck, now: Date): string {
-  const parts = children(security);
+  const parts = elementChildren(security);
   const signatures = parts.filter((p) => is(p, ns.ds, 'Signature'));
   if (signatures.length !== 1) refuse(`wsse:Security must hold exactly one ds:Signature, found ${signatures.length}`);
   const timestamps = parts.filter((p) => is(p, ns.wsu, 'Timestamp'));
@@ -57,7 +58,7 @@ function verify(doc: XmlDocument, security: XmlElement, body: XmlElement, header
   checkFreshness(timestamp, now);
 
   const [signedInfo, signatureValue, keyInfo] = expect(signature, ['SignedInfo', 'SignatureValue', 'KeyInfo']) as [XmlElement, XmlElement, XmlElement];
-  const [c14n, method, ...references] = children(signedInfo);
+  const [c14n, method, ...references] = elementChildren(signedInfo);
   if (!c14n || !is(c14n, ns.ds, 'CanonicalizationMethod') || c14n.attr('Algorithm')?.value !== algorithm.excC14n) {
     refuse(`ds:SignedInfo must start with CanonicalizationMethod ${algorithm.excC14n}`);
   }
@@ -72,7 +73,7 @@ function verify(doc: XmlDocument, security: XmlElement, body: XmlElement, header
     if (!/^#[\w.-]+$/.test(uri)) refuse(`ds:Reference URI "${uri}" must name an element by wsu:Id ("#id")`);
     const target = byWsuId(doc, uri.slice(1));
     const [transforms, digestMethod, digestValue] = expect(reference, ['Transforms', 'DigestMethod', 'DigestValue']) as [XmlElement, XmlElement, XmlElement];
-    const transformList = children(transforms).map((t) => t.attr('Algorithm')?.value);
+    const transformList = elementChildren(transforms).map((t) => t.attr('Algorithm')?.value);
     if (transformList.length !== 1 || transformList[0] !== algorithm.excC14n) refuse(`ds:Reference ${uri}: the only transform allowed is ${algorithm.excC14n}`);
     if (digestMethod.attr('Algorithm')?.value !== algorithm.sha256) refuse(`ds:Reference ${uri}: DigestMethod must be ${algorithm.sha256}`);
     if (!sha256(target.canonicalizeToString(exclusive)).equals(Buffer.from(digestValue.content.trim(), 'base64'))) {
@@ -102,7 +103,7 @@ function verify(doc: XmlDocument, security: XmlElement, body: XmlElement, header
 
 /** The signer's certificate (KeyInfo/SecurityTokenReference/Reference to a token) first, then the other tokens as its issuers. */
 function signerChain(doc: XmlDocument, keyInfo: XmlElement, tokens: XmlElement[]): X509Certificate[] {
-  const [reference] = children(keyInfo).filter((c) => is(c, ns.wsse, 'SecurityTokenReference')).flatMap((str) => children(str)).filter((c) => is(c, ns.wsse, 'Reference'));
+  const [reference] = elementChildren(keyInfo).filter((c) => is(c, ns.wsse, 'SecurityTokenReference')).flatMap((str) => elementChildren(str)).filter((c) => is(c, ns.wsse, 'Reference'));
   const uri = reference?.attr('URI')?.value ?? '';
   if (!uri.startsWith('#')) refuse('ds:KeyInfo must hold a wsse:SecurityTokenReference to a wsse:BinarySecurityToken ("#id")');
   const token = byWsuId(doc, uri.slice(1));
@@ -136,20 +137,14 @@ function byWsuId(doc: XmlDocument, id: string): XmlElement {
 }
 
 function expect(element: XmlElement, names: string[]): XmlElement[] {
-  const list = children(element);
+  const list = elementChildren(element);
   const got = list.map((c) => c.name).join(', ');
   if (list.length !== names.length || list.some((c, i) => !is(c, ns.ds, names[i] as string))) refuse(`ds:${element.name} must hold ${names.join(', ')}; it holds ${got || 'nothing'}`);
   return list;
 }
 
 function child(element: XmlElement, namespace: string, name: string): XmlElement | undefined {
-  return children(element).find((c) => is(c, namespace, name));
-}
-
-function children(element: XmlElement): XmlElement[] {
-  const list: XmlElement[] = [];
-  for (let node: XmlNode | null = element.firstChild; node; node = (node as XmlElement).next) if (node instanceof XmlElement) list.push(node);
-  return list;
+  return elementChildren(element).find((c) => is(c, namespace, name));
 }
 
 function is(node: XmlElement, namespace: string, name: string): boolean {

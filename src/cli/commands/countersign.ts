@@ -1,4 +1,3 @@
-import { credentialFromPem } from '../../crypto/credentials.js';
 import { TrustStore } from '../../crypto/trust-store.js';
 import { countersign, verifyAgreementSignatures } from '../../crypto/xml-signature.js';
 import { jsonHelp, jsonOption, serverUrl, urlHelp, urlOption, type Command } from '../command.js';
@@ -24,7 +23,7 @@ export const countersignCommand: Command = {
     const url = serverUrl(args, ctx.env);
     if (!url.startsWith('https:')) throw new UsageError('countersign over HTTPS with your client certificate: --url https://HOST:PORT (or WSAG_URL)');
     const tls = clientTls(ctx.env);
-    const credential = credentialFromPem(tls.cert, tls.key, { source: 'WSAG_CERT' });
+    const { credential } = tls;
     const trust = TrustStore.fromPem(tls.ca, 'WSAG_CA');
     const client = ctx.client(url);
     const document = await client.agreementDocument(id);
