@@ -30,6 +30,7 @@ export class MachineManager {
   private readonly index = new Map<string, number>();
   private readonly owned = new Map<string, OwnedBooking[]>();
   private readonly eligibleCache = new Map<string, number[]>();
+  private readonly largestIslands = new WeakMap<readonly number[], number>();
   private readonly journal: JournalEntry[] = [];
   private depth = 0;
   /** Profile changes of one operation, grouped by interval: a job on 64 nodes is one profile update, not 64. */
@@ -41,6 +42,7 @@ export class MachineManager {
   /** Scratch space of the searches (free nodes and since when, per island), reused so a search allocates little. */
   private readonly freeNodes: Int32Array;
   private readonly freeSince: Float64Array;
+  private readonly sinceUntil: Float64Array;
   private readonly order: Int32Array;
   private readonly values: Float64Array;
   private readonly islandMembers: Int32Array;
@@ -57,6 +59,7 @@ export class MachineManager {
     this.islandCount = islands.size;
     this.freeNodes = new Int32Array(nodes.length);
     this.freeSince = new Float64Array(nodes.length);
+    this.sinceUntil = new Float64Array(nodes.length);
     this.order = new Int32Array(nodes.length);
     this.values = new Float64Array(nodes.length);
     this.islandMembers = new Int32Array(this.islandCount);
@@ -91,6 +94,18 @@ export class MachineManager {
     return cached;
   }
 
+  /** The most of these nodes (a list `eligible` gave) that share one interconnect island. */
+  largestIsland(nodes: readonly number[]): number {
+    let largest = this.largestIslands.get(nodes);
+    if (largest === undefined) {
+      const members = new Int32Array(this.islandCount);
+      for (const n of nodes) members[this.islandOf[n] as number] = (members[this.islandOf[n] as number] as number) + 1;
+      largest = Math.max(0, ...members);
+      this.largestIslands.set(nodes, largest);
+    }
+    return largest;
+  }
+
   /**
    * Chooses `count` of the `eligible` nodes free throughout [start, end), or undefined
    * (the conflict the PM re-plans on). Nodes of one interconnect island are preferred
@@ -111,7 +126,7 @@ export class MachineManager {
       const timeline = this.timelines[node] as NodeTimeline;
       if (timeline.isFree(start, end, options.ignoreOwner, options.movable, options.soft)) {
         this.freeNodes[free] = node;
-        timeline.freeSinceInto(start, this.freeSince, free);
+        timeline.freeSinceInto(start, this.freeSince, this.sinceUntil, free);
         free++;
       }
     }
@@ -124,7 +139,8 @@ export class MachineManager {
    * for any start where a mapping could exist. The search keeps, per node, a lower bound
    * for where its next free stretch begins, so a node is looked at again only once the
    * search has passed that bound: after a first pass over all nodes each step costs about
-   * the nodes it needs, not the cluster. The plan must not change while it is in use.
+   * the nodes it needs, not the cluster. It is asked for instants that never decrease, and
+   * the plan must not change while it is in use.
    */
   search(count: number, eligible: readonly number[], duration: number, options: Passable & { oneIsland?: boolean; limit?: Instant } = {}): SlotSearch {
     return new SlotSearch(this, count, eligible, duration, options);
@@ -135,10 +151,9 @@ export class MachineManager {
     return this.timelines[node] as NodeTimeline;
   }
 
-  /** @internal for SlotSearch: puts the node, free from `start`, on the scratch list of free nodes (node, since) that `choose` takes from. */
-  setFree(k: number, node: number, start: Instant): void {
-    this.freeNodes[k] = node;
-    (this.timelines[node] as NodeTimeline).freeSinceInto(start, this.freeSince, k);
+  /** @internal for SlotSearch: the scratch list of free nodes (node, since) that `choose` takes from. */
+  get freeList(): { nodes: Int32Array; since: Float64Array } {
+    return { nodes: this.freeNodes, since: this.freeSince };
   }
 
   /** @internal for SlotSearch: scratch space for `count` numbers. */
@@ -388,6 +403,9 @@ export class SlotSearch {
   private readonly bound: Float64Array;
   /** Per eligible node: free for the duration from any start between its bound and this (the stretch found with the bound). */
   private readonly latest: Float64Array;
+  /** Per eligible node: when its last booking before the instant asked ended, and until when that answer holds (-Infinity: not known yet). */
+  private readonly since: Float64Array;
+  private readonly sinceUntil: Float64Array;
 
   constructor(
     private readonly mm: MachineManager,
@@ -398,21 +416,30 @@ export class SlotSearch {
   ) {
     this.bound = new Float64Array(eligible.length).fill(Number.NEGATIVE_INFINITY);
     this.latest = new Float64Array(eligible.length).fill(Number.NEGATIVE_INFINITY);
+    this.since = new Float64Array(eligible.length);
+    this.sinceUntil = new Float64Array(eligible.length).fill(Number.NEGATIVE_INFINITY);
   }
 
   /** The nodes for a start at `start`, or a lower bound (> start) for any start that could work; Infinity if none ever can. */
   at(start: Instant): { nodes: number[] } | { next: Instant } {
-    const { count, eligible, bound, latest, options, mm } = this;
+    const { count, eligible, bound, latest, since, sinceUntil, options, mm } = this;
     if (count === 0) return { nodes: [] };
     if (eligible.length < count) return { next: Number.POSITIVE_INFINITY };
     const limit = options.limit ?? Number.POSITIVE_INFINITY;
+    const list = mm.freeList;
     let free = 0;
+    // `start` only grows from one call to the next (findSlot moves forward), so what was
+    // found for an earlier instant holds until the instant it was found to hold until.
     for (let i = 0; i < eligible.length; i++) {
       if ((bound[i] as number) > start) continue; // not free at start, and its bound still holds
       const node = eligible[i] as number;
       if ((latest[i] as number) >= start) bound[i] = start; // still inside the free stretch found before
       else mm.timeline(node).earliestFreeInto(start, this.duration, options, limit, SCAN_BUDGET, bound, latest, i);
-      if (bound[i] === start) mm.setFree(free++, node, start);
+      if (bound[i] !== start) continue;
+      if ((sinceUntil[i] as number) <= start) mm.timeline(node).freeSinceInto(start, since, sinceUntil, i);
+      list.nodes[free] = node;
+      list.since[free] = since[i] as number;
+      free++;
     }
     const nodes = free >= count ? mm.choose(free, count, options.oneIsland) : undefined;
     if (nodes) return { nodes };

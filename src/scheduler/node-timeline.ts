@@ -97,13 +97,13 @@ export class NodeTimeline {
 
   /** End of the last booking that ends at or before t (how tightly a new job would pack), or -Infinity. */
   freeSince(t: Instant): number {
-    this.all.endBeforeInto(t, answer, 0);
+    this.all.endBeforeInto(t, answer, ignored, 0);
     return answer[0] as number;
   }
 
-  /** `freeSince`, written to out[at]. */
-  freeSinceInto(t: Instant, out: Float64Array, at: number): void {
-    this.all.endBeforeInto(t, out, at);
+  /** `freeSince`, written to out[at]; until[at] receives the first instant after t where it changes (the next booking's end). */
+  freeSinceInto(t: Instant, out: Float64Array, until: Float64Array, at: number): void {
+    this.all.endBeforeInto(t, out, until, at);
   }
 
   add(booking: NodeBooking): void {
@@ -219,24 +219,26 @@ class GapList {
 
   /** Finds the first booking that ends after t (into `at`): iteration from there visits every booking that may overlap [t, ...). */
   locate(t: Instant): number {
-    const { chunkLast, times } = this;
-    const chunks = Math.ceil(this.n / CHUNK);
-    let lo = 0;
-    let hi = chunks;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((chunkLast[mid] as number) <= t) lo = mid + 1;
-      else hi = mid;
+    const { chunkLast, times, n } = this;
+    const chunks = Math.ceil(n / CHUNK);
+    // The chunk: scanned when there are few (cheaper than the mispredicted branches of a binary search), else halved.
+    let chunk = 0;
+    if (chunks <= CHUNK) {
+      while (chunk < chunks && (chunkLast[chunk] as number) <= t) chunk++;
+    } else {
+      let hi = chunks;
+      while (chunk < hi) {
+        const mid = (chunk + hi) >>> 1;
+        if ((chunkLast[mid] as number) <= t) chunk = mid + 1;
+        else hi = mid;
+      }
     }
-    if (lo >= chunks) return (this.at = this.n);
-    hi = Math.min(this.n, (lo + 1) * CHUNK);
-    lo *= CHUNK;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((times[2 * mid + 1] as number) <= t) lo = mid + 1;
-      else hi = mid;
-    }
-    return (this.at = lo);
+    if (chunk >= chunks) return (this.at = n);
+    // Inside it, a scan: the ends it reads share a few cache lines.
+    let i = chunk * CHUNK;
+    const end = Math.min(n, i + CHUNK);
+    while (i < end && (times[2 * i + 1] as number) <= t) i++;
+    return (this.at = i);
   }
 
   /** The first booking that ends after t, or undefined. */
@@ -245,10 +247,11 @@ class GapList {
     return i < this.n ? this.items[i] : undefined;
   }
 
-  /** End of the last booking that ends at or before t (-Infinity if none), written to out[at]. */
-  endBeforeInto(t: Instant, out: Float64Array, at: number): void {
+  /** End of the last booking that ends at or before t (-Infinity if none), written to out[at], and the next end after t to until[at]. */
+  endBeforeInto(t: Instant, out: Float64Array, until: Float64Array, at: number): void {
     const i = this.locate(t);
     out[at] = i > 0 ? (this.times[2 * i - 1] as number) : Number.NEGATIVE_INFINITY;
+    until[at] = i < this.n ? (this.times[2 * i + 1] as number) : Number.POSITIVE_INFINITY;
   }
 
   /** True if nothing in the list overlaps [t, t + duration). */

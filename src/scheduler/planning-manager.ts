@@ -271,12 +271,7 @@ export class PlanningManager {
       return `${spec.nodes} nodes${spare ? ` plus ${spare} spare node(s) for ${spec.level} service` : ''} requested but the cluster has ${usable} ${usable === this.cluster.nodes.length ? 'nodes' : 'nodes that meet the requirements'}${isBestEffort(spec) ? '' : ' available to SLA jobs'}`;
     }
     if (spec.requirements.interconnect !== undefined) {
-      const islands = new Map<string, number>();
-      for (const n of this.mm.eligible(spec.requirements, isBestEffort(spec))) {
-        const island = this.cluster.nodes[n]?.island ?? '';
-        islands.set(island, (islands.get(island) ?? 0) + 1);
-      }
-      const largest = Math.max(0, ...islands.values());
+      const largest = this.mm.largestIsland(this.mm.eligible(spec.requirements, isBestEffort(spec)));
       const spare = shapeOf(spec, this.cluster.timing).spare;
       if (spec.nodes + spare > largest) {
         return `${spec.nodes + spare} nodes on ${spec.requirements.interconnect} must share one interconnect island, but the largest suitable island has ${largest}`;

@@ -158,6 +158,17 @@ describe('node timeline against a plain sorted list', () => {
             if (Number.isFinite(last)) expect(modelEarliest(list, last + 1, q.duration, q.soft)).not.toBe(last + 1);
             const before = list.filter((b) => b.end <= at);
             expect(timeline.freeSince(at)).toBe(before.length > 0 ? (before[before.length - 1] as NodeBooking).end : Number.NEGATIVE_INFINITY);
+            // How long that answer holds: until the next booking's end, where it becomes that end.
+            const sinceModel = (x: number) => list.filter((b) => b.end <= x).reduce((e, b) => Math.max(e, b.end), Number.NEGATIVE_INFINITY);
+            const sinceOut = new Float64Array(1);
+            const holds = new Float64Array(1);
+            timeline.freeSinceInto(at, sinceOut, holds, 0);
+            expect(sinceOut[0]).toBe(sinceModel(at));
+            const changes = holds[0] as number;
+            if (Number.isFinite(changes)) {
+              expect(sinceModel(changes - 1)).toBe(sinceModel(at));
+              expect(sinceModel(changes)).toBe(changes);
+            } else expect(sinceModel(Number.MAX_SAFE_INTEGER)).toBe(sinceModel(at));
             const until = at + q.duration * 20;
             expect(timeline.ownersOverlapping(at, until)).toEqual([...new Set(list.filter((b) => b.start < until && b.end > at).map((b) => b.owner))]);
           }
