@@ -6,23 +6,7 @@ import type { PlannedJob } from '../../src/scheduler/model.js';
 import type { PlanningManager } from '../../src/scheduler/planning-manager.js';
 import { T0 } from '../scheduler/support.js';
 
-/**
- * The site of the scheduler's hand-worked scenarios (test/scheduler/planning-manager.test.ts):
- * 30 s to initialise or restart, nothing to deinitialise, no slowdown, a checkpoint of a
- * 16 GB node takes 120 s.
- */
-export const paper = {
-  nodeInitSeconds: 30,
-  storageMountSeconds: 0,
-  storageInitSecondsPerGB: 0,
-  storageRollbackSecondsPerGB: 0,
-  deinitSeconds: 0,
-  slowdownFactor: 1,
-  checkpointSecondsPerNodeGB: 7.5,
-  snapshotSecondsPerGB: 0,
-  parallelCheckpoint: true,
-  problemHorizonSeconds: 4 * 3600,
-};
+export { paper } from '../scheduler/support.js';
 
 /** Seconds after T0 as a Date, and back. */
 export const at = (seconds: number) => new Date(T0 + seconds * 1000);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { expectedCompletion } from '../../src/scheduler/job-timing.js';
 import type { PlannedJob, Segment } from '../../src/scheduler/model.js';
 import { PlanningManager } from '../../src/scheduler/planning-manager.js';
-import { cluster, hours, job, minutes, T0 } from './support.js';
+import { cluster, hours, job, minutes, paper, T0 } from './support.js';
 
 /**
  * Hand-worked scenarios from seed 002 chapter 3. The site is chosen so the figures can be
@@ -11,18 +11,6 @@ import { cluster, hours, job, minutes, T0 } from './support.js';
  * outages then gets the seed's 7 checkpoints (3.16): compute intervals of 450 s, the
  * i-th checkpoint written at 30 + 570 i seconds.
  */
-const paper = {
-  nodeInitSeconds: 30,
-  storageMountSeconds: 0,
-  storageInitSecondsPerGB: 0,
-  storageRollbackSecondsPerGB: 0,
-  deinitSeconds: 0,
-  slowdownFactor: 1,
-  checkpointSecondsPerNodeGB: 7.5,
-  snapshotSecondsPerGB: 0,
-  parallelCheckpoint: true,
-  problemHorizonSeconds: 4 * 3600,
-};
 const seconds = (s: number) => T0 + s * 1000;
 
 function deadlineJob(id: string, overrides: Partial<Parameters<typeof job>[0]> = {}) {

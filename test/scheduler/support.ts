@@ -29,3 +29,21 @@ export function job(partial: Partial<JobSpec> & Pick<JobSpec, 'kind'>): JobSpec 
     ...partial,
   };
 }
+
+/**
+ * The site of the scheduler's hand-worked scenarios (planning-manager.test.ts; the run-time tests use it too):
+ * 30 s to initialise or restart, nothing to deinitialise, no slowdown, a checkpoint of a
+ * 16 GB node takes 120 s.
+ */
+export const paper = {
+  nodeInitSeconds: 30,
+  storageMountSeconds: 0,
+  storageInitSecondsPerGB: 0,
+  storageRollbackSecondsPerGB: 0,
+  deinitSeconds: 0,
+  slowdownFactor: 1,
+  checkpointSecondsPerNodeGB: 7.5,
+  snapshotSecondsPerGB: 0,
+  parallelCheckpoint: true,
+  problemHorizonSeconds: 4 * 3600,
+};
