@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
+import { machineHeading, publish, quantiles } from './report.js';
 import path from 'node:path';
 import { pino } from 'pino';
 import { WsagClient } from '../src/client/wsag-client.js';
@@ -38,9 +39,8 @@ async function measure(label: string, op: (i: number) => Promise<unknown>): Prom
     times.push(performance.now() - t0);
   }
   const total = performance.now() - started;
-  times.sort((a, b) => a - b);
-  const q = (p: number) => (times[Math.min(times.length - 1, Math.floor(p * times.length))] as number).toFixed(2);
-  return `| ${label} | ${rounds} | ${q(0.5)} | ${q(0.99)} | ${((rounds / total) * 1000).toFixed(0)} |`;
+  const { median, p99 } = quantiles(times);
+  return `| ${label} | ${rounds} | ${median.toFixed(2)} | ${p99.toFixed(2)} | ${((rounds / total) * 1000).toFixed(0)} |`;
 }
 
 const ids: string[] = [];
@@ -65,7 +65,7 @@ await server.close();
 fs.rmSync(dataDir, { recursive: true, force: true });
 
 const table = [
-  `### ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, Node ${process.version}`,
+  machineHeading(undefined),
   '',
   `Command: \`npm run bench\` (sequential requests, one client, loopback, SQLite WAL with synchronous=FULL, a ${CLUSTER_NODES}-node cluster).`,
   '',
@@ -74,5 +74,4 @@ const table = [
   ...rows,
   '',
 ].join('\n');
-console.log(table);
-if (process.argv.includes('--write')) fs.appendFileSync('docs/benchmarks.md', `\n${table}`);
+publish(table);

@@ -17,19 +17,12 @@
  * Prints Markdown tables; `--write` appends them to docs/benchmarks.md.
  * BENCH_SIZES=1000,10000 and BENCH_BUILD_SIZES=1000 limit the sizes.
  */
-import fs from 'node:fs';
-import os from 'node:os';
+import { machineHeading, publish, quantiles } from './report.js';
 import type { ClusterNode } from '../src/scheduler/model.js';
 import { BUFFER, build, DAY, HOUR, MINUTE, NODES, random, request, synthesize, T0 } from './scheduler-workload.js';
 
 const sizes = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const buildSizes = (process.env.BENCH_BUILD_SIZES ?? '1000,10000').split(',').filter(Boolean).map(Number);
-
-function quantiles(times: number[]): { median: number; p99: number } {
-  const sorted = [...times].sort((a, b) => a - b);
-  const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number;
-  return { median: q(0.5), p99: q(0.99) };
-}
 
 function time(op: () => unknown): number {
   const t0 = performance.now();
@@ -106,7 +99,7 @@ const growth = rows.slice(1).map((row, i) => {
   return `| ${prev.size} → ${row.size} | ${n.toFixed(0)}× / ${nlogn.toFixed(1)}× | ${f(row.probe.median, prev.probe.median)} | ${f(row.admit.median, prev.admit.median)} | ${f(row.failure.median, prev.failure.median)} | ${f(row.repair.median, prev.repair.median)} |`;
 });
 const table = [
-  `### ${new Date().toISOString().slice(0, 10)}: scheduler, ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, Node ${process.version}, ${os.platform()} ${os.release()}`,
+  machineHeading('scheduler', { withKernel: true }),
   '',
   `Command: \`npm run bench\` (bench/scheduler.ts; one process; ${NODES} nodes of which ${BUFFER} buffer nodes, 8 islands, half with InfiniBand; ` +
     'a mix of deadline jobs at every level, reservations, best-effort and background jobs, 1 to 256 nodes, 5 minutes to 4 hours). ' +
@@ -135,5 +128,4 @@ const table = [
       ]
     : []),
 ].join('\n');
-console.log(table);
-if (process.argv.includes('--write')) fs.appendFileSync('docs/benchmarks.md', `\n${table}`);
+publish(table);

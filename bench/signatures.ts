@@ -12,7 +12,7 @@
  * sets N (default 500).
  */
 import fs from 'node:fs';
-import os from 'node:os';
+import { machineHeading, publish, quantiles } from './report.js';
 import path from 'node:path';
 import type { X509Certificate } from 'node:crypto';
 import type { XmlDocument, XmlElement } from 'libxml2-wasm';
@@ -32,12 +32,6 @@ import { renderTimeTokens } from '../src/xml/template-library.js';
 
 const rounds = Number(process.env.BENCH_SIGNATURES ?? 500);
 const now = new Date();
-
-function quantiles(times: number[]): { median: number; p99: number } {
-  const sorted = [...times].sort((a, b) => a - b);
-  const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number;
-  return { median: q(0.5), p99: q(0.99) };
-}
 
 /** Runs `op` on every item (after a warm-up on the first few) and returns each call's time. */
 function timeEach<T, R>(items: T[], op: (item: T, i: number) => R): { times: number[]; results: R[] } {
@@ -126,7 +120,7 @@ for (const keyType of ['rsa', 'ec'] as const) {
 
 const size = (xml: string) => `${(Buffer.byteLength(xml) / 1024).toFixed(1)} KB`;
 const table = [
-  `### ${now.toISOString().slice(0, 10)}: agreement signatures, ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, Node ${process.version}`,
+  machineHeading('agreement signatures'),
   '',
   `Command: \`npm run bench:signatures\` (${rounds} agreements of ${size(agreements[0] as string)}, one process, sequential). ` +
     'The last column gives medians of the parts timed alone on the same documents: exclusive C14N of the document and SignedInfo, the RSA/ECDSA operation, TrustStore.validate.',
@@ -136,5 +130,4 @@ const table = [
   ...rows,
   '',
 ].join('\n');
-console.log(table);
-if (process.argv.includes('--write')) fs.appendFileSync('docs/benchmarks.md', `\n${table}`);
+publish(table);

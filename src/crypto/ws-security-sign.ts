@@ -1,6 +1,6 @@
 import crypto, { type KeyObject, type X509Certificate } from 'node:crypto';
-import { XmlC14NMode, XmlElement } from 'libxml2-wasm';
-import { parseXml } from '../xml/libxml.js';
+import { XmlC14NMode, XmlElement, type XmlDocument } from 'libxml2-wasm';
+import { withXml } from '../xml/libxml.js';
 import { ns } from '../xml/namespaces.js';
 import { algorithm, sha256, signatureMethodFor, signBytes } from './xml-signature-algorithms.js';
 import { wss } from './ws-security.js';
@@ -18,6 +18,8 @@ export interface SecureEnvelopeOptions {
   ttlSeconds?: number;
 }
 
+/** The digests cover the exact text, whitespace included. */
+const keep = { keepBlanks: true };
 const exclusive = { mode: XmlC14NMode.XML_C14N_EXCLUSIVE_1_0, withComments: false } as const;
 
 /**
@@ -55,31 +57,21 @@ export function secureEnvelope(options: SecureEnvelopeOptions): string {
     `<ds:KeyInfo><wsse:SecurityTokenReference><wsse:Reference URI="#x509-0" ValueType="${wss.x509v3}"/></wsse:SecurityTokenReference></ds:KeyInfo></ds:Signature>` +
     `</wsse:Security></soap:Header><soap:Body wsu:Id="body">${options.body}</soap:Body></soap:Envelope>`;
 
-  const digests = withDocument(envelope([], ''), (doc) =>
-    referenced.map((id) => {
-      const [element] = doc.find(`//*[@wsu:Id='${id}']`, { wsu: ns.wsu });
-      if (!(element instanceof XmlElement)) throw new Error(`no element with wsu:Id ${id}`);
-      return sha256(element.canonicalizeToString(exclusive)).toString('base64');
-    }),
-  );
-  const signature = withDocument(envelope(digests, ''), (doc) => {
+  const digest = (doc: XmlDocument, id: string): string => {
+    const [element] = doc.find(`//*[@wsu:Id='${id}']`, { wsu: ns.wsu });
+    if (!(element instanceof XmlElement)) throw new Error(`no element with wsu:Id ${id}`);
+    return sha256(element.canonicalizeToString(exclusive)).toString('base64');
+  };
+  const digests = withXml(envelope([], ''), 'SOAP message', (doc) => referenced.map((id) => digest(doc, id)), keep);
+  const signature = withXml(envelope(digests, ''), 'SOAP message', (doc) => {
     const info = doc.get('//ds:SignedInfo', { ds: ns.ds });
     if (!(info instanceof XmlElement)) throw new Error('no ds:SignedInfo');
     return signBytes(method, options.key, Buffer.from(info.canonicalizeToString(exclusive), 'utf8')).toString('base64');
-  });
+  }, keep);
   return envelope(digests, signature);
 }
 
 /** A fresh wsa:MessageID value. */
 export function messageId(): string {
   return `urn:uuid:${crypto.randomUUID()}`;
-}
-
-function withDocument<T>(text: string, use: (doc: ReturnType<typeof parseXml>) => T): T {
-  const doc = parseXml(text, 'SOAP message', undefined, { keepBlanks: true });
-  try {
-    return use(doc);
-  } finally {
-    doc.dispose();
-  }
 }

@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { XmlC14NMode, XmlElement, type XmlDocument } from 'libxml2-wasm';
 import { NotAuthenticated } from '../domain/errors.js';
 import { elementChildren } from '../xml/item-constraint.js';
-import { parseXml } from '../xml/libxml.js';
+import { withXml } from '../xml/libxml.js';
 import { ns } from '../xml/namespaces.js';
 import { algorithm, sha256, signatureMethods, verifyBytes, type SignatureMethod } from './xml-signature-algorithms.js';
 
@@ -30,8 +30,7 @@ const exclusive = { mode: XmlC14NMode.XML_C14N_EXCLUSIVE_1_0, withComments: fals
  * whitespace, because the digests cover the exact text. Any flaw throws NotAuthenticated.
  */
 export function wsSecurityIdentity(text: string, validateChain: ChainCheck, now: Date): string | undefined {
-  const doc = parseXml(text, 'SOAP message', undefined, { keepBlanks: true });
-  try {
+  return withXml(text, 'SOAP message', (doc) => {
     const envelope = doc.root;
     const header = elementChildren(envelope).find((c) => c.name === 'Header' && c.namespaceUri === envelope.namespaceUri);
     const body = elementChildren(envelope).find((c) => c.name === 'Body' && c.namespaceUri === envelope.namespaceUri);
@@ -41,9 +40,7 @@ export function wsSecurityIdentity(text: string, validateChain: ChainCheck, now:
     if (security.length > 1) refuse(`the message has ${security.length} wsse:Security headers; one is allowed`);
     if (!body) refuse('the message has no soap:Body');
     return verify(doc, security[0] as XmlElement, body, headers, validateChain, now);
-  } finally {
-    doc.dispose();
-  }
+  }, { keepBlanks: true });
 }
 
 function verify(doc: XmlDocument, security: XmlElement, body: XmlElement, headers: XmlElement[], validateChain: ChainCheck, now: Date): string {
@@ -70,8 +67,7 @@ function verify(doc: XmlDocument, security: XmlElement, body: XmlElement, header
   for (const reference of references) {
     if (!is(reference, ns.ds, 'Reference')) refuse(`ds:SignedInfo may hold only ds:Reference after the methods, found ${reference.name}`);
     const uri = reference.attr('URI')?.value ?? '';
-    if (!/^#[\w.-]+$/.test(uri)) refuse(`ds:Reference URI "${uri}" must name an element by wsu:Id ("#id")`);
-    const target = byWsuId(doc, uri.slice(1));
+    const target = byWsuId(doc, uri, 'ds:Reference URI');
     const [transforms, digestMethod, digestValue] = expect(reference, ['Transforms', 'DigestMethod', 'DigestValue']) as [XmlElement, XmlElement, XmlElement];
     const transformList = elementChildren(transforms).map((t) => t.attr('Algorithm')?.value);
     if (transformList.length !== 1 || transformList[0] !== algorithm.excC14n) refuse(`ds:Reference ${uri}: the only transform allowed is ${algorithm.excC14n}`);
@@ -105,8 +101,7 @@ function verify(doc: XmlDocument, security: XmlElement, body: XmlElement, header
 function signerChain(doc: XmlDocument, keyInfo: XmlElement, tokens: XmlElement[]): X509Certificate[] {
   const [reference] = elementChildren(keyInfo).filter((c) => is(c, ns.wsse, 'SecurityTokenReference')).flatMap((str) => elementChildren(str)).filter((c) => is(c, ns.wsse, 'Reference'));
   const uri = reference?.attr('URI')?.value ?? '';
-  if (!uri.startsWith('#')) refuse('ds:KeyInfo must hold a wsse:SecurityTokenReference to a wsse:BinarySecurityToken ("#id")');
-  const token = byWsuId(doc, uri.slice(1));
+  const token = byWsuId(doc, uri, 'ds:KeyInfo/wsse:SecurityTokenReference/wsse:Reference URI');
   if (!tokens.some((t) => t.isSameNode(token))) refuse(`ds:KeyInfo refers to ${uri}, which is not a wsse:BinarySecurityToken of this wsse:Security header`);
   const certificate = (t: XmlElement): X509Certificate => {
     if (t.attr('ValueType')?.value !== wss.x509v3) refuse(`wsse:BinarySecurityToken ValueType must be ${wss.x509v3}`);
@@ -130,7 +125,10 @@ function checkFreshness(timestamp: XmlElement, now: Date): void {
   if (expires - created > timestampLimits.maxAgeSeconds * 1000) refuse(`wsu:Expires may be at most ${timestampLimits.maxAgeSeconds} s after wsu:Created`);
 }
 
-function byWsuId(doc: XmlDocument, id: string): XmlElement {
+/** The one element a same-document reference ("#id") names by wsu:Id; the id's syntax is checked before it goes into XPath. */
+function byWsuId(doc: XmlDocument, uri: string, what: string): XmlElement {
+  if (!/^#[\w.-]+$/.test(uri)) refuse(`${what} "${uri}" must name an element by wsu:Id ("#id")`);
+  const id = uri.slice(1);
   const found = doc.find(`//*[@wsu:Id='${id}']`, { wsu: ns.wsu });
   if (found.length !== 1 || !(found[0] instanceof XmlElement)) refuse(`wsu:Id "${id}" must name exactly one element; ${found.length} do`);
   return found[0];

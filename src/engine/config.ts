@@ -243,22 +243,15 @@ function decimal(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
 /** What each of the WSAG_CLUSTER_NODES identical nodes offers; requests asking for more, or another interconnect, are refused. */
 export const identicalNode: Omit<ClusterNode, 'id'> = { memoryGB: 256, cpus: 64, interconnect: 'InfiniBand' };
 
-/** A group of identical nodes in a cluster file; ids are idPrefix + a number (ib001, ib002, ...). */
-export interface NodeGroup {
+/**
+ * A group of identical nodes in a cluster file; ids are idPrefix + a number (ib001, ib002,
+ * ...); every node has the group's properties (ClusterNode: memory, CPUs, interconnect and
+ * island, JSDL operating system and architecture, buffer).
+ */
+export type NodeGroup = Omit<ClusterNode, 'id' | 'libraries'> & {
   count: number;
   idPrefix: string;
-  memoryGB: number;
-  cpus: number;
-  interconnect?: string;
-  /** Interconnect island: a job naming an interconnect runs inside one island. */
-  island?: string;
-  /** As JSDL names it (LINUX, ...); absent: any operating system is accepted. */
-  operatingSystem?: string;
-  /** As JSDL names it (x86_64, ...); absent: any architecture is accepted. */
-  architecture?: string;
-  /** Buffer nodes are used only by best-effort and background jobs (freed for SLA jobs on an outage). */
-  buffer?: boolean;
-}
+};
 
 /** The JSON of WSAG_CLUSTER_FILE. */
 export interface ClusterFile {

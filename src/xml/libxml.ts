@@ -50,8 +50,8 @@ export function parseXml(text: string, what = 'message', url?: string, { keepBla
 }
 
 /** Runs `use` on a parsed document and always frees the document's wasm memory. */
-export function withXml<T>(text: string, what: string, use: (doc: XmlDocument) => T): T {
-  const doc = parseXml(text, what);
+export function withXml<T>(text: string, what: string, use: (doc: XmlDocument) => T, options: { keepBlanks?: boolean } = {}): T {
+  const doc = parseXml(text, what, undefined, options);
   try {
     return use(doc);
   } finally {
