@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from './engine/config.js';
 import { startServer } from './server.js';
+import { DataDirInUse } from './store/data-dir-lock.js';
 import { TemplateError } from './xml/template-library.js';
 
 /** `npm start`: serve with configuration from the environment until SIGINT or SIGTERM. */
@@ -20,7 +21,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof TemplateError) {
+  if (error instanceof ConfigError || error instanceof TemplateError || error instanceof DataDirInUse) {
     console.error(`wsag-server: ${error.message}`);
   } else {
     console.error('wsag-server failed to start:', error);

@@ -34,6 +34,7 @@ import { LocalProcessResourceManager, NoExecutor, RuntimeExecutor, SimulatedReso
 import { agreementPorts, paths } from './soap/agreement-ports.js';
 import { negotiationPaths, negotiationPorts } from './soap/negotiation-ports.js';
 import { ReportFiles } from './store/report-files.js';
+import { DataDirLock } from './store/data-dir-lock.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import { SubscriptionFile } from './store/subscription-file.js';
 import { createApp } from './web/app.js';
@@ -100,7 +101,10 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const { trust, signer } = securityParts(config);
   const templates = TemplateLibrary.fromDirectory(config.templatesDir);
   const peers = config.peers ?? (config.peersFile ? readPeersFile(config.peersFile) : undefined);
-  const store = parts.repository && parts.negotiationRepository ? undefined : SqliteStore.open(path.join(config.dataDir, 'wsag.db'));
+  const ownStore = !(parts.repository && parts.negotiationRepository);
+  // One writer per data directory: a second process would book the same nodes again.
+  const lock = ownStore ? DataDirLock.acquire(config.dataDir, clock.now()) : undefined;
+  const store = ownStore ? SqliteStore.open(path.join(config.dataDir, 'wsag.db')) : undefined;
   // Every stored change of an agreement reaches the run time and the notifications.
   const repository = new ObservedAgreementRepository(parts.repository ?? (store as SqliteStore).agreements, (error) =>
     logger.error({ err: error }, 'following an agreement change failed'));
@@ -267,6 +271,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
         s.closeAllConnections();
       })));
       await store?.close();
+      lock?.release();
     },
   };
 }

@@ -59,8 +59,9 @@ export async function issueProxy(options: IssueProxyOptions): Promise<IssuedProx
 
   const keys = await generateKeyPair(options.keyType ?? keyTypeOf(issuerKey));
   const serial = randomSerial();
-  const notBefore = new Date(Math.max(now.getTime() - clockSkewMs, issuer.notBefore.getTime()));
-  const notAfter = new Date(Math.min(now.getTime() + hours * 3600_000, issuer.notAfter.getTime()));
+  // X.509 times hold whole seconds: round outward, so the proxy lasts at least `hours` from now.
+  const notBefore = new Date(Math.max(Math.floor((now.getTime() - clockSkewMs) / 1000) * 1000, issuer.notBefore.getTime()));
+  const notAfter = new Date(Math.min(Math.ceil((now.getTime() + hours * 3600_000) / 1000) * 1000, issuer.notAfter.getTime()));
   const certificate = await buildCertificate({
     subject: appendCommonName(issuer.subject, serial.decimal),
     issuer: issuerCert,

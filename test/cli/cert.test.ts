@@ -76,6 +76,7 @@ describe('wsag cert proxy', () => {
 
   it('writes proxy certificate, key and issuer chain to one 0600 file that openssl verify accepts, and a proxy of it', async () => {
     const out = path.join(tempDir(), 'proxy.pem');
+    const issuedFrom = Date.now();
     const result = await wsag(['cert', 'proxy', '--cert', path.join(pki, 'alice.pem'), '--key', path.join(pki, 'alice.key'), '--hours', '12', '--out', out], { env: {} });
     expect(result.err).toEqual([]);
     expect(result.code).toBe(0);
@@ -87,7 +88,9 @@ describe('wsag cert proxy', () => {
     expect(pemBlocks(text).map((b) => b.label)).toEqual(['CERTIFICATE', 'PRIVATE KEY', 'CERTIFICATE']);
     const proxy = credentialFromPem(text, undefined);
     const facts = certificateFacts(proxy.certificate);
-    expect(facts.notAfter.getTime() - facts.notBefore.getTime()).toBeGreaterThan(12 * 3600_000);
+    // Twelve hours from the moment of issue; it starts up to five minutes earlier, never before alice's certificate.
+    expect(facts.notBefore.getTime()).toBeLessThanOrEqual(issuedFrom);
+    expect(facts.notAfter.getTime()).toBeGreaterThanOrEqual(issuedFrom + 12 * 3600_000);
     expect(facts.notAfter.getTime() - facts.notBefore.getTime()).toBeLessThanOrEqual(12 * 3600_000 + 5 * 60_000 + 60_000);
     const alice = certificatesFromPem(fs.readFileSync(path.join(pki, 'alice.pem'), 'utf8'))[0];
     expect(alice && proxy.chain[0]?.raw.equals(alice.raw)).toBe(true);

@@ -138,11 +138,11 @@ describe('wsag negotiate on a terminal', () => {
   };
 
   it('walks through template, slots, the committing offer and accepts it', async () => {
-    const user = answering('2', '1', 'y'); // template 2 of the list, slot 1, accept
+    const user = answering('4', '1', 'y'); // template 4 of the list (deadline-job), slot 1, accept
     const result = await wsag(['negotiate'], { url, io: { prompt: user.prompt } });
     expect(result.err).toEqual([]);
     expect(result.code).toBe(0);
-    expect(user.questions).toEqual(['template [1-2]: ', expect.stringMatching(/^solicit which slot\? \[1-\d+, q to quit\]: $/), 'accept it? [y/N]: ']);
+    expect(user.questions).toEqual(['template [1-4]: ', expect.stringMatching(/^solicit which slot\? \[1-\d+, q to quit\]: $/), 'accept it? [y/N]: ']);
     expect(result.stdout).toMatch(/committing offer \S+ \(negotiation \S+\): Acceptable/);
     const agreementId = uuid.exec(result.out.find((l) => l.startsWith('created agreement')) ?? '')?.[0] as string;
     expect((await client.state(agreementId)).state).toBe('Observed');

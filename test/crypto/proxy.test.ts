@@ -36,7 +36,7 @@ describe.each<KeyType>(['rsa', 'ec'])('issueProxy with %s keys', (keyType) => {
     expect(proxy.certificate.ca).toBe(false);
 
     expect(facts.notBefore.getTime()).toBe(Math.floor((now.getTime() - clockSkewMs) / 1000) * 1000);
-    expect(facts.notAfter.getTime()).toBe(Math.floor((now.getTime() + 12 * hour) / 1000) * 1000);
+    expect(facts.notAfter.getTime()).toBe(Math.ceil((now.getTime() + 12 * hour) / 1000) * 1000);
     expect(proxy.certificate.checkPrivateKey(proxy.privateKey)).toBe(true);
     expect(proxy.privateKey.asymmetricKeyType).toBe(keyType);
     expect(proxy.certificate.verify(pki.alice.certificate.publicKey)).toBe(true);
@@ -52,6 +52,14 @@ describe.each<KeyType>(['rsa', 'ec'])('issueProxy with %s keys', (keyType) => {
     const text = opensslX509(second.certificate, ['-text']);
     expect(text).toMatch(/Proxy Certificate Information: critical\s+Path Length Constraint: 0+\s+Policy Language: Inherit all/);
     expect(text).toMatch(/X509v3 Key Usage: critical\s+Digital Signature\n/);
+  });
+
+  it('lasts at least its hours from the moment of issue, even from an issuer made the same second (whole-second X.509 times)', async () => {
+    const now = new Date(certificateFacts(pki.alice.certificate).notBefore.getTime() + 700);
+    const proxy = await issueProxy({ issuerCert: pki.alice.certificate, issuerKey: pki.alice.privateKey, hours: 12, now });
+    const facts = certificateFacts(proxy.certificate);
+    expect(facts.notBefore.getTime()).toBeLessThanOrEqual(now.getTime());
+    expect(facts.notAfter.getTime()).toBeGreaterThanOrEqual(now.getTime() + 12 * hour);
   });
 
   it('never outlives its issuer, and starts no earlier than it', async () => {
