@@ -67,6 +67,14 @@ export class InternalError extends WsagError {
 export class InvalidTerms extends WsagError {
   readonly code = 'InvalidTerms';
 }
+/** A term of the offer that this server does not act on: refused, never parsed and ignored (docs/terms.md, "Where each term is enforced"). */
+export class UnsupportedTerm extends WsagError {
+  readonly code = 'UnsupportedTerm';
+}
+/** A charge account, virtual organisation or group the server does not know. */
+export class UnknownAccount extends WsagError {
+  readonly code = 'UnknownAccount';
+}
 /** Security is on and the request proves no identity: no client certificate or WS-Security signature, or one that does not lead to a trusted CA. */
 export class NotAuthenticated extends WsagError {
   readonly code = 'NotAuthenticated';

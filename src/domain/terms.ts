@@ -10,6 +10,7 @@ export type RequestKind = 'NonBinding' | 'Preparatory' | 'Binding';
 
 export type MigrationScope = 'None' | 'AdministrativeDomain' | 'Grid';
 export type SecurityRequirement = 'IsolatedPartition' | 'HardenedNode' | 'Sandbox';
+export const securityRequirements: readonly SecurityRequirement[] = ['IsolatedPartition', 'HardenedNode', 'Sandbox'];
 
 export interface Library {
   name: string;

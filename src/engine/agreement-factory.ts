@@ -14,6 +14,7 @@ import type { CommittedOffer, NegotiationService } from './negotiation-service.j
 import type { PlanningService } from './planning-service.js';
 import type { AgreementDocumentWriter, AgreementRepository, AgreementSigner, Clock, IdSource, ReceivedOffer, StandbyHold, TemplateCatalog } from './ports.js';
 import type { ReservationUse } from './reservation-use.js';
+import { requireBindingRequest } from './refused-terms.js';
 import { templateOf } from './template-resolution.js';
 
 export interface AgreementFactoryDeps {
@@ -84,6 +85,14 @@ export const checkCreationConstraints: Step = {
   },
 };
 
+/** A one-shot CreateAgreement is binding: a non-binding or preparatory request is negotiated instead. */
+export const requireBinding: Step = {
+  name: 'requireBinding',
+  run(ctx) {
+    for (const alternative of required(ctx.candidates)) requireBindingRequest(alternative.request);
+  },
+};
+
 /** The first alternative the plan can serve is booked; a job that uses a reservation takes the reservation's capacity instead. */
 export const admitToPlan: Step = {
   name: 'admitToPlan',
@@ -97,7 +106,7 @@ export const admitToPlan: Step = {
         ctx.chosen = alternative;
         return;
       }
-      const decision = deps.plan.admit(ctx.agreementId, alternative.request, ctx.now);
+      const decision = deps.plan.admit(ctx.agreementId, alternative.request, ctx.now, undefined, alternative.guaranteeTerms);
       if (decision.accepted) {
         ctx.undo.push(() => deps.plan.release(ctx.agreementId));
         ctx.chosen = alternative;
@@ -256,7 +265,7 @@ export const markReservationUsed: Step = {
 
 /** One-shot binding request (and CreatePendingAgreement, which only starts in Pending). */
 export const createAgreementSteps: readonly Step[] = [
-  resolveTemplate, checkCreationConstraints, admitToPlan, reserveRemoteStandby, writeAgreementDocument, persistAgreement, bindRemoteStandby, markReservationUsed,
+  resolveTemplate, checkCreationConstraints, requireBinding, admitToPlan, reserveRemoteStandby, writeAgreementDocument, persistAgreement, bindRemoteStandby, markReservationUsed,
 ];
 
 /** Accepting an Acceptable negotiation offer, with the negotiation locked. */

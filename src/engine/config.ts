@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { securityRequirements, type SecurityRequirement } from '../domain/terms.js';
 import type { ClusterDescription, ClusterNode } from '../scheduler/model.js';
 import { defaultSiteTiming, type SiteTiming } from '../scheduler/site.js';
 import type { PeersConfig } from './peers.js';
@@ -278,7 +279,7 @@ function groupNodes(group: NodeGroup): ClusterNode[] {
   return Array.from({ length: count }, (_, i) => ({ id: `${idPrefix}${String(i + 1).padStart(width, '0')}`, ...properties }));
 }
 
-const groupKeys = ['count', 'idPrefix', 'memoryGB', 'cpus', 'interconnect', 'island', 'operatingSystem', 'architecture', 'buffer'];
+const groupKeys = ['count', 'idPrefix', 'memoryGB', 'cpus', 'interconnect', 'island', 'operatingSystem', 'architecture', 'buffer', 'securityPolicies'];
 const timingKeys = Object.keys(defaultSiteTiming) as Array<keyof SiteTiming>;
 
 /** Reads and checks a cluster file; every problem is a ConfigError naming the file and the setting. */
@@ -341,6 +342,13 @@ export function parseClusterFile(json: unknown, where: string): ClusterFile {
       if (value !== undefined) group[key] = value;
     }
     if (raw.buffer === true) group.buffer = true;
+    if (raw.securityPolicies !== undefined) {
+      const policies = raw.securityPolicies;
+      if (!Array.isArray(policies) || policies.some((p) => !securityRequirements.includes(p as SecurityRequirement))) {
+        fail(`${name}.securityPolicies must be a list of ${securityRequirements.join(', ')}, got ${show(policies)}`);
+      }
+      group.securityPolicies = [...new Set(policies as SecurityRequirement[])].sort();
+    }
     return group;
   });
   if (nodeGroups.every((g) => g.buffer)) fail('every node group is a buffer group: SLA jobs need at least one node that is not a buffer node');

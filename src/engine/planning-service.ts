@@ -1,6 +1,7 @@
 import type { Allocation, AllocationSegment } from '../domain/allocation.js';
 import { regularPrice, type PriceList } from '../domain/pricing.js';
-import type { ServiceRequest } from '../domain/terms.js';
+import { unmetObjective } from '../domain/objectives.js';
+import type { GuaranteeTerm, ServiceRequest } from '../domain/terms.js';
 import { planFor } from '../scheduler/checkpoint-plan.js';
 import { jobSpecFor } from '../scheduler/job-spec.js';
 import { checkpointPlanAt, pieceMs, shapeOf } from '../scheduler/job-timing.js';
@@ -10,7 +11,7 @@ import { isBestEffort, PlanningManager } from '../scheduler/planning-manager.js'
 /** An admission: the booking, and the other jobs the scheduler moved to make room (their stored allocations are stale). */
 export type PlanDecision =
   | { accepted: true; allocation: Allocation; moved: string[] }
-  | { accepted: false; reason: string };
+  | { accepted: false; reason: string; /** The booking the scheduler found, when only the objectives refused it. */ breaksObjectives?: Allocation };
 
 /** A start slot for an advisory answer: what would be booked, and when the job needs to be done by in the worst case. */
 export interface PlanSlot {
@@ -84,9 +85,17 @@ export class PlanningService {
    * would replace (renegotiation): its capacity counts as free for the new one, but it
    * stays booked until released.
    */
-  admit(key: string, request: ServiceRequest, now: Date, replacing?: string): PlanDecision {
-    const decision = this.manager.admit(this.specFor(key, request, now), now.getTime(), options(replacing));
-    if (!decision.accepted) return decision;
+  admit(key: string, request: ServiceRequest, now: Date, replacing?: string, objectives: readonly GuaranteeTerm[] = []): PlanDecision {
+    // The admission rule: the booking must keep every guarantee term's objective (src/domain/objectives.ts).
+    let breaks: Allocation | undefined;
+    const accept = (job: PlannedJob) => {
+      const booking = allocationOf(job);
+      const unmet = unmetObjective(objectives, request, booking);
+      if (unmet !== undefined) breaks = booking;
+      return unmet;
+    };
+    const decision = this.manager.admit(this.specFor(key, request, now), now.getTime(), { ...options(replacing), accept });
+    if (!decision.accepted) return { ...decision, ...(breaks ? { breaksObjectives: breaks } : {}) };
     const moved = decision.moved ?? [];
     this.markChanged(moved);
     return { accepted: true, allocation: allocationOf(decision.job), moved };

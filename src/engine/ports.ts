@@ -184,6 +184,8 @@ export interface TermChanges {
   /** A new node count; objectives that promised the old one (sla:NodesAvailable) change with it. */
   nodeCount?: number;
   runtimeSeconds?: number;
+  /** Guarantee objectives lowered to what the plan keeps: sla:NodesAvailable at most, sla:CompletedBy and sla:StartBy at the earliest. */
+  objectives?: { nodesAvailable?: number; completedBy?: Date; startBy?: Date };
 }
 
 /** Writes the negotiation documents (src/xml). */

@@ -1,3 +1,4 @@
+import type { Allocation } from '../domain/allocation.js';
 import { CreationConstraintViolation, InvalidTerms } from '../domain/errors.js';
 import { findOffer, holdKey, nextOfferId, type Negotiation, type NegotiationOfferRecord, type OfferState } from '../domain/negotiation.js';
 import { preparatoryFee, regularPrice } from '../domain/pricing.js';
@@ -6,7 +7,7 @@ import { addSeconds, ceilToSecond, isoTime } from '../domain/time.js';
 import { alternativeLabel, alternativesMeetingConstraints } from './alternatives.js';
 import type { NegotiationSettings } from './negotiation-service.js';
 import type { PlanningService } from './planning-service.js';
-import type { CounterOfferDetails, NegotiationDocumentWriter, ReceivedNegotiationOffer, ReceivedOffer, TemplateCatalog } from './ports.js';
+import type { CounterOfferDetails, NegotiationDocumentWriter, ReceivedNegotiationOffer, ReceivedOffer, TemplateCatalog, TermChanges } from './ports.js';
 import { templateOf } from './template-resolution.js';
 
 const counterOfferKind = { LaterStart: 'later start', LaterDeadline: 'later deadline', FewerNodes: 'fewer nodes' } as const;
@@ -62,15 +63,17 @@ export class ResponderOffers {
   decide(negotiation: Negotiation, incoming: ReceivedNegotiationOffer, record: NegotiationOfferRecord, now: Date): NegotiationOfferRecord[] {
     const template = this.templateFor(negotiation, incoming);
     const { candidates, reasons } = alternativesMeetingConstraints(this.deps.templates, template, incoming.offer);
+    const keepable: Array<{ alternative: ReceivedOffer; booking: Allocation }> = [];
     for (const alternative of candidates) {
       if (alternative.request.useReservation !== undefined) {
         reasons.push(`${alternativeLabel(alternative)}using a reservation is not negotiated: send CreateAgreement with sla:UseReservation inside the reserved window`);
         continue;
       }
       const offerId = nextOfferId(negotiation);
-      const decision = this.deps.plan.admit(holdKey(offerId), alternative.request, now, negotiation.agreementId);
+      const decision = this.deps.plan.admit(holdKey(offerId), alternative.request, now, negotiation.agreementId, alternative.guaranteeTerms);
       if (!decision.accepted) {
         reasons.push(`${alternativeLabel(alternative)}${decision.reason}`);
+        if (decision.breaksObjectives) keepable.push({ alternative, booking: decision.breaksObjectives });
         continue;
       }
       const prices = this.deps.settings.prices;
@@ -86,7 +89,36 @@ export class ResponderOffers {
     }
     const hint = this.earliestSlotHint(negotiation, candidates, now);
     const rejected = this.counterOffer(negotiation, record, template, incoming.offer, 'Rejected', now, { note: reasons.join('; ') + hint });
-    return [rejected, ...this.counterProposals(negotiation, record, template, candidates, now)];
+    return [rejected, ...this.objectivesKept(negotiation, record, template, keepable, now), ...this.counterProposals(negotiation, record, template, candidates, now)];
+  }
+
+  /**
+   * The plan found a booking but it breaks the offer's own objectives (more nodes promised
+   * than booked, a completion or start too early): the same terms with the objectives the
+   * booking keeps, as an Advisory counter-offer.
+   */
+  private objectivesKept(negotiation: Negotiation, record: NegotiationOfferRecord, template: AgreementTemplate, keepable: Array<{ alternative: ReceivedOffer; booking: Allocation }>, now: Date): NegotiationOfferRecord[] {
+    const out: NegotiationOfferRecord[] = [];
+    for (const { alternative, booking } of keepable) {
+      const changed = this.changedWithinTemplate(template, alternative, { objectives: { nodesAvailable: booking.nodes, completedBy: booking.end, startBy: booking.start } });
+      if (!changed) continue;
+      const price = regularPrice(changed.request, booking, this.deps.settings.prices);
+      const note = `${alternativeLabel(alternative)}counter-offer (objectives the plan keeps): ${booking.nodes} nodes from ${isoTime(booking.start)} to ${isoTime(booking.end)}; solicit it to hold the capacity`;
+      out.push(this.counterOffer(negotiation, record, template, changed, 'Advisory', now, { price, note, slot: booking }));
+    }
+    return out;
+  }
+
+  /** The offer with `changes`, if the result still meets the template's creation constraints and the terms can express them. */
+  private changedWithinTemplate(template: AgreementTemplate, offer: ReceivedOffer, changes: TermChanges): ReceivedOffer | undefined {
+    try {
+      const changed = this.deps.documents.withTerms(offer, changes);
+      this.deps.templates.checkCreationConstraints(template, changed);
+      return changed;
+    } catch (error) {
+      if (error instanceof CreationConstraintViolation || error instanceof InvalidTerms) return undefined;
+      throw error;
+    }
   }
 
   /**
@@ -100,14 +132,8 @@ export class ResponderOffers {
     for (const alternative of candidates) {
       if (alternative.request.useReservation !== undefined) continue;
       for (const proposal of this.deps.plan.alternatives(alternative.request, now, negotiation.agreementId)) {
-        let changed: ReceivedOffer;
-        try {
-          changed = this.deps.documents.withTerms(alternative, proposal.changes);
-          this.deps.templates.checkCreationConstraints(template, changed);
-        } catch (error) {
-          if (error instanceof CreationConstraintViolation || error instanceof InvalidTerms) continue;
-          throw error;
-        }
+        const changed = this.changedWithinTemplate(template, alternative, proposal.changes);
+        if (!changed) continue;
         const price = regularPrice(changed.request, proposal.slot, this.deps.settings.prices);
         const note = `${alternativeLabel(alternative)}counter-offer (${counterOfferKind[proposal.kind]}): ${proposal.description}; ` +
           `${proposal.slot.nodes} nodes from ${isoTime(proposal.slot.start)} to ${isoTime(proposal.slot.end)}; solicit it to hold the capacity`;

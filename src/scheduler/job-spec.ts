@@ -64,5 +64,6 @@ export function requirementsOf(request: ServiceRequest): JobRequirements {
   if (request.operatingSystem !== undefined) r.operatingSystem = request.operatingSystem;
   if (request.architecture !== undefined) r.architecture = request.architecture;
   if (request.libraries.length > 0) r.libraries = request.libraries.map((l) => ({ ...l }));
+  if (request.securityPolicy.length > 0) r.securityPolicies = [...new Set(request.securityPolicy)].sort();
   return r;
 }

@@ -383,6 +383,8 @@ function satisfies(node: ClusterNode, r: JobRequirements): boolean {
   if (r.interconnect !== undefined && node.interconnect !== r.interconnect) return false;
   if (r.operatingSystem !== undefined && node.operatingSystem !== undefined && node.operatingSystem !== r.operatingSystem) return false;
   if (r.architecture !== undefined && node.architecture !== undefined && node.architecture !== r.architecture) return false;
+  // Unlike an operating system, a security policy is never assumed: a node that names none meets none.
+  if (r.securityPolicies?.some((p) => !node.securityPolicies?.includes(p))) return false;
   for (const lib of r.libraries ?? []) {
     const present = node.libraries?.find((l) => l.name === lib.name);
     if (!node.libraries) continue; // a node that lists no libraries is not restricted

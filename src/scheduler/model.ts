@@ -1,4 +1,4 @@
-import type { GuaranteeLevel, Library } from '../domain/terms.js';
+import type { GuaranteeLevel, Library, SecurityRequirement } from '../domain/terms.js';
 import type { CheckpointPlan } from './checkpoint-plan.js';
 import type { SiteTiming } from './site.js';
 
@@ -23,6 +23,8 @@ export interface ClusterNode {
   libraries?: Library[];
   /** A buffer node (002 section 3.5.4): only best-effort and background jobs are planned on it. */
   buffer?: boolean;
+  /** Security policies the node meets (002 section 3.2.3): hardened, in an isolated partition, sandboxed. */
+  securityPolicies?: SecurityRequirement[];
 }
 
 export interface ClusterDescription {
@@ -51,6 +53,8 @@ export interface JobRequirements {
   architecture?: string;
   /** Loaded libraries need the identical version on the node. */
   libraries?: Library[];
+  /** Every one must be among the node's security policies. */
+  securityPolicies?: SecurityRequirement[];
 }
 
 /** What the scheduler needs to know about one job. */

@@ -28,6 +28,8 @@ interface Need {
 export interface AdmitOptions {
   /** A job this one would replace (renegotiation): its capacity counts as free for the new one. */
   replacing?: string;
+  /** The caller's last word on the placement found (the agreement's objectives): a reason refuses it, and nothing is booked. */
+  accept?: (job: PlannedJob) => string | undefined;
 }
 
 /**
@@ -156,6 +158,8 @@ export class PlanningManager {
     if (this.jobs.has(spec.id)) throw new Error(`job "${spec.id}" is already planned`);
     const decision = this.probe(spec, now, options);
     if (!decision.accepted) return decision;
+    const refusal = options.accept?.(decision.job);
+    if (refusal !== undefined) return { accepted: false, reason: refusal };
     const moved = this.insert(decision.job, options.replacing);
     return { ...decision, moved };
   }
@@ -268,7 +272,9 @@ export class PlanningManager {
     if (spec.nodes < 1) return 'a job needs at least one node';
     if (spec.nodes + shapeOf(spec, this.cluster.timing).spare > usable) {
       const spare = shapeOf(spec, this.cluster.timing).spare;
-      return `${spec.nodes} nodes${spare ? ` plus ${spare} spare node(s) for ${spec.level} service` : ''} requested but the cluster has ${usable} ${usable === this.cluster.nodes.length ? 'nodes' : 'nodes that meet the requirements'}${isBestEffort(spec) ? '' : ' available to SLA jobs'}`;
+      const policies = spec.requirements.securityPolicies;
+      const policyNote = policies ? ` (sla:SecurityPolicy ${policies.join(', ')}: ${this.mm.eligible({ securityPolicies: policies }, true).length} node(s) of the cluster meet it)` : '';
+      return `${spec.nodes} nodes${spare ? ` plus ${spare} spare node(s) for ${spec.level} service` : ''} requested but the cluster has ${usable} ${usable === this.cluster.nodes.length ? 'nodes' : 'nodes that meet the requirements'}${isBestEffort(spec) ? '' : ' available to SLA jobs'}${policyNote}`;
     }
     if (spec.requirements.interconnect !== undefined) {
       const largest = this.mm.largestIsland(this.mm.eligible(spec.requirements, isBestEffort(spec)));

@@ -45,7 +45,8 @@ export function offerFromTemplate(templateXml: string, settings: OfferSetting[] 
  */
 export function selectInTemplate(root: XmlElement, locationText: string): { xpath: string; nodes: XmlNode[] } {
   const location = compileLocation(locationText, { ...prefixes, ...root.namespaces });
-  const xpath = location.xpath.replace(/^\/([\w.-]+:)?AgreementOffer\b/, '/$1Template');
+  // Every branch of a union (a Location may select several values that go together).
+  const xpath = location.xpath.replace(/(^|\|\s*)\/([\w.-]+:)?AgreementOffer\b/g, '$1/$2Template');
   return { xpath: location.xpath, nodes: selectNodes({ xpath, namespaces: location.namespaces }, root) };
 }
 

@@ -1,6 +1,7 @@
 import type { XmlElement } from 'libxml2-wasm';
 import { InvalidTerms, SchemaViolation } from '../domain/errors.js';
 import type { AlternativeChoice } from '../domain/negotiation.js';
+import { requestServingObjectives } from '../domain/objectives.js';
 import type { GuaranteeTerm, ServiceRequest } from '../domain/terms.js';
 import type { ReceivedOffer } from '../engine/ports.js';
 import { alternativeOfferDocuments, checkAlternativeCount, hasChoices } from './alternatives.js';
@@ -107,12 +108,14 @@ export function readOffer(offer: XmlElement, alternative?: AlternativeChoice): X
   rejectUnknownTermElements(termsEl);
   checkAlternativeCount(termsEl);
   const extensions = elementChildren(contextEl).filter((c) => !serverWritten[c.namespaceUri]?.has(c.name)).map(c14n);
+  const guaranteeTerms = all(termsEl, './/wsag:GuaranteeTerm').map(readGuaranteeTerm);
   return new XmlReceivedOffer({
     name: text(offer, 'wsag:Name'),
     templateId: text(contextEl, 'wsag:TemplateId'),
     templateName: text(contextEl, 'wsag:TemplateName'),
-    request: readServiceRequest(termsEl),
-    guaranteeTerms: all(termsEl, './/wsag:GuaranteeTerm').map(readGuaranteeTerm),
+    // The plan serves what the objectives promise: an sla:CompletedBy is a deadline it plans for.
+    request: requestServingObjectives(readServiceRequest(termsEl), guaranteeTerms),
+    guaranteeTerms,
     serviceTermNames: serviceTermNames(offer),
     offerXml: c14n(offer),
     context: dropUndefined({

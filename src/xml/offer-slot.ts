@@ -65,6 +65,7 @@ export function offerWithTerms(offer: XmlReceivedOffer, changes: TermChanges): X
       for (const level of levels) setText(childInOrder(level, 'RuntimeEstimate', serviceLevelOrder), String(Math.ceil(changes.runtimeSeconds)));
     }
     if (changes.nodeCount !== undefined) changeNodeCount(root, sdt, changes.nodeCount);
+    if (changes.objectives) keepableObjectives(root, changes.objectives);
     return c14n(root);
   });
   return withXml(changed, 'changed offer', (doc) => readOffer(doc.root, offer.alternative));
@@ -86,9 +87,25 @@ function moveDeadline(root: XmlElement, level: XmlElement, deadline: Date): void
   const later = xsDateTime(deadline, 'up');
   setText(childInOrder(level, 'Deadline', serviceLevelOrder), later);
   if (!old) return;
-  for (const objective of all(root, 'wsag:Terms//wsag:GuaranteeTerm//sla:CompletedBy')) {
-    if (date(objective.content.trim())?.getTime() === old.getTime()) setText(objective, later);
+  keepableObjectives(root, { completedBy: deadline });
+}
+
+/**
+ * Objectives the changed terms could not keep follow them (a counter-offer must not promise
+ * what its own terms cannot meet): sla:NodesAvailable above `nodesAvailable` comes down to
+ * it, sla:CompletedBy and sla:StartBy before `completedBy` / `startBy` move to them.
+ */
+function keepableObjectives(root: XmlElement, keep: NonNullable<TermChanges['objectives']>): void {
+  const objectives = (name: string) => all(root, `wsag:Terms//wsag:GuaranteeTerm//sla:${name}`);
+  if (keep.nodesAvailable !== undefined) {
+    for (const o of objectives('NodesAvailable')) if (Number(o.content.trim()) > keep.nodesAvailable) setText(o, String(keep.nodesAvailable));
   }
+  const notBefore = (name: string, at: Date | undefined) => {
+    if (!at) return;
+    for (const o of objectives(name)) if ((date(o.content.trim())?.getTime() ?? 0) < at.getTime()) setText(o, xsDateTime(at, 'up'));
+  };
+  notBefore('CompletedBy', keep.completedBy);
+  notBefore('StartBy', keep.startBy);
 }
 
 /** jsdl:TotalResourceCount becomes an Exact count; NodesAvailable objectives that promised the old count follow. */
@@ -104,6 +121,8 @@ function changeNodeCount(root: XmlElement, sdt: string, nodes: number): void {
   }
   if (old === undefined) return;
   for (const objective of all(root, 'wsag:Terms//wsag:GuaranteeTerm//sla:NodesAvailable')) {
-    if (Number(objective.content.trim()) === old) setText(objective, String(nodes));
+    // The old count promised in full follows the new count; no objective may promise more nodes than are booked.
+    const promised = Number(objective.content.trim());
+    if (promised === old || promised > nodes) setText(objective, String(nodes));
   }
 }

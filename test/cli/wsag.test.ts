@@ -109,14 +109,14 @@ describe('wsag create', () => {
   it('--dry-run prints the offer, with XPath settings applied, and creates nothing', async () => {
     const before = (await server.repository.list()).length;
     const result = await wsag(
-      ['create', '-t', 'deadline-job', '--dry-run', '--set', "//wsag:ServiceDescriptionTerm[@wsag:Name='Job']//jsdl:TotalResourceCount/jsdl:Exact=12", '--set', '//sla:ChargeAccount/sla:Account=physics', '-s', '//sla:MigrationPolicy/@Scope=None'],
+      ['create', '-t', 'deadline-job', '--dry-run', '--set', "//wsag:ServiceDescriptionTerm[@wsag:Name='Job']//jsdl:TotalResourceCount/jsdl:Exact=12", '--set', '//sla:RuntimeEstimate=7200', '-s', '//sla:MigrationPolicy/@Scope=None'],
       { url },
     );
     expect(result.err).toEqual([]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^<wsag:AgreementOffer /);
     expect(result.stdout).toContain('<jsdl:TotalResourceCount><jsdl:Exact>12</jsdl:Exact></jsdl:TotalResourceCount>');
-    expect(result.stdout).toContain('<sla:Account>physics</sla:Account>');
+    expect(result.stdout).toContain('<sla:RuntimeEstimate>7200</sla:RuntimeEstimate>');
     expect(result.stdout).toContain('<sla:MigrationPolicy Scope="None">');
     expect(result.stdout).not.toContain('CreationConstraints');
     expect((await server.repository.list()).length).toBe(before);

@@ -27,7 +27,7 @@ import { projectRoot } from '../support/server.js';
 const start = new Date('2026-11-21T12:00:00Z');
 const alice: Caller = { identity: 'CN=alice', isAdmin: false };
 
-// The shipped templates, plus a batch job without a deadline (a best-effort job).
+// The shipped templates, plus a batch job without a deadline or a completion promise (a best-effort job).
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-templates-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 for (const file of fs.readdirSync(path.join(projectRoot, 'templates'))) fs.copyFileSync(path.join(projectRoot, 'templates', file), path.join(dir, file));
@@ -37,7 +37,8 @@ fs.writeFileSync(
     .replaceAll('deadline-job-v1', 'batch-job-v1')
     .replaceAll('<wsag:Name>deadline-job</wsag:Name>', '<wsag:Name>batch-job</wsag:Name>')
     .replaceAll('<wsag:TemplateName>deadline-job</wsag:TemplateName>', '<wsag:TemplateName>batch-job</wsag:TemplateName>')
-    .replace(/<wsag:Constraint>count\(\/\/sla:ServiceLevel\/sla:Deadline\)[^<]*<\/wsag:Constraint>/, ''),
+    .replace(/<wsag:Constraint>count\(\/\/sla:ServiceLevel\/sla:Deadline\)[^<]*<\/wsag:Constraint>/, '')
+    .replace(/<wsag:GuaranteeTerm [\s\S]*<\/wsag:GuaranteeTerm>/, ''),
 );
 const templates = TemplateLibrary.fromDirectory(dir);
 const rendered = (id: string) => templates.render(start).find((t) => t.includes(`TemplateId="${id}"`)) as string;

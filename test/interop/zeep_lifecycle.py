@@ -138,7 +138,6 @@ def term_values(client, terms, raw_terms=None):
         "guaranteeLevel": level.GuaranteeLevel,
         "maxCoveredOutages": level.MaxCoveredOutages,
         "migrationScope": level.MigrationPolicy.Scope,
-        "chargeAccount": level.ChargeAccount.Account,
         "guaranteeTerm": guarantee.Name,
         "obligated": guarantee.Obligated,
         "serviceScope": [s.ServiceName for s in guarantee.ServiceScope],
@@ -186,7 +185,6 @@ def build_offer(client, template, values):
             GuaranteeLevel=values["guaranteeLevel"],
             MaxCoveredOutages=values["maxCoveredOutages"],
             MigrationPolicy=sla.MigrationPolicyType(Scope=values["migrationScope"]),
-            ChargeAccount=sla.ChargeAccountType(Account=values["chargeAccount"]),
         ))],
     ))
     service_term = wsag.ServiceDescriptionTermType(

@@ -17,7 +17,7 @@ const job = (name: string, nodes: number): string =>
 
 const guarantee = (name: string): string =>
   `<wsag:GuaranteeTerm wsag:Name="${name}" wsag:Obligated="ServiceProvider"><wsag:ServiceScope wsag:ServiceName="Compute"/>` +
-  `<wsag:ServiceLevelObjective><wsag:KPITarget><wsag:KPIName>${name}</wsag:KPIName><wsag:CustomServiceLevel/></wsag:KPITarget></wsag:ServiceLevelObjective>` +
+  `<wsag:ServiceLevelObjective><wsag:KPITarget><wsag:KPIName>${name}</wsag:KPIName><wsag:CustomServiceLevel><sla:NodesAvailable xmlns:sla="${ns.sla}">1</sla:NodesAvailable></wsag:CustomServiceLevel></wsag:KPITarget></wsag:ServiceLevelObjective>` +
   '<wsag:BusinessValueList/></wsag:GuaranteeTerm>';
 
 const offer = (terms: string, context = ''): string =>
@@ -205,7 +205,7 @@ describe('the Context of an offer that accepts a negotiation offer', () => {
 
 describe('sla:UseReservation', () => {
   it('names the reservation a job uses', () => {
-    const xml = offerXml('deadline-job').replace('</sla:ChargeAccount>', '</sla:ChargeAccount><sla:UseReservation>ar-42</sla:UseReservation>');
+    const xml = offerXml('deadline-job').replace(/<sla:MigrationPolicy[^>]*?(\/>|><\/sla:MigrationPolicy>)/, (policy) => `${policy}<sla:UseReservation>ar-42</sla:UseReservation>`);
     expect(ourSchemaProblem(xml)).toBeUndefined();
     expect(read(xml).request.useReservation).toBe('ar-42');
     expect(read(offerXml('deadline-job')).request).not.toHaveProperty('useReservation');

@@ -1,0 +1,32 @@
+import { InvalidTerms, UnknownAccount } from '../domain/errors.js';
+import type { ServiceRequest } from '../domain/terms.js';
+
+/**
+ * Terms the server refuses rather than parse and ignore (docs/terms.md, "Where each term
+ * is enforced").
+ */
+
+/** The server keeps no accounts yet: any sla:ChargeAccount names an account it does not know (the accounting work defines them). */
+export function refuseUnknownAccounts(request: ServiceRequest): void {
+  const charge = request.chargeAccount;
+  if (!charge) return;
+  const what = [
+    `charge account "${charge.account}"`,
+    ...(charge.virtualOrganisation !== undefined ? [`virtual organisation "${charge.virtualOrganisation}"`] : []),
+    ...(charge.group !== undefined ? [`group "${charge.group}"`] : []),
+  ].join(', ');
+  throw new UnknownAccount(`sla:ChargeAccount: ${what} is not known here: this server keeps no accounts, so it cannot charge one; leave sla:ChargeAccount out`);
+}
+
+/**
+ * CreateAgreement and CreatePendingAgreement make a binding agreement (seed 002 section
+ * 3.1): a non-binding quote or a preparatory hold is what negotiation is for.
+ */
+export function requireBindingRequest(request: ServiceRequest): void {
+  if (request.requestKind === 'NonBinding') {
+    throw new InvalidTerms('sla:RequestKind NonBinding asks for a quote without obligation, but CreateAgreement makes a binding agreement: send an Advisory offer to the NegotiationFactory for start slots and prices, or make the request Binding');
+  }
+  if (request.requestKind === 'Preparatory') {
+    throw new InvalidTerms('sla:RequestKind Preparatory asks to hold capacity for a fee, but CreateAgreement makes a binding agreement: send a Solicited offer in a negotiation to hold capacity, then accept it, or make the request Binding');
+  }
+}

@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WsagClient, WsagFault } from '../../src/client/wsag-client.js';
+import { negotiationOffer } from '../../src/xml/accepting-offer.js';
+import { offerFromTemplate, type OfferSetting } from '../../src/xml/offer-from-template.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+/**
+ * Issue 12: what the server signs, its plan can keep. An 8-node cluster with its clock at
+ * 12:00 (the templates' defaults are relative to it).
+ */
+const now = new Date('2026-11-21T12:00:00Z');
+let server: TestServer;
+let client: WsagClient;
+let templates: Record<string, string>;
+
+beforeAll(async () => {
+  server = await startTestServer({ config: { clusterNodes: 8 }, clock: { now: () => now } });
+  client = new WsagClient(server.url);
+  templates = Object.fromEntries((await client.templates()).map((t) => [/<wsag:Name>([^<]+)</.exec(t)?.[1] as string, t]));
+});
+afterAll(async () => server?.close());
+
+const offer = (template: string, settings: OfferSetting[] = []) => offerFromTemplate(templates[template] as string, settings);
+const refusal = (offerXml: string) => client.createAgreement(offerXml).then(() => undefined, (error: unknown) => error as WsagFault);
+const agreementOf = async (id: string) => (await client.agreements()).find((a) => a.id === id);
+
+describe('guarantee objectives the booking would break are refused (cases 1 and 2)', () => {
+  it('advance-reservation with NodeCount 2 promises the 2 nodes it books (the NodeCount Item sets both)', async () => {
+    const xml = offer('advance-reservation', [{ location: 'NodeCount', value: '2' }]);
+    expect(xml).toContain('<sla:NodesAvailable>2</sla:NodesAvailable>');
+    const { agreementId } = await client.createAgreement(xml);
+    expect((await agreementOf(agreementId))?.nodes).toBe(2);
+    await client.terminate(agreementId);
+  });
+
+  it('sla:NodesAvailable above the booked nodes: CannotSatisfy naming the term, the objective and what is booked', async () => {
+    const xml = offer('advance-reservation', [{ location: '//jsdl:TotalResourceCount/jsdl:Exact', value: '2' }]);
+    expect(xml).toContain('<sla:NodesAvailable>8</sla:NodesAvailable>');
+    const fault = await refusal(xml);
+    expect(fault?.code).toBe('CannotSatisfy');
+    expect(fault?.description).toBe('guarantee term "NodesThroughWindow" cannot be kept: sla:NodesAvailable 8, but 2 node(s) are booked (the offer asks for 2); promise at most 2');
+  });
+
+  it('a one-hour job with sla:CompletedBy ten minutes from now: CannotSatisfy, though sla:Deadline is six hours away', async () => {
+    const fault = await refusal(offer('deadline-job', [{ location: '//sla:CompletedBy', value: '2026-11-21T12:10:00Z' }]));
+    expect(fault?.code).toBe('CannotSatisfy');
+    expect(fault?.description).toMatch(/^deadline 2026-11-21T12:10:00Z cannot be met: /);
+  });
+
+  it('sla:CompletedBy already past: CannotSatisfy', async () => {
+    const fault = await refusal(offer('deadline-job', [{ location: '//sla:CompletedBy', value: '2026-11-21T11:00:00Z' }]));
+    expect(fault?.code).toBe('CannotSatisfy');
+  });
+
+  it('a later sla:CompletedBy than the deadline is kept by planning to the deadline', async () => {
+    const { agreementId } = await client.createAgreement(offer('deadline-job', [{ location: '//sla:CompletedBy', value: '2026-11-21T20:00:00Z' }]));
+    expect(new Date((await agreementOf(agreementId))?.end as string).getTime()).toBeLessThanOrEqual(new Date('2026-11-21T18:00:00Z').getTime());
+    await client.terminate(agreementId);
+  });
+
+  it('sla:StartBy before the window: CannotSatisfy saying when the plan starts it', async () => {
+    const xml = offer('advance-reservation').replace(
+      /<sla:NodesAvailable>8<\/sla:NodesAvailable>/,
+      '<sla:StartBy>2026-11-21T13:00:00Z</sla:StartBy>',
+    ).replace('<wsag:KPIName>NodesAvailable</wsag:KPIName>', '<wsag:KPIName>StartTime</wsag:KPIName>');
+    const fault = await refusal(xml);
+    expect(fault?.code).toBe('CannotSatisfy');
+    expect(fault?.description).toBe('guarantee term "NodesThroughWindow" cannot be kept: sla:StartBy 2026-11-21T13:00:00Z, but the plan starts the job at 2026-11-21T14:00:00Z at the earliest');
+  });
+
+  it('a KPI the server does not measure is refused with UnsupportedTerm', async () => {
+    const xml = offer('deadline-job').replace(/<sla:CompletedBy>[^<]*<\/sla:CompletedBy>/, '');
+    const fault = await refusal(xml);
+    expect(fault?.code).toBe('UnsupportedTerm');
+    expect(fault?.description).toMatch(/^guarantee term "CompletionByDeadline": KPI "CompletionTime" has no objective this server measures/);
+  });
+
+  it('in a negotiation the Rejected answer is followed by a counter-offer whose objective the plan keeps', async () => {
+    const { negotiationId } = await client.initiateNegotiation();
+    const xml = offer('advance-reservation', [{ location: '//jsdl:TotalResourceCount/jsdl:Exact', value: '3' }]);
+    const answers = await client.negotiate(negotiationId, [negotiationOffer(xml, { counterOfferTo: 'advance-reservation-v1', state: 'Solicited' })]);
+    expect(answers[0]?.state).toBe('Rejected');
+    const kept = answers.find((a) => a.note?.includes('objectives the plan keeps'));
+    expect(kept?.state).toBe('Advisory');
+    expect(kept?.xml).toContain('<sla:NodesAvailable>3</sla:NodesAvailable>');
+    const [held] = await client.negotiate(negotiationId, [negotiationOffer(kept?.xml as string, { counterOfferTo: kept?.offerId as string, state: 'Solicited' })]);
+    expect(held?.state).toBe('Acceptable');
+    await client.terminateNegotiation(negotiationId);
+  });
+});
+
+describe('Background and best-effort jobs have templates (case 8)', () => {
+  it('both are accepted on a cluster the reservation fills, and wait after it', async () => {
+    const full = await client.createAgreement(offer('advance-reservation', [
+      { location: 'NodeCount', value: '8' },
+      { location: '//arp:StartTime', value: '2026-11-21T12:00:00Z' },
+      { location: '//arp:EndTime', value: '2026-11-22T12:00:00Z' },
+    ]));
+    for (const name of ['best-effort-job', 'background-job']) {
+      const { agreementId } = await client.createAgreement(offer(name));
+      const created = await agreementOf(agreementId);
+      expect(created?.state).toBe('Observed');
+      expect(new Date(created?.start as string).getTime()).toBeGreaterThanOrEqual(new Date('2026-11-22T12:00:00Z').getTime());
+      await client.terminate(agreementId);
+    }
+    await client.terminate(full.agreementId);
+  });
+
+  it('refuse a time promise: a Background job with a deadline breaks the template', async () => {
+    const xml = offer('background-job').replace('<sla:GuaranteeLevel>', '<sla:Deadline>2026-11-22T12:00:00Z</sla:Deadline><sla:GuaranteeLevel>');
+    expect((await refusal(xml))?.code).toBe('CreationConstraintViolation');
+  });
+});
+
+describe('terms that were parsed and ignored are enforced or refused (cases 4 and 5)', () => {
+  const securityPolicy = (xml: string, ...requirements: string[]) =>
+    xml.replace(/<sla:MigrationPolicy[^>]*?(\/>|><\/sla:MigrationPolicy>)/, (policy) => `${policy}<sla:SecurityPolicy>${requirements.map((r) => `<sla:Requirement>${r}</sla:Requirement>`).join('')}</sla:SecurityPolicy>`);
+
+  it('sla:SecurityPolicy on a cluster whose nodes meet none: CannotSatisfy naming the policy', async () => {
+    const xml = securityPolicy(offer('deadline-job'), 'HardenedNode');
+    expect(xml).toContain('<sla:Requirement>HardenedNode</sla:Requirement>');
+    const fault = await refusal(xml);
+    expect(fault?.code).toBe('CannotSatisfy');
+    expect(fault?.description).toContain('(sla:SecurityPolicy HardenedNode: 0 node(s) of the cluster meet it)');
+  });
+
+  it('sla:SecurityPolicy is met by the nodes of the cluster description that have it, and only by them', async () => {
+    const hardened = await startTestServer({
+      config: {
+        clusterNodes: undefined,
+        cluster: {
+          nodeGroups: [
+            { count: 4, idPrefix: 'open', memoryGB: 64, cpus: 32, interconnect: 'InfiniBand', island: 'a' },
+            { count: 4, idPrefix: 'hard', memoryGB: 64, cpus: 32, interconnect: 'InfiniBand', island: 'b', securityPolicies: ['HardenedNode', 'IsolatedPartition'] },
+          ],
+        },
+        admins: ['anonymous'],
+      },
+      clock: { now: () => now },
+    });
+    try {
+      const there = new WsagClient(hardened.url);
+      const { agreementId } = await there.createAgreement(securityPolicy(offer('deadline-job', [{ location: 'NodeCount', value: '2' }]), 'HardenedNode', 'IsolatedPartition'));
+      const plan = (await (await fetch(`${hardened.url}/api/plan`)).json()) as { bookings: Array<{ id: string; segments: Array<{ nodeIds: string[] }> }> };
+      const nodes = plan.bookings.find((b) => b.id === agreementId)?.segments.flatMap((s) => s.nodeIds) ?? [];
+      expect(nodes.length).toBe(2);
+      expect(nodes.every((n) => n.startsWith('hard'))).toBe(true);
+      const more = await there.createAgreement(securityPolicy(offer('deadline-job', [{ location: 'NodeCount', value: '5' }]), 'HardenedNode')).then(() => undefined, (e: unknown) => e as WsagFault);
+      expect(more?.description).toContain('(sla:SecurityPolicy HardenedNode: 4 node(s) of the cluster meet it)');
+    } finally {
+      await hardened.close();
+    }
+  });
+
+  it('an sla:ChargeAccount (with a VO and group) is refused with UnknownAccount naming them: no accounts exist yet', async () => {
+    const xml = offer('deadline-job').replace(
+      /<sla:MigrationPolicy[^>]*?(\/>|><\/sla:MigrationPolicy>)/,
+      (policy) => `${policy}<sla:ChargeAccount><sla:Account>ACC-1</sla:Account><sla:VirtualOrganisation>astro</sla:VirtualOrganisation><sla:Group>pulsars</sla:Group></sla:ChargeAccount>`,
+    );
+    const fault = await refusal(xml);
+    expect(fault?.code).toBe('UnknownAccount');
+    expect(fault?.description).toBe('sla:ChargeAccount: charge account "ACC-1", virtual organisation "astro", group "pulsars" is not known here: this server keeps no accounts, so it cannot charge one; leave sla:ChargeAccount out');
+  });
+
+  it.each(['NonBinding', 'Preparatory'])('CreateAgreement with sla:RequestKind %s is refused with InvalidTerms, nothing booked', async (kind) => {
+    const before = (await client.agreements()).length;
+    const fault = await refusal(offer('deadline-job').replace('<sla:RequestKind>Binding</sla:RequestKind>', `<sla:RequestKind>${kind}</sla:RequestKind>`));
+    expect(fault?.code).toBe('InvalidTerms');
+    expect(fault?.description).toMatch(new RegExp(`^sla:RequestKind ${kind} asks .* but CreateAgreement makes a binding agreement`));
+    expect((await client.agreements()).length).toBe(before);
+  });
+});
