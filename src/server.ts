@@ -11,6 +11,7 @@ import { signAgreement, verifyAgreementSignatures } from './crypto/xml-signature
 import { authenticator, tlsClientCertificate, wsSecuritySignature, type ChainValidator } from './soap/authentication.js';
 import { AgreementFactory } from './engine/agreement-factory.js';
 import { ObservedAgreementRepository } from './engine/agreement-changes.js';
+import { AgreementExpiry } from './engine/agreement-expiry.js';
 import { AgreementService } from './engine/agreement-service.js';
 import { AuditService } from './engine/audit-service.js';
 import { clusterDescription, ConfigError, type ServerConfig } from './engine/config.js';
@@ -143,6 +144,9 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   );
   // Agreements first: a hold whose agreement was stored just before a crash is confirmed, not booked twice.
   const { restored, lost } = await agreements.restorePlanReport();
+  // wsag:ExpirationTime ends agreements, also those that expired while the server was down (at the first tick).
+  const expiration = new AgreementExpiry(agreements);
+  for (const agreement of await repository.list()) expiration.watch(agreement);
   for (const { id, reason } of lost) logger.warn({ agreementId: id, reason }, 'an agreement\'s capacity could not be booked again at start-up');
   const holds = await negotiations.restore();
   await reservations.restore();
@@ -223,6 +227,10 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       (expired) => expired > 0 && logger.info({ expired }, 'preparatory reservations expired; fees charged'),
       (error: unknown) => logger.error({ err: error }, 'releasing expired holds failed'),
     );
+    expiration.expireDue(clock.now()).then(
+      (ended) => ended.length > 0 && logger.info({ agreements: ended }, 'agreements reached their wsag:ExpirationTime: ended, capacity released'),
+      (error: unknown) => logger.error({ err: error }, 'ending expired agreements failed'),
+    );
     if (!advancing) {
       advancing = true;
       execution.advance(clock.now()).then(
@@ -247,6 +255,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   repository.onChange((change) => {
     execution.agreementChanged(change);
     notifications.agreementChanged(change);
+    expiration.watch(change.after);
   });
   const resumed = await execution.resume();
   for (const { id, reason } of resumed.notExecuted) logger.info({ agreementId: id, reason }, 'an agreement\'s job is not executed');

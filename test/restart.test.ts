@@ -49,3 +49,28 @@ describe('nothing acknowledged is lost', () => {
     expect(await plan(second.url)).toEqual(planBefore);
   }, 60_000);
 });
+
+describe('wsag:ExpirationTime across a restart (issue 12, case 3)', () => {
+  it('an agreement that expired while the server was down is ended at start-up, and its capacity is free', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-expiry-'));
+    const env = { WSAG_CLUSTER_NODES: '8' };
+    const first = await startServerProcess(dataDir, env);
+    children.push(first.child);
+    const client = new WsagClient(first.url);
+    const template = (await client.templates()).find((t) => t.includes('advance-reservation-v1')) as string;
+    const whole = offerFromTemplate(template, [{ location: 'NodeCount', value: '8' }]);
+    const expiresAt = new Date(Math.ceil((Date.now() + 3000) / 1000) * 1000);
+    const { agreementId } = await client.createAgreement(
+      whole.replace('</wsag:ServiceProvider>', `</wsag:ServiceProvider><wsag:ExpirationTime>${expiresAt.toISOString()}</wsag:ExpirationTime>`),
+    );
+    first.child.kill('SIGKILL');
+    await new Promise((resolve) => first.child.once('exit', resolve));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt.getTime() - Date.now() + 200)));
+
+    const second = await startServerProcess(dataDir, env);
+    children.push(second.child);
+    const again = new WsagClient(second.url);
+    await expect.poll(async () => (await again.state(agreementId)).state, { timeout: 5000 }).toBe('Complete');
+    expect((await again.state((await again.createAgreement(whole)).agreementId)).state).toBe('Observed');
+  }, 60_000);
+});

@@ -70,6 +70,8 @@ export interface Agreement {
   acceptanceEpr?: string;
   /** Cross-border migration: the job was moved to a peer provider and resumes there under this agreement of ours with the peer. */
   migratedTo?: MigrationRecord;
+  /** The offer's wsag:ExpirationTime: the agreement ends then (Complete, its capacity released) if it has not ended before. */
+  expiresAt?: Date;
   createdAt: Date;
   updatedAt: Date;
 }

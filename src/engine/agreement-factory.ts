@@ -5,6 +5,7 @@ import type { Allocation } from '../domain/allocation.js';
 import { CannotSatisfy, InvalidTerms, UnknownTemplate } from '../domain/errors.js';
 import { holdKey } from '../domain/negotiation.js';
 import { regularPrice, type PriceList } from '../domain/pricing.js';
+import { isoTime } from '../domain/time.js';
 import type { AgreementService } from './agreement-service.js';
 import { alternativeLabel, alternativesMeetingConstraints } from './alternatives.js';
 import { actorOf, agreementNote, allocationSummary, systemActor } from './audit-notes.js';
@@ -82,6 +83,17 @@ export const checkCreationConstraints: Step = {
     const { candidates, reasons } = alternativesMeetingConstraints(deps.templates, required(ctx.template), ctx.offer);
     ctx.candidates = candidates;
     ctx.reasons.push(...reasons);
+  },
+};
+
+/** wsag:ExpirationTime must lie ahead: an agreement that has already expired is no promise at all. */
+export const checkExpirationTime: Step = {
+  name: 'checkExpirationTime',
+  run(ctx) {
+    const expiresAt = ctx.offer.expiresAt;
+    if (expiresAt && expiresAt.getTime() <= ctx.now.getTime()) {
+      throw new InvalidTerms(`wsag:ExpirationTime ${isoTime(expiresAt)} has already passed (now ${isoTime(ctx.now)}): the agreement would end before it is made`);
+    }
   },
 };
 
@@ -233,6 +245,7 @@ export const persistAgreement: Step = {
       ...(ctx.acceptanceEpr !== undefined ? { acceptanceEpr: ctx.acceptanceEpr } : {}),
       ...(chosen.eligibleParties?.length ? { eligibleParties: chosen.eligibleParties } : replaced?.eligibleParties ? { eligibleParties: replaced.eligibleParties } : {}),
       ...(replaced?.usedBy !== undefined ? { usedBy: replaced.usedBy } : {}),
+      ...(ctx.offer.expiresAt ? { expiresAt: ctx.offer.expiresAt } : replaced?.expiresAt ? { expiresAt: replaced.expiresAt } : {}),
       createdAt: replaced?.createdAt ?? ctx.now,
       updatedAt: ctx.now,
     };
@@ -265,12 +278,12 @@ export const markReservationUsed: Step = {
 
 /** One-shot binding request (and CreatePendingAgreement, which only starts in Pending). */
 export const createAgreementSteps: readonly Step[] = [
-  resolveTemplate, checkCreationConstraints, requireBinding, admitToPlan, reserveRemoteStandby, writeAgreementDocument, persistAgreement, bindRemoteStandby, markReservationUsed,
+  resolveTemplate, checkExpirationTime, checkCreationConstraints, requireBinding, admitToPlan, reserveRemoteStandby, writeAgreementDocument, persistAgreement, bindRemoteStandby, markReservationUsed,
 ];
 
 /** Accepting an Acceptable negotiation offer, with the negotiation locked. */
 export const acceptOfferSteps: readonly Step[] = [
-  resolveTemplate, checkCreationConstraints, takeOverHold, reserveRemoteStandby, writeAgreementDocument, persistAgreement, bindRemoteStandby,
+  resolveTemplate, checkExpirationTime, checkCreationConstraints, takeOverHold, reserveRemoteStandby, writeAgreementDocument, persistAgreement, bindRemoteStandby,
 ];
 
 /**

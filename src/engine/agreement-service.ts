@@ -119,6 +119,32 @@ export class AgreementService {
   }
 
   /**
+   * The agreement's wsag:ExpirationTime has come: an Observed agreement is Complete (its
+   * obligations end; its service terms are Completed), a Pending one that no operator
+   * decided in time is Rejected; either way its capacity is released. False when it had
+   * already ended, or its expiration time moved (renegotiation).
+   */
+  async expire(id: string, now: Date): Promise<boolean> {
+    let ended = false;
+    await this.locked(id, async () => {
+      const current = await this.repository.get(id);
+      if (!current?.expiresAt || current.expiresAt.getTime() > now.getTime()) return;
+      if (current.state !== 'Observed' && current.state !== 'Pending') return;
+      const expired: Agreement = {
+        ...current,
+        state: nextAgreementState(current.state, current.state === 'Observed' ? 'complete' : 'reject'),
+        serviceTerms: current.serviceTerms.map((t) => ({ termName: t.termName, state: 'Completed' })),
+        updatedAt: now,
+      };
+      const details = { expirationTime: current.expiresAt.toISOString() };
+      await this.repository.update(expired, [agreementNote({ actor: systemActor, action: 'expired', before: current, after: expired, details })]);
+      this.plan.release(id);
+      ended = true;
+    });
+    return ended;
+  }
+
+  /**
    * The initiator's countersignature (issue 5): `document` is the stored agreement with the
    * initiator's signature added inside the provider's. The provider's signature must be the
    * one stored (so nothing it covers changed) and the countersigner must be the initiator.

@@ -93,9 +93,10 @@ export class ExecutionService {
     const { executor } = this.deps;
     if (after.state === 'Observed' && before?.state !== 'Observed') {
       this.enqueue(id, () => this.start(after));
-    } else if (after.state === 'Terminated' && before?.state === 'Observed' && executor.has(id)) {
+    } else if (before?.state === 'Observed' && executor.has(id) && (after.state === 'Terminated' || notes.some((n) => n.action === 'expired'))) {
+      const why = after.state === 'Terminated' ? 'the agreement was terminated' : 'the agreement expired (wsag:ExpirationTime)';
       this.enqueue(id, async () => {
-        if (executor.has(id)) await executor.abandon(id, `the agreement was ${after.state.toLowerCase()}`);
+        if (executor.has(id)) await executor.abandon(id, why);
       });
     } else if (after.state === 'Observed' && notes.some((n) => n.action === 'renegotiated')) {
       this.enqueue(id, () => this.renegotiated(after));

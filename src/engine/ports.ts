@@ -60,6 +60,8 @@ export interface ReceivedOffer {
   accepts?: { offerId: string; negotiationId?: string };
   /** srv:EligibleParty in the Context: other identities that may read and use the agreement. */
   eligibleParties?: string[];
+  /** wsag:ExpirationTime in the Context: when the agreement ends at the latest. */
+  expiresAt?: Date;
 }
 
 /** A wsag-neg:NegotiationOffer as received in Negotiate or Advertise. */

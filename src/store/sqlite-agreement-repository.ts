@@ -29,8 +29,8 @@ interface AgreementRow {
   updated_at: number;
 }
 
-/** Optional fields without a column of their own (migration 2); `migratedTo.at` is the only Date among them. */
-type AgreementExtras = Pick<Agreement, 'price' | 'origin' | 'alternative' | 'usedBy' | 'acceptanceEpr' | 'eligibleParties' | 'migratedTo'>;
+/** Optional fields without a column of their own (migration 2); `migratedTo.at` and `expiresAt` are the Dates among them. */
+type AgreementExtras = Pick<Agreement, 'price' | 'origin' | 'alternative' | 'usedBy' | 'acceptanceEpr' | 'eligibleParties' | 'migratedTo' | 'expiresAt'>;
 
 /** The allocation's optional plan fields (migration 4): everything but start, end and nodes, which have columns. */
 type AllocationPlan = Omit<Allocation, 'start' | 'end' | 'nodes'>;
@@ -196,14 +196,16 @@ function extrasJson(a: Agreement): string | null {
     acceptanceEpr: a.acceptanceEpr,
     eligibleParties: a.eligibleParties,
     migratedTo: a.migratedTo,
+    expiresAt: a.expiresAt,
   };
   const json = JSON.stringify(extras);
   return json === '{}' ? null : json;
 }
 
 function reviveExtras(json: Json<AgreementExtras>): AgreementExtras {
-  const { migratedTo, ...rest } = json;
+  const { migratedTo, expiresAt, ...rest } = json;
   const extras: AgreementExtras = rest;
   if (migratedTo !== undefined) extras.migratedTo = { ...migratedTo, at: new Date(migratedTo.at) };
+  if (expiresAt !== undefined) extras.expiresAt = new Date(expiresAt);
   return extras;
 }

@@ -57,6 +57,7 @@ export class XmlReceivedOffer implements ReceivedOffer {
   readonly alternative?: AlternativeChoice;
   readonly accepts?: { offerId: string; negotiationId?: string };
   readonly eligibleParties: string[];
+  readonly expiresAt?: Date;
   readonly #hasChoices: boolean;
   #alternatives: XmlReceivedOffer[] | undefined;
 
@@ -73,6 +74,8 @@ export class XmlReceivedOffer implements ReceivedOffer {
     this.alternative = parts.alternative;
     this.accepts = parts.accepts;
     this.eligibleParties = parts.eligibleParties;
+    const expiresAt = date(parts.context.expirationTime);
+    if (expiresAt) this.expiresAt = expiresAt;
     this.#hasChoices = parts.hasChoices;
   }
 

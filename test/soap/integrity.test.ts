@@ -170,3 +170,34 @@ describe('terms that were parsed and ignored are enforced or refused (cases 4 an
     expect((await client.agreements()).length).toBe(before);
   });
 });
+
+describe('wsag:ExpirationTime ends the agreement (case 3)', () => {
+  const expiring = (xml: string, at: string) => xml.replace('</wsag:ServiceProvider>', `</wsag:ServiceProvider><wsag:ExpirationTime>${at}</wsag:ExpirationTime>`);
+  const whole = (at: string) => expiring(offer('advance-reservation', [{ location: 'NodeCount', value: '8' }]), at);
+
+  it('at that time: Complete, service terms Completed, capacity released', async () => {
+    let clock = new Date('2026-11-21T12:00:00Z');
+    const own = await startTestServer({ config: { clusterNodes: 8 }, clock: { now: () => clock } });
+    try {
+      const there = new WsagClient(own.url);
+      const xml = offerFromTemplate((await there.templates()).find((t) => t.includes('advance-reservation-v1')) as string, [{ location: 'NodeCount', value: '8' }]);
+      const { agreementId } = await there.createAgreement(expiring(xml, '2026-11-21T12:00:40Z'));
+      expect((await there.state(agreementId)).state).toBe('Observed');
+      const full = await there.createAgreement(xml).then(() => 'accepted', (e: WsagFault) => e.code);
+      expect(full).toBe('CannotSatisfy');
+      clock = new Date('2026-11-21T12:00:50Z');
+      await expect.poll(async () => (await there.state(agreementId)).state, { timeout: 5000 }).toBe('Complete');
+      expect((await there.state(agreementId)).serviceTerms.map((t) => t.state)).toEqual(['Completed', 'Completed']);
+      const again = await there.createAgreement(xml);
+      expect((await there.state(again.agreementId)).state).toBe('Observed');
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('an ExpirationTime already past is refused with InvalidTerms', async () => {
+    const fault = await refusal(whole('2026-11-21T11:59:00Z'));
+    expect(fault?.code).toBe('InvalidTerms');
+    expect(fault?.description).toBe('wsag:ExpirationTime 2026-11-21T11:59:00Z has already passed (now 2026-11-21T12:00:00Z): the agreement would end before it is made');
+  });
+});
