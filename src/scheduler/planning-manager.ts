@@ -664,7 +664,7 @@ export class PlanningManager {
     const problems: string[] = [];
     for (const id of affected) {
       const job = this.jobs.get(id) as PlannedJob;
-      if (this.lostSpareOnly(job, nodeId, now) || this.restartOnSpare(job, nodeId, node, now) || this.replaceWaitingNode(job, nodeId, node, now)) {
+      if (this.lostSpareOnly(job, nodeId, now) || this.restartOnSpare(job, nodeId, node, now) || this.replaceWaitingNode(job, nodeId, node, now) || this.keepSurvivors(job, nodeId, node, now)) {
         // Off the node now: a warning that it was planned there beyond an earlier horizon no longer holds.
         if (job.problem?.startsWith(beyondHorizonPrefix(nodeId))) delete job.problem;
         continue;
@@ -774,6 +774,48 @@ export class PlanningManager {
       job.segments.splice(index, 1, ran, restarted);
     }
     job.outagesLeft -= 1;
+    this.segmentsChanged(job);
+    this.mm.unbook(job.spec.id, now, node);
+    return true;
+  }
+
+  /**
+   * A reservation (a fixed window: never moved, never suspended) whose working node failed
+   * keeps its surviving nodes for the rest of the window: the failed node's place goes to
+   * one of its spares, else to a node free throughout the rest of the window (not a buffer
+   * node: those stay with best-effort work), else the reservation carries on with the
+   * nodes it has left. Giving it up whole would break the promise for every node, and hand
+   * the survivors to other work; with fewer nodes only its NodesAvailable objective is
+   * broken, for the time it is short.
+   */
+  private keepSurvivors(job: PlannedJob, nodeId: string, node: number, now: Instant): boolean {
+    if (!job.spec.window || !job.segments.some((s) => s.end > now && s.nodes.includes(nodeId))) return false;
+    const island = this.cluster.nodes[node]?.island;
+    const oneIsland = job.spec.requirements.interconnect !== undefined;
+    const eligible = this.mm.eligible(job.spec.requirements, false).filter((n) => n !== node && (!oneIsland || this.cluster.nodes[n]?.island === island));
+    // Decide every affected piece first: a piece left with no node at all is given up the usual way.
+    const changes = job.segments.map((s) => {
+      if (s.end <= now || !s.nodes.includes(nodeId)) return undefined;
+      const from = Math.max(now, s.start);
+      if (s.spare.length > 0) return { from, replacement: s.spare[0] as string, spare: s.spare.slice(1), book: undefined };
+      const [free] = this.mm.map(1, eligible, from, s.end) ?? [];
+      return { from, replacement: free === undefined ? undefined : (this.cluster.nodes[free]?.id as string), spare: s.spare, book: free };
+    });
+    if (changes.some((c, i) => c && c.replacement === undefined && (job.segments[i] as Segment).nodes.length === 1)) return false;
+    const segments: Segment[] = [];
+    job.segments.forEach((s, i) => {
+      const change = changes[i];
+      if (!change) {
+        segments.push(s);
+        return;
+      }
+      const { from, replacement, spare, book } = change;
+      if (book !== undefined) this.mm.book(job.spec.id, [book], from, s.end);
+      const nodes = s.nodes.flatMap((n) => (n !== nodeId ? [n] : replacement !== undefined ? [replacement] : []));
+      if (from > s.start) segments.push({ ...s, end: from, intervals: 0 }, { ...s, start: from, nodes, spare, restart: false });
+      else segments.push({ ...s, nodes, spare });
+    });
+    job.segments = segments;
     this.segmentsChanged(job);
     this.mm.unbook(job.spec.id, now, node);
     return true;
