@@ -143,10 +143,12 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     logger.error({ booking: key, err: error }, 'storing an allocation the scheduler moved failed; a restart places it again'),
   );
   // Agreements first: a hold whose agreement was stored just before a crash is confirmed, not booked twice.
-  const { restored, lost } = await agreements.restorePlanReport();
-  // wsag:ExpirationTime ends agreements, also those that expired while the server was down (at the first tick).
+  // Read once at start-up: the plan is rebuilt from it, and wsag:ExpirationTime is watched on it
+  // (agreements that expired while the server was down end at the first tick).
+  const stored = await repository.list();
+  const { restored, lost } = await agreements.restorePlanReport(stored);
   const expiration = new AgreementExpiry(agreements);
-  for (const agreement of await repository.list()) expiration.watch(agreement);
+  for (const agreement of stored) expiration.watch(agreement);
   for (const { id, reason } of lost) logger.warn({ agreementId: id, reason }, 'an agreement\'s capacity could not be booked again at start-up');
   const holds = await negotiations.restore();
   await reservations.restore();

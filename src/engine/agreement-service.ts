@@ -32,9 +32,9 @@ export class AgreementService {
     return (await this.restorePlanReport()).restored;
   }
 
-  async restorePlanReport(): Promise<{ restored: number; lost: Array<{ id: string; reason: string }> }> {
+  async restorePlanReport(stored?: readonly Agreement[]): Promise<{ restored: number; lost: Array<{ id: string; reason: string }> }> {
     const now = this.clock.now();
-    const live = (await this.repository.list()).filter(
+    const live = (stored ?? (await this.repository.list())).filter(
       (a) => a.allocation && holdsCapacity(a.state) && a.request.useReservation === undefined,
     );
     const allocationOf = (a: Agreement) => a.allocation as NonNullable<Agreement['allocation']>;

@@ -87,18 +87,17 @@ export class PlanningService {
    */
   admit(key: string, request: ServiceRequest, now: Date, replacing?: string, objectives: readonly GuaranteeTerm[] = []): PlanDecision {
     // The admission rule: the booking must keep every guarantee term's objective (src/domain/objectives.ts).
-    let breaks: Allocation | undefined;
+    let booking: Allocation | undefined;
     const accept = (job: PlannedJob) => {
-      const booking = allocationOf(job);
-      const unmet = unmetObjective(objectives, request, booking);
-      if (unmet !== undefined) breaks = booking;
-      return unmet;
+      booking = allocationOf(job);
+      return unmetObjective(objectives, request, booking);
     };
     const decision = this.manager.admit(this.specFor(key, request, now), now.getTime(), { ...options(replacing), accept });
-    if (!decision.accepted) return { ...decision, ...(breaks ? { breaksObjectives: breaks } : {}) };
+    if (!decision.accepted) return { ...decision, ...(booking ? { breaksObjectives: booking } : {}) };
     const moved = decision.moved ?? [];
     this.markChanged(moved);
-    return { accepted: true, allocation: allocationOf(decision.job), moved };
+    // The booking the objectives were checked against is the one made.
+    return { accepted: true, allocation: booking ?? allocationOf(decision.job), moved };
   }
 
   /** Up to `count` start slots for a request (advisory answers); books nothing. */

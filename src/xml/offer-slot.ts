@@ -22,8 +22,8 @@ const windowOrder = ['StartTime', 'EndTime', 'Duration'];
  * a reservation window (arp:AllocationTimeConstraint, wsag4jt:TimeConstraint) becomes the
  * slot; a job gets sla:EarliestStart = start, and a deadline earlier than `completion` (the
  * slot's end unless the caller says the job needs longer, e.g. room for its covered
- * outages) becomes that completion, as do sla:CompletedBy objectives that promised the old
- * deadline (a counter-offer must not promise what its own terms cannot meet). Re-read, so
+ * outages) becomes that completion, as do sla:CompletedBy objectives earlier than it
+ * (a counter-offer must not promise what its own terms cannot meet). Re-read, so
  * the domain view matches the XML; it stays the same alternative of the original offer.
  */
 export function offerInSlot(offer: XmlReceivedOffer, slot: Allocation, completion: Date = slot.end): XmlReceivedOffer {
@@ -35,9 +35,9 @@ export function offerInSlot(offer: XmlReceivedOffer, slot: Allocation, completio
 
 /**
  * The offer with some terms changed (counter-offers): the reservation window, the earliest
- * start, the deadline, the node count, the runtime estimate. Guarantee objectives that
- * promised the old value move with it: sla:CompletedBy with the deadline, sla:NodesAvailable
- * with the node count. Re-read, so the domain view matches the XML.
+ * start, the deadline, the node count, the runtime estimate, guarantee objectives. Objectives
+ * the changed terms could not keep follow them: sla:CompletedBy with the deadline,
+ * sla:NodesAvailable with the node count. Re-read, so the domain view matches the XML.
  */
 export function offerWithTerms(offer: XmlReceivedOffer, changes: TermChanges): XmlReceivedOffer {
   const changed = withXml(offer.offerXml, 'offer', (doc) => {
@@ -81,12 +81,9 @@ function moveWindow(window: XmlElement, slot: { start: Date; end: Date }): void 
   if (hasDuration) setText(child('Duration'), String(Math.ceil((slot.end.getTime() - slot.start.getTime()) / 1000)));
 }
 
+/** A CompletedBy earlier than the new deadline would still be the deadline the offer is planned for: it moves too. */
 function moveDeadline(root: XmlElement, level: XmlElement, deadline: Date): void {
-  const deadlineEl = all(level, 'sla:Deadline')[0];
-  const old = date(deadlineEl?.content.trim());
-  const later = xsDateTime(deadline, 'up');
-  setText(childInOrder(level, 'Deadline', serviceLevelOrder), later);
-  if (!old) return;
+  setText(childInOrder(level, 'Deadline', serviceLevelOrder), xsDateTime(deadline, 'up'));
   keepableObjectives(root, { completedBy: deadline });
 }
 
