@@ -28,7 +28,8 @@ export function requestServingObjectives(request: ServiceRequest, terms: readonl
           `its wsag:CustomServiceLevel must hold one of ${measuredObjectives.join(', ')}`,
       );
     }
-    if (target.kind === 'MaxCheckpointInterval') checkInterval(term.name, target.interval);
+    if (target.kind === 'MaxCheckpointInterval') checkDuration(term.name, 'sla:MaxCheckpointInterval', target.interval);
+    if (term.submittedBefore !== undefined) checkDuration(term.name, 'sla:SubmittedBefore', term.submittedBefore);
     if (target.kind !== 'CompletedBy' && target.kind !== 'StartBy') continue;
     if (request.guaranteeLevel === 'Background') {
       throw new InvalidTerms(`guarantee term "${term.name}": sla:${target.kind} promises a time, and a Background job has no time promise (it runs in the gaps of the schedule)`);
@@ -51,13 +52,26 @@ export function requestServingObjectives(request: ServiceRequest, terms: readonl
   return deadline === request.deadline ? request : { ...request, deadline };
 }
 
-/** The first objective `booking` breaks, saying what the plan delivers; undefined when every one holds. */
-export function unmetObjective(terms: readonly GuaranteeTerm[], request: ServiceRequest, booking: Allocation): string | undefined {
+/**
+ * The first objective `booking` breaks, saying what the plan delivers; undefined when every
+ * one holds. A term whose qualifying condition does not hold for an offer made at
+ * `submittedAt` would never be in force: it is refused too, rather than signed and void.
+ */
+export function unmetObjective(terms: readonly GuaranteeTerm[], request: ServiceRequest, booking: Allocation, submittedAt: Date): string | undefined {
   for (const term of terms) {
-    const broken = brokenBy(term.target, request, booking);
+    const broken = unqualified(term, booking, submittedAt) ?? brokenBy(term.target, request, booking);
     if (broken) return `guarantee term "${term.name}" cannot be kept: ${broken}`;
   }
   return undefined;
+}
+
+/** sla:SubmittedBefore: the offer must come at least that long before the job starts (a reservation's window, else the booking). */
+function unqualified(term: GuaranteeTerm, booking: Allocation, submittedAt: Date): string | undefined {
+  if (term.submittedBefore === undefined) return undefined;
+  const ahead = booking.start.getTime() - submittedAt.getTime();
+  return ahead < durationMs(term.submittedBefore)
+    ? `its wsag:QualifyingCondition sla:SubmittedBefore ${term.submittedBefore} does not hold: the job starts at ${isoTime(booking.start)}, ${describeMs(Math.max(0, ahead))} after this offer; submit earlier, or leave the guarantee term out`
+    : undefined;
 }
 
 function brokenBy(target: KpiTarget, request: ServiceRequest, booking: Allocation): string | undefined {
@@ -94,10 +108,10 @@ function computeBetweenSavePoints(request: ServiceRequest, booking: Allocation):
   return request.window ? request.window.end.getTime() - request.window.start.getTime() : undefined;
 }
 
-function checkInterval(term: string, interval: string): void {
+function checkDuration(term: string, element: string, duration: string): void {
   try {
-    if (durationMs(interval) <= 0) throw new RangeError(`duration "${interval}" is not longer than zero`);
+    if (durationMs(duration) <= 0) throw new RangeError(`duration "${duration}" is not longer than zero`);
   } catch (error) {
-    throw new InvalidTerms(`guarantee term "${term}": sla:MaxCheckpointInterval ${(error as Error).message}`);
+    throw new InvalidTerms(`guarantee term "${term}": ${element} ${(error as Error).message}`);
   }
 }

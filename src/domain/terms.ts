@@ -45,6 +45,8 @@ export interface ServiceRequest {
   interconnect?: string;
   operatingSystem?: string;
   architecture?: string;
+  /** jsdl:CandidateHosts: the job runs only on these nodes (by node id). */
+  candidateHosts?: string[];
   libraries: Library[];
   storageGB?: number;
   /** Runtime estimate t_i, seconds. */
@@ -84,6 +86,8 @@ export interface GuaranteeTerm {
   serviceScope: string[];
   kpiName: string;
   target: KpiTarget;
+  /** wsag:QualifyingCondition sla:SubmittedBefore (an ISO 8601 duration): the term applies only to an offer made at least this long before the job's start. */
+  submittedBefore?: string;
   importance?: number;
   penalties: Compensation[];
   rewards: Compensation[];

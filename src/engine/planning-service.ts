@@ -90,7 +90,7 @@ export class PlanningService {
     let booking: Allocation | undefined;
     const accept = (job: PlannedJob) => {
       booking = allocationOf(job);
-      return unmetObjective(objectives, request, booking);
+      return unmetObjective(objectives, request, booking, now);
     };
     const decision = this.manager.admit(this.specFor(key, request, now), now.getTime(), { ...options(replacing), accept });
     if (!decision.accepted) return { ...decision, ...(booking ? { breaksObjectives: booking } : {}) };

@@ -63,7 +63,9 @@ function pieceOf(job: PlannedJob, shape: JobShape, segment: Segment, index: numb
     const begin = computeStart + i * interval + (i - 1) * cp;
     checkpoints.push({ interval: before + i, begin: Math.round(begin), end: Math.round(begin + cp) });
   }
-  const computeEnd = computeStart + segment.intervals * interval + Math.max(0, written) * cp;
+  const planned = computeStart + segment.intervals * interval + Math.max(0, written) * cp;
+  // A reservation's holder has the nodes for its window, not longer: a piece restarted after an outage ends with the window too.
+  const computeEnd = job.spec.window ? Math.min(planned, segment.end - t.tDeinit * 1000) : planned;
   return {
     segment: index,
     start: segment.start,

@@ -260,7 +260,8 @@ export class PlanExecutor {
         nodes: piece.nodes,
         ...(from ? { fromCheckpoint: from.reference } : {}),
         runtimeSeconds: run.job.spec.runtimeSeconds,
-        expectedRunMs: remainingRunMs(run.job, fromInterval),
+        // A reservation runs to its window's end, however late it (re)started.
+        expectedRunMs: run.job.spec.window ? Math.max(0, piece.computeEnd - this.clock.now().getTime()) : remainingRunMs(run.job, fromInterval),
       });
     } catch (error) {
       if (run.generation === generation) await this.resourceManagerFailed(run, 'start', error);

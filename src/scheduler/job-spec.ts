@@ -64,6 +64,7 @@ export function requirementsOf(request: ServiceRequest): JobRequirements {
   if (request.operatingSystem !== undefined) r.operatingSystem = request.operatingSystem;
   if (request.architecture !== undefined) r.architecture = request.architecture;
   if (request.libraries.length > 0) r.libraries = request.libraries.map((l) => ({ ...l }));
+  if (request.candidateHosts && request.candidateHosts.length > 0) r.candidateHosts = [...new Set(request.candidateHosts)].sort();
   if (request.securityPolicy.length > 0) r.securityPolicies = [...new Set(request.securityPolicy)].sort();
   return r;
 }

@@ -385,6 +385,7 @@ function satisfies(node: ClusterNode, r: JobRequirements): boolean {
   if (r.architecture !== undefined && node.architecture !== undefined && node.architecture !== r.architecture) return false;
   // Unlike an operating system, a security policy is never assumed: a node that names none meets none.
   if (r.securityPolicies?.some((p) => !node.securityPolicies?.includes(p))) return false;
+  if (r.candidateHosts && !r.candidateHosts.includes(node.id)) return false;
   for (const lib of r.libraries ?? []) {
     const present = node.libraries?.find((l) => l.name === lib.name);
     if (!node.libraries) continue; // a node that lists no libraries is not restricted

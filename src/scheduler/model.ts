@@ -55,6 +55,8 @@ export interface JobRequirements {
   libraries?: Library[];
   /** Every one must be among the node's security policies. */
   securityPolicies?: SecurityRequirement[];
+  /** The node's id must be one of these (jsdl:CandidateHosts). */
+  candidateHosts?: string[];
 }
 
 /** What the scheduler needs to know about one job. */

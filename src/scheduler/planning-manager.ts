@@ -273,7 +273,10 @@ export class PlanningManager {
     if (spec.nodes + shapeOf(spec, this.cluster.timing).spare > usable) {
       const spare = shapeOf(spec, this.cluster.timing).spare;
       const policies = spec.requirements.securityPolicies;
-      const policyNote = policies ? ` (sla:SecurityPolicy ${policies.join(', ')}: ${this.mm.eligible({ securityPolicies: policies }, true).length} node(s) of the cluster meet it)` : '';
+      const hosts = spec.requirements.candidateHosts;
+      const policyNote =
+        (policies ? ` (sla:SecurityPolicy ${policies.join(', ')}: ${this.mm.eligible({ securityPolicies: policies }, true).length} node(s) of the cluster meet it)` : '') +
+        (hosts ? ` (jsdl:CandidateHosts ${hosts.join(', ')}: ${this.mm.eligible({ candidateHosts: hosts }, true).length} of them are nodes of the cluster)` : '');
       return `${spec.nodes} nodes${spare ? ` plus ${spare} spare node(s) for ${spec.level} service` : ''} requested but the cluster has ${usable} ${usable === this.cluster.nodes.length ? 'nodes' : 'nodes that meet the requirements'}${isBestEffort(spec) ? '' : ' available to SLA jobs'}${policyNote}`;
     }
     if (spec.requirements.interconnect !== undefined) {

@@ -1,5 +1,5 @@
 import type { XmlElement, XmlNode } from 'libxml2-wasm';
-import { InvalidTerms } from '../domain/errors.js';
+import { InvalidTerms, UnsupportedTerm } from '../domain/errors.js';
 import type {
   Compensation, GuaranteeLevel, GuaranteeTerm, KpiTarget, Library, RequestKind, SecurityRequirement, ServiceRequest,
 } from '../domain/terms.js';
@@ -12,6 +12,7 @@ import { all, one, text } from './xpath.js';
 export function readServiceRequest(terms: XmlElement): ServiceRequest {
   const sdt = './/wsag:ServiceDescriptionTerm';
   const resources = `${sdt}//jsdl:Resources`;
+  refuseUnreadElements(terms, sdt);
   const level = `${sdt}//sla:ServiceLevel`;
   const request: ServiceRequest = {
     nodeCount: rangeValue(terms, `${resources}/jsdl:TotalResourceCount`) ?? 1,
@@ -20,6 +21,7 @@ export function readServiceRequest(terms: XmlElement): ServiceRequest {
     interconnect: text(terms, `${resources}/sla:Interconnect`),
     operatingSystem: text(terms, `${resources}/jsdl:OperatingSystem/jsdl:OperatingSystemType/jsdl:OperatingSystemName`),
     architecture: text(terms, `${resources}/jsdl:CPUArchitecture/jsdl:CPUArchitectureName`),
+    candidateHosts: optionalList(all(terms, `${resources}/jsdl:CandidateHosts/jsdl:HostName`).map((h) => h.content.trim())),
     libraries: all(terms, `${resources}/sla:Library`).map(readLibrary),
     storageGB: num(text(terms, `${resources}/sla:Storage/sla:SizeGB`)),
     runtimeSeconds: num(text(terms, `${level}/sla:RuntimeEstimate`)),
@@ -53,6 +55,31 @@ export function readServiceRequest(terms: XmlElement): ServiceRequest {
     throw new InvalidTerms('sla:Deadline needs sla:RuntimeEstimate: a deadline cannot be promised for a job of unknown length');
   }
   return dropUndefined(request);
+}
+
+/** What a job description may hold: each is read above and acted on (docs/terms.md, "Where each term is enforced"). */
+const readInJobDescription = ['jsdl:JobIdentification', 'jsdl:Resources', 'sla:ServiceLevel'];
+const readInResources = [
+  'jsdl:CandidateHosts', 'jsdl:OperatingSystem', 'jsdl:CPUArchitecture', 'jsdl:IndividualCPUCount', 'jsdl:IndividualPhysicalMemory',
+  'jsdl:TotalResourceCount', 'sla:Interconnect', 'sla:Library', 'sla:Storage',
+];
+
+/** No silent terms: a JSDL element the server would not act on is refused by name, never dropped. */
+function refuseUnreadElements(terms: XmlElement, sdt: string): void {
+  const check = (path: string, known: readonly string[], where: string) => {
+    for (const e of all(terms, path)) {
+      const name = `${e.namespaceUri === prefixes.sla ? 'sla' : e.namespaceUri === prefixes.jsdl ? 'jsdl' : e.prefix || '{' + e.namespaceUri + '}'}:${e.name}`;
+      if (!known.includes(name)) {
+        throw new UnsupportedTerm(`${name} in ${where} is not supported by this server (it would be ignored); it acts on ${known.join(', ')}`);
+      }
+    }
+  };
+  check(`${sdt}//jsdl:JobDescription/*`, readInJobDescription, 'jsdl:JobDescription');
+  check(`${sdt}//jsdl:JobDescription/jsdl:Resources/*`, readInResources, 'jsdl:Resources');
+  const redundancy = text(terms, `${sdt}//jsdl:Resources/sla:Storage/sla:Redundancy`);
+  if (redundancy !== undefined && redundancy !== 'None') {
+    throw new UnsupportedTerm(`sla:Redundancy ${redundancy} in sla:Storage is not supported by this server (it would be ignored): the nodes' storage is not replicated; leave it out or say None`);
+  }
 }
 
 /** A reservation window from the OGF advance-reservation profile or the WSAG4J scheduling extension. */
@@ -92,8 +119,10 @@ export function readGuaranteeTerm(term: XmlElement): GuaranteeTerm {
     }
   }
   const bvl = 'wsag:BusinessValueList';
+  const name = attr(term, 'Name') ?? '';
   return dropUndefined({
-    name: attr(term, 'Name') ?? '',
+    name,
+    submittedBefore: qualifyingCondition(term, name),
     serviceScope: all(term, 'wsag:ServiceScope').map((s) => attr(s, 'ServiceName') ?? ''),
     kpiName,
     target,
@@ -101,6 +130,17 @@ export function readGuaranteeTerm(term: XmlElement): GuaranteeTerm {
     penalties: all(term, `${bvl}/wsag:Penalty`).map(readCompensation),
     rewards: all(term, `${bvl}/wsag:Reward`).map(readCompensation),
   });
+}
+
+/** The one qualifying condition this server evaluates; any other is refused, never ignored. */
+function qualifyingCondition(term: XmlElement, name: string): string | undefined {
+  const condition = one(term, 'wsag:QualifyingCondition');
+  if (!condition) return undefined;
+  const submittedBefore = text(condition, 'sla:SubmittedBefore');
+  if (submittedBefore === undefined) {
+    throw new UnsupportedTerm(`guarantee term "${name}": its wsag:QualifyingCondition holds no condition this server evaluates (it evaluates sla:SubmittedBefore)`);
+  }
+  return submittedBefore;
 }
 
 function readCompensation(c: XmlElement): Compensation {
@@ -124,6 +164,10 @@ export function attr(e: XmlElement, name: string): string | undefined {
   const path = ['Name', 'ServiceName'].includes(name) ? `@wsag:${name}` : `@${name}`;
   const found = e.eval(path, prefixes);
   return Array.isArray(found) && found[0] ? found[0].content : undefined;
+}
+
+function optionalList(values: string[]): string[] | undefined {
+  return values.length > 0 ? values : undefined;
 }
 
 function num(value: string | undefined): number | undefined {

@@ -162,6 +162,56 @@ describe('terms that were parsed and ignored are enforced or refused (cases 4 an
     expect(fault?.description).toBe('sla:ChargeAccount: charge account "ACC-1", virtual organisation "astro", group "pulsars" is not known here: this server keeps no accounts, so it cannot charge one; leave sla:ChargeAccount out');
   });
 
+  const inResources = (xml: string, first: string) => xml.replace('<jsdl:Resources>', `<jsdl:Resources>${first}`);
+  const hosts = (...names: string[]) => `<jsdl:CandidateHosts>${names.map((n) => `<jsdl:HostName>${n}</jsdl:HostName>`).join('')}</jsdl:CandidateHosts>`;
+
+  it('jsdl:CandidateHosts places the job on those nodes only, and names them when they are too few', async () => {
+    const operated = await startTestServer({ config: { clusterNodes: 8, admins: ['anonymous'] }, clock: { now: () => now } });
+    try {
+      const there = new WsagClient(operated.url);
+      const { agreementId } = await there.createAgreement(inResources(offer('deadline-job', [{ location: 'NodeCount', value: '2' }]), hosts('n007', 'n003')));
+      const plan = (await (await fetch(`${operated.url}/api/plan`)).json()) as { bookings: Array<{ id: string; segments: Array<{ nodeIds: string[] }> }> };
+      const nodes = plan.bookings.find((b) => b.id === agreementId)?.segments.flatMap((s) => s.nodeIds) ?? [];
+      expect([...nodes].sort()).toEqual(['n003', 'n007']);
+    } finally {
+      await operated.close();
+    }
+    const fault = await refusal(inResources(offer('deadline-job', [{ location: 'NodeCount', value: '2' }]), hosts('n002', 'elsewhere.example.org')));
+    expect(fault?.code).toBe('CannotSatisfy');
+    expect(fault?.description).toContain('(jsdl:CandidateHosts elsewhere.example.org, n002: 1 of them are nodes of the cluster)');
+  });
+
+  it.each([
+    ['jsdl:IndividualCPUSpeed', 'jsdl:IndividualCPUSpeed in jsdl:Resources', (xml: string) => xml.replace('<jsdl:IndividualCPUCount>', '<jsdl:IndividualCPUSpeed><jsdl:Exact>3000000000</jsdl:Exact></jsdl:IndividualCPUSpeed><jsdl:IndividualCPUCount>')],
+    ['jsdl:TotalDiskSpace', 'jsdl:TotalDiskSpace in jsdl:Resources', (xml: string) => xml.replace('<jsdl:TotalResourceCount>', '<jsdl:TotalDiskSpace><jsdl:Exact>1</jsdl:Exact></jsdl:TotalDiskSpace><jsdl:TotalResourceCount>')],
+    ['sla:Redundancy', 'sla:Redundancy Mirrored in sla:Storage', (xml: string) => xml.replace('</sla:Interconnect>', '</sla:Interconnect><sla:Storage><sla:SizeGB>10</sla:SizeGB><sla:Redundancy>Mirrored</sla:Redundancy></sla:Storage>')],
+    ['jsdl:DataStaging', 'jsdl:DataStaging in jsdl:JobDescription', (xml: string) => xml.replace('</jsdl:Resources>', '</jsdl:Resources><jsdl:DataStaging><jsdl:FileName>in.dat</jsdl:FileName><jsdl:CreationFlag>overwrite</jsdl:CreationFlag></jsdl:DataStaging>')],
+  ])('%s is refused with UnsupportedTerm naming it, never ignored', async (element, named, edit) => {
+    const xml = edit(offer('deadline-job'));
+    expect(xml).toContain(`<${element}>`);
+    const fault = await refusal(xml);
+    expect(fault?.code).toBe('UnsupportedTerm');
+    expect(fault?.description.startsWith(`${named} is not supported by this server (it would be ignored)`)).toBe(true);
+  });
+
+  const qualified = (xml: string, condition: string) => xml.replace('<wsag:ServiceLevelObjective>', `<wsag:QualifyingCondition>${condition}</wsag:QualifyingCondition><wsag:ServiceLevelObjective>`);
+
+  it('wsag:QualifyingCondition sla:SubmittedBefore is evaluated: a reservation two hours ahead meets PT1H, not PT12H', async () => {
+    const reservation = offer('advance-reservation', [{ location: 'NodeCount', value: '1' }]);
+    const late = await refusal(qualified(reservation, '<sla:SubmittedBefore>PT12H</sla:SubmittedBefore>'));
+    expect(late?.code).toBe('CannotSatisfy');
+    expect(late?.description).toContain('guarantee term "NodesThroughWindow" cannot be kept: its wsag:QualifyingCondition sla:SubmittedBefore PT12H does not hold: the job starts at 2026-11-21T14:00:00Z, 2 h after this offer');
+    const { agreementId } = await client.createAgreement(qualified(reservation, '<sla:SubmittedBefore>PT1H</sla:SubmittedBefore>'));
+    expect((await agreementOf(agreementId))?.state).toBe('Observed');
+    await client.terminate(agreementId);
+  });
+
+  it('a wsag:QualifyingCondition the server does not evaluate is refused with UnsupportedTerm', async () => {
+    const fault = await refusal(qualified(offer('advance-reservation', [{ location: 'NodeCount', value: '1' }]), '<weather xmlns="urn:example">sunny</weather>'));
+    expect(fault?.code).toBe('UnsupportedTerm');
+    expect(fault?.description).toBe('guarantee term "NodesThroughWindow": its wsag:QualifyingCondition holds no condition this server evaluates (it evaluates sla:SubmittedBefore)');
+  });
+
   it.each(['NonBinding', 'Preparatory'])('CreateAgreement with sla:RequestKind %s is refused with InvalidTerms, nothing booked', async (kind) => {
     const before = (await client.agreements()).length;
     const fault = await refusal(offer('deadline-job').replace('<sla:RequestKind>Binding</sla:RequestKind>', `<sla:RequestKind>${kind}</sla:RequestKind>`));
