@@ -116,7 +116,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const prices = { currency: config.currency, nodeHour: config.nodeHourPrice, preparatoryFeeRate: config.preparatoryFeeRate };
   const cluster = clusterDescription(config);
   if (peers && peers.peers.length > 0 && cluster.peerStandbyNodes === 0) cluster.peerStandbyNodes = standbyAtPeersBudget;
-  const plan = new PlanningService(cluster, prices);
+  const plan = new PlanningService(cluster, prices, config.planningHorizonDays * 86_400);
   const agreements = new AgreementService(repository, plan, clock, new SoapAcceptanceNotifier(), (agreementId, error) =>
     logger.warn({ agreementId, err: error }, 'could not tell the initiator about the decision on its pending agreement'),
   );

@@ -37,6 +37,8 @@ export interface ServerConfig {
   cluster?: ClusterFile;
   /** The problem horizon: the usual repair time of a node, seconds. Env WSAG_PROBLEM_HORIZON_SECONDS. Default the cluster file's timing.problemHorizonSeconds, else 14400 (4 h). */
   problemHorizonSeconds: number;
+  /** The planning horizon: how far ahead the plan reaches, days; later times in an offer are refused (CannotSatisfy naming the element). Env WSAG_PLANNING_HORIZON_DAYS. Default 365. */
+  planningHorizonDays: number;
   /** Standby nodes a peer provider keeps for Full jobs. Env WSAG_PEER_STANDBY_NODES. Default the cluster file's peerStandbyNodes, else 0 (Full service is refused). */
   peerStandbyNodes: number;
   /** Largest request body accepted, bytes. Env WSAG_MAX_BODY_BYTES. Default 1 MiB. */
@@ -105,6 +107,7 @@ export const defaultConfig: ServerConfig = {
   clusterNodes: 64,
   bufferNodes: 0,
   problemHorizonSeconds: defaultSiteTiming.problemHorizonSeconds,
+  planningHorizonDays: 365,
   peerStandbyNodes: 0,
   maxBodyBytes: 1024 * 1024,
   maxXmlDepth: 64,
@@ -151,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     ...(clusterFile !== undefined ? { clusterFile: path.resolve(clusterFile) } : {}),
     ...(cluster !== undefined ? { cluster } : {}),
     problemHorizonSeconds: integer(env, 'WSAG_PROBLEM_HORIZON_SECONDS', cluster?.timing?.problemHorizonSeconds ?? defaultConfig.problemHorizonSeconds, 1, 365 * 24 * 3600),
+    planningHorizonDays: integer(env, 'WSAG_PLANNING_HORIZON_DAYS', defaultConfig.planningHorizonDays, 1, 3650),
     peerStandbyNodes: integer(env, 'WSAG_PEER_STANDBY_NODES', cluster?.peerStandbyNodes ?? defaultConfig.peerStandbyNodes, 0, 10_000_000),
     maxBodyBytes: integer(env, 'WSAG_MAX_BODY_BYTES', defaultConfig.maxBodyBytes, 1024, 1024 * 1024 * 1024),
     maxXmlDepth: integer(env, 'WSAG_MAX_XML_DEPTH', defaultConfig.maxXmlDepth, 8, 10_000),

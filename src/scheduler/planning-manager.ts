@@ -167,6 +167,7 @@ export class PlanningManager {
   /** Puts a job back exactly as it was planned (restart of the server); false if its nodes are no longer free. */
   restore(job: PlannedJob, options: AdmitOptions = {}): boolean {
     if (this.jobs.has(job.spec.id)) return false;
+    if (job.segments.some((s) => !Number.isFinite(s.start) || !Number.isFinite(s.end) || s.end < s.start)) return false;
     for (const segment of job.segments) {
       for (const id of [...segment.nodes, ...segment.spare]) {
         if (!this.mm.hasNode(id)) return false;
@@ -268,6 +269,10 @@ export class PlanningManager {
   // ---------------------------------------------------------------- placement
 
   private validate(spec: JobSpec): string | undefined {
+    // No time or count that is not a finite number enters the capacity profile: it would corrupt it for every later job.
+    const numbers = [spec.nodes, spec.runtimeSeconds, spec.arrival, spec.earliestStart, spec.deadline, spec.window?.start, spec.window?.end, spec.storageGB];
+    if (numbers.some((n) => n !== undefined && !Number.isFinite(n))) return 'the request holds a time or a count that is not a finite number';
+    if (spec.window && spec.window.end <= spec.window.start) return 'the reservation window ends before it starts';
     const usable = this.mm.eligible(spec.requirements, isBestEffort(spec)).length;
     if (spec.nodes < 1) return 'a job needs at least one node';
     if (spec.nodes + shapeOf(spec, this.cluster.timing).spare > usable) {

@@ -39,7 +39,7 @@ export function readNegotiationOffer(element: XmlElement): ReceivedNegotiationOf
     document: c14n(element),
   };
   if (offerId) result.offerId = offerId;
-  const expires = date(text(offerContext, 'wsag-neg:ExpirationTime'));
+  const expires = date(text(offerContext, 'wsag-neg:ExpirationTime'), 'wsag-neg:ExpirationTime');
   if (expires) result.expirationTime = expires;
   return result;
 }
@@ -77,7 +77,7 @@ export function readNegotiationRequest(element: XmlElement): NegotiationRequest 
     }
     request.agreementId = agreementId;
   }
-  const expires = date(text(element, 'wsag-neg:ExpirationTime'));
+  const expires = date(text(element, 'wsag-neg:ExpirationTime'), 'wsag-neg:ExpirationTime');
   if (expires) request.expirationTime = expires;
   return request;
 }

@@ -74,7 +74,7 @@ export class XmlReceivedOffer implements ReceivedOffer {
     this.alternative = parts.alternative;
     this.accepts = parts.accepts;
     this.eligibleParties = parts.eligibleParties;
-    const expiresAt = date(parts.context.expirationTime);
+    const expiresAt = date(parts.context.expirationTime, 'wsag:ExpirationTime');
     if (expiresAt) this.expiresAt = expiresAt;
     this.#hasChoices = parts.hasChoices;
   }

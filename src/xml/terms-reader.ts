@@ -4,6 +4,8 @@ import type {
   Compensation, GuaranteeLevel, GuaranteeTerm, KpiTarget, Library, RequestKind, SecurityRequirement, ServiceRequest,
 } from '../domain/terms.js';
 import { date } from './datetime.js';
+import { limits, number, type NumberRule } from './typed-values.js';
+import { isoTime } from '../domain/time.js';
 import { prefixes } from './namespaces.js';
 import { all, one, text } from './xpath.js';
 
@@ -15,23 +17,23 @@ export function readServiceRequest(terms: XmlElement): ServiceRequest {
   refuseUnreadElements(terms, sdt);
   const level = `${sdt}//sla:ServiceLevel`;
   const request: ServiceRequest = {
-    nodeCount: rangeValue(terms, `${resources}/jsdl:TotalResourceCount`) ?? 1,
-    cpusPerNode: rangeValue(terms, `${resources}/jsdl:IndividualCPUCount`),
-    memoryPerNodeMiB: mib(rangeValue(terms, `${resources}/jsdl:IndividualPhysicalMemory`)),
+    nodeCount: rangeValue(terms, resources, 'jsdl:TotalResourceCount', limits.nodes) ?? 1,
+    cpusPerNode: rangeValue(terms, resources, 'jsdl:IndividualCPUCount', limits.cpusPerNode),
+    memoryPerNodeMiB: mib(rangeValue(terms, resources, 'jsdl:IndividualPhysicalMemory', limits.memoryBytes)),
     interconnect: text(terms, `${resources}/sla:Interconnect`),
     operatingSystem: text(terms, `${resources}/jsdl:OperatingSystem/jsdl:OperatingSystemType/jsdl:OperatingSystemName`),
     architecture: text(terms, `${resources}/jsdl:CPUArchitecture/jsdl:CPUArchitectureName`),
     candidateHosts: optionalList(all(terms, `${resources}/jsdl:CandidateHosts/jsdl:HostName`).map((h) => h.content.trim())),
     libraries: all(terms, `${resources}/sla:Library`).map(readLibrary),
-    storageGB: num(text(terms, `${resources}/sla:Storage/sla:SizeGB`)),
-    runtimeSeconds: num(text(terms, `${level}/sla:RuntimeEstimate`)),
-    earliestStart: date(text(terms, `${level}/sla:EarliestStart`)),
-    deadline: date(text(terms, `${level}/sla:Deadline`)),
+    storageGB: number(text(terms, `${resources}/sla:Storage/sla:SizeGB`), 'sla:SizeGB', limits.storageGB),
+    runtimeSeconds: number(text(terms, `${level}/sla:RuntimeEstimate`), 'sla:RuntimeEstimate', limits.seconds),
+    earliestStart: date(text(terms, `${level}/sla:EarliestStart`), 'sla:EarliestStart'),
+    deadline: date(text(terms, `${level}/sla:Deadline`), 'sla:Deadline'),
     window: readWindow(terms),
     requestKind: (text(terms, `${level}/sla:RequestKind`) as RequestKind | undefined) ?? 'Binding',
     guaranteeLevel: (text(terms, `${level}/sla:GuaranteeLevel`) as GuaranteeLevel | undefined) ?? 'Legacy',
-    checkpointFrequency: num(text(terms, `${level}/sla:CheckpointFrequency`)),
-    maxCoveredOutages: num(text(terms, `${level}/sla:MaxCoveredOutages`)) ?? 0,
+    checkpointFrequency: number(text(terms, `${level}/sla:CheckpointFrequency`), 'sla:CheckpointFrequency', limits.checkpointsPerHour),
+    maxCoveredOutages: number(text(terms, `${level}/sla:MaxCoveredOutages`), 'sla:MaxCoveredOutages', limits.outages) ?? 0,
     securityPolicy: all(terms, `${level}/sla:SecurityPolicy/sla:Requirement`).map((r) => r.content.trim() as SecurityRequirement),
     useReservation: text(terms, `${level}/sla:UseReservation`),
   };
@@ -50,6 +52,9 @@ export function readServiceRequest(terms: XmlElement): ServiceRequest {
       virtualOrganisation: text(account, 'sla:VirtualOrganisation'),
       group: text(account, 'sla:Group'),
     };
+  }
+  if (request.deadline && request.earliestStart && request.deadline.getTime() <= request.earliestStart.getTime()) {
+    throw new InvalidTerms(`sla:Deadline ${isoTime(request.deadline)} is not after sla:EarliestStart ${isoTime(request.earliestStart)}`);
   }
   if (request.deadline && request.runtimeSeconds === undefined) {
     throw new InvalidTerms('sla:Deadline needs sla:RuntimeEstimate: a deadline cannot be promised for a job of unknown length');
@@ -86,17 +91,20 @@ function refuseUnreadElements(terms: XmlElement, sdt: string): void {
 function readWindow(terms: XmlElement): ServiceRequest['window'] {
   const constraint = one(terms, './/wsag:ServiceDescriptionTerm/arp:AllocationTimeConstraint | .//wsag:ServiceDescriptionTerm/wsag4jt:TimeConstraint');
   if (!constraint) return undefined;
-  const where = `${constraint.prefix}:${constraint.name}`;
-  const start = date(text(constraint, '*[local-name()="StartTime"]'));
-  const end = date(text(constraint, '*[local-name()="EndTime"]'));
-  const duration = num(text(constraint, '*[local-name()="Duration"]'));
+  const prefix = constraint.namespaceUri === prefixes.arp ? 'arp' : 'wsag4jt';
+  const where = `${prefix}:${constraint.name}`;
+  const start = date(text(constraint, '*[local-name()="StartTime"]'), `${prefix}:StartTime`);
+  const end = date(text(constraint, '*[local-name()="EndTime"]'), `${prefix}:EndTime`);
+  const duration = number(text(constraint, '*[local-name()="Duration"]'), `${prefix}:Duration`, limits.seconds);
   if (!start) throw new InvalidTerms(`${where} needs a StartTime`);
   if (!end && duration === undefined) throw new InvalidTerms(`${where} needs an EndTime or a Duration`);
   const fromDuration = duration !== undefined ? new Date(start.getTime() + duration * 1000) : undefined;
   if (end && fromDuration && end.getTime() !== fromDuration.getTime()) {
     throw new InvalidTerms(`${where}: EndTime ${text(constraint, '*[local-name()="EndTime"]')} disagrees with StartTime plus Duration ${duration} s`);
   }
-  return { start, end: (end ?? fromDuration) as Date };
+  const windowEnd = (end ?? fromDuration) as Date;
+  if (windowEnd.getTime() <= start.getTime()) throw new InvalidTerms(`${where}: ${prefix}:EndTime ${isoTime(windowEnd)} is not after ${prefix}:StartTime ${isoTime(start)}`);
+  return { start, end: windowEnd };
 }
 
 function readLibrary(e: XmlElement): Library {
@@ -112,9 +120,9 @@ export function readGuaranteeTerm(term: XmlElement): GuaranteeTerm {
   if (levelEl && levelEl.namespaceUri === prefixes.sla) {
     const value = levelEl.content.trim();
     switch (levelEl.name) {
-      case 'CompletedBy': target = { kind: 'CompletedBy', at: date(value) as Date }; break;
-      case 'StartBy': target = { kind: 'StartBy', at: date(value) as Date }; break;
-      case 'NodesAvailable': target = { kind: 'NodesAvailable', nodes: Number(value) }; break;
+      case 'CompletedBy': target = { kind: 'CompletedBy', at: date(value, 'sla:CompletedBy') as Date }; break;
+      case 'StartBy': target = { kind: 'StartBy', at: date(value, 'sla:StartBy') as Date }; break;
+      case 'NodesAvailable': target = { kind: 'NodesAvailable', nodes: number(value, 'sla:NodesAvailable', limits.nodesAvailable) as number }; break;
       case 'MaxCheckpointInterval': target = { kind: 'MaxCheckpointInterval', interval: value }; break;
     }
   }
@@ -126,7 +134,7 @@ export function readGuaranteeTerm(term: XmlElement): GuaranteeTerm {
     serviceScope: all(term, 'wsag:ServiceScope').map((s) => attr(s, 'ServiceName') ?? ''),
     kpiName,
     target,
-    importance: num(text(term, `${bvl}/wsag:Importance`)),
+    importance: number(text(term, `${bvl}/wsag:Importance`), 'wsag:Importance', limits.importance),
     penalties: all(term, `${bvl}/wsag:Penalty`).map(readCompensation),
     rewards: all(term, `${bvl}/wsag:Reward`).map(readCompensation),
   });
@@ -146,17 +154,18 @@ function qualifyingCondition(term: XmlElement, name: string): string | undefined
 function readCompensation(c: XmlElement): Compensation {
   const interval = text(c, 'wsag:AssessmentInterval/wsag:TimeInterval');
   return dropUndefined({
-    assessmentInterval: interval !== undefined ? { timeInterval: interval } : { count: num(text(c, 'wsag:AssessmentInterval/wsag:Count')) ?? 1 },
+    assessmentInterval: interval !== undefined ? { timeInterval: interval } : { count: number(text(c, 'wsag:AssessmentInterval/wsag:Count'), 'wsag:Count', limits.count) ?? 1 },
     valueUnit: text(c, 'wsag:ValueUnit'),
-    amount: num(text(c, 'wsag:ValueExpression/sla:Amount')),
-    cap: num(text(c, 'wsag:ValueExpression/sla:Cap')),
+    amount: number(text(c, 'wsag:ValueExpression/sla:Amount'), 'sla:Amount', limits.money),
+    cap: number(text(c, 'wsag:ValueExpression/sla:Cap'), 'sla:Cap', limits.money),
   });
 }
 
-/** JSDL range values: Exact, else the lower bound of a range. */
-function rangeValue(context: XmlNode, path: string): number | undefined {
+/** JSDL range values: Exact, else the lower bound of a range; checked against `rule` as `element`. */
+function rangeValue(context: XmlNode, resources: string, element: string, rule: NumberRule): number | undefined {
+  const path = `${resources}/${element}`;
   const value = text(context, `${path}/jsdl:Exact`) ?? text(context, `${path}/jsdl:LowerBoundedRange`) ?? text(context, `${path}/jsdl:Range/jsdl:LowerBound`);
-  return num(value);
+  return number(value, element, rule);
 }
 
 /** WS-Agreement attributes are namespace-qualified (wsag:Name); our term language's are not. */
@@ -168,10 +177,6 @@ export function attr(e: XmlElement, name: string): string | undefined {
 
 function optionalList(values: string[]): string[] | undefined {
   return values.length > 0 ? values : undefined;
-}
-
-function num(value: string | undefined): number | undefined {
-  return value === undefined ? undefined : Number(value);
 }
 
 function mib(bytes: number | undefined): number | undefined {
