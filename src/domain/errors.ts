@@ -21,6 +21,21 @@ export class MalformedMessage extends WsagError {
 export class MessageTooLarge extends WsagError {
   readonly code = 'MessageTooLarge';
 }
+/** A body in an encoding or charset the server does not read (it reads UTF-8, uncompressed or gzip/deflate where the route says so). */
+export class UnsupportedMediaType extends WsagError {
+  readonly code = 'UnsupportedMediaType';
+}
+/** An HTTP method the route does not serve; the answer's Allow header lists those it does. */
+export class MethodNotAllowed extends WsagError {
+  readonly code = 'MethodNotAllowed';
+}
+/** A SOAP header block marked mustUnderstand that this server does not process (SOAP 1.1 section 4.2.3, SOAP 1.2 part 1 section 5.2.3). */
+export class MustUnderstand extends WsagError {
+  readonly code = 'MustUnderstand';
+  constructor(message: string, readonly notUnderstood: ReadonlyArray<{ namespaceUri: string; name: string }>) {
+    super(message);
+  }
+}
 export class SchemaViolation extends WsagError {
   readonly code = 'SchemaViolation';
 }

@@ -1,4 +1,4 @@
-import { InternalError, WsagError } from '../domain/errors.js';
+import { InternalError, MustUnderstand, WsagError } from '../domain/errors.js';
 import { escapeXml } from '../xml/escape.js';
 import { ns } from '../xml/namespaces.js';
 import { envelope, type SoapVersion } from './envelope.js';
@@ -16,21 +16,27 @@ export function faultEnvelope(version: SoapVersion, error: unknown, now: Date): 
     `<bf:BaseFault xmlns:bf="${ns.wsrfBf}"><bf:Timestamp>${now.toISOString()}</bf:Timestamp>` +
     `<bf:ErrorCode dialect="${ns.srv}/faults">${fault.code}</bf:ErrorCode>` +
     `<bf:Description>${escapeXml(fault.message)}</bf:Description></bf:BaseFault>`;
-  const status = fault.code === 'MessageTooLarge' ? 413 : version === '1.2' && fault.isClientError ? 400 : 500;
+  const status = fault.code === 'MessageTooLarge' ? 413 : fault.code === 'UnsupportedMediaType' ? 415 : version === '1.2' && fault.isClientError ? 400 : 500;
+  const mustUnderstand = fault instanceof MustUnderstand;
   if (version === '1.1') {
-    const code = fault.isClientError ? 'soap:Client' : 'soap:Server';
+    const code = mustUnderstand ? 'soap:MustUnderstand' : fault.isClientError ? 'soap:Client' : 'soap:Server';
     return {
       status,
       xml: envelope(version, `<soap:Fault><faultcode>${code}</faultcode><faultstring>${escapeXml(text)}</faultstring><detail>${detail}</detail></soap:Fault>`),
     };
   }
-  const code = fault.isClientError ? 'soap:Sender' : 'soap:Receiver';
+  const code = mustUnderstand ? 'soap:MustUnderstand' : fault.isClientError ? 'soap:Sender' : 'soap:Receiver';
+  // SOAP 1.2 names each block it did not understand in an env:NotUnderstood header.
+  const notUnderstood = mustUnderstand
+    ? fault.notUnderstood.map((h) => `<soap:NotUnderstood xmlns:nu="${escapeXml(h.namespaceUri)}" qname="nu:${h.name}"/>`).join('')
+    : '';
   return {
     status,
     xml: envelope(
       version,
       `<soap:Fault><soap:Code><soap:Value>${code}</soap:Value><soap:Subcode><soap:Value xmlns:srv="${ns.srv}">srv:${fault.code}</soap:Value></soap:Subcode></soap:Code>` +
         `<soap:Reason><soap:Text xml:lang="en">${escapeXml(text)}</soap:Text></soap:Reason><soap:Detail>${detail}</soap:Detail></soap:Fault>`,
+      notUnderstood,
     ),
   };
 }

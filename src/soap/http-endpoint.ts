@@ -3,7 +3,9 @@ import path from 'node:path';
 import type { Request, Response, Router } from 'express';
 import express from 'express';
 import type { Logger } from 'pino';
-import { ActionNotSupported, MessageTooLarge, WsagError } from '../domain/errors.js';
+import { ActionNotSupported, MessageTooLarge, UnsupportedMediaType, WsagError } from '../domain/errors.js';
+import { escapeXml } from '../xml/escape.js';
+import { checkMustUnderstand } from './must-understand.js';
 import type { Caller } from '../domain/identity.js';
 import { parseXml, schemasDir } from '../xml/libxml.js';
 import { ns } from '../xml/namespaces.js';
@@ -56,6 +58,11 @@ export function soapRouter(options: EndpointOptions): Router {
     router.post(port.path, (req, res) => {
       void handleSoap(port, req, res, options);
     });
+    router.all(port.path, (req, res) => {
+      res.set('allow', 'GET, POST');
+      if (req.method === 'OPTIONS') res.status(204).end();
+      else res.status(405).type('text/plain').send(`MethodNotAllowed: ${port.name} answers POST (a SOAP envelope) and GET ${port.path}?wsdl, not ${req.method}\n`);
+    });
   }
   return router;
 }
@@ -67,12 +74,14 @@ async function handleSoap(port: Port, req: Request, res: Response, options: Endp
   let caller: Caller | undefined;
   let outcome = 'ok';
   try {
+    checkCharset(req);
     const body = await readBody(req, options.maxBodyBytes);
     const text = guardRawXml(body, { maxBytes: options.maxBodyBytes, maxDepth: options.maxXmlDepth });
     const doc = parseXml(text, 'SOAP message');
     try {
       const request = { ...readEnvelope(doc), text };
       version = request.version;
+      checkMustUnderstand(request);
       operation = selectOperation(port, request.body.namespaceUri, request.body.name, soapAction(req, version), addressingAction(request.headers));
       const now = options.now();
       caller = options.identify(req, request, now);
@@ -84,12 +93,24 @@ async function handleSoap(port: Port, req: Request, res: Response, options: Endp
     }
   } catch (error) {
     outcome = error instanceof WsagError ? error.code : 'InternalError';
+    // A body refused before it was read whole is not read on: the connection ends with the answer.
+    if (!req.complete) res.set('connection', 'close');
     if (!(error instanceof WsagError) || !error.exposable) options.logger.error({ err: error, port: port.name }, 'request failed');
     const fault = faultEnvelope(version, error, options.now());
     res.status(fault.status).type(contentType(version)).send(fault.xml);
   } finally {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     options.logger.info({ port: port.name, operation: operation?.name, caller: caller?.identity, outcome, ms: Math.round(ms * 10) / 10 }, 'soap');
+  }
+}
+
+/** SOAP messages here are UTF-8 (and uncompressed): another declared charset or Content-Encoding is refused, not guessed at. */
+function checkCharset(req: Request): void {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1];
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) throw new UnsupportedMediaType(`charset "${charset.slice(0, 40)}" is not supported: send the SOAP message as UTF-8`);
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    throw new UnsupportedMediaType(`Content-Encoding "${encoding.slice(0, 40)}" is not supported on SOAP ports: send the message uncompressed`);
   }
 }
 
@@ -129,7 +150,7 @@ function addressingHeaders(requestHeaders: { namespaceUri: string; name: string;
   const action = requestHeaders.some((h) => h.namespaceUri === ns.wsa && h.name === 'Action');
   if (!messageId && !action) return '';
   const wsa = `xmlns:wsa="${ns.wsa}"`;
-  return `<wsa:Action ${wsa}>${responseAction}</wsa:Action>` + (messageId ? `<wsa:RelatesTo ${wsa}>${messageId.replace(/[<&]/g, '')}</wsa:RelatesTo>` : '');
+  return `<wsa:Action ${wsa}>${responseAction}</wsa:Action>` + (messageId ? `<wsa:RelatesTo ${wsa}>${escapeXml(messageId)}</wsa:RelatesTo>` : '');
 }
 
 /**
@@ -140,9 +161,14 @@ function addressingHeaders(requestHeaders: { namespaceUri: string; name: string;
 function readBody(req: Request, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? NaN);
+    // Refused on the declaration alone: the server does not wait for a body it would refuse.
+    if (declared > limit) {
+      reject(new MessageTooLarge(`request body is declared as ${declared} bytes (Content-Length); the limit is ${limit} bytes`));
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLarge = declared > limit;
+    let tooLarge = false;
     const drainCap = limit * 64;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;

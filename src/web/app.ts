@@ -9,6 +9,8 @@ import type { PlanningService } from '../engine/planning-service.js';
 import type { AgreementSignatureVerifier, Subscription } from '../engine/ports.js';
 import { soapRouter, type EndpointOptions } from '../soap/http-endpoint.js';
 import { checkpointUploadRouter, type CheckpointUploadOptions } from './checkpoint-upload.js';
+import { errorBoundary } from './error-boundary.js';
+import { sendProblem } from './problem.js';
 import { agreementSummary, negotiationSummary, nodeSummary, planEntries, replanSummary } from './summaries.js';
 
 export interface AppOptions extends EndpointOptions {
@@ -33,15 +35,7 @@ export function createApp(options: AppOptions): Express {
     res.json({ status: 'ok' });
   });
   const caller = (req: Request): Caller => options.identify(req, undefined, options.now());
-  const fail = (res: Response, what: string, error: unknown): void => {
-    if (error instanceof WsagError && error.exposable) {
-      res.status(error.code === 'NotAuthenticated' ? 401 : error.code === 'NotAuthorized' ? 403 : error.code === 'UnknownResource' ? 404 : error.isClientError ? 400 : 409)
-        .json({ error: error.code, message: error.message });
-      return;
-    }
-    options.logger.error({ err: error }, `${what} failed`);
-    res.status(500).json({ error: 'InternalError', message: `${what} failed; see the server log` });
-  };
+  const fail = (res: Response, what: string, error: unknown): void => sendProblem(res, error, what, options.logger);
   const json = (what: string, produce: (req: Request) => Promise<unknown>) => async (req: Request, res: Response) => {
     try {
       res.json(await produce(req));
@@ -143,9 +137,14 @@ export function createApp(options: AppOptions): Express {
       agreementSummary(await options.agreements.decide(String(req.params.id), decision, caller(req)))));
   }
   app.use(soapRouter(options));
-  app.use((_req, res) => {
+  app.use((req, res) => {
+    if (req.path === '/api' || req.path.startsWith('/api/')) {
+      sendProblem(res, new UnknownResource(`no ${req.method} ${req.path} in the API; docs/cli.md lists the routes`), 'routing');
+      return;
+    }
     res.status(404).type('text/plain').send('not found: SOAP ports live under /wsag/, e.g. /wsag/AgreementFactory?wsdl\n');
   });
+  app.use(errorBoundary({ soapPaths: options.ports.map((p) => p.path), now: options.now, logger: options.logger }));
   return app;
 }
 

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Agreement } from '../domain/agreement.js';
 import { InvalidStateTransition, MalformedMessage, MessageTooLarge, NotAuthorized, UnknownResource, WsagError } from '../domain/errors.js';
 import { mayActOn, type Caller } from '../domain/identity.js';
+import { sendProblem } from './problem.js';
 
 /**
  * Receiving a migrated job's checkpoint (seed 002 section 3.6.7: "the latest checkpoint
@@ -85,12 +86,7 @@ async function receive(req: Request, res: Response, options: CheckpointUploadOpt
     // The connection ends with the answer; what is left of the body is dropped, not read.
     res.set('connection', 'close');
     req.resume();
-    if (error instanceof WsagError && error.exposable) {
-      res.status(statusOf(error)).json({ error: error.code, message: error.message });
-    } else {
-      options.logger?.error({ err: error, agreementId }, 'receiving a checkpoint failed');
-      res.status(500).json({ error: 'InternalError', message: 'receiving the checkpoint failed; see the server log' });
-    }
+    sendProblem(res, error, `receiving the checkpoint of agreement ${agreementId}`, options.logger);
   } finally {
     if (file) await fs.promises.rm(file, { force: true });
   }
@@ -114,17 +110,6 @@ async function saveBody(req: Request, file: string, maxBytes: number): Promise<{
 
 function tooLarge(size: number, maxBytes: number): MessageTooLarge {
   return new MessageTooLarge(`the checkpoint is larger than the ${maxBytes} bytes this server accepts (at least ${size} bytes)`);
-}
-
-function statusOf(error: WsagError): number {
-  switch (error.code) {
-    case 'NotAuthenticated': return 401;
-    case 'NotAuthorized': return 403;
-    case 'UnknownResource': return 404;
-    case 'MessageTooLarge': return 413;
-    case 'InvalidStateTransition': return 409;
-    default: return error.isClientError ? 400 : 409;
-  }
 }
 
 /** Where fileCheckpointStore keeps an agreement's latest checkpoint. */

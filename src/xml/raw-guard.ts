@@ -1,4 +1,5 @@
-import { MalformedMessage, MessageTooLarge } from '../domain/errors.js';
+import { isUtf8 } from 'node:buffer';
+import { MalformedMessage, MessageTooLarge, UnsupportedMediaType } from '../domain/errors.js';
 
 export interface RawGuardLimits {
   maxBytes: number;
@@ -15,7 +16,13 @@ export function guardRawXml(body: Buffer, limits: RawGuardLimits): string {
     throw new MessageTooLarge(`request body is ${body.length} bytes; the limit is ${limits.maxBytes} bytes`);
   }
   if (body.length === 0) throw new MalformedMessage('request body is empty: a SOAP envelope is required');
+  // Strict UTF-8: a byte sequence that is not UTF-8 is refused, never silently replaced.
+  if (!isUtf8(body)) throw new MalformedMessage(`request body is not valid UTF-8 (byte ${firstInvalidUtf8(body)} starts a sequence that is not): send UTF-8`);
   const text = body.toString('utf8');
+  const declared = /^\uFEFF?<\?xml[^>]*?\sencoding\s*=\s*["']([^"']*)["']/.exec(text)?.[1];
+  if (declared !== undefined && !/^utf-?8$/i.test(declared)) {
+    throw new UnsupportedMediaType(`the XML declaration says encoding "${declared.slice(0, 40)}"; this server reads UTF-8 only`);
+  }
   let depth = 0;
   let i = 0;
   const n = text.length;
@@ -55,6 +62,17 @@ export function guardRawXml(body: Buffer, limits: RawGuardLimits): string {
     i = close + 1;
   }
   return text;
+}
+
+/** Offset of the first byte that does not start a well-formed UTF-8 sequence. */
+function firstInvalidUtf8(b: Buffer): number {
+  for (let i = 0; i < b.length; ) {
+    const c = b[i] as number;
+    const n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (n === 0 || i + n > b.length || !isUtf8(b.subarray(i, i + n))) return i;
+    i += n;
+  }
+  return b.length;
 }
 
 function skipTo(text: string, terminator: string, from: number, what: string): number {

@@ -188,7 +188,7 @@ describe('checkpoint transfer (PUT /api/agreements/{id}/checkpoint)', () => {
     const small = Buffer.from('checkpoint');
     const mallory = await put(remoteId, small, { 'x-test-identity': 'CN=mallory' });
     expect(mallory.status).toBe(403);
-    expect(await mallory.json()).toEqual({ error: 'NotAuthorized', message: `agreement "${remoteId}" belongs to anonymous: only its initiator may send its checkpoint` });
+    expect(await mallory.json()).toMatchObject({ error: 'NotAuthorized', message: `agreement "${remoteId}" belongs to anonymous: only its initiator may send its checkpoint` });
     expect((await put('no-such-agreement', small)).status).toBe(404);
     const tooLarge = await put(remoteId, Buffer.alloc(64 * 1024 + 1));
     expect(tooLarge.status).toBe(413);
@@ -224,7 +224,7 @@ describe('checkpoint transfer (PUT /api/agreements/{id}/checkpoint)', () => {
       for (let i = 0; i < 5; i++) req.write(Buffer.alloc(16 * 1024 + 1));
       req.end();
     });
-    expect(answer).toMatch(/^413 \{"error":"MessageTooLarge","message":"the checkpoint is larger than the 65536 bytes this server accepts/);
+    expect(answer).toMatch(/^413 \{.*"error":"MessageTooLarge","message":"the checkpoint is larger than the 65536 bytes this server accepts/);
     expect(fs.readdirSync(storeDir)).toEqual(before);
   });
 

@@ -90,14 +90,16 @@ describe('operators see and change the cluster', () => {
     expect((await get<{ nodes: Array<{ id: string; failed: boolean }> }>(server, '/api/nodes')).body.nodes.every((n) => !n.failed)).toBe(true);
   });
 
-  it('an unknown node is 404 naming it', async () => {
+  it('an unknown node is 404 naming it, as an RFC 9457 problem document', async () => {
+    const detail = 'no node "n999" in the cluster; GET /api/nodes lists them';
     expect(await post(server, '/api/nodes/n999/fail')).toEqual({
-      status: 404, body: { error: 'UnknownResource', message: 'no node "n999" in the cluster; GET /api/nodes lists them' },
+      status: 404,
+      body: { type: 'https://schemas.wsag-server.org/2026/11/faults#UnknownResource', title: 'UnknownResource', status: 404, detail, error: 'UnknownResource', message: detail },
     });
   });
 
   it('only operators may read or change the nodes', async () => {
-    expect(await get(outsider, '/api/nodes')).toEqual({
+    expect(await get(outsider, '/api/nodes')).toMatchObject({
       status: 403, body: { error: 'NotAuthorized', message: 'the nodes are the provider\'s: operators (admin role, WSAG_ADMINS) only' },
     });
     expect((await post(outsider, '/api/nodes/n001/fail')).status).toBe(403);

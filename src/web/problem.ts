@@ -1,0 +1,51 @@
+import type { Response } from 'express';
+import type { Logger } from 'pino';
+import { WsagError } from '../domain/errors.js';
+
+/**
+ * The /api face's one way to fail: an RFC 9457 problem document (application/problem+json)
+ * whose `type` names the fault (docs/faults.md), `title` is its code and `detail` says what
+ * was wrong. `error` and `message` repeat code and detail for clients written against the
+ * earlier { error, message } answers. Errors that are not WsagErrors never show their text.
+ */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  error: string;
+  message: string;
+}
+
+export const problemType = (code: string) => `https://schemas.wsag-server.org/2026/11/faults#${code}`;
+
+export function statusOf(error: WsagError): number {
+  switch (error.code) {
+    case 'NotAuthenticated': return 401;
+    case 'NotAuthorized': return 403;
+    case 'UnknownResource': return 404;
+    case 'MethodNotAllowed': return 405;
+    case 'MessageTooLarge': return 413;
+    case 'UnsupportedMediaType': return 415;
+    case 'InvalidStateTransition': return 409;
+    default: return error.isClientError ? 400 : 409;
+  }
+}
+
+export function problemOf(code: string, status: number, detail: string): Problem {
+  return { type: problemType(code), title: code, status, detail, error: code, message: detail };
+}
+
+/** Answers `error` as a problem document; a failure of our own is logged and answered as InternalError. */
+export function sendProblem(res: Response, error: unknown, what: string, logger?: Logger): void {
+  const problem =
+    error instanceof WsagError && error.exposable
+      ? problemOf(error.code, statusOf(error), error.message)
+      : problemOf('InternalError', 500, `${what} failed; see the server log`);
+  if (problem.status === 500) logger?.error({ err: error }, `${what} failed`);
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.status(problem.status).type('application/problem+json').send(JSON.stringify(problem));
+}
