@@ -198,8 +198,9 @@ export class WsagClient {
   }
 
   /** The caller's agreements (JSON listing, not part of WS-Agreement). */
-  async agreements(): Promise<AgreementSummary[]> {
-    return this.json<AgreementSummary[]>('/api/agreements', 'listing agreements');
+  /** Every agreement the caller may see, page after page (or those in `state`). */
+  async agreements(options: { state?: string } = {}): Promise<AgreementSummary[]> {
+    return this.allPages<AgreementSummary>(`/api/agreements?limit=1000${options.state ? `&state=${encodeURIComponent(options.state)}` : ''}`, 'listing agreements');
   }
 
   /** CreatePendingAgreement: the agreement starts Pending until the provider accepts or rejects it. */
@@ -279,8 +280,8 @@ export class WsagClient {
   }
 
   /** The caller's negotiations (JSON listing; operators see everyone's). */
-  async negotiations(): Promise<NegotiationSummary[]> {
-    return this.json<NegotiationSummary[]>('/api/negotiations', 'listing negotiations');
+  async negotiations(options: { state?: string } = {}): Promise<NegotiationSummary[]> {
+    return this.allPages<NegotiationSummary>(`/api/negotiations?limit=1000${options.state ? `&state=${encodeURIComponent(options.state)}` : ''}`, 'listing negotiations');
   }
 
   async negotiation(negotiationId: string): Promise<NegotiationSummary> {
@@ -325,7 +326,21 @@ export class WsagClient {
     return this.http(path, what, init, (text) => JSON.parse(text) as T);
   }
 
-  private async http<T>(path: string, what: string, init: RequestInit | undefined, read: (text: string) => T): Promise<T> {
+  /** A paged listing read to its end, following each Link rel="next" (src/web/listing.ts). */
+  private async allPages<T>(path: string, what: string): Promise<T[]> {
+    const all: T[] = [];
+    for (let next: string | undefined = path; next !== undefined; ) {
+      const page: { items: T[]; next: string | undefined } = await this.http(next, what, undefined, (text, response) => ({
+        items: JSON.parse(text) as T[],
+        next: /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1],
+      }));
+      all.push(...page.items);
+      next = page.next;
+    }
+    return all;
+  }
+
+  private async http<T>(path: string, what: string, init: RequestInit | undefined, read: (text: string, response: Response) => T): Promise<T> {
     const url = `${this.baseUrl}${path}`;
     let response: Response;
     try {
@@ -336,7 +351,7 @@ export class WsagClient {
     const text = await response.text();
     if (response.ok) {
       try {
-        return read(text);
+        return read(text, response);
       } catch {
         throw new Error(`${what} failed: ${url} answered something unreadable`);
       }

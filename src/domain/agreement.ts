@@ -12,6 +12,8 @@ export type AgreementState =
   | 'Complete'
   | 'Terminated';
 
+export const agreementStates: readonly AgreementState[] = ['Pending', 'Observed', 'PendingAndTerminating', 'ObservedAndTerminating', 'Rejected', 'Complete', 'Terminated'];
+
 export type ServiceTermState = 'NotReady' | 'Ready' | 'Completed';
 /** Sub-state of Ready. */
 export type ServiceTermSubState = 'Processing' | 'Idle';

@@ -18,6 +18,7 @@ export type OfferCreator = 'NegotiationInitiator' | 'NegotiationResponder';
  * Terminated: the initiator ended it. Closed: a site limit (rounds, duration) ended it.
  */
 export type NegotiationState = 'Open' | 'Concluded' | 'Terminated' | 'Closed';
+export const negotiationStates: readonly NegotiationState[] = ['Open', 'Concluded', 'Terminated', 'Closed'];
 
 /**
  * A preparatory reservation: capacity held for an Acceptable counter-offer until it

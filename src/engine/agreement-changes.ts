@@ -1,5 +1,5 @@
 import type { Agreement } from '../domain/agreement.js';
-import type { AgreementRepository, AuditNote } from './ports.js';
+import type { AgreementFilter, AgreementRepository, AuditNote } from './ports.js';
 
 /** One stored change of an agreement: what it was (undefined: it is new), what it is now, and the audit notes stored with it. */
 export interface AgreementChange {
@@ -42,7 +42,7 @@ export class ObservedAgreementRepository implements AgreementRepository {
     return this.inner.get(id);
   }
 
-  list(filter?: { initiator?: string }): Promise<Agreement[]> {
+  list(filter?: AgreementFilter): Promise<Agreement[]> {
     return this.inner.list(filter);
   }
 

@@ -5,7 +5,7 @@ import { InvalidStateTransition, NotAuthorized, SignatureInvalid, UnknownResourc
 import { actorOf, agreementNote, allocationSummary, systemActor } from './audit-notes.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { PlanningService, RestoreOutcome } from './planning-service.js';
-import type { AcceptanceNotifier, AgreementRepository, AgreementSignatureVerifier, AuditDetails, Clock } from './ports.js';
+import type { AcceptanceNotifier, AgreementFilter, AgreementRepository, AgreementSignatureVerifier, AuditDetails, Clock } from './ports.js';
 
 /** Reading, terminating and deciding existing agreements. Updates of one agreement run one at a time. */
 export class AgreementService {
@@ -74,8 +74,9 @@ export class AgreementService {
     return agreement;
   }
 
-  async list(caller: Caller): Promise<Agreement[]> {
-    return this.repository.list(caller.isAdmin ? {} : { initiator: caller.identity });
+  /** The caller's agreements (an operator's: everyone's), a page of them when `page` says so. */
+  async list(caller: Caller, page: Omit<AgreementFilter, 'initiator'> = {}): Promise<Agreement[]> {
+    return this.repository.list(caller.isAdmin ? page : { ...page, initiator: caller.identity });
   }
 
   /** Runs `work` while no other update of agreement `id` runs. */

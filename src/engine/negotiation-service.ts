@@ -15,7 +15,7 @@ import { KeyedLock } from './keyed-lock.js';
 import type { PlanningService } from './planning-service.js';
 import { ResponderOffers } from './responder-offers.js';
 import type {
-  AgreementRepository, Clock, IdSource, NegotiationDocumentWriter, NegotiationRepository,
+  AgreementRepository, Clock, IdSource, NegotiationDocumentWriter, NegotiationFilter, NegotiationRepository,
   NegotiationRequest, ReceivedNegotiationOffer, ReceivedOffer, TemplateCatalog,
 } from './ports.js';
 
@@ -112,8 +112,9 @@ export class NegotiationService {
     });
   }
 
-  async list(caller: Caller): Promise<Negotiation[]> {
-    return this.deps.negotiations.list(caller.isAdmin ? {} : { initiator: caller.identity });
+  /** The caller's negotiations (an operator's: everyone's), a page of them when `page` says so. */
+  async list(caller: Caller, page: Omit<NegotiationFilter, 'initiator' | 'withLiveHolds'> = {}): Promise<Negotiation[]> {
+    return this.deps.negotiations.list(caller.isAdmin ? page : { ...page, initiator: caller.identity });
   }
 
   /** One round: answers each offer in order; returns the counter-offers. */

@@ -5,7 +5,7 @@ import type { GuaranteeEvaluation } from '../domain/guarantee-evaluation.js';
 import type { PostRuntimeReport } from '../domain/post-runtime-report.js';
 import type { JobShape } from '../scheduler/job-timing.js';
 import type { PlannedJob } from '../scheduler/model.js';
-import type { AlternativeChoice, Money, Negotiation, OfferCreator, OfferState } from '../domain/negotiation.js';
+import type { AlternativeChoice, Money, Negotiation, NegotiationState, OfferCreator, OfferState } from '../domain/negotiation.js';
 import type { AgreementTemplate } from '../domain/template.js';
 import type { GuaranteeLevel, GuaranteeTerm, ReservationWindow, ServiceRequest } from '../domain/terms.js';
 import type { Peer } from './peers.js';
@@ -23,12 +23,33 @@ import type { Peer } from './peers.js';
  * of one agreement. `audit` notes are appended to the store's AuditLog, about this
  * agreement, in the same transaction as the change: both are stored, or neither.
  */
+/**
+ * One page of a listing (issue 23: no request builds every row): the items after `after`
+ * in list order (creation time, then id), at most `limit`. Without a limit, every item.
+ */
+export interface ListPage {
+  after?: { createdAt: Date; id: string };
+  limit?: number;
+}
+
+export interface AgreementFilter extends ListPage {
+  initiator?: string;
+  state?: AgreementState;
+}
+
+export interface NegotiationFilter extends ListPage {
+  initiator?: string;
+  state?: NegotiationState;
+  /** Only negotiations with at least one hold in state Held. */
+  withLiveHolds?: boolean;
+}
+
 export interface AgreementRepository {
   insert(agreement: Agreement, audit?: readonly AuditNote[]): Promise<void>;
   /** Replaces the stored agreement with the same id; rejects when there is none. */
   update(agreement: Agreement, audit?: readonly AuditNote[]): Promise<void>;
   get(id: string): Promise<Agreement | undefined>;
-  list(filter?: { initiator?: string }): Promise<Agreement[]>;
+  list(filter?: AgreementFilter): Promise<Agreement[]>;
   close(): Promise<void>;
 }
 
@@ -100,8 +121,7 @@ export interface NegotiationRepository {
   insert(negotiation: Negotiation, audit?: readonly AuditNote[]): Promise<void>;
   update(negotiation: Negotiation, audit?: readonly AuditNote[]): Promise<void>;
   get(id: string): Promise<Negotiation | undefined>;
-  /** `withLiveHolds`: only negotiations with at least one hold in state Held. */
-  list(filter?: { initiator?: string; withLiveHolds?: boolean }): Promise<Negotiation[]>;
+  list(filter?: NegotiationFilter): Promise<Negotiation[]>;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,6 @@
 import type { Agreement } from '../domain/agreement.js';
-import type { AgreementRepository, AuditNote } from '../engine/ports.js';
-import { byCreation } from './by-creation.js';
+import type { AgreementFilter, AgreementRepository, AuditNote } from '../engine/ports.js';
+import { byCreation, pageOf } from './by-creation.js';
 import { MemoryAuditLog } from './memory-audit-log.js';
 
 /**
@@ -29,12 +29,12 @@ export class MemoryAgreementRepository implements AgreementRepository {
     return agreement === undefined ? undefined : structuredClone(agreement);
   }
 
-  async list(filter: { initiator?: string } = {}): Promise<Agreement[]> {
-    const { initiator } = filter;
-    return [...this.agreements.values()]
-      .filter((a) => initiator === undefined || a.initiator === initiator)
-      .sort(byCreation)
-      .map((a) => structuredClone(a));
+  async list(filter: AgreementFilter = {}): Promise<Agreement[]> {
+    const { initiator, state } = filter;
+    const matching = [...this.agreements.values()]
+      .filter((a) => (initiator === undefined || a.initiator === initiator) && (state === undefined || a.state === state))
+      .sort(byCreation);
+    return pageOf(matching, filter).map((a) => structuredClone(a));
   }
 
   async close(): Promise<void> {}

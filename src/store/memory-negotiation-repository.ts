@@ -1,7 +1,7 @@
 import type { Negotiation } from '../domain/negotiation.js';
 import { liveHolds } from '../domain/negotiation.js';
-import type { AuditNote, NegotiationRepository } from '../engine/ports.js';
-import { byCreation } from './by-creation.js';
+import type { AuditNote, NegotiationFilter, NegotiationRepository } from '../engine/ports.js';
+import { byCreation, pageOf } from './by-creation.js';
 import { MemoryAuditLog } from './memory-audit-log.js';
 
 /**
@@ -29,13 +29,13 @@ export class MemoryNegotiationRepository implements NegotiationRepository {
     return negotiation === undefined ? undefined : structuredClone(negotiation);
   }
 
-  async list(filter: { initiator?: string; withLiveHolds?: boolean } = {}): Promise<Negotiation[]> {
-    const { initiator, withLiveHolds = false } = filter;
-    return [...this.negotiations.values()]
-      .filter((n) => initiator === undefined || n.initiator === initiator)
+  async list(filter: NegotiationFilter = {}): Promise<Negotiation[]> {
+    const { initiator, state, withLiveHolds = false } = filter;
+    const matching = [...this.negotiations.values()]
+      .filter((n) => (initiator === undefined || n.initiator === initiator) && (state === undefined || n.state === state))
       .filter((n) => !withLiveHolds || liveHolds(n).length > 0)
-      .sort(byCreation)
-      .map((n) => structuredClone(n));
+      .sort(byCreation);
+    return pageOf(matching, filter).map((n) => structuredClone(n));
   }
 
   async close(): Promise<void> {}

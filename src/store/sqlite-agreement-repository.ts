@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import type { Agreement, GuaranteeTermStatus, ServiceTermStatus } from '../domain/agreement.js';
 import type { Allocation } from '../domain/allocation.js';
 import type { ServiceRequest } from '../domain/terms.js';
-import type { AgreementRepository, AuditNote } from '../engine/ports.js';
+import type { AgreementFilter, AgreementRepository, AuditNote } from '../engine/ports.js';
+import { pageSql } from './by-creation.js';
 import { reviveAllocation, reviveRequest, type Json } from './json-dates.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteConnection } from './sqlite-connection.js';
@@ -48,8 +49,6 @@ export class SqliteAgreementRepository implements AgreementRepository {
   private readonly insertStmt: Database.Statement<[AgreementRow]>;
   private readonly updateStmt: Database.Statement<[AgreementRow]>;
   private readonly getStmt: Database.Statement<[string], AgreementRow>;
-  private readonly listStmt: Database.Statement<[], AgreementRow>;
-  private readonly listByInitiatorStmt: Database.Statement<[string], AgreementRow>;
 
   /** Prefer SqliteStore, or open() / memory() for agreements alone. Audit notes go to `audit`, on the same connection. */
   constructor(
@@ -71,8 +70,6 @@ export class SqliteAgreementRepository implements AgreementRepository {
        WHERE id = @id`,
     );
     this.getStmt = db.prepare(`SELECT ${columns} FROM agreements WHERE id = ?`);
-    this.listStmt = db.prepare(`SELECT ${columns} FROM agreements ${ordered}`);
-    this.listByInitiatorStmt = db.prepare(`SELECT ${columns} FROM agreements WHERE initiator = ? ${ordered}`);
   }
 
   /** Opens (creating if needed) the database file with a connection of its own. */
@@ -110,9 +107,19 @@ export class SqliteAgreementRepository implements AgreementRepository {
     return row === undefined ? undefined : fromRow(row);
   }
 
-  async list(filter: { initiator?: string } = {}): Promise<Agreement[]> {
-    const rows = filter.initiator === undefined ? this.listStmt.all() : this.listByInitiatorStmt.all(filter.initiator);
-    return rows.map(fromRow);
+  async list(filter: AgreementFilter = {}): Promise<Agreement[]> {
+    const { conditions, params, limit } = pageSql(filter);
+    if (filter.initiator !== undefined) {
+      conditions.push('initiator = ?');
+      params.push(filter.initiator);
+    }
+    if (filter.state !== undefined) {
+      conditions.push('state = ?');
+      params.push(filter.state);
+    }
+    const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+    const sql = `SELECT ${columns} FROM agreements ${where} ${ordered}${limit}`;
+    return this.connection.statement<Array<string | number>, AgreementRow>(sql).all(...params).map(fromRow);
   }
 
   /** Closes the connection, which the other repositories of its SqliteStore share. */

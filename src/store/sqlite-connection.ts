@@ -10,7 +10,20 @@ import { migrations } from './sqlite-migrations.js';
  * synchronous=FULL the commit is fsynced, which is the ports' durability contract.
  */
 export class SqliteConnection {
+  /** Statements whose SQL is built per call (list filters), prepared once each. */
+  private readonly statements = new Map<string, Database.Statement>();
+
   private constructor(readonly db: Database.Database) {}
+
+  /** The prepared statement for `sql`, prepared on first use. */
+  statement<P extends unknown[], R>(sql: string): Database.Statement<P, R> {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement as unknown as Database.Statement<P, R>;
+  }
 
   /** Opens (creating if needed) the database file and brings its schema up to date. */
   static open(file: string): SqliteConnection {

@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import type { Hold, Negotiation, NegotiationOfferRecord, NegotiationState } from '../domain/negotiation.js';
 import { liveHolds } from '../domain/negotiation.js';
-import type { AuditNote, NegotiationRepository } from '../engine/ports.js';
+import type { AuditNote, NegotiationFilter, NegotiationRepository } from '../engine/ports.js';
+import { pageSql } from './by-creation.js';
 import { reviveAllocation, reviveRequest, type Json } from './json-dates.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteConnection } from './sqlite-connection.js';
@@ -30,8 +31,6 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
   private readonly insertStmt: Database.Statement<[NegotiationRow]>;
   private readonly updateStmt: Database.Statement<[NegotiationRow]>;
   private readonly getStmt: Database.Statement<[string], NegotiationRow>;
-  /** One statement per combination of list filters, prepared on first use. */
-  private readonly listStmts = new Map<string, Database.Statement<string[], NegotiationRow>>();
 
   /** Prefer SqliteStore. Audit notes go to `audit`, on the same connection. */
   constructor(
@@ -76,17 +75,21 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
     return row === undefined ? undefined : fromRow(row);
   }
 
-  async list(filter: { initiator?: string; withLiveHolds?: boolean } = {}): Promise<Negotiation[]> {
-    const conditions: string[] = [];
-    const params: string[] = [];
+  async list(filter: NegotiationFilter = {}): Promise<Negotiation[]> {
+    const { conditions, params, limit } = pageSql(filter);
     if (filter.initiator !== undefined) {
       conditions.push('initiator = ?');
       params.push(filter.initiator);
     }
+    if (filter.state !== undefined) {
+      conditions.push('state = ?');
+      params.push(filter.state);
+    }
     // Written exactly as the partial index's WHERE, so SQLite can use negotiations_with_live_holds.
     if (filter.withLiveHolds === true) conditions.push('live_holds > 0');
     const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
-    return this.listStatement(`SELECT ${columns} FROM negotiations ${where} ORDER BY created_at, id`)
+    return this.connection
+      .statement<Array<string | number>, NegotiationRow>(`SELECT ${columns} FROM negotiations ${where} ORDER BY created_at, id${limit}`)
       .all(...params)
       .map(fromRow);
   }
@@ -96,14 +99,6 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
     this.connection.close();
   }
 
-  private listStatement(sql: string): Database.Statement<string[], NegotiationRow> {
-    let statement = this.listStmts.get(sql);
-    if (statement === undefined) {
-      statement = this.connection.db.prepare<string[], NegotiationRow>(sql);
-      this.listStmts.set(sql, statement);
-    }
-    return statement;
-  }
 }
 
 function about(id: string, notes: readonly AuditNote[]) {

@@ -9,7 +9,10 @@ import type { PlanningService } from '../engine/planning-service.js';
 import type { AgreementSignatureVerifier, Subscription } from '../engine/ports.js';
 import { soapRouter, type EndpointOptions } from '../soap/http-endpoint.js';
 import { checkpointUploadRouter, type CheckpointUploadOptions } from './checkpoint-upload.js';
+import { agreementStates } from '../domain/agreement.js';
+import { negotiationStates } from '../domain/negotiation.js';
 import { errorBoundary } from './error-boundary.js';
+import { listingQuery, sendListing } from './listing.js';
 import { sendProblem } from './problem.js';
 import { agreementSummary, negotiationSummary, nodeSummary, planEntries, replanSummary } from './summaries.js';
 
@@ -43,8 +46,22 @@ export function createApp(options: AppOptions): Express {
       fail(res, what, error);
     }
   };
-  app.get('/api/agreements', json('listing agreements', async (req) => (await options.agreements.list(caller(req))).map(agreementSummary)));
-  app.get('/api/negotiations', json('listing negotiations', async (req) => (await options.negotiations.list(caller(req))).map(negotiationSummary)));
+  app.get('/api/agreements', async (req, res) => {
+    try {
+      const query = listingQuery(req, agreementStates);
+      sendListing(req, res, query, await options.agreements.list(caller(req), { ...query, limit: query.limit + 1 }), agreementSummary);
+    } catch (error) {
+      fail(res, 'listing agreements', error);
+    }
+  });
+  app.get('/api/negotiations', async (req, res) => {
+    try {
+      const query = listingQuery(req, negotiationStates);
+      sendListing(req, res, query, await options.negotiations.list(caller(req), { ...query, limit: query.limit + 1 }), negotiationSummary);
+    } catch (error) {
+      fail(res, 'listing negotiations', error);
+    }
+  });
   app.get('/api/negotiations/:id', json('reading a negotiation', async (req) =>
     negotiationSummary(await options.negotiations.get(String(req.params.id), caller(req)))));
   const operator = (req: Request, what: string): Caller => {

@@ -81,6 +81,33 @@ export function negotiationRepositoryContract(
       expect((await repo.list())[0]).toStrictEqual(makeNegotiation({ id: 'd', initiator: 'alice', createdAt: at(0) }));
     });
 
+    it('lists in pages: after a cursor (creation time and id), at most a limit, with filters by state and initiator', async () => {
+      const at = (ms: number) => new Date(Date.UTC(2030, 5, 1) + ms);
+      const states = ['Open', 'Concluded'] as const;
+      for (let i = 0; i < 7; i++) {
+        await repo.insert(makeNegotiation({ id: `x${i}`, initiator: i % 3 === 0 ? 'bob' : 'alice', state: states[i % 2], createdAt: at(Math.floor(i / 2)) }));
+      }
+      const ids = async (filter: Parameters<typeof repo.list>[0]) => (await repo.list(filter)).map((n) => n.id);
+      expect(await ids({ limit: 3 })).toEqual(['x0', 'x1', 'x2']);
+      // x1 and x0 share a creation time: the cursor's id tells them apart.
+      expect(await ids({ limit: 3, after: { createdAt: at(0), id: 'x0' } })).toEqual(['x1', 'x2', 'x3']);
+      expect(await ids({ limit: 10, after: { createdAt: at(3), id: 'x6' } })).toEqual([]);
+      expect(await ids({ state: 'Concluded' })).toEqual(['x1', 'x3', 'x5']);
+      expect(await ids({ state: 'Open', initiator: 'alice', limit: 1, after: { createdAt: at(1), id: 'x2' } })).toEqual(['x4']);
+      expect(await ids({ limit: 0 })).toEqual([]);
+      // Paging through returns every item once, in list order.
+      const seen: string[] = [];
+      let after: { createdAt: Date; id: string } | undefined;
+      for (;;) {
+        const page = await repo.list({ limit: 2, ...(after ? { after } : {}) });
+        if (page.length === 0) break;
+        seen.push(...page.map((n) => n.id));
+        const last = page.at(-1) as { createdAt: Date; id: string };
+        after = { createdAt: last.createdAt, id: last.id };
+      }
+      expect(seen).toEqual(await ids({}));
+    });
+
     it('lists only negotiations with a Held hold when asked, following updates', async () => {
       const at = (ms: number) => new Date(Date.UTC(2030, 5, 1) + ms);
       const held = (offerId: string) => makeOffer({ offerId, hold: makeHold() });

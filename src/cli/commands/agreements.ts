@@ -4,19 +4,22 @@ import { printJson, shortTime, table } from '../output.js';
 export const agreementsCommand: Command = {
   name: 'agreements',
   summary: 'list your agreements',
-  synopsis: 'wsag agreements [--url URL] [--json]',
+  synopsis: 'wsag agreements [--state STATE] [--url URL] [--json]',
   description: [
     'Lists the agreements you initiated: id, state, template, nodes, and the planned',
-    'start and end (UTC).',
+    'start and end (UTC). Operators see every party\'s. The server answers in pages of up to',
+    '1,000 (GET /api/agreements?limit=&after=&state=); this command reads them all.',
   ],
   optionHelp: [
+    '  --state STATE      only agreements in this state (Pending, Observed, Complete, Terminated, ...)',
     urlHelp,
     jsonHelp,
   ],
-  options: { ...urlOption, ...jsonOption },
+  options: { ...urlOption, ...jsonOption, state: { type: 'string' } },
   positionals: [],
   async run(args, ctx) {
-    const agreements = await ctx.client(serverUrl(args, ctx.env)).agreements();
+    const state = args.string('state');
+    const agreements = await ctx.client(serverUrl(args, ctx.env)).agreements(state === undefined ? {} : { state });
     if (args.flag('json')) {
       printJson(ctx.out, agreements);
       return;
