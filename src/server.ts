@@ -208,7 +208,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       tempDir: runTime.receivedDir,
     },
   });
-  const server = await listen(http.createServer(app), config.port, config.host);
+  const server = await listen(http.createServer({ connectionsCheckingInterval: 1000 }, app), config.port, config.host, config.requestTimeoutSeconds);
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   if (!baseUrl) baseUrl = `http://${host}:${address.port}`;
@@ -220,7 +220,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     ca: fs.readFileSync(config.caFile),
     requestCert: true,
     rejectUnauthorized: false,
-  }, app), config.tlsPort, config.host);
+    connectionsCheckingInterval: 1000,
+  }, app), config.tlsPort, config.host, config.requestTimeoutSeconds);
   tlsUrl = tlsServer && `https://${host}:${(tlsServer.address() as AddressInfo).port}`;
   const endpoints = Object.fromEntries(Object.entries({ ...paths, ...negotiationPaths }).map(([name, p]) => [name, baseUrl + p]));
   let advancing = false;
@@ -387,7 +388,10 @@ async function postNotification(url: string, notification: StateNotification): P
   if (!response.ok) throw new Error(`${url} answered HTTP ${response.status}`);
 }
 
-function listen<S extends http.Server | https.Server>(server: S, port: number, host: string): Promise<S> {
+function listen<S extends http.Server | https.Server>(server: S, port: number, host: string, requestTimeoutSeconds: number): Promise<S> {
+  // A client that sends its request slowly (or never ends it) is cut off, so stalled connections cannot pile up.
+  server.requestTimeout = requestTimeoutSeconds * 1000;
+  server.headersTimeout = Math.min(10_000, server.requestTimeout);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));

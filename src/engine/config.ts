@@ -45,6 +45,8 @@ export interface ServerConfig {
   maxBodyBytes: number;
   /** Deepest element nesting accepted in a request. Env WSAG_MAX_XML_DEPTH. Default 64. */
   maxXmlDepth: number;
+  /** How long one request may take to arrive whole (headers within 10 s of it), seconds; a slower one is cut off with 408. Env WSAG_REQUEST_TIMEOUT_SECONDS. Default 30. */
+  requestTimeoutSeconds: number;
   /** Name of the provider in agreement contexts. Env WSAG_PROVIDER_NAME. Default wsag-server. */
   providerName: string;
   /** Log level (pino). Env LOG_LEVEL. Default info; `silent` turns logging off. */
@@ -111,6 +113,7 @@ export const defaultConfig: ServerConfig = {
   peerStandbyNodes: 0,
   maxBodyBytes: 1024 * 1024,
   maxXmlDepth: 64,
+  requestTimeoutSeconds: 30,
   providerName: 'wsag-server',
   logLevel: 'info',
   holdSeconds: 300,
@@ -158,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     peerStandbyNodes: integer(env, 'WSAG_PEER_STANDBY_NODES', cluster?.peerStandbyNodes ?? defaultConfig.peerStandbyNodes, 0, 10_000_000),
     maxBodyBytes: integer(env, 'WSAG_MAX_BODY_BYTES', defaultConfig.maxBodyBytes, 1024, 1024 * 1024 * 1024),
     maxXmlDepth: integer(env, 'WSAG_MAX_XML_DEPTH', defaultConfig.maxXmlDepth, 8, 10_000),
+    requestTimeoutSeconds: integer(env, 'WSAG_REQUEST_TIMEOUT_SECONDS', defaultConfig.requestTimeoutSeconds, 1, 3600),
     providerName: env.WSAG_PROVIDER_NAME ?? defaultConfig.providerName,
     logLevel: env.LOG_LEVEL ?? defaultConfig.logLevel,
     holdSeconds: integer(env, 'WSAG_HOLD_SECONDS', defaultConfig.holdSeconds, 1, 7 * 24 * 3600),

@@ -44,8 +44,8 @@ async function problem(response: Response, status: number, code: string): Promis
 }
 
 /** Sends raw bytes and returns the first answer (status line and body) without ending the request. */
-function raw(request: string | Buffer, waitMs = 5000): Promise<string> {
-  const { port, hostname } = new URL(server.url);
+function raw(request: string | Buffer, waitMs = 5000, url = server.url): Promise<string> {
+  const { port, hostname } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname, () => socket.write(request));
     let answer = '';
@@ -63,6 +63,10 @@ function raw(request: string | Buffer, waitMs = 5000): Promise<string> {
           resolve(answer);
         }
       }
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(answer || 'no answer');
     });
     socket.on('error', reject);
   });
@@ -141,6 +145,21 @@ describe('a declared body over the limit is refused at once (class 5)', () => {
     expect(answer).toContain('MessageTooLarge');
     expect(answer).toContain('declared as 50000000 bytes (Content-Length); the limit is 1048576 bytes');
     expect(Date.now() - started).toBeLessThan(4000); // the answer came long before the 5 s the helper would wait
+  });
+});
+
+describe('a request that never arrives whole does not hold its connection', () => {
+  it('is cut off with 408 after WSAG_REQUEST_TIMEOUT_SECONDS', async () => {
+    const slow = await startTestServer({ config: { requestTimeoutSeconds: 1 } });
+    try {
+      const started = Date.now();
+      const answer = await raw(`POST /wsag/AgreementFactory HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\nContent-Length: 1000\r\n\r\n<soap:Envelope`, 8000, slow.url);
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+      expect(Date.now() - started).toBeLessThan(6000);
+      expect((await fetch(`${slow.url}/healthz`)).status).toBe(200);
+    } finally {
+      await slow.close();
+    }
   });
 });
 

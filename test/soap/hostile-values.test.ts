@@ -124,3 +124,14 @@ describe('numbers and times that make no sense are named (class 8)', () => {
     expect(fault?.description).toMatch(/^x:TotalResourceCount in jsdl:Resources is not supported by this server/);
   });
 });
+
+describe('the work one message may ask for is bounded (class 7)', () => {
+  it('a Negotiate with 17 offers is refused naming the limit, before any is weighed', async () => {
+    const { negotiationId } = await client.initiateNegotiation();
+    const one = negotiationOffer(offer('deadline-job'), { counterOfferTo: 'deadline-job-v1', state: 'Advisory' });
+    const fault = await client.negotiate(negotiationId, Array.from({ length: 17 }, () => one)).then(() => undefined, (e: unknown) => e as WsagFault);
+    expect(fault?.code).toBe('InvalidTerms');
+    expect(fault?.description).toBe('wsag-neg:NegotiateInput holds 17 wsag-neg:NegotiationOffer elements; at most 16 are considered per message: send the rest in another round');
+    expect((await client.negotiate(negotiationId, [one])).length).toBeGreaterThan(0); // one offer is weighed: counter-offers come back
+  });
+});
