@@ -11,7 +11,7 @@ import { soapRouter, type EndpointOptions } from '../soap/http-endpoint.js';
 import { checkpointUploadRouter, type CheckpointUploadOptions } from './checkpoint-upload.js';
 import { agreementStates } from '../domain/agreement.js';
 import { negotiationStates } from '../domain/negotiation.js';
-import { errorBoundary } from './error-boundary.js';
+import { declaredBodyWithin, errorBoundary } from './error-boundary.js';
 import { listingQuery, sendListing } from './listing.js';
 import { sendProblem } from './problem.js';
 import { agreementSummary, negotiationSummary, nodeSummary, planEntries, replanSummary } from './summaries.js';
@@ -113,7 +113,7 @@ export function createApp(options: AppOptions): Express {
     return options.notifications;
   };
   const subscriptionJson = (s: Subscription) => ({ id: s.id, agreementId: s.agreementId, url: s.url, subscriber: s.subscriber, createdAt: s.createdAt });
-  app.post('/api/agreements/:id/subscriptions', express.text({ type: () => true, limit: 16 * 1024 }), json('subscribing to an agreement', async (req) => {
+  app.post('/api/agreements/:id/subscriptions', declaredBodyWithin(16 * 1024), express.text({ type: () => true, limit: 16 * 1024 }), json('subscribing to an agreement', async (req) => {
     let body: unknown;
     try {
       body = JSON.parse(typeof req.body === 'string' ? req.body : '');
@@ -144,7 +144,7 @@ export function createApp(options: AppOptions): Express {
       fail(res, 'reading an agreement document', error);
     }
   });
-  app.put('/api/agreements/:id/countersignature', express.text({ type: ['application/xml', 'text/xml'], limit: options.maxBodyBytes }), json('countersigning an agreement', async (req) => {
+  app.put('/api/agreements/:id/countersignature', declaredBodyWithin(options.maxBodyBytes), express.text({ type: ['application/xml', 'text/xml'], limit: options.maxBodyBytes }), json('countersigning an agreement', async (req) => {
     if (!options.signatures) throw new NotAuthorized('this server has no trusted CA file (WSAG_CA_FILE), so it cannot check countersignatures');
     if (typeof req.body !== 'string' || req.body === '') throw new MalformedMessage('send the countersigned agreement document as the body, Content-Type application/xml');
     return agreementSummary(await options.agreements.countersign(String(req.params.id), req.body, caller(req), options.signatures));

@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, Request, Response } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { MalformedMessage, MessageTooLarge, UnsupportedMediaType, WsagError } from '../domain/errors.js';
 import { contentType } from '../soap/envelope.js';
@@ -35,6 +35,19 @@ export function errorBoundary(options: { soapPaths: readonly string[]; now: () =
     }
     const status = error instanceof WsagError ? httpStatus(raw, error) : 500;
     res.status(status).type('text/plain').send(error instanceof WsagError && error.exposable ? `${error.code}: ${error.message}\n` : 'InternalError: the request failed; the failure is logged\n');
+  };
+}
+
+/**
+ * Refuses a body whose declared Content-Length is over `limit` before any body parser
+ * runs: Express's parsers read off the whole body before they fail, so a client that
+ * announces 50 MB and sends a few bytes would hold the answer until the request times out.
+ */
+export function declaredBodyWithin(limit: number): RequestHandler {
+  return (req, _res, next) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > limit) next(new MessageTooLarge(`request body is declared as ${declared} bytes (Content-Length); the limit is ${limit} bytes`));
+    else next();
   };
 }
 

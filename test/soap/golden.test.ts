@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseXml } from '../../src/xml/libxml.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -52,4 +53,13 @@ describe('golden SOAP exchanges', () => {
       expect(actual).toBe(fs.readFileSync(goldenFile, 'utf8'));
     });
   }
+
+  it('every golden answer is well-formed XML, read by a parser that does not recover', () => {
+    const answers = fs.readdirSync(dir).filter((f) => f.endsWith('.response.xml'));
+    expect(answers.length).toBe(requests.length);
+    for (const file of answers) {
+      const body = fs.readFileSync(path.join(dir, file), 'utf8').split('\n\n').slice(1).join('\n\n').replaceAll('BASE_URL', 'http://127.0.0.1:8080');
+      expect(() => parseXml(body, file).dispose(), file).not.toThrow();
+    }
+  });
 });
