@@ -1,0 +1,131 @@
+/**
+ * `npm run bench:held`: does the cost of a request grow with the agreements the server
+ * holds (issue 23)? For 1,000, 10,000 and 100,000 stored agreements (ended ones, written
+ * straight into the SQLite store of a data directory), `npm start` runs as its own process
+ * (SQLite WAL, synchronous=FULL, 4,096 nodes, no run time) and is measured: start-up time,
+ * sequential CreateAgreement (one client), CreateAgreement from 16 concurrent clients while
+ * two more read the largest page of GET /api/agreements over and over, /healthz meanwhile,
+ * and the server's RSS.
+ * Prints a Markdown table; `--write` appends it to docs/benchmarks.md.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { WsagClient } from '../src/client/wsag-client.js';
+import { SqliteAgreementRepository } from '../src/store/sqlite-agreement-repository.js';
+import { SqliteConnection } from '../src/store/sqlite-connection.js';
+import { offerFromTemplate } from '../src/xml/offer-from-template.js';
+import { machineHeading, publish, quantiles } from './report.js';
+
+const counts = (process.env.BENCH_HELD ?? '1000,10000,100000').split(',').map(Number);
+const sequential = Number(process.env.BENCH_ROUNDS ?? 300);
+const concurrent = { clients: 16, each: 40 };
+
+async function startProcess(dataDir: string): Promise<{ child: ChildProcess; url: string; startMs: number }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, PORT: '0', WSAG_DATA_DIR: dataDir, WSAG_CLUSTER_NODES: '4096', WSAG_EXECUTOR: 'none', WSAG_ADMINS: 'anonymous', LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(output);
+      if (m) resolve(m[1] as string);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+  return { child, url, startMs: performance.now() - started };
+}
+
+const rssMiB = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+
+/** One real agreement, made by the server, cloned `count` times into the data directory's store as ended agreements. */
+async function fill(dataDir: string, count: number): Promise<void> {
+  const { child, url } = await startProcess(dataDir);
+  const client = new WsagClient(url);
+  const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
+  const { agreementId } = await client.createAgreement(offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]));
+  await client.terminate(agreementId);
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+  const connection = SqliteConnection.open(path.join(dataDir, 'wsag.db'));
+  const repository = new SqliteAgreementRepository(connection);
+  const model = (await repository.get(agreementId))!;
+  const start = Date.now() - count * 60_000;
+  for (let from = 0; from < count; from += 5000) {
+    connection.db.transaction(() => {
+      for (let i = from; i < Math.min(count, from + 5000); i++) {
+        const createdAt = new Date(start + i * 60_000);
+        void repository.insert({ ...model, id: `held-${String(i).padStart(7, '0')}`, state: i % 4 === 0 ? 'Terminated' : 'Complete', createdAt, updatedAt: createdAt });
+      }
+    })();
+  }
+  connection.close();
+}
+
+async function timed(op: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await op();
+  return performance.now() - t0;
+}
+
+const rows: string[] = [];
+for (const held of counts) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-held-'));
+  await fill(dataDir, held);
+  const { child, url, startMs } = await startProcess(dataDir);
+  const client = new WsagClient(url);
+  const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
+  const offer = offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]);
+  for (let i = 0; i < 20; i++) await client.createAgreement(offer); // warm-up
+  const seq: number[] = [];
+  const seqStarted = performance.now();
+  for (let i = 0; i < sequential; i++) seq.push(await timed(() => client.createAgreement(offer)));
+  const seqRate = (sequential / (performance.now() - seqStarted)) * 1000;
+
+  // 16 clients create while two page through the listing and a probe asks /healthz every 20 ms.
+  let running = true;
+  const health: number[] = [];
+  const probe = (async () => {
+    while (running) {
+      health.push(await timed(() => fetch(`${url}/healthz`).then((r) => r.arrayBuffer())));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  const listers = [0, 1].map(async () => {
+    while (running) await fetch(`${url}/api/agreements?limit=1000`).then((r) => r.arrayBuffer(), () => undefined);
+  });
+  const conc: number[] = [];
+  const concStarted = performance.now();
+  await Promise.all(Array.from({ length: concurrent.clients }, async () => {
+    for (let i = 0; i < concurrent.each; i++) conc.push(await timed(() => client.createAgreement(offer)));
+  }));
+  const concRate = (conc.length / (performance.now() - concStarted)) * 1000;
+  running = false;
+  await Promise.all([probe, ...listers]);
+  const rss = rssMiB(child.pid as number);
+  child.kill('SIGKILL');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+
+  const s = quantiles(seq);
+  const c = quantiles(conc);
+  const h = quantiles(health);
+  rows.push(`| ${held.toLocaleString('en')} | ${(startMs / 1000).toFixed(1)} | ${seqRate.toFixed(0)} | ${s.median.toFixed(1)} | ${s.p99.toFixed(1)} | ${concRate.toFixed(0)} | ${c.p99.toFixed(1)} | ${h.p99.toFixed(1)} | ${rss} |`);
+  console.error(rows.at(-1));
+}
+
+publish([
+  machineHeading('agreements held'),
+  '',
+  `Command: \`npm run bench:held\` (\`npm start\` as its own process: SQLite WAL with synchronous=FULL, 4,096 nodes, no run time; the agreements held are ended ones in its store; ${sequential} sequential CreateAgreement from one client, then ${concurrent.clients} clients × ${concurrent.each} while two clients read GET /api/agreements?limit=1000 over and over and /healthz is asked every 20 ms).`,
+  '',
+  '| agreements held | start-up s | sequential creates/s | p50 ms | p99 ms | 16 clients creates/s | p99 ms | /healthz p99 ms | RSS MiB |',
+  '|---|---|---|---|---|---|---|---|---|',
+  ...rows,
+  '',
+].join('\n'));
