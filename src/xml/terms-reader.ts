@@ -152,6 +152,12 @@ function qualifyingCondition(term: XmlElement, name: string): string | undefined
 }
 
 function readCompensation(c: XmlElement): Compensation {
+  // No silent terms: a value expression holds what this server evaluates, and nothing else.
+  for (const e of all(c, 'wsag:ValueExpression/*')) {
+    if (e.namespaceUri !== prefixes.sla || (e.name !== 'Amount' && e.name !== 'Cap')) {
+      throw new UnsupportedTerm(`wsag:${c.name}/wsag:ValueExpression holds {${e.namespaceUri}}${e.name}; this server evaluates sla:Amount and sla:Cap there`);
+    }
+  }
   const interval = text(c, 'wsag:AssessmentInterval/wsag:TimeInterval');
   return dropUndefined({
     assessmentInterval: interval !== undefined ? { timeInterval: interval } : { count: number(text(c, 'wsag:AssessmentInterval/wsag:Count'), 'wsag:Count', limits.count) ?? 1 },

@@ -17,6 +17,13 @@ const seed = values.seed === undefined ? Date.now() % 1_000_000 : Number(values.
 const server = values.url ? undefined : await startServerProcess(fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-fuzz-')), { WSAG_CLUSTER_NODES: '64', WSAG_ADMINS: 'anonymous' });
 let exits = 0;
 server?.child.once('exit', () => exits++);
+// Interrupted: the server process goes too.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    server?.child.kill('SIGKILL');
+    process.exit(130);
+  });
+}
 const url = values.url ?? (server?.url as string);
 const started = Date.now();
 let lastPrint = 0;

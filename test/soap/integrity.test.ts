@@ -212,6 +212,14 @@ describe('terms that were parsed and ignored are enforced or refused (cases 4 an
     expect(fault?.description).toBe('guarantee term "NodesThroughWindow": its wsag:QualifyingCondition holds no condition this server evaluates (it evaluates sla:SubmittedBefore)');
   });
 
+  it('a penalty whose wsag:ValueExpression holds anything but sla:Amount and sla:Cap is refused, not left without an amount', async () => {
+    const xml = offer('deadline-job').replace(/<sla:Amount>([^<]*)<\/sla:Amount>/, '<sla:NodesAvailable>$1</sla:NodesAvailable>');
+    expect(xml).toContain('<wsag:ValueExpression><sla:NodesAvailable>');
+    const fault = await refusal(xml);
+    expect(fault?.code).toBe('UnsupportedTerm');
+    expect(fault?.description).toBe('wsag:Penalty/wsag:ValueExpression holds {http://schemas.wsag-server.org/2026/11/sla-terms}NodesAvailable; this server evaluates sla:Amount and sla:Cap there');
+  });
+
   it.each(['NonBinding', 'Preparatory'])('CreateAgreement with sla:RequestKind %s is refused with InvalidTerms, nothing booked', async (kind) => {
     const before = (await client.agreements()).length;
     const fault = await refusal(offer('deadline-job').replace('<sla:RequestKind>Binding</sla:RequestKind>', `<sla:RequestKind>${kind}</sla:RequestKind>`));
