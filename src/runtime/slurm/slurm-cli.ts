@@ -29,7 +29,8 @@ export class SlurmCli {
   /** Runs `tool args...`; resolves to its standard output. */
   run(tool: string, args: readonly string[]): Promise<string> {
     const file = this.options.binDir ? `${this.options.binDir}/${tool}` : tool;
-    const env = { ...process.env, ...(this.options.slurmConf ? { SLURM_CONF: this.options.slurmConf } : {}) };
+    // Times go to and come from Slurm in UTC (slurm-reservations.ts writes them so).
+    const env = { ...process.env, TZ: 'UTC', ...(this.options.slurmConf ? { SLURM_CONF: this.options.slurmConf } : {}) };
     return new Promise((resolve, reject) => {
       execFile(file, [...args], { env, timeout: this.options.timeoutMs ?? 30_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
         // Some tools (scontrol) print their refusal on standard output.
