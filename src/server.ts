@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
+import { liveStates } from './domain/agreement-state-machine.js';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { loadCredential } from './crypto/credentials.js';
@@ -111,7 +112,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     logger.error({ err: error }, 'following an agreement change failed'));
   const negotiationRepository = parts.negotiationRepository ?? (store as SqliteStore).negotiations;
   // Agreements stored before the audit trail existed (migration 5) get an entry pinning their document as found.
-  if (store) await new AuditService({ audit: store.audit, agreements: repository }).recordUnaudited(clock.now());
+  if (store) await new AuditService({ audit: store.audit, agreements: repository }).recordUnaudited(clock.now(), store.agreementsWithoutAudit());
   const ids = parts.ids ?? randomIds;
   const prices = { currency: config.currency, nodeHour: config.nodeHourPrice, preparatoryFeeRate: config.preparatoryFeeRate };
   const cluster = clusterDescription(config);
@@ -145,7 +146,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   // Agreements first: a hold whose agreement was stored just before a crash is confirmed, not booked twice.
   // Read once at start-up: the plan is rebuilt from it, and wsag:ExpirationTime is watched on it
   // (agreements that expired while the server was down end at the first tick).
-  const stored = await repository.list();
+  const stored = await repository.list({ state: liveStates });
   const { restored, lost } = await agreements.restorePlanReport(stored);
   const expiration = new AgreementExpiry(agreements);
   for (const agreement of stored) expiration.watch(agreement);

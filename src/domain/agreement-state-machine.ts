@@ -30,6 +30,8 @@ const transitions: Record<AgreementState, Partial<Record<AgreementEvent, Agreeme
 };
 
 export const finalStates: readonly AgreementState[] = ['Rejected', 'Complete', 'Terminated'];
+/** The states that are not final: what a restart reads back (an ended agreement holds nothing and runs nothing). */
+export const liveStates: readonly AgreementState[] = ['Pending', 'Observed', 'PendingAndTerminating', 'ObservedAndTerminating'];
 
 /** The state `event` leads to from `from`, or an InvalidStateTransition naming both. */
 export function nextAgreementState(from: AgreementState, event: AgreementEvent): AgreementState {

@@ -1,5 +1,5 @@
 import type { Agreement } from '../domain/agreement.js';
-import { holdsCapacity, nextAgreementState } from '../domain/agreement-state-machine.js';
+import { holdsCapacity, liveStates, nextAgreementState } from '../domain/agreement-state-machine.js';
 import { mayActOn, type Caller } from '../domain/identity.js';
 import { InvalidStateTransition, NotAuthorized, SignatureInvalid, UnknownResource } from '../domain/errors.js';
 import { actorOf, agreementNote, allocationSummary, systemActor } from './audit-notes.js';
@@ -34,7 +34,7 @@ export class AgreementService {
 
   async restorePlanReport(stored?: readonly Agreement[]): Promise<{ restored: number; lost: Array<{ id: string; reason: string }> }> {
     const now = this.clock.now();
-    const live = (stored ?? (await this.repository.list())).filter(
+    const live = (stored ?? (await this.repository.list({ state: liveStates }))).filter(
       (a) => a.allocation && holdsCapacity(a.state) && a.request.useReservation === undefined,
     );
     const allocationOf = (a: Agreement) => a.allocation as NonNullable<Agreement['allocation']>;

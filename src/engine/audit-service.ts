@@ -131,9 +131,13 @@ export class AuditService {
    * Start-up: agreements stored before the audit trail existed (databases older than
    * migration 5) get an `adopted` entry pinning their document as found; returns how many.
    */
-  async recordUnaudited(now: Date): Promise<number> {
+  async recordUnaudited(now: Date, candidates?: readonly string[]): Promise<number> {
     let adopted = 0;
-    for (const agreement of await this.deps.agreements.list()) {
+    // A store that can say which agreements have no entry (SqliteStore.agreementsWithoutAudit) saves reading every agreement.
+    const agreements = candidates === undefined
+      ? await this.deps.agreements.list()
+      : (await Promise.all(candidates.map((id) => this.deps.agreements.get(id)))).filter((a): a is Agreement => a !== undefined);
+    for (const agreement of agreements) {
       const subject = agreementSubject(agreement.id);
       if (await this.deps.audit.latest(subject)) continue;
       await this.deps.audit.append({

@@ -402,8 +402,8 @@ export class ExecutionService {
    */
   async resume(): Promise<ResumeOutcome> {
     const outcome: ResumeOutcome = { started: [], resumed: [], completed: [], notExecuted: [] };
-    for (const agreement of await this.deps.repository.list()) {
-      if (agreement.state !== 'Observed' || agreement.migratedTo) continue;
+    for (const agreement of await this.deps.repository.list({ state: 'Observed' })) {
+      if (agreement.migratedTo) continue;
       const id = agreement.id;
       const ran = agreement.serviceTerms.some((t) => t.state !== 'NotReady');
       if (agreement.serviceTerms.length > 0 && agreement.serviceTerms.every((t) => t.state === 'Completed')) {

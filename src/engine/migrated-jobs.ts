@@ -38,8 +38,8 @@ export class MigratedJobs {
     const { providers } = this.deps;
     if (!providers.agreementState) return [];
     const completed: string[] = [];
-    for (const agreement of await this.deps.repository.list()) {
-      if (agreement.state !== 'Observed' || !agreement.migratedTo) continue;
+    for (const agreement of await this.deps.repository.list({ state: 'Observed' })) {
+      if (!agreement.migratedTo) continue;
       if (await this.follow(agreement)) completed.push(agreement.id);
     }
     return completed;

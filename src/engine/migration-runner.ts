@@ -59,7 +59,7 @@ export class MigrationRunner {
         return [];
       }
     };
-    const jobs = collectMigrationJobs(await repository.list(), plan, now, terms);
+    const jobs = collectMigrationJobs(await repository.list({ state: 'Observed' }), plan, now, terms);
     const report = await this.deps.controller.run(jobs, now);
     await plan.settle();
     for (const job of report.jobs) {

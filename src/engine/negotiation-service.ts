@@ -252,12 +252,17 @@ export class NegotiationService {
    */
   async restore(): Promise<{ held: number; expired: number; confirmed: number; lost?: number }> {
     const now = this.deps.clock.now();
+    const withHolds = await this.deps.negotiations.list({ withLiveHolds: true });
+    // Only an agreement made after a negotiation began can have confirmed one of its holds: read those, not every agreement ever made.
     const origins = new Map<string, string>();
-    for (const agreement of await this.deps.agreements.list()) {
-      if (agreement.origin) origins.set(agreement.origin.offerId, agreement.id);
+    const earliest = withHolds[0]?.createdAt;
+    if (earliest) {
+      for (const agreement of await this.deps.agreements.list({ after: { createdAt: new Date(earliest.getTime() - 1), id: '' } })) {
+        if (agreement.origin) origins.set(agreement.origin.offerId, agreement.id);
+      }
     }
     const counts = { held: 0, expired: 0, confirmed: 0, lost: 0 };
-    for (const negotiation of await this.deps.negotiations.list({ withLiveHolds: true })) {
+    for (const negotiation of withHolds) {
       const before = structuredClone(negotiation);
       let changed = false;
       for (const offer of liveHolds(negotiation)) {

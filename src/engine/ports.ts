@@ -34,7 +34,8 @@ export interface ListPage {
 
 export interface AgreementFilter extends ListPage {
   initiator?: string;
-  state?: AgreementState;
+  /** One state, or any of several. */
+  state?: AgreementState | readonly AgreementState[];
 }
 
 export interface NegotiationFilter extends ListPage {

@@ -1,6 +1,7 @@
 import type { Allocation } from '../domain/allocation.js';
 import { mayActOn, type Caller } from '../domain/identity.js';
 import { CannotSatisfy, InvalidStateTransition, InvalidTerms, NotAuthorized, UnknownResource } from '../domain/errors.js';
+import { liveStates } from '../domain/agreement-state-machine.js';
 import type { ServiceRequest } from '../domain/terms.js';
 import { isoTime } from '../domain/time.js';
 import type { AgreementService } from './agreement-service.js';
@@ -21,9 +22,9 @@ export class ReservationUse {
     private readonly agreements: AgreementService,
   ) {}
 
-  /** Start-up: reservations already used stay used. */
+  /** Start-up: reservations already used stay used (an ended one cannot be used any more, so only live agreements are read). */
   async restore(): Promise<void> {
-    for (const agreement of await this.repository.list()) {
+    for (const agreement of await this.repository.list({ state: liveStates })) {
       if (agreement.usedBy !== undefined) this.claimed.add(agreement.id);
       if (agreement.request.useReservation !== undefined) this.claimed.add(agreement.request.useReservation);
     }

@@ -30,9 +30,10 @@ export class MemoryAgreementRepository implements AgreementRepository {
   }
 
   async list(filter: AgreementFilter = {}): Promise<Agreement[]> {
-    const { initiator, state } = filter;
+    const { initiator } = filter;
+    const states = filter.state === undefined ? undefined : ([] as string[]).concat(filter.state);
     const matching = [...this.agreements.values()]
-      .filter((a) => (initiator === undefined || a.initiator === initiator) && (state === undefined || a.state === state))
+      .filter((a) => (initiator === undefined || a.initiator === initiator) && (states === undefined || states.includes(a.state)))
       .sort(byCreation);
     return pageOf(matching, filter).map((a) => structuredClone(a));
   }

@@ -114,8 +114,9 @@ export class SqliteAgreementRepository implements AgreementRepository {
       params.push(filter.initiator);
     }
     if (filter.state !== undefined) {
-      conditions.push('state = ?');
-      params.push(filter.state);
+      const states = ([] as string[]).concat(filter.state);
+      conditions.push(`state IN (${states.map(() => '?').join(', ')})`);
+      params.push(...states);
     }
     const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
     const sql = `SELECT ${columns} FROM agreements ${where} ${ordered}${limit}`;

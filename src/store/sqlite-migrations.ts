@@ -72,4 +72,8 @@ export const migrations: readonly string[] = [
    BEGIN SELECT RAISE(ABORT, 'audit_log is append-only: its rows cannot be updated'); END;
    CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
    BEGIN SELECT RAISE(ABORT, 'audit_log is append-only: its rows cannot be deleted'); END;`,
+
+  // 6: agreements by state, in list order: a restart reads back only the live ones, and
+  // listings filter by state, without reading every agreement ever made.
+  `CREATE INDEX agreements_by_state ON agreements (state, created_at, id);`,
 ];

@@ -30,6 +30,14 @@ export class SqliteStore {
     return new SqliteStore(SqliteConnection.openReadOnly(file));
   }
 
+  /** Ids of agreements no audit entry is about (stored before the audit trail existed): one anti-join on the subject index. */
+  agreementsWithoutAudit(): string[] {
+    return this.connection.db
+      .prepare("SELECT id FROM agreements WHERE NOT EXISTS (SELECT 1 FROM audit_log WHERE subject_kind = 'agreement' AND subject_id = agreements.id)")
+      .pluck()
+      .all() as string[];
+  }
+
   /** A private in-memory database, for tests. */
   static memory(): SqliteStore {
     return new SqliteStore(SqliteConnection.memory());

@@ -107,6 +107,8 @@ export function agreementRepositoryContract(
       expect(await ids({ limit: 3, after: { createdAt: at(0), id: 'x0' } })).toEqual(['x1', 'x2', 'x3']);
       expect(await ids({ limit: 10, after: { createdAt: at(3), id: 'x6' } })).toEqual([]);
       expect(await ids({ state: 'Terminated' })).toEqual(['x1', 'x3', 'x5']);
+      expect(await ids({ state: ['Terminated', 'Observed'], limit: 4 })).toEqual(['x0', 'x1', 'x2', 'x3']);
+      expect(await ids({ state: ['Pending'] })).toEqual([]);
       expect(await ids({ state: 'Observed', initiator: 'alice', limit: 1, after: { createdAt: at(1), id: 'x2' } })).toEqual(['x4']);
       expect(await ids({ limit: 0 })).toEqual([]);
       // Paging through returns every item once, in list order.
