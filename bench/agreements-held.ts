@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WsagClient } from '../src/client/wsag-client.js';
+import { agreementNote } from '../src/engine/audit-notes.js';
 import { SqliteAgreementRepository } from '../src/store/sqlite-agreement-repository.js';
 import { SqliteConnection } from '../src/store/sqlite-connection.js';
 import { offerFromTemplate } from '../src/xml/offer-from-template.js';
@@ -61,7 +62,9 @@ async function fill(dataDir: string, count: number): Promise<void> {
     connection.db.transaction(() => {
       for (let i = from; i < Math.min(count, from + 5000); i++) {
         const createdAt = new Date(start + i * 60_000);
-        void repository.insert({ ...model, id: `held-${String(i).padStart(7, '0')}`, state: i % 4 === 0 ? 'Terminated' : 'Complete', createdAt, updatedAt: createdAt });
+        const agreement = { ...model, id: `held-${String(i).padStart(7, '0')}`, state: i % 4 === 0 ? 'Terminated' as const : 'Complete' as const, createdAt, updatedAt: createdAt };
+        // With its audit entry, as the server stores every agreement.
+        void repository.insert(agreement, [agreementNote({ actor: 'anonymous', action: 'created', after: agreement })]);
       }
     })();
   }
