@@ -4,14 +4,14 @@ import type { Request, Response, Router } from 'express';
 import express from 'express';
 import type { Logger } from 'pino';
 import { ActionNotSupported, MessageTooLarge, UnsupportedMediaType, WsagError } from '../domain/errors.js';
-import { escapeXml } from '../xml/escape.js';
-import { checkMustUnderstand } from './must-understand.js';
 import type { Caller } from '../domain/identity.js';
+import { escapeXml } from '../xml/escape.js';
 import { parseXml, schemasDir } from '../xml/libxml.js';
 import { ns } from '../xml/namespaces.js';
 import { guardRawXml } from '../xml/raw-guard.js';
 import { contentType, envelope, readEnvelope, type SoapRequest, type SoapVersion } from './envelope.js';
 import { faultEnvelope } from './fault.js';
+import { checkMustUnderstand } from './must-understand.js';
 import type { Operation, Port } from './operation.js';
 
 export const wsdlDir = path.resolve(schemasDir, '../wsdl');

@@ -1,6 +1,8 @@
 import express, { type Express, type Request, type Response } from 'express';
-import { MalformedMessage, NotAuthorized, UnknownResource, WsagError } from '../domain/errors.js';
+import { agreementStates } from '../domain/agreement.js';
+import { MalformedMessage, NotAuthorized, UnknownResource } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
+import { negotiationStates } from '../domain/negotiation.js';
 import type { AgreementService } from '../engine/agreement-service.js';
 import type { ExecutionService } from '../engine/execution-service.js';
 import type { NegotiationService } from '../engine/negotiation-service.js';
@@ -9,10 +11,8 @@ import type { PlanningService } from '../engine/planning-service.js';
 import type { AgreementSignatureVerifier, Subscription } from '../engine/ports.js';
 import { soapRouter, type EndpointOptions } from '../soap/http-endpoint.js';
 import { checkpointUploadRouter, type CheckpointUploadOptions } from './checkpoint-upload.js';
-import { agreementStates } from '../domain/agreement.js';
-import { negotiationStates } from '../domain/negotiation.js';
 import { declaredBodyWithin, errorBoundary } from './error-boundary.js';
-import { listingQuery, sendListing } from './listing.js';
+import { listingQuery, sendListing, type ListingQuery } from './listing.js';
 import { sendProblem } from './problem.js';
 import { agreementSummary, negotiationSummary, nodeSummary, planEntries, replanSummary } from './summaries.js';
 
@@ -46,22 +46,19 @@ export function createApp(options: AppOptions): Express {
       fail(res, what, error);
     }
   };
-  app.get('/api/agreements', async (req, res) => {
+  // Paged listings: one more row than the page is read, to know whether a next page exists.
+  const listing = <S extends string, T extends { id: string; createdAt: Date }>(
+    path: string, states: readonly S[], list: (who: Caller, page: ListingQuery<S>) => Promise<T[]>, summary: (item: T) => unknown,
+  ) => app.get(path, async (req, res) => {
     try {
-      const query = listingQuery(req, agreementStates);
-      sendListing(req, res, query, await options.agreements.list(caller(req), { ...query, limit: query.limit + 1 }), agreementSummary);
+      const query = listingQuery(req, states);
+      sendListing(req, res, query, await list(caller(req), { ...query, limit: query.limit + 1 }), summary);
     } catch (error) {
-      fail(res, 'listing agreements', error);
+      fail(res, `listing ${path}`, error);
     }
   });
-  app.get('/api/negotiations', async (req, res) => {
-    try {
-      const query = listingQuery(req, negotiationStates);
-      sendListing(req, res, query, await options.negotiations.list(caller(req), { ...query, limit: query.limit + 1 }), negotiationSummary);
-    } catch (error) {
-      fail(res, 'listing negotiations', error);
-    }
-  });
+  listing('/api/agreements', agreementStates, (who, page) => options.agreements.list(who, page), agreementSummary);
+  listing('/api/negotiations', negotiationStates, (who, page) => options.negotiations.list(who, page), negotiationSummary);
   app.get('/api/negotiations/:id', json('reading a negotiation', async (req) =>
     negotiationSummary(await options.negotiations.get(String(req.params.id), caller(req)))));
   const operator = (req: Request, what: string): Caller => {
