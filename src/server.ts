@@ -4,6 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import { liveStates } from './domain/agreement-state-machine.js';
+import { SlurmPlanSync, slurmCluster } from './runtime/slurm/slurm-plan-sync.js';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { loadCredential } from './crypto/credentials.js';
@@ -115,7 +116,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   if (store) await new AuditService({ audit: store.audit, agreements: repository }).recordUnaudited(clock.now(), store.agreementsWithoutAudit());
   const ids = parts.ids ?? randomIds;
   const prices = { currency: config.currency, nodeHour: config.nodeHourPrice, preparatoryFeeRate: config.preparatoryFeeRate };
-  const cluster = clusterDescription(config);
+  // WSAG_EXECUTOR=slurm: the nodes are Slurm's (docs/operations.md "Slurm").
+  const cluster = config.executor === 'slurm' ? await slurmCluster(config.slurm ?? {}, clusterDescription(config)) : clusterDescription(config);
   if (peers && peers.peers.length > 0 && cluster.peerStandbyNodes === 0) cluster.peerStandbyNodes = standbyAtPeersBudget;
   const plan = new PlanningService(cluster, prices, config.planningHorizonDays * 86_400);
   const agreements = new AgreementService(repository, plan, clock, new SoapAcceptanceNotifier(), (agreementId, error) =>
@@ -226,6 +228,9 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   tlsUrl = tlsServer && `https://${host}:${(tlsServer.address() as AddressInfo).port}`;
   const endpoints = Object.fromEntries(Object.entries({ ...paths, ...negotiationPaths }).map(([name, p]) => [name, baseUrl + p]));
   let advancing = false;
+  const slurmSync = config.executor === 'slurm'
+    ? new SlurmPlanSync(config.slurm ?? {}, () => plan.booked(), (report) => logger.info({ report }, 'Slurm reservations follow the plan'), (error) => logger.error({ err: error }, 'updating Slurm reservations failed'))
+    : undefined;
   const expiry = setInterval(() => {
     negotiations.expireDue().then(
       (expired) => expired > 0 && logger.info({ expired }, 'preparatory reservations expired; fees charged'),
@@ -245,6 +250,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       });
     }
     void plan.settle();
+    void slurmSync?.tick(clock.now());
   }, expiryIntervalMs);
   expiry.unref();
   // Jobs that moved to peers: their agreements here complete once the peers' are over.
@@ -279,6 +285,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       await runTime.executor.close();
       await execution.idle();
       await plan.settle();
+      await slurmSync?.idle();
       await Promise.all([server, tlsServer].map((s) => s && new Promise<void>((resolve) => {
         s.close(() => resolve());
         s.closeAllConnections();
@@ -314,7 +321,8 @@ function runTimeParts(
   const receivedDir = path.join(config.checkpointDir, 'received');
   fs.mkdirSync(receivedDir, { recursive: true });
   let executor: JobExecutor = new NoExecutor();
-  if (runtimeClock && executorKind !== 'none') {
+  // Jobs under Slurm do not run yet (issue 13): its executor is the plan's reservations alone.
+  if (runtimeClock && executorKind !== 'none' && executorKind !== 'slurm') {
     const resourceManager = parts.resourceManager ?? (executorKind === 'simulated'
       ? new SimulatedResourceManager(runtimeClock)
       : new LocalProcessResourceManager({ directory: path.join(config.checkpointDir, 'jobs'), cpuTimeScale: config.cpuTimeScale }));

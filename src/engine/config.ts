@@ -10,8 +10,8 @@ import { defaultSiteTiming, type SiteTiming } from '../scheduler/site.js';
 import type { PeersConfig } from './peers.js';
 
 /** Who runs the jobs of accepted agreements (docs/operations.md "Running with a real executor"). */
-export type ExecutorKind = 'local' | 'simulated' | 'none';
-export const executorKinds: readonly ExecutorKind[] = ['local', 'simulated', 'none'];
+export type ExecutorKind = 'local' | 'simulated' | 'slurm' | 'none';
+export const executorKinds: readonly ExecutorKind[] = ['local', 'simulated', 'slurm', 'none'];
 
 export interface ServerConfig {
   /** Interface to listen on. Env HOST. Default 127.0.0.1 (loopback only). */
@@ -86,9 +86,13 @@ export interface ServerConfig {
   /**
    * Who runs the jobs of accepted agreements. Env WSAG_EXECUTOR: `local` (each job a local
    * process, checkpoints as files), `simulated` (nothing runs; each job takes its planned
-   * time on the clock), `none` (no run time: agreements stay Observed). Default local.
+   * time on the clock), `slurm` (the cluster and the plan's reservations are Slurm's; jobs
+   * do not run yet, docs/operations.md "Slurm"), `none` (no run time: agreements stay
+   * Observed). Default local.
    */
   executor: ExecutorKind;
+  /** With WSAG_EXECUTOR=slurm: the slurm.conf to use (env WSAG_SLURM_CONF; default Slurm's own), the partition whose nodes are the cluster (WSAG_SLURM_PARTITION; default every node), and the user the reservations are for (WSAG_SLURM_USER; default the server's user). */
+  slurm?: { conf?: string; partition?: string; user?: string };
   /** The local executor's demo job: wall-clock seconds per second of runtime estimate. Env WSAG_CPU_TIME_SCALE. Default 0.001 (an hour runs in 3.6 s). */
   cpuTimeScale: number;
   /** Where the local executor keeps job directories and checkpoints, and received checkpoints are stored. Env WSAG_CHECKPOINT_DIR. Default DATA_DIR/checkpoints. */
@@ -189,11 +193,12 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
 }
 
 /** Run-time settings: the executor, the demo job's speed, where checkpoints live, the peers file. */
-function runTime(env: NodeJS.ProcessEnv, dataDir: string): Pick<ServerConfig, 'executor' | 'cpuTimeScale' | 'checkpointDir' | 'maxCheckpointBytes' | 'peersFile'> {
+function runTime(env: NodeJS.ProcessEnv, dataDir: string): Pick<ServerConfig, 'executor' | 'slurm' | 'cpuTimeScale' | 'checkpointDir' | 'maxCheckpointBytes' | 'peersFile'> {
   const cpuTimeScale = decimal(env, 'WSAG_CPU_TIME_SCALE', defaultConfig.cpuTimeScale, 0, 1000);
   if (!(cpuTimeScale > 0)) throw new ConfigError(`WSAG_CPU_TIME_SCALE must be greater than 0 (0.001 runs an hour of runtime estimate in 3.6 s), got ${env.WSAG_CPU_TIME_SCALE}`);
   return {
     executor: choice(env, 'WSAG_EXECUTOR', executorKinds, defaultConfig.executor),
+    slurm: dropEmpty({ conf: env.WSAG_SLURM_CONF?.trim() || undefined, partition: env.WSAG_SLURM_PARTITION?.trim() || undefined, user: env.WSAG_SLURM_USER?.trim() || undefined }),
     cpuTimeScale,
     checkpointDir: path.resolve(env.WSAG_CHECKPOINT_DIR || path.join(dataDir, 'checkpoints')),
     maxCheckpointBytes: integer(env, 'WSAG_MAX_CHECKPOINT_BYTES', defaultConfig.maxCheckpointBytes, 1024, 1024 ** 4),
@@ -396,4 +401,9 @@ function unknownKeys(object: Record<string, unknown>, known: readonly string[], 
   for (const key of Object.keys(object)) {
     if (!known.includes(key)) fail(`${name} has an unknown setting "${key}"; known: ${known.join(', ')}`);
   }
+}
+
+function dropEmpty<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as Array<keyof T>) if (value[key] === undefined) delete value[key];
+  return value;
 }

@@ -26,7 +26,7 @@ describe('run-time configuration', () => {
         throw error;
       }
     };
-    expect(message({ WSAG_EXECUTOR: 'slurm' })).toBe('WSAG_EXECUTOR must be one of local, simulated, none, got "slurm"');
+    expect(message({ WSAG_EXECUTOR: 'pbs' })).toBe('WSAG_EXECUTOR must be one of local, simulated, slurm, none, got "pbs"');
     expect(message({ WSAG_CPU_TIME_SCALE: '0' })).toBe('WSAG_CPU_TIME_SCALE must be greater than 0 (0.001 runs an hour of runtime estimate in 3.6 s), got 0');
     expect(message({ WSAG_CPU_TIME_SCALE: 'fast' })).toBe('WSAG_CPU_TIME_SCALE must be a decimal number such as 0.05, got "fast"');
     expect(message({ WSAG_MAX_CHECKPOINT_BYTES: '10' })).toBe('WSAG_MAX_CHECKPOINT_BYTES must be between 1024 and 1099511627776, got 10');
