@@ -2,6 +2,7 @@
  * Server configuration: one validated object with documented defaults. Environment
  * variables override defaults; `loadConfig` fails fast with exact messages.
  */
+import { dropUndefined } from '../domain/drop-undefined.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { securityRequirements, type SecurityRequirement } from '../domain/terms.js';
@@ -198,7 +199,7 @@ function runTime(env: NodeJS.ProcessEnv, dataDir: string): Pick<ServerConfig, 'e
   if (!(cpuTimeScale > 0)) throw new ConfigError(`WSAG_CPU_TIME_SCALE must be greater than 0 (0.001 runs an hour of runtime estimate in 3.6 s), got ${env.WSAG_CPU_TIME_SCALE}`);
   return {
     executor: choice(env, 'WSAG_EXECUTOR', executorKinds, defaultConfig.executor),
-    slurm: dropEmpty({ conf: env.WSAG_SLURM_CONF?.trim() || undefined, partition: env.WSAG_SLURM_PARTITION?.trim() || undefined, user: env.WSAG_SLURM_USER?.trim() || undefined }),
+    slurm: dropUndefined({ conf: env.WSAG_SLURM_CONF?.trim() || undefined, partition: env.WSAG_SLURM_PARTITION?.trim() || undefined, user: env.WSAG_SLURM_USER?.trim() || undefined }),
     cpuTimeScale,
     checkpointDir: path.resolve(env.WSAG_CHECKPOINT_DIR || path.join(dataDir, 'checkpoints')),
     maxCheckpointBytes: integer(env, 'WSAG_MAX_CHECKPOINT_BYTES', defaultConfig.maxCheckpointBytes, 1024, 1024 ** 4),
@@ -401,9 +402,4 @@ function unknownKeys(object: Record<string, unknown>, known: readonly string[], 
   for (const key of Object.keys(object)) {
     if (!known.includes(key)) fail(`${name} has an unknown setting "${key}"; known: ${known.join(', ')}`);
   }
-}
-
-function dropEmpty<T extends object>(value: T): T {
-  for (const key of Object.keys(value) as Array<keyof T>) if (value[key] === undefined) delete value[key];
-  return value;
 }

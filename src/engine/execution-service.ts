@@ -11,6 +11,7 @@ import type { AgreementChange } from './agreement-changes.js';
 import type { AgreementService } from './agreement-service.js';
 import { systemActor } from './audit-notes.js';
 import { eventAction, serviceTermsAre, serviceTermsIn } from './execution-notes.js';
+import { migrationJson, planSummary } from './execution-summaries.js';
 import type { PlanningService } from './planning-service.js';
 import type { AgreementRepository, AuditDetails, AuditLog, CheckpointData, Clock, ExecutionEvent, JobExecutor, ReportStore, ResumePoint, StoredReport } from './ports.js';
 
@@ -482,26 +483,4 @@ export class ExecutionService {
   private problem(message: string, agreementId?: string, error?: unknown): void {
     this.deps.onProblem?.(message, { ...(agreementId !== undefined ? { agreementId } : {}), ...(error !== undefined ? { error } : {}) });
   }
-}
-
-function planSummary(job: PlannedJob): NonNullable<PostRuntimeInput['plan']> {
-  const first = job.segments[0];
-  const last = job.segments[job.segments.length - 1];
-  return {
-    start: new Date(first?.start ?? 0),
-    end: new Date(last?.end ?? 0),
-    nodes: [...new Set(job.segments.flatMap((s) => s.nodes))],
-    checkpoints: job.checkpoints.count,
-  };
-}
-
-function migrationJson(m: NonNullable<Agreement['migratedTo']>) {
-  return {
-    peer: m.peer,
-    remoteAgreementId: m.remoteAgreementId,
-    remoteAddress: m.remoteAddress,
-    at: m.at.toISOString(),
-    price: { ...m.price },
-    ...(m.penalty ? { penalty: { ...m.penalty } } : {}),
-  };
 }

@@ -83,6 +83,11 @@ function pieceOf(job: PlannedJob, shape: JobShape, segment: Segment, index: numb
   };
 }
 
+/** How long a start of `piece` at `now` computes when nothing fails: a reservation to its window's end, however late it (re)started; a job what is left of it. */
+export function expectedRunMs(job: PlannedJob, piece: PlannedPiece, fromInterval: number, now: Instant): number {
+  return job.spec.window ? Math.max(0, piece.computeEnd - now) : remainingRunMs(job, fromInterval);
+}
+
 /**
  * How long the computation left after `fromInterval` secured intervals takes when nothing
  * fails: the intervals left, with a checkpoint between each two.
@@ -90,4 +95,13 @@ function pieceOf(job: PlannedJob, shape: JobShape, segment: Segment, index: numb
 export function remainingRunMs(job: PlannedJob, fromInterval: number): number {
   const left = Math.max(0, totalIntervals(job) - fromInterval);
   return Math.round(left * job.checkpoints.intervalSeconds * 1000 + Math.max(0, left - 1) * job.checkpoints.checkpointSeconds * 1000);
+}
+
+/** A piece's identity across re-plans: where and when it begins. */
+export function pieceKey(piece: PlannedPiece): string {
+  return `${piece.start} ${piece.nodes.join(',')}`;
+}
+
+export function sameNodes(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((n) => b.includes(n));
 }

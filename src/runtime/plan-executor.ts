@@ -4,7 +4,8 @@ import type { ExecutionEvent, ExecutionTerms, ResumePoint } from '../engine/port
 import type { JobShape } from '../scheduler/job-timing.js';
 import type { PlannedJob } from '../scheduler/model.js';
 import type { RuntimeClock } from './clock.js';
-import { plannedPieces, remainingRunMs, type PlannedPiece } from './piece-timeline.js';
+import { expectedRunMs, pieceKey, plannedPieces, sameNodes, type PlannedPiece } from './piece-timeline.js';
+import { eventOf } from './execution-events.js';
 import type { ResourceManager, ResourceManagerEvent } from './resource-manager.js';
 
 /** The engine declares what the executor reports and judges by (src/engine/ports.ts); this adapter implements it. */
@@ -260,8 +261,7 @@ export class PlanExecutor {
         nodes: piece.nodes,
         ...(from ? { fromCheckpoint: from.reference } : {}),
         runtimeSeconds: run.job.spec.runtimeSeconds,
-        // A reservation runs to its window's end, however late it (re)started.
-        expectedRunMs: run.job.spec.window ? Math.max(0, piece.computeEnd - this.clock.now().getTime()) : remainingRunMs(run.job, fromInterval),
+        expectedRunMs: expectedRunMs(run.job, piece, fromInterval, this.clock.now().getTime()),
       });
     } catch (error) {
       if (run.generation === generation) await this.resourceManagerFailed(run, 'start', error);
@@ -489,28 +489,6 @@ export class PlanExecutor {
       this.onError(error);
     }
   }
-}
-
-function eventOf(jobId: string, fact: ExecutionFact): ExecutionEvent {
-  switch (fact.kind) {
-    case 'phase': return { type: 'phase', jobId, at: fact.at, phase: fact.phase, nodes: [...fact.nodes] };
-    case 'checkpoint': return { type: 'checkpoint', jobId, at: fact.at, interval: fact.interval, reference: fact.reference };
-    case 'checkpointMissed': return { type: 'checkpointMissed', jobId, at: fact.at, interval: fact.interval, reason: fact.reason };
-    case 'outage': return { type: 'interrupted', jobId, at: fact.at, node: fact.node };
-    case 'suspended': return { type: 'suspended', jobId, at: fact.at, reason: fact.reason };
-    case 'restart': return { type: 'restarted', jobId, at: fact.at, nodes: [...fact.nodes], fromInterval: fact.fromInterval, cause: fact.cause };
-    case 'completed': return { type: 'completed', jobId, at: fact.at };
-    case 'failed': return { type: 'failed', jobId, at: fact.at, cause: fact.cause, reason: fact.reason };
-    case 'closed': return { type: 'closed', jobId, at: fact.at };
-  }
-}
-
-function pieceKey(piece: PlannedPiece): string {
-  return `${piece.start} ${piece.nodes.join(',')}`;
-}
-
-function sameNodes(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((n) => b.includes(n));
 }
 
 function message(error: unknown): string {

@@ -14,14 +14,31 @@ export function pageOf<T extends { id: string; createdAt: Date }>(sorted: T[], p
   return page.limit === undefined ? rest : rest.slice(0, page.limit);
 }
 
-/** The SQL of a page over (created_at, id): keyset conditions on the list order's index, and the LIMIT. */
-export function pageSql(page: ListPage): { conditions: string[]; params: Array<string | number>; limit: string } {
+/**
+ * The SQL of a listing over (created_at, id): keyset conditions for the page, the
+ * initiator and state filters, the given `extra` conditions, and the LIMIT.
+ */
+export function listingSql(filter: ListPage & { initiator?: string; state?: string | readonly string[] }, extra: string[] = []): { where: string; params: Array<string | number>; limit: string } {
   const conditions: string[] = [];
   const params: Array<string | number> = [];
-  if (page.after !== undefined) {
+  if (filter.after !== undefined) {
     conditions.push('(created_at > ? OR (created_at = ? AND id > ?))');
-    const at = page.after.createdAt.getTime();
-    params.push(at, at, page.after.id);
+    const at = filter.after.createdAt.getTime();
+    params.push(at, at, filter.after.id);
   }
-  return { conditions, params, limit: page.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(page.limit))}` };
+  if (filter.initiator !== undefined) {
+    conditions.push('initiator = ?');
+    params.push(filter.initiator);
+  }
+  if (filter.state !== undefined) {
+    const states = ([] as string[]).concat(filter.state);
+    conditions.push(`state IN (${states.map(() => '?').join(', ')})`);
+    params.push(...states);
+  }
+  conditions.push(...extra);
+  return {
+    where: conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`,
+    params,
+    limit: filter.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(filter.limit))}`,
+  };
 }

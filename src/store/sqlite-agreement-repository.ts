@@ -3,7 +3,7 @@ import type { Agreement, GuaranteeTermStatus, ServiceTermStatus } from '../domai
 import type { Allocation } from '../domain/allocation.js';
 import type { ServiceRequest } from '../domain/terms.js';
 import type { AgreementFilter, AgreementRepository, AuditNote } from '../engine/ports.js';
-import { pageSql } from './by-creation.js';
+import { listingSql } from './by-creation.js';
 import { reviveAllocation, reviveRequest, type Json } from './json-dates.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteConnection } from './sqlite-connection.js';
@@ -108,17 +108,7 @@ export class SqliteAgreementRepository implements AgreementRepository {
   }
 
   async list(filter: AgreementFilter = {}): Promise<Agreement[]> {
-    const { conditions, params, limit } = pageSql(filter);
-    if (filter.initiator !== undefined) {
-      conditions.push('initiator = ?');
-      params.push(filter.initiator);
-    }
-    if (filter.state !== undefined) {
-      const states = ([] as string[]).concat(filter.state);
-      conditions.push(`state IN (${states.map(() => '?').join(', ')})`);
-      params.push(...states);
-    }
-    const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+    const { where, params, limit } = listingSql(filter);
     const sql = `SELECT ${columns} FROM agreements ${where} ${ordered}${limit}`;
     return this.connection.statement<Array<string | number>, AgreementRow>(sql).all(...params).map(fromRow);
   }

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import type { Hold, Negotiation, NegotiationOfferRecord, NegotiationState } from '../domain/negotiation.js';
 import { liveHolds } from '../domain/negotiation.js';
 import type { AuditNote, NegotiationFilter, NegotiationRepository } from '../engine/ports.js';
-import { pageSql } from './by-creation.js';
+import { listingSql } from './by-creation.js';
 import { reviveAllocation, reviveRequest, type Json } from './json-dates.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteConnection } from './sqlite-connection.js';
@@ -76,18 +76,8 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
   }
 
   async list(filter: NegotiationFilter = {}): Promise<Negotiation[]> {
-    const { conditions, params, limit } = pageSql(filter);
-    if (filter.initiator !== undefined) {
-      conditions.push('initiator = ?');
-      params.push(filter.initiator);
-    }
-    if (filter.state !== undefined) {
-      conditions.push('state = ?');
-      params.push(filter.state);
-    }
-    // Written exactly as the partial index's WHERE, so SQLite can use negotiations_with_live_holds.
-    if (filter.withLiveHolds === true) conditions.push('live_holds > 0');
-    const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+    // live_holds > 0 is written exactly as the partial index's WHERE, so SQLite can use negotiations_with_live_holds.
+    const { where, params, limit } = listingSql(filter, filter.withLiveHolds === true ? ['live_holds > 0'] : []);
     return this.connection
       .statement<Array<string | number>, NegotiationRow>(`SELECT ${columns} FROM negotiations ${where} ORDER BY created_at, id${limit}`)
       .all(...params)

@@ -4,7 +4,7 @@ import { MalformedMessage, MessageTooLarge, UnsupportedMediaType, WsagError } fr
 import { contentType } from '../soap/envelope.js';
 import { faultEnvelope } from '../soap/fault.js';
 import { quoteValue } from '../xml/typed-values.js';
-import { sendProblem } from './problem.js';
+import { sendProblem, statusOf } from './problem.js';
 
 /**
  * The last line of every face (issue 23): whatever the framework or a handler raised (URL
@@ -33,7 +33,7 @@ export function errorBoundary(options: { soapPaths: readonly string[]; now: () =
       res.status(fault.status).type(contentType(version)).send(fault.xml);
       return;
     }
-    const status = error instanceof WsagError ? httpStatus(raw, error) : 500;
+    const status = error instanceof WsagError ? statusOf(error) : 500;
     res.status(status).type('text/plain').send(error instanceof WsagError && error.exposable ? `${error.code}: ${error.message}\n` : 'InternalError: the request failed; the failure is logged\n');
   };
 }
@@ -74,11 +74,4 @@ export function asWsagError(error: unknown): unknown {
     return new MalformedMessage(`the request body could not be read${e.message ? ` (${quoteValue(e.message)})` : ''}`);
   }
   return error;
-}
-
-function httpStatus(raw: unknown, error: WsagError): number {
-  if (error.code === 'MessageTooLarge') return 413;
-  if (error.code === 'UnsupportedMediaType') return 415;
-  const status = (raw as { status?: number }).status;
-  return typeof status === 'number' && status >= 400 && status < 600 ? status : error.isClientError ? 400 : 500;
 }

@@ -1,4 +1,5 @@
 import type { XmlElement } from 'libxml2-wasm';
+import { dropUndefined } from '../domain/drop-undefined.js';
 import { InvalidTerms, SchemaViolation } from '../domain/errors.js';
 import type { AlternativeChoice } from '../domain/negotiation.js';
 import { requestServingObjectives } from '../domain/objectives.js';
@@ -10,7 +11,7 @@ import { c14n, elementChildren } from './item-constraint.js';
 import { withXml } from './libxml.js';
 import { ns, prefixes, schemaFiles } from './namespaces.js';
 import { declaredElementNames } from './schema-set.js';
-import { attr, dropUndefined, readGuaranteeTerm, readServiceRequest } from './terms-reader.js';
+import { attr, readGuaranteeTerm, readServiceRequest } from './terms-reader.js';
 import { all, one, text } from './xpath.js';
 
 export { date };

@@ -1,4 +1,5 @@
 import type { XmlElement, XmlNode } from 'libxml2-wasm';
+import { dropUndefined } from '../domain/drop-undefined.js';
 import { InvalidTerms, UnsupportedTerm } from '../domain/errors.js';
 import type {
   Compensation, GuaranteeLevel, GuaranteeTerm, KpiTarget, Library, RequestKind, SecurityRequirement, ServiceRequest,
@@ -187,9 +188,4 @@ function optionalList(values: string[]): string[] | undefined {
 
 function mib(bytes: number | undefined): number | undefined {
   return bytes === undefined ? undefined : Math.round(bytes / (1024 * 1024));
-}
-
-export function dropUndefined<T extends object>(value: T): T {
-  for (const key of Object.keys(value) as Array<keyof T>) if (value[key] === undefined) delete value[key];
-  return value;
 }

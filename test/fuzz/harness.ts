@@ -1,6 +1,7 @@
 import http from 'node:http';
 import fc from 'fast-check';
-import { WsagClient } from '../../src/client/wsag-client.js';
+import { XmlElement } from 'libxml2-wasm';
+import { WsagClient, type AgreementSummary } from '../../src/client/wsag-client.js';
 import { parseXml } from '../../src/xml/libxml.js';
 import { ns } from '../../src/xml/namespaces.js';
 import { fuzzCase } from './mutations.js';
@@ -76,8 +77,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     const health = await fetch(`${options.url}/healthz`, { signal: AbortSignal.timeout(5000) }).then((r) => r.status, () => 0);
     report.slowestHealthMs = Math.max(report.slowestHealthMs, Date.now() - healthStarted);
     if (health !== 200 || Date.now() - healthStarted > 1000) breach(`/healthz answered ${health} after ${Date.now() - healthStarted} ms`, requests[0] as FuzzRequest, '');
+    const observed = created.length > 0 ? await client.agreements({ state: 'Observed' }).catch(() => []) : [];
     for (const { id, request } of created) {
-      for (const problem of await keptPromises(client, id)) breach(problem, request, id);
+      for (const problem of await keptPromises(client, observed.find((a) => a.id === id))) breach(problem, request, id);
       await client.terminate(id).catch(() => undefined);
     }
     try {
@@ -143,22 +145,24 @@ function faultCode(body: string): string | undefined {
 }
 
 /** An agreement the fuzz created keeps its own objectives (read from its document) for its booking. */
-async function keptPromises(client: WsagClient, id: string): Promise<string[]> {
-  const summary = (await client.agreements({ state: 'Observed' }).catch(() => [])).find((a) => a.id === id);
+async function keptPromises(client: WsagClient, summary: AgreementSummary | undefined): Promise<string[]> {
   if (!summary?.start || !summary.end) return [];
+  const id = summary.id;
   const document = await client.agreementDocument(id).catch(() => '');
   const problems: string[] = [];
-  // The objectives are what the guarantee terms' KPI targets hold (not the same names elsewhere in the document).
-  const objective = (name: string) => {
-    if (!document) return [];
+  // The objectives are what the guarantee terms' KPI targets hold (not the same names elsewhere in the document): read once.
+  const targets: Array<{ name: string; value: string }> = [];
+  if (document) {
     const doc = parseXml(document, 'agreement document');
     try {
-      const found = doc.find(`//wsag:GuaranteeTerm/wsag:ServiceLevelObjective/wsag:KPITarget/wsag:CustomServiceLevel/sla:${name}`, { wsag: ns.wsag, sla: ns.sla });
-      return found.map((e) => e.content.trim());
+      for (const e of doc.find('//wsag:GuaranteeTerm/wsag:ServiceLevelObjective/wsag:KPITarget/wsag:CustomServiceLevel/sla:*', { wsag: ns.wsag, sla: ns.sla })) {
+        if (e instanceof XmlElement) targets.push({ name: e.name, value: e.content.trim() });
+      }
     } finally {
       doc.dispose();
     }
-  };
+  }
+  const objective = (name: string) => targets.filter((t) => t.name === name).map((t) => t.value);
   for (const at of objective('CompletedBy')) if (new Date(summary.end) > new Date(at)) problems.push(`agreement ${id} completes at ${summary.end}, after its sla:CompletedBy ${at}`);
   for (const at of objective('StartBy')) if (new Date(summary.start) > new Date(at)) problems.push(`agreement ${id} starts at ${summary.start}, after its sla:StartBy ${at}`);
   for (const nodes of objective('NodesAvailable')) if (Number(nodes) > summary.nodes) problems.push(`agreement ${id} books ${summary.nodes} nodes but promises sla:NodesAvailable ${nodes}`);
