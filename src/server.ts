@@ -4,7 +4,8 @@ import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import { liveStates } from './domain/agreement-state-machine.js';
-import { SlurmPlanSync, slurmCluster } from './runtime/slurm/slurm-plan-sync.js';
+import { slurmCluster } from './runtime/slurm/slurm-plan-sync.js';
+import { SlurmSite } from './runtime/slurm/slurm-site.js';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { loadCredential } from './crypto/credentials.js';
@@ -119,7 +120,16 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   // WSAG_EXECUTOR=slurm: the nodes are Slurm's (docs/operations.md "Slurm").
   const cluster = config.executor === 'slurm' ? await slurmCluster(config.slurm ?? {}, clusterDescription(config)) : clusterDescription(config);
   if (peers && peers.peers.length > 0 && cluster.peerStandbyNodes === 0) cluster.peerStandbyNodes = standbyAtPeersBudget;
-  const plan = new PlanningService(cluster, prices, config.planningHorizonDays * 86_400);
+  // Under Slurm, agreements may name what they run, among the executables the site allows.
+  const applications = config.executor === 'slurm' ? { runsApplications: true, executablePrefixes: config.slurm?.executables ?? [] } : undefined;
+  const plan = new PlanningService(cluster, prices, config.planningHorizonDays * 86_400, applications);
+  const slurm = config.executor === 'slurm' ? new SlurmSite(config.slurm ?? {}, {
+    booked: () => plan.booked(),
+    now: () => clock.now(),
+    jobsDirectory: path.join(config.checkpointDir, 'jobs'),
+    cpuTimeScale: config.cpuTimeScale,
+    log: logger,
+  }) : undefined;
   const agreements = new AgreementService(repository, plan, clock, new SoapAcceptanceNotifier(), (agreementId, error) =>
     logger.warn({ agreementId, err: error }, 'could not tell the initiator about the decision on its pending agreement'),
   );
@@ -156,7 +166,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const holds = await negotiations.restore();
   await reservations.restore();
   await plan.settle();
-  const runTime = runTimeParts(config, parts, clock, logger, store?.audit, repository, agreements, plan, peers);
+  const runTime = runTimeParts(config, parts, clock, logger, store?.audit, repository, agreements, plan, peers, slurm);
   const { execution, notifications, migration, migrated, providers } = runTime;
   const factory = new AgreementFactory({
     templates,
@@ -228,9 +238,19 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   tlsUrl = tlsServer && `https://${host}:${(tlsServer.address() as AddressInfo).port}`;
   const endpoints = Object.fromEntries(Object.entries({ ...paths, ...negotiationPaths }).map(([name, p]) => [name, baseUrl + p]));
   let advancing = false;
-  const slurmSync = config.executor === 'slurm'
-    ? new SlurmPlanSync(config.slurm ?? {}, () => plan.booked(), (report) => logger.info({ report }, 'Slurm reservations follow the plan'), (error) => logger.error({ err: error }, 'updating Slurm reservations failed'))
-    : undefined;
+  // Slurm reports node failures and repairs as an operator would through /api/nodes/ID/fail and /repair.
+  slurm?.watch({
+    down: async (node, reason) => {
+      if (!plan.hasNode(node)) return;
+      const outcome = await execution.nodeFailed(node, 'slurm');
+      logger.warn({ node, reason, moved: outcome.moved, problematic: outcome.problematic }, 'Slurm reports a node failed: re-planned');
+    },
+    up: async (node) => {
+      if (!plan.hasNode(node)) return;
+      const outcome = await execution.nodeRepaired(node, 'slurm');
+      logger.info({ node, moved: outcome.moved }, 'Slurm reports a node available again: re-planned');
+    },
+  }, runTime.executorKind === 'slurm');
   const expiry = setInterval(() => {
     negotiations.expireDue().then(
       (expired) => expired > 0 && logger.info({ expired }, 'preparatory reservations expired; fees charged'),
@@ -250,7 +270,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       });
     }
     void plan.settle();
-    void slurmSync?.tick(clock.now());
+    slurm?.tick();
   }, expiryIntervalMs);
   expiry.unref();
   // Jobs that moved to peers: their agreements here complete once the peers' are over.
@@ -268,6 +288,11 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     expiration.watch(change.after);
   });
   const resumed = await execution.resume();
+  // Slurm jobs an earlier run of the server left that no agreement runs any more.
+  if (runTime.executorKind === 'slurm' && slurm) {
+    const cancelled = await slurm.resourceManager.cancelOrphans((id) => runTime.executor.has(id));
+    if (cancelled.length > 0) logger.warn({ slurmJobs: cancelled }, 'cancelled Slurm jobs no agreement runs');
+  }
   for (const { id, reason } of resumed.notExecuted) logger.info({ agreementId: id, reason }, 'an agreement\'s job is not executed');
   logger.info({ url: baseUrl, tlsUrl, anonymous: config.anonymous, templates: templates.list().length, clusterNodes: plan.clusterNodes, restoredBookings: restored, holds,
     executor: runTime.executorKind, jobsStarted: resumed.started.length, jobsResumed: resumed.resumed.length, peers: peers?.peers.length ?? 0 }, 'wsag-server listening');
@@ -285,7 +310,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       await runTime.executor.close();
       await execution.idle();
       await plan.settle();
-      await slurmSync?.idle();
+      await slurm?.idle();
       await Promise.all([server, tlsServer].map((s) => s && new Promise<void>((resolve) => {
         s.close(() => resolve());
         s.closeAllConnections();
@@ -311,6 +336,7 @@ function runTimeParts(
   agreements: AgreementService,
   plan: PlanningService,
   peers: PeersConfig | undefined,
+  slurm: SlurmSite | undefined,
 ) {
   const onError = (error: unknown) => logger.error({ err: error }, 'the run time failed');
   const hasTimers = (c: Clock | undefined): c is RuntimeClock => typeof (c as Partial<RuntimeClock> | undefined)?.at === 'function';
@@ -321,10 +347,10 @@ function runTimeParts(
   const receivedDir = path.join(config.checkpointDir, 'received');
   fs.mkdirSync(receivedDir, { recursive: true });
   let executor: JobExecutor = new NoExecutor();
-  // Jobs under Slurm do not run yet (issue 13): its executor is the plan's reservations alone.
-  if (runtimeClock && executorKind !== 'none' && executorKind !== 'slurm') {
+  if (runtimeClock && executorKind !== 'none') {
     const resourceManager = parts.resourceManager ?? (executorKind === 'simulated'
       ? new SimulatedResourceManager(runtimeClock)
+      : executorKind === 'slurm' && slurm ? slurm.resourceManager
       : new LocalProcessResourceManager({ directory: path.join(config.checkpointDir, 'jobs'), cpuTimeScale: config.cpuTimeScale }));
     executor = new RuntimeExecutor({ clock: runtimeClock, resourceManager, onError });
   }

@@ -37,6 +37,21 @@ export interface ReservationWindow {
   end: Date;
 }
 
+/**
+ * What the job runs (JSDL POSIXApplication): executed as given by a resource manager that
+ * runs applications (WSAG_EXECUTOR=slurm); the others refuse it rather than ignore it.
+ */
+export interface Application {
+  executable: string;
+  arguments: string[];
+  environment: Array<{ name: string; value: string }>;
+  workingDirectory?: string;
+  /** Files for standard input, output and error (relative ones to the working directory). */
+  input?: string;
+  output?: string;
+  error?: string;
+}
+
 /** What an offer asks for, independent of how it was written on the wire. */
 export interface ServiceRequest {
   nodeCount: number;
@@ -64,6 +79,8 @@ export interface ServiceRequest {
   chargeAccount?: ChargeAccount;
   /** Id of a binding reservation (an agreement) whose capacity this job uses, once, inside its window. */
   useReservation?: string;
+  /** jsdl:Application: what runs; absent, the site's default job. */
+  application?: Application;
 }
 
 export interface Compensation {

@@ -11,6 +11,15 @@ import { defaultSiteTiming, type SiteTiming } from '../scheduler/site.js';
 import type { PeersConfig } from './peers.js';
 
 /** Who runs the jobs of accepted agreements (docs/operations.md "Running with a real executor"). */
+export interface SlurmConfig {
+  conf?: string;
+  partition?: string;
+  user?: string;
+  executables?: string[];
+  checkpointSignal?: string;
+  checkpointTimeoutSeconds?: number;
+}
+
 export type ExecutorKind = 'local' | 'simulated' | 'slurm' | 'none';
 export const executorKinds: readonly ExecutorKind[] = ['local', 'simulated', 'slurm', 'none'];
 
@@ -87,13 +96,22 @@ export interface ServerConfig {
   /**
    * Who runs the jobs of accepted agreements. Env WSAG_EXECUTOR: `local` (each job a local
    * process, checkpoints as files), `simulated` (nothing runs; each job takes its planned
-   * time on the clock), `slurm` (the cluster and the plan's reservations are Slurm's; jobs
-   * do not run yet, docs/operations.md "Slurm"), `none` (no run time: agreements stay
+   * time on the clock), `slurm` (the cluster, the plan's reservations and the jobs are
+   * Slurm's, docs/operations.md "Slurm"), `none` (no run time: agreements stay
    * Observed). Default local.
    */
   executor: ExecutorKind;
-  /** With WSAG_EXECUTOR=slurm: the slurm.conf to use (env WSAG_SLURM_CONF; default Slurm's own), the partition whose nodes are the cluster (WSAG_SLURM_PARTITION; default every node), and the user the reservations are for (WSAG_SLURM_USER; default the server's user). */
-  slurm?: { conf?: string; partition?: string; user?: string };
+  /**
+   * With WSAG_EXECUTOR=slurm (docs/operations.md "Slurm"): the slurm.conf to use (env
+   * WSAG_SLURM_CONF; default Slurm's own), the partition whose nodes are the cluster and
+   * where jobs run (WSAG_SLURM_PARTITION; default every node, Slurm's default partition),
+   * the user the reservations are for (WSAG_SLURM_USER; default the server's user), the
+   * path prefixes of executables an offer may name (WSAG_SLURM_EXECUTABLES, comma-separated;
+   * default none: only the site's default job runs), the checkpoint signal
+   * (WSAG_SLURM_CHECKPOINT_SIGNAL; default USR1) and how long a job may take to write its
+   * checkpoint (WSAG_SLURM_CHECKPOINT_TIMEOUT_SECONDS; default 60).
+   */
+  slurm?: SlurmConfig;
   /** The local executor's demo job: wall-clock seconds per second of runtime estimate. Env WSAG_CPU_TIME_SCALE. Default 0.001 (an hour runs in 3.6 s). */
   cpuTimeScale: number;
   /** Where the local executor keeps job directories and checkpoints, and received checkpoints are stored. Env WSAG_CHECKPOINT_DIR. Default DATA_DIR/checkpoints. */
@@ -199,12 +217,31 @@ function runTime(env: NodeJS.ProcessEnv, dataDir: string): Pick<ServerConfig, 'e
   if (!(cpuTimeScale > 0)) throw new ConfigError(`WSAG_CPU_TIME_SCALE must be greater than 0 (0.001 runs an hour of runtime estimate in 3.6 s), got ${env.WSAG_CPU_TIME_SCALE}`);
   return {
     executor: choice(env, 'WSAG_EXECUTOR', executorKinds, defaultConfig.executor),
-    slurm: dropUndefined({ conf: env.WSAG_SLURM_CONF?.trim() || undefined, partition: env.WSAG_SLURM_PARTITION?.trim() || undefined, user: env.WSAG_SLURM_USER?.trim() || undefined }),
+    slurm: slurmConfig(env),
     cpuTimeScale,
     checkpointDir: path.resolve(env.WSAG_CHECKPOINT_DIR || path.join(dataDir, 'checkpoints')),
     maxCheckpointBytes: integer(env, 'WSAG_MAX_CHECKPOINT_BYTES', defaultConfig.maxCheckpointBytes, 1024, 1024 ** 4),
     ...(env.WSAG_PEERS_FILE ? { peersFile: path.resolve(env.WSAG_PEERS_FILE) } : {}),
   };
+}
+
+function slurmConfig(env: NodeJS.ProcessEnv): SlurmConfig {
+  const executables = (env.WSAG_SLURM_EXECUTABLES ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+  for (const prefix of executables) {
+    if (!prefix.startsWith('/')) throw new ConfigError(`WSAG_SLURM_EXECUTABLES lists absolute path prefixes (such as /opt/apps/), got "${prefix}"`);
+  }
+  const signal = env.WSAG_SLURM_CHECKPOINT_SIGNAL?.trim().replace(/^SIG/i, '').toUpperCase();
+  if (signal !== undefined && signal !== '' && !/^(USR1|USR2|HUP|INT|URG|WINCH|[0-9]{1,2})$/.test(signal)) {
+    throw new ConfigError(`WSAG_SLURM_CHECKPOINT_SIGNAL must be a signal a job can catch without stopping, such as USR1, USR2 or a number; got "${env.WSAG_SLURM_CHECKPOINT_SIGNAL}"`);
+  }
+  return dropUndefined({
+    conf: env.WSAG_SLURM_CONF?.trim() || undefined,
+    partition: env.WSAG_SLURM_PARTITION?.trim() || undefined,
+    user: env.WSAG_SLURM_USER?.trim() || undefined,
+    executables: executables.length > 0 ? executables : undefined,
+    checkpointSignal: signal || undefined,
+    checkpointTimeoutSeconds: env.WSAG_SLURM_CHECKPOINT_TIMEOUT_SECONDS ? integer(env, 'WSAG_SLURM_CHECKPOINT_TIMEOUT_SECONDS', 60, 1, 3600) : undefined,
+  });
 }
 
 /** TLS, trust and signing settings; the files default to the demo PKI of `wsag cert demo` in the data directory. */

@@ -120,7 +120,8 @@ export class ExecutionService {
     if (!received && this.deps.waitsForCheckpoint?.(agreement)) return 'waits-for-checkpoint';
     const terms = this.termsFor(agreement);
     this.plans.set(agreement.id, planSummary(planned));
-    executor.execute(planned, plan.manager.shape(planned), { guaranteeTerms: terms }, resumeFrom ?? received);
+    const application = agreement.request.application;
+    executor.execute(planned, plan.manager.shape(planned), { guaranteeTerms: terms, ...(application ? { application } : {}) }, resumeFrom ?? received);
     if (executor.has(agreement.id)) return 'started';
     // No run time (WSAG_EXECUTOR=none): nothing is kept for a report that will not come.
     this.plans.delete(agreement.id);

@@ -1,5 +1,6 @@
 import type { Allocation, AllocationSegment } from '../domain/allocation.js';
 import { regularPrice, type PriceList } from '../domain/pricing.js';
+import { checkApplication, runsNoApplications, type ApplicationPolicy } from '../domain/application-policy.js';
 import { checkHorizon } from '../domain/horizon.js';
 import { unmetObjective } from '../domain/objectives.js';
 import type { GuaranteeTerm, ServiceRequest } from '../domain/terms.js';
@@ -70,6 +71,8 @@ export class PlanningService {
     private readonly prices?: PriceList,
     /** How far ahead the plan reaches (src/domain/horizon.ts); a year unless configured. */
     private readonly horizonSeconds = 365 * 86_400,
+    /** Which applications the site runs (src/domain/application-policy.ts). */
+    private readonly applications: ApplicationPolicy = runsNoApplications,
   ) {
     this.manager = new PlanningManager(cluster);
   }
@@ -90,6 +93,7 @@ export class PlanningService {
    */
   admit(key: string, request: ServiceRequest, now: Date, replacing?: string, objectives: readonly GuaranteeTerm[] = []): PlanDecision {
     checkHorizon(request, objectives, now, this.horizonSeconds);
+    checkApplication(request, this.applications);
     // The admission rule: the booking must keep every guarantee term's objective (src/domain/objectives.ts).
     let booking: Allocation | undefined;
     const accept = (job: PlannedJob) => {
@@ -107,6 +111,7 @@ export class PlanningService {
   /** Up to `count` start slots for a request (advisory answers); books nothing. */
   slots(request: ServiceRequest, now: Date, count: number, replacing?: string): PlanSlot[] {
     checkHorizon(request, [], now, this.horizonSeconds);
+    checkApplication(request, this.applications);
     const spec = this.specFor('advisory', request, now);
     const shape = shapeOf(spec, this.cluster.timing);
     const plan = checkpointPlanAt({ ...spec, deadline: undefined }, shape, now.getTime());
@@ -120,6 +125,7 @@ export class PlanningService {
   /** Counter-offers for a request that cannot be served as asked: a later start, a later deadline, fewer nodes. */
   alternatives(request: ServiceRequest, now: Date, replacing?: string): PlanAlternative[] {
     checkHorizon(request, [], now, this.horizonSeconds);
+    checkApplication(request, this.applications);
     const spec = this.specFor('alternative', request, now);
     return this.manager.alternatives(spec, now.getTime(), options(replacing)).map((alternative) => {
       const changed = alternative.spec;

@@ -7,7 +7,7 @@ import type { JobShape } from '../scheduler/job-timing.js';
 import type { PlannedJob } from '../scheduler/model.js';
 import type { AlternativeChoice, Money, Negotiation, NegotiationState, OfferCreator, OfferState } from '../domain/negotiation.js';
 import type { AgreementTemplate } from '../domain/template.js';
-import type { GuaranteeLevel, GuaranteeTerm, ReservationWindow, ServiceRequest } from '../domain/terms.js';
+import type { Application, GuaranteeLevel, GuaranteeTerm, ReservationWindow, ServiceRequest } from '../domain/terms.js';
 import type { Peer } from './peers.js';
 
 /**
@@ -362,6 +362,8 @@ export interface ExecutionTerms {
   coveredOutages?: number;
   /** A reservation's window (NodesAvailable is judged over it); default: the planned job's window. */
   window?: ReservationWindow;
+  /** What the job runs (jsdl:Application); absent: the executor's default job. */
+  application?: Application;
 }
 
 /** What the executor reports while it executes a job (src/runtime/plan-executor.ts emits them). */

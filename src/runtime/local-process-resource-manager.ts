@@ -1,9 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
-import { cp, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { exists, jobDirectory, stageOutput } from './job-directories.js';
 import type { JobLaunch, PreparedJob, ResourceManager, ResourceManagerEvent, StopReason } from './resource-manager.js';
 
 export interface LocalProcessOptions {
@@ -70,8 +71,7 @@ export class LocalProcessResourceManager implements ResourceManager {
   }
 
   jobDirectory(jobId: string): string {
-    if (!/^[A-Za-z0-9._:-]+$/.test(jobId) || jobId.startsWith('.')) throw new RangeError(`job id "${jobId}" cannot name a directory`);
-    return join(this.options.directory, jobId.replaceAll(':', '_'));
+    return jobDirectory(this.options.directory, jobId);
   }
 
   /** Process id of the running job (tests, operators). */
@@ -164,10 +164,8 @@ export class LocalProcessResourceManager implements ResourceManager {
   }
 
   /** Results the job left in `<job dir>/output/` are copied to `<directory>/results/<job id>/`. */
-  async stageOut(jobId: string): Promise<void> {
-    const output = join(this.jobDirectory(jobId), 'output');
-    if (!(await exists(output))) return;
-    await cp(output, join(this.options.directory, 'results', jobId.replaceAll(':', '_')), { recursive: true });
+  stageOut(jobId: string): Promise<void> {
+    return stageOutput(this.options.directory, jobId);
   }
 
   /** Stops the job if it still runs; `final` removes its checkpoint files (002 section 3.3.4: no longer needed). */
@@ -229,15 +227,6 @@ export class LocalProcessResourceManager implements ResourceManager {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function delay(ms: number): Promise<void> {

@@ -262,6 +262,7 @@ export class PlanExecutor {
         ...(from ? { fromCheckpoint: from.reference } : {}),
         runtimeSeconds: run.job.spec.runtimeSeconds,
         expectedRunMs: expectedRunMs(run.job, piece, fromInterval, this.clock.now().getTime()),
+        ...(run.terms.application ? { application: run.terms.application } : {}),
       });
     } catch (error) {
       if (run.generation === generation) await this.resourceManagerFailed(run, 'start', error);

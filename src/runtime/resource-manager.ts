@@ -1,3 +1,5 @@
+import type { Application } from '../domain/terms.js';
+
 /**
  * The resource-manager port: what plan execution asks of whatever actually runs jobs on
  * nodes. The plan executor decides *when* (the scheduler's plan); the resource manager does
@@ -50,6 +52,8 @@ export interface JobLaunch {
    * resource manager lets the job finish.
    */
   expectedRunMs: number;
+  /** What to run (JSDL POSIXApplication); absent: the resource manager's default job. */
+  application?: Application;
 }
 
 export type StopReason = 'outage' | 'suspension' | 'piece-end' | 'terminated';

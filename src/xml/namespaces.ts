@@ -28,6 +28,7 @@ export const prefixes: Record<string, string> = {
   wsa: ns.wsa,
   rp: ns.wsrfRp,
   jsdl: ns.jsdl,
+  'jsdl-posix': ns.jsdlPosix,
   arp: ns.arp,
   wsag4jt: ns.wsag4jt,
   sla: ns.sla,

@@ -4,6 +4,7 @@ import { InvalidTerms, UnsupportedTerm } from '../domain/errors.js';
 import type {
   Compensation, GuaranteeLevel, GuaranteeTerm, KpiTarget, Library, RequestKind, SecurityRequirement, ServiceRequest,
 } from '../domain/terms.js';
+import { readApplication } from './application-reader.js';
 import { date } from './datetime.js';
 import { limits, number, type NumberRule } from './typed-values.js';
 import { isoTime } from '../domain/time.js';
@@ -37,6 +38,7 @@ export function readServiceRequest(terms: XmlElement): ServiceRequest {
     maxCoveredOutages: number(text(terms, `${level}/sla:MaxCoveredOutages`), 'sla:MaxCoveredOutages', limits.outages) ?? 0,
     securityPolicy: all(terms, `${level}/sla:SecurityPolicy/sla:Requirement`).map((r) => r.content.trim() as SecurityRequirement),
     useReservation: text(terms, `${level}/sla:UseReservation`),
+    application: readApplication(terms, sdt),
   };
   const migration = one(terms, `${level}/sla:MigrationPolicy`);
   if (migration) {
@@ -64,7 +66,7 @@ export function readServiceRequest(terms: XmlElement): ServiceRequest {
 }
 
 /** What a job description may hold: each is read above and acted on (docs/terms.md, "Where each term is enforced"). */
-const readInJobDescription = ['jsdl:JobIdentification', 'jsdl:Resources', 'sla:ServiceLevel'];
+const readInJobDescription = ['jsdl:JobIdentification', 'jsdl:Application', 'jsdl:Resources', 'sla:ServiceLevel'];
 const readInResources = [
   'jsdl:CandidateHosts', 'jsdl:OperatingSystem', 'jsdl:CPUArchitecture', 'jsdl:IndividualCPUCount', 'jsdl:IndividualPhysicalMemory',
   'jsdl:TotalResourceCount', 'sla:Interconnect', 'sla:Library', 'sla:Storage',

@@ -194,6 +194,13 @@ describe('terms that were parsed and ignored are enforced or refused (cases 4 an
     expect(fault?.description.startsWith(`${named} is not supported by this server (it would be ignored)`)).toBe(true);
   });
 
+  it('a jsdl-posix:POSIXApplication is refused by a server whose executor runs no applications (only Slurm runs them)', async () => {
+    const application = '<jsdl:Application xmlns:jsdl-posix="http://schemas.ggf.org/jsdl/2005/11/jsdl-posix"><jsdl-posix:POSIXApplication><jsdl-posix:Executable>/opt/apps/x</jsdl-posix:Executable></jsdl-posix:POSIXApplication></jsdl:Application>';
+    const fault = await refusal(offer('deadline-job').replace('<jsdl:Resources>', `${application}<jsdl:Resources>`));
+    expect(fault?.code).toBe('UnsupportedTerm');
+    expect(fault?.description).toContain('this server runs no applications');
+  });
+
   const qualified = (xml: string, condition: string) => xml.replace('<wsag:ServiceLevelObjective>', `<wsag:QualifyingCondition>${condition}</wsag:QualifyingCondition><wsag:ServiceLevelObjective>`);
 
   it('wsag:QualifyingCondition sla:SubmittedBefore is evaluated: a reservation two hours ahead meets PT1H, not PT12H', async () => {

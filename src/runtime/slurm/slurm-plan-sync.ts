@@ -1,19 +1,13 @@
-import os from 'node:os';
 import type { Allocation } from '../../domain/allocation.js';
+import type { SlurmConfig } from '../../engine/config.js';
 import type { ClusterDescription } from '../../scheduler/model.js';
 import { SlurmCli } from './slurm-cli.js';
 import { clusterNodeOf, slurmNodes } from './slurm-nodes.js';
 import { plannedReservations, SlurmReservations, type ReconcileReport } from './slurm-reservations.js';
 
-export interface SlurmSettings {
-  conf?: string;
-  partition?: string;
-  user?: string;
-}
-
 /** The cluster Slurm describes, with the site's timing and peer settings of `base` (WSAG_EXECUTOR=slurm). */
-export async function slurmCluster(settings: SlurmSettings, base: ClusterDescription): Promise<ClusterDescription> {
-  const nodes = (await slurmNodes(new SlurmCli(cliOptions(settings)), settings.partition)).map(clusterNodeOf);
+export async function slurmCluster(settings: Pick<SlurmConfig, 'conf' | 'partition'>, base: ClusterDescription): Promise<ClusterDescription> {
+  const nodes = (await slurmNodes(new SlurmCli(settings.conf ? { slurmConf: settings.conf } : {}), settings.partition)).map(clusterNodeOf);
   if (nodes.length === 0) throw new Error(`Slurm reports no nodes${settings.partition ? ` in partition ${settings.partition}` : ''}: nothing to plan on`);
   return { ...base, nodes };
 }
@@ -27,42 +21,61 @@ export class SlurmPlanSync {
   private readonly reservations: SlurmReservations;
   private last = '';
   private lastAt = 0;
-  private running: Promise<void> | undefined;
+  private running: Promise<ReconcileReport> | undefined;
 
   constructor(
-    settings: SlurmSettings,
+    cli: SlurmCli,
+    /** Who may run jobs in the reservations: the user the server submits as. */
+    user: string,
     private readonly booked: () => ReadonlyMap<string, Allocation>,
     private readonly onReport: (report: ReconcileReport) => void,
     private readonly onError: (error: unknown) => void,
   ) {
-    this.reservations = new SlurmReservations(new SlurmCli(cliOptions(settings)), settings.user ?? os.userInfo().username);
+    this.reservations = new SlurmReservations(cli, user);
   }
 
   tick(now: Date): Promise<void> {
-    if (this.running) return this.running;
-    const wanted = plannedReservations(this.booked(), now);
-    const key = JSON.stringify(wanted);
+    if (this.running) return this.running.then(() => undefined, () => undefined);
+    const key = JSON.stringify(plannedReservations(this.booked(), now));
     if (key === this.last && now.getTime() - this.lastAt < 30_000) return Promise.resolve();
-    this.running = this.reservations.reconcile(wanted, now).then(
-      (report) => {
-        // A reservation Slurm refused is tried again next tick.
-        this.last = report.failed.length === 0 ? key : '';
-        this.lastAt = now.getTime();
-        if (report.created.length + report.updated.length + report.deleted.length + report.failed.length > 0) this.onReport(report);
-      },
-      this.onError,
-    ).finally(() => {
+    return this.reconcile(now).then(() => undefined, this.onError);
+  }
+
+  /**
+   * The reservation a job's piece on `nodes` runs in, made to exist in Slurm now (a job is
+   * submitted into it next): the plan's reservation of booking `key` that holds the nodes
+   * and has not ended, the earliest if several.
+   */
+  async ensure(key: string, nodes: readonly string[], now: Date): Promise<string> {
+    const allocation = this.booked().get(key);
+    const reservation = (allocation ? plannedReservations(new Map([[key, allocation]]), now) : [])
+      .filter((r) => nodes.every((n) => r.nodes.includes(n)))
+      .sort((a, b) => a.start.getTime() - b.start.getTime())[0];
+    if (!reservation) throw new Error(`the plan has no reservation for ${key} on ${nodes.join(',')} from ${now.toISOString()}`);
+    while (this.running) await this.running.catch(() => undefined);
+    const failed = (await this.reconcile(now)).failed.find((f) => f.name === reservation.name);
+    if (failed) throw new Error(`Slurm refused reservation ${failed.name}: ${failed.error}`);
+    return reservation.name;
+  }
+
+  /** One reconcile of Slurm with the plan as it is now; one at a time. */
+  private reconcile(now: Date): Promise<ReconcileReport> {
+    const wanted = plannedReservations(this.booked(), now);
+    const running = this.reservations.reconcile(wanted, now).then((report) => {
+      // A reservation Slurm refused is tried again next tick.
+      this.last = report.failed.length === 0 ? JSON.stringify(wanted) : '';
+      this.lastAt = now.getTime();
+      if (report.created.length + report.updated.length + report.deleted.length + report.failed.length > 0) this.onReport(report);
+      return report;
+    }).finally(() => {
       this.running = undefined;
     });
-    return this.running;
+    this.running = running;
+    return running;
   }
 
   /** Waits for a reconcile under way (tests, shutdown). */
   async idle(): Promise<void> {
-    await this.running;
+    await this.running?.catch(() => undefined);
   }
-}
-
-function cliOptions(settings: SlurmSettings) {
-  return settings.conf ? { slurmConf: settings.conf } : {};
 }
