@@ -1,6 +1,9 @@
 import type { WsagClient } from '../client/wsag-client.js';
+import type { Application } from '../domain/terms.js';
+import { withApplication } from '../xml/application-writer.js';
 import { offerFromTemplate, type OfferSetting } from '../xml/offer-from-template.js';
 import type { OptionsConfig } from './command.js';
+import type { Args } from './context.js';
 import { CliError, UsageError } from './errors.js';
 import { pickTemplate, summarizeTemplate, type TemplateSummary } from './template-summary.js';
 
@@ -9,6 +12,10 @@ import { pickTemplate, summarizeTemplate, type TemplateSummary } from './templat
 export const offerOptions = {
   template: { type: 'string', short: 't' },
   set: { type: 'string', multiple: true, short: 's' },
+  run: { type: 'string' },
+  arg: { type: 'string', multiple: true },
+  env: { type: 'string', multiple: true },
+  workdir: { type: 'string' },
 } as const satisfies OptionsConfig;
 
 export const templateHelp = '  --template NAME    the template\'s Name or TemplateId (see: wsag templates)';
@@ -20,11 +27,40 @@ export const setHelp = [
   '                     and those the template declares are known',
 ];
 
-/** The served template named `ref` turned into an offer with `settings` applied. */
-export async function templateOffer(client: WsagClient, ref: string, settings: OfferSetting[]): Promise<{ template: TemplateSummary; offer: string }> {
+export const runHelp = [
+  '  --run EXECUTABLE [--arg VALUE ...] [--env NAME=VALUE ...] [--workdir DIR]',
+  '                     the program the job runs (a JSDL POSIXApplication): servers in front',
+  '                     of Slurm run executables their operator allows; --arg and --env repeat',
+  '                     (an argument that starts with - is written --arg=-x)',
+];
+
+/** The served template named `ref` turned into an offer with `settings` applied, and the application of `--run` if given. */
+export async function templateOffer(client: WsagClient, ref: string, settings: OfferSetting[], application?: Application): Promise<{ template: TemplateSummary; offer: string }> {
   const template = pickTemplate((await client.templates()).map(summarizeTemplate), ref);
   checkItemNames(template, settings);
-  return { template, offer: offerFromTemplate(template.xml, settings) };
+  const offer = offerFromTemplate(template.xml, settings);
+  try {
+    return { template, offer: application ? withApplication(offer, application) : offer };
+  } catch (error) {
+    throw new CliError(`--run: ${(error as Error).message} (template ${template.name})`);
+  }
+}
+
+/** `--run`, `--arg`, `--env`, `--workdir` as an application; undefined without --run. */
+export function applicationOf(args: Args): Application | undefined {
+  const executable = args.string('run');
+  const rest = ['arg', 'env', 'workdir'].filter((o) => (o === 'workdir' ? args.string(o) !== undefined : args.list(o).length > 0));
+  if (!executable) {
+    if (rest.length > 0) throw new UsageError(`--${rest[0]} needs --run EXECUTABLE: it describes the program the job runs`);
+    return undefined;
+  }
+  const environment = args.list('env').map((text) => {
+    const at = text.indexOf('=');
+    if (at <= 0) throw new UsageError(`--env expects NAME=VALUE, got "${text}"`);
+    return { name: text.slice(0, at), value: text.slice(at + 1) };
+  });
+  const workingDirectory = args.string('workdir');
+  return { executable, arguments: args.list('arg'), environment, ...(workingDirectory !== undefined ? { workingDirectory } : {}) };
 }
 
 /**

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSetting } from '../../src/cli/commands/create.js';
+import { readOffer } from '../../src/xml/offer-reader.js';
+import { withXml } from '../../src/xml/libxml.js';
+import { SchemaSet } from '../../src/xml/schema-set.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { deadUrl, uuid, wsag } from './support.js';
 
@@ -120,6 +123,25 @@ describe('wsag create', () => {
     expect(result.stdout).toContain('<sla:MigrationPolicy Scope="None">');
     expect(result.stdout).not.toContain('CreationConstraints');
     expect((await server.repository.list()).length).toBe(before);
+  });
+
+  it('--run puts the program into the offer as a JSDL POSIXApplication, in its place and escaped; the offer reads back as sent', async () => {
+    const result = await wsag(['create', '-t', 'deadline-job', '--dry-run', '--run', '/opt/apps/cm5 run', '--arg=--years=10', '--arg', 'a<b & "c"', '--env', 'OMP_NUM_THREADS=2', '--env', 'EMPTY=', '--workdir', '/scratch'], { url });
+    expect(result.err).toEqual([]);
+    const request = withXml(result.stdout, 'offer', (doc) => readOffer(doc.root).request);
+    expect(request.application).toEqual({
+      executable: '/opt/apps/cm5 run', arguments: ['--years=10', 'a<b & "c"'], workingDirectory: '/scratch',
+      environment: [{ name: 'OMP_NUM_THREADS', value: '2' }, { name: 'EMPTY', value: '' }],
+    });
+    expect(result.stdout).toMatch(/<\/jsdl:JobIdentification><jsdl:Application><p:POSIXApplication xmlns:p="http:\/\/schemas.ggf.org\/jsdl\/2005\/11\/jsdl-posix">/);
+    expect(() => withXml(result.stdout, 'offer', (doc) => SchemaSet.get().validate(doc, 'offer'))).not.toThrow();
+    const orphan = await wsag(['create', '-t', 'deadline-job', '--dry-run', '--arg', 'x'], { url });
+    expect(orphan.code).toBe(2);
+    expect(orphan.err[0]).toBe('error: --arg needs --run EXECUTABLE: it describes the program the job runs');
+    // The server in front of no Slurm refuses to run it, naming why.
+    const refused = await wsag(['create', '-t', 'deadline-job', '--run', '/opt/apps/x'], { url });
+    expect(refused.code).toBe(1);
+    expect(refused.err[0]).toContain('UnsupportedTerm: jsdl-posix:POSIXApplication: this server runs no applications');
   });
 
   it('--dry-run --json gives the template and the offer', async () => {

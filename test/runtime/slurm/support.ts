@@ -8,6 +8,7 @@ import { SlurmCli } from '../../../src/runtime/slurm/slurm-cli.js';
 import { slurmJobs } from '../../../src/runtime/slurm/slurm-jobs.js';
 import { startServer, type RunningServer } from '../../../src/server.js';
 import type { GuaranteeLevel } from '../../../src/domain/terms.js';
+import { withApplication } from '../../../src/xml/application-writer.js';
 import { offerFromTemplate } from '../../../src/xml/offer-from-template.js';
 import { projectRoot } from '../../support/server.js';
 import type { SlurmTestCluster } from '../../support/slurm.js';
@@ -57,15 +58,11 @@ export async function jobOffer(client: WsagClient, options: JobOfferOptions): Pr
   ]);
   const app = options.application;
   if (!app) return offer;
-  const posix = 'http://schemas.ggf.org/jsdl/2005/11/jsdl-posix';
-  const xml = [
-    `<jsdl:Application><jsdl-posix:POSIXApplication xmlns:jsdl-posix="${posix}">`,
-    `<jsdl-posix:Executable>${app.executable}</jsdl-posix:Executable>`,
-    ...(app.arguments ?? []).map((a) => `<jsdl-posix:Argument>${a}</jsdl-posix:Argument>`),
-    ...Object.entries(app.environment ?? {}).map(([name, value]) => `<jsdl-posix:Environment name="${name}">${value}</jsdl-posix:Environment>`),
-    '</jsdl-posix:POSIXApplication></jsdl:Application>',
-  ].join('');
-  return offer.replace('<jsdl:Resources>', `${xml}<jsdl:Resources>`);
+  return withApplication(offer, {
+    executable: app.executable,
+    arguments: app.arguments ?? [],
+    environment: Object.entries(app.environment ?? {}).map(([name, value]) => ({ name, value })),
+  });
 }
 
 /** Polls `read` until `ok` (every 200 ms, at most `ms`); returns the last value read. */
