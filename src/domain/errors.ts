@@ -90,6 +90,10 @@ export class UnsupportedTerm extends WsagError {
 export class UnknownAccount extends WsagError {
   readonly code = 'UnknownAccount';
 }
+/** The charge account cannot cover what is asked (after its overdraft policy): names the account, the amount needed and the amount available. */
+export class InsufficientFunds extends WsagError {
+  readonly code = 'InsufficientFunds';
+}
 /** Security is on and the request proves no identity: no client certificate or WS-Security signature, or one that does not lead to a trusted CA. */
 export class NotAuthenticated extends WsagError {
   readonly code = 'NotAuthenticated';

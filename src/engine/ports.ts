@@ -7,6 +7,7 @@ import type { JobShape } from '../scheduler/job-timing.js';
 import type { PlannedJob } from '../scheduler/model.js';
 import type { AlternativeChoice, Money, Negotiation, NegotiationState, OfferCreator, OfferState } from '../domain/negotiation.js';
 import type { AgreementTemplate } from '../domain/template.js';
+import type { Account, FundsHold, LedgerChange, LedgerEntry } from '../domain/accounts.js';
 import type { Application, GuaranteeLevel, GuaranteeTerm, ReservationWindow, ServiceRequest } from '../domain/terms.js';
 import type { Peer } from './peers.js';
 
@@ -451,4 +452,26 @@ export interface SubscriptionStore {
   add(subscription: Subscription): Promise<void>;
   /** Removes the subscriptions with these ids; unknown ids are ignored. */
   remove(ids: readonly string[]): Promise<void>;
+}
+
+/**
+ * The accounting books (issue 14): accounts, holds of funds and the ledger. Every change
+ * goes through `apply`, which runs the domain's rule (src/domain/accounts.ts) on the
+ * account as stored and writes its result in one transaction, once per key: an operation
+ * whose key is already in the ledger changes nothing, so a retry after a crash never
+ * charges twice. Durable when the promise resolves.
+ */
+export interface AccountStore {
+  /** Stores a new account; fails when the id is taken. */
+  createAccount(account: Account): Promise<void>;
+  account(id: string): Promise<Account | undefined>;
+  accounts(): Promise<Account[]>;
+  hold(id: string): Promise<FundsHold | undefined>;
+  /** Open holds, oldest first; of one account when given. */
+  openHolds(accountId?: string): Promise<FundsHold[]>;
+  /** The account's ledger, oldest first. */
+  statement(accountId: string): Promise<LedgerEntry[]>;
+  /** True when applied; false when `key` was applied before. The account must exist. */
+  apply(accountId: string, key: string, operation: (account: Account, hold: (id: string) => FundsHold | undefined) => LedgerChange): Promise<boolean>;
+  close(): Promise<void>;
 }

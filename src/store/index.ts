@@ -6,3 +6,5 @@ export { SqliteAuditLog } from './sqlite-audit-log.js';
 export { SqliteConnection } from './sqlite-connection.js';
 export { SqliteNegotiationRepository } from './sqlite-negotiation-repository.js';
 export { SqliteStore } from './sqlite-store.js';
+export { MemoryAccountStore } from './memory-account-store.js';
+export { SqliteAccountStore } from './sqlite-account-store.js';

@@ -76,4 +76,48 @@ export const migrations: readonly string[] = [
   // 6: agreements by state, in list order: a restart reads back only the live ones, and
   // listings filter by state, without reading every agreement ever made.
   `CREATE INDEX agreements_by_state ON agreements (state, created_at, id);`,
+
+  // 7: accounting (issue 14): accounts with their sums, holds of funds, and the ledger. The
+  // ledger's key is unique: an operation applied once is never applied again (a retry
+  // after a crash finds its key and stops). Append-only like the audit log.
+  `CREATE TABLE accounts (
+     id         TEXT    PRIMARY KEY,
+     kind       TEXT    NOT NULL,
+     owner      TEXT    NOT NULL,
+     members    TEXT    NOT NULL,
+     currency   TEXT    NOT NULL,
+     overdraft  TEXT    NOT NULL,
+     vo         TEXT,
+     grp        TEXT,
+     funds      INTEGER NOT NULL,
+     held       INTEGER NOT NULL,
+     allocated  INTEGER NOT NULL,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL
+   ) STRICT;
+   CREATE TABLE account_holds (
+     id         TEXT    PRIMARY KEY,
+     account_id TEXT    NOT NULL REFERENCES accounts (id),
+     amount     INTEGER NOT NULL,
+     open       INTEGER NOT NULL,
+     created_at INTEGER NOT NULL,
+     closed_at  INTEGER
+   ) STRICT;
+   CREATE INDEX account_holds_open ON account_holds (account_id, created_at) WHERE open = 1;
+   CREATE TABLE ledger (
+     seq         INTEGER PRIMARY KEY,
+     account_id  TEXT    NOT NULL REFERENCES accounts (id),
+     at          INTEGER NOT NULL,
+     kind        TEXT    NOT NULL,
+     amount      INTEGER NOT NULL,
+     held_change INTEGER NOT NULL,
+     hold_id     TEXT,
+     key         TEXT    NOT NULL UNIQUE,
+     note        TEXT    NOT NULL
+   ) STRICT;
+   CREATE INDEX ledger_by_account ON ledger (account_id, seq);
+   CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger
+   BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: its rows cannot be updated'); END;
+   CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger
+   BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: its rows cannot be deleted'); END;`,
 ];

@@ -1,10 +1,12 @@
+import { SqliteAccountStore } from './sqlite-account-store.js';
 import { SqliteAgreementRepository } from './sqlite-agreement-repository.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { SqliteNegotiationRepository } from './sqlite-negotiation-repository.js';
 
 /**
- * The server's database: agreements, negotiations and the audit log of their changes in one
+ * The server's database: agreements, negotiations, the audit log of their changes and the
+ * accounting books in one
  * SQLite file, on one connection, so there is one migration list and one set of pragmas,
  * and a change and its audit entries commit in one transaction. Closing the store, or
  * either repository, closes the connection for all.
@@ -13,9 +15,11 @@ export class SqliteStore {
   readonly agreements: SqliteAgreementRepository;
   readonly negotiations: SqliteNegotiationRepository;
   readonly audit: SqliteAuditLog;
+  readonly accounts: SqliteAccountStore;
 
   private constructor(private readonly connection: SqliteConnection) {
     this.audit = new SqliteAuditLog(connection);
+    this.accounts = new SqliteAccountStore(connection);
     this.agreements = new SqliteAgreementRepository(connection, this.audit);
     this.negotiations = new SqliteNegotiationRepository(connection, this.audit);
   }
