@@ -6,6 +6,10 @@ import path from 'node:path';
 import { liveStates } from './domain/agreement-state-machine.js';
 import { slurmCluster } from './runtime/slurm/slurm-plan-sync.js';
 import { SlurmSite } from './runtime/slurm/slurm-site.js';
+import { AccountService } from './engine/accounting/account-service.js';
+import { Charging } from './engine/accounting/charging.js';
+import { FollowedNegotiations } from './engine/accounting/followed-negotiations.js';
+import { Settlement } from './engine/accounting/settlement.js';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { loadCredential } from './crypto/credentials.js';
@@ -28,7 +32,7 @@ import { releaseBoundStandby } from './engine/standby-release.js';
 import { NegotiationService } from './engine/negotiation-service.js';
 import { NotificationService, type StateNotification } from './engine/notifications.js';
 import { readPeersFile, type PeersConfig } from './engine/peers.js';
-import type { AgreementRepository, AgreementSignatureVerifier, AgreementSigner, AuditLog, Clock, IdSource, JobExecutor, NegotiationRepository, PeerProviders } from './engine/ports.js';
+import type { AccountStore, AgreementRepository, AgreementSignatureVerifier, AgreementSigner, AuditLog, Clock, IdSource, JobExecutor, NegotiationRepository, PeerProviders } from './engine/ports.js';
 import { persistPlanChanges } from './engine/plan-persistence.js';
 import { PlanningService } from './engine/planning-service.js';
 import { ReservationUse } from './engine/reservation-use.js';
@@ -38,6 +42,7 @@ import { LocalProcessResourceManager, NoExecutor, RuntimeExecutor, SimulatedReso
 import { agreementPorts, paths } from './soap/agreement-ports.js';
 import { negotiationPaths, negotiationPorts } from './soap/negotiation-ports.js';
 import { ReportFiles } from './store/report-files.js';
+import { MemoryAccountStore } from './store/memory-account-store.js';
 import { DataDirLock } from './store/data-dir-lock.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import { SubscriptionFile } from './store/subscription-file.js';
@@ -61,6 +66,8 @@ export interface RunningServer {
   /** The run time (tests wait for it: `execution.idle()`). */
   execution: ExecutionService;
   notifications: NotificationService;
+  /** The books follow agreements and negotiations (tests wait for them: `accounting.idle()`). */
+  accounting: Pick<Settlement, 'idle'>;
   /** The Migration Controller's runs, when peers are configured. */
   migration?: MigrationRunner;
   /** Jobs that moved to peers, followed until the peers' agreements are over. */
@@ -72,6 +79,8 @@ export interface ServerParts {
   /** Both repositories, or neither: by default they share one SQLite file in the data directory. */
   repository?: AgreementRepository;
   negotiationRepository?: NegotiationRepository;
+  /** The accounting books; default the SQLite store's, or memory when the repositories are given. */
+  accounts?: AccountStore;
   clock?: Clock;
   ids?: IdSource;
   logger?: Logger;
@@ -133,8 +142,17 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const agreements = new AgreementService(repository, plan, clock, new SoapAcceptanceNotifier(), (agreementId, error) =>
     logger.warn({ agreementId, err: error }, 'could not tell the initiator about the decision on its pending agreement'),
   );
+  // The books (issue 14): holds where capacity is promised, and the ledger following what happens.
+  const accountStore = parts.accounts ?? store?.accounts ?? new MemoryAccountStore();
+  const charging = new Charging({ accounts: accountStore, clock });
+  const settlement = new Settlement({
+    accounts: accountStore, charging, agreements: repository, negotiations: negotiationRepository,
+    reports: new ReportFiles(path.join(config.dataDir, 'reports')), prices, clock,
+  });
+  const settleFailed = (error: unknown) => logger.error({ err: error }, 'settling an account failed; the next start-up settles it');
   const negotiations = new NegotiationService({
-    negotiations: negotiationRepository,
+    negotiations: new FollowedNegotiations(negotiationRepository, (negotiation) => settlement.follow(() => settlement.negotiationChanged(negotiation), settleFailed)),
+    charging,
     agreements: repository,
     templates,
     documents: new XmlNegotiationWriter(),
@@ -165,6 +183,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   for (const { id, reason } of lost) logger.warn({ agreementId: id, reason }, 'an agreement\'s capacity could not be booked again at start-up');
   const holds = await negotiations.restore();
   await reservations.restore();
+  const settled = await settlement.reconcile();
+  if (settled > 0) logger.info({ holds: settled }, 'funds holds settled or released at start-up');
   await plan.settle();
   const runTime = runTimeParts(config, parts, clock, logger, store?.audit, repository, agreements, plan, peers, slurm);
   const { execution, notifications, migration, migrated, providers } = runTime;
@@ -180,6 +200,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     negotiations,
     agreements,
     reservations,
+    charging,
     ...(signer ? { signer } : {}),
     ...(peers && providers ? { standby: new RemoteStandby({ peers, providers, providerName: config.providerName }) } : {}),
   });
@@ -211,6 +232,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     logger,
     execution,
     notifications,
+    accounts: new AccountService({ accounts: accountStore, clock }),
     checkpointUpload: {
       agreement: (id) => repository.get(id),
       store: async (upload) => {
@@ -285,6 +307,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   repository.onChange((change) => {
     execution.agreementChanged(change);
     notifications.agreementChanged(change);
+    settlement.follow(() => settlement.agreementChanged(change.after), settleFailed);
     expiration.watch(change.after);
   });
   const resumed = await execution.resume();
@@ -302,6 +325,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     endpoints,
     execution,
     notifications,
+    accounting: settlement,
     ...(migration ? { migration } : {}),
     ...(migrated ? { migrated } : {}),
     async close() {
@@ -310,6 +334,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       await runTime.executor.close();
       await execution.idle();
       await plan.settle();
+      await settlement.idle();
       await slurm?.idle();
       await Promise.all([server, tlsServer].map((s) => s && new Promise<void>((resolve) => {
         s.close(() => resolve());

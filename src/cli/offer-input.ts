@@ -1,6 +1,6 @@
 import type { WsagClient } from '../client/wsag-client.js';
-import type { Application } from '../domain/terms.js';
-import { withApplication } from '../xml/application-writer.js';
+import type { Application, ChargeAccount } from '../domain/terms.js';
+import { withApplication, withChargeAccount } from '../xml/offer-additions.js';
 import { offerFromTemplate, type OfferSetting } from '../xml/offer-from-template.js';
 import type { OptionsConfig } from './command.js';
 import type { Args } from './context.js';
@@ -16,6 +16,7 @@ export const offerOptions = {
   arg: { type: 'string', multiple: true },
   env: { type: 'string', multiple: true },
   workdir: { type: 'string' },
+  account: { type: 'string' },
 } as const satisfies OptionsConfig;
 
 export const templateHelp = '  --template NAME    the template\'s Name or TemplateId (see: wsag templates)';
@@ -32,22 +33,50 @@ export const runHelp = [
   '                     the program the job runs (a JSDL POSIXApplication): servers in front',
   '                     of Slurm run executables their operator allows; --arg and --env repeat',
   '                     (an argument that starts with - is written --arg=-x)',
+  '  --account ACCOUNT[/VO[/GROUP]]',
+  '                     charge the job to this account (sla:ChargeAccount): its price is held',
+  '                     on it until the agreement ends (see: wsag account)',
 ];
 
-/** The served template named `ref` turned into an offer with `settings` applied, and the application of `--run` if given. */
-export async function templateOffer(client: WsagClient, ref: string, settings: OfferSetting[], application?: Application): Promise<{ template: TemplateSummary; offer: string }> {
+/** What `--run` and `--account` add to an offer. */
+export interface OfferAdditions {
+  application?: Application;
+  chargeAccount?: ChargeAccount;
+}
+
+/** The served template named `ref` turned into an offer with `settings` applied, and what `--run` and `--account` add. */
+export async function templateOffer(client: WsagClient, ref: string, settings: OfferSetting[], additions: OfferAdditions = {}): Promise<{ template: TemplateSummary; offer: string }> {
   const template = pickTemplate((await client.templates()).map(summarizeTemplate), ref);
   checkItemNames(template, settings);
-  const offer = offerFromTemplate(template.xml, settings);
+  let offer = offerFromTemplate(template.xml, settings);
   try {
-    return { template, offer: application ? withApplication(offer, application) : offer };
+    if (additions.application) offer = withApplication(offer, additions.application);
   } catch (error) {
     throw new CliError(`--run: ${(error as Error).message} (template ${template.name})`);
   }
+  try {
+    if (additions.chargeAccount) offer = withChargeAccount(offer, additions.chargeAccount);
+  } catch (error) {
+    throw new CliError(`--account: ${(error as Error).message} (template ${template.name})`);
+  }
+  return { template, offer };
+}
+
+/** `--run ...` and `--account ACCOUNT[/VO[/GROUP]]` of the command line. */
+export function additionsOf(args: Args): OfferAdditions {
+  const application = applicationOf(args);
+  const account = args.string('account');
+  let chargeAccount: ChargeAccount | undefined;
+  if (account !== undefined) {
+    const [id, vo, group] = account.split('/');
+    if (!id) throw new UsageError(`--account expects ACCOUNT[/VO[/GROUP]], got "${account}"`);
+    chargeAccount = { account: id, ...(vo ? { virtualOrganisation: vo } : {}), ...(group ? { group } : {}) };
+  }
+  return { ...(application ? { application } : {}), ...(chargeAccount ? { chargeAccount } : {}) };
 }
 
 /** `--run`, `--arg`, `--env`, `--workdir` as an application; undefined without --run. */
-export function applicationOf(args: Args): Application | undefined {
+function applicationOf(args: Args): Application | undefined {
   const executable = args.string('run');
   const rest = ['arg', 'env', 'workdir'].filter((o) => (o === 'workdir' ? args.string(o) !== undefined : args.list(o).length > 0));
   if (!executable) {

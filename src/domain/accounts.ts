@@ -152,3 +152,34 @@ export function chargeReward(account: Account, amount: number, at: Date, key: st
 export function mayUse(account: Account, identity: string): boolean {
   return account.owner === identity || account.members.includes(identity);
 }
+
+/** Moves a hold to a new id (a negotiated offer's funds become its agreement's), resized to `amount`; the released amount counts as available. */
+export function transferHold(account: Account, from: FundsHold, toId: string, amount: number, at: Date, key: string, note: string): LedgerChange {
+  if (!from.open) throw new Error(`hold ${from.id} is closed already`);
+  const released = { ...account, held: account.held - from.amount };
+  const placed = placeHold(released, toId, amount, at, `${key}/hold`, note);
+  return {
+    account: placed.account,
+    entries: [{ at, kind: 'release', amount: 0, heldChange: -from.amount, holdId: from.id, key, note }, ...placed.entries],
+    holds: [{ ...from, open: false, closedAt: at }, ...placed.holds],
+  };
+}
+
+/**
+ * Settles an agreement in one step: its hold (if any) is closed charging `charge`, its
+ * penalties are credited and its rewards charged (as far as the account can pay).
+ */
+export function settle(account: Account, hold: FundsHold | undefined, amounts: { charge: number; penalties: number; rewards: number }, at: Date, key: string, note: string): LedgerChange {
+  let change: LedgerChange = { account, entries: [], holds: [] };
+  const then = (next: (a: Account) => LedgerChange) => {
+    const step = next(change.account);
+    change = { account: step.account, entries: [...change.entries, ...step.entries], holds: [...change.holds, ...step.holds] };
+  };
+  if (hold?.open) then((a) => closeHold(a, hold, amounts.charge > 0 ? { kind: 'charge', amount: amounts.charge } : undefined, at, key, note));
+  if (amounts.penalties > 0) then((a) => credit(a, 'penalty-credit', amounts.penalties, at, `${key}/penalties`, `${note}: penalties the provider owes`));
+  if (amounts.rewards > 0) then((a) => chargeReward(a, amounts.rewards, at, `${key}/rewards`, `${note}: rewards the customer owes`));
+  // The operation's key is on its first entry; with nothing to do, a marker entry records that it was settled.
+  if (change.entries.length === 0) change.entries.push({ at, kind: 'charge', amount: 0, heldChange: 0, key, note: `${note}: nothing to charge` });
+  else change.entries[0] = { ...(change.entries[0] as NewEntry), key };
+  return change;
+}

@@ -26,8 +26,12 @@ export const levelFactor: Record<GuaranteeLevel, number> = {
 
 export function regularPrice(request: ServiceRequest, allocation: Allocation | undefined, prices: PriceList): Money {
   const seconds = allocation ? (allocation.end.getTime() - allocation.start.getTime()) / 1000 : (request.runtimeSeconds ?? 0);
-  const nodes = allocation?.nodes ?? request.nodeCount;
-  return money((nodes * seconds / 3600) * prices.nodeHour * levelFactor[request.guaranteeLevel], prices.currency);
+  return usagePrice(request, allocation?.nodes ?? request.nodeCount, seconds, prices);
+}
+
+/** What `nodes` nodes for `seconds` cost at the request's guarantee level (what an agreement is charged for its actual usage). */
+export function usagePrice(request: Pick<ServiceRequest, 'guaranteeLevel'>, nodes: number, seconds: number, prices: PriceList): Money {
+  return money((nodes * Math.max(0, seconds) / 3600) * prices.nodeHour * levelFactor[request.guaranteeLevel], prices.currency);
 }
 
 export function preparatoryFee(price: Money, prices: PriceList): Money {

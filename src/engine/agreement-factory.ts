@@ -15,6 +15,8 @@ import type { CommittedOffer, NegotiationService } from './negotiation-service.j
 import type { PlanningService } from './planning-service.js';
 import type { AgreementDocumentWriter, AgreementRepository, AgreementSigner, Clock, IdSource, ReceivedOffer, StandbyHold, TemplateCatalog } from './ports.js';
 import type { ReservationUse } from './reservation-use.js';
+import type { Charging } from './accounting/charging.js';
+import { agreementHoldId } from './accounting/charging.js';
 import { requireBindingRequest } from './refused-terms.js';
 import { templateOf } from './template-resolution.js';
 
@@ -35,6 +37,8 @@ export interface AgreementFactoryDeps {
   signer?: AgreementSigner;
   /** Full service: remote standby capacity held at a peer at acceptance (present when peers are configured). */
   standby?: Pick<RemoteStandby, 'reserve' | 'bind' | 'release'>;
+  /** Holds of funds on the sla:ChargeAccount (issue 14); absent: nothing is charged. */
+  charging?: Pick<Charging, 'hold'>;
 }
 
 /** State carried through the steps of one CreateAgreement or CreatePendingAgreement. */
@@ -60,8 +64,8 @@ interface CreateAgreementContext {
   agreement?: Agreement;
   /** Full service: the standby held at a peer, bound once the agreement is stored. */
   standby?: { peer: Peer; hold: StandbyHold };
-  /** Undo what earlier steps did to the plan, newest first, if a later step fails. */
-  undo: Array<() => void>;
+  /** Undo what earlier steps did to the plan (and the funds), newest first, if a later step fails. */
+  undo: Array<() => void | Promise<void>>;
 }
 
 type Step = { name: string; run(ctx: CreateAgreementContext, deps: AgreementFactoryDeps): void | Promise<void> };
@@ -277,8 +281,24 @@ export const markReservationUsed: Step = {
 };
 
 /** One-shot binding request (and CreatePendingAgreement, which only starts in Pending). */
+/**
+ * The quoted price is held on the charge account before the agreement is stored (issue 14):
+ * not enough funds refuses the offer naming the account and both amounts. A renegotiation
+ * keeps the agreement's hold.
+ */
+export const holdFunds: Step = {
+  name: 'holdFunds',
+  async run(ctx, deps) {
+    if (!deps.charging || ctx.replaces) return;
+    const chosen = required(ctx.chosen);
+    const price = regularPrice(chosen.request, ctx.allocation, deps.prices);
+    const release = await deps.charging.hold(agreementHoldId(ctx.agreementId), chosen.request, price, ctx.caller, `agreement ${ctx.agreementId}`);
+    if (release) ctx.undo.push(release);
+  },
+};
+
 export const createAgreementSteps: readonly Step[] = [
-  resolveTemplate, checkExpirationTime, checkCreationConstraints, requireBinding, admitToPlan, reserveRemoteStandby, writeAgreementDocument, persistAgreement, bindRemoteStandby, markReservationUsed,
+  resolveTemplate, checkExpirationTime, checkCreationConstraints, requireBinding, admitToPlan, holdFunds, reserveRemoteStandby, writeAgreementDocument, persistAgreement, bindRemoteStandby, markReservationUsed,
 ];
 
 /** Accepting an Acceptable negotiation offer, with the negotiation locked. */
@@ -346,7 +366,7 @@ export class AgreementFactory {
     try {
       for (const step of steps) await step.run(ctx, this.deps);
     } catch (error) {
-      if (!ctx.agreement) for (const undo of ctx.undo.reverse()) undo();
+      if (!ctx.agreement) for (const undo of ctx.undo.reverse()) await undo();
       throw error;
     }
     return required(ctx.agreement);

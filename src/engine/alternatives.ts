@@ -1,7 +1,6 @@
 import { CreationConstraintViolation } from '../domain/errors.js';
 import type { AgreementTemplate } from '../domain/template.js';
 import type { ReceivedOffer, TemplateCatalog } from './ports.js';
-import { refuseUnknownAccounts } from './refused-terms.js';
 
 /** "alternative 2 of 3 (Nodes, Window): " for messages about one alternative of an offer; empty without alternatives. */
 export function alternativeLabel(offer: ReceivedOffer): string {
@@ -25,7 +24,6 @@ export function alternativesMeetingConstraints(
   for (const alternative of alternatives) {
     try {
       templates.checkCreationConstraints(template, alternative);
-      refuseUnknownAccounts(alternative.request);
       candidates.push(alternative);
     } catch (error) {
       if (alternatives.length === 1 || !(error instanceof CreationConstraintViolation)) throw error;

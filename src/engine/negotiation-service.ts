@@ -9,6 +9,7 @@ import {
 } from '../domain/negotiation.js';
 import { negotiationStep, type CounteredOffer, type NegotiationMessage } from '../domain/negotiation-state-machine.js';
 import { feeCharged, type PriceList } from '../domain/pricing.js';
+import { offerHoldId, type Charging } from './accounting/charging.js';
 import { addSeconds, isoTime } from '../domain/time.js';
 import { actorOf, negotiationNotes, systemActor } from './audit-notes.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -39,6 +40,8 @@ export interface NegotiationServiceDeps {
   clock: Clock;
   ids: IdSource;
   settings: NegotiationSettings;
+  /** Holds of funds on the sla:ChargeAccount of offers that hold capacity (issue 14); absent: nothing is charged. */
+  charging?: Pick<Charging, 'hold'>;
 }
 
 /** An Acceptable offer being accepted, handed to the agreement factory while the negotiation is locked. */
@@ -137,6 +140,7 @@ export class NegotiationService {
       negotiation.rounds++;
       const answers: NegotiationOfferRecord[] = [];
       const booked: string[] = [];
+      const funds: Array<() => Promise<void>> = [];
       try {
         for (const incoming of offers) {
           const { step, record } = this.receive(negotiation, incoming, 'negotiate', now);
@@ -147,6 +151,12 @@ export class NegotiationService {
             case 'DecideAndHold': {
               const answered = this.answers.decide(negotiation, incoming, record, now);
               for (const answer of answered) if (answer.hold) booked.push(holdKey(answer.offerId));
+              // Capacity held is paid for: its quoted price is held on the charge account (refused when it cannot cover it).
+              for (const answer of answered) {
+                if (!answer.hold || !this.deps.charging || !answer.price) continue;
+                const release = await this.deps.charging.hold(offerHoldId(negotiation.id, answer.offerId), answer.request, answer.price, caller, `offer ${answer.offerId} of negotiation ${negotiation.id}`);
+                if (release) funds.push(release);
+              }
               answers.push(...answered);
               break;
             }
@@ -161,6 +171,7 @@ export class NegotiationService {
         await this.save(before, negotiation, caller);
       } catch (error) {
         for (const key of booked) this.deps.plan.release(key);
+        for (const release of funds) await release();
         throw error;
       }
       return answers;

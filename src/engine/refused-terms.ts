@@ -1,22 +1,10 @@
-import { InvalidTerms, UnknownAccount } from '../domain/errors.js';
+import { InvalidTerms } from '../domain/errors.js';
 import type { ServiceRequest } from '../domain/terms.js';
 
 /**
  * Terms the server refuses rather than parse and ignore (docs/terms.md, "Where each term
  * is enforced").
  */
-
-/** The server keeps no accounts yet: any sla:ChargeAccount names an account it does not know (the accounting work defines them). */
-export function refuseUnknownAccounts(request: ServiceRequest): void {
-  const charge = request.chargeAccount;
-  if (!charge) return;
-  const what = [
-    `charge account "${charge.account}"`,
-    ...(charge.virtualOrganisation !== undefined ? [`virtual organisation "${charge.virtualOrganisation}"`] : []),
-    ...(charge.group !== undefined ? [`group "${charge.group}"`] : []),
-  ].join(', ');
-  throw new UnknownAccount(`sla:ChargeAccount: ${what} is not known here: this server keeps no accounts, so it cannot charge one; leave sla:ChargeAccount out`);
-}
 
 /**
  * CreateAgreement and CreatePendingAgreement make a binding agreement (seed 002 section

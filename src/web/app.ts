@@ -3,6 +3,7 @@ import { agreementStates } from '../domain/agreement.js';
 import { MalformedMessage, NotAuthorized, UnknownResource } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
 import { negotiationStates } from '../domain/negotiation.js';
+import type { AccountService } from '../engine/accounting/account-service.js';
 import type { AgreementService } from '../engine/agreement-service.js';
 import type { ExecutionService } from '../engine/execution-service.js';
 import type { NegotiationService } from '../engine/negotiation-service.js';
@@ -10,6 +11,7 @@ import type { NotificationService } from '../engine/notifications.js';
 import type { PlanningService } from '../engine/planning-service.js';
 import type { AgreementSignatureVerifier, Subscription } from '../engine/ports.js';
 import { soapRouter, type EndpointOptions } from '../soap/http-endpoint.js';
+import { accountsRouter } from './accounts.js';
 import { checkpointUploadRouter, type CheckpointUploadOptions } from './checkpoint-upload.js';
 import { declaredBodyWithin, errorBoundary } from './error-boundary.js';
 import { listingQuery, sendListing, type ListingQuery } from './listing.js';
@@ -28,6 +30,8 @@ export interface AppOptions extends EndpointOptions {
   notifications?: NotificationService;
   /** Receiving migrated jobs' checkpoints (PUT /api/agreements/ID/checkpoint). */
   checkpointUpload?: Omit<CheckpointUploadOptions, 'identify' | 'logger'>;
+  /** The bank: accounts and their statements (/api/accounts). */
+  accounts?: AccountService;
 }
 
 /** The HTTP application: SOAP ports, a health check, and JSON views for operators and the CLI. */
@@ -150,6 +154,7 @@ export function createApp(options: AppOptions): Express {
     app.post(`/api/agreements/:id/${decision.toLowerCase()}`, json(`deciding a pending agreement`, async (req) =>
       agreementSummary(await options.agreements.decide(String(req.params.id), decision, caller(req)))));
   }
+  if (options.accounts) app.use(accountsRouter(options.accounts, caller, options.logger));
   app.use(soapRouter(options));
   app.use((req, res) => {
     if (req.path === '/api' || req.path.startsWith('/api/')) {

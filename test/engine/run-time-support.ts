@@ -60,6 +60,7 @@ export async function simulatedServer(options: { nodes?: number; config?: Partia
   const settle = async () => {
     await server.execution.idle();
     await server.notifications.idle();
+    await server.accounting.idle();
   };
   return {
     ...server,

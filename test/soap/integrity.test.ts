@@ -152,14 +152,14 @@ describe('terms that were parsed and ignored are enforced or refused (cases 4 an
     }
   });
 
-  it('an sla:ChargeAccount (with a VO and group) is refused with UnknownAccount naming them: no accounts exist yet', async () => {
+  it('an sla:ChargeAccount naming an account that does not exist is refused with UnknownAccount naming it', async () => {
     const xml = offer('deadline-job').replace(
       /<sla:MigrationPolicy[^>]*?(\/>|><\/sla:MigrationPolicy>)/,
       (policy) => `${policy}<sla:ChargeAccount><sla:Account>ACC-1</sla:Account><sla:VirtualOrganisation>astro</sla:VirtualOrganisation><sla:Group>pulsars</sla:Group></sla:ChargeAccount>`,
     );
     const fault = await refusal(xml);
     expect(fault?.code).toBe('UnknownAccount');
-    expect(fault?.description).toBe('sla:ChargeAccount: charge account "ACC-1", virtual organisation "astro", group "pulsars" is not known here: this server keeps no accounts, so it cannot charge one; leave sla:ChargeAccount out');
+    expect(fault?.description).toBe('sla:ChargeAccount: account "ACC-1" does not exist here');
   });
 
   const inResources = (xml: string, first: string) => xml.replace('<jsdl:Resources>', `<jsdl:Resources>${first}`);

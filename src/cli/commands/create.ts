@@ -1,5 +1,5 @@
 import { jsonHelp, jsonOption, serverUrl, urlHelp, urlOption, type Command } from '../command.js';
-import { applicationOf, offerOptions, parseSetting, runHelp, setHelp, templateHelp, templateOffer } from '../offer-input.js';
+import { additionsOf, offerOptions, parseSetting, runHelp, setHelp, templateHelp, templateOffer } from '../offer-input.js';
 import { UsageError } from '../errors.js';
 import { printJson } from '../output.js';
 
@@ -8,7 +8,7 @@ export { parseSetting } from '../offer-input.js';
 export const createCommand: Command = {
   name: 'create',
   summary: 'create an agreement from a template',
-  synopsis: 'wsag create --template NAME [--set LOCATION=VALUE ...] [--run EXECUTABLE [--arg VALUE ...] [--env NAME=VALUE ...] [--workdir DIR]] [--dry-run] [--url URL] [--json]',
+  synopsis: 'wsag create --template NAME [--set LOCATION=VALUE ...] [--run EXECUTABLE [--arg VALUE ...] [--env NAME=VALUE ...] [--workdir DIR]] [--account ACCOUNT] [--dry-run] [--url URL] [--json]',
   description: [
     'Fetches the templates, turns the chosen one into an offer (the template without its',
     'creation constraints), applies each --set, and sends CreateAgreement. Prints the new',
@@ -39,7 +39,7 @@ export const createCommand: Command = {
     if (!ref) throw new UsageError('--template NAME is required (list them with: wsag templates)');
     const settings = args.list('set').map((s) => parseSetting(s));
     const client = ctx.client(serverUrl(args, ctx.env));
-    const { template, offer } = await templateOffer(client, ref, settings, applicationOf(args));
+    const { template, offer } = await templateOffer(client, ref, settings, additionsOf(args));
     const about = { name: template.name, id: template.id };
 
     if (args.flag('dry-run')) {

@@ -4,7 +4,7 @@ import { jsonHelp, jsonOption, serverUrl, urlHelp, urlOption, type Command } fro
 import type { Args, CommandContext } from '../context.js';
 import { exitCodes, UsageError } from '../errors.js';
 import { acceptCounterOffer, findNegotiationOffer, negotiationAt, newOfferId, slotOf } from '../negotiation.js';
-import { applicationOf, offerOptions, parseSetting, runHelp, setHelp, templateHelp, templateOffer } from '../offer-input.js';
+import { additionsOf, offerOptions, parseSetting, runHelp, setHelp, templateHelp, templateOffer } from '../offer-input.js';
 import { money, printJson, shortTime, table } from '../output.js';
 import { summarizeTemplate } from '../template-summary.js';
 
@@ -15,7 +15,7 @@ export const negotiateCommand: Command = {
   name: 'negotiate',
   summary: 'negotiate an agreement: start slots, a committing offer, accept it',
   synopsis:
-    'wsag negotiate (--advisory | --solicit | --accept OFFER_ID | --terminate) [--template NAME] [--set LOCATION=VALUE ...] [--run EXECUTABLE ...] [--negotiation ID] [--counter OFFER_ID] [--url URL] [--json]',
+    'wsag negotiate (--advisory | --solicit | --accept OFFER_ID | --terminate) [--template NAME] [--set LOCATION=VALUE ...] [--run EXECUTABLE ...] [--account ACCOUNT] [--negotiation ID] [--counter OFFER_ID] [--url URL] [--json]',
   description: [
     'WS-Agreement Negotiation in three steps (see docs/cli.md):',
     '  --advisory         ask for start slots (non-binding; nothing is reserved). Starts a',
@@ -93,12 +93,12 @@ async function offerToSend(client: WsagClient, args: Args): Promise<{ offer: str
   const negotiationId = args.string('negotiation');
   if (counter !== undefined && !negotiationId) throw new UsageError('--counter needs --negotiation ID: offer ids belong to a negotiation');
   if (ref) {
-    const { template, offer } = await templateOffer(client, ref, args.list('set').map((s) => parseSetting(s)), applicationOf(args));
+    const { template, offer } = await templateOffer(client, ref, args.list('set').map((s) => parseSetting(s)), additionsOf(args));
     return { offer, counterOfferTo: counter ?? template.id };
   }
   if (counter === undefined) throw new UsageError('--template NAME is required (or --negotiation ID --counter OFFER_ID, to send that offer\'s terms)');
   if (args.list('set').length > 0) throw new UsageError('--set needs --template: without it the countered offer\'s terms are sent unchanged');
-  if (args.string('run') !== undefined) throw new UsageError('--run needs --template: without it the countered offer\'s terms are sent unchanged');
+  if (args.string('run') !== undefined || args.string('account') !== undefined) throw new UsageError('--run and --account need --template: without it the countered offer\'s terms are sent unchanged');
   return { offer: (await findNegotiationOffer(client, negotiationId as string, counter)).xml, counterOfferTo: counter };
 }
 
@@ -189,7 +189,7 @@ async function walk(client: WsagClient, url: string, args: Args, ctx: CommandCon
     ref = templates[Number(answer) - 1]?.name ?? answer;
     if (!ref) return exitCodes.ok;
   }
-  const { template, offer } = await templateOffer(client, ref, args.list('set').map((s) => parseSetting(s)), applicationOf(args));
+  const { template, offer } = await templateOffer(client, ref, args.list('set').map((s) => parseSetting(s)), additionsOf(args));
   const existing = args.string('negotiation');
   const negotiation = existing ? negotiationAt(url, existing) : await client.initiateNegotiation();
   const advice = await send(client, negotiation, offer, args.string('counter') ?? template.id, 'Advisory');

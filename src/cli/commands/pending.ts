@@ -1,6 +1,6 @@
 import { jsonHelp, jsonOption, serverUrl, urlHelp, urlOption, type Command } from '../command.js';
 import { UsageError } from '../errors.js';
-import { applicationOf, offerOptions, parseSetting, runHelp, setHelp, templateOffer } from '../offer-input.js';
+import { additionsOf, offerOptions, parseSetting, runHelp, setHelp, templateOffer } from '../offer-input.js';
 import { printJson } from '../output.js';
 
 const actions = ['create', 'accept', 'reject'] as const;
@@ -8,7 +8,7 @@ const actions = ['create', 'accept', 'reject'] as const;
 export const pendingCommand: Command = {
   name: 'pending',
   summary: 'pending agreements: create one; accept or reject one (operators)',
-  synopsis: 'wsag pending (create --template NAME [--set LOCATION=VALUE ...] [--run EXECUTABLE ...] | accept ID | reject ID) [--url URL] [--json]',
+  synopsis: 'wsag pending (create --template NAME [--set LOCATION=VALUE ...] [--run EXECUTABLE ...] [--account ACCOUNT] | accept ID | reject ID) [--url URL] [--json]',
   description: [
     'create: sends CreatePendingAgreement with the template\'s offer (like wsag create). The',
     '        capacity is booked, and the agreement stays Pending until the provider decides.',
@@ -40,7 +40,7 @@ export const pendingCommand: Command = {
       if (id !== undefined) throw new UsageError(`unexpected argument "${id}": pending create takes --template NAME`);
       const ref = args.string('template');
       if (!ref) throw new UsageError('--template NAME is required (list them with: wsag templates)');
-      const { template, offer } = await templateOffer(client, ref, args.list('set').map((s) => parseSetting(s)), applicationOf(args));
+      const { template, offer } = await templateOffer(client, ref, args.list('set').map((s) => parseSetting(s)), additionsOf(args));
       const created = await client.createPendingAgreement(offer);
       if (args.flag('json')) {
         printJson(ctx.out, { ...created, state: 'Pending', template: { name: template.name, id: template.id } });

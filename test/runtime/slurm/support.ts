@@ -8,7 +8,7 @@ import { SlurmCli } from '../../../src/runtime/slurm/slurm-cli.js';
 import { slurmJobs } from '../../../src/runtime/slurm/slurm-jobs.js';
 import { startServer, type RunningServer } from '../../../src/server.js';
 import type { GuaranteeLevel } from '../../../src/domain/terms.js';
-import { withApplication } from '../../../src/xml/application-writer.js';
+import { withApplication } from '../../../src/xml/offer-additions.js';
 import { offerFromTemplate } from '../../../src/xml/offer-from-template.js';
 import { projectRoot } from '../../support/server.js';
 import type { SlurmTestCluster } from '../../support/slurm.js';

@@ -1,0 +1,49 @@
+import express, { type Request, type Response, type Router } from 'express';
+import type { Logger } from 'pino';
+import { MalformedMessage } from '../domain/errors.js';
+import type { Caller } from '../domain/identity.js';
+import type { AccountService, NewAccount } from '../engine/accounting/account-service.js';
+import { declaredBodyWithin } from './error-boundary.js';
+import { sendProblem } from './problem.js';
+
+/**
+ * The bank under /api/accounts (issue 14; docs/accounting.md): operators create accounts
+ * (POST /api/accounts) and credit them (POST /api/accounts/ID/deposits and /allocations,
+ * with an optional "key" that makes a retry safe); owners, members and operators read an
+ * account (GET /api/accounts/ID) and its statement (GET /api/accounts/ID/statement);
+ * GET /api/accounts lists the accounts the caller may read.
+ */
+export function accountsRouter(accounts: AccountService, caller: (req: Request) => Caller, logger?: Logger): Router {
+  const router = express.Router();
+  const body = [declaredBodyWithin(16 * 1024), express.text({ type: () => true, limit: 16 * 1024 })];
+  const json = (what: string, produce: (req: Request) => Promise<unknown>, status = 200) => async (req: Request, res: Response) => {
+    try {
+      res.status(status).json(await produce(req));
+    } catch (error) {
+      sendProblem(res, error, what, logger);
+    }
+  };
+  router.get('/api/accounts', json('listing accounts', async (req) => ({ accounts: await accounts.list(caller(req)) })));
+  router.post('/api/accounts', ...body, json('creating an account', async (req) => accounts.create(jsonBody(req) as unknown as NewAccount, caller(req)), 201));
+  router.get('/api/accounts/:id', json('reading an account', async (req) => accounts.get(String(req.params.id), caller(req))));
+  router.get('/api/accounts/:id/statement', json('reading a statement', async (req) => accounts.statement(String(req.params.id), caller(req))));
+  for (const [path, kind] of [['deposits', 'deposit'], ['allocations', 'allocation']] as const) {
+    router.post(`/api/accounts/:id/${path}`, ...body, json(`crediting an account`, async (req) => {
+      const input = jsonBody(req);
+      const amount = input.amount;
+      if (typeof amount !== 'number') throw new MalformedMessage(`send { "amount": number, "note"?: string, "key"?: string }: "amount" is ${amount === undefined ? 'missing' : 'not a number'}`);
+      return accounts.credit(String(req.params.id), kind, amount, caller(req), typeof input.note === 'string' ? input.note : '', typeof input.key === 'string' ? input.key : undefined);
+    }));
+  }
+  return router;
+}
+
+function jsonBody(req: Request): Record<string, unknown> {
+  try {
+    const value = JSON.parse(typeof req.body === 'string' ? req.body : '') as unknown;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // answered below
+  }
+  throw new MalformedMessage('send a JSON object as the body');
+}
