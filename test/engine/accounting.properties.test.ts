@@ -113,7 +113,7 @@ describe('the books balance', () => {
               const offer = record?.offers[0];
               if (!offer?.hold || offer.hold.state !== 'Held') break;
               offer.hold = { ...offer.hold, state: s.op === 'expire' ? 'Expired' : 'Released', charged: s.op === 'expire' ? offer.hold.fee : { amount: 0, currency: 'EUR' }, endedAt: now };
-              await settlement.negotiationChanged(structuredClone(record));
+              await settlement.negotiationChanged(structuredClone(record as Negotiation));
               break;
             }
             case 'accept': {
