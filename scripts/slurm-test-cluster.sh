@@ -91,12 +91,14 @@ for i in $(seq 1 "$nodes"); do
   /usr/sbin/slurmd -N "n$i"
 done
 
-# Ready when every node is idle.
-for _ in $(seq 1 100); do
+# Ready when every node is idle (allow a minute: a loaded machine starts daemons slowly).
+for _ in $(seq 1 300); do
   idle=$(sinfo -h -N -t idle -o '%N' 2>/dev/null | wc -l)
   [ "$idle" -ge "$nodes" ] && { echo "SLURM_CONF=$SLURM_CONF"; exit 0; }
   sleep 0.2
 done
-echo "slurm test cluster in $dir did not come up; see $dir/log" >&2
+echo "slurm test cluster in $dir did not come up; the last lines of its logs:" >&2
+tail -n 5 "$dir"/log/*.log >&2 || true
+sinfo >&2 || true
 stop
 exit 1

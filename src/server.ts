@@ -32,7 +32,7 @@ import { releaseBoundStandby } from './engine/standby-release.js';
 import { NegotiationService } from './engine/negotiation-service.js';
 import { NotificationService, type StateNotification } from './engine/notifications.js';
 import { readPeersFile, type PeersConfig } from './engine/peers.js';
-import type { AccountStore, AgreementRepository, AgreementSignatureVerifier, AgreementSigner, AuditLog, Clock, IdSource, JobExecutor, NegotiationRepository, PeerProviders } from './engine/ports.js';
+import type { AccountStore, UsageRecordStore, AgreementRepository, AgreementSignatureVerifier, AgreementSigner, AuditLog, Clock, IdSource, JobExecutor, NegotiationRepository, PeerProviders } from './engine/ports.js';
 import { persistPlanChanges } from './engine/plan-persistence.js';
 import { PlanningService } from './engine/planning-service.js';
 import { ReservationUse } from './engine/reservation-use.js';
@@ -43,6 +43,10 @@ import { agreementPorts, paths } from './soap/agreement-ports.js';
 import { negotiationPaths, negotiationPorts } from './soap/negotiation-ports.js';
 import { ReportFiles } from './store/report-files.js';
 import { MemoryAccountStore } from './store/memory-account-store.js';
+import { MemoryUsageRecords } from './store/memory-usage-records.js';
+import { UsageRecording } from './engine/accounting/usage-recording.js';
+import { usageRecordXml } from './xml/usage-record-writer.js';
+import { signUsageRecord } from './crypto/usage-record-signature.js';
 import { DataDirLock } from './store/data-dir-lock.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import { SubscriptionFile } from './store/subscription-file.js';
@@ -79,8 +83,9 @@ export interface ServerParts {
   /** Both repositories, or neither: by default they share one SQLite file in the data directory. */
   repository?: AgreementRepository;
   negotiationRepository?: NegotiationRepository;
-  /** The accounting books; default the SQLite store's, or memory when the repositories are given. */
+  /** The accounting books and usage records; default the SQLite store's, or memory when the repositories are given. */
   accounts?: AccountStore;
+  usageRecords?: UsageRecordStore;
   clock?: Clock;
   ids?: IdSource;
   logger?: Logger;
@@ -111,7 +116,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const logger = parts.logger ?? pino({ level: config.logLevel });
   const clock = parts.clock ?? systemClock;
   SchemaSet.get(); // compile once at start-up: a broken schema stops the server here
-  const { trust, signer } = securityParts(config);
+  const { trust, signer, recordSigner } = securityParts(config);
   const templates = TemplateLibrary.fromDirectory(config.templatesDir);
   const peers = config.peers ?? (config.peersFile ? readPeersFile(config.peersFile) : undefined);
   const ownStore = !(parts.repository && parts.negotiationRepository);
@@ -148,6 +153,12 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const settlement = new Settlement({
     accounts: accountStore, charging, agreements: repository, negotiations: negotiationRepository,
     reports: new ReportFiles(path.join(config.dataDir, 'reports')), prices, clock,
+  });
+  const usageRecords = parts.usageRecords ?? store?.usageRecords ?? new MemoryUsageRecords();
+  const recording = new UsageRecording({
+    records: usageRecords, agreements: repository, reports: new ReportFiles(path.join(config.dataDir, 'reports')), prices, clock,
+    documents: { write: usageRecordXml, ...(recordSigner ? { sign: (xml: string) => recordSigner.sign(xml) } : {}) },
+    site: { machine: config.providerName, baseUrl: () => baseUrl },
   });
   const settleFailed = (error: unknown) => logger.error({ err: error }, 'settling an account failed; the next start-up settles it');
   const negotiations = new NegotiationService({
@@ -233,6 +244,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     execution,
     notifications,
     accounts: new AccountService({ accounts: accountStore, clock }),
+    usage: recording,
     checkpointUpload: {
       agreement: (id) => repository.get(id),
       store: async (upload) => {
@@ -308,9 +320,15 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     execution.agreementChanged(change);
     notifications.agreementChanged(change);
     settlement.follow(() => settlement.agreementChanged(change.after), settleFailed);
+    settlement.follow(() => recording.agreementChanged(change.after), settleFailed);
     expiration.watch(change.after);
   });
   const resumed = await execution.resume();
+  // Usage records of agreements that ended just before the server stopped.
+  if (store) settlement.follow(async () => {
+    const written = await recording.recordMissing(store.endedWithoutUsageRecord());
+    if (written > 0) logger.info({ written }, 'usage records written at start-up');
+  }, settleFailed);
   // Slurm jobs an earlier run of the server left that no agreement runs any more.
   if (runTime.executorKind === 'slurm' && slurm) {
     const cancelled = await slurm.resourceManager.cancelOrphans((id) => runTime.executor.has(id));
@@ -459,13 +477,15 @@ function listen<S extends http.Server | https.Server>(server: S, port: number, h
 }
 
 /** The trusted CAs (when the CA file exists) and the provider's agreement signer (when signing is on). */
-function securityParts(config: ServerConfig): { trust?: TrustStore; signer?: AgreementSigner } {
+function securityParts(config: ServerConfig): { trust?: TrustStore; signer?: AgreementSigner; recordSigner?: AgreementSigner } {
   const trust = fs.existsSync(config.caFile) ? attempt('WSAG_CA_FILE', () => TrustStore.fromFile(config.caFile)) : undefined;
   if (!config.signAgreements) return trust ? { trust } : {};
   const credential = attempt('WSAG_TLS_CERT / WSAG_TLS_KEY', () => loadCredential(config.tlsCertFile, config.tlsKeyFile));
   const chain = [credential.certificate, ...credential.chain];
   const signer: AgreementSigner = { sign: (document) => signAgreement(document, { key: credential.privateKey, chain }) };
-  return trust ? { trust, signer } : { signer };
+  // Usage records are signed by the same key, the same way (src/crypto/usage-record-signature.ts).
+  const recordSigner: AgreementSigner = { sign: (record) => signUsageRecord(record, { key: credential.privateKey, chain }) };
+  return trust ? { trust, signer, recordSigner } : { signer, recordSigner };
 }
 
 function attempt<T>(setting: string, load: () => T): T {

@@ -6,6 +6,7 @@ import { clientTls, clientTlsHelp } from './client-tls.js';
 import type { Command } from './command.js';
 import { agreementsCommand } from './commands/agreements.js';
 import { accountCommand } from './commands/account.js';
+import { usageCommand } from './commands/usage.js';
 import { auditCommand } from './commands/audit.js';
 import { certCommand } from './commands/cert.js';
 import { countersignCommand } from './commands/countersign.js';
@@ -26,7 +27,7 @@ import { CliError, exitCodes, UsageError } from './errors.js';
 
 export const commands: Command[] = [
   serveCommand, templatesCommand, createCommand, agreementsCommand, stateCommand, terminateCommand,
-  negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand, checkpointCommand, simCommand, certCommand, countersignCommand, auditCommand, accountCommand,
+  negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand, checkpointCommand, simCommand, certCommand, countersignCommand, auditCommand, accountCommand, usageCommand,
   nodeCommand,
 ];
 

@@ -327,12 +327,17 @@ export class WsagClient {
     return this.json<T>(path, what, init);
   }
 
+  /** A route that answers a document (a usage record): its text. */
+  requestText(path: string, what: string): Promise<string> {
+    return this.http(path, what, undefined, (text) => text);
+  }
+
   private async json<T>(path: string, what: string, init?: RequestInit): Promise<T> {
     return this.http(path, what, init, (text) => JSON.parse(text) as T);
   }
 
   /** A paged listing read to its end, following each Link rel="next" (src/web/listing.ts). */
-  private async allPages<T>(path: string, what: string): Promise<T[]> {
+  async allPages<T>(path: string, what: string): Promise<T[]> {
     const all: T[] = [];
     for (let next: string | undefined = path; next !== undefined; ) {
       const page: { items: T[]; next: string | undefined } = await this.http(next, what, undefined, (text, response) => ({

@@ -475,3 +475,23 @@ export interface AccountStore {
   apply(accountId: string, key: string, operation: (account: Account, hold: (id: string) => FundsHold | undefined) => LedgerChange): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/** One agreement's usage record as stored: the GFD.98 document, and its signed form when the server signs. */
+export interface StoredUsageRecord {
+  agreementId: string;
+  initiator: string;
+  createdAt: Date;
+  /** The ur:JobUsageRecord document. */
+  xml: string;
+  /** The record with the provider's signature (src/crypto/usage-record-signature.ts), when agreements are signed. */
+  signed?: string;
+}
+
+/** Usage records (issue 14), one per ended agreement, never changed once stored. */
+export interface UsageRecordStore {
+  /** Stores the record; false (and nothing changes) when the agreement has one already. */
+  add(record: StoredUsageRecord): Promise<boolean>;
+  get(agreementId: string): Promise<StoredUsageRecord | undefined>;
+  /** In order of creation; of one initiator when given; after a cursor; at most `limit`. */
+  list(filter?: { initiator?: string; after?: { createdAt: Date; id: string }; limit?: number }): Promise<StoredUsageRecord[]>;
+}

@@ -8,3 +8,5 @@ export { SqliteNegotiationRepository } from './sqlite-negotiation-repository.js'
 export { SqliteStore } from './sqlite-store.js';
 export { MemoryAccountStore } from './memory-account-store.js';
 export { SqliteAccountStore } from './sqlite-account-store.js';
+export { MemoryUsageRecords } from './memory-usage-records.js';
+export { SqliteUsageRecords } from './sqlite-usage-records.js';

@@ -120,4 +120,15 @@ export const migrations: readonly string[] = [
    BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: its rows cannot be updated'); END;
    CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger
    BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: its rows cannot be deleted'); END;`,
+
+  // 8: usage records (issue 14): one GFD.98 record per ended agreement, never changed.
+  `CREATE TABLE usage_records (
+     agreement_id TEXT    PRIMARY KEY,
+     initiator    TEXT    NOT NULL,
+     created_at   INTEGER NOT NULL,
+     xml          TEXT    NOT NULL,
+     signed       TEXT
+   ) STRICT;
+   CREATE INDEX usage_records_by_creation ON usage_records (created_at, agreement_id);
+   CREATE INDEX usage_records_by_initiator ON usage_records (initiator, created_at, agreement_id);`,
 ];

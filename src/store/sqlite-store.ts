@@ -3,6 +3,7 @@ import { SqliteAgreementRepository } from './sqlite-agreement-repository.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { SqliteNegotiationRepository } from './sqlite-negotiation-repository.js';
+import { SqliteUsageRecords } from './sqlite-usage-records.js';
 
 /**
  * The server's database: agreements, negotiations, the audit log of their changes and the
@@ -16,10 +17,12 @@ export class SqliteStore {
   readonly negotiations: SqliteNegotiationRepository;
   readonly audit: SqliteAuditLog;
   readonly accounts: SqliteAccountStore;
+  readonly usageRecords: SqliteUsageRecords;
 
   private constructor(private readonly connection: SqliteConnection) {
     this.audit = new SqliteAuditLog(connection);
     this.accounts = new SqliteAccountStore(connection);
+    this.usageRecords = new SqliteUsageRecords(connection);
     this.agreements = new SqliteAgreementRepository(connection, this.audit);
     this.negotiations = new SqliteNegotiationRepository(connection, this.audit);
   }
@@ -38,6 +41,14 @@ export class SqliteStore {
   agreementsWithoutAudit(): string[] {
     return this.connection.db
       .prepare("SELECT id FROM agreements WHERE NOT EXISTS (SELECT 1 FROM audit_log WHERE subject_kind = 'agreement' AND subject_id = agreements.id)")
+      .pluck()
+      .all() as string[];
+  }
+
+  /** Ids of ended agreements (Complete, Terminated) without a usage record: one anti-join, for start-up. */
+  endedWithoutUsageRecord(): string[] {
+    return this.connection.db
+      .prepare("SELECT id FROM agreements WHERE state IN ('Complete', 'Terminated') AND NOT EXISTS (SELECT 1 FROM usage_records WHERE agreement_id = agreements.id)")
       .pluck()
       .all() as string[];
   }

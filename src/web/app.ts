@@ -4,6 +4,7 @@ import { MalformedMessage, NotAuthorized, UnknownResource } from '../domain/erro
 import type { Caller } from '../domain/identity.js';
 import { negotiationStates } from '../domain/negotiation.js';
 import type { AccountService } from '../engine/accounting/account-service.js';
+import type { UsageRecording } from '../engine/accounting/usage-recording.js';
 import type { AgreementService } from '../engine/agreement-service.js';
 import type { ExecutionService } from '../engine/execution-service.js';
 import type { NegotiationService } from '../engine/negotiation-service.js';
@@ -12,6 +13,7 @@ import type { PlanningService } from '../engine/planning-service.js';
 import type { AgreementSignatureVerifier, Subscription } from '../engine/ports.js';
 import { soapRouter, type EndpointOptions } from '../soap/http-endpoint.js';
 import { accountsRouter } from './accounts.js';
+import { usageRouter } from './usage.js';
 import { checkpointUploadRouter, type CheckpointUploadOptions } from './checkpoint-upload.js';
 import { declaredBodyWithin, errorBoundary } from './error-boundary.js';
 import { listingQuery, sendListing, type ListingQuery } from './listing.js';
@@ -32,6 +34,8 @@ export interface AppOptions extends EndpointOptions {
   checkpointUpload?: Omit<CheckpointUploadOptions, 'identify' | 'logger'>;
   /** The bank: accounts and their statements (/api/accounts). */
   accounts?: AccountService;
+  /** Usage records (/api/usage). */
+  usage?: UsageRecording;
 }
 
 /** The HTTP application: SOAP ports, a health check, and JSON views for operators and the CLI. */
@@ -155,6 +159,7 @@ export function createApp(options: AppOptions): Express {
       agreementSummary(await options.agreements.decide(String(req.params.id), decision, caller(req)))));
   }
   if (options.accounts) app.use(accountsRouter(options.accounts, caller, options.logger));
+  if (options.usage) app.use(usageRouter(options.usage, caller, options.logger));
   app.use(soapRouter(options));
   app.use((req, res) => {
     if (req.path === '/api' || req.path.startsWith('/api/')) {

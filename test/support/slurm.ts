@@ -24,7 +24,11 @@ export function startSlurmCluster(nodes = 4): SlurmTestCluster {
   if (!slurmAvailable) throw new Error('Slurm and MUNGE are not installed: apt-get install slurm-wlm munge (or WSAG_SKIP_SLURM=1 to skip these tests)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-slurm-'));
   const script = path.join(projectRoot, 'scripts/slurm-test-cluster.sh');
-  execFileSync(script, ['start', dir, String(nodes)], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+  try {
+    execFileSync(script, ['start', dir, String(nodes)], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 90_000 });
+  } catch (error) {
+    throw new Error(`${script} start ${dir} failed: ${String((error as { stderr?: Buffer }).stderr ?? error)}`);
+  }
   return {
     dir,
     slurmConf: path.join(dir, 'slurm.conf'),

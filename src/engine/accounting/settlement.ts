@@ -1,7 +1,8 @@
 import { cents, settle, transferHold } from '../../domain/accounts.js';
 import type { Agreement } from '../../domain/agreement.js';
 import type { Money, Negotiation } from '../../domain/negotiation.js';
-import { usagePrice, type PriceList } from '../../domain/pricing.js';
+import type { PriceList } from '../../domain/pricing.js';
+import { usageCharge } from '../../domain/usage.js';
 import type { AccountStore, AgreementRepository, Clock, NegotiationRepository, ReportStore } from '../ports.js';
 import { agreementHoldId, Charging, offerHoldId } from './charging.js';
 
@@ -67,7 +68,7 @@ export class Settlement {
     const inCurrency = (list: readonly Money[] | undefined, currency: string) => (list ?? []).filter((m) => m.currency === currency).reduce((sum, m) => sum + Math.round(m.amount * 100), 0);
     const account = await this.deps.accounts.account(hold?.accountId ?? accountId);
     if (!account) return;
-    const used = this.usage(agreement, report);
+    const used = usageCharge(agreement, report?.happened, this.deps.prices);
     const amounts = {
       charge: used ? Math.round(used.amount * 100) : 0,
       penalties: agreement.state === 'Complete' ? inCurrency(report?.totals.penalties, account.currency) : 0,
@@ -119,17 +120,5 @@ export class Settlement {
       .find((a) => a.origin?.negotiationId === negotiation.id && a.origin.offerId === offerId);
     if (made) await this.agreementChanged(made);
     else await this.deps.charging.release(accountId, holdId, 'its offer was confirmed but no agreement was stored');
-  }
-
-  /** What the agreement is charged: Complete, its usage (capped at its price by the hold); Terminated, its usage until then; otherwise nothing. */
-  private usage(agreement: Agreement, report: { happened: { started?: string; completed?: string; failure?: { at: string } } } | undefined): Money | undefined {
-    if (agreement.state !== 'Complete' && agreement.state !== 'Terminated') return undefined;
-    // A reservation is charged for its window: the capacity was kept for it whether used or not.
-    if (agreement.request.window && agreement.state === 'Complete') return agreement.price;
-    const started = report?.happened.started;
-    if (!started) return undefined;
-    const ended = report.happened.completed ?? report.happened.failure?.at ?? agreement.updatedAt.toISOString();
-    const nodes = agreement.allocation?.nodes ?? agreement.request.nodeCount;
-    return usagePrice(agreement.request, nodes, (new Date(ended).getTime() - new Date(started).getTime()) / 1000, this.deps.prices);
   }
 }

@@ -24,7 +24,7 @@ describe.skipIf(skipSlurm)('agreements run as Slurm jobs', () => {
     server = await slurmServer(cluster, { cpuTimeScale: 0.34 });
     client = new WsagClient(server.url);
     reservations = new SlurmReservations(new SlurmCli({ slurmConf: cluster.slurmConf }), 'root');
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await server?.close();
     cluster?.stop();

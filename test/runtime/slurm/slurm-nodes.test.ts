@@ -11,7 +11,7 @@ describe.skipIf(skipSlurm)('the cluster as Slurm reports it', () => {
   beforeAll(() => {
     cluster = startSlurmCluster(4);
     cli = new SlurmCli({ slurmConf: cluster.slurmConf });
-  });
+  }, 120_000);
   afterAll(() => cluster?.stop());
 
   it('reads every node with its CPUs, memory, architecture and features as our node properties', async () => {

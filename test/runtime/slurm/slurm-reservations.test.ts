@@ -45,7 +45,7 @@ describe.skipIf(skipSlurm)('reconciling Slurm with the plan', () => {
     cluster = startSlurmCluster(4);
     cli = new SlurmCli({ slurmConf: cluster.slurmConf });
     reservations = new SlurmReservations(cli, 'root');
-  });
+  }, 120_000);
   afterAll(() => cluster?.stop());
 
   const soon = (minutes: number) => new Date(Math.ceil(Date.now() / 1000) * 1000 + minutes * 60_000);

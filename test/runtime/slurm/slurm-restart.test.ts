@@ -33,7 +33,7 @@ describe.skipIf(skipSlurm)('wsag-server killed and restarted in front of Slurm',
       WSAG_EXECUTOR: 'slurm', WSAG_SLURM_CONF: cluster.slurmConf, WSAG_SLURM_PARTITION: 'batch', WSAG_SLURM_USER: 'root',
       WSAG_SLURM_EXECUTABLES: exampleJobDirectory, WSAG_CLUSTER_FILE: clusterFile, WSAG_CPU_TIME_SCALE: '0.34', WSAG_ADMINS: 'anonymous',
     };
-  }, 60_000);
+  }, 120_000);
   afterAll(() => {
     for (const child of children) child.kill('SIGKILL');
     cluster?.stop();

@@ -19,7 +19,7 @@ describe.skipIf(skipSlurm)('a server in front of Slurm', () => {
     cluster = startSlurmCluster(4);
     server = await startTestServer({ config: { executor: 'slurm', slurm: { conf: cluster.slurmConf, partition: 'batch', user: 'root' }, clusterNodes: undefined, admins: ['anonymous'] } });
     reservations = new SlurmReservations(new SlurmCli({ slurmConf: cluster.slurmConf }), 'root');
-  });
+  }, 120_000);
   afterAll(async () => {
     await server?.close();
     cluster?.stop();
