@@ -6,10 +6,8 @@ import path from 'node:path';
 import { liveStates } from './domain/agreement-state-machine.js';
 import { slurmCluster } from './runtime/slurm/slurm-plan-sync.js';
 import { SlurmSite } from './runtime/slurm/slurm-site.js';
-import { AccountService } from './engine/accounting/account-service.js';
-import { Charging } from './engine/accounting/charging.js';
-import { FollowedNegotiations } from './engine/accounting/followed-negotiations.js';
-import { Settlement } from './engine/accounting/settlement.js';
+import { VoUsage } from './engine/accounting/vo-usage.js';
+import { accountingParts } from './server-accounting.js';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { loadCredential } from './crypto/credentials.js';
@@ -42,10 +40,6 @@ import { LocalProcessResourceManager, NoExecutor, RuntimeExecutor, SimulatedReso
 import { agreementPorts, paths } from './soap/agreement-ports.js';
 import { negotiationPaths, negotiationPorts } from './soap/negotiation-ports.js';
 import { ReportFiles } from './store/report-files.js';
-import { MemoryAccountStore } from './store/memory-account-store.js';
-import { MemoryUsageRecords } from './store/memory-usage-records.js';
-import { UsageRecording } from './engine/accounting/usage-recording.js';
-import { usageRecordXml } from './xml/usage-record-writer.js';
 import { signUsageRecord } from './crypto/usage-record-signature.js';
 import { DataDirLock } from './store/data-dir-lock.js';
 import { SqliteStore } from './store/sqlite-store.js';
@@ -71,7 +65,7 @@ export interface RunningServer {
   execution: ExecutionService;
   notifications: NotificationService;
   /** The books follow agreements and negotiations (tests wait for them: `accounting.idle()`). */
-  accounting: Pick<Settlement, 'idle'>;
+  accounting: { idle(): Promise<void> };
   /** The Migration Controller's runs, when peers are configured. */
   migration?: MigrationRunner;
   /** Jobs that moved to peers, followed until the peers' agreements are over. */
@@ -147,23 +141,16 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const agreements = new AgreementService(repository, plan, clock, new SoapAcceptanceNotifier(), (agreementId, error) =>
     logger.warn({ agreementId, err: error }, 'could not tell the initiator about the decision on its pending agreement'),
   );
-  // The books (issue 14): holds where capacity is promised, and the ledger following what happens.
-  const accountStore = parts.accounts ?? store?.accounts ?? new MemoryAccountStore();
-  const charging = new Charging({ accounts: accountStore, clock });
-  const settlement = new Settlement({
-    accounts: accountStore, charging, agreements: repository, negotiations: negotiationRepository,
-    reports: new ReportFiles(path.join(config.dataDir, 'reports')), prices, clock,
+  // The books, usage records and VO shares (issue 14): holds where capacity is promised, the ledger following what happens.
+  let baseUrl = config.publicUrl?.replace(/\/$/, '') ?? '';
+  const accounting = accountingParts({
+    config, store, given: parts, repository, negotiationRepository, plan, prices, clock, logger, recordSigner, baseUrl: () => baseUrl, readPolicy: attempt,
   });
-  const usageRecords = parts.usageRecords ?? store?.usageRecords ?? new MemoryUsageRecords();
-  const recording = new UsageRecording({
-    records: usageRecords, agreements: repository, reports: new ReportFiles(path.join(config.dataDir, 'reports')), prices, clock,
-    documents: { write: usageRecordXml, ...(recordSigner ? { sign: (xml: string) => recordSigner.sign(xml) } : {}) },
-    site: { machine: config.providerName, baseUrl: () => baseUrl },
-  });
-  const settleFailed = (error: unknown) => logger.error({ err: error }, 'settling an account failed; the next start-up settles it');
+  const { charging, shares } = accounting;
   const negotiations = new NegotiationService({
-    negotiations: new FollowedNegotiations(negotiationRepository, (negotiation) => settlement.follow(() => settlement.negotiationChanged(negotiation), settleFailed)),
+    negotiations: accounting.negotiations,
     charging,
+    ...(shares ? { shares } : {}),
     agreements: repository,
     templates,
     documents: new XmlNegotiationWriter(),
@@ -190,11 +177,14 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const stored = await repository.list({ state: liveStates });
   const { restored, lost } = await agreements.restorePlanReport(stored);
   const expiration = new AgreementExpiry(agreements);
-  for (const agreement of stored) expiration.watch(agreement);
+  for (const agreement of stored) {
+    expiration.watch(agreement);
+    shares?.own(agreement.id, VoUsage.ownerOf(agreement.request, agreement.initiator));
+  }
   for (const { id, reason } of lost) logger.warn({ agreementId: id, reason }, 'an agreement\'s capacity could not be booked again at start-up');
   const holds = await negotiations.restore();
   await reservations.restore();
-  const settled = await settlement.reconcile();
+  const settled = await accounting.restore();
   if (settled > 0) logger.info({ holds: settled }, 'funds holds settled or released at start-up');
   await plan.settle();
   const runTime = runTimeParts(config, parts, clock, logger, store?.audit, repository, agreements, plan, peers, slurm);
@@ -212,6 +202,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     agreements,
     reservations,
     charging,
+    ...(shares ? { shares } : {}),
     ...(signer ? { signer } : {}),
     ...(peers && providers ? { standby: new RemoteStandby({ peers, providers, providerName: config.providerName }) } : {}),
   });
@@ -226,7 +217,6 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     admins: config.admins,
   });
 
-  let baseUrl = config.publicUrl?.replace(/\/$/, '') ?? '';
   let tlsUrl: string | undefined;
   const app = createApp({
     ports: [...agreementPorts(services), ...negotiationPorts(services)],
@@ -243,8 +233,9 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     logger,
     execution,
     notifications,
-    accounts: new AccountService({ accounts: accountStore, clock }),
-    usage: recording,
+    accounts: accounting.accounts,
+    usage: accounting.recording,
+    ...(shares ? { shares } : {}),
     checkpointUpload: {
       agreement: (id) => repository.get(id),
       store: async (upload) => {
@@ -319,16 +310,11 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   repository.onChange((change) => {
     execution.agreementChanged(change);
     notifications.agreementChanged(change);
-    settlement.follow(() => settlement.agreementChanged(change.after), settleFailed);
-    settlement.follow(() => recording.agreementChanged(change.after), settleFailed);
+    accounting.agreementChanged(change);
     expiration.watch(change.after);
   });
   const resumed = await execution.resume();
-  // Usage records of agreements that ended just before the server stopped.
-  if (store) settlement.follow(async () => {
-    const written = await recording.recordMissing(store.endedWithoutUsageRecord());
-    if (written > 0) logger.info({ written }, 'usage records written at start-up');
-  }, settleFailed);
+  accounting.afterStart();
   // Slurm jobs an earlier run of the server left that no agreement runs any more.
   if (runTime.executorKind === 'slurm' && slurm) {
     const cancelled = await slurm.resourceManager.cancelOrphans((id) => runTime.executor.has(id));
@@ -343,7 +329,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     endpoints,
     execution,
     notifications,
-    accounting: settlement,
+    accounting: accounting.settlement,
     ...(migration ? { migration } : {}),
     ...(migrated ? { migrated } : {}),
     async close() {
@@ -352,7 +338,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       await runTime.executor.close();
       await execution.idle();
       await plan.settle();
-      await settlement.idle();
+      await accounting.settlement.idle();
       await slurm?.idle();
       await Promise.all([server, tlsServer].map((s) => s && new Promise<void>((resolve) => {
         s.close(() => resolve());
@@ -495,3 +481,4 @@ function attempt<T>(setting: string, load: () => T): T {
     throw new ConfigError(`${setting}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
+

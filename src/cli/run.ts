@@ -7,6 +7,7 @@ import type { Command } from './command.js';
 import { agreementsCommand } from './commands/agreements.js';
 import { accountCommand } from './commands/account.js';
 import { usageCommand } from './commands/usage.js';
+import { voCommand } from './commands/vo.js';
 import { auditCommand } from './commands/audit.js';
 import { certCommand } from './commands/cert.js';
 import { countersignCommand } from './commands/countersign.js';
@@ -27,7 +28,7 @@ import { CliError, exitCodes, UsageError } from './errors.js';
 
 export const commands: Command[] = [
   serveCommand, templatesCommand, createCommand, agreementsCommand, stateCommand, terminateCommand,
-  negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand, checkpointCommand, simCommand, certCommand, countersignCommand, auditCommand, accountCommand, usageCommand,
+  negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand, checkpointCommand, simCommand, certCommand, countersignCommand, auditCommand, accountCommand, usageCommand, voCommand,
   nodeCommand,
 ];
 

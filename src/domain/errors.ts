@@ -94,6 +94,10 @@ export class UnknownAccount extends WsagError {
 export class InsufficientFunds extends WsagError {
   readonly code = 'InsufficientFunds';
 }
+/** The request would take its VO, group or user past its usage SLA (share) at this site: names the level, the share, the usage and when room returns. */
+export class ShareExceeded extends WsagError {
+  readonly code = 'ShareExceeded';
+}
 /** Security is on and the request proves no identity: no client certificate or WS-Security signature, or one that does not lead to a trusted CA. */
 export class NotAuthenticated extends WsagError {
   readonly code = 'NotAuthenticated';

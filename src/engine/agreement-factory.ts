@@ -17,6 +17,7 @@ import type { AgreementDocumentWriter, AgreementRepository, AgreementSigner, Clo
 import type { ReservationUse } from './reservation-use.js';
 import type { Charging } from './accounting/charging.js';
 import { agreementHoldId } from './accounting/charging.js';
+import { VoUsage } from './accounting/vo-usage.js';
 import { requireBindingRequest } from './refused-terms.js';
 import { templateOf } from './template-resolution.js';
 
@@ -39,6 +40,8 @@ export interface AgreementFactoryDeps {
   standby?: Pick<RemoteStandby, 'reserve' | 'bind' | 'release'>;
   /** Holds of funds on the sla:ChargeAccount (issue 14); absent: nothing is charged. */
   charging?: Pick<Charging, 'hold'>;
+  /** VO usage SLAs (issue 14); absent: no shares are enforced. */
+  shares?: Pick<VoUsage, 'check' | 'own' | 'forget' | 'rename'>;
 }
 
 /** State carried through the steps of one CreateAgreement or CreatePendingAgreement. */
@@ -157,10 +160,12 @@ export const takeOverHold: Step = {
         throw new CannotSatisfy(`the capacity held for offer "${offer.offerId}" is no longer available: ${outcome.reason}`);
       }
     }
+    deps.shares?.rename(key, ctx.agreementId);
     ctx.undo.push(() => {
       deps.plan.release(ctx.agreementId);
       if (previous) deps.plan.restoreJob(previous);
       if (held) deps.plan.restoreJob(held, previous ? ctx.agreementId : undefined);
+      deps.shares?.rename(ctx.agreementId, key);
     });
     ctx.allocation = deps.plan.allocationOf(ctx.agreementId, offer.hold.allocation);
   },
@@ -281,6 +286,18 @@ export const markReservationUsed: Step = {
 };
 
 /** One-shot binding request (and CreatePendingAgreement, which only starts in Pending). */
+/** The booking must keep its VO, group and user within their shares (docs/vo-policy.md); it is counted as theirs from now on. */
+export const checkShares: Step = {
+  name: 'checkShares',
+  run(ctx, deps) {
+    if (!deps.shares) return;
+    const chosen = required(ctx.chosen);
+    deps.shares.check(ctx.agreementId, chosen.request, ctx.allocation, ctx.caller);
+    deps.shares.own(ctx.agreementId, VoUsage.ownerOf(chosen.request, ctx.replaces?.initiator ?? ctx.caller.identity));
+    ctx.undo.push(() => deps.shares?.forget(ctx.agreementId));
+  },
+};
+
 /**
  * The quoted price is held on the charge account before the agreement is stored (issue 14):
  * not enough funds refuses the offer naming the account and both amounts. A renegotiation
@@ -298,7 +315,7 @@ export const holdFunds: Step = {
 };
 
 export const createAgreementSteps: readonly Step[] = [
-  resolveTemplate, checkExpirationTime, checkCreationConstraints, requireBinding, admitToPlan, holdFunds, reserveRemoteStandby, writeAgreementDocument, persistAgreement, bindRemoteStandby, markReservationUsed,
+  resolveTemplate, checkExpirationTime, checkCreationConstraints, requireBinding, admitToPlan, checkShares, holdFunds, reserveRemoteStandby, writeAgreementDocument, persistAgreement, bindRemoteStandby, markReservationUsed,
 ];
 
 /** Accepting an Acceptable negotiation offer, with the negotiation locked. */

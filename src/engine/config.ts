@@ -120,6 +120,8 @@ export interface ServerConfig {
   maxCheckpointBytes: number;
   /** The peers file (docs/operations.md "Peers and migration"). Env WSAG_PEERS_FILE. Default none: no migration, no remote standby. */
   peersFile?: string;
+  /** The site's VO usage policy: shares per VO, group and user over an epoch (docs/vo-policy.md). Env WSAG_VO_POLICY_FILE. Default none: no shares are enforced. */
+  voPolicyFile?: string;
   /** The peers file's contents, read and checked at start-up (or given directly). */
   peers?: PeersConfig;
 }
@@ -212,7 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
 }
 
 /** Run-time settings: the executor, the demo job's speed, where checkpoints live, the peers file. */
-function runTime(env: NodeJS.ProcessEnv, dataDir: string): Pick<ServerConfig, 'executor' | 'slurm' | 'cpuTimeScale' | 'checkpointDir' | 'maxCheckpointBytes' | 'peersFile'> {
+function runTime(env: NodeJS.ProcessEnv, dataDir: string): Pick<ServerConfig, 'executor' | 'slurm' | 'cpuTimeScale' | 'checkpointDir' | 'maxCheckpointBytes' | 'peersFile' | 'voPolicyFile'> {
   const cpuTimeScale = decimal(env, 'WSAG_CPU_TIME_SCALE', defaultConfig.cpuTimeScale, 0, 1000);
   if (!(cpuTimeScale > 0)) throw new ConfigError(`WSAG_CPU_TIME_SCALE must be greater than 0 (0.001 runs an hour of runtime estimate in 3.6 s), got ${env.WSAG_CPU_TIME_SCALE}`);
   return {
@@ -222,6 +224,7 @@ function runTime(env: NodeJS.ProcessEnv, dataDir: string): Pick<ServerConfig, 'e
     checkpointDir: path.resolve(env.WSAG_CHECKPOINT_DIR || path.join(dataDir, 'checkpoints')),
     maxCheckpointBytes: integer(env, 'WSAG_MAX_CHECKPOINT_BYTES', defaultConfig.maxCheckpointBytes, 1024, 1024 ** 4),
     ...(env.WSAG_PEERS_FILE ? { peersFile: path.resolve(env.WSAG_PEERS_FILE) } : {}),
+    ...(env.WSAG_VO_POLICY_FILE ? { voPolicyFile: path.resolve(env.WSAG_VO_POLICY_FILE) } : {}),
   };
 }
 

@@ -6,7 +6,7 @@ import type { Caller } from '../domain/identity.js';
 import { postRuntimeReport, type PostRuntimeInput } from '../domain/post-runtime-report.js';
 import type { GuaranteeTerm } from '../domain/terms.js';
 import { isoTime } from '../domain/time.js';
-import type { PlannedJob, ReplanReport } from '../scheduler/model.js';
+import type { ReplanReport } from '../scheduler/model.js';
 import type { AgreementChange } from './agreement-changes.js';
 import type { AgreementService } from './agreement-service.js';
 import { systemActor } from './audit-notes.js';

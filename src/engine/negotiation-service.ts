@@ -10,6 +10,7 @@ import {
 import { negotiationStep, type CounteredOffer, type NegotiationMessage } from '../domain/negotiation-state-machine.js';
 import { feeCharged, type PriceList } from '../domain/pricing.js';
 import { offerHoldId, type Charging } from './accounting/charging.js';
+import { VoUsage } from './accounting/vo-usage.js';
 import { addSeconds, isoTime } from '../domain/time.js';
 import { actorOf, negotiationNotes, systemActor } from './audit-notes.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -42,6 +43,8 @@ export interface NegotiationServiceDeps {
   settings: NegotiationSettings;
   /** Holds of funds on the sla:ChargeAccount of offers that hold capacity (issue 14); absent: nothing is charged. */
   charging?: Pick<Charging, 'hold'>;
+  /** VO usage SLAs (issue 14): a hold is capacity booked for its VO. */
+  shares?: Pick<VoUsage, 'check' | 'own' | 'forget'>;
 }
 
 /** An Acceptable offer being accepted, handed to the agreement factory while the negotiation is locked. */
@@ -153,6 +156,11 @@ export class NegotiationService {
               for (const answer of answered) if (answer.hold) booked.push(holdKey(answer.offerId));
               // Capacity held is paid for: its quoted price is held on the charge account (refused when it cannot cover it).
               for (const answer of answered) {
+                if (!answer.hold || !this.deps.shares) continue;
+                this.deps.shares.check(holdKey(answer.offerId), answer.request, answer.hold.allocation, caller);
+                this.deps.shares.own(holdKey(answer.offerId), VoUsage.ownerOf(answer.request, negotiation.initiator));
+              }
+              for (const answer of answered) {
                 if (!answer.hold || !this.deps.charging || !answer.price) continue;
                 const release = await this.deps.charging.hold(offerHoldId(negotiation.id, answer.offerId), answer.request, answer.price, caller, `offer ${answer.offerId} of negotiation ${negotiation.id}`);
                 if (release) funds.push(release);
@@ -170,7 +178,10 @@ export class NegotiationService {
         negotiation.updatedAt = now;
         await this.save(before, negotiation, caller);
       } catch (error) {
-        for (const key of booked) this.deps.plan.release(key);
+        for (const key of booked) {
+          this.deps.plan.release(key);
+          this.deps.shares?.forget(key);
+        }
         for (const release of funds) await release();
         throw error;
       }

@@ -5,6 +5,7 @@ import type { Caller } from '../domain/identity.js';
 import { negotiationStates } from '../domain/negotiation.js';
 import type { AccountService } from '../engine/accounting/account-service.js';
 import type { UsageRecording } from '../engine/accounting/usage-recording.js';
+import type { VoUsage } from '../engine/accounting/vo-usage.js';
 import type { AgreementService } from '../engine/agreement-service.js';
 import type { ExecutionService } from '../engine/execution-service.js';
 import type { NegotiationService } from '../engine/negotiation-service.js';
@@ -14,6 +15,7 @@ import type { AgreementSignatureVerifier, Subscription } from '../engine/ports.j
 import { soapRouter, type EndpointOptions } from '../soap/http-endpoint.js';
 import { accountsRouter } from './accounts.js';
 import { usageRouter } from './usage.js';
+import { voRouter } from './vo.js';
 import { checkpointUploadRouter, type CheckpointUploadOptions } from './checkpoint-upload.js';
 import { declaredBodyWithin, errorBoundary } from './error-boundary.js';
 import { listingQuery, sendListing, type ListingQuery } from './listing.js';
@@ -36,6 +38,8 @@ export interface AppOptions extends EndpointOptions {
   accounts?: AccountService;
   /** Usage records (/api/usage). */
   usage?: UsageRecording;
+  /** VO usage SLAs (/api/vo). */
+  shares?: Pick<VoUsage, 'standings'>;
 }
 
 /** The HTTP application: SOAP ports, a health check, and JSON views for operators and the CLI. */
@@ -160,6 +164,7 @@ export function createApp(options: AppOptions): Express {
   }
   if (options.accounts) app.use(accountsRouter(options.accounts, caller, options.logger));
   if (options.usage) app.use(usageRouter(options.usage, caller, options.logger));
+  if (options.shares) app.use(voRouter(options.shares, caller, options.now, options.logger));
   app.use(soapRouter(options));
   app.use((req, res) => {
     if (req.path === '/api' || req.path.startsWith('/api/')) {

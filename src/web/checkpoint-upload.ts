@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { Agreement } from '../domain/agreement.js';
-import { InvalidStateTransition, MalformedMessage, MessageTooLarge, NotAuthorized, UnknownResource, WsagError } from '../domain/errors.js';
+import { InvalidStateTransition, MalformedMessage, MessageTooLarge, NotAuthorized, UnknownResource } from '../domain/errors.js';
 import { mayActOn, type Caller } from '../domain/identity.js';
 import { sendProblem } from './problem.js';
 

@@ -41,6 +41,11 @@ export class UsageRecording {
     await this.deps.records.add({ agreementId: agreement.id, initiator: agreement.initiator, createdAt: record.createdAt, xml, ...(signed ? { signed } : {}) });
   }
 
+  /** What the agreement's job did, as its post-runtime report says. */
+  async runOf(agreementId: string) {
+    return (await this.deps.reports.read(agreementId))?.report.happened;
+  }
+
   /** Start-up: records for ended agreements that have none (the server stopped before writing them). */
   async recordMissing(ids: readonly string[]): Promise<number> {
     let written = 0;

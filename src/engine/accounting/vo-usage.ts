@@ -1,0 +1,89 @@
+import type { Allocation } from '../../domain/allocation.js';
+import type { Agreement } from '../../domain/agreement.js';
+import type { Caller } from '../../domain/identity.js';
+import type { ServiceRequest } from '../../domain/terms.js';
+import { usedPeriod, type RunFacts } from '../../domain/usage.js';
+import { epochAt, type SitePolicy } from '../../domain/vo-policy.js';
+import { checkShares, standings, type Owner, type UsageItem } from '../../domain/vo-shares.js';
+
+/**
+ * VO usage SLAs at admission (issue 14; docs/vo-policy.md). Usage in an epoch is what the
+ * plan has booked (agreements and held offers, by their owners) plus what ended jobs used
+ * (from their runs); a new booking is checked against the shares before it is kept
+ * (CreateAgreement, a negotiated hold), and refused with ShareExceeded naming the VO,
+ * group or user, its share, its usage and when room returns.
+ */
+export class VoUsage {
+  /** Who each booking key is for. */
+  private readonly owners = new Map<string, Owner>();
+  /** What ended jobs used, in this epoch and the last. */
+  private used: UsageItem[] = [];
+
+  constructor(
+    private readonly deps: {
+      policy: SitePolicy;
+      siteNodes: () => number;
+      booked: () => ReadonlyMap<string, Allocation>;
+    },
+  ) {}
+
+  static ownerOf(request: ServiceRequest, initiator: string): Owner {
+    const charge = request.chargeAccount;
+    return { user: initiator, ...(charge?.virtualOrganisation ? { vo: charge.virtualOrganisation } : {}), ...(charge?.group ? { group: charge.group } : {}) };
+  }
+
+  /** Throws ShareExceeded when booking `allocation` for `request` would pass a share. */
+  check(key: string, request: ServiceRequest, allocation: Allocation | undefined, caller: Caller): void {
+    if (!allocation) return;
+    const owner = VoUsage.ownerOf(request, caller.identity);
+    if (!owner.vo) return;
+    const pieces = itemsOf(owner, allocation);
+    checkShares(this.deps.policy, this.deps.siteNodes(), this.items(key), pieces);
+  }
+
+  own(key: string, owner: Owner): void {
+    this.owners.set(key, owner);
+  }
+
+  forget(key: string): void {
+    this.owners.delete(key);
+  }
+
+  rename(from: string, to: string): void {
+    const owner = this.owners.get(from);
+    if (!owner) return;
+    this.owners.delete(from);
+    this.owners.set(to, owner);
+  }
+
+  /** An agreement ended: its booking goes from the plan, what its job used stays counted. */
+  ended(agreement: Agreement, run: RunFacts | undefined, now: Date): void {
+    this.owners.delete(agreement.id);
+    const period = usedPeriod(agreement, run);
+    if (period) this.used.push({ owner: VoUsage.ownerOf(agreement.request, agreement.initiator), nodes: agreement.allocation?.nodes ?? agreement.request.nodeCount, start: period.start.getTime(), end: period.end.getTime() });
+    // Only this epoch and the last matter.
+    const from = epochAt(this.deps.policy, epochAt(this.deps.policy, now.getTime()).start - 1).start;
+    this.used = this.used.filter((i) => i.end > from);
+  }
+
+  /** Shares against usage in the epoch holding `at`. */
+  standings(at: Date) {
+    return standings(this.deps.policy, this.deps.siteNodes(), this.items(), at.getTime());
+  }
+
+  /** Everything used or booked, but the booking `except`. */
+  private items(except?: string): UsageItem[] {
+    const items = [...this.used];
+    for (const [key, allocation] of this.deps.booked()) {
+      const owner = this.owners.get(key);
+      if (key !== except && owner) items.push(...itemsOf(owner, allocation));
+    }
+    return items;
+  }
+}
+
+function itemsOf(owner: Owner, allocation: Allocation): UsageItem[] {
+  const segments = allocation.segments ?? [];
+  if (segments.length === 0) return [{ owner, nodes: allocation.nodes, start: allocation.start.getTime(), end: allocation.end.getTime() }];
+  return segments.map((s) => ({ owner, nodes: s.nodeIds.length, start: s.start.getTime(), end: s.end.getTime() }));
+}

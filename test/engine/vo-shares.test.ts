@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WsagFault } from '../../src/client/wsag-client.js';
+import { withChargeAccount } from '../../src/xml/offer-additions.js';
+import { wsag } from '../cli/support.js';
+import { at, reservationOffer, simulatedServer, type SimulatedServer } from './run-time-support.js';
+
+/**
+ * VO usage SLAs at admission (issue 14), one VO per limit kind on an 8-node site whose
+ * epoch is the day from T0 (192 node-hours; each VO's 25 % is 48): fixed caps, extensible
+ * passes its cap only into capacity nobody else is entitled to, burst passes it by a
+ * bounded amount at a bounded width. Refusals are ShareExceeded faults naming the VO.
+ */
+describe('VO shares at admission', () => {
+  let server: SimulatedServer;
+  const hour = 3600;
+  beforeAll(async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-vo-'));
+    const policy = path.join(dir, 'vo-policy.json');
+    fs.writeFileSync(policy, JSON.stringify({
+      epochStart: at(0).toISOString(), epochSeconds: 86_400,
+      vos: [
+        { name: 'astro', share: 0.25, limit: 'fixed' },
+        { name: 'bio', share: 0.25, limit: 'extensible' },
+        { name: 'hep', share: 0.25, limit: 'burst', burst: { share: 0.5, seconds: 7200 } },
+      ],
+    }));
+    server = await simulatedServer({ nodes: 8, config: { voPolicyFile: policy } });
+    for (const vo of ['astro', 'bio', 'hep']) {
+      await wsag(['account', 'create', vo, '--owner', 'anonymous', '--kind', 'vo', '--vo', vo], { url: server.url });
+      await wsag(['account', 'allocate', vo, '1000'], { url: server.url });
+    }
+  });
+  afterAll(async () => server?.close());
+
+  const reserve = async (vo: string, nodes: number, fromHour: number, toHour: number) => {
+    const offer = withChargeAccount(await reservationOffer(server.client, nodes, at(fromHour * hour), at(toHour * hour)), { account: vo, virtualOrganisation: vo });
+    return server.client.createAgreement(offer).then((a) => a.agreementId, (e: unknown) => e as WsagFault);
+  };
+  const refused = (outcome: string | WsagFault) => (typeof outcome === 'string' ? undefined : outcome);
+
+  it('fixed: the VO books up to its share and not a node-hour more', async () => {
+    expect(typeof (await reserve('astro', 4, 1, 11))).toBe('string'); // 40 of 48 node-hours
+    const fault = refused(await reserve('astro', 4, 12, 15)); // 12 more
+    expect(fault?.code).toBe('ShareExceeded');
+    expect(fault?.description).toBe('VO "astro" is over its share: 25.0 % of the site in the epoch from 2026-11-23T00:00:00Z to 2026-11-24T00:00:00Z is 48.0 node-hours, of which 40.0 node-hours are used or booked; this request needs 12.0 node-hours more, and its share is a fixed limit; room returns at 2026-11-24T00:00:00Z, when the next epoch begins');
+    expect(typeof (await reserve('astro', 4, 12, 14))).toBe('string'); // 8 more: exactly its share
+  });
+
+  it('extensible: past its share only into capacity nobody else is entitled to', async () => {
+    expect(typeof (await reserve('bio', 4, 12, 24))).toBe('string'); // its 48 node-hours
+    // Nobody's: 192 - 48 (astro) - 48 (bio) - 48 (hep's share, unused) = 48 node-hours.
+    expect(typeof (await reserve('bio', 4, 15, 17))).toBe('string'); // 8 more
+    const fault = refused(await reserve('bio', 4, 0, 11)); // 44 more, though the nodes are free: only 40 are nobody's
+    expect(fault?.code).toBe('ShareExceeded');
+    expect(fault?.description).toMatch(/^VO "bio" is over its share: .* of which 56\.0 node-hours are used or booked; this request needs 44\.0 node-hours more, and its share is an extensible limit, and the site has no capacity nobody else is entitled to for it;/);
+  });
+
+  it('burst: past its share by (50 % - 25 %) x 8 nodes x 2 h = 4 node-hours', async () => {
+    expect(typeof (await reserve('hep', 4, 1, 11))).toBe('string');
+    expect(typeof (await reserve('hep', 4, 17, 19))).toBe('string'); // its 48 node-hours
+    expect(typeof (await reserve('hep', 2, 20, 22))).toBe('string'); // 4 beyond: its burst allowance
+    const over = refused(await reserve('hep', 1, 22, 23)); // 1 more
+    expect(over?.code).toBe('ShareExceeded');
+    expect(over?.description).toMatch(/^VO "hep" is over its share: .* its share is a burst limit \(up to 50 % of the nodes for 7200 s beyond it\), which it would pass;/);
+  });
+
+  it('wsag vo shows each VO\'s share against its usage this epoch', async () => {
+    const shown = await wsag(['vo', '--json'], { url: server.url });
+    expect(shown.code, shown.stderr).toBe(0);
+    const doc = JSON.parse(shown.stdout) as { shares: Array<{ path: string; entitledNodeHours: number; usedNodeHours: number }> };
+    expect(doc.shares.map((s) => [s.path, s.entitledNodeHours, s.usedNodeHours])).toEqual([['astro', 48, 48], ['bio', 48, 56], ['hep', 48, 52]]);
+  });
+});
