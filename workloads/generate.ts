@@ -94,6 +94,7 @@ interface Job {
   outages?: number;
   interconnect?: string;
   migration?: string;
+  vo?: string;
 }
 
 const levelPrice: Record<string, number> = { Background: 0.2, Legacy: 1, Standard: 1.3, Enhanced: 1.6, Full: 2.2 };
@@ -260,6 +261,37 @@ export function generateWithFailures(): Generated {
   };
 }
 
+/**
+ * workloads/vo-3.json: three VOs sharing the 8-node cluster-small.json for two weeks under
+ * workloads/vo-policy.json, asking for about 130 % of the site between them (atlas about
+ * half of the demand, astro a third, bio the rest), so the shares decide who gets what.
+ */
+export const voSeed = 20260107;
+export function generateVo(): Generated {
+  const random = prng(voSeed);
+  const span = 14 * 86400;
+  const arrivals = Array.from({ length: 1100 }, () => Math.floor(random() * span)).sort((a, b) => a - b);
+  const jobs: Job[] = arrivals.map((arrival, i) => {
+    const vo = pick(random, [['atlas', 48], ['astro', 34], ['bio', 18]] as const);
+    const nodes = pick(random, [[1, 40], [2, 35], [4, 25]] as const);
+    const estimate = Math.round(logUniform(random, 1800, 4 * 3600) / 60) * 60;
+    const deadlineJob = random() < 0.4;
+    const level = deadlineJob ? pick(random, [['Legacy', 50], ['Standard', 50]] as const) : 'Legacy';
+    const job: Job = { id: `v${String(i + 1).padStart(4, '0')}`, arrival, kind: deadlineJob ? 'deadline' : 'best-effort', level, nodes, estimate, runtime: estimate, value: 1, penalty: 0, vo };
+    if (deadlineJob) job.deadline = arrival + Math.round((estimate * between(random, 2, 6)) / 60) * 60;
+    return job;
+  });
+  return {
+    name: 'vo-3',
+    description: 'Three VOs (atlas, astro, bio) on the 8 nodes of cluster-small.json for two weeks, asking for about 130 % of the site; for wsag sim --vo-policy workloads/vo-policy.json.',
+    start: '2026-01-05T00:00:00Z',
+    currency: 'EUR',
+    cluster: 'cluster-small.json',
+    jobs,
+    failures: [],
+  };
+}
+
 /** Node ids of cluster-256.json: n001 ... n256 (the last eight are buffer nodes). */
 function nodeId(index: number): string {
   return `n${String(index + 1).padStart(3, '0')}`;
@@ -282,11 +314,13 @@ export function render(workload: Generated): string {
 
 export const outputFile = fileURLToPath(new URL('./10k.json', import.meta.url));
 export const failuresOutputFile = fileURLToPath(new URL('./10k-failures.json', import.meta.url));
+export const voOutputFile = fileURLToPath(new URL('./vo-3.json', import.meta.url));
 
 /** The generated files and their generators. */
 export const outputs: ReadonlyArray<{ file: string; generate: () => Generated }> = [
   { file: outputFile, generate },
   { file: failuresOutputFile, generate: generateWithFailures },
+  { file: voOutputFile, generate: generateVo },
 ];
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === fs.realpathSync(process.argv[1])) {

@@ -34,9 +34,11 @@ export interface ShareStanding {
  * is checked in every epoch it touches, at the VO, the group and the user level that the
  * policy names, against what is used and booked there (`items`). Throws ShareExceeded
  * naming the level, its share, its usage and when room returns; a request that names no
- * VO is not limited by shares. Pure: `items` come from the plan and the usage records.
+ * VO is not limited by shares. Pure: `items` come from the plan and the usage records;
+ * `now` is when the request arrives (an extensible share may use what no one else can still
+ * claim from then on).
  */
-export function checkShares(policy: SitePolicy, siteNodes: number, items: readonly UsageItem[], request: readonly UsageItem[]): void {
+export function checkShares(policy: SitePolicy, siteNodes: number, items: readonly UsageItem[], request: readonly UsageItem[], now = Number.NEGATIVE_INFINITY): void {
   const owner = request[0]?.owner;
   if (!owner?.vo) return;
   const vo = policy.vos.find((v) => v.name === owner.vo);
@@ -51,10 +53,14 @@ export function checkShares(policy: SitePolicy, siteNodes: number, items: readon
     const capacity = siteNodes * (epoch.end - epoch.start) / 1000;
     const within = (list: readonly UsageItem[]) => list.reduce((sum, i) => sum + nodeSeconds(i, epoch), 0);
     const wanted = within(request);
-    // Capacity nobody else is entitled to: what is free once every other VO's unused entitlement is set aside.
+    // Capacity nobody else is entitled to: from now to the epoch's end, what is free once every
+    // other VO's entitlement to that time, less what it has booked there, is set aside.
+    const ahead = { start: Math.max(epoch.start, Math.min(now, epoch.end)), end: epoch.end };
+    const aheadCapacity = siteNodes * (ahead.end - ahead.start) / 1000;
+    const booked = (list: readonly UsageItem[]) => list.reduce((sum, i) => sum + nodeSeconds(i, ahead), 0);
     const othersUnused = policy.vos.filter((v) => v.name !== vo.name)
-      .reduce((sum, v) => sum + Math.max(0, v.share * capacity - within(items.filter((i) => i.owner.vo === v.name))), 0);
-    const idle = capacity - within(items) - othersUnused;
+      .reduce((sum, v) => sum + Math.max(0, v.share * aheadCapacity - booked(items.filter((i) => i.owner.vo === v.name))), 0);
+    const idle = aheadCapacity - booked(items) - othersUnused;
     const levels: Array<{ policy: SharePolicy; level: ShareStanding['level']; path: string; share: number; mine: (o: Owner) => boolean }> = [
       { policy: vo, level: 'VO', path: vo.name, share: vo.share, mine: (o) => o.vo === vo.name },
     ];
@@ -64,15 +70,14 @@ export function checkShares(policy: SitePolicy, siteNodes: number, items: readon
       const mine = items.filter((i) => l.mine(i.owner));
       const used = within(mine);
       const entitled = l.share * capacity;
-      if (used + wanted <= entitled + 1e-6) continue;
+      // A burst limit caps the width at all times (GRUBER: BA_i + J < R_burst), within the share or beyond it.
+      const burst = l.policy.limit === 'burst' ? l.policy.burst : undefined;
+      const tooWide = burst !== undefined && peakNodes([...mine, ...request], request) > burst.share * siteNodes + 1e-6;
+      if (!tooWide && used + wanted <= entitled + 1e-6) continue;
       if (l.policy.limit === 'extensible' && wanted <= idle + 1e-6) continue;
-      if (l.policy.limit === 'burst' && l.policy.burst) {
-        const allowance = (l.policy.burst.share - l.share) * siteNodes * l.policy.burst.seconds;
-        const peak = peakNodes([...mine, ...request], request);
-        if (used + wanted <= entitled + allowance + 1e-6 && peak <= l.policy.burst.share * siteNodes + 1e-6) continue;
-      }
+      if (burst && !tooWide && used + wanted <= entitled + (burst.share - l.share) * siteNodes * burst.seconds + 1e-6) continue;
       const hours = (s: number) => `${(s / 3600).toFixed(1)} node-hours`;
-      const how = l.policy.limit === 'fixed' ? 'a fixed limit' : l.policy.limit === 'extensible' ? 'an extensible limit, and the site has no capacity nobody else is entitled to for it' : `a burst limit (up to ${Math.round((l.policy.burst?.share ?? 0) * 100)} % of the nodes for ${l.policy.burst?.seconds ?? 0} s beyond it), which it would pass`;
+      const how = l.policy.limit === 'fixed' ? 'a fixed limit' : l.policy.limit === 'extensible' ? 'an extensible limit, and the site has no capacity nobody else is entitled to for it' : `a burst limit (up to ${Math.round((burst?.share ?? 0) * 100)} % of the nodes at once, for ${burst?.seconds ?? 0} s beyond the share), which it would pass${tooWide ? ' in width' : ''}`;
       throw new ShareExceeded(`${l.level} "${l.path}" is over its share: ${(l.share * 100).toFixed(1)} % of the site in the epoch from ${isoTime(new Date(epoch.start))} to ${isoTime(new Date(epoch.end))} is ${hours(entitled)}, of which ${hours(used)} are used or booked; this request needs ${hours(wanted)} more, and its share is ${how}; room returns at ${isoTime(new Date(epoch.end))}, when the next epoch begins`);
     }
   }

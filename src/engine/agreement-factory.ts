@@ -292,7 +292,7 @@ export const checkShares: Step = {
   run(ctx, deps) {
     if (!deps.shares) return;
     const chosen = required(ctx.chosen);
-    deps.shares.check(ctx.agreementId, chosen.request, ctx.allocation, ctx.caller);
+    deps.shares.check(ctx.agreementId, chosen.request, ctx.allocation, ctx.caller, ctx.now);
     deps.shares.own(ctx.agreementId, VoUsage.ownerOf(chosen.request, ctx.replaces?.initiator ?? ctx.caller.identity));
     ctx.undo.push(() => deps.shares?.forget(ctx.agreementId));
   },

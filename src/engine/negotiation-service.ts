@@ -157,7 +157,7 @@ export class NegotiationService {
               // Capacity held is paid for: its quoted price is held on the charge account (refused when it cannot cover it).
               for (const answer of answered) {
                 if (!answer.hold || !this.deps.shares) continue;
-                this.deps.shares.check(holdKey(answer.offerId), answer.request, answer.hold.allocation, caller);
+                this.deps.shares.check(holdKey(answer.offerId), answer.request, answer.hold.allocation, caller, now);
                 this.deps.shares.own(holdKey(answer.offerId), VoUsage.ownerOf(answer.request, negotiation.initiator));
               }
               for (const answer of answered) {

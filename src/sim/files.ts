@@ -1,3 +1,4 @@
+import { parseSitePolicy, type SitePolicy } from '../domain/vo-policy.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ClusterDescription } from '../scheduler/model.js';
@@ -28,6 +29,18 @@ export function loadInputs(workloadFile: string, clusterFile?: string): { worklo
   }
   withFile(workloadFile, () => checkAgainstCluster(workload, cluster));
   return { workload, cluster, clusterSource };
+}
+
+/** A VO usage policy (src/domain/vo-policy.ts); errors name the file. */
+export function loadVoPolicy(file: string): SitePolicy {
+  return withFile(file, () => {
+    const json = readJson(file);
+    try {
+      return parseSitePolicy(json, file);
+    } catch (error) {
+      throw new WorkloadError((error as Error).message);
+    }
+  });
 }
 
 /** A peers file with simulation terms (peers.ts); errors name the file. */

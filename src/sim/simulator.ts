@@ -1,11 +1,12 @@
 import type { MigrationRecord } from '../domain/agreement.js';
 import type { Outage } from '../domain/execution.js';
+import { jobSpecOf } from './job-spec.js';
 import { isoTime } from '../domain/time.js';
 import { MigrationController } from '../engine/migration-controller.js';
 import { migrationJobOf, type MigrationJob } from '../engine/migration-jobs.js';
 import type { CheckpointPlan } from '../scheduler/checkpoint-plan.js';
 import { checkpointsWritten, securedIntervals, shapeOf, totalIntervals, type JobShape } from '../scheduler/job-timing.js';
-import type { ClusterDescription, Instant, JobKind, JobSpec, PlannedJob, ReplanReport, Segment } from '../scheduler/model.js';
+import type { ClusterDescription, Instant, JobSpec, PlannedJob, ReplanReport, Segment } from '../scheduler/model.js';
 import { PlanningManager } from '../scheduler/planning-manager.js';
 import { liabilityOf, type LiabilityFacts, type PlanChange } from './liability.js';
 import { agreementOf, atRisk, atRiskWhatIf, guaranteeTermsOf, MigrationTally, type Saved } from './migration.js';
@@ -54,12 +55,6 @@ export interface SimProgress {
   done: boolean;
 }
 
-const schedulerKind: Record<WorkloadKind, JobKind> = {
-  reservation: 'Reservation',
-  deadline: 'Deadline',
-  'best-effort': 'BestEffort',
-  background: 'Background',
-};
 
 const slaKinds: readonly WorkloadKind[] = ['reservation', 'deadline'];
 
@@ -591,26 +586,7 @@ class Simulation {
   // ---------------------------------------------------------------- outcomes
 
   private specOf(input: WorkloadJob): JobSpec {
-    const requirements = {
-      ...(input.memoryGB !== undefined ? { memoryPerNodeGB: input.memoryGB } : {}),
-      ...(input.interconnect !== undefined ? { interconnect: input.interconnect } : {}),
-    };
-    return {
-      id: input.id,
-      kind: schedulerKind[input.kind],
-      level: input.level,
-      nodes: input.nodes,
-      runtimeSeconds: input.estimate,
-      ...(input.earliestStart !== undefined ? { earliestStart: this.ms(input.earliestStart) } : {}),
-      ...(input.deadline !== undefined ? { deadline: this.ms(input.deadline) } : {}),
-      ...(input.window ? { window: { start: this.ms(input.window.start), end: this.ms(input.window.end) } } : {}),
-      coveredOutages: input.outages,
-      ...(input.checkpointsPerHour !== undefined ? { checkpointsPerHour: input.checkpointsPerHour } : {}),
-      storageGB: input.storageGB,
-      requirements,
-      value: input.value,
-      arrival: this.ms(input.arrival),
-    };
+    return jobSpecOf(input, (seconds) => this.ms(seconds));
   }
 
   private baseOutcome(input: WorkloadJob): JobOutcome {

@@ -42,6 +42,8 @@ export interface WorkloadJob {
   interconnect?: string;
   /** The customer's migration policy (sla:MigrationPolicy Scope): None forbids moving the job to a peer; absent, the provider's policy decides. */
   migration?: MigrationScope;
+  /** The virtual organisation the job is charged to (VO usage SLAs, `wsag sim --vo-policy`). */
+  vo?: string;
 }
 
 export interface WorkloadFailure {
@@ -181,7 +183,7 @@ function numberOk(value: number, kind: NumberKind): boolean {
 const slaLevels: readonly GuaranteeLevel[] = ['Legacy', 'Standard', 'Enhanced', 'Full'];
 const jobFields = [
   'id', 'arrival', 'kind', 'level', 'nodes', 'estimate', 'runtime', 'deadline', 'earliestStart', 'window',
-  'value', 'penalty', 'memoryGB', 'storageGB', 'outages', 'checkpointsPerHour', 'interconnect', 'migration',
+  'value', 'penalty', 'memoryGB', 'storageGB', 'outages', 'checkpointsPerHour', 'interconnect', 'migration', 'vo',
 ] as const;
 const migrationScopes: readonly MigrationScope[] = ['None', 'AdministrativeDomain', 'Grid'];
 
@@ -283,6 +285,7 @@ function parseJob(raw: unknown, i: number): WorkloadJob {
     throw f.error(`"migration" must be one of ${migrationScopes.join(', ')}, got ${shown(migration)}`);
   }
   if (migration !== undefined && kind !== 'deadline' && kind !== 'reservation') throw f.error(`"migration" applies to deadline jobs and reservations, not to a ${kind} job`);
+  const vo = f.string('vo');
   return {
     id,
     arrival,
@@ -302,6 +305,7 @@ function parseJob(raw: unknown, i: number): WorkloadJob {
     ...(checkpointsPerHour !== undefined ? { checkpointsPerHour } : {}),
     ...(interconnect !== undefined ? { interconnect } : {}),
     ...(migration !== undefined ? { migration: migration as MigrationScope } : {}),
+    ...(vo !== undefined ? { vo } : {}),
   };
 }
 

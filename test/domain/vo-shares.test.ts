@@ -38,9 +38,10 @@ describe('VO usage SLAs (pure)', () => {
     expect(refusal([item('/CN=carl', 4, 0, 24, 'cms')], [item('/CN=carl', 1, 0, 2, 'cms')])).toBeUndefined(); // 96 + 2 <= 96 + (75 % - 50 %) x 8 nodes x 1 h
   });
 
-  it('a burst never takes more than its share of the nodes at once', () => {
+  it('a burst never takes more than its share of the nodes at once, within its share or beyond', () => {
+    expect(refusal([item('/CN=carl', 4, 0, 1, 'cms')], [item('/CN=carl', 3, 0, 1, 'cms')])?.message).toMatch(/which it would pass in width;/);
     const wide = refusal([item('/CN=carl', 4, 0, 24, 'cms')], [item('/CN=carl', 3, 0, 0.5, 'cms')]); // 1.5 node-hours, but 7 nodes at once > 6
-    expect(wide?.message).toMatch(/burst limit \(up to 75 % of the nodes for 3600 s beyond it\)/);
+    expect(wide?.message).toMatch(/burst limit \(up to 75 % of the nodes at once, for 3600 s beyond the share\), which it would pass in width;/);
   });
 
   it('a VO the policy does not name has no share; a request without a VO is not limited', () => {
@@ -49,7 +50,7 @@ describe('VO usage SLAs (pure)', () => {
   });
 
   it('a request across two epochs is checked in each', () => {
-    const refused = refusal([item('/CN=carl', 4, 24, 48, 'cms')], [item('/CN=carl', 4, 20, 26, 'cms')]);
+    const refused = refusal([item('/CN=carl', 4, 24, 48, 'cms')], [item('/CN=carl', 2, 20, 26, 'cms')]);
     expect(refused?.message).toContain('in the epoch from 2026-11-24T00:00:00Z to 2026-11-25T00:00:00Z');
     expect(epochAt(policy, t0 + 25 * h)).toEqual({ start: t0 + 24 * h, end: t0 + 48 * h });
   });

@@ -64,7 +64,7 @@ describe('VO shares at admission', () => {
     expect(typeof (await reserve('hep', 2, 20, 22))).toBe('string'); // 4 beyond: its burst allowance
     const over = refused(await reserve('hep', 1, 22, 23)); // 1 more
     expect(over?.code).toBe('ShareExceeded');
-    expect(over?.description).toMatch(/^VO "hep" is over its share: .* its share is a burst limit \(up to 50 % of the nodes for 7200 s beyond it\), which it would pass;/);
+    expect(over?.description).toMatch(/^VO "hep" is over its share: .* its share is a burst limit \(up to 50 % of the nodes at once, for 7200 s beyond the share\), which it would pass;/);
   });
 
   it('wsag vo shows each VO\'s share against its usage this epoch', async () => {

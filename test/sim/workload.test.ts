@@ -48,7 +48,7 @@ describe('workload validation', () => {
     [{ jobs: ['x'] }, 'jobs[0]: a job must be an object, got "x"'],
     [withJob({ ...ok, id: 'j1' }), 'jobs[1] (j1): id "j1" is already used by jobs[0]'],
     [withJob({ ...ok, id: undefined }), 'jobs[1]: "id" is required'],
-    [withJob({ ...ok, id: 'x', runtme: 5 }), 'jobs[1] (x): unknown field "runtme" (allowed: id, arrival, kind, level, nodes, estimate, runtime, deadline, earliestStart, window, value, penalty, memoryGB, storageGB, outages, checkpointsPerHour, interconnect, migration)'],
+    [withJob({ ...ok, id: 'x', runtme: 5 }), 'jobs[1] (x): unknown field "runtme" (allowed: id, arrival, kind, level, nodes, estimate, runtime, deadline, earliestStart, window, value, penalty, memoryGB, storageGB, outages, checkpointsPerHour, interconnect, migration, vo)'],
     [withJob({ ...ok, id: 'x', arrival: -1 }), 'jobs[1] (x): "arrival" must be a number, 0 or more, got -1'],
     [withJob({ ...ok, id: 'x', arrival: '10' }), 'jobs[1] (x): "arrival" must be a number, 0 or more, got "10"'],
     [withJob({ ...ok, id: 'x', kind: 'batch' }), 'jobs[1] (x): "kind" must be one of reservation, deadline, best-effort, background, got "batch"'],

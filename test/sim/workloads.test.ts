@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadInputs, loadPeers, runSimulation, simulate } from '../../src/sim/index.js';
-import { failuresOutputFile, generate, generateWithFailures, outputFile, prng, render } from '../../workloads/generate.js';
+import { failuresOutputFile, generate, generateVo, generateWithFailures, outputFile, prng, render, voOutputFile } from '../../workloads/generate.js';
 
 const small = new URL('../../workloads/small.json', import.meta.url).pathname;
 const peersFile = new URL('../../workloads/peers.json', import.meta.url).pathname;
@@ -102,5 +102,13 @@ describe('the whole 10k workload', () => {
     expect(report.utilisation.busy).toBeGreaterThan(0.5);
     expect(report.utilisation.busy).toBeLessThan(1);
     expect(report.failures.events).toBe(workload.failures.length);
+  });
+});
+
+describe('workloads/vo-3.json', () => {
+  it('is exactly what workloads/generate.ts writes, and a valid three-VO workload for cluster-small.json', () => {
+    expect(fs.readFileSync(voOutputFile, 'utf8') === render(generateVo())).toBe(true);
+    const { workload } = loadInputs(voOutputFile);
+    expect(new Set(workload.jobs.map((j) => j.vo))).toEqual(new Set(['atlas', 'astro', 'bio']));
   });
 });

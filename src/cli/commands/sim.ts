@@ -1,5 +1,5 @@
 import {
-  compareReports, duration, formatComparison, formatReport, loadInputs, loadPeers, runSimulation, WorkloadError,
+  compareReports, duration, formatComparison, formatReport, formatShareAccuracy, loadInputs, loadPeers, loadVoPolicy, runShareAccuracy, runSimulation, WorkloadError,
   type SimOptions, type SimProgress, type SimReport, type SimulatedPeersConfig,
 } from '../../sim/index.js';
 import { jsonHelp, jsonOption, type Command } from '../command.js';
@@ -10,7 +10,7 @@ import { printJson } from '../output.js';
 export const simCommand: Command = {
   name: 'sim',
   summary: 'replay a workload and failures against a cluster offline: acceptance, utilisation, violations, penalties',
-  synopsis: 'wsag sim --workload FILE [--cluster FILE] [--peers FILE [--compare-migration]] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]',
+  synopsis: 'wsag sim --workload FILE [--cluster FILE] [--peers FILE [--compare-migration] | --vo-policy FILE] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]',
   description: [
     'Simulates the planning scheduler without a server: the jobs of a workload arrive at their',
     'times and are admitted or refused, node failures and repairs re-plan the schedule, and',
@@ -22,6 +22,9 @@ export const simCommand: Command = {
     'Controller to simulated peer providers (capacity and prices from the peers file); the',
     'report adds migrations, prices paid and penalties saved. --compare-migration runs the',
     'workload without and with migration and prints the two side by side.',
+    'With --vo-policy, the jobs of a multi-VO workload (each with a "vo") are admitted with and',
+    'without the VO usage SLAs of the policy file, and the report is the share accuracy per VO:',
+    'what each got of what it was entitled to and asked for, per epoch (docs/vo-policy.md).',
     'The workload, cluster and peers formats are in docs/cli.md; workloads/ has examples.',
   ],
   optionHelp: [
@@ -29,6 +32,7 @@ export const simCommand: Command = {
     '  --cluster FILE     the cluster description (JSON); default: the one the workload names',
     '  --peers FILE       migrate to these peers: a peers file whose peers have "simulation" terms',
     '  --compare-migration  run twice, without and with migration to --peers, and compare',
+    '  --vo-policy FILE   report the share accuracy of this VO usage policy (with and without it)',
     '  --until SECONDS    stop the simulation at this time; jobs still planned are reported open',
     '  --jobs             also list every job\'s outcome',
     '  --progress         show progress on stderr even when it is not a terminal (one line per 10 %)',
@@ -40,6 +44,7 @@ export const simCommand: Command = {
     '  wsag sim --workload workloads/10k.json --json > report.json',
     '  wsag sim --workload workloads/10k.json --until 604800',
     '  wsag sim --workload workloads/10k-failures.json --peers workloads/peers.json --compare-migration',
+    '  wsag sim --workload workloads/vo-3.json --vo-policy workloads/vo-policy.json',
   ],
   options: {
     ...jsonOption,
@@ -47,6 +52,7 @@ export const simCommand: Command = {
     cluster: { type: 'string' },
     peers: { type: 'string' },
     'compare-migration': { type: 'boolean' },
+    'vo-policy': { type: 'string' },
     until: { type: 'string' },
     jobs: { type: 'boolean' },
     progress: { type: 'boolean' },
@@ -69,6 +75,22 @@ export const simCommand: Command = {
     } catch (error) {
       if (error instanceof WorkloadError) throw new CliError(error.message);
       throw error;
+    }
+    const policyFile = args.string('vo-policy');
+    if (policyFile !== undefined) {
+      if (peersFile !== undefined) throw new UsageError('--vo-policy and --peers are separate experiments: give one');
+      let policy: ReturnType<typeof loadVoPolicy>;
+      try {
+        policy = loadVoPolicy(policyFile);
+      } catch (error) {
+        if (error instanceof WorkloadError) throw new CliError(error.message);
+        throw error;
+      }
+      const withShares = runShareAccuracy(inputs.workload, inputs.cluster, policy, true);
+      const without = runShareAccuracy(inputs.workload, inputs.cluster, policy, false);
+      if (args.flag('json')) return printJson(ctx.out, { withShares, without });
+      for (const line of formatShareAccuracy(withShares, without)) ctx.out(line);
+      return;
     }
     const started = performance.now();
     const run = (withPeers: SimulatedPeersConfig | undefined, label: string): Promise<SimReport> => {

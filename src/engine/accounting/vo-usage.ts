@@ -33,12 +33,12 @@ export class VoUsage {
   }
 
   /** Throws ShareExceeded when booking `allocation` for `request` would pass a share. */
-  check(key: string, request: ServiceRequest, allocation: Allocation | undefined, caller: Caller): void {
+  check(key: string, request: ServiceRequest, allocation: Allocation | undefined, caller: Caller, now?: Date): void {
     if (!allocation) return;
     const owner = VoUsage.ownerOf(request, caller.identity);
     if (!owner.vo) return;
     const pieces = itemsOf(owner, allocation);
-    checkShares(this.deps.policy, this.deps.siteNodes(), this.items(key), pieces);
+    checkShares(this.deps.policy, this.deps.siteNodes(), this.items(key), pieces, now?.getTime());
   }
 
   own(key: string, owner: Owner): void {
