@@ -112,7 +112,7 @@ export function credit(account: Account, kind: 'allocation' | 'deposit' | 'penal
 export function placeHold(account: Account, holdId: string, amount: number, at: Date, key: string, note: string): LedgerChange {
   const free = available(account);
   if (amount > free) {
-    throw new InsufficientFunds(`account "${account.id}" cannot cover ${formatMoney(amount, account.currency)}: ${formatMoney(Math.max(0, free), account.currency)} available (funds ${formatMoney(account.funds, account.currency)}, held ${formatMoney(account.held, account.currency)}, overdraft ${formatMoney(overdraftLimit(account), account.currency)})`);
+    throw new InsufficientFunds(`account "${account.id}" cannot cover ${formatMoney(amount, account.currency)}: ${formatMoney(Math.max(0, free), account.currency)} available (funds ${formatMoney(account.funds, account.currency)}, held ${formatMoney(account.held, account.currency)}, overdraft ${formatMoney(overdraftLimit(account), account.currency)})`, Math.max(0, free) / 100);
   }
   return {
     account: { ...account, held: account.held + amount, updatedAt: at },

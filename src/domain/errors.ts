@@ -93,10 +93,18 @@ export class UnknownAccount extends WsagError {
 /** The charge account cannot cover what is asked (after its overdraft policy): names the account, the amount needed and the amount available. */
 export class InsufficientFunds extends WsagError {
   readonly code = 'InsufficientFunds';
+  /** What the account has available, in its currency's units (a negotiation counters with what that buys). */
+  constructor(message: string, readonly available?: number) {
+    super(message);
+  }
 }
 /** The request would take its VO, group or user past its usage SLA (share) at this site: names the level, the share, the usage and when room returns. */
 export class ShareExceeded extends WsagError {
   readonly code = 'ShareExceeded';
+  /** When the share has room again (a negotiation counters with a start then). */
+  constructor(message: string, readonly roomAt?: Date) {
+    super(message);
+  }
 }
 /** Security is on and the request proves no identity: no client certificate or WS-Security signature, or one that does not lead to a trusted CA. */
 export class NotAuthenticated extends WsagError {

@@ -78,7 +78,7 @@ export function checkShares(policy: SitePolicy, siteNodes: number, items: readon
       if (burst && !tooWide && used + wanted <= entitled + (burst.share - l.share) * siteNodes * burst.seconds + 1e-6) continue;
       const hours = (s: number) => `${(s / 3600).toFixed(1)} node-hours`;
       const how = l.policy.limit === 'fixed' ? 'a fixed limit' : l.policy.limit === 'extensible' ? 'an extensible limit, and the site has no capacity nobody else is entitled to for it' : `a burst limit (up to ${Math.round((burst?.share ?? 0) * 100)} % of the nodes at once, for ${burst?.seconds ?? 0} s beyond the share), which it would pass${tooWide ? ' in width' : ''}`;
-      throw new ShareExceeded(`${l.level} "${l.path}" is over its share: ${(l.share * 100).toFixed(1)} % of the site in the epoch from ${isoTime(new Date(epoch.start))} to ${isoTime(new Date(epoch.end))} is ${hours(entitled)}, of which ${hours(used)} are used or booked; this request needs ${hours(wanted)} more, and its share is ${how}; room returns at ${isoTime(new Date(epoch.end))}, when the next epoch begins`);
+      throw new ShareExceeded(`${l.level} "${l.path}" is over its share: ${(l.share * 100).toFixed(1)} % of the site in the epoch from ${isoTime(new Date(epoch.start))} to ${isoTime(new Date(epoch.end))} is ${hours(entitled)}, of which ${hours(used)} are used or booked; this request needs ${hours(wanted)} more, and its share is ${how}; room returns at ${isoTime(new Date(epoch.end))}, when the next epoch begins`, new Date(epoch.end));
     }
   }
 }

@@ -42,7 +42,7 @@ export interface NegotiationServiceDeps {
   ids: IdSource;
   settings: NegotiationSettings;
   /** Holds of funds on the sla:ChargeAccount of offers that hold capacity (issue 14); absent: nothing is charged. */
-  charging?: Pick<Charging, 'hold'>;
+  charging?: Pick<Charging, 'hold' | 'budget'>;
   /** VO usage SLAs (issue 14): a hold is capacity booked for its VO. */
   shares?: Pick<VoUsage, 'check' | 'own' | 'forget'>;
 }
@@ -152,13 +152,13 @@ export class NegotiationService {
               answers.push(...this.answers.advise(negotiation, incoming, record, now));
               break;
             case 'DecideAndHold': {
-              const answered = this.answers.decide(negotiation, incoming, record, now);
+              // What the offer's charge account can still cover: beyond it the answer is a counter-offer the budget buys.
+              const budget = await this.deps.charging?.budget(incoming.offer.request, caller);
+              const answered = this.answers.decide(negotiation, incoming, record, now, { caller, ...(budget ? { budget } : {}) });
               for (const answer of answered) if (answer.hold) booked.push(holdKey(answer.offerId));
               // Capacity held is paid for: its quoted price is held on the charge account (refused when it cannot cover it).
               for (const answer of answered) {
-                if (!answer.hold || !this.deps.shares) continue;
-                this.deps.shares.check(holdKey(answer.offerId), answer.request, answer.hold.allocation, caller, now);
-                this.deps.shares.own(holdKey(answer.offerId), VoUsage.ownerOf(answer.request, negotiation.initiator));
+                if (answer.hold) this.deps.shares?.own(holdKey(answer.offerId), VoUsage.ownerOf(answer.request, negotiation.initiator));
               }
               for (const answer of answered) {
                 if (!answer.hold || !this.deps.charging || !answer.price) continue;

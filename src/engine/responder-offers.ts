@@ -1,6 +1,7 @@
 import type { Allocation } from '../domain/allocation.js';
-import { CreationConstraintViolation, InvalidTerms } from '../domain/errors.js';
-import { findOffer, holdKey, nextOfferId, type Negotiation, type NegotiationOfferRecord, type OfferState } from '../domain/negotiation.js';
+import { CreationConstraintViolation, InvalidTerms, ShareExceeded } from '../domain/errors.js';
+import type { Caller } from '../domain/identity.js';
+import { findOffer, holdKey, nextOfferId, type Money, type Negotiation, type NegotiationOfferRecord, type OfferState } from '../domain/negotiation.js';
 import { preparatoryFee, regularPrice } from '../domain/pricing.js';
 import type { AgreementTemplate } from '../domain/template.js';
 import { addSeconds, ceilToSecond, isoTime } from '../domain/time.js';
@@ -9,6 +10,13 @@ import type { NegotiationSettings } from './negotiation-service.js';
 import type { PlanningService } from './planning-service.js';
 import type { CounterOfferDetails, NegotiationDocumentWriter, ReceivedNegotiationOffer, ReceivedOffer, TemplateCatalog, TermChanges } from './ports.js';
 import { templateOf } from './template-resolution.js';
+import type { VoUsage } from './accounting/vo-usage.js';
+
+/** Who decides, and what the charge account the offer names can still cover (the budget). */
+export interface DecideContext {
+  caller: Caller;
+  budget?: { account: string; available: number; currency: string };
+}
 
 const counterOfferKind = { LaterStart: 'later start', LaterDeadline: 'later deadline', FewerNodes: 'fewer nodes' } as const;
 
@@ -27,6 +35,8 @@ export class ResponderOffers {
       documents: NegotiationDocumentWriter;
       plan: PlanningService;
       settings: NegotiationSettings;
+      /** VO usage SLAs: a hold must keep its VO within its share. */
+      shares?: Pick<VoUsage, 'check'>;
     },
   ) {}
 
@@ -60,10 +70,12 @@ export class ResponderOffers {
    * by Advisory counter-offers the initiator may solicit instead: the scheduler's
    * alternatives (a later start, a later deadline, fewer nodes), each with its slot and price.
    */
-  decide(negotiation: Negotiation, incoming: ReceivedNegotiationOffer, record: NegotiationOfferRecord, now: Date): NegotiationOfferRecord[] {
+  decide(negotiation: Negotiation, incoming: ReceivedNegotiationOffer, record: NegotiationOfferRecord, now: Date, context: DecideContext): NegotiationOfferRecord[] {
     const template = this.templateFor(negotiation, incoming);
     const { candidates, reasons } = alternativesMeetingConstraints(this.deps.templates, template, incoming.offer);
     const keepable: Array<{ alternative: ReceivedOffer; booking: Allocation }> = [];
+    const laterForShare: Array<{ alternative: ReceivedOffer; roomAt: Date }> = [];
+    const overBudget: ReceivedOffer[] = [];
     for (const alternative of candidates) {
       if (alternative.request.useReservation !== undefined) {
         reasons.push(`${alternativeLabel(alternative)}using a reservation is not negotiated: send CreateAgreement with sla:UseReservation inside the reserved window`);
@@ -78,6 +90,15 @@ export class ResponderOffers {
       }
       const prices = this.deps.settings.prices;
       const price = regularPrice(alternative.request, decision.allocation, prices);
+      // The hold must keep the VO within its share and the charge account within its budget; else a counter-offer that does.
+      const refused = this.beyondShareOrBudget(offerId, alternative, decision.allocation, price, context, now);
+      if (refused) {
+        this.deps.plan.release(holdKey(offerId));
+        reasons.push(`${alternativeLabel(alternative)}${refused.reason}`);
+        if (refused.roomAt) laterForShare.push({ alternative, roomAt: refused.roomAt });
+        else overBudget.push(alternative);
+        continue;
+      }
       const fee = preparatoryFee(price, prices);
       const expiresAt = ceilToSecond(addSeconds(now, this.deps.settings.holdSeconds));
       const answer = this.counterOffer(negotiation, record, template, alternative, 'Acceptable', now, {
@@ -89,7 +110,71 @@ export class ResponderOffers {
     }
     const hint = this.earliestSlotHint(negotiation, candidates, now);
     const rejected = this.counterOffer(negotiation, record, template, incoming.offer, 'Rejected', now, { note: reasons.join('; ') + hint });
-    return [rejected, ...this.objectivesKept(negotiation, record, template, keepable, now), ...this.counterProposals(negotiation, record, template, candidates, now)];
+    return [
+      rejected,
+      ...this.objectivesKept(negotiation, record, template, keepable, now),
+      ...laterForShare.flatMap(({ alternative, roomAt }) => this.whenShareAllows(negotiation, record, template, alternative, roomAt, context, now)),
+      ...overBudget.flatMap((alternative) => this.withinBudget(negotiation, record, template, alternative, context, now)),
+      ...this.counterProposals(negotiation, record, template, candidates.filter((c) => !overBudget.includes(c) && !laterForShare.some((l) => l.alternative === c)), now),
+    ];
+  }
+
+  /** Why a booking the plan could make cannot be held: its VO's share, or the charge account's budget. */
+  private beyondShareOrBudget(key: string, alternative: ReceivedOffer, booking: Allocation, price: Money, context: DecideContext, now: Date): { reason: string; roomAt?: Date } | undefined {
+    try {
+      this.deps.shares?.check(holdKey(key), alternative.request, booking, context.caller, now);
+    } catch (error) {
+      if (error instanceof ShareExceeded) return { reason: error.message, ...(error.roomAt ? { roomAt: error.roomAt } : {}) };
+      throw error;
+    }
+    const budget = context.budget;
+    if (budget && alternative.request.chargeAccount && price.amount > budget.available + 1e-9) {
+      return { reason: `account "${budget.account}" cannot cover ${price.amount.toFixed(2)} ${price.currency}: ${budget.available.toFixed(2)} ${budget.currency} available` };
+    }
+    return undefined;
+  }
+
+  /** The same terms from the time the VO's share has room again (the next epoch, or the one after), if the plan and the share allow them then. */
+  private whenShareAllows(negotiation: Negotiation, record: NegotiationOfferRecord, template: AgreementTemplate, alternative: ReceivedOffer, roomAt: Date, context: DecideContext, now: Date): NegotiationOfferRecord[] {
+    let from = roomAt;
+    for (let tries = 0; tries < 3; tries++) {
+      const r = alternative.request;
+      const request = r.window
+        ? { ...r, window: { start: from, end: new Date(from.getTime() + r.window.end.getTime() - r.window.start.getTime()) } }
+        : { ...r, earliestStart: new Date(Math.max(from.getTime(), r.earliestStart?.getTime() ?? 0)) };
+      const [found] = this.deps.plan.slots(request, now, 1, negotiation.agreementId);
+      if (!found) return [];
+      try {
+        this.deps.shares?.check('share-counter', request, { ...found.slot, segments: [] } as Allocation, context.caller, now);
+      } catch (error) {
+        if (!(error instanceof ShareExceeded) || !error.roomAt) throw error;
+        from = error.roomAt;
+        continue;
+      }
+      const moved = this.deps.documents.withSlot(alternative, found.slot, found.completion);
+      const price = regularPrice(moved.request, found.slot, this.deps.settings.prices);
+      const note = `${alternativeLabel(alternative)}counter-offer (when the VO's share allows it): ${found.slot.nodes} nodes from ${isoTime(found.slot.start)} to ${isoTime(found.slot.end)}; solicit it to hold the capacity`;
+      return [this.counterOffer(negotiation, record, template, moved, 'Advisory', now, { price, note, slot: found.slot })];
+    }
+    return [];
+  }
+
+  /** What the charge account's budget buys: the same job on fewer nodes, if the template allows it and the plan has them. */
+  private withinBudget(negotiation: Negotiation, record: NegotiationOfferRecord, template: AgreementTemplate, alternative: ReceivedOffer, context: DecideContext, now: Date): NegotiationOfferRecord[] {
+    const budget = context.budget;
+    if (!budget) return [];
+    for (let nodes = alternative.request.nodeCount - 1; nodes >= 1; nodes--) {
+      const changed = this.changedWithinTemplate(template, alternative, { nodeCount: nodes });
+      if (!changed) continue;
+      const [found] = this.deps.plan.slots(changed.request, now, 1, negotiation.agreementId);
+      if (!found) continue;
+      const moved = this.deps.documents.withSlot(changed, found.slot, found.completion);
+      const price = regularPrice(moved.request, found.slot, this.deps.settings.prices);
+      if (price.amount > budget.available + 1e-9) continue;
+      const note = `${alternativeLabel(alternative)}counter-offer (what the budget buys): ${nodes} nodes for ${price.amount.toFixed(2)} ${price.currency} of the ${budget.available.toFixed(2)} ${budget.currency} account "${budget.account}" has, from ${isoTime(found.slot.start)} to ${isoTime(found.slot.end)}; solicit it to hold the capacity`;
+      return [this.counterOffer(negotiation, record, template, moved, 'Advisory', now, { price, note, slot: found.slot })];
+    }
+    return [];
   }
 
   /**

@@ -90,4 +90,16 @@ describe('accounts, holds and settlement', () => {
     expect(fee).toHaveLength(1);
     expect(after).toMatchObject({ held: 0, funds: Math.round((before.funds + (fee[0]?.amount as number)) * 100) / 100 });
   });
+
+  it('in negotiation, an offer the account cannot cover is countered with what its budget buys', async () => {
+    await wsag(['account', 'create', 'small', '--owner', 'anonymous'], { url: server.url });
+    await wsag(['account', 'deposit', 'small', '3'], { url: server.url });
+    const solicited = await wsag(['negotiate', '--solicit', '--template', 'deadline-job', '--set', 'NodeCount=4', '--set', '//jsdl:IndividualPhysicalMemory/jsdl:Exact=17179869184', '--account', 'small'], { url: server.url });
+    expect(solicited.code).toBe(1);
+    expect(solicited.err[0]).toMatch(/^error: rejected: account "small" cannot cover \d+\.\d\d EUR: 3\.00 EUR available/);
+    const counter = solicited.err.find((l) => l.includes('counter-offer (what the budget buys)'));
+    expect(counter).toMatch(/counter-offer \(what the budget buys\): [12] nodes for [0-2]\.\d\d EUR of the 3\.00 EUR account "small" has/);
+    // Nothing was held: neither funds nor capacity.
+    expect(await account('small')).toMatchObject({ held: 0, available: 3 });
+  });
 });

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WsagFault } from '../../src/client/wsag-client.js';
+import { negotiationOffer } from '../../src/xml/accepting-offer.js';
 import { withChargeAccount } from '../../src/xml/offer-additions.js';
 import { wsag } from '../cli/support.js';
 import { at, reservationOffer, simulatedServer, type SimulatedServer } from './run-time-support.js';
@@ -72,5 +73,15 @@ describe('VO shares at admission', () => {
     expect(shown.code, shown.stderr).toBe(0);
     const doc = JSON.parse(shown.stdout) as { shares: Array<{ path: string; entitledNodeHours: number; usedNodeHours: number }> };
     expect(doc.shares.map((s) => [s.path, s.entitledNodeHours, s.usedNodeHours])).toEqual([['astro', 48, 48], ['bio', 48, 56], ['hep', 48, 52]]);
+  });
+
+  it('in negotiation, an offer past the share is countered with a start when the share allows it', async () => {
+    const offer = withChargeAccount(await reservationOffer(server.client, 4, at(14 * hour), at(15 * hour)), { account: 'astro', virtualOrganisation: 'astro' });
+    const negotiation = await server.client.initiateNegotiation();
+    const answers = await server.client.negotiate(negotiation.negotiationId, [negotiationOffer(offer, { offerId: 'o1', counterOfferTo: 'advance-reservation-v1', state: 'Solicited' })]);
+    const rejected = answers.find((a) => a.state === 'Rejected');
+    expect(rejected?.note).toMatch(/^VO "astro" is over its share: .* room returns at 2026-11-24T00:00:00Z/);
+    const later = answers.find((a) => a.state === 'Advisory' && a.note?.includes('when the VO\'s share allows it'));
+    expect(later?.note).toMatch(/counter-offer \(when the VO's share allows it\): 4 nodes from 2026-11-24T00:00:00Z/);
   });
 });

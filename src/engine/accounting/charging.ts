@@ -1,4 +1,4 @@
-import { cents, closeHold, fromCents, mayUse, placeHold, type Account } from '../../domain/accounts.js';
+import { available, cents, closeHold, fromCents, mayUse, placeHold, type Account } from '../../domain/accounts.js';
 import { InvalidTerms, NotAuthorized, UnknownAccount } from '../../domain/errors.js';
 import type { Caller } from '../../domain/identity.js';
 import type { Money } from '../../domain/negotiation.js';
@@ -36,6 +36,12 @@ export class Charging {
       throw new UnknownAccount(`sla:ChargeAccount: account "${account.id}" does not belong to group "${charge.group}"${account.group ? ` (it belongs to "${account.group}")` : ''}`);
     }
     return account;
+  }
+
+  /** What the request's charge account can still cover, checked for `caller`; undefined when it names none. */
+  async budget(request: ServiceRequest, caller: Caller): Promise<{ account: string; available: number; currency: string } | undefined> {
+    const account = await this.accountFor(request, caller);
+    return account && { account: account.id, available: available(account) / 100, currency: account.currency };
   }
 
   /**
