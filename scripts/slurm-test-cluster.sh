@@ -14,7 +14,7 @@ set -euo pipefail
 command=${1:?usage: $0 start|stop DIR [NODES] [BASE_PORT]}
 dir=$(realpath -m "${2:?usage: $0 start|stop DIR [NODES] [BASE_PORT]}")
 nodes=${3:-4}
-base=${4:-$((20000 + RANDOM % 20000))}
+base=${4:-$((12000 + (RANDOM % 400) * 20))}  # below the ephemeral range (32768-)
 export SLURM_CONF="$dir/slurm.conf"
 
 stop() {

@@ -24,9 +24,11 @@ export function startSlurmCluster(nodes = 4): SlurmTestCluster {
   if (!slurmAvailable) throw new Error('Slurm and MUNGE are not installed: apt-get install slurm-wlm munge (or WSAG_SKIP_SLURM=1 to skip these tests)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-slurm-'));
   const script = path.join(projectRoot, 'scripts/slurm-test-cluster.sh');
+  const ports = reservePorts();
   try {
-    execFileSync(script, ['start', dir, String(nodes)], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 90_000 });
+    execFileSync(script, ['start', dir, String(nodes), String(ports.base)], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 90_000 });
   } catch (error) {
+    ports.release();
     throw new Error(`${script} start ${dir} failed: ${String((error as { stderr?: Buffer }).stderr ?? error)}`);
   }
   return {
@@ -36,6 +38,38 @@ export function startSlurmCluster(nodes = 4): SlurmTestCluster {
     stop: () => {
       execFileSync(script, ['stop', dir], { stdio: 'ignore', timeout: 60_000 });
       fs.rmSync(dir, { recursive: true, force: true });
+      ports.release();
     },
   };
+}
+
+/**
+ * A block of 20 ports for one test cluster (slurmctld, slurmd, one per node), below Linux's
+ * ephemeral range so no port-0 server takes one, and claimed with an atomic mkdir so test
+ * files starting clusters at the same time never share a block (two clusters on the same
+ * ports would talk to each other's daemons, and MUNGE refuses the other key).
+ */
+function reservePorts(): { base: number; release(): void } {
+  const locks = path.join(os.tmpdir(), 'wsag-slurm-ports');
+  fs.mkdirSync(locks, { recursive: true });
+  const blocks = 400; // 12000 .. 19999
+  const first = Math.floor(Math.random() * blocks);
+  for (let i = 0; i < blocks; i++) {
+    const base = 12000 + ((first + i) % blocks) * 20;
+    const lock = path.join(locks, String(base));
+    try {
+      fs.mkdirSync(lock);
+    } catch {
+      // Taken; a lock left by a killed test run two hours ago is free again.
+      try {
+        if (Date.now() - fs.statSync(lock).mtimeMs < 2 * 3600_000) continue;
+        fs.rmSync(lock, { recursive: true, force: true });
+        fs.mkdirSync(lock);
+      } catch {
+        continue;
+      }
+    }
+    return { base, release: () => fs.rmSync(lock, { recursive: true, force: true }) };
+  }
+  throw new Error(`no free block of ports for a Slurm test cluster under ${locks}`);
 }
