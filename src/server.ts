@@ -8,6 +8,7 @@ import { slurmCluster } from './runtime/slurm/slurm-plan-sync.js';
 import { SlurmSite } from './runtime/slurm/slurm-site.js';
 import { VoUsage } from './engine/accounting/vo-usage.js';
 import { accountingParts } from './server-accounting.js';
+import { LeaseNotices } from './engine/lease-notices.js';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { loadCredential } from './crypto/credentials.js';
@@ -276,6 +277,9 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       logger.info({ node, moved: outcome.moved }, 'Slurm reports a node available again: re-planned');
     },
   }, runTime.executorKind === 'slurm');
+  // Leases: their holders hear before their windows end.
+  const leases = new LeaseNotices(config.leaseNoticeSeconds, (id) => repository.get(id), (agreement, end) => notifications.leaseEnding(agreement, end));
+  for (const agreement of stored) leases.watch(agreement);
   const expiry = setInterval(() => {
     negotiations.expireDue().then(
       (expired) => expired > 0 && logger.info({ expired }, 'preparatory reservations expired; fees charged'),
@@ -296,6 +300,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     }
     void plan.settle();
     slurm?.tick();
+    void leases.noticeDue(clock.now()).catch((error: unknown) => logger.error({ err: error }, 'sending lease notices failed'));
   }, expiryIntervalMs);
   expiry.unref();
   // Jobs that moved to peers: their agreements here complete once the peers' are over.
@@ -308,6 +313,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   following?.unref();
   // Agreements follow their jobs from here on; those live at start-up start, or resume where they were.
   repository.onChange((change) => {
+    leases.watch(change.after);
     execution.agreementChanged(change);
     notifications.agreementChanged(change);
     accounting.agreementChanged(change);

@@ -8,6 +8,7 @@ import { agreementsCommand } from './commands/agreements.js';
 import { accountCommand } from './commands/account.js';
 import { usageCommand } from './commands/usage.js';
 import { voCommand } from './commands/vo.js';
+import { leaseCommand } from './commands/lease.js';
 import { auditCommand } from './commands/audit.js';
 import { certCommand } from './commands/cert.js';
 import { countersignCommand } from './commands/countersign.js';
@@ -28,7 +29,7 @@ import { CliError, exitCodes, UsageError } from './errors.js';
 
 export const commands: Command[] = [
   serveCommand, templatesCommand, createCommand, agreementsCommand, stateCommand, terminateCommand,
-  negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand, checkpointCommand, simCommand, certCommand, countersignCommand, auditCommand, accountCommand, usageCommand, voCommand,
+  negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand, checkpointCommand, simCommand, certCommand, countersignCommand, auditCommand, accountCommand, usageCommand, voCommand, leaseCommand,
   nodeCommand,
 ];
 

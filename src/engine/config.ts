@@ -63,6 +63,8 @@ export interface ServerConfig {
   logLevel: string;
   /** How long a preparatory reservation (an Acceptable counter-offer) is held, seconds. Env WSAG_HOLD_SECONDS. Default 300. */
   holdSeconds: number;
+  /** How long before a lease (a reservation window) ends its holder gets a notice through its subscriptions, seconds. Env WSAG_LEASE_NOTICE_SECONDS. Default 600. */
+  leaseNoticeSeconds: number;
   /** Negotiate calls answered per negotiation before it is closed. Env WSAG_NEGOTIATION_MAX_ROUNDS. Default 20. */
   negotiationMaxRounds: number;
   /** Longest a negotiation stays open, seconds. Env WSAG_NEGOTIATION_MAX_SECONDS. Default 3600. */
@@ -142,6 +144,7 @@ export const defaultConfig: ServerConfig = {
   providerName: 'wsag-server',
   logLevel: 'info',
   holdSeconds: 300,
+  leaseNoticeSeconds: 600,
   negotiationMaxRounds: 20,
   negotiationMaxSeconds: 3600,
   advisorySlots: 3,
@@ -190,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     providerName: env.WSAG_PROVIDER_NAME ?? defaultConfig.providerName,
     logLevel: env.LOG_LEVEL ?? defaultConfig.logLevel,
     holdSeconds: integer(env, 'WSAG_HOLD_SECONDS', defaultConfig.holdSeconds, 1, 7 * 24 * 3600),
+    leaseNoticeSeconds: integer(env, 'WSAG_LEASE_NOTICE_SECONDS', defaultConfig.leaseNoticeSeconds, 1, 7 * 24 * 3600),
     negotiationMaxRounds: integer(env, 'WSAG_NEGOTIATION_MAX_ROUNDS', defaultConfig.negotiationMaxRounds, 1, 10_000),
     negotiationMaxSeconds: integer(env, 'WSAG_NEGOTIATION_MAX_SECONDS', defaultConfig.negotiationMaxSeconds, 1, 30 * 24 * 3600),
     advisorySlots: integer(env, 'WSAG_ADVISORY_SLOTS', defaultConfig.advisorySlots, 1, 100),

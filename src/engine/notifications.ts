@@ -14,6 +14,8 @@ export interface StateNotification {
   guaranteeTerms: GuaranteeTermStatus[];
   /** When the change was made (ISO 8601). */
   at: string;
+  /** A notice rather than a change: the lease (the reservation window) ends at `endsAt` (src/engine/lease-notices.ts). */
+  notice?: { kind: 'lease-ending'; endsAt: string };
 }
 
 export interface NotificationServiceDeps {
@@ -83,12 +85,17 @@ export class NotificationService {
     this.track(this.notify(after));
   }
 
+  /** The notice that the agreement's lease ends at `endsAt`, to every subscriber. */
+  leaseEnding(agreement: Agreement, endsAt: Date): void {
+    this.track(this.notify(agreement, { kind: 'lease-ending', endsAt: endsAt.toISOString() }));
+  }
+
   /** Resolves once every delivery under way has succeeded or been given up (tests; shutdown). */
   async idle(): Promise<void> {
     while (this.deliveries.size > 0) await Promise.all([...this.deliveries]);
   }
 
-  private async notify(agreement: Agreement): Promise<void> {
+  private async notify(agreement: Agreement, notice?: StateNotification['notice']): Promise<void> {
     const subscriptions = await this.deps.subscriptions.list(agreement.id);
     if (subscriptions.length === 0) return;
     const notification: StateNotification = {
@@ -96,7 +103,8 @@ export class NotificationService {
       state: agreement.state,
       serviceTerms: agreement.serviceTerms.map((t) => ({ ...t })),
       guaranteeTerms: agreement.guaranteeTerms.map((t) => ({ ...t })),
-      at: agreement.updatedAt.toISOString(),
+      at: notice ? this.deps.clock.now().toISOString() : agreement.updatedAt.toISOString(),
+      ...(notice ? { notice } : {}),
     };
     for (const subscription of subscriptions) {
       // In order per subscriber: a notification waits for the one before it (delivered or given up).
@@ -109,7 +117,7 @@ export class NotificationService {
       });
     }
     // Nothing changes after a final state: the subscriptions have served their purpose.
-    if (isFinal(agreement.state)) await this.deps.subscriptions.remove(subscriptions.map((s) => s.id));
+    if (!notice && isFinal(agreement.state)) await this.deps.subscriptions.remove(subscriptions.map((s) => s.id));
   }
 
   private async deliver(subscription: Subscription, notification: StateNotification): Promise<void> {
