@@ -114,6 +114,8 @@ interface PlanBooking {
   id: string;
   nodeIds: string[];
   spareNodeIds: string[];
+  start: string;
+  end: string;
   segments: Array<{ start: string; end: string; nodeIds: string[] }>;
   problem?: string;
 }
