@@ -80,14 +80,16 @@ export function accountingParts(options: {
     negotiations: new FollowedNegotiations(negotiationRepository, (negotiation) => settlement.follow(() => settlement.negotiationChanged(negotiation), failed)),
     agreementChanged(change) {
       const after = change.after;
-      settlement.follow(() => settlement.agreementChanged(after), failed);
-      settlement.follow(() => recording.agreementChanged(after), failed);
-      if (shares && (after.state === 'Complete' || after.state === 'Terminated') && change.before?.state !== after.state) {
-        settlement.follow(async () => shares.ended(after, await recording.runOf(after.id), clock.now()), failed);
-      }
+      const ended = (after.state === 'Complete' || after.state === 'Terminated') && change.before?.state !== after.state;
+      // An agreement that just ended: its post-runtime report is read once for the books, its usage record and its VO.
+      let stored: ReturnType<ReportFiles['read']> | undefined;
+      const report = () => (stored ??= reports.read(after.id));
+      settlement.follow(() => settlement.agreementChanged(after, report), failed);
+      settlement.follow(() => recording.agreementChanged(after, report), failed);
+      if (shares && ended) settlement.follow(async () => shares.ended(after, (await report())?.report.happened, clock.now()), failed);
     },
     async restore() {
-      if (shares && policy) await countShares(shares, policy, negotiationRepository, repository, usageRecords, recording, clock.now());
+      if (shares && policy) await countShares(shares, policy, negotiationRepository, repository, usageRecords, reports, clock.now());
       return settlement.reconcile();
     },
     afterStart() {
@@ -101,13 +103,13 @@ export function accountingParts(options: {
 }
 
 /** Held offers count for their VOs as agreements do, and so does what jobs used in this epoch and the last (from their usage records). */
-async function countShares(shares: VoUsage, policy: SitePolicy, negotiations: NegotiationRepository, agreements: AgreementRepository, records: UsageRecordStore, recording: UsageRecording, now: Date): Promise<void> {
+async function countShares(shares: VoUsage, policy: SitePolicy, negotiations: NegotiationRepository, agreements: AgreementRepository, records: UsageRecordStore, reports: ReportFiles, now: Date): Promise<void> {
   for (const negotiation of await negotiations.list({ withLiveHolds: true })) {
     for (const offer of liveHolds(negotiation)) shares.own(holdKey(offer.offerId), VoUsage.ownerOf(offer.request, negotiation.initiator));
   }
   const from = epochAt(policy, epochAt(policy, now.getTime()).start - 1).start;
   for (const record of await records.list({ after: { createdAt: new Date(from), id: '' } })) {
     const agreement = await agreements.get(record.agreementId);
-    if (agreement) shares.ended(agreement, await recording.runOf(agreement.id), now);
+    if (agreement) shares.ended(agreement, (await reports.read(agreement.id))?.report.happened, now);
   }
 }

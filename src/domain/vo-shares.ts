@@ -57,10 +57,12 @@ export function checkShares(policy: SitePolicy, siteNodes: number, items: readon
     // other VO's entitlement to that time, less what it has booked there, is set aside.
     const ahead = { start: Math.max(epoch.start, Math.min(now, epoch.end)), end: epoch.end };
     const aheadCapacity = siteNodes * (ahead.end - ahead.start) / 1000;
-    const booked = (list: readonly UsageItem[]) => list.reduce((sum, i) => sum + nodeSeconds(i, ahead), 0);
+    // One pass over the items: what each VO has booked from now to the epoch's end.
+    const bookedBy = new Map<string | undefined, number>();
+    for (const i of items) bookedBy.set(i.owner.vo, (bookedBy.get(i.owner.vo) ?? 0) + nodeSeconds(i, ahead));
     const othersUnused = policy.vos.filter((v) => v.name !== vo.name)
-      .reduce((sum, v) => sum + Math.max(0, v.share * aheadCapacity - booked(items.filter((i) => i.owner.vo === v.name))), 0);
-    const idle = aheadCapacity - booked(items) - othersUnused;
+      .reduce((sum, v) => sum + Math.max(0, v.share * aheadCapacity - (bookedBy.get(v.name) ?? 0)), 0);
+    const idle = aheadCapacity - [...bookedBy.values()].reduce((a, b) => a + b, 0) - othersUnused;
     const levels: Array<{ policy: SharePolicy; level: ShareStanding['level']; path: string; share: number; mine: (o: Owner) => boolean }> = [
       { policy: vo, level: 'VO', path: vo.name, share: vo.share, mine: (o) => o.vo === vo.name },
     ];
@@ -103,9 +105,10 @@ export function standings(policy: SitePolicy, siteNodes: number, items: readonly
   return { epoch, shares };
 }
 
-function nodeSeconds(item: UsageItem, epoch: { start: number; end: number }): number {
-  const from = Math.max(item.start, epoch.start);
-  const to = Math.min(item.end, epoch.end);
+/** The node-seconds `item` uses within `period` (ms). */
+export function nodeSeconds(item: UsageItem, period: { start: number; end: number }): number {
+  const from = Math.max(item.start, period.start);
+  const to = Math.min(item.end, period.end);
   return to > from ? (item.nodes * (to - from)) / 1000 : 0;
 }
 

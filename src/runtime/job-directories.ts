@@ -1,4 +1,4 @@
-import { cp, stat } from 'node:fs/promises';
+import { cp, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -26,4 +26,15 @@ export async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** The highest number among the files of `dir` that `pattern` (one capture: the number) matches; 0 when none (or no directory). */
+export async function highestNumbered(dir: string, pattern: RegExp): Promise<number> {
+  if (!(await exists(dir))) return 0;
+  let last = 0;
+  for (const name of await readdir(dir)) {
+    const match = pattern.exec(name);
+    if (match) last = Math.max(last, Number(match[1]));
+  }
+  return last;
 }

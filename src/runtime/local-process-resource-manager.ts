@@ -4,7 +4,7 @@ import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { exists, jobDirectory, stageOutput } from './job-directories.js';
+import { exists, highestNumbered, jobDirectory, stageOutput } from './job-directories.js';
 import type { JobLaunch, PreparedJob, ResourceManager, ResourceManagerEvent, StopReason } from './resource-manager.js';
 
 export interface LocalProcessOptions {
@@ -190,15 +190,8 @@ export class LocalProcessResourceManager implements ResourceManager {
   }
 
   /** The highest checkpoint number among the job's files (0 when there is none). */
-  private async lastSequence(jobId: string): Promise<number> {
-    const dir = this.jobDirectory(jobId);
-    if (!(await exists(dir))) return 0;
-    let last = 0;
-    for (const name of await readdir(dir)) {
-      const match = /^checkpoint-(\d+)\.json$/.exec(name);
-      if (match) last = Math.max(last, Number(match[1]));
-    }
-    return last;
+  private lastSequence(jobId: string): Promise<number> {
+    return highestNumbered(this.jobDirectory(jobId), /^checkpoint-(\d+)\.json$/);
   }
 
   private onLine(entry: Running, line: string): void {

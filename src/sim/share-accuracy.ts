@@ -1,6 +1,6 @@
 import { ShareExceeded } from '../domain/errors.js';
 import { epochAt, type SitePolicy } from '../domain/vo-policy.js';
-import { checkShares, type UsageItem } from '../domain/vo-shares.js';
+import { checkShares, nodeSeconds, type UsageItem } from '../domain/vo-shares.js';
 import type { ClusterDescription } from '../scheduler/model.js';
 import { PlanningManager } from '../scheduler/planning-manager.js';
 import { jobSpecOf } from './job-spec.js';
@@ -81,7 +81,7 @@ export function runShareAccuracy(workload: Workload, cluster: ClusterDescription
     const capacity = nodes * (e.end - e.start) / 1000;
     capacitySeconds += capacity;
     const vos = policy.vos.map((v): VoEpoch => {
-      const got = items.filter((i) => i.owner.vo === v.name).reduce((sum, i) => sum + Math.max(0, Math.min(i.end, e.end) - Math.max(i.start, e.start)) * i.nodes / 1000, 0);
+      const got = items.filter((i) => i.owner.vo === v.name).reduce((sum, i) => sum + nodeSeconds(i, e), 0);
       usedSeconds += got;
       const entitled = v.share * capacity;
       const wanted = asked.get(`${v.name} ${e.start}`) ?? 0;

@@ -1,7 +1,7 @@
 import type { AccountView } from '../../engine/accounting/account-service.js';
 import { jsonHelp, jsonOption, serverUrl, urlHelp, urlOption, type Command } from '../command.js';
 import { UsageError } from '../errors.js';
-import { printJson, table } from '../output.js';
+import { money as formatMoney, printJson, table } from '../output.js';
 
 const actions = ['list', 'create', 'deposit', 'allocate', 'show', 'statement'] as const;
 
@@ -108,8 +108,9 @@ function describe(a: AccountView): string[] {
   ];
 }
 
-function money(value: number, currency: string): string {
-  return `${value.toFixed(2)} ${currency}`;
+/** An amount of the account's currency, as the CLI prints money. */
+function money(amount: number, currency: string): string {
+  return formatMoney({ amount, currency });
 }
 
 function number(text: string, what: string): number {

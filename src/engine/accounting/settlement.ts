@@ -3,7 +3,7 @@ import type { Agreement } from '../../domain/agreement.js';
 import type { Money, Negotiation } from '../../domain/negotiation.js';
 import type { PriceList } from '../../domain/pricing.js';
 import { usageCharge } from '../../domain/usage.js';
-import type { AccountStore, AgreementRepository, Clock, NegotiationRepository, ReportStore } from '../ports.js';
+import type { AccountStore, AgreementRepository, Clock, NegotiationRepository, ReportStore, StoredReport } from '../ports.js';
 import { agreementHoldId, Charging, offerHoldId } from './charging.js';
 
 const live = new Set(['Pending', 'Observed', 'PendingAndTerminating', 'ObservedAndTerminating']);
@@ -48,9 +48,11 @@ export class Settlement {
     while (this.pending.size > 0) await Promise.all([...this.pending]);
   }
 
-  async agreementChanged(agreement: Agreement): Promise<void> {
+  /** `report` reads the agreement's post-runtime report (a caller that has it already passes it on). */
+  async agreementChanged(agreement: Agreement, report: () => Promise<StoredReport | undefined> = () => this.deps.reports.read(agreement.id)): Promise<void> {
     const accountId = agreement.request.chargeAccount?.account;
-    if (accountId === undefined || !(await this.deps.accounts.account(accountId))) return;
+    const account = accountId === undefined ? undefined : await this.deps.accounts.account(accountId);
+    if (!account) return;
     const holdId = agreementHoldId(agreement.id);
     if (agreement.origin && !(await this.deps.accounts.hold(holdId))) {
       const from = offerHoldId(agreement.origin.negotiationId, agreement.origin.offerId);
@@ -64,15 +66,13 @@ export class Settlement {
     }
     if (live.has(agreement.state)) return;
     const hold = await this.deps.accounts.hold(holdId);
-    const report = agreement.state === 'Complete' || agreement.state === 'Terminated' ? (await this.deps.reports.read(agreement.id))?.report : undefined;
-    const inCurrency = (list: readonly Money[] | undefined, currency: string) => (list ?? []).filter((m) => m.currency === currency).reduce((sum, m) => sum + Math.round(m.amount * 100), 0);
-    const account = await this.deps.accounts.account(hold?.accountId ?? accountId);
-    if (!account) return;
-    const used = usageCharge(agreement, report?.happened, this.deps.prices);
+    const ran = agreement.state === 'Complete' || agreement.state === 'Terminated' ? (await report())?.report : undefined;
+    const inCurrency = (list: readonly Money[] | undefined) => (list ?? []).filter((m) => m.currency === account.currency).reduce((sum, m) => sum + Math.round(m.amount * 100), 0);
+    const used = usageCharge(agreement, ran?.happened, this.deps.prices);
     const amounts = {
       charge: used ? Math.round(used.amount * 100) : 0,
-      penalties: agreement.state === 'Complete' ? inCurrency(report?.totals.penalties, account.currency) : 0,
-      rewards: agreement.state === 'Complete' ? inCurrency(report?.totals.rewards, account.currency) : 0,
+      penalties: agreement.state === 'Complete' ? inCurrency(ran?.totals.penalties) : 0,
+      rewards: agreement.state === 'Complete' ? inCurrency(ran?.totals.rewards) : 0,
     };
     if (!hold?.open && amounts.penalties === 0 && amounts.rewards === 0) return;
     const key = `settle:${agreement.id}`;

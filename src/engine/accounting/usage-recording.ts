@@ -3,7 +3,7 @@ import { NotAuthorized, UnknownResource } from '../../domain/errors.js';
 import type { Caller } from '../../domain/identity.js';
 import type { PriceList } from '../../domain/pricing.js';
 import { usageRecordOf, type UsageRecord } from '../../domain/usage.js';
-import type { AgreementRepository, Clock, ReportStore, StoredUsageRecord, UsageRecordStore } from '../ports.js';
+import type { AgreementRepository, Clock, ReportStore, StoredReport, StoredUsageRecord, UsageRecordStore } from '../ports.js';
 
 /** How a usage record becomes a document (src/xml/usage-record-writer.ts), and is signed when the server signs. */
 export interface UsageRecordDocuments {
@@ -30,20 +30,16 @@ export class UsageRecording {
     },
   ) {}
 
-  async agreementChanged(agreement: Agreement): Promise<void> {
+  /** `report` reads the agreement's post-runtime report (a caller that has it already passes it on). */
+  async agreementChanged(agreement: Agreement, report: () => Promise<StoredReport | undefined> = () => this.deps.reports.read(agreement.id)): Promise<void> {
     if (agreement.state !== 'Complete' && agreement.state !== 'Terminated') return;
     if (await this.deps.records.get(agreement.id)) return;
-    const run = (await this.deps.reports.read(agreement.id))?.report.happened;
+    const run = (await report())?.report.happened;
     const record = usageRecordOf(agreement, run, this.deps.prices, { machine: this.deps.site.machine, baseUrl: this.deps.site.baseUrl() }, this.deps.clock.now());
     if (!record) return;
     const xml = this.deps.documents.write(record);
     const signed = this.deps.documents.sign?.(xml);
     await this.deps.records.add({ agreementId: agreement.id, initiator: agreement.initiator, createdAt: record.createdAt, xml, ...(signed ? { signed } : {}) });
-  }
-
-  /** What the agreement's job did, as its post-runtime report says. */
-  async runOf(agreementId: string) {
-    return (await this.deps.reports.read(agreementId))?.report.happened;
   }
 
   /** Start-up: records for ended agreements that have none (the server stopped before writing them). */

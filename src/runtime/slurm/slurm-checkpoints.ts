@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { exists } from '../job-directories.js';
+import { exists, highestNumbered } from '../job-directories.js';
 
 const run = promisify(execFile);
 
@@ -68,13 +68,7 @@ export class CheckpointFiles {
   }
 
   /** The highest archive number (0 when there is none): numbering goes on after a server restart. */
-  private async lastSequence(): Promise<number> {
-    if (!(await exists(this.archives))) return 0;
-    let last = 0;
-    for (const name of await readdir(this.archives)) {
-      const match = /^checkpoint-(\d+)\.tar$/.exec(name);
-      if (match) last = Math.max(last, Number(match[1]));
-    }
-    return last;
+  private lastSequence(): Promise<number> {
+    return highestNumbered(this.archives, /^checkpoint-(\d+)\.tar$/);
   }
 }

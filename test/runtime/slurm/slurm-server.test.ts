@@ -6,6 +6,7 @@ import { offerFromTemplate } from '../../../src/xml/offer-from-template.js';
 import { reservationOffer } from '../../engine/run-time-support.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 import { skipSlurm, startSlurmCluster, type SlurmTestCluster } from '../../support/slurm.js';
+import { eventually } from './support.js';
 
 /**
  * Issue 13 through the server (WSAG_EXECUTOR=slurm): the cluster is Slurm's, and every
@@ -25,14 +26,6 @@ describe.skipIf(skipSlurm)('a server in front of Slurm', () => {
     cluster?.stop();
   });
 
-  const eventually = async <T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> => {
-    for (let i = 0; i < 100; i++) {
-      const value = await read();
-      if (ok(value)) return value;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    return read();
-  };
 
   it('plans on the nodes Slurm reports, with their features as properties', async () => {
     const nodes = (await (await fetch(`${server.url}/api/nodes`)).json()) as { nodes: Array<{ id: string; island?: string; securityPolicies?: string[] }> };
