@@ -1,7 +1,6 @@
 import type { MigrationRecord } from '../domain/agreement.js';
 import type { Outage } from '../domain/execution.js';
 import { jobSpecOf } from './job-spec.js';
-import { isoTime } from '../domain/time.js';
 import { MigrationController } from '../engine/migration-controller.js';
 import { migrationJobOf, type MigrationJob } from '../engine/migration-jobs.js';
 import type { CheckpointPlan } from '../scheduler/checkpoint-plan.js';
@@ -11,9 +10,12 @@ import { PlanningManager } from '../scheduler/planning-manager.js';
 import { liabilityOf, type LiabilityFacts, type PlanChange } from './liability.js';
 import { agreementOf, atRisk, atRiskWhatIf, guaranteeTermsOf, MigrationTally, type Saved } from './migration.js';
 import type { SimulatedPeersConfig } from './peers.js';
-import type { JobOutcome, JobStatus, KindCounts, MigrationMove, SimReport, Violation, ViolationType } from './report.js';
+import type { JobOutcome, JobStatus, MigrationMove, SimReport, Violation, ViolationType } from './report.js';
 import { SimulatedPeers } from './simulated-peers.js';
-import { workloadKinds, type Workload, type WorkloadJob, type WorkloadKind } from './workload.js';
+import { compareEvents, Heap } from './heap.js';
+import { finishPoint, firstGap } from './plan-points.js';
+import { buildReport, slaKinds } from './report-builder.js';
+import type { Workload, WorkloadJob } from './workload.js';
 
 /**
  * The simulator: replays a workload (arrivals and failure events) against a cluster by
@@ -56,7 +58,6 @@ export interface SimProgress {
 }
 
 
-const slaKinds: readonly WorkloadKind[] = ['reservation', 'deadline'];
 
 /** Events the simulator generates itself; ranks order them against the workload's events at one instant. */
 type Dynamic =
@@ -456,7 +457,7 @@ class Simulation {
       const release = job.spec.window.start + track.input.runtime * 1000;
       at = Math.max(last.start, Math.min(release, last.end));
     } else {
-      const found = finishPoint(track, job);
+      const found = finishPoint(track.shape, track.work, job);
       if (!found) return undefined;
       at = found.at;
       if (at > found.segment.end) at = found.segment.end; // its work was secured by the checkpoint that ended the segment
@@ -633,7 +634,7 @@ class Simulation {
     if (peer) {
       checkpoints = checkpointsWritten(job, track.shape, at);
     } else if (status === 'completed' && !job.spec.window) {
-      const found = finishPoint(track, job);
+      const found = finishPoint(track.shape, track.work, job);
       checkpoints = found ? found.checkpoints : checkpointsWritten(job, track.shape, at);
     } else if (status === 'dropped') {
       checkpoints = executed.reduce((sum, s) => sum + s.intervals, 0);
@@ -739,217 +740,25 @@ class Simulation {
       void node;
       if (since < end) this.failedMs += end - since;
     }
-    // In workload order; with --until, jobs that had not arrived yet are left out.
-    const outcomes = this.workload.jobs.map((j) => this.outcomes.get(j.id)).filter((o): o is JobOutcome => o !== undefined);
-    const counts = (filter: (o: JobOutcome) => boolean): KindCounts => {
-      const list = outcomes.filter(filter);
-      return {
-        requests: list.length,
-        accepted: list.filter((o) => o.status !== 'rejected').length,
-        rejected: list.filter((o) => o.status === 'rejected').length,
-        completed: list.filter((o) => o.status === 'completed').length,
-        dropped: list.filter((o) => o.status === 'dropped').length,
-        open: list.filter((o) => o.status === 'running' || o.status === 'waiting' || o.status === 'in-P').length,
-      };
-    };
-    const byKind = Object.fromEntries(workloadKinds.map((k) => [k, counts((o) => o.kind === k)])) as Record<WorkloadKind, KindCounts>;
-    const sla = outcomes.filter((o) => slaKinds.includes(o.kind));
-    const slaAccepted = sla.filter((o) => o.status !== 'rejected').length;
-    const spanMs = Math.max(0, end - this.epoch);
-    const capacityMs = this.cluster.nodes.length * spanMs;
-    const frac = (ms: number) => (capacityMs > 0 ? round(ms / capacityMs, 6) : 0);
-    const deadlineJobs = outcomes.filter((o) => o.kind === 'deadline' && o.status !== 'rejected');
-    const reservations = outcomes.filter((o) => o.kind === 'reservation' && o.status !== 'rejected');
-    const stillInP = outcomes.filter((o) => o.status === 'in-P' && slaKinds.includes(o.kind)).length;
-    const byLevel: SimReport['violations']['byLevel'] = {};
-    const penaltiesByLevel: SimReport['penalties']['byLevel'] = {};
-    for (const v of this.violations) {
-      byLevel[v.level] = (byLevel[v.level] ?? 0) + 1;
-      const entry = (penaltiesByLevel[v.level] ??= { owed: 0, paid: 0 });
-      entry.owed += v.penalty;
-      entry.paid += v.paid;
-    }
-    const owed = this.violations.reduce((s, v) => s + v.penalty, 0);
-    const paid = this.violations.reduce((s, v) => s + v.paid, 0);
-    const count = (type: ViolationType) => this.violations.filter((v) => v.type === type).length;
-    const report: SimReport = {
-      format: 'wsag-sim-report/1',
-      workload: { name: this.workload.name, jobs: this.workload.jobs.length, failures: this.workload.failures.length, start: isoTime(new Date(this.epoch)), currency: this.workload.currency },
-      cluster: {
-        nodes: this.cluster.nodes.length,
-        bufferNodes: this.cluster.nodes.filter((n) => n.buffer).length,
-        peerStandbyNodes: this.cluster.peerStandbyNodes,
-        problemHorizonSeconds: this.cluster.timing.problemHorizonSeconds,
-      },
-      options: {
-        ...(this.options.untilSeconds !== undefined ? { untilSeconds: this.options.untilSeconds } : {}),
-        ...(this.migration ? { migration: { peers: this.migration.config.peers.peers.map((p) => p.name) } } : {}),
-      },
-      span: { endSeconds: this.seconds(end), stoppedBy },
-      requests: { ...byKind, total: counts(() => true) },
-      acceptance: {
-        slaRequests: sla.length,
-        slaAccepted,
-        slaRejected: sla.length - slaAccepted,
-        rate: sla.length > 0 ? round(slaAccepted / sla.length, 6) : 1,
-        bestEffortRejected: outcomes.filter((o) => !slaKinds.includes(o.kind) && o.status === 'rejected').length,
-      },
-      utilisation: {
-        capacityNodeSeconds: capacityMs / 1000,
-        busyNodeSeconds: round(this.busyMs / 1000, 3),
-        spareNodeSeconds: round(this.spareMs / 1000, 3),
-        usefulNodeSeconds: round(this.usefulMs / 1000, 3),
-        failedNodeSeconds: this.failedMs / 1000,
-        busy: frac(this.busyMs),
-        spare: frac(this.spareMs),
-        useful: frac(this.usefulMs),
-        failed: frac(this.failedMs),
-      },
-      deadlines: {
-        accepted: deadlineJobs.length,
-        met: deadlineJobs.filter((o) => o.met === true).length,
-        missed: deadlineJobs.filter((o) => o.met === false).length,
-        open: deadlineJobs.filter((o) => o.met === undefined).length,
-      },
-      reservations: {
-        accepted: reservations.length,
-        honoured: reservations.filter((o) => o.honoured === true).length,
-        notHonoured: reservations.filter((o) => o.honoured === false).length,
-        open: reservations.filter((o) => o.honoured === undefined).length,
-      },
-      violations: {
-        total: this.violations.length,
-        deadlineMissed: count('deadline-missed'),
-        reservationNotHonoured: count('reservation-not-honoured'),
-        leftInP: count('left-in-P'),
-        stillInP,
-        byLevel,
-      },
-      penalties: { owed, paid, excused: owed - paid, byLevel: penaltiesByLevel },
-      checkpoints: { taken: sum(outcomes, (o) => o.checkpoints), jobs: outcomes.filter((o) => o.checkpoints > 0).length },
-      suspensions: { count: sum(outcomes, (o) => o.suspensions), jobs: outcomes.filter((o) => o.suspensions > 0).length },
-      restarts: { count: sum(outcomes, (o) => o.restarts), onSpare: this.restartsOnSpare, jobs: outcomes.filter((o) => o.restarts > 0).length },
-      pieces: { jobs: outcomes.filter((o) => o.pieces > 1).length, partialExecution: this.partialJobs },
-      failures: { events: this.counters.failures, repairs: this.counters.repairs, renewals: this.counters.renewals, jobsHit: this.hitJobs.size, runningJobsHit: this.runningHitJobs.size },
-      value: {
-        requested: sum(outcomes, (o) => this.valueOf(o.id)),
-        accepted: sum(outcomes.filter((o) => o.status !== 'rejected'), (o) => this.valueOf(o.id)),
-        completed: sum(outcomes.filter((o) => o.status === 'completed'), (o) => this.valueOf(o.id)),
-      },
-      checks: {
-        retiredWithoutCompletion: this.counters.retiredWithoutCompletion,
-        completionClamped: this.counters.completionClamped,
-        lateWithoutProblem: this.counters.lateWithoutProblem,
-      },
-      rejected: outcomes.filter((o) => o.status === 'rejected').map((o) => ({ id: o.id, kind: o.kind, level: o.level, arrival: o.arrival, reason: o.reason ?? '' })),
-      violated: this.violations,
-      ...(this.migration ? { migration: this.migration.tally.section(this.migration.peers.usage()) } : {}),
-      ...(this.options.jobs ? { jobs: outcomes } : {}),
-    };
-    return report;
-  }
-
-  private valueOf(id: string): number {
-    return this.values.get(id) ?? 0;
-  }
-}
-
-/**
- * The point in a plan where the job's work is done: the first segment whose intervals
- * reach it, with the part of the segment computed and the checkpoints written by then
- * (one after each whole interval that does not end the work, in every segment).
- */
-function finishPoint(track: Track, job: PlannedJob): { at: Instant; segment: Segment; checkpoints: number } | undefined {
-  const t = track.shape.timing;
-  const plan = job.checkpoints;
-  let before = 0;
-  for (const segment of job.segments) {
-    if (track.work <= before + segment.intervals + 1e-9) {
-      const part = Math.max(track.work - before, 0);
-      const whole = Math.abs(part - Math.round(part)) < 1e-9 ? Math.round(part) : part;
-      const checkpointsHere = Math.max(0, Math.ceil(whole) - 1);
-      const seconds = (segment.restart ? t.tInitRestart : t.tInitNew) + whole * plan.intervalSeconds + checkpointsHere * plan.checkpointSeconds + t.tDeinit;
-      return { at: segment.start + Math.ceil(seconds) * 1000, segment, checkpoints: before + checkpointsHere };
-    }
-    before += segment.intervals;
-  }
-  return undefined;
-}
-
-/** The first stretch of [from, to) that no segment covers. */
-function firstGap(segments: readonly Segment[], from: Instant, to: Instant): { from: Instant; to: Instant } | undefined {
-  let covered = from;
-  for (const s of [...segments].sort((a, b) => a.start - b.start)) {
-    if (s.start > covered) return { from: covered, to: Math.min(s.start, to) };
-    covered = Math.max(covered, s.end);
-    if (covered >= to) return undefined;
-  }
-  return covered < to ? { from: covered, to } : undefined;
-}
-
-function compareEvents(a: { t: number; rank: number; key?: string; index?: number }, b: { t: number; rank: number; key?: string; index?: number }): number {
-  if (a.t !== b.t) return a.t - b.t;
-  if (a.rank !== b.rank) return a.rank - b.rank;
-  if (a.index !== undefined && b.index !== undefined) return a.index - b.index;
-  const ka = a.key ?? '';
-  const kb = b.key ?? '';
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
-}
-
-function sum<T>(list: readonly T[], f: (x: T) => number): number {
-  let total = 0;
-  for (const x of list) total += f(x);
-  return total;
-}
-
-function round(x: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
-}
-
-/** A binary min-heap. */
-class Heap<T> {
-  private readonly items: T[] = [];
-  constructor(private readonly less: (a: T, b: T) => number) {}
-
-  get size(): number {
-    return this.items.length;
-  }
-
-  peek(): T | undefined {
-    return this.items[0];
-  }
-
-  push(item: T): void {
-    const a = this.items;
-    a.push(item);
-    let i = a.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (this.less(a[i] as T, a[parent] as T) >= 0) break;
-      [a[i], a[parent]] = [a[parent] as T, a[i] as T];
-      i = parent;
-    }
-  }
-
-  pop(): T | undefined {
-    const a = this.items;
-    const top = a[0];
-    const last = a.pop();
-    if (a.length > 0 && last !== undefined) {
-      a[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < a.length && this.less(a[l] as T, a[m] as T) < 0) m = l;
-        if (r < a.length && this.less(a[r] as T, a[m] as T) < 0) m = r;
-        if (m === i) break;
-        [a[i], a[m]] = [a[m] as T, a[i] as T];
-        i = m;
-      }
-    }
-    return top;
+    return buildReport({
+      workload: this.workload,
+      cluster: this.cluster,
+      options: this.options,
+      epoch: this.epoch,
+      end,
+      endSeconds: this.seconds(end),
+      stoppedBy,
+      // In workload order; with --until, jobs that had not arrived yet are left out.
+      outcomes: this.workload.jobs.map((j) => this.outcomes.get(j.id)).filter((o): o is JobOutcome => o !== undefined),
+      violations: this.violations,
+      counters: this.counters,
+      time: { busyMs: this.busyMs, spareMs: this.spareMs, usefulMs: this.usefulMs, failedMs: this.failedMs },
+      restartsOnSpare: this.restartsOnSpare,
+      partialJobs: this.partialJobs,
+      jobsHit: this.hitJobs.size,
+      runningJobsHit: this.runningHitJobs.size,
+      values: this.values,
+      ...(this.migration ? { migration: { peers: this.migration.config.peers.peers.map((p) => p.name), section: this.migration.tally.section(this.migration.peers.usage()) } } : {}),
+    });
   }
 }
