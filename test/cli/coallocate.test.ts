@@ -67,12 +67,12 @@ describe('wsag coallocate', () => {
     expect(negotiations.at(-1)?.state).toBe('Terminated');
   });
 
-  it('an unreachable provider fails its task; the others are released', async () => {
+  it('an unreachable provider fails its task before anything is held; the others are ended', async () => {
     const dead = await deadUrl();
     const result = await wsag(['coallocate', '--task', `${big.url}=deadline-job`, '--task', `${dead}=deadline-job`]);
     expect(result.code).toBe(1);
     expect(result.err[0]).toMatch(new RegExp(`^error: task 2 \\(deadline-job at ${dead}\\): cannot reach ${dead}/wsag/AgreementFactory: `));
-    expect(result.err.at(-1)).toMatch(/^co-allocation abandoned, nothing is kept: task 1: negotiation \S+ terminated, hold released$/);
+    expect(result.err.at(-1)).toMatch(/^co-allocation abandoned, nothing is kept: task 1: negotiation \S+ terminated$/);
     expect(await holdsAt(big)).toEqual([]);
   });
 

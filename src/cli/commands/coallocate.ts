@@ -1,5 +1,8 @@
 import type { AgreementReference, NegotiationOfferInfo, NegotiationReference, WsagClient } from '../../client/wsag-client.js';
+import { NoCommonStart, searchCommonStart, type CommonStart, type EarliestStart } from '../../client/coallocation-search.js';
+import { isoTime } from '../../domain/time.js';
 import { negotiationOffer } from '../../xml/accepting-offer.js';
+import { windowStart, withWindowStart } from '../../xml/offer-window.js';
 import type { OfferSetting } from '../../xml/offer-from-template.js';
 import { jsonHelp, jsonOption, type Command } from '../command.js';
 import type { CommandContext } from '../context.js';
@@ -19,6 +22,11 @@ interface Task {
 /** How far one task got; `negotiation` is set as soon as it exists, so it can be ended whatever fails later. */
 interface Progress {
   task: Task;
+  /** The offer made from the template, and the template's id (what the offers counter). */
+  offer?: string;
+  templateId?: string;
+  /** When the offer's reservation window starts (tasks with a window are searched for a common start). */
+  windowStart?: Date;
   negotiation?: NegotiationReference;
   committing?: NegotiationOfferInfo;
   agreement?: AgreementReference;
@@ -30,45 +38,72 @@ export const coallocateCommand: Command = {
   summary: 'agreements with several providers at once, all or nothing',
   synopsis: 'wsag coallocate --task URL=TEMPLATE[,LOCATION=VALUE...] --task ... [--json]',
   description: [
-    'A broker\'s co-allocation (all or nothing). For every task in parallel: start a negotiation',
-    'at that provider and send a Solicited offer made from the template. If every provider',
-    'answers with an Acceptable (committing) offer, each is accepted with CreateAgreement and',
-    'the agreements are printed. If any task is rejected or fails, every negotiation is',
-    'terminated, so no provider keeps a hold, and the command exits 1 naming the task and why.',
-    'If an accept fails after others succeeded, the agreements already created are terminated.',
+    'A broker\'s co-allocation (all or nothing). Every task gets a negotiation at its provider.',
+    'Tasks with a reservation window (arp:StartTime) must start together: the command first',
+    'searches for the earliest common start, asking every provider for Advisory start slots at',
+    'or after a candidate time and moving the candidate to the latest earliest start, round by',
+    'round, until all agree (nothing is held while searching). Then each task\'s offer, its',
+    'window moved to that start, is Solicited at its provider. If every provider answers with',
+    'an Acceptable (committing) offer, each is accepted with CreateAgreement and the agreements',
+    'are printed with the common start and how many rounds and how long the search took. If',
+    'any task is rejected or fails, every negotiation is terminated, so no provider keeps a',
+    'hold, and the command exits 1 naming the task and why. If an accept fails after others',
+    'succeeded, the agreements already created are terminated.',
   ],
   optionHelp: [
     '  --task URL=TEMPLATE[,LOCATION=VALUE...]',
     '                     one task: the provider\'s base URL, the template\'s Name or TemplateId',
     '                     there, then --set-style settings separated by commas; repeatable',
+    '  --max-rounds N     Advisory rounds the search for a common start may take (default 10)',
+    '  --no-search        solicit each window as written (fails if a provider cannot serve it)',
     jsonHelp,
   ],
   examples: [
     '  wsag coallocate --task http://site-a:8080=advance-reservation,NodeCount=16 \\',
     '                  --task http://site-b:8080=advance-reservation,NodeCount=32',
   ],
-  options: { ...jsonOption, task: { type: 'string', multiple: true } },
+  options: { ...jsonOption, task: { type: 'string', multiple: true }, 'max-rounds': { type: 'string' }, 'no-search': { type: 'boolean' } },
   positionals: [],
   async run(args, ctx) {
     const tasks = args.list('task').map((t, i) => parseTask(t, i));
     if (tasks.length === 0) throw new UsageError('give at least one --task URL=TEMPLATE[,LOCATION=VALUE...]');
+    const maxRounds = Number(args.string('max-rounds') ?? 10);
+    if (!Number.isInteger(maxRounds) || maxRounds < 1 || maxRounds > 100) throw new UsageError(`--max-rounds expects a whole number from 1 to 100, got "${args.string('max-rounds')}"`);
     const progress: Progress[] = tasks.map((task) => ({ task }));
-
-    await Promise.all(progress.map((p) => solicit(p, ctx.client(p.task.url))));
-    const refused = progress.filter((p) => p.failure !== undefined);
-    if (refused.length > 0) {
-      report(refused, ctx);
-      await release(progress, ctx);
-      return exitCodes.failed;
-    }
-
-    await Promise.all(progress.map((p) => accept(p, ctx.client(p.task.url))));
-    const failed = progress.filter((p) => p.failure !== undefined);
-    if (failed.length > 0) {
+    const abandon = async (failed: Progress[]): Promise<number> => {
       report(failed, ctx);
       await release(progress, ctx);
       return exitCodes.failed;
+    };
+
+    await Promise.all(progress.map((p) => prepare(p, ctx.client(p.task.url))));
+    let failed = progress.filter((p) => p.failure !== undefined);
+    if (failed.length > 0) return abandon(failed);
+
+    const started = Date.now();
+    let search: (CommonStart & { milliseconds: number }) | undefined;
+    const windowed = progress.filter((p) => p.windowStart !== undefined);
+    if (windowed.length > 0 && !args.flag('no-search')) {
+      const from = new Date(Math.max(...windowed.map((p) => (p.windowStart as Date).getTime())));
+      try {
+        const found = await searchCommonStart(windowed.map((p) => earliestStart(p, ctx.client(p.task.url))), from, maxRounds);
+        search = { ...found, milliseconds: Date.now() - started };
+      } catch (error) {
+        if (!(error instanceof NoCommonStart)) return abandon(progress.filter((p) => p.failure !== undefined));
+        ctx.err(`error: ${error.message}`);
+        await release(progress, ctx);
+        return exitCodes.failed;
+      }
+      for (const p of windowed) p.offer = withWindowStart(p.offer as string, search.start);
     }
+
+    await Promise.all(progress.map((p) => solicit(p, ctx.client(p.task.url))));
+    failed = progress.filter((p) => p.failure !== undefined);
+    if (failed.length > 0) return abandon(failed);
+
+    await Promise.all(progress.map((p) => accept(p, ctx.client(p.task.url))));
+    failed = progress.filter((p) => p.failure !== undefined);
+    if (failed.length > 0) return abandon(failed);
 
     const done = progress.map((p) => ({
       task: p.task.label,
@@ -79,14 +114,17 @@ export const coallocateCommand: Command = {
       agreementId: p.agreement?.agreementId,
       address: p.agreement?.address,
       price: p.committing?.price,
+      slot: p.committing?.slot,
     }));
+    const searched = search && { start: isoTime(search.start), rounds: search.rounds, milliseconds: search.milliseconds };
     if (args.flag('json')) {
-      printJson(ctx.out, { agreements: done });
+      printJson(ctx.out, { agreements: done, ...(searched ? { search: searched } : {}) });
       return exitCodes.ok;
     }
     ctx.out(`co-allocated ${done.length} task${done.length === 1 ? '' : 's'}: every provider agreed`);
     const rows = done.map((d) => [d.task, d.url, d.template, d.agreementId ?? '', money(d.price)]);
     for (const line of table(['TASK', 'PROVIDER', 'TEMPLATE', 'AGREEMENT', 'PRICE'], rows, '  ')) ctx.out(line);
+    if (searched) ctx.out(`common start ${searched.start}: found in ${searched.rounds} Advisory round${searched.rounds === 1 ? '' : 's'} (${searched.milliseconds} ms)`);
     return exitCodes.ok;
   },
 };
@@ -103,13 +141,40 @@ export function parseTask(text: string, index: number): Task {
   return { label: `task ${index + 1}`, url, template, settings: settings.filter(Boolean).map((s) => parseSetting(s, `--task ${text}:`)) };
 }
 
-/** Phase one: a committing offer from the provider, which holds the capacity until it expires. */
-async function solicit(p: Progress, client: WsagClient): Promise<void> {
+/** The offer from the template, and a negotiation to send it in. */
+async function prepare(p: Progress, client: WsagClient): Promise<void> {
   try {
     const { template, offer } = await templateOffer(client, p.task.template, p.task.settings);
+    p.offer = offer;
+    p.templateId = template.id;
+    p.windowStart = windowStart(offer);
     p.negotiation = await client.initiateNegotiation();
-    const sent = negotiationOffer(offer, { offerId: newOfferId(), counterOfferTo: template.id, state: 'Solicited' });
-    const answers = await client.negotiate(p.negotiation.negotiationId, [sent]);
+  } catch (error) {
+    p.failure = (error as Error).message;
+  }
+}
+
+/** The task's earliest start at or after `from`: its first Advisory slot for the window moved there. */
+function earliestStart(p: Progress, client: WsagClient): EarliestStart {
+  return async (from) => {
+    try {
+      const sent = negotiationOffer(withWindowStart(p.offer as string, from), { offerId: newOfferId(), counterOfferTo: p.templateId as string, state: 'Advisory' });
+      const answers = await client.negotiate((p.negotiation as NegotiationReference).negotiationId, [sent]);
+      const starts = answers.flatMap((a) => (a.state === 'Advisory' && a.slot ? [new Date(a.slot.start).getTime()] : []));
+      if (starts.length === 0) throw new Error(`no start slot at or after ${isoTime(from)}: ${answers.find((a) => a.state === 'Rejected')?.note ?? 'the provider gave no reason'}`);
+      return new Date(Math.min(...starts));
+    } catch (error) {
+      p.failure = (error as Error).message;
+      throw error;
+    }
+  };
+}
+
+/** A committing offer from the provider, which holds the capacity until it expires. */
+async function solicit(p: Progress, client: WsagClient): Promise<void> {
+  try {
+    const sent = negotiationOffer(p.offer as string, { offerId: newOfferId(), counterOfferTo: p.templateId as string, state: 'Solicited' });
+    const answers = await client.negotiate((p.negotiation as NegotiationReference).negotiationId, [sent]);
     p.committing = answers.find((a) => a.state === 'Acceptable');
     if (!p.committing) p.failure = `rejected: ${answers.find((a) => a.state === 'Rejected')?.note ?? 'the provider gave no reason'}`;
   } catch (error) {
@@ -117,7 +182,7 @@ async function solicit(p: Progress, client: WsagClient): Promise<void> {
   }
 }
 
-/** Phase two: the committing offer becomes an agreement. */
+/** The committing offer becomes an agreement. */
 async function accept(p: Progress, client: WsagClient): Promise<void> {
   try {
     p.agreement = await acceptCounterOffer(client, p.negotiation as NegotiationReference, p.committing as NegotiationOfferInfo);
