@@ -125,7 +125,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   // Agreements stored before the audit trail existed (migration 5) get an entry pinning their document as found.
   if (store) await new AuditService({ audit: store.audit, agreements: repository }).recordUnaudited(clock.now(), store.agreementsWithoutAudit());
   const ids = parts.ids ?? randomIds;
-  const prices = { currency: config.currency, nodeHour: config.nodeHourPrice, preparatoryFeeRate: config.preparatoryFeeRate };
+  const prices = { currency: config.currency, nodeHour: config.nodeHourPrice, preparatoryFeeRate: config.preparatoryFeeRate, curve: config.priceCurve };
   // WSAG_EXECUTOR=slurm: the nodes are Slurm's (docs/operations.md "Slurm").
   const cluster = config.executor === 'slurm' ? await slurmCluster(config.slurm ?? {}, clusterDescription(config)) : clusterDescription(config);
   if (peers && peers.peers.length > 0 && cluster.peerStandbyNodes === 0) cluster.peerStandbyNodes = standbyAtPeersBudget;
@@ -237,6 +237,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     accounts: accounting.accounts,
     usage: accounting.recording,
     ...(shares ? { shares } : {}),
+    prices,
     checkpointUpload: {
       agreement: (id) => repository.get(id),
       store: async (upload) => {

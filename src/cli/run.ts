@@ -9,6 +9,7 @@ import { accountCommand } from './commands/account.js';
 import { usageCommand } from './commands/usage.js';
 import { voCommand } from './commands/vo.js';
 import { leaseCommand } from './commands/lease.js';
+import { pricesCommand } from './commands/prices.js';
 import { auditCommand } from './commands/audit.js';
 import { certCommand } from './commands/cert.js';
 import { countersignCommand } from './commands/countersign.js';
@@ -29,7 +30,7 @@ import { CliError, exitCodes, UsageError } from './errors.js';
 
 export const commands: Command[] = [
   serveCommand, templatesCommand, createCommand, agreementsCommand, stateCommand, terminateCommand,
-  negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand, checkpointCommand, simCommand, certCommand, countersignCommand, auditCommand, accountCommand, usageCommand, voCommand, leaseCommand,
+  negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand, checkpointCommand, simCommand, certCommand, countersignCommand, auditCommand, accountCommand, usageCommand, voCommand, leaseCommand, pricesCommand,
   nodeCommand,
 ];
 

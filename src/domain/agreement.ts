@@ -60,8 +60,10 @@ export interface Agreement {
   allocation?: Allocation;
   /** The agreement document (a wsag:AgreementOffer element carrying wsag:AgreementId), as emitted. */
   document: string;
-  /** Regular price of the agreed terms. */
+  /** Price of the agreed terms, as quoted (docs/pricing.md). */
   price?: Money;
+  /** The price curve's factor the price was quoted at; usage is charged at it. Absent: 1 (the list price). */
+  priceFactor?: number;
   /** The Acceptable negotiation offer this agreement was accepted from (or renegotiated with, last). */
   origin?: { negotiationId: string; offerId: string };
   /** Which alternative of an offer with ExactlyOne / OneOrMore compositors was agreed. */

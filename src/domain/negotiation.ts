@@ -65,8 +65,9 @@ export interface NegotiationOfferRecord {
   request: ServiceRequest;
   /** The template the offer's Context names; counter-offers keep it. */
   templateId?: string;
-  /** Regular price of the offered terms (responder offers). */
+  /** Price of the offered terms as quoted (responder offers), and the price curve's factor in it (absent: 1). */
   price?: Money;
+  priceFactor?: number;
   hold?: Hold;
   alternative?: AlternativeChoice;
   /** Why the responder rejected an offer, or what an advisory slot is. */

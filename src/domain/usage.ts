@@ -28,7 +28,7 @@ export function usageCharge(agreement: Agreement, run: RunFacts | undefined, pri
   const period = usedPeriod(agreement, run);
   if (!period) return undefined;
   const nodes = agreement.allocation?.nodes ?? agreement.request.nodeCount;
-  return usagePrice(agreement.request, nodes, (period.end.getTime() - period.start.getTime()) / 1000, prices);
+  return usagePrice(agreement.request, nodes, (period.end.getTime() - period.start.getTime()) / 1000, prices, agreement.priceFactor ?? 1);
 }
 
 /** An OGF Usage Record (GFD.98) of one agreement's job, as the domain sees it; src/xml/usage-record-writer.ts writes it. */

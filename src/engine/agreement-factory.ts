@@ -4,7 +4,7 @@ import type { Caller } from '../domain/identity.js';
 import type { Allocation } from '../domain/allocation.js';
 import { CannotSatisfy, InvalidTerms, UnknownTemplate } from '../domain/errors.js';
 import { holdKey } from '../domain/negotiation.js';
-import { regularPrice, type PriceList } from '../domain/pricing.js';
+import type { PriceList } from '../domain/pricing.js';
 import { isoTime } from '../domain/time.js';
 import type { AgreementService } from './agreement-service.js';
 import { alternativeLabel, alternativesMeetingConstraints } from './alternatives.js';
@@ -13,6 +13,7 @@ import type { RemoteStandby } from './migration-standby.js';
 import type { Peer } from './peers.js';
 import type { CommittedOffer, NegotiationService } from './negotiation-service.js';
 import type { PlanningService } from './planning-service.js';
+import { quote, type Quote } from './quote.js';
 import type { AgreementDocumentWriter, AgreementRepository, AgreementSigner, Clock, IdSource, ReceivedOffer, StandbyHold, TemplateCatalog } from './ports.js';
 import type { ReservationUse } from './reservation-use.js';
 import type { Charging } from './accounting/charging.js';
@@ -64,6 +65,8 @@ interface CreateAgreementContext {
   /** Renegotiation: the agreement the accepted offer changes. */
   replaces?: Agreement;
   document?: string;
+  /** The quoted price (a negotiated offer's own quote when one is accepted) and its demand factor. */
+  price?: Quote;
   agreement?: Agreement;
   /** Full service: the standby held at a peer, bound once the agreement is stored. */
   standby?: { peer: Peer; hold: StandbyHold };
@@ -236,6 +239,7 @@ export const persistAgreement: Step = {
     const template = required(ctx.template);
     const chosen = required(ctx.chosen);
     const replaced = ctx.replaces;
+    const quoted = quotedPrice(ctx, deps);
     const agreement: Agreement = {
       id: ctx.agreementId,
       ...(chosen.name !== undefined ? { name: chosen.name } : {}),
@@ -248,7 +252,8 @@ export const persistAgreement: Step = {
       request: chosen.request,
       ...(ctx.allocation ? { allocation: ctx.allocation } : {}),
       document: required(ctx.document),
-      price: regularPrice(chosen.request, ctx.allocation, deps.prices),
+      price: quoted.price,
+      ...(quoted.factor !== 1 ? { priceFactor: quoted.factor } : {}),
       ...(ctx.committed ? { origin: { negotiationId: ctx.committed.negotiation.id, offerId: ctx.committed.offer.offerId } } : {}),
       ...(chosen.alternative ? { alternative: chosen.alternative } : {}),
       ...(ctx.acceptanceEpr !== undefined ? { acceptanceEpr: ctx.acceptanceEpr } : {}),
@@ -308,11 +313,21 @@ export const holdFunds: Step = {
   async run(ctx, deps) {
     if (!deps.charging || ctx.replaces) return;
     const chosen = required(ctx.chosen);
-    const price = regularPrice(chosen.request, ctx.allocation, deps.prices);
+    const { price } = quotedPrice(ctx, deps);
     const release = await deps.charging.hold(agreementHoldId(ctx.agreementId), chosen.request, price, ctx.caller, `agreement ${ctx.agreementId}`);
     if (release) ctx.undo.push(release);
   },
 };
+
+/**
+ * What the agreement costs: an accepted offer's quote, else the price by the plan's load
+ * over its booking (docs/pricing.md), its own booking left out; worked out once.
+ */
+function quotedPrice(ctx: CreateAgreementContext, deps: AgreementFactoryDeps): Quote {
+  const offer = ctx.committed?.offer;
+  ctx.price ??= offer?.price ? { price: offer.price, factor: offer.priceFactor ?? 1 } : quote(deps.plan, deps.prices, required(ctx.chosen).request, ctx.allocation, [ctx.agreementId]);
+  return ctx.price;
+}
 
 export const createAgreementSteps: readonly Step[] = [
   resolveTemplate, checkExpirationTime, checkCreationConstraints, requireBinding, admitToPlan, checkShares, holdFunds, reserveRemoteStandby, writeAgreementDocument, persistAgreement, bindRemoteStandby, markReservationUsed,

@@ -5,6 +5,7 @@
 import { dropUndefined } from '../domain/drop-undefined.js';
 import fs from 'node:fs';
 import path from 'node:path';
+import { defaultPriceCurve, parsePriceCurve, type PriceCurve } from '../domain/pricing.js';
 import { securityRequirements, type SecurityRequirement } from '../domain/terms.js';
 import type { ClusterDescription, ClusterNode } from '../scheduler/model.js';
 import { defaultSiteTiming, type SiteTiming } from '../scheduler/site.js';
@@ -77,6 +78,11 @@ export interface ServerConfig {
   nodeHourPrice: number;
   /** Preparatory fee as a fraction of the regular price. Env WSAG_PREPARATORY_FEE_RATE. Default 0.05. */
   preparatoryFeeRate: number;
+  /**
+   * Demand pricing (docs/pricing.md): the price factor by the plan's load over a slot, as
+   * points LOAD:FACTOR. Env WSAG_PRICE_CURVE. Default 0:1,0.5:1,0.8:1.5,1:2; 0:1,1:1 is flat.
+   */
+  priceCurve: PriceCurve;
   /** Identities with the operator (admin) role, comma-separated. Env WSAG_ADMINS. Default none. */
   admins: string[];
   /** HTTPS port with client certificates (TLS). Env WSAG_TLS_PORT. Default none: TLS is off. 0 picks a free port. */
@@ -151,6 +157,7 @@ export const defaultConfig: ServerConfig = {
   currency: 'EUR',
   nodeHourPrice: 1,
   preparatoryFeeRate: 0.05,
+  priceCurve: defaultPriceCurve,
   admins: [],
   tlsCertFile: path.resolve('data/pki/server.pem'),
   tlsKeyFile: path.resolve('data/pki/server.key'),
@@ -200,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     currency: env.WSAG_CURRENCY ?? defaultConfig.currency,
     nodeHourPrice: decimal(env, 'WSAG_NODE_HOUR_PRICE', defaultConfig.nodeHourPrice, 0, 1e9),
     preparatoryFeeRate: decimal(env, 'WSAG_PREPARATORY_FEE_RATE', defaultConfig.preparatoryFeeRate, 0, 1),
+    priceCurve: priceCurve(env),
     admins: (env.WSAG_ADMINS ?? '').split(',').map((a) => a.trim()).filter(Boolean),
     ...security(env, overrides.dataDir ?? path.resolve(env.WSAG_DATA_DIR ?? defaultConfig.dataDir), overrides),
     ...runTime(env, overrides.dataDir ?? path.resolve(env.WSAG_DATA_DIR ?? defaultConfig.dataDir)),
@@ -215,6 +223,14 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
   }
   if (!/^[A-Z]{3}$/.test(config.currency)) throw new ConfigError(`WSAG_CURRENCY must be a three-letter ISO 4217 code such as EUR, got "${config.currency}"`);
   return config;
+}
+
+function priceCurve(env: NodeJS.ProcessEnv): PriceCurve {
+  const text = env.WSAG_PRICE_CURVE?.trim();
+  if (!text) return defaultConfig.priceCurve;
+  const curve = parsePriceCurve(text);
+  if ('error' in curve) throw new ConfigError(`WSAG_PRICE_CURVE: ${curve.error}`);
+  return curve;
 }
 
 /** Run-time settings: the executor, the demo job's speed, where checkpoints live, the peers file. */

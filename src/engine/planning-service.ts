@@ -8,6 +8,7 @@ import { planFor } from '../scheduler/checkpoint-plan.js';
 import { jobSpecFor } from '../scheduler/job-spec.js';
 import { checkpointPlanAt, pieceMs, shapeOf } from '../scheduler/job-timing.js';
 import type { Alternative, ClusterDescription, ClusterNode, JobSpec, PlannedJob, ReplanReport, Segment } from '../scheduler/model.js';
+import { firmLoad } from '../scheduler/load.js';
 import { isBestEffort, PlanningManager } from '../scheduler/planning-manager.js';
 
 /** An admission: the booking, and the other jobs the scheduler moved to make room (their stored allocations are stale). */
@@ -150,6 +151,11 @@ export class PlanningService {
       const slot = { start: new Date(alternative.slot.start), end: new Date(alternative.slot.end), nodes: alternative.slot.nodes };
       return { kind: alternative.kind, changes, request: next, slot, description: alternative.description };
     });
+  }
+
+  /** The share of the SLA capacity booked over [start, end), without the bookings under `excluding` (demand pricing). */
+  load(start: Date, end: Date, excluding: readonly string[] = []): number {
+    return firmLoad(this.cluster, this.manager.mm, start.getTime(), end.getTime(), excluding);
   }
 
   /** Moves a booking to another key (a hold becoming an agreement); false if there is none. */

@@ -2,13 +2,14 @@ import type { Allocation } from '../domain/allocation.js';
 import { CreationConstraintViolation, InvalidTerms, ShareExceeded } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
 import { findOffer, holdKey, nextOfferId, type Money, type Negotiation, type NegotiationOfferRecord, type OfferState } from '../domain/negotiation.js';
-import { preparatoryFee, regularPrice } from '../domain/pricing.js';
+import { preparatoryFee } from '../domain/pricing.js';
 import type { AgreementTemplate } from '../domain/template.js';
 import { addSeconds, ceilToSecond, isoTime } from '../domain/time.js';
 import { alternativeLabel, alternativesMeetingConstraints } from './alternatives.js';
 import type { NegotiationSettings } from './negotiation-service.js';
 import type { PlanningService } from './planning-service.js';
 import type { CounterOfferDetails, NegotiationDocumentWriter, ReceivedNegotiationOffer, ReceivedOffer, TemplateCatalog, TermChanges } from './ports.js';
+import { quote, type Quote } from './quote.js';
 import { templateOf } from './template-resolution.js';
 import type { VoUsage } from './accounting/vo-usage.js';
 
@@ -50,7 +51,7 @@ export class ResponderOffers {
       if (slots.length === 0) reasons.push(`${alternativeLabel(alternative)}no start slot: ${alternative.request.nodeCount} nodes are never free for the requested time`);
       slots.forEach(({ slot, completion }, i) => {
         const moved = this.deps.documents.withSlot(alternative, slot, completion);
-        const price = regularPrice(moved.request, slot, this.deps.settings.prices);
+        const price = this.price(negotiation, moved.request, slot);
         const late = moved.request.deadline && alternative.request.deadline && moved.request.deadline > alternative.request.deadline;
         const note =
           `${alternativeLabel(alternative)}start slot ${i + 1} of ${slots.length}: ${slot.nodes} nodes from ${isoTime(slot.start)} to ${isoTime(slot.end)}` +
@@ -89,7 +90,7 @@ export class ResponderOffers {
         continue;
       }
       const prices = this.deps.settings.prices;
-      const price = regularPrice(alternative.request, decision.allocation, prices);
+      const { price, factor } = this.quote(negotiation, alternative.request, decision.allocation, holdKey(offerId));
       // The hold must keep the VO within its share and the charge account within its budget; else a counter-offer that does.
       const refused = this.beyondShareOrBudget(offerId, alternative, decision.allocation, price, context, now);
       if (refused) {
@@ -106,6 +107,7 @@ export class ResponderOffers {
         note: `committing offer: held until ${isoTime(expiresAt)}; accept it with CreateAgreement before then`,
       });
       answer.hold = { allocation: decision.allocation, expiresAt, state: 'Held', fee };
+      if (factor !== 1) answer.priceFactor = factor;
       return [answer];
     }
     const hint = this.earliestSlotHint(negotiation, candidates, now);
@@ -152,7 +154,7 @@ export class ResponderOffers {
         continue;
       }
       const moved = this.deps.documents.withSlot(alternative, found.slot, found.completion);
-      const price = regularPrice(moved.request, found.slot, this.deps.settings.prices);
+      const price = this.price(negotiation, moved.request, found.slot);
       const note = `${alternativeLabel(alternative)}counter-offer (when the VO's share allows it): ${found.slot.nodes} nodes from ${isoTime(found.slot.start)} to ${isoTime(found.slot.end)}; solicit it to hold the capacity`;
       return [this.counterOffer(negotiation, record, template, moved, 'Advisory', now, { price, note, slot: found.slot })];
     }
@@ -169,7 +171,7 @@ export class ResponderOffers {
       const [found] = this.deps.plan.slots(changed.request, now, 1, negotiation.agreementId);
       if (!found) continue;
       const moved = this.deps.documents.withSlot(changed, found.slot, found.completion);
-      const price = regularPrice(moved.request, found.slot, this.deps.settings.prices);
+      const price = this.price(negotiation, moved.request, found.slot);
       if (price.amount > budget.available + 1e-9) continue;
       const note = `${alternativeLabel(alternative)}counter-offer (what the budget buys): ${nodes} nodes for ${price.amount.toFixed(2)} ${price.currency} of the ${budget.available.toFixed(2)} ${budget.currency} account "${budget.account}" has, from ${isoTime(found.slot.start)} to ${isoTime(found.slot.end)}; solicit it to hold the capacity`;
       return [this.counterOffer(negotiation, record, template, moved, 'Advisory', now, { price, note, slot: found.slot })];
@@ -187,11 +189,21 @@ export class ResponderOffers {
     for (const { alternative, booking } of keepable) {
       const changed = this.changedWithinTemplate(template, alternative, { objectives: { nodesAvailable: booking.nodes, completedBy: booking.end, startBy: booking.start } });
       if (!changed) continue;
-      const price = regularPrice(changed.request, booking, this.deps.settings.prices);
+      const price = this.price(negotiation, changed.request, booking);
       const note = `${alternativeLabel(alternative)}counter-offer (objectives the plan keeps): ${booking.nodes} nodes from ${isoTime(booking.start)} to ${isoTime(booking.end)}; solicit it to hold the capacity`;
       out.push(this.counterOffer(negotiation, record, template, changed, 'Advisory', now, { price, note, slot: booking }));
     }
     return out;
+  }
+
+  /** The quoted price of `request` on `slot` by the plan's load there, the agreement a renegotiation replaces and `held` left out. */
+  private price(negotiation: Negotiation, request: ReceivedOffer['request'], slot: Allocation, held?: string): Money {
+    return this.quote(negotiation, request, slot, held).price;
+  }
+
+  private quote(negotiation: Negotiation, request: ReceivedOffer['request'], slot: Allocation, held?: string): Quote {
+    const excluding = [held, negotiation.agreementId].filter((key): key is string => key !== undefined);
+    return quote(this.deps.plan, this.deps.settings.prices, request, slot, excluding);
   }
 
   /** The offer with `changes`, if the result still meets the template's creation constraints and the terms can express them. */
@@ -219,7 +231,7 @@ export class ResponderOffers {
       for (const proposal of this.deps.plan.alternatives(alternative.request, now, negotiation.agreementId)) {
         const changed = this.changedWithinTemplate(template, alternative, proposal.changes);
         if (!changed) continue;
-        const price = regularPrice(changed.request, proposal.slot, this.deps.settings.prices);
+        const price = this.price(negotiation, changed.request, proposal.slot);
         const note = `${alternativeLabel(alternative)}counter-offer (${counterOfferKind[proposal.kind]}): ${proposal.description}; ` +
           `${proposal.slot.nodes} nodes from ${isoTime(proposal.slot.start)} to ${isoTime(proposal.slot.end)}; solicit it to hold the capacity`;
         out.push(this.counterOffer(negotiation, record, template, changed, 'Advisory', now, { price, note, slot: proposal.slot }));

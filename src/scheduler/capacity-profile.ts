@@ -76,6 +76,32 @@ export class CapacityProfile {
     return peak;
   }
 
+  /** Busy node-milliseconds over [start, end): the integral of the count (demand pricing reads the load from it). */
+  busyArea(start: Instant, end: Instant): number {
+    if (end <= start) return 0;
+    let area = 0;
+    let b = 0;
+    let i = 0;
+    let from = start;
+    let count = 0;
+    if (this.locate(start)) {
+      b = this.foundBlock;
+      i = this.foundOffset + 1;
+      count = (this.blocks[b] as Block).used[this.foundOffset] as number;
+    }
+    for (; b < this.blocks.length; b++, i = 0) {
+      const { times, used } = this.blocks[b] as Block;
+      for (; i < times.length; i++) {
+        const t = times[i] as number;
+        if (t >= end) return area + count * (end - from);
+        area += count * (t - from);
+        from = t;
+        count = used[i] as number;
+      }
+    }
+    return area + count * (end - from);
+  }
+
   /**
    * The earliest t >= from such that at most `maxUsed` nodes are busy throughout
    * [t, t + duration). Candidates are `from` and breakpoints (where nodes become free).

@@ -274,6 +274,10 @@ export class MachineManager {
     return (this.timelines[node] as NodeTimeline).isFree(start, end, ignoreOwner, movable, soft);
   }
 
+  isSoft(owner: string): boolean {
+    return this.soft.has(owner);
+  }
+
   /** Marks an owner's bookings as soft (kept out of the firm profile) or firm; existing bookings follow. */
   setSoft(owner: string, soft: boolean): void {
     if (soft === this.soft.has(owner)) return;

@@ -10,3 +10,4 @@ export { formatReport, duration } from './format.js';
 export type { SimReport, JobOutcome, Violation, ViolationType, KindCounts, Utilisation, JobStatus } from './report.js';
 export { compareReports, formatComparison, type SimComparison } from './compare.js';
 export type { MigrationSection, MigrationMove } from './report.js';
+export { comparePricing, formatPricingComparison, type PricingComparison, type PricingRun } from './pricing.js';

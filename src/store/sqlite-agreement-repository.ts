@@ -31,7 +31,7 @@ interface AgreementRow {
 }
 
 /** Optional fields without a column of their own (migration 2); `migratedTo.at` and `expiresAt` are the Dates among them. */
-type AgreementExtras = Pick<Agreement, 'price' | 'origin' | 'alternative' | 'usedBy' | 'acceptanceEpr' | 'eligibleParties' | 'migratedTo' | 'expiresAt'>;
+type AgreementExtras = Pick<Agreement, 'price' | 'priceFactor' | 'origin' | 'alternative' | 'usedBy' | 'acceptanceEpr' | 'eligibleParties' | 'migratedTo' | 'expiresAt'>;
 
 /** The allocation's optional plan fields (migration 4): everything but start, end and nodes, which have columns. */
 type AllocationPlan = Omit<Allocation, 'start' | 'end' | 'nodes'>;
@@ -188,6 +188,7 @@ function allocationPlanJson(allocation: Allocation | undefined): string | null {
 function extrasJson(a: Agreement): string | null {
   const extras: AgreementExtras = {
     price: a.price,
+    priceFactor: a.priceFactor,
     origin: a.origin,
     alternative: a.alternative,
     usedBy: a.usedBy,

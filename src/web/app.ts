@@ -3,6 +3,7 @@ import { agreementStates } from '../domain/agreement.js';
 import { MalformedMessage, NotAuthorized, UnknownResource } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
 import { negotiationStates } from '../domain/negotiation.js';
+import type { PriceList } from '../domain/pricing.js';
 import type { AccountService } from '../engine/accounting/account-service.js';
 import type { UsageRecording } from '../engine/accounting/usage-recording.js';
 import type { VoUsage } from '../engine/accounting/vo-usage.js';
@@ -16,6 +17,7 @@ import { soapRouter, type EndpointOptions } from '../soap/http-endpoint.js';
 import { accountsRouter } from './accounts.js';
 import { usageRouter } from './usage.js';
 import { voRouter } from './vo.js';
+import { pricesRouter } from './prices.js';
 import { checkpointUploadRouter, type CheckpointUploadOptions } from './checkpoint-upload.js';
 import { declaredBodyWithin, errorBoundary } from './error-boundary.js';
 import { listingQuery, sendListing, type ListingQuery } from './listing.js';
@@ -40,6 +42,8 @@ export interface AppOptions extends EndpointOptions {
   usage?: UsageRecording;
   /** VO usage SLAs (/api/vo). */
   shares?: Pick<VoUsage, 'standings'>;
+  /** The published prices and the price curve (/api/prices). */
+  prices?: PriceList;
 }
 
 /** The HTTP application: SOAP ports, a health check, and JSON views for operators and the CLI. */
@@ -165,6 +169,7 @@ export function createApp(options: AppOptions): Express {
   if (options.accounts) app.use(accountsRouter(options.accounts, caller, options.logger));
   if (options.usage) app.use(usageRouter(options.usage, caller, options.logger));
   if (options.shares) app.use(voRouter(options.shares, caller, options.now, options.logger));
+  if (options.prices) app.use(pricesRouter(options.prices, options.plan, caller, options.now, options.logger));
   app.use(soapRouter(options));
   app.use((req, res) => {
     if (req.path === '/api' || req.path.startsWith('/api/')) {

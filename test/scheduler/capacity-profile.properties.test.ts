@@ -93,6 +93,9 @@ describe('capacity profile against a list of intervals', () => {
           expect(profile.nextChangeAfter(t)).toBe(points.find((p) => p > t));
           expect(profile.nextReleaseAfter(t)).toBe(points.find((p) => p > t && busyAt(intervals, p) < busyAt(intervals, p - 1)));
           expect(profile.windows(t, t + q.span, maxUsed)).toEqual(modelWindows(intervals, t, t + q.span, maxUsed));
+          // Busy node-time over [t, t + span): each interval's overlap times its count.
+          const area = intervals.reduce((sum, i) => sum + i.delta * Math.max(0, Math.min(i.end, t + q.span) - Math.max(i.start, t)), 0);
+          expect(profile.busyArea(t, t + q.span)).toBe(area);
         }
       }),
       { numRuns: 300 },

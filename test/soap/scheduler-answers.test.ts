@@ -73,7 +73,9 @@ describe('a Solicited offer the scheduler cannot serve', () => {
     // The same window, on the 3 nodes that are free: the node count and the promise both say 3.
     expect(fewer.note).toBe('counter-offer (fewer nodes): 3 nodes instead of 8; 3 nodes from 2026-11-21T14:00:00Z to 2026-11-21T16:00:00Z; solicit it to hold the capacity');
     expect(fewer.slot).toEqual({ nodes: 3, start: '2026-11-21T14:00:00Z', end: '2026-11-21T16:00:00Z' });
-    expect(fewer.price).toEqual({ amount: 6, currency: 'EUR' });
+    // 5 of the 8 nodes are booked in that window (load 0.625): the default price curve's factor there is
+    // 1 + 0.5 x (0.625 - 0.5) / (0.8 - 0.5) = 1.2083, so 3 nodes x 2 h x 1 EUR cost 7.25 EUR (docs/pricing.md).
+    expect(fewer.price).toEqual({ amount: 7.25, currency: 'EUR' });
     expect(fewer.xml).toContain('<jsdl:TotalResourceCount><jsdl:Exact>3</jsdl:Exact></jsdl:TotalResourceCount>');
     expect(fewer.xml).toContain('<sla:NodesAvailable>3</sla:NodesAvailable>');
     // Nothing is held for any of them.

@@ -1,16 +1,17 @@
 import {
-  compareReports, duration, formatComparison, formatReport, formatShareAccuracy, loadInputs, loadPeers, loadVoPolicy, runShareAccuracy, runSimulation, WorkloadError,
+  compareReports, comparePricing, duration, formatComparison, formatPricingComparison, formatReport, formatShareAccuracy, loadInputs, loadPeers, loadVoPolicy, runShareAccuracy, runSimulation, WorkloadError,
   type SimOptions, type SimProgress, type SimReport, type SimulatedPeersConfig,
 } from '../../sim/index.js';
 import { jsonHelp, jsonOption, type Command } from '../command.js';
 import type { Args, CommandContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { printJson } from '../output.js';
+import { defaultPriceCurve, parsePriceCurve } from '../../domain/pricing.js';
 
 export const simCommand: Command = {
   name: 'sim',
   summary: 'replay a workload and failures against a cluster offline: acceptance, utilisation, violations, penalties',
-  synopsis: 'wsag sim --workload FILE [--cluster FILE] [--peers FILE [--compare-migration] | --vo-policy FILE] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]',
+  synopsis: 'wsag sim --workload FILE [--cluster FILE] [--peers FILE [--compare-migration] | --vo-policy FILE | --compare-pricing [--flexible SHARE] [--price-curve CURVE]] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]',
   description: [
     'Simulates the planning scheduler without a server: the jobs of a workload arrive at their',
     'times and are admitted or refused, node failures and repairs re-plan the schedule, and',
@@ -25,6 +26,10 @@ export const simCommand: Command = {
     'With --vo-policy, the jobs of a multi-VO workload (each with a "vo") are admitted with and',
     'without the VO usage SLAs of the policy file, and the report is the share accuracy per VO:',
     'what each got of what it was entitled to and asked for, per epoch (docs/vo-policy.md).',
+    'With --compare-pricing, the workload is admitted twice, with fixed prices and with demand',
+    'prices (the price curve), a share of the customers (--flexible, default 0.5) taking the',
+    'cheapest of their Advisory start slots: revenue, utilisation and acceptance side by side',
+    '(docs/pricing.md).',
     'The workload, cluster and peers formats are in docs/cli.md; workloads/ has examples.',
   ],
   optionHelp: [
@@ -33,6 +38,9 @@ export const simCommand: Command = {
     '  --peers FILE       migrate to these peers: a peers file whose peers have "simulation" terms',
     '  --compare-migration  run twice, without and with migration to --peers, and compare',
     '  --vo-policy FILE   report the share accuracy of this VO usage policy (with and without it)',
+    '  --compare-pricing  fixed against demand prices on the workload (revenue, utilisation)',
+    '  --flexible SHARE   with --compare-pricing: the share of customers who pick the cheapest slot (0 to 1)',
+    '  --price-curve CURVE  with --compare-pricing: LOAD:FACTOR points (default 0:1,0.5:1,0.8:1.5,1:2)',
     '  --until SECONDS    stop the simulation at this time; jobs still planned are reported open',
     '  --jobs             also list every job\'s outcome',
     '  --progress         show progress on stderr even when it is not a terminal (one line per 10 %)',
@@ -45,6 +53,7 @@ export const simCommand: Command = {
     '  wsag sim --workload workloads/10k.json --until 604800',
     '  wsag sim --workload workloads/10k-failures.json --peers workloads/peers.json --compare-migration',
     '  wsag sim --workload workloads/vo-3.json --vo-policy workloads/vo-policy.json',
+    '  wsag sim --workload workloads/10k.json --compare-pricing --flexible 0.5',
   ],
   options: {
     ...jsonOption,
@@ -53,6 +62,9 @@ export const simCommand: Command = {
     peers: { type: 'string' },
     'compare-migration': { type: 'boolean' },
     'vo-policy': { type: 'string' },
+    'compare-pricing': { type: 'boolean' },
+    flexible: { type: 'string' },
+    'price-curve': { type: 'string' },
     until: { type: 'string' },
     jobs: { type: 'boolean' },
     progress: { type: 'boolean' },
@@ -75,6 +87,18 @@ export const simCommand: Command = {
     } catch (error) {
       if (error instanceof WorkloadError) throw new CliError(error.message);
       throw error;
+    }
+    if (args.flag('compare-pricing')) {
+      if (peersFile !== undefined || args.string('vo-policy') !== undefined) throw new UsageError('--compare-pricing is an experiment of its own: give it without --peers and --vo-policy');
+      const flexible = Number(args.string('flexible') ?? 0.5);
+      if (!(flexible >= 0 && flexible <= 1)) throw new UsageError(`--flexible expects a share from 0 to 1, got "${args.string('flexible')}"`);
+      const curveText = args.string('price-curve');
+      const curve = curveText === undefined ? defaultPriceCurve : parsePriceCurve(curveText);
+      if ('error' in curve) throw new UsageError(`--price-curve: ${curve.error}`);
+      const comparison = comparePricing(inputs.workload, inputs.cluster, { currency: 'EUR', nodeHour: 1, preparatoryFeeRate: 0, curve }, { flexible, slots: 3 });
+      if (args.flag('json')) return printJson(ctx.out, comparison);
+      for (const line of formatPricingComparison(comparison, 'EUR')) ctx.out(line);
+      return;
     }
     const policyFile = args.string('vo-policy');
     if (policyFile !== undefined) {
