@@ -132,6 +132,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   // Under Slurm, agreements may name what they run, among the executables the site allows.
   const applications = config.executor === 'slurm' ? { runsApplications: true, executablePrefixes: config.slurm?.executables ?? [] } : undefined;
   const plan = new PlanningService(cluster, prices, config.planningHorizonDays * 86_400, applications);
+  plan.interactiveStartSeconds = config.interactiveStartSeconds;
   const slurm = config.executor === 'slurm' ? new SlurmSite(config.slurm ?? {}, {
     booked: () => plan.booked(),
     now: () => clock.now(),

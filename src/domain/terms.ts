@@ -81,6 +81,12 @@ export interface ServiceRequest {
   useReservation?: string;
   /** jsdl:Application: what runs; absent, the site's default job. */
   application?: Application;
+  /**
+   * sla:Interactive (CrossBroker, seed 001): the job starts within the site's bound of
+   * acceptance or is refused at once. Once accepted it holds its nodes like a reservation:
+   * the engine sets `window` to the booked start and runtime.
+   */
+  interactive?: boolean;
 }
 
 export interface Compensation {

@@ -111,7 +111,12 @@ export const checkExpirationTime: Step = {
 export const requireBinding: Step = {
   name: 'requireBinding',
   run(ctx) {
-    for (const alternative of required(ctx.candidates)) requireBindingRequest(alternative.request);
+    for (const alternative of required(ctx.candidates)) {
+      requireBindingRequest(alternative.request);
+      if (ctx.state === 'Pending' && alternative.request.interactive) {
+        throw new InvalidTerms('sla:Interactive starts the job within seconds or not at all, so it cannot wait as a pending agreement for the provider\'s decision: send it with CreateAgreement');
+      }
+    }
   },
 };
 
@@ -249,7 +254,8 @@ export const persistAgreement: Step = {
       state: replaced?.state ?? ctx.state,
       serviceTerms: chosen.serviceTermNames.map((termName) => ({ termName, state: 'NotReady' })),
       guaranteeTerms: chosen.guaranteeTerms.map((g) => ({ termName: g.name, state: 'NotDetermined' })),
-      request: chosen.request,
+      // An interactive job, once booked, holds its nodes like a reservation of the booked window.
+      request: chosen.request.interactive && ctx.allocation ? { ...chosen.request, window: { start: ctx.allocation.start, end: ctx.allocation.end } } : chosen.request,
       ...(ctx.allocation ? { allocation: ctx.allocation } : {}),
       document: required(ctx.document),
       price: quoted.price,

@@ -72,6 +72,8 @@ export interface ServerConfig {
   negotiationMaxSeconds: number;
   /** Start slots offered in answer to an Advisory offer. Env WSAG_ADVISORY_SLOTS. Default 3. */
   advisorySlots: number;
+  /** An interactive job (sla:Interactive) starts within this many seconds of acceptance or is refused. Env WSAG_INTERACTIVE_START_SECONDS. Default 5. */
+  interactiveStartSeconds: number;
   /** Currency of prices and fees (ISO 4217). Env WSAG_CURRENCY. Default EUR. */
   currency: string;
   /** Price of one node-hour at guarantee level Legacy. Env WSAG_NODE_HOUR_PRICE. Default 1.00. */
@@ -158,6 +160,7 @@ export const defaultConfig: ServerConfig = {
   nodeHourPrice: 1,
   preparatoryFeeRate: 0.05,
   priceCurve: defaultPriceCurve,
+  interactiveStartSeconds: 5,
   admins: [],
   tlsCertFile: path.resolve('data/pki/server.pem'),
   tlsKeyFile: path.resolve('data/pki/server.key'),
@@ -204,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     negotiationMaxRounds: integer(env, 'WSAG_NEGOTIATION_MAX_ROUNDS', defaultConfig.negotiationMaxRounds, 1, 10_000),
     negotiationMaxSeconds: integer(env, 'WSAG_NEGOTIATION_MAX_SECONDS', defaultConfig.negotiationMaxSeconds, 1, 30 * 24 * 3600),
     advisorySlots: integer(env, 'WSAG_ADVISORY_SLOTS', defaultConfig.advisorySlots, 1, 100),
+    interactiveStartSeconds: integer(env, 'WSAG_INTERACTIVE_START_SECONDS', defaultConfig.interactiveStartSeconds, 0, 3600),
     currency: env.WSAG_CURRENCY ?? defaultConfig.currency,
     nodeHourPrice: decimal(env, 'WSAG_NODE_HOUR_PRICE', defaultConfig.nodeHourPrice, 0, 1e9),
     preparatoryFeeRate: decimal(env, 'WSAG_PREPARATORY_FEE_RATE', defaultConfig.preparatoryFeeRate, 0, 1),

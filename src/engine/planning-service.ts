@@ -66,6 +66,8 @@ export class PlanningService {
   private persister: ((key: string) => Promise<void>) | undefined;
   private onPersistError: (key: string, error: unknown) => void = () => {};
   private settling: Promise<void> = Promise.resolve();
+  /** An interactive job starts within this many seconds of acceptance or is refused (WSAG_INTERACTIVE_START_SECONDS). */
+  interactiveStartSeconds = 5;
 
   constructor(
     readonly cluster: ClusterDescription,
@@ -101,7 +103,10 @@ export class PlanningService {
       booking = allocationOf(job);
       return unmetObjective(objectives, request, booking, now);
     };
-    const decision = this.manager.admit(this.specFor(key, request, now), now.getTime(), { ...options(replacing), accept });
+    const spec = this.specFor(key, request, now);
+    const decision = request.interactive && !request.window
+      ? this.manager.admitInteractive(spec, now.getTime(), this.interactiveStartSeconds * 1000, { ...options(replacing), accept })
+      : this.manager.admit(spec, now.getTime(), { ...options(replacing), accept });
     if (!decision.accepted) return { ...decision, ...(booking ? { breaksObjectives: booking } : {}) };
     const moved = decision.moved ?? [];
     this.markChanged(moved);

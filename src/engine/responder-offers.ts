@@ -44,7 +44,7 @@ export class ResponderOffers {
   /** Advisory: start slots for each alternative that meets the template, each with its price; nothing held. */
   advise(negotiation: Negotiation, incoming: ReceivedNegotiationOffer, record: NegotiationOfferRecord, now: Date): NegotiationOfferRecord[] {
     const template = this.templateFor(negotiation, incoming);
-    const { candidates, reasons } = alternativesMeetingConstraints(this.deps.templates, template, incoming.offer);
+    const { candidates, reasons } = this.negotiable(template, incoming.offer);
     const answers: NegotiationOfferRecord[] = [];
     for (const alternative of candidates) {
       const slots = this.deps.plan.slots(alternative.request, now, this.deps.settings.advisorySlots, negotiation.agreementId);
@@ -73,7 +73,7 @@ export class ResponderOffers {
    */
   decide(negotiation: Negotiation, incoming: ReceivedNegotiationOffer, record: NegotiationOfferRecord, now: Date, context: DecideContext): NegotiationOfferRecord[] {
     const template = this.templateFor(negotiation, incoming);
-    const { candidates, reasons } = alternativesMeetingConstraints(this.deps.templates, template, incoming.offer);
+    const { candidates, reasons } = this.negotiable(template, incoming.offer);
     const keepable: Array<{ alternative: ReceivedOffer; booking: Allocation }> = [];
     const laterForShare: Array<{ alternative: ReceivedOffer; roomAt: Date }> = [];
     const overBudget: ReceivedOffer[] = [];
@@ -194,6 +194,14 @@ export class ResponderOffers {
       out.push(this.counterOffer(negotiation, record, template, changed, 'Advisory', now, { price, note, slot: booking }));
     }
     return out;
+  }
+
+  /** The alternatives that meet the template and can be negotiated: an interactive job starts at once, so it is not. */
+  private negotiable(template: AgreementTemplate, offer: ReceivedOffer): { candidates: ReceivedOffer[]; reasons: string[] } {
+    const { candidates, reasons } = alternativesMeetingConstraints(this.deps.templates, template, offer);
+    const interactive = candidates.filter((c) => c.request.interactive);
+    for (const c of interactive) reasons.push(`${alternativeLabel(c)}sla:Interactive starts the job within seconds or not at all, so it is not negotiated or held: send it with CreateAgreement`);
+    return { candidates: candidates.filter((c) => !c.request.interactive), reasons };
   }
 
   /** The quoted price of `request` on `slot` by the plan's load there, the agreement a renegotiation replaces and `held` left out. */

@@ -164,6 +164,85 @@ export class PlanningManager {
     return { ...decision, moved };
   }
 
+  /**
+   * An interactive job (CrossBroker, seed 001): it starts within `boundMs` of now or is
+   * refused at once, never queued. It is planned as a reservation of its runtime from the
+   * earliest start in the bound. When there is none, running best-effort and background
+   * jobs are suspended (cut at now: what their checkpoints secured is kept) one at a time,
+   * those that lose least work per node first, until it fits; they go back into the plan after it,
+   * first come first served. SLA jobs are never suspended for it. `suspend: false` (a
+   * baseline for the simulator) only takes nodes that are free within the bound.
+   */
+  admitInteractive(spec: JobSpec, now: Instant, boundMs: number, options: AdmitOptions & { suspend?: boolean } = {}): AdmissionDecision & { moved?: string[]; suspended?: string[] } {
+    this.clock(now);
+    const length = spec.runtimeSeconds * 1000;
+    const startingAt = (start: Instant): JobSpec => ({ ...spec, kind: 'Reservation', window: { start, end: start + length } });
+    let reason = `no ${spec.nodes} nodes are free within ${boundMs / 1000} s of now`;
+    const startSoon = () => {
+      const [slot] = this.slots(startingAt(now), now, 1, options);
+      if (!slot || slot.start > now + boundMs) return undefined;
+      const decision = this.admit(startingAt(slot.start), now, options);
+      if (!decision.accepted) reason = decision.reason;
+      return decision.accepted ? decision : undefined;
+    };
+    const direct = startSoon();
+    if (direct) return direct;
+    if (options.suspend === false) return { accepted: false, reason: `an interactive job starts within ${boundMs / 1000} s or not at all: ${reason}` };
+    // The work a suspension throws away, per node: what ran since the piece began (less what its checkpoints secured).
+    const runningPiece = (job: PlannedJob) => job.segments.find((s) => s.start <= now && now < s.end);
+    const lostPerNode = (job: PlannedJob) => {
+      const piece = runningPiece(job) as Segment;
+      const shape = this.shape(job);
+      const done = job.segments.filter((s) => s.end <= piece.start).reduce((n, s) => n + s.intervals, 0);
+      const secured = securedIntervals(job, shape, now) - done;
+      return now - piece.start - secured * (job.checkpoints.intervalSeconds + job.checkpoints.checkpointSeconds) * 1000;
+    };
+    const running = this.startedJobs()
+      .filter((j) => isBestEffort(j.spec) && runningPiece(j) !== undefined)
+      .sort((a, b) => lostPerNode(a) - lostPerNode(b) || (a.spec.id < b.spec.id ? -1 : 1));
+    // Whether suspending `victims` would make room (nothing is kept), and suspending them for real.
+    const undoable = <T>(victims: PlannedJob[], run: () => T, keep: (result: T) => boolean): T => {
+      const snapshot = this.snapshot(victims.map((j) => j.spec.id));
+      const trial = this.beginTrial();
+      for (const job of victims) this.cut(job, now);
+      const result = run();
+      if (keep(result)) {
+        this.commitTrial(trial);
+      } else {
+        this.rollbackTrial(trial);
+        this.restoreSnapshot(snapshot);
+      }
+      return result;
+    };
+    const fitsWithout = (victims: PlannedJob[]) => undoable(victims, () => {
+      const [slot] = this.slots(startingAt(now), now, 1, options);
+      return slot !== undefined && slot.start <= now + boundMs;
+    }, () => false);
+    const suspend = (victims: PlannedJob[]) => {
+      const decision = undoable(victims, startSoon, (d) => d !== undefined);
+      if (!decision) return undefined;
+      const suspended = victims.map((j) => j.spec.id);
+      const back = this.replaceBestEffort([...suspended].sort((a, b) => this.fcfs(a, b)));
+      return { ...decision, moved: [...new Set([...(decision.moved ?? []), ...suspended, ...back])], suspended };
+    };
+    // One job if one is enough (the cheapest that is), else the shortest prefix of the cheapest that is.
+    const single = running.find((job) => fitsWithout([job]));
+    let victims = single ? [single] : undefined;
+    if (!victims && running.length > 1 && fitsWithout(running)) {
+      let [lower, upper] = [2, running.length];
+      while (lower < upper) {
+        const mid = (lower + upper) >> 1;
+        if (fitsWithout(running.slice(0, mid))) upper = mid;
+        else lower = mid + 1;
+      }
+      victims = running.slice(0, upper);
+    }
+    const decision = victims && suspend(victims);
+    if (decision) return decision;
+    const what = running.length === 0 ? 'and no best-effort or background job runs that could make room' : `even with the ${running.length} running best-effort and background job(s) suspended`;
+    return { accepted: false, reason: `an interactive job starts within ${boundMs / 1000} s or not at all: ${reason}, ${what} (SLA jobs are never suspended for it)` };
+  }
+
   /** Puts a job back exactly as it was planned (restart of the server); false if its nodes are no longer free. */
   restore(job: PlannedJob, options: AdmitOptions = {}): boolean {
     if (this.jobs.has(job.spec.id)) return false;
@@ -557,6 +636,12 @@ export class PlanningManager {
     const outer = this.remoteLog;
     this.remoteLog = outer ?? [];
     return { mark: this.mm.begin(), remoteMark: this.remoteLog.length, outer };
+  }
+
+  private commitTrial(trial: Trial): void {
+    // A nested trial logs into its outer trial's list already: the outer one can still roll it back.
+    this.mm.commit(trial.mark);
+    this.remoteLog = trial.outer;
   }
 
   private rollbackTrial(trial: Trial): void {

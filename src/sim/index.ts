@@ -11,3 +11,4 @@ export type { SimReport, JobOutcome, Violation, ViolationType, KindCounts, Utili
 export { compareReports, formatComparison, type SimComparison } from './compare.js';
 export type { MigrationSection, MigrationMove } from './report.js';
 export { comparePricing, formatPricingComparison, type PricingComparison, type PricingRun } from './pricing.js';
+export { compareInteractive, formatInteractiveComparison, type InteractiveComparison, type InteractiveRun } from './interactive.js';

@@ -2,6 +2,7 @@ import { demandFactor, usagePrice, type PriceCurve, type PriceList } from '../do
 import { firmLoad } from '../scheduler/load.js';
 import type { ClusterDescription, Instant, JobSpec } from '../scheduler/model.js';
 import { isBestEffort, PlanningManager } from '../scheduler/planning-manager.js';
+import { chosenByHash, inArrivalOrder } from './selection.js';
 import { jobSpecOf } from './job-spec.js';
 import type { Workload, WorkloadJob } from './workload.js';
 
@@ -60,7 +61,7 @@ function runPricing(workload: Workload, cluster: ClusterDescription, prices: Pri
   let slaAccepted = 0;
   let busy = 0;
   let last = workload.start;
-  for (const input of [...workload.jobs].sort((a, b) => a.arrival - b.arrival || (a.id < b.id ? -1 : 1))) {
+  for (const input of inArrivalOrder(workload.jobs)) {
     const t = ms(input.arrival);
     const asked = jobSpecOf(input, ms);
     const sla = !isBestEffort(asked);
@@ -117,11 +118,9 @@ function cheapestSlot(pm: PlanningManager, spec: JobSpec, t: Instant, count: num
   return chosen && { spec: chosen.spec, later: chosen.index > 0 };
 }
 
-/** Whether this job's customer is flexible: a hash of its id against the share, so both runs agree. */
+/** Whether this job's customer is flexible (the same ones in both runs). */
 function isFlexible(input: WorkloadJob, share: number): boolean {
-  let h = 2166136261;
-  for (let i = 0; i < input.id.length; i++) h = Math.imul(h ^ input.id.charCodeAt(i), 16777619);
-  return (h >>> 0) / 2 ** 32 < share;
+  return chosenByHash(input.id, share, 0);
 }
 
 function peakHourLoad(cluster: ClusterDescription, pm: PlanningManager, from: Instant, to: Instant): number {

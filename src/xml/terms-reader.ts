@@ -38,6 +38,7 @@ export function readServiceRequest(terms: XmlElement): ServiceRequest {
     maxCoveredOutages: number(text(terms, `${level}/sla:MaxCoveredOutages`), 'sla:MaxCoveredOutages', limits.outages) ?? 0,
     securityPolicy: all(terms, `${level}/sla:SecurityPolicy/sla:Requirement`).map((r) => r.content.trim() as SecurityRequirement),
     useReservation: text(terms, `${level}/sla:UseReservation`),
+    interactive: boolean(text(terms, `${level}/sla:Interactive`), 'sla:Interactive'),
     application: readApplication(terms, sdt),
   };
   const migration = one(terms, `${level}/sla:MigrationPolicy`);
@@ -59,10 +60,29 @@ export function readServiceRequest(terms: XmlElement): ServiceRequest {
   if (request.deadline && request.earliestStart && request.deadline.getTime() <= request.earliestStart.getTime()) {
     throw new InvalidTerms(`sla:Deadline ${isoTime(request.deadline)} is not after sla:EarliestStart ${isoTime(request.earliestStart)}`);
   }
+  if (request.interactive) checkInteractive(request);
   if (request.deadline && request.runtimeSeconds === undefined) {
     throw new InvalidTerms('sla:Deadline needs sla:RuntimeEstimate: a deadline cannot be promised for a job of unknown length');
   }
   return dropUndefined(request);
+}
+
+/** xs:boolean: true, false, 1 or 0. */
+function boolean(value: string | undefined, element: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new InvalidTerms(`${element} must be true or false, got "${value}"`);
+}
+
+/** An interactive job starts at once (within the site's bound) and runs for its estimate: no time terms of its own. */
+function checkInteractive(request: ServiceRequest): void {
+  const why = 'sla:Interactive starts the job within seconds of acceptance or not at all';
+  if (request.window) throw new InvalidTerms(`${why}: leave out the reservation window (arp:AllocationTimeConstraint)`);
+  if (request.deadline || request.earliestStart) throw new InvalidTerms(`${why}: leave out sla:Deadline and sla:EarliestStart`);
+  if (request.runtimeSeconds === undefined) throw new InvalidTerms(`${why}: it needs sla:RuntimeEstimate, how long it holds its nodes`);
+  if (request.guaranteeLevel === 'Background') throw new InvalidTerms(`${why}: a Background job runs in the gaps of the schedule, so it cannot be interactive`);
+  if (request.useReservation !== undefined) throw new InvalidTerms(`${why}: it cannot use a reservation (sla:UseReservation); leave one of the two out`);
 }
 
 /** What a job description may hold: each is read above and acted on (docs/terms.md, "Where each term is enforced"). */

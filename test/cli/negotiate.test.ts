@@ -142,7 +142,7 @@ describe('wsag negotiate on a terminal', () => {
     const result = await wsag(['negotiate'], { url, io: { prompt: user.prompt } });
     expect(result.err).toEqual([]);
     expect(result.code).toBe(0);
-    expect(user.questions).toEqual(['template [1-4]: ', expect.stringMatching(/^solicit which slot\? \[1-\d+, q to quit\]: $/), 'accept it? [y/N]: ']);
+    expect(user.questions).toEqual(['template [1-5]: ', expect.stringMatching(/^solicit which slot\? \[1-\d+, q to quit\]: $/), 'accept it? [y/N]: ']);
     expect(result.stdout).toMatch(/committing offer \S+ \(negotiation \S+\): Acceptable/);
     const agreementId = uuid.exec(result.out.find((l) => l.startsWith('created agreement')) ?? '')?.[0] as string;
     expect((await client.state(agreementId)).state).toBe('Observed');

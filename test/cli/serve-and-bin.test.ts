@@ -32,7 +32,7 @@ describe('wsag serve', () => {
     expect(banner.join('\n')).toMatch(/AgreementFactory\s+http:\/\/127\.0\.0\.1:\d+\/wsag\/AgreementFactory/);
     expect(banner.join('\n')).toContain(dataDir);
     expect(duringServe?.code).toBe(0);
-    expect((JSON.parse(duringServe?.stdout ?? '[]') as { name: string }[]).map((t) => t.name).sort()).toEqual(['advance-reservation', 'background-job', 'best-effort-job', 'deadline-job']);
+    expect((JSON.parse(duringServe?.stdout ?? '[]') as { name: string }[]).map((t) => t.name).sort()).toEqual(['advance-reservation', 'background-job', 'best-effort-job', 'deadline-job', 'interactive-job']);
     expect(fs.existsSync(path.join(dataDir, 'wsag.db'))).toBe(true);
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
@@ -67,7 +67,7 @@ describe('bin/wsag.js', () => {
     });
     expect(stderr).toBe('');
     const templates = JSON.parse(stdout) as { name: string; id: string }[];
-    expect(templates.map((t) => t.name).sort()).toEqual(['advance-reservation', 'background-job', 'best-effort-job', 'deadline-job']);
+    expect(templates.map((t) => t.name).sort()).toEqual(['advance-reservation', 'background-job', 'best-effort-job', 'deadline-job', 'interactive-job']);
   }, 30_000);
 
   it('exits with the documented codes', async () => {

@@ -42,7 +42,7 @@ describe('wsag templates', () => {
     const result = await wsag(['templates', '--json'], { url });
     expect(result.code).toBe(0);
     const templates = JSON.parse(result.stdout) as { name: string; id: string; items: { name: string; location: string; value?: string }[]; xml?: string }[];
-    expect(templates.map((t) => t.name).sort()).toEqual(['advance-reservation', 'background-job', 'best-effort-job', 'deadline-job']);
+    expect(templates.map((t) => t.name).sort()).toEqual(['advance-reservation', 'background-job', 'best-effort-job', 'deadline-job', 'interactive-job']);
     const deadline = templates.find((t) => t.name === 'deadline-job');
     expect(deadline?.id).toBe('deadline-job-v1');
     expect(deadline?.items.find((i) => i.name === 'GuaranteeLevel')).toMatchObject({ location: '//sla:ServiceLevel/sla:GuaranteeLevel', value: 'Standard' });
@@ -52,7 +52,7 @@ describe('wsag templates', () => {
   it('--xml prints the template documents', async () => {
     const result = await wsag(['templates', '--xml'], { url });
     expect(result.code).toBe(0);
-    expect(result.stdout.match(/<wsag:Template[ >]/g)).toHaveLength(4);
+    expect(result.stdout.match(/<wsag:Template[ >]/g)).toHaveLength(5);
     expect(result.stdout).toContain('wsag:TemplateId="deadline-job-v1"');
     expect(result.stdout).not.toContain('${now'); // time tokens are rendered by the server
   });
@@ -99,7 +99,7 @@ describe('wsag create', () => {
     expect(result.code).toBe(1);
     expect(result.err).toEqual([
       'error: no template named "batch-job"; the server offers: advance-reservation (id advance-reservation-v1), background-job (id background-job-v1), ' +
-        'best-effort-job (id best-effort-job-v1), deadline-job (id deadline-job-v1)',
+        'best-effort-job (id best-effort-job-v1), deadline-job (id deadline-job-v1), interactive-job (id interactive-job-v1)',
     ]);
   });
 

@@ -132,7 +132,7 @@ describe('WsagPeerProviders against a wsag-server peer', () => {
     const started = (await client.negotiations()).filter((n) => !known.has(n.id));
     expect(started.map((n) => n.state)).toEqual(['Terminated']);
     const noTemplate = await providers.quote({ ...peer, templateName: 'gpu-job' }, { request: jobRequest() });
-    expect(noTemplate).toEqual({ quoted: false, reason: 'cluster-b: the peer serves no template "gpu-job"; it serves: advance-reservation, background-job, best-effort-job, deadline-job' });
+    expect(noTemplate).toEqual({ quoted: false, reason: 'cluster-b: the peer serves no template "gpu-job"; it serves: advance-reservation, background-job, best-effort-job, deadline-job, interactive-job' });
     const down = await providers.quote({ ...peer, factoryUrl: await deadUrl() }, { request: jobRequest() });
     expect(!down.quoted && down.reason).toMatch(/^cluster-b: cannot reach http:\/\/127\.0\.0\.1:\d+\/wsag\/AgreementFactory/);
   });

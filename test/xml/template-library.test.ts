@@ -64,12 +64,13 @@ describe('the reference WSAG4J sample template (written by another implementatio
 });
 
 describe('the shipped templates', () => {
-  it('are four, with creation constraints', () => {
+  it('are five, with creation constraints', () => {
     expect(shipped.list().map((t) => [t.name, t.id])).toEqual([
       ['advance-reservation', 'advance-reservation-v1'],
       ['background-job', 'background-job-v1'],
       ['best-effort-job', 'best-effort-job-v1'],
       ['deadline-job', 'deadline-job-v1'],
+      ['interactive-job', 'interactive-job-v1'],
     ]);
     for (const t of shipped.list()) {
       expect(t.items.length).toBeGreaterThan(2);

@@ -1,5 +1,5 @@
 import {
-  compareReports, comparePricing, duration, formatComparison, formatPricingComparison, formatReport, formatShareAccuracy, loadInputs, loadPeers, loadVoPolicy, runShareAccuracy, runSimulation, WorkloadError,
+  compareInteractive, compareReports, comparePricing, formatInteractiveComparison, duration, formatComparison, formatPricingComparison, formatReport, formatShareAccuracy, loadInputs, loadPeers, loadVoPolicy, runShareAccuracy, runSimulation, WorkloadError,
   type SimOptions, type SimProgress, type SimReport, type SimulatedPeersConfig,
 } from '../../sim/index.js';
 import { jsonHelp, jsonOption, type Command } from '../command.js';
@@ -11,7 +11,7 @@ import { defaultPriceCurve, parsePriceCurve } from '../../domain/pricing.js';
 export const simCommand: Command = {
   name: 'sim',
   summary: 'replay a workload and failures against a cluster offline: acceptance, utilisation, violations, penalties',
-  synopsis: 'wsag sim --workload FILE [--cluster FILE] [--peers FILE [--compare-migration] | --vo-policy FILE | --compare-pricing [--flexible SHARE] [--price-curve CURVE]] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]',
+  synopsis: 'wsag sim --workload FILE [--cluster FILE] [--peers FILE [--compare-migration] | --vo-policy FILE | --compare-pricing [--flexible SHARE] [--price-curve CURVE] | --interactive SHARE [--start-within SECONDS] [--session-nodes N] [--session-minutes M]] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]',
   description: [
     'Simulates the planning scheduler without a server: the jobs of a workload arrive at their',
     'times and are admitted or refused, node failures and repairs re-plan the schedule, and',
@@ -30,6 +30,10 @@ export const simCommand: Command = {
     'prices (the price curve), a share of the customers (--flexible, default 0.5) taking the',
     'cheapest of their Advisory start slots: revenue, utilisation and acceptance side by side',
     '(docs/pricing.md).',
+    'With --interactive SHARE, that share of the jobs become interactive (start within',
+    '--start-within seconds, default 5, or refused) and the workload is admitted twice: taking',
+    'only free nodes, and suspending running best-effort work to make room; start delays,',
+    'refusals and what the suspended work lost side by side, beside CrossBroker\'s figures.',
     'The workload, cluster and peers formats are in docs/cli.md; workloads/ has examples.',
   ],
   optionHelp: [
@@ -41,6 +45,9 @@ export const simCommand: Command = {
     '  --compare-pricing  fixed against demand prices on the workload (revenue, utilisation)',
     '  --flexible SHARE   with --compare-pricing: the share of customers who pick the cheapest slot (0 to 1)',
     '  --price-curve CURVE  with --compare-pricing: LOAD:FACTOR points (default 0:1,0.5:1,0.8:1.5,1:2)',
+    '  --interactive SHARE  make this share of the jobs interactive (0 to 1) and compare the two policies',
+    '  --start-within SECONDS  with --interactive: the bound on the start (default 5)',
+    '  --session-nodes N, --session-minutes M  with --interactive: cap each session\'s nodes and length',
     '  --until SECONDS    stop the simulation at this time; jobs still planned are reported open',
     '  --jobs             also list every job\'s outcome',
     '  --progress         show progress on stderr even when it is not a terminal (one line per 10 %)',
@@ -54,6 +61,7 @@ export const simCommand: Command = {
     '  wsag sim --workload workloads/10k-failures.json --peers workloads/peers.json --compare-migration',
     '  wsag sim --workload workloads/vo-3.json --vo-policy workloads/vo-policy.json',
     '  wsag sim --workload workloads/10k.json --compare-pricing --flexible 0.5',
+    '  wsag sim --workload workloads/10k.json --interactive 0.05',
   ],
   options: {
     ...jsonOption,
@@ -65,6 +73,10 @@ export const simCommand: Command = {
     'compare-pricing': { type: 'boolean' },
     flexible: { type: 'string' },
     'price-curve': { type: 'string' },
+    interactive: { type: 'string' },
+    'start-within': { type: 'string' },
+    'session-nodes': { type: 'string' },
+    'session-minutes': { type: 'string' },
     until: { type: 'string' },
     jobs: { type: 'boolean' },
     progress: { type: 'boolean' },
@@ -98,6 +110,26 @@ export const simCommand: Command = {
       const comparison = comparePricing(inputs.workload, inputs.cluster, { currency: 'EUR', nodeHour: 1, preparatoryFeeRate: 0, curve }, { flexible, slots: 3 });
       if (args.flag('json')) return printJson(ctx.out, comparison);
       for (const line of formatPricingComparison(comparison, 'EUR')) ctx.out(line);
+      return;
+    }
+    const interactiveShare = args.string('interactive');
+    if (interactiveShare !== undefined) {
+      if (peersFile !== undefined || args.string('vo-policy') !== undefined || args.flag('compare-pricing')) throw new UsageError('--interactive is an experiment of its own: give it without --peers, --vo-policy and --compare-pricing');
+      const share = Number(interactiveShare);
+      if (!(share > 0 && share <= 1)) throw new UsageError(`--interactive expects the share of jobs made interactive, above 0 and at most 1, got "${interactiveShare}"`);
+      const bound = Number(args.string('start-within') ?? 5);
+      if (!(Number.isInteger(bound) && bound >= 0 && bound <= 3600)) throw new UsageError(`--start-within expects whole seconds from 0 to 3600, got "${args.string('start-within')}"`);
+      const cap = (name: string) => {
+        const text = args.string(name);
+        if (text === undefined) return undefined;
+        if (!/^[1-9][0-9]*$/.test(text)) throw new UsageError(`--${name} expects a whole number, 1 or more, got "${text}"`);
+        return Number(text);
+      };
+      const nodes = cap('session-nodes');
+      const minutes = cap('session-minutes');
+      const comparison = compareInteractive(inputs.workload, inputs.cluster, { share, boundSeconds: bound, ...(nodes ? { maxNodes: nodes } : {}), ...(minutes ? { maxSeconds: minutes * 60 } : {}) });
+      if (args.flag('json')) return printJson(ctx.out, comparison);
+      for (const line of formatInteractiveComparison(comparison)) ctx.out(line);
       return;
     }
     const policyFile = args.string('vo-policy');

@@ -1,0 +1,15 @@
+/**
+ * Whether a job is among a `share` of the workload, by a hash (FNV-1a) of its id and a
+ * salt per experiment: the same jobs in every run and on every machine, and different
+ * experiments choose independently.
+ */
+export function chosenByHash(id: string, share: number, salt: number): boolean {
+  let h = 2166136261 ^ salt;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619);
+  return (h >>> 0) / 2 ** 32 < share;
+}
+
+/** The workload's jobs in the order they arrive (ties by id), for the replays that admit them one by one. */
+export function inArrivalOrder<J extends { id: string; arrival: number }>(jobs: readonly J[]): J[] {
+  return [...jobs].sort((a, b) => a.arrival - b.arrival || (a.id < b.id ? -1 : 1));
+}
