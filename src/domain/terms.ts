@@ -87,6 +87,12 @@ export interface ServiceRequest {
    * the engine sets `window` to the booked start and runtime.
    */
   interactive?: boolean;
+  /**
+   * sla:Bid (Tycoon, seed 004): what a best-effort or background job offers per node-hour,
+   * in the site's currency. Spare capacity is shared among bidders in proportion to their
+   * bids, and the job is charged its bid for what it uses. Absent: the list price.
+   */
+  bid?: number;
 }
 
 export interface Compensation {

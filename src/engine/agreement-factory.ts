@@ -13,13 +13,13 @@ import type { RemoteStandby } from './migration-standby.js';
 import type { Peer } from './peers.js';
 import type { CommittedOffer, NegotiationService } from './negotiation-service.js';
 import type { PlanningService } from './planning-service.js';
-import { quote, type Quote } from './quote.js';
+import { bidderOf, quote, type Quote } from './quote.js';
 import type { AgreementDocumentWriter, AgreementRepository, AgreementSigner, Clock, IdSource, ReceivedOffer, StandbyHold, TemplateCatalog } from './ports.js';
 import type { ReservationUse } from './reservation-use.js';
 import type { Charging } from './accounting/charging.js';
 import { agreementHoldId } from './accounting/charging.js';
 import { VoUsage } from './accounting/vo-usage.js';
-import { requireBindingRequest } from './refused-terms.js';
+import { refuseBidWithTimePromise, requireBindingRequest } from './refused-terms.js';
 import { templateOf } from './template-resolution.js';
 
 export interface AgreementFactoryDeps {
@@ -113,6 +113,7 @@ export const requireBinding: Step = {
   run(ctx) {
     for (const alternative of required(ctx.candidates)) {
       requireBindingRequest(alternative.request);
+      refuseBidWithTimePromise(alternative.request);
       if (ctx.state === 'Pending' && alternative.request.interactive) {
         throw new InvalidTerms('sla:Interactive starts the job within seconds or not at all, so it cannot wait as a pending agreement for the provider\'s decision: send it with CreateAgreement');
       }
@@ -133,7 +134,7 @@ export const admitToPlan: Step = {
         ctx.chosen = alternative;
         return;
       }
-      const decision = deps.plan.admit(ctx.agreementId, alternative.request, ctx.now, undefined, alternative.guaranteeTerms);
+      const decision = deps.plan.admit(ctx.agreementId, alternative.request, ctx.now, undefined, alternative.guaranteeTerms, bidderOf(alternative.request, ctx.caller));
       if (decision.accepted) {
         ctx.undo.push(() => deps.plan.release(ctx.agreementId));
         ctx.chosen = alternative;

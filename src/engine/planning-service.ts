@@ -1,5 +1,5 @@
 import type { Allocation, AllocationSegment } from '../domain/allocation.js';
-import { regularPrice, type PriceList } from '../domain/pricing.js';
+import { levelFactor, regularPrice, type PriceList } from '../domain/pricing.js';
 import { checkApplication, runsNoApplications, type ApplicationPolicy } from '../domain/application-policy.js';
 import { checkHorizon } from '../domain/horizon.js';
 import { unmetObjective } from '../domain/objectives.js';
@@ -9,6 +9,7 @@ import { jobSpecFor } from '../scheduler/job-spec.js';
 import { checkpointPlanAt, pieceMs, shapeOf } from '../scheduler/job-timing.js';
 import type { Alternative, ClusterDescription, ClusterNode, JobSpec, PlannedJob, ReplanReport, Segment } from '../scheduler/model.js';
 import { firmLoad } from '../scheduler/load.js';
+import { ProportionalShare } from '../scheduler/proportional-share.js';
 import { isBestEffort, PlanningManager } from '../scheduler/planning-manager.js';
 
 /** An admission: the booking, and the other jobs the scheduler moved to make room (their stored allocations are stale). */
@@ -68,6 +69,8 @@ export class PlanningService {
   private settling: Promise<void> = Promise.resolve();
   /** An interactive job starts within this many seconds of acceptance or is refused (WSAG_INTERACTIVE_START_SECONDS). */
   interactiveStartSeconds = 5;
+  /** Best-effort and background work shares spare capacity in proportion to bids (docs/pricing.md). */
+  private readonly market = new ProportionalShare();
 
   constructor(
     readonly cluster: ClusterDescription,
@@ -94,7 +97,7 @@ export class PlanningService {
    * would replace (renegotiation): its capacity counts as free for the new one, but it
    * stays booked until released.
    */
-  admit(key: string, request: ServiceRequest, now: Date, replacing?: string, objectives: readonly GuaranteeTerm[] = []): PlanDecision {
+  admit(key: string, request: ServiceRequest, now: Date, replacing?: string, objectives: readonly GuaranteeTerm[] = [], bidder = key): PlanDecision {
     checkHorizon(request, objectives, now, this.horizonSeconds);
     checkApplication(request, this.applications);
     // The admission rule: the booking must keep every guarantee term's objective (src/domain/objectives.ts).
@@ -104,6 +107,7 @@ export class PlanningService {
       return unmetObjective(objectives, request, booking, now);
     };
     const spec = this.specFor(key, request, now);
+    if (isBestEffort(spec) && !replacing) spec.queueTag = this.market.tag(bidder, this.bidOf(request), spec.nodes * spec.runtimeSeconds, this.manager.virtualTime());
     const decision = request.interactive && !request.window
       ? this.manager.admitInteractive(spec, now.getTime(), this.interactiveStartSeconds * 1000, { ...options(replacing), accept })
       : this.manager.admit(spec, now.getTime(), { ...options(replacing), accept });
@@ -312,6 +316,12 @@ export class PlanningService {
   private replanned(node: string, report: ReplanReport): ReplanSummary {
     this.markChanged([...report.moved, ...report.suspended, ...report.problematic.map((p) => p.id), ...report.solved]);
     return { node, ...report };
+  }
+
+  /** What a best-effort or background request bids per node-hour: its sla:Bid, else the list price at its level. */
+  bidOf(request: ServiceRequest): number {
+    // A site that gives its capacity away (list price 0) still ranks bidders: each then bids 1.
+    return request.bid ?? ((this.prices?.nodeHour ?? 1) * levelFactor[request.guaranteeLevel] || 1);
   }
 
   /** The estimated regular price orders problems and new requests (higher value first). */

@@ -6,6 +6,13 @@ import type { ServiceRequest } from '../domain/terms.js';
  * is enforced").
  */
 
+/** A bid buys spare capacity without a time promise; a job with one is priced by the curve (docs/pricing.md). */
+export function refuseBidWithTimePromise(request: ServiceRequest): void {
+  if (request.bid !== undefined && (request.window || request.deadline || request.interactive)) {
+    throw new InvalidTerms('sla:Bid is for best-effort and background work (no window, deadline or sla:Interactive): a job with a time promise is priced by the site\'s price curve (docs/pricing.md)');
+  }
+}
+
 /**
  * CreateAgreement and CreatePendingAgreement make a binding agreement (seed 002 section
  * 3.1): a non-binding quote or a preparatory hold is what negotiation is for.

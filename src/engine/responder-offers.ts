@@ -9,7 +9,8 @@ import { alternativeLabel, alternativesMeetingConstraints } from './alternatives
 import type { NegotiationSettings } from './negotiation-service.js';
 import type { PlanningService } from './planning-service.js';
 import type { CounterOfferDetails, NegotiationDocumentWriter, ReceivedNegotiationOffer, ReceivedOffer, TemplateCatalog, TermChanges } from './ports.js';
-import { quote, type Quote } from './quote.js';
+import { bidderOf, quote, type Quote } from './quote.js';
+import { refuseBidWithTimePromise } from './refused-terms.js';
 import { templateOf } from './template-resolution.js';
 import type { VoUsage } from './accounting/vo-usage.js';
 
@@ -83,7 +84,7 @@ export class ResponderOffers {
         continue;
       }
       const offerId = nextOfferId(negotiation);
-      const decision = this.deps.plan.admit(holdKey(offerId), alternative.request, now, negotiation.agreementId, alternative.guaranteeTerms);
+      const decision = this.deps.plan.admit(holdKey(offerId), alternative.request, now, negotiation.agreementId, alternative.guaranteeTerms, bidderOf(alternative.request, context.caller));
       if (!decision.accepted) {
         reasons.push(`${alternativeLabel(alternative)}${decision.reason}`);
         if (decision.breaksObjectives) keepable.push({ alternative, booking: decision.breaksObjectives });
@@ -199,6 +200,7 @@ export class ResponderOffers {
   /** The alternatives that meet the template and can be negotiated: an interactive job starts at once, so it is not. */
   private negotiable(template: AgreementTemplate, offer: ReceivedOffer): { candidates: ReceivedOffer[]; reasons: string[] } {
     const { candidates, reasons } = alternativesMeetingConstraints(this.deps.templates, template, offer);
+    for (const c of candidates) refuseBidWithTimePromise(c.request);
     const interactive = candidates.filter((c) => c.request.interactive);
     for (const c of interactive) reasons.push(`${alternativeLabel(c)}sla:Interactive starts the job within seconds or not at all, so it is not negotiated or held: send it with CreateAgreement`);
     return { candidates: candidates.filter((c) => !c.request.interactive), reasons };

@@ -80,6 +80,11 @@ export interface JobSpec {
   value: number;
   /** When the request arrived: orders best-effort jobs (first come first served). */
   arrival: Instant;
+  /**
+   * Best-effort and background work sold by bid (Tycoon's proportional share, src/scheduler/proportional-share.ts):
+   * the job's start tag in the bidders' virtual time; waiting work runs in tag order instead of arrival order.
+   */
+  queueTag?: number;
 }
 
 /** A booked piece of a job: `nodes` work over [start, end); `spare` nodes are kept for restarts (Enhanced, Full). */

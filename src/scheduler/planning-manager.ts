@@ -156,12 +156,35 @@ export class PlanningManager {
    */
   admit(spec: JobSpec, now: Instant, options: AdmitOptions = {}): AdmissionDecision & { moved?: string[] } {
     if (this.jobs.has(spec.id)) throw new Error(`job "${spec.id}" is already planned`);
+    this.clock(now);
+    // A bid ranked before waiting best-effort work goes ahead of it: that work gives way and goes back after it.
+    const behind = spec.queueTag !== undefined && isBestEffort(spec) ? this.waitingTaggedAfter(spec.queueTag) : [];
+    for (const id of behind) this.mm.unbook(id);
+    const putBack = () => this.replaceBestEffort(behind.sort((a, b) => this.fcfs(a, b)));
     const decision = this.probe(spec, now, options);
-    if (!decision.accepted) return decision;
-    const refusal = options.accept?.(decision.job);
-    if (refusal !== undefined) return { accepted: false, reason: refusal };
+    const refusal = decision.accepted ? options.accept?.(decision.job) : undefined;
+    if (!decision.accepted || refusal !== undefined) {
+      putBack();
+      return decision.accepted ? { accepted: false, reason: refusal as string } : decision;
+    }
     const moved = this.insert(decision.job, options.replacing);
-    return { ...decision, moved };
+    return { ...decision, moved: [...new Set([...moved, ...putBack()])] };
+  }
+
+  /** The virtual time of the bid market: the latest start tag of best-effort work that has begun. */
+  virtualTime(): number {
+    let v = 0;
+    for (const job of this.startedJobs()) if (job.spec.queueTag !== undefined && job.spec.queueTag > v) v = job.spec.queueTag;
+    return v;
+  }
+
+  /** Waiting best-effort jobs whose start tag ranks after `tag`. */
+  private waitingTaggedAfter(tag: number): string[] {
+    const out: string[] = [];
+    for (const job of this.jobs.values()) {
+      if (job.spec.queueTag !== undefined && job.spec.queueTag > tag && this.isWaitingBestEffort(job.spec.id)) out.push(job.spec.id);
+    }
+    return out;
   }
 
   /**
@@ -651,10 +674,12 @@ export class PlanningManager {
     this.remoteLog = trial.outer;
   }
 
+  /** Best-effort order: by start tag where both jobs were sold by bid, else first come first served. */
   private fcfs(a: string, b: string): number {
     const ja = this.jobs.get(a) as PlannedJob;
     const jb = this.jobs.get(b) as PlannedJob;
-    return ja.spec.arrival - jb.spec.arrival || (a < b ? -1 : a > b ? 1 : 0);
+    const tagged = ja.spec.queueTag !== undefined && jb.spec.queueTag !== undefined;
+    return (tagged ? (ja.spec.queueTag as number) - (jb.spec.queueTag as number) : 0) || ja.spec.arrival - jb.spec.arrival || (a < b ? -1 : a > b ? 1 : 0);
   }
 
   /** Step 7: best-effort jobs (unbooked by the caller) go back first come first served, into the earliest gap from now. */

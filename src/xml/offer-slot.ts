@@ -12,7 +12,7 @@ import { all } from './xpath.js';
 /** sla:ServiceLevelType's sequence (schemas/sla-terms.xsd): inserted elements keep the document valid. */
 const serviceLevelOrder = [
   'RuntimeEstimate', 'EarliestStart', 'Deadline', 'RequestKind', 'GuaranteeLevel', 'CheckpointFrequency',
-  'MaxCoveredOutages', 'MigrationPolicy', 'SecurityPolicy', 'ChargeAccount', 'UseReservation', 'Interactive',
+  'MaxCoveredOutages', 'MigrationPolicy', 'SecurityPolicy', 'ChargeAccount', 'UseReservation', 'Interactive', 'Bid',
 ];
 /** arp:AllocationTimeConstraint and wsag4jt:TimeConstraint share this sequence. */
 const windowOrder = ['StartTime', 'EndTime', 'Duration'];

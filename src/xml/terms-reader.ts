@@ -39,6 +39,7 @@ export function readServiceRequest(terms: XmlElement): ServiceRequest {
     securityPolicy: all(terms, `${level}/sla:SecurityPolicy/sla:Requirement`).map((r) => r.content.trim() as SecurityRequirement),
     useReservation: text(terms, `${level}/sla:UseReservation`),
     interactive: boolean(text(terms, `${level}/sla:Interactive`), 'sla:Interactive'),
+    bid: number(text(terms, `${level}/sla:Bid`), 'sla:Bid', limits.bid),
     application: readApplication(terms, sdt),
   };
   const migration = one(terms, `${level}/sla:MigrationPolicy`);

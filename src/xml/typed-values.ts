@@ -27,6 +27,8 @@ export const limits = {
   count: { integer: true, min: 1, max: 1_000_000 },
   importance: { min: -1e9, max: 1e9 },
   money: { min: 0, max: 1e12 },
+  /** A bid per node-hour (sla:Bid): a zero bid would take capacity for nothing. */
+  bid: { min: 0.000001, max: 1_000_000, unit: 'per node-hour' },
 } as const satisfies Record<string, NumberRule>;
 
 export function number(value: string | undefined, element: string, rule: NumberRule): number | undefined {
