@@ -8,7 +8,6 @@
  * and the server's RSS.
  * Prints a Markdown table; `--write` appends it to docs/benchmarks.md.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,37 +16,17 @@ import { agreementNote } from '../src/engine/audit-notes.js';
 import { SqliteAgreementRepository } from '../src/store/sqlite-agreement-repository.js';
 import { SqliteConnection } from '../src/store/sqlite-connection.js';
 import { offerFromTemplate } from '../src/xml/offer-from-template.js';
+import { startProcess, rssMiB } from './server-process.js';
 import { machineHeading, publish, quantiles } from './report.js';
 
 const counts = (process.env.BENCH_HELD ?? '1000,10000,100000').split(',').map(Number);
 const sequential = Number(process.env.BENCH_ROUNDS ?? 300);
 const concurrent = { clients: 16, each: 40 };
-
-async function startProcess(dataDir: string): Promise<{ child: ChildProcess; url: string; startMs: number }> {
-  const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, PORT: '0', WSAG_DATA_DIR: dataDir, WSAG_CLUSTER_NODES: '4096', WSAG_EXECUTOR: 'none', WSAG_ADMINS: 'anonymous', LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(output);
-      if (m) resolve(m[1] as string);
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-  return { child, url, startMs: performance.now() - started };
-}
-
-const rssMiB = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+const heldEnv = { WSAG_CLUSTER_NODES: '4096', WSAG_EXECUTOR: 'none' };
 
 /** One real agreement, made by the server, cloned `count` times into the data directory's store as ended agreements. */
 async function fill(dataDir: string, count: number): Promise<void> {
-  const { child, url } = await startProcess(dataDir);
+  const { child, url } = await startProcess(dataDir, heldEnv);
   const client = new WsagClient(url);
   const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
   const { agreementId } = await client.createAgreement(offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]));
@@ -81,7 +60,7 @@ const rows: string[] = [];
 for (const held of counts) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-held-'));
   await fill(dataDir, held);
-  const { child, url, startMs } = await startProcess(dataDir);
+  const { child, url, startMs } = await startProcess(dataDir, heldEnv);
   const client = new WsagClient(url);
   const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
   const offer = offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]);

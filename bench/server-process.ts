@@ -1,0 +1,25 @@
+/** `npm start` as its own process for the benchmarks: its URL once it listens, how long that took, and its RSS. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+
+export async function startProcess(dataDir: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string; startMs: number }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, PORT: '0', WSAG_DATA_DIR: dataDir, WSAG_ADMINS: 'anonymous', LOG_LEVEL: 'silent', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(output);
+      if (m) resolve(m[1] as string);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+  return { child, url, startMs: performance.now() - started };
+}
+
+export const rssMiB = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
