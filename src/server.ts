@@ -53,6 +53,7 @@ import { XmlAgreementWriter } from './xml/agreement-writer.js';
 import { XmlNegotiationWriter } from './xml/negotiation-writer.js';
 import { SchemaSet } from './xml/schema-set.js';
 import { TemplateLibrary } from './xml/template-library.js';
+import { Metrics, type MetricsSources } from './web/metrics.js';
 
 export const systemClock: Clock = { now: () => new Date() };
 export const randomIds: IdSource = { next: () => crypto.randomUUID() };
@@ -119,7 +120,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const lock = ownStore ? DataDirLock.acquire(config.dataDir, clock.now()) : undefined;
   const store = ownStore ? SqliteStore.open(path.join(config.dataDir, 'wsag.db')) : undefined;
   // Every stored change of an agreement reaches the run time and the notifications.
-  const repository = new ObservedAgreementRepository(parts.repository ?? (store as SqliteStore).agreements, (error) =>
+  const metrics: Metrics = new Metrics((): MetricsSources => ({ agreements: repository, plan, now: () => clock.now() }));
+  const repository: ObservedAgreementRepository = new ObservedAgreementRepository(metrics.timed(parts.repository ?? (store as SqliteStore).agreements), (error) =>
     logger.error({ err: error }, 'following an agreement change failed'));
   const negotiationRepository = parts.negotiationRepository ?? (store as SqliteStore).negotiations;
   // Agreements stored before the audit trail existed (migration 5) get an entry pinning their document as found.
@@ -133,6 +135,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const applications = config.executor === 'slurm' ? { runsApplications: true, executablePrefixes: config.slurm?.executables ?? [] } : undefined;
   const plan = new PlanningService(cluster, prices, config.planningHorizonDays * 86_400, applications);
   plan.interactiveStartSeconds = config.interactiveStartSeconds;
+  plan.onReplan = (cause, seconds, report) => metrics.replanned(cause, seconds, report, logger);
   const slurm = config.executor === 'slurm' ? new SlurmSite(config.slurm ?? {}, {
     booked: () => plan.booked(),
     now: () => clock.now(),
@@ -239,6 +242,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     usage: accounting.recording,
     ...(shares ? { shares } : {}),
     prices,
+    metrics,
     checkpointUpload: {
       agreement: (id) => repository.get(id),
       store: async (upload) => {
@@ -315,6 +319,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   following?.unref();
   // Agreements follow their jobs from here on; those live at start-up start, or resume where they were.
   repository.onChange((change) => {
+    metrics.agreementChanged(change, logger);
     leases.watch(change.after);
     execution.agreementChanged(change);
     notifications.agreementChanged(change);

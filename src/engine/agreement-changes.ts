@@ -1,4 +1,4 @@
-import type { Agreement } from '../domain/agreement.js';
+import type { Agreement, AgreementState } from '../domain/agreement.js';
 import type { AgreementFilter, AgreementRepository, AuditNote } from './ports.js';
 
 /** One stored change of an agreement: what it was (undefined: it is new), what it is now, and the audit notes stored with it. */
@@ -44,6 +44,10 @@ export class ObservedAgreementRepository implements AgreementRepository {
 
   list(filter?: AgreementFilter): Promise<Agreement[]> {
     return this.inner.list(filter);
+  }
+
+  countByState(): Promise<Partial<Record<AgreementState, number>>> {
+    return this.inner.countByState();
   }
 
   close(): Promise<void> {

@@ -45,6 +45,9 @@ export interface NodeView extends ClusterNode {
   failed: boolean;
 }
 
+/** What set off a re-plan. */
+export type ReplanCause = 'node-failed' | 'node-repaired' | 'job-finished' | 'failure-block-renewed';
+
 export interface ReplanSummary extends ReplanReport {
   /** The failed or repaired node. */
   node: string;
@@ -242,11 +245,22 @@ export class PlanningService {
 
   /** A node failed: the scheduler re-plans (restarts on spares, moves, suspends, partial execution); affected bookings are to be stored again. */
   nodeFailed(nodeId: string, now: Date): ReplanSummary {
-    return this.replanned(nodeId, this.manager.nodeFailed(nodeId, now.getTime()));
+    return this.replanned(nodeId, this.observed('node-failed', () => this.manager.nodeFailed(nodeId, now.getTime())));
   }
 
   nodeRepaired(nodeId: string, now: Date): ReplanSummary {
-    return this.replanned(nodeId, this.manager.nodeRepaired(nodeId, now.getTime()));
+    return this.replanned(nodeId, this.observed('node-repaired', () => this.manager.nodeRepaired(nodeId, now.getTime())));
+  }
+
+  /** Told of every re-plan (metrics and logs): its cause, how long it took and what it changed. */
+  onReplan: ((cause: ReplanCause, seconds: number, report: ReplanReport) => void) | undefined;
+
+  private observed<T extends { report?: ReplanReport } | ReplanReport>(cause: ReplanCause, replan: () => T): T {
+    const started = performance.now();
+    const result = replan();
+    const report = 'moved' in result ? (result as ReplanReport) : (result as { report?: ReplanReport }).report;
+    if (report) this.onReplan?.(cause, (performance.now() - started) / 1000, report);
+    return result;
   }
 
   /** Moves the plan's clock: finished jobs leave it; a node still failed past its block is taken out again. */
@@ -259,14 +273,14 @@ export class PlanningService {
    * given up unsolved (`problem` says why: their promise is broken).
    */
   advanceReport(now: Date): { report?: ReplanReport; left: Array<{ id: string; problem?: string }> } {
-    const { report, left } = this.manager.advance(now.getTime());
+    const { report, left } = this.observed('failure-block-renewed', () => this.manager.advance(now.getTime()));
     if (report) this.markChanged([...report.moved, ...report.suspended, ...report.problematic.map((p) => p.id), ...report.solved]);
     return { ...(report ? { report } : {}), left: left.map((job) => ({ id: job.spec.id, ...(job.problem !== undefined ? { problem: job.problem } : {}) })) };
   }
 
   /** A job finished early, or left for a peer: its capacity is free from `now` and waiting jobs may take it; their new bookings are to be stored. */
   jobFinished(key: string, now: Date): ReplanReport {
-    const report = this.manager.jobFinished(key, now.getTime());
+    const report = this.observed('job-finished', () => this.manager.jobFinished(key, now.getTime()));
     this.markChanged([...report.moved, ...report.suspended, ...report.problematic.map((p) => p.id), ...report.solved]);
     return report;
   }

@@ -52,6 +52,8 @@ export interface AgreementRepository {
   update(agreement: Agreement, audit?: readonly AuditNote[]): Promise<void>;
   get(id: string): Promise<Agreement | undefined>;
   list(filter?: AgreementFilter): Promise<Agreement[]>;
+  /** How many agreements are in each state (states with none are left out): what /metrics reports. */
+  countByState(): Promise<Partial<Record<AgreementState, number>>>;
   close(): Promise<void>;
 }
 

@@ -26,6 +26,8 @@ export interface EndpointOptions {
   identify: (req: Request, soap: SoapRequest | undefined, now: Date) => Caller;
   now: () => Date;
   logger: Logger;
+  /** Told of every SOAP request once answered (metrics): its port, operation (when known), outcome (ok or the fault code) and seconds. */
+  onRequest?: (done: { port: string; operation: string; outcome: string; seconds: number }) => void;
 }
 
 /** Placeholder in wsdl/*.wsdl replaced by the public base URL when served. */
@@ -101,6 +103,7 @@ async function handleSoap(port: Port, req: Request, res: Response, options: Endp
   } finally {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     options.logger.info({ port: port.name, operation: operation?.name, caller: caller?.identity, outcome, ms: Math.round(ms * 10) / 10 }, 'soap');
+    options.onRequest?.({ port: port.name, operation: operation?.name ?? 'unknown', outcome, seconds: ms / 1000 });
   }
 }
 

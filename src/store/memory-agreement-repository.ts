@@ -1,4 +1,4 @@
-import type { Agreement } from '../domain/agreement.js';
+import type { Agreement, AgreementState } from '../domain/agreement.js';
 import type { AgreementFilter, AgreementRepository, AuditNote } from '../engine/ports.js';
 import { byCreation, pageOf } from './by-creation.js';
 import { MemoryAuditLog } from './memory-audit-log.js';
@@ -36,6 +36,12 @@ export class MemoryAgreementRepository implements AgreementRepository {
       .filter((a) => (initiator === undefined || a.initiator === initiator) && (states === undefined || states.includes(a.state)))
       .sort(byCreation);
     return pageOf(matching, filter).map((a) => structuredClone(a));
+  }
+
+  async countByState(): Promise<Partial<Record<AgreementState, number>>> {
+    const counts: Partial<Record<AgreementState, number>> = {};
+    for (const a of this.agreements.values()) counts[a.state] = (counts[a.state] ?? 0) + 1;
+    return counts;
   }
 
   async close(): Promise<void> {}

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { Agreement, GuaranteeTermStatus, ServiceTermStatus } from '../domain/agreement.js';
+import type { Agreement, AgreementState, GuaranteeTermStatus, ServiceTermStatus } from '../domain/agreement.js';
 import type { Allocation } from '../domain/allocation.js';
 import type { ServiceRequest } from '../domain/terms.js';
 import type { AgreementFilter, AgreementRepository, AuditNote } from '../engine/ports.js';
@@ -111,6 +111,11 @@ export class SqliteAgreementRepository implements AgreementRepository {
     const { where, params, limit } = listingSql(filter);
     const sql = `SELECT ${columns} FROM agreements ${where} ${ordered}${limit}`;
     return this.connection.statement<Array<string | number>, AgreementRow>(sql).all(...params).map(fromRow);
+  }
+
+  async countByState(): Promise<Partial<Record<AgreementState, number>>> {
+    const rows = this.connection.statement<[], { state: AgreementState; n: number }>('SELECT state, COUNT(*) AS n FROM agreements GROUP BY state').all();
+    return Object.fromEntries(rows.map((r) => [r.state, r.n]));
   }
 
   /** Closes the connection, which the other repositories of its SqliteStore share. */

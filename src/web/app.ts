@@ -18,6 +18,7 @@ import { accountsRouter } from './accounts.js';
 import { usageRouter } from './usage.js';
 import { voRouter } from './vo.js';
 import { pricesRouter } from './prices.js';
+import { metricsRouter, type Metrics } from './metrics.js';
 import { checkpointUploadRouter, type CheckpointUploadOptions } from './checkpoint-upload.js';
 import { declaredBodyWithin, errorBoundary } from './error-boundary.js';
 import { listingQuery, sendListing, type ListingQuery } from './listing.js';
@@ -44,6 +45,8 @@ export interface AppOptions extends EndpointOptions {
   shares?: Pick<VoUsage, 'standings'>;
   /** The published prices and the price curve (/api/prices). */
   prices?: PriceList;
+  /** Prometheus metrics (/metrics); SOAP requests are counted as they are answered. */
+  metrics?: Metrics;
 }
 
 /** The HTTP application: SOAP ports, a health check, and JSON views for operators and the CLI. */
@@ -170,7 +173,9 @@ export function createApp(options: AppOptions): Express {
   if (options.usage) app.use(usageRouter(options.usage, caller, options.logger));
   if (options.shares) app.use(voRouter(options.shares, caller, options.now, options.logger));
   if (options.prices) app.use(pricesRouter(options.prices, options.plan, caller, options.now, options.logger));
-  app.use(soapRouter(options));
+  if (options.metrics) app.use(metricsRouter(options.metrics, caller, options.logger));
+  const metrics = options.metrics;
+  app.use(soapRouter(metrics ? { ...options, onRequest: (done) => metrics.request(done) } : options));
   app.use((req, res) => {
     if (req.path === '/api' || req.path.startsWith('/api/')) {
       sendProblem(res, new UnknownResource(`no ${req.method} ${req.path} in the API; docs/cli.md lists the routes`), 'routing');

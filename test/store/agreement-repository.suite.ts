@@ -124,6 +124,15 @@ export function agreementRepositoryContract(
       expect(seen).toEqual(await ids({}));
     });
 
+    it('counts agreements by state, leaving out states with none', async () => {
+      expect(await repo.countByState()).toEqual({});
+      await repo.insert(makeAgreement({ id: 'c-1', state: 'Observed' }));
+      await repo.insert(makeAgreement({ id: 'c-2', state: 'Observed' }));
+      await repo.insert(makeAgreement({ id: 'c-3', state: 'Pending' }));
+      await repo.update(makeAgreement({ id: 'c-2', state: 'Terminated' }));
+      expect(await repo.countByState()).toEqual({ Observed: 1, Pending: 1, Terminated: 1 });
+    });
+
     it('does not let callers mutate stored state through objects passed in or handed out', async () => {
       const original = makeFullAgreement({ id: 'm-1' });
       const inserted = structuredClone(original);

@@ -1,0 +1,131 @@
+import express, { type Request, type Router } from 'express';
+import type { Logger } from 'pino';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { agreementStates, type Agreement, type AgreementState } from '../domain/agreement.js';
+import type { Caller } from '../domain/identity.js';
+import type { AgreementChange } from '../engine/agreement-changes.js';
+import type { PlanningService, ReplanCause } from '../engine/planning-service.js';
+import type { AgreementFilter, AgreementRepository, AuditNote } from '../engine/ports.js';
+import type { ReplanReport } from '../scheduler/model.js';
+import { sendProblem } from './problem.js';
+
+/** Seconds: from a fast SOAP answer or store write to a slow re-plan. */
+const buckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export interface MetricsSources {
+  agreements: Pick<AgreementRepository, 'countByState'>;
+  plan: PlanningService;
+  now: () => Date;
+}
+
+/**
+ * Metrics for the site's monitoring (docs/operations.md, "Metrics"), in Prometheus' text
+ * format from prom-client: SOAP requests by operation and outcome with their latency,
+ * agreements by state and their state changes, open holds, the plan's load, re-plans and
+ * their duration, agreement store writes, and the process (CPU, memory, event loop, GC).
+ * The server tells it what happens; gauges are read when /metrics is scraped.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'port' | 'operation' | 'outcome'>;
+  private readonly latency: Histogram<'port' | 'operation'>;
+  private readonly transitions: Counter<'from' | 'to'>;
+  private readonly replans: Counter<'cause'>;
+  private readonly replanSeconds: Histogram<'cause'>;
+  private readonly writes: Histogram<'operation'>;
+
+  /** `sources` is read at each scrape (the server builds the store before the plan). */
+  constructor(sources: () => MetricsSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({ name: 'wsag_soap_requests_total', help: 'SOAP requests answered, by port, operation and outcome (ok or the fault code)', labelNames: ['port', 'operation', 'outcome'], registers });
+    this.latency = new Histogram({ name: 'wsag_soap_request_duration_seconds', help: 'Time to answer a SOAP request, by port and operation', labelNames: ['port', 'operation'], buckets, registers });
+    this.transitions = new Counter({ name: 'wsag_agreement_transitions_total', help: 'Agreements created (from "none") and agreement state changes', labelNames: ['from', 'to'], registers });
+    this.replans = new Counter({ name: 'wsag_replans_total', help: 'Re-plans of the schedule, by cause', labelNames: ['cause'], registers });
+    this.replanSeconds = new Histogram({ name: 'wsag_replan_duration_seconds', help: 'Time the planning scheduler took to re-plan, by cause', labelNames: ['cause'], buckets, registers });
+    this.writes = new Histogram({ name: 'wsag_store_write_seconds', help: 'Time to store an agreement durably with its audit entries (insert or update)', labelNames: ['operation'], buckets, registers });
+    new Gauge({
+      name: 'wsag_agreements', help: 'Stored agreements by state', labelNames: ['state'], registers,
+      async collect() {
+        const counts = await sources().agreements.countByState();
+        for (const state of agreementStates) this.set({ state }, counts[state] ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'wsag_holds_open', help: 'Preparatory holds (Acceptable offers) booked in the plan', registers,
+      collect() {
+        let holds = 0;
+        for (const key of sources().plan.booked().keys()) if (key.startsWith('hold:')) holds++;
+        this.set(holds);
+      },
+    });
+    new Gauge({
+      name: 'wsag_plan_load', help: 'Share of the SLA capacity (nodes that are not buffer nodes) firm bookings take, now and over the next hour', labelNames: ['period'], registers,
+      collect() {
+        const { plan, now: clock } = sources();
+        const now = clock();
+        this.set({ period: 'now' }, plan.load(now, new Date(now.getTime() + 1000)));
+        this.set({ period: 'next_hour' }, plan.load(now, new Date(now.getTime() + 3600_000)));
+      },
+    });
+    new Gauge({
+      name: 'wsag_plan_problems', help: 'Jobs in P: the scheduler cannot (yet) keep their promise', registers,
+      collect() {
+        this.set(sources().plan.manager.problematic().length);
+      },
+    });
+  }
+
+  request(done: { port: string; operation: string; outcome: string; seconds: number }): void {
+    this.requests.inc({ port: done.port, operation: done.operation, outcome: done.outcome });
+    this.latency.observe({ port: done.port, operation: done.operation }, done.seconds);
+  }
+
+  /** Counted, and logged with its ids, so logs and metrics tell one story. */
+  agreementChanged(change: AgreementChange, logger: Logger): void {
+    if (change.before?.state === change.after.state) return;
+    const [from, to] = [change.before?.state ?? 'none', change.after.state];
+    this.transitions.inc({ from, to });
+    const actions = change.notes.map((n) => n.action);
+    logger.info({ agreement: change.after.id, from, to, ...(actions.length ? { actions } : {}) }, 'agreement state');
+  }
+
+  /** Counted, timed and logged with the ids of what it changed. */
+  replanned(cause: ReplanCause, seconds: number, report: ReplanReport, logger: Logger): void {
+    this.replans.inc({ cause });
+    this.replanSeconds.observe({ cause }, seconds);
+    logger.info({ cause, ms: Math.round(seconds * 10_000) / 10, moved: report.moved, suspended: report.suspended, problematic: report.problematic.map((p) => p.id), solved: report.solved }, 're-plan');
+  }
+
+  /** The repository with its writes timed. */
+  timed(inner: AgreementRepository): AgreementRepository {
+    const writes = this.writes;
+    const time = async (operation: 'insert' | 'update', write: () => Promise<void>) => {
+      const started = performance.now();
+      await write();
+      writes.observe({ operation }, (performance.now() - started) / 1000);
+    };
+    return {
+      insert: (agreement: Agreement, audit?: readonly AuditNote[]) => time('insert', () => inner.insert(agreement, audit)),
+      update: (agreement: Agreement, audit?: readonly AuditNote[]) => time('update', () => inner.update(agreement, audit)),
+      get: (id: string) => inner.get(id),
+      list: (filter?: AgreementFilter) => inner.list(filter),
+      countByState: (): Promise<Partial<Record<AgreementState, number>>> => inner.countByState(),
+      close: () => inner.close(),
+    };
+  }
+}
+
+/** GET /metrics: Prometheus' text format, for any caller the site lets in (a scraper with a client certificate when TLS is on). */
+export function metricsRouter(metrics: Metrics, caller: (req: Request) => Caller, logger?: Logger): Router {
+  const router = express.Router();
+  router.get('/metrics', async (req, res) => {
+    try {
+      caller(req);
+      res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    } catch (error) {
+      sendProblem(res, error, 'reading the metrics', logger);
+    }
+  });
+  return router;
+}
