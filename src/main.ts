@@ -10,6 +10,8 @@ async function main(): Promise<void> {
   console.log(`wsag-server listening on ${server.url}`);
   for (const [name, url] of Object.entries(server.endpoints)) console.log(`  ${name.padEnd(24)} ${url}  (WSDL: ${url}?wsdl)`);
   console.log(`  health                   ${server.url}/healthz`);
+  console.log(`  dashboard                ${server.url}/ui/`);
+  console.log(`  metrics                  ${server.url}/metrics`);
   if (server.tlsUrl) console.log(`  TLS (client certificates) ${server.tlsUrl}  (the same ports under this base URL)`);
   console.log(`  data                     ${config.dataDir}`);
   const stop = async (): Promise<void> => {

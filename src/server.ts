@@ -53,7 +53,8 @@ import { XmlAgreementWriter } from './xml/agreement-writer.js';
 import { XmlNegotiationWriter } from './xml/negotiation-writer.js';
 import { SchemaSet } from './xml/schema-set.js';
 import { TemplateLibrary } from './xml/template-library.js';
-import { Metrics, type MetricsSources } from './web/metrics.js';
+import type { MetricsSources } from './web/metrics.js';
+import { Observability } from './server-observability.js';
 
 export const systemClock: Clock = { now: () => new Date() };
 export const randomIds: IdSource = { next: () => crypto.randomUUID() };
@@ -120,8 +121,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const lock = ownStore ? DataDirLock.acquire(config.dataDir, clock.now()) : undefined;
   const store = ownStore ? SqliteStore.open(path.join(config.dataDir, 'wsag.db')) : undefined;
   // Every stored change of an agreement reaches the run time and the notifications.
-  const metrics: Metrics = new Metrics((): MetricsSources => ({ agreements: repository, plan, now: () => clock.now() }));
-  const repository: ObservedAgreementRepository = new ObservedAgreementRepository(metrics.timed(parts.repository ?? (store as SqliteStore).agreements), (error) =>
+  const observed: Observability = new Observability((): MetricsSources => ({ agreements: repository, plan, now: () => clock.now() }), logger);
+  const repository: ObservedAgreementRepository = new ObservedAgreementRepository(observed.timed(parts.repository ?? (store as SqliteStore).agreements), (error) =>
     logger.error({ err: error }, 'following an agreement change failed'));
   const negotiationRepository = parts.negotiationRepository ?? (store as SqliteStore).negotiations;
   // Agreements stored before the audit trail existed (migration 5) get an entry pinning their document as found.
@@ -135,7 +136,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const applications = config.executor === 'slurm' ? { runsApplications: true, executablePrefixes: config.slurm?.executables ?? [] } : undefined;
   const plan = new PlanningService(cluster, prices, config.planningHorizonDays * 86_400, applications);
   plan.interactiveStartSeconds = config.interactiveStartSeconds;
-  plan.onReplan = (cause, seconds, report) => metrics.replanned(cause, seconds, report, logger);
+  plan.onReplan = (cause, seconds, report) => observed.replanned(cause, seconds, report);
   const slurm = config.executor === 'slurm' ? new SlurmSite(config.slurm ?? {}, {
     booked: () => plan.booked(),
     now: () => clock.now(),
@@ -242,7 +243,9 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     usage: accounting.recording,
     ...(shares ? { shares } : {}),
     prices,
-    metrics,
+    metrics: observed.metrics,
+    events: observed.events,
+    ...(store ? { history: (id: string) => new AuditService({ audit: store.audit, agreements: repository }).history(id) } : {}),
     checkpointUpload: {
       agreement: (id) => repository.get(id),
       store: async (upload) => {
@@ -319,7 +322,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   following?.unref();
   // Agreements follow their jobs from here on; those live at start-up start, or resume where they were.
   repository.onChange((change) => {
-    metrics.agreementChanged(change, logger);
+    observed.agreementChanged(change);
     leases.watch(change.after);
     execution.agreementChanged(change);
     notifications.agreementChanged(change);

@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import express, { type Express, type Request, type Response } from 'express';
 import { agreementStates } from '../domain/agreement.js';
 import { MalformedMessage, NotAuthorized, UnknownResource } from '../domain/errors.js';
@@ -12,13 +14,15 @@ import type { ExecutionService } from '../engine/execution-service.js';
 import type { NegotiationService } from '../engine/negotiation-service.js';
 import type { NotificationService } from '../engine/notifications.js';
 import type { PlanningService } from '../engine/planning-service.js';
-import type { AgreementSignatureVerifier, Subscription } from '../engine/ports.js';
+import type { AgreementSignatureVerifier, AuditEntry, Subscription } from '../engine/ports.js';
 import { soapRouter, type EndpointOptions } from '../soap/http-endpoint.js';
 import { accountsRouter } from './accounts.js';
 import { usageRouter } from './usage.js';
 import { voRouter } from './vo.js';
 import { pricesRouter } from './prices.js';
 import { metricsRouter, type Metrics } from './metrics.js';
+import { agreementDetailRouter } from './agreement-detail.js';
+import type { EventStream } from './events.js';
 import { checkpointUploadRouter, type CheckpointUploadOptions } from './checkpoint-upload.js';
 import { declaredBodyWithin, errorBoundary } from './error-boundary.js';
 import { listingQuery, sendListing, type ListingQuery } from './listing.js';
@@ -47,7 +51,14 @@ export interface AppOptions extends EndpointOptions {
   prices?: PriceList;
   /** Prometheus metrics (/metrics); SOAP requests are counted as they are answered. */
   metrics?: Metrics;
+  /** Live changes for the dashboard (/api/events). */
+  events?: EventStream;
+  /** An agreement's audit entries, for its detail view. */
+  history?: (agreementId: string) => Promise<AuditEntry[]>;
 }
+
+/** The dashboard's pages (ui/ in the package). */
+const uiDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../ui');
 
 /** The HTTP application: SOAP ports, a health check, and JSON views for operators and the CLI. */
 export function createApp(options: AppOptions): Express {
@@ -174,6 +185,11 @@ export function createApp(options: AppOptions): Express {
   if (options.shares) app.use(voRouter(options.shares, caller, options.now, options.logger));
   if (options.prices) app.use(pricesRouter(options.prices, options.plan, caller, options.now, options.logger));
   if (options.metrics) app.use(metricsRouter(options.metrics, caller, options.logger));
+  if (options.events) app.use(options.events.router(caller, options.logger));
+  app.use(agreementDetailRouter({ agreements: options.agreements, ...(options.history ? { history: options.history } : {}), ...(options.signatures ? { signatures: options.signatures } : {}), now: options.now }, caller, options.logger));
+  // The dashboard: static pages that read /api (docs/operations.md, "Dashboard").
+  app.get('/', (_req, res) => res.redirect('/ui/'));
+  app.use('/ui', express.static(uiDir, { index: 'index.html', fallthrough: true }));
   const metrics = options.metrics;
   app.use(soapRouter(metrics ? { ...options, onRequest: (done) => metrics.request(done) } : options));
   app.use((req, res) => {

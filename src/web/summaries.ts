@@ -59,9 +59,12 @@ export function planEntries(plan: PlanningService) {
   return [...plan.booked()].map(([key, a]) => {
     const offerId = offerIdOfHoldKey(key);
     const segments = a.segments ?? [];
+    const spec = plan.job(key)?.spec;
     return {
       kind: offerId !== undefined ? 'hold' : 'agreement',
       id: offerId ?? key,
+      level: spec?.level,
+      jobKind: spec?.kind,
       nodes: a.nodes,
       start: a.start,
       end: a.end,

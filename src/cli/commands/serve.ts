@@ -75,6 +75,8 @@ export const serveCommand: Command = {
     ctx.out(`wsag-server listening on ${server.url}`);
     for (const [name, url] of Object.entries(server.endpoints)) ctx.out(`  ${name.padEnd(24)} ${url}  (WSDL: ${url}?wsdl)`);
     ctx.out(`  ${'health'.padEnd(24)} ${server.url}/healthz`);
+    ctx.out(`  ${'dashboard'.padEnd(24)} ${server.url}/ui/`);
+    ctx.out(`  ${'metrics'.padEnd(24)} ${server.url}/metrics`);
     ctx.out(`  ${'agreements (JSON)'.padEnd(24)} ${server.url}/api/agreements`);
     ctx.out(`  ${'negotiations (JSON)'.padEnd(24)} ${server.url}/api/negotiations`);
     ctx.out(`  ${'plan (JSON, operators)'.padEnd(24)} ${server.url}/api/plan`);

@@ -1,0 +1,171 @@
+// The operator's dashboard (docs/operations.md, "Dashboard"): views over /api, the same
+// identities and rules as the API (operators see everything, a user sees their own), kept
+// live by /api/events.
+import { gantt, levelColours } from './gantt.js';
+
+const view = document.getElementById('view');
+const hour = 3600e3;
+const schedule = { span: 24 * hour, from: undefined };
+
+/** GET (or POST) under /api; a problem document becomes an Error with its detail. */
+async function api(path, init) {
+  const response = await fetch(path, init);
+  const text = await response.text();
+  const body = text ? JSON.parse(text) : undefined;
+  if (!response.ok) throw new Error(body?.detail ?? body?.title ?? `${response.status} ${response.statusText}`);
+  return body;
+}
+
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+    else if (v !== undefined && v !== false) node.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) if (c !== undefined && c !== null) node.append(c instanceof Node ? c : String(c));
+  return node;
+}
+
+function table(headers, rows, onClick) {
+  return h('table', {}, h('thead', {}, h('tr', {}, headers.map((t) => h('th', {}, t)))),
+    h('tbody', {}, rows.map((r) => h('tr', onClick ? { class: 'clickable', onclick: () => onClick(r.key), 'data-key': r.key } : {}, r.cells.map((c) => h('td', {}, c ?? ''))))));
+}
+
+const money = (m) => (m ? `${m.amount.toFixed(2)} ${m.currency}` : '');
+const when = (iso) => (iso ? String(iso).replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC') : '');
+/** An audit entry's details, short: hashes cut, allocations as nodes and times. */
+const details = (d) => Object.entries(d ?? {}).map(([k, v]) =>
+  `${k}: ${k.endsWith('Sha256') ? `${String(v).slice(0, 12)}…` : v && typeof v === 'object' && 'start' in v ? `${(v.nodeIds ?? []).join(' ') || v.nodes} ${when(v.start)}–${when(v.end)}` : typeof v === 'object' ? JSON.stringify(v) : v}`).join('; ');
+const problem = (error) => h('p', { class: 'error', role: 'alert' }, error.message);
+
+async function showSchedule() {
+  const now = Date.now();
+  schedule.from ??= now - hour;
+  const [plan, nodes, negotiations] = await Promise.all([api('/api/plan'), api('/api/nodes'), api('/api/negotiations?limit=1000')]);
+  const holds = new Map();
+  for (const n of negotiations) for (const o of n.offers) if (o.hold?.state === 'Held') holds.set(o.offerId, o.hold.expiresAt);
+  const to = schedule.from + schedule.span;
+  const zoom = (span) => h('button', { onclick: () => { schedule.span = span; render(); }, 'data-zoom': span / hour }, span >= 168 * hour ? `${span / (168 * hour)} week${span > 168 * hour ? 's' : ''}` : span >= 24 * hour ? `${span / (24 * hour)} day` : `${span / hour} h`);
+  const shift = (by, label) => h('button', { onclick: () => { schedule.from += by * schedule.span; render(); } }, label);
+  view.replaceChildren(
+    h('h2', {}, 'Schedule'),
+    h('div', { class: 'toolbar' },
+      zoom(6 * hour), zoom(24 * hour), zoom(168 * hour), zoom(4 * 168 * hour),
+      shift(-0.5, '◀ earlier'), h('button', { onclick: () => { schedule.from = Date.now() - hour; render(); } }, 'now'), shift(0.5, 'later ▶'),
+      h('span', { class: 'muted' }, `${when(new Date(schedule.from).toISOString())} to ${when(new Date(to).toISOString())}; ${plan.bookings.length} bookings, ${nodes.nodes.filter((n) => n.failed).length} failed nodes, ${plan.problematic.length} jobs in P`)),
+    h('div', { class: 'legend' }, Object.entries(levelColours).map(([level, c]) => h('span', { style: `--c:${c}` }, level)), h('span', { style: '--c:#fff' }, 'hold (dashed)'), h('span', { style: '--c:repeating-linear-gradient(45deg,#0005 0 2px,#0000 2px 6px)' }, 'restart piece')),
+    h('div', { class: 'gantt', id: 'gantt' }, gantt({ plan, nodes: nodes.nodes, holds, from: schedule.from, to, now, width: Math.max(800, view.clientWidth - 4) })),
+    plan.problematic.length ? h('div', {}, h('h3', {}, 'Jobs in P'), table(['booking', 'reason'], plan.problematic.map((p) => ({ key: p.id, cells: [p.id, p.reason] })))) : '',
+  );
+}
+
+async function showAgreements() {
+  const agreements = (await api('/api/agreements?limit=1000')).reverse();
+  const search = h('input', { type: 'search', placeholder: 'search id, name, state, template, initiator', 'aria-label': 'search agreements' });
+  const list = h('div');
+  const fill = () => {
+    const q = search.value.trim().toLowerCase();
+    const shown = agreements.filter((a) => !q || [a.id, a.name, a.state, a.template, a.initiator].some((v) => String(v ?? '').toLowerCase().includes(q)));
+    list.replaceChildren(table(['agreement', 'name', 'state', 'template', 'initiator', 'nodes', 'start', 'end', 'price'],
+      shown.map((a) => ({ key: a.id, cells: [a.id, a.name, h('span', { class: 'state' }, a.state), a.template, a.initiator, a.nodes, when(a.start), when(a.end), money(a.price)] })),
+      (id) => { location.hash = `#/agreements/${id}`; }));
+  };
+  search.addEventListener('input', fill);
+  fill();
+  view.replaceChildren(h('h2', {}, `Agreements (${agreements.length})`), h('div', { class: 'toolbar' }, search), list);
+}
+
+async function showAgreement(id) {
+  const a = await api(`/api/agreements/${encodeURIComponent(id)}`);
+  const report = await api(`/api/agreements/${encodeURIComponent(id)}/report`).catch(() => undefined);
+  const sig = a.signatures;
+  view.replaceChildren(
+    h('h2', {}, `Agreement ${a.id}`),
+    h('dl', {},
+      h('dt', {}, 'state'), h('dd', { class: 'state', 'data-field': 'state' }, a.state),
+      h('dt', {}, 'name / template'), h('dd', {}, `${a.name ?? ''} (${a.template})`),
+      h('dt', {}, 'initiator'), h('dd', {}, a.initiator),
+      h('dt', {}, 'service terms'), h('dd', {}, a.serviceTerms.map((t) => `${t.termName}: ${t.state}`).join(', ')),
+      h('dt', {}, 'guarantee terms'), h('dd', {}, a.guaranteeTerms.map((t) => `${t.termName}: ${t.state}`).join(', ') || 'none'),
+      h('dt', {}, 'asked'), h('dd', {}, `${a.request.nodeCount} nodes, ${a.request.guaranteeLevel}${a.request.runtimeSeconds ? `, ${a.request.runtimeSeconds} s` : ''}${a.request.deadline ? `, deadline ${when(a.request.deadline)}` : ''}${a.request.interactive ? ', interactive' : ''}${a.request.bid ? `, bid ${a.request.bid}/node-hour` : ''}`),
+      h('dt', {}, 'allocation'), h('dd', { 'data-field': 'allocation' }, a.allocation ? `${a.allocation.nodes} nodes ${when(a.allocation.start)} to ${when(a.allocation.end)}${a.allocation.segments ? `; pieces: ${a.allocation.segments.map((s) => `${s.nodeIds.join(' ')} ${when(s.start)}–${when(s.end)}${s.restart ? ' (restart)' : ''}`).join('; ')}` : ''}` : 'none'),
+      h('dt', {}, 'price'), h('dd', {}, money(a.price)),
+      h('dt', {}, 'signatures'), h('dd', { class: sig.signed ? (sig.verified ? 'ok' : 'bad') : 'muted', 'data-field': 'signatures' },
+        !sig.signed ? 'not signed' : sig.verified ? `verified: provider ${sig.provider}${sig.initiator ? `, countersigned by ${sig.initiator}` : ''}` : `not verified: ${sig.reason}`),
+    ),
+    h('h3', {}, 'Audit history'),
+    a.history.length ? table(['#', 'at', 'actor', 'action', 'details'], a.history.map((e) => ({ key: String(e.seq), cells: [e.seq, when(e.at), e.actor, e.action, details(e.details)] }))) : h('p', { class: 'muted' }, 'no audit trail in this store'),
+    h('h3', {}, 'Post-runtime report'),
+    report ? h('pre', {}, JSON.stringify(report, null, 2)) : h('p', { class: 'muted' }, 'not yet: the job has not ended'),
+  );
+}
+
+async function showNegotiations() {
+  const negotiations = (await api('/api/negotiations?limit=1000')).reverse();
+  const rows = negotiations.flatMap((n) => n.offers.map((o, i) => ({
+    key: `${n.id}/${o.offerId}`,
+    cells: [i === 0 ? n.id : '', i === 0 ? `${n.state} (${n.rounds} rounds)` : '', o.offerId, o.creator, o.state, money(o.price), o.hold ? `${o.hold.state} until ${when(o.hold.expiresAt)}${o.hold.charged ? `, charged ${money(o.hold.charged)}` : ''}` : '', o.note ?? ''],
+  })));
+  view.replaceChildren(h('h2', {}, `Negotiations (${negotiations.length})`), table(['negotiation', 'state', 'offer', 'from', 'offer state', 'price', 'hold', 'note'], rows));
+}
+
+async function showNodes() {
+  const { nodes } = await api('/api/nodes');
+  const act = async (node, event) => {
+    try {
+      await api(`/api/nodes/${encodeURIComponent(node)}/${event}`, { method: 'POST' });
+      await show();
+    } catch (error) {
+      view.prepend(problem(error));
+    }
+  };
+  view.replaceChildren(h('h2', {}, `Nodes (${nodes.length})`), table(['node', 'state', 'memory GB', 'CPUs', 'interconnect', 'island', 'properties', ''],
+    nodes.map((n) => ({ key: n.id, cells: [n.id, h('span', { class: n.failed ? 'bad' : 'ok' }, n.failed ? 'failed' : 'up'), n.memoryGB, n.cpus, n.interconnect, n.island, [n.buffer ? 'buffer' : '', ...(n.securityPolicies ?? [])].filter(Boolean).join(', '),
+      n.failed ? h('button', { onclick: () => act(n.id, 'repair'), 'data-action': `repair-${n.id}` }, 'repair') : h('button', { class: 'danger', onclick: () => act(n.id, 'fail'), 'data-action': `fail-${n.id}` }, 'fail')] }))));
+}
+
+async function showAccounts() {
+  const { accounts } = await api('/api/accounts');
+  const shares = await api('/api/vo').catch(() => undefined);
+  view.replaceChildren(
+    h('h2', {}, `Accounts (${accounts.length})`),
+    table(['account', 'kind', 'owner', 'funds', 'held', 'available', 'overdraft'], accounts.map((a) => ({ key: a.id, cells: [a.id, a.kind, a.owner, a.funds?.toFixed(2), a.held?.toFixed(2), a.available?.toFixed(2), a.overdraft?.kind ?? ''] }))),
+    h('h3', {}, 'VO shares this epoch'),
+    shares ? table(['share', 'level', 'limit', 'of site', 'entitled node-hours', 'used node-hours'], shares.shares.map((s) => ({ key: s.path, cells: [s.path, s.level, s.limit, `${(s.share * 100).toFixed(1)} %`, s.entitledNodeHours, s.usedNodeHours] }))) : h('p', { class: 'muted' }, 'no VO policy (WSAG_VO_POLICY_FILE), or operators only'),
+  );
+}
+
+const views = { schedule: showSchedule, agreements: showAgreements, negotiations: showNegotiations, nodes: showNodes, accounts: showAccounts };
+let rendering = Promise.resolve();
+
+async function show() {
+  const [, name = 'schedule', id] = location.hash.split('/');
+  for (const a of document.querySelectorAll('nav a')) a.classList.toggle('active', a.dataset.view === name);
+  try {
+    await (name === 'agreements' && id ? showAgreement(decodeURIComponent(id)) : (views[name] ?? showSchedule)());
+    document.body.dataset.ready = name;
+  } catch (error) {
+    view.replaceChildren(problem(error));
+    document.body.dataset.ready = name;
+  }
+}
+
+function render() {
+  rendering = rendering.then(show);
+  return rendering;
+}
+
+window.addEventListener('hashchange', render);
+// Live: any change the server tells us about redraws the current view (coalesced).
+let pending;
+const events = new EventSource('/api/events');
+const live = document.getElementById('live');
+events.onopen = () => { live.textContent = 'live'; live.className = 'on'; };
+events.onerror = () => { live.textContent = 'reconnecting'; live.className = ''; };
+for (const kind of ['agreement', 'replan']) {
+  events.addEventListener(kind, () => {
+    clearTimeout(pending);
+    pending = setTimeout(render, 200);
+  });
+}
+render();
