@@ -85,6 +85,7 @@ async function showAgreement(id) {
       h('dt', {}, 'state'), h('dd', { class: 'state', 'data-field': 'state' }, a.state),
       h('dt', {}, 'name / template'), h('dd', {}, `${a.name ?? ''} (${a.template})`),
       h('dt', {}, 'initiator'), h('dd', {}, a.initiator),
+      h('dt', {}, 'terms'), h('dd', {}, h('a', { href: `/api/agreements/${encodeURIComponent(a.id)}/document`, target: '_blank' }, 'the agreement document (XML)')),
       h('dt', {}, 'service terms'), h('dd', {}, a.serviceTerms.map((t) => `${t.termName}: ${t.state}`).join(', ')),
       h('dt', {}, 'guarantee terms'), h('dd', {}, a.guaranteeTerms.map((t) => `${t.termName}: ${t.state}`).join(', ') || 'none'),
       h('dt', {}, 'asked'), h('dd', {}, `${a.request.nodeCount} nodes, ${a.request.guaranteeLevel}${a.request.runtimeSeconds ? `, ${a.request.runtimeSeconds} s` : ''}${a.request.deadline ? `, deadline ${when(a.request.deadline)}` : ''}${a.request.interactive ? ', interactive' : ''}${a.request.bid ? `, bid ${a.request.bid}/node-hour` : ''}`),
