@@ -2,12 +2,12 @@ import type { Account, AccountKind, EntryKind, FundsHold, LedgerChange, LedgerEn
 import type { AccountStore } from '../engine/ports.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 
-interface AccountRow {
+export interface AccountRow {
   id: string; kind: string; owner: string; members: string; currency: string; overdraft: string; vo: string | null; grp: string | null;
   funds: number; held: number; allocated: number; created_at: number; updated_at: number;
 }
-interface HoldRow { id: string; account_id: string; amount: number; open: number; created_at: number; closed_at: number | null }
-interface EntryRow { seq: number; account_id: string; at: number; kind: string; amount: number; held_change: number; hold_id: string | null; key: string; note: string }
+export interface HoldRow { id: string; account_id: string; amount: number; open: number; created_at: number; closed_at: number | null }
+export interface EntryRow { seq: number; account_id: string; at: number; kind: string; amount: number; held_change: number; hold_id: string | null; key: string; note: string }
 
 /**
  * The accounting books in SQLite, on the server's connection (SqliteStore). `apply` reads
@@ -87,7 +87,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 }
 
-function toRow(a: Account): AccountRow {
+export function toRow(a: Account): AccountRow {
   return {
     id: a.id, kind: a.kind, owner: a.owner, members: JSON.stringify(a.members), currency: a.currency, overdraft: JSON.stringify(a.overdraft),
     vo: a.virtualOrganisation ?? null, grp: a.group ?? null, funds: a.funds, held: a.held, allocated: a.allocated,
@@ -95,7 +95,7 @@ function toRow(a: Account): AccountRow {
   };
 }
 
-function fromRow(r: AccountRow): Account {
+export function fromRow(r: AccountRow): Account {
   return {
     id: r.id, kind: r.kind as AccountKind, owner: r.owner, members: JSON.parse(r.members) as string[], currency: r.currency,
     overdraft: JSON.parse(r.overdraft) as Overdraft,
@@ -105,14 +105,14 @@ function fromRow(r: AccountRow): Account {
   };
 }
 
-function holdToRow(h: FundsHold): HoldRow {
+export function holdToRow(h: FundsHold): HoldRow {
   return { id: h.id, account_id: h.accountId, amount: h.amount, open: h.open ? 1 : 0, created_at: h.createdAt.getTime(), closed_at: h.closedAt?.getTime() ?? null };
 }
 
-function holdFromRow(r: HoldRow): FundsHold {
+export function holdFromRow(r: HoldRow): FundsHold {
   return { id: r.id, accountId: r.account_id, amount: r.amount, open: r.open === 1, createdAt: new Date(r.created_at), ...(r.closed_at !== null ? { closedAt: new Date(r.closed_at) } : {}) };
 }
 
-function entryFromRow(r: EntryRow): LedgerEntry {
+export function entryFromRow(r: EntryRow): LedgerEntry {
   return { seq: r.seq, accountId: r.account_id, at: new Date(r.at), kind: r.kind as EntryKind, amount: r.amount, heldChange: r.held_change, ...(r.hold_id !== null ? { holdId: r.hold_id } : {}), key: r.key, note: r.note };
 }

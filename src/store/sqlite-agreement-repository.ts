@@ -8,7 +8,7 @@ import { reviveAllocation, reviveRequest, type Json } from './json-dates.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteConnection } from './sqlite-connection.js';
 
-interface AgreementRow {
+export interface AgreementRow {
   id: string;
   name: string | null;
   template_id: string;
@@ -36,7 +36,7 @@ type AgreementExtras = Pick<Agreement, 'price' | 'priceFactor' | 'origin' | 'alt
 /** The allocation's optional plan fields (migration 4): everything but start, end and nodes, which have columns. */
 type AllocationPlan = Omit<Allocation, 'start' | 'end' | 'nodes'>;
 
-const columns =
+export const columns =
   'id, name, template_id, template_name, initiator, state, service_terms, guarantee_terms, request, ' +
   'allocation_start, allocation_end, allocation_nodes, allocation_plan, document, extras, created_at, updated_at';
 const ordered = 'ORDER BY created_at, id';
@@ -128,7 +128,7 @@ function about(id: string, notes: readonly AuditNote[]) {
   return notes.map((note) => ({ ...note, subject: { kind: 'agreement', id } as const }));
 }
 
-function toRow(a: Agreement): AgreementRow {
+export function toRow(a: Agreement): AgreementRow {
   return {
     id: a.id,
     name: a.name ?? null,
@@ -152,7 +152,7 @@ function toRow(a: Agreement): AgreementRow {
 }
 
 /** Optional fields that were absent stay absent (not present-but-undefined), matching what was inserted. */
-function fromRow(row: AgreementRow): Agreement {
+export function fromRow(row: AgreementRow): Agreement {
   const agreement: Agreement = {
     id: row.id,
     templateId: row.template_id,

@@ -3,7 +3,7 @@ import { canonicalJson, chainedEntry } from '../engine/audit-chain.js';
 import type { AuditDetails, AuditEntry, AuditLog, AuditRecord, AuditSubject } from '../engine/ports.js';
 import { SqliteConnection } from './sqlite-connection.js';
 
-interface AuditRow {
+export interface AuditRow {
   seq: number;
   at: number;
   actor: string;
@@ -16,7 +16,7 @@ interface AuditRow {
   hash: string;
 }
 
-const columns = 'seq, at, actor, subject_kind, subject_id, action, details, prev_hash, hash';
+export const columns = 'seq, at, actor, subject_kind, subject_id, action, details, prev_hash, hash';
 
 /**
  * The audit log in the audit_log table (migration 5), on the connection of a SqliteStore.
@@ -71,22 +71,7 @@ export class SqliteAuditLog implements AuditLog {
   }
 
   async entries(filter: { subject?: AuditSubject; after?: number; limit?: number } = {}): Promise<AuditEntry[]> {
-    const conditions: string[] = [];
-    const params: Array<string | number> = [];
-    if (filter.subject !== undefined) {
-      conditions.push('subject_kind = ? AND subject_id = ?');
-      params.push(filter.subject.kind, filter.subject.id);
-    }
-    if (filter.after !== undefined) {
-      conditions.push('seq > ?');
-      params.push(filter.after);
-    }
-    const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
-    let sql = `SELECT ${columns} FROM audit_log ${where} ORDER BY seq`;
-    if (filter.limit !== undefined) {
-      sql += ' LIMIT ?';
-      params.push(filter.limit);
-    }
+    const { sql, params } = entriesSql(filter);
     return this.listStatement(sql).all(...params).map(fromRow);
   }
 
@@ -105,7 +90,27 @@ export class SqliteAuditLog implements AuditLog {
   }
 }
 
-function toRow(entry: AuditEntry): AuditRow {
+/** The query for `entries` (with `?` placeholders): one subject's or all, after a seq, at most a limit, in seq order. */
+export function entriesSql(filter: { subject?: AuditSubject; after?: number; limit?: number }): { sql: string; params: Array<string | number> } {
+  const conditions: string[] = [];
+  const params: Array<string | number> = [];
+  if (filter.subject !== undefined) {
+    conditions.push('subject_kind = ? AND subject_id = ?');
+    params.push(filter.subject.kind, filter.subject.id);
+  }
+  if (filter.after !== undefined) {
+    conditions.push('seq > ?');
+    params.push(filter.after);
+  }
+  let sql = `SELECT ${columns} FROM audit_log ${conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`} ORDER BY seq`;
+  if (filter.limit !== undefined) {
+    sql += ' LIMIT ?';
+    params.push(filter.limit);
+  }
+  return { sql, params };
+}
+
+export function toRow(entry: AuditEntry): AuditRow {
   return {
     seq: entry.seq,
     at: entry.at.getTime(),
@@ -120,7 +125,7 @@ function toRow(entry: AuditEntry): AuditRow {
 }
 
 /** The row as stored, whatever it holds: checking it is AuditService's job, so a damaged row still reads. */
-function fromRow(row: AuditRow): AuditEntry {
+export function fromRow(row: AuditRow): AuditEntry {
   return {
     seq: row.seq,
     at: new Date(row.at),

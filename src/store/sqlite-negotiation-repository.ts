@@ -7,7 +7,7 @@ import { reviveAllocation, reviveRequest, type Json } from './json-dates.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteConnection } from './sqlite-connection.js';
 
-interface NegotiationRow {
+export interface NegotiationRow {
   id: string;
   initiator: string;
   state: string;
@@ -21,7 +21,7 @@ interface NegotiationRow {
 /** The part of a Negotiation kept as JSON: everything without a column of its own. */
 type NegotiationRecord = Omit<Negotiation, 'id' | 'initiator' | 'state' | 'createdAt' | 'updatedAt'>;
 
-const columns = 'id, initiator, state, live_holds, created_at, updated_at, record';
+export const columns = 'id, initiator, state, live_holds, created_at, updated_at, record';
 
 /**
  * Negotiations in SQLite, normally in the same database (and on the same connection) as
@@ -95,7 +95,7 @@ function about(id: string, notes: readonly AuditNote[]) {
   return notes.map((note) => ({ ...note, subject: { kind: 'negotiation', id } as const }));
 }
 
-function toRow(negotiation: Negotiation): NegotiationRow {
+export function toRow(negotiation: Negotiation): NegotiationRow {
   const { id, initiator, state, createdAt, updatedAt, ...record } = negotiation;
   return {
     id,
@@ -113,7 +113,7 @@ function toRow(negotiation: Negotiation): NegotiationRow {
  * The revivers below destructure every Date field out of the parsed JSON and assign it back
  * as a Date only when present, so absent optional fields stay absent.
  */
-function fromRow(row: NegotiationRow): Negotiation {
+export function fromRow(row: NegotiationRow): Negotiation {
   const { expiresAt, offers, ...rest } = JSON.parse(row.record) as Json<NegotiationRecord>;
   return {
     ...rest,

@@ -1,0 +1,52 @@
+import { chainedEntry } from '../../engine/audit-chain.js';
+import type { AuditEntry, AuditLog, AuditRecord, AuditSubject } from '../../engine/ports.js';
+import { columns, entriesSql, fromRow, toRow, type AuditRow } from '../sqlite-audit-log.js';
+import { numbered, type PgConnection, type Queryable } from './pg-connection.js';
+
+/**
+ * The audit log in PostgreSQL (same table as SQLite's). Appends take a transaction-scoped
+ * advisory lock before reading the last entry, so however many connections or server
+ * instances append at once, each chains onto the one before it: one unbroken chain.
+ */
+export class PgAuditLog implements AuditLog {
+  constructor(private readonly connection: PgConnection) {}
+
+  async append(record: AuditRecord): Promise<AuditEntry> {
+    const [entry] = await this.appendWith([record], async () => {});
+    return entry as AuditEntry;
+  }
+
+  /** Runs `change` (a repository's write) and appends `records` after it, in one transaction. */
+  appendWith(records: readonly AuditRecord[], change: (tx: Queryable) => Promise<void>): Promise<AuditEntry[]> {
+    return this.connection.transaction(async (tx) => {
+      await change(tx);
+      return this.appendIn(tx, records);
+    });
+  }
+
+  async appendIn(tx: Queryable, records: readonly AuditRecord[]): Promise<AuditEntry[]> {
+    if (records.length === 0) return [];
+    await tx.query('SELECT pg_advisory_xact_lock(727002)');
+    let previous = (await tx.query<Pick<AuditRow, 'seq' | 'hash'>>('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1')).rows[0];
+    const entries: AuditEntry[] = [];
+    for (const record of records) {
+      const entry = chainedEntry(record, previous);
+      const row = toRow(entry);
+      await tx.query(`INSERT INTO audit_log (${columns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [row.seq, row.at, row.actor, row.subject_kind, row.subject_id, row.action, row.details, row.prev_hash, row.hash]);
+      entries.push(entry);
+      previous = entry;
+    }
+    return entries;
+  }
+
+  async entries(filter: { subject?: AuditSubject; after?: number; limit?: number } = {}): Promise<AuditEntry[]> {
+    const { sql, params } = entriesSql(filter);
+    return (await this.connection.query<AuditRow>(numbered(sql), params)).rows.map(fromRow);
+  }
+
+  async latest(subject: AuditSubject): Promise<AuditEntry | undefined> {
+    const { rows } = await this.connection.query<AuditRow>(`SELECT ${columns} FROM audit_log WHERE subject_kind = $1 AND subject_id = $2 ORDER BY seq DESC LIMIT 1`, [subject.kind, subject.id]);
+    return rows[0] && fromRow(rows[0]);
+  }
+}

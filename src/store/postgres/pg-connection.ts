@@ -1,0 +1,81 @@
+import pg from 'pg';
+import { pgMigrations } from './pg-migrations.js';
+
+/** A query runner: the pool, or one client inside a transaction. */
+export interface Queryable {
+  query<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+/** BIGINT (int8) columns hold milliseconds and sums in cents: well within a JavaScript number. */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/**
+ * The PostgreSQL database of the server (WSAG_DATABASE_URL): a connection pool, the schema
+ * brought up to date at open (numbered migrations, one transaction each, serialised by an
+ * advisory lock so instances starting together apply each once), and transactions whose
+ * COMMIT has returned before their promise resolves (synchronous_commit stays on).
+ */
+export class PgConnection {
+  private constructor(readonly pool: pg.Pool) {}
+
+  static async open(url: string, options: { schema?: string; max?: number } = {}): Promise<PgConnection> {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.max ?? 8,
+      types,
+      ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+    });
+    // An idle client's error (the server went away) must not crash the process: the next query reports it.
+    pool.on('error', () => {});
+    const connection = new PgConnection(pool);
+    if (options.schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+    await connection.migrate();
+    return connection;
+  }
+
+  query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+    return this.pool.query<R>(sql, params);
+  }
+
+  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  private async migrate(): Promise<void> {
+    await this.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(727001)');
+      await tx.query('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+      const { rows } = await tx.query<{ version: number }>('SELECT version FROM schema_version');
+      let version = rows[0]?.version ?? 0;
+      if (rows.length === 0) await tx.query('INSERT INTO schema_version (version) VALUES (0)');
+      if (version > pgMigrations.length) throw new Error(`the database is at schema version ${version}, newer than this server knows (${pgMigrations.length}): upgrade the server`);
+      for (; version < pgMigrations.length; version++) await tx.query(pgMigrations[version] as string);
+      await tx.query('UPDATE schema_version SET version = $1', [version]);
+    });
+  }
+}
+
+/** `?` placeholders (the SQL the SQLite stores share) as PostgreSQL's $1, $2, ... */
+export function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}

@@ -1,0 +1,53 @@
+import type { Negotiation } from '../../domain/negotiation.js';
+import type { AuditNote, NegotiationFilter, NegotiationRepository } from '../../engine/ports.js';
+import { listingSql } from '../by-creation.js';
+import { columns, fromRow, toRow, type NegotiationRow } from '../sqlite-negotiation-repository.js';
+import { numbered, type PgConnection } from './pg-connection.js';
+import type { PgAuditLog } from './pg-audit-log.js';
+
+const values = (r: NegotiationRow) => [r.id, r.initiator, r.state, r.live_holds, r.created_at, r.updated_at, r.record];
+
+/** Negotiations in PostgreSQL, a change and its audit entries in one transaction (see PgStore). */
+export class PgNegotiationRepository implements NegotiationRepository {
+  constructor(private readonly connection: PgConnection, private readonly audit: PgAuditLog) {}
+
+  async insert(negotiation: Negotiation, notes: readonly AuditNote[] = []): Promise<void> {
+    try {
+      await this.audit.appendWith(about(negotiation.id, notes), async (tx) => {
+        await tx.query(`INSERT INTO negotiations (${columns}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, values(toRow(negotiation)));
+      });
+    } catch (error) {
+      if ((error as { code?: string }).code === '23505') throw new Error(`negotiation ${negotiation.id} already exists`, { cause: error });
+      throw error;
+    }
+  }
+
+  async update(negotiation: Negotiation, notes: readonly AuditNote[] = []): Promise<void> {
+    await this.audit.appendWith(about(negotiation.id, notes), async (tx) => {
+      const result = await tx.query(
+        'UPDATE negotiations SET initiator = $2, state = $3, live_holds = $4, created_at = $5, updated_at = $6, record = $7 WHERE id = $1',
+        values(toRow(negotiation)),
+      );
+      if (result.rowCount === 0) throw new Error(`negotiation ${negotiation.id} does not exist`);
+    });
+  }
+
+  async get(id: string): Promise<Negotiation | undefined> {
+    const { rows } = await this.connection.query<NegotiationRow>(`SELECT ${columns} FROM negotiations WHERE id = $1`, [id]);
+    return rows[0] && fromRow(rows[0]);
+  }
+
+  async list(filter: NegotiationFilter = {}): Promise<Negotiation[]> {
+    const { where, params, limit } = listingSql(filter, filter.withLiveHolds === true ? ['live_holds > 0'] : []);
+    const sql = numbered(`SELECT ${columns} FROM negotiations ${where} ORDER BY created_at, id${limit}`);
+    return (await this.connection.query<NegotiationRow>(sql, params)).rows.map(fromRow);
+  }
+
+  async close(): Promise<void> {
+    await this.connection.close();
+  }
+}
+
+function about(id: string, notes: readonly AuditNote[]) {
+  return notes.map((note) => ({ ...note, subject: { kind: 'negotiation', id } as const }));
+}

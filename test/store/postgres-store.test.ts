@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PgStore } from '../../src/store/postgres/pg-store.js';
+import { skipPostgres, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { accountStoreContract } from './account-store.suite.js';
+import { agreementRepositoryContract } from './agreement-repository.suite.js';
+import { auditLogContract } from './audit-log.suite.js';
+import { makeAgreement } from './fixtures/make-agreement.js';
+import { negotiationRepositoryContract } from './negotiation-repository.suite.js';
+
+/**
+ * The PostgreSQL stores (issue 16) against the same contract suites as SQLite and the memory
+ * twins, on a real PostgreSQL started for this file; each store gets a schema of its own.
+ */
+let pg: TestPostgres | undefined;
+let schemas = 0;
+beforeAll(async () => {
+  if (!skipPostgres) pg = await startPostgres();
+}, 120_000);
+afterAll(async () => pg?.stop());
+
+const fresh = () => PgStore.open((pg as TestPostgres).url, { schema: `contract_${process.pid}_${++schemas}` });
+
+describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
+  agreementRepositoryContract('PgAgreementRepository', async () => (await fresh()).agreements);
+  negotiationRepositoryContract('PgNegotiationRepository', async () => (await fresh()).negotiations);
+  auditLogContract('PgAuditLog', () => fresh());
+  accountStoreContract('PgAccountStore', async () => (await fresh()).accounts);
+
+  it('concurrent writes from two pools on one database keep one unbroken audit chain', async () => {
+    const schema = `chain_${process.pid}`;
+    const a = await PgStore.open((pg as TestPostgres).url, { schema });
+    const b = await PgStore.open((pg as TestPostgres).url, { schema });
+    const note = (i: number) => [{ at: new Date(), actor: 'CN=alice', action: 'created', details: { i } }];
+    try {
+      await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).agreements.insert(makeAgreement({ id: `race-${i}` }), note(i))));
+      const entries = await a.audit.entries();
+      expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+      for (let i = 1; i < entries.length; i++) expect(entries[i]?.prevHash).toBe(entries[i - 1]?.hash);
+      expect(await b.agreementsWithoutAudit()).toEqual([]);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
