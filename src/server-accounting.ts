@@ -17,7 +17,7 @@ import type { AccountStore, AgreementRepository, AgreementSigner, Clock, Negotia
 import { MemoryAccountStore } from './store/memory-account-store.js';
 import { MemoryUsageRecords } from './store/memory-usage-records.js';
 import { ReportFiles } from './store/report-files.js';
-import type { SqliteStore } from './store/sqlite-store.js';
+import type { ServerStore } from './server-store.js';
 import { usageRecordXml } from './xml/usage-record-writer.js';
 
 /**
@@ -43,7 +43,7 @@ export interface AccountingParts {
 
 export function accountingParts(options: {
   config: ServerConfig;
-  store: SqliteStore | undefined;
+  store: ServerStore | undefined;
   given: { accounts?: AccountStore; usageRecords?: UsageRecordStore };
   repository: AgreementRepository;
   negotiationRepository: NegotiationRepository;
@@ -95,7 +95,7 @@ export function accountingParts(options: {
     afterStart() {
       if (!store) return;
       settlement.follow(async () => {
-        const written = await recording.recordMissing(store.endedWithoutUsageRecord());
+        const written = await recording.recordMissing(await store.endedWithoutUsageRecord());
         if (written > 0) logger.info({ written }, 'usage records written at start-up');
       }, failed);
     },

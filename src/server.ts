@@ -43,7 +43,7 @@ import { negotiationPaths, negotiationPorts } from './soap/negotiation-ports.js'
 import { ReportFiles } from './store/report-files.js';
 import { signUsageRecord } from './crypto/usage-record-signature.js';
 import { DataDirLock } from './store/data-dir-lock.js';
-import { SqliteStore } from './store/sqlite-store.js';
+import { openServerStore, type ServerStore } from './server-store.js';
 import { SubscriptionFile } from './store/subscription-file.js';
 import { createApp } from './web/app.js';
 import { checkpointFileOf, fileCheckpointStore } from './web/checkpoint-upload.js';
@@ -119,14 +119,14 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const ownStore = !(parts.repository && parts.negotiationRepository);
   // One writer per data directory: a second process would book the same nodes again.
   const lock = ownStore ? DataDirLock.acquire(config.dataDir, clock.now()) : undefined;
-  const store = ownStore ? SqliteStore.open(path.join(config.dataDir, 'wsag.db')) : undefined;
+  const store = ownStore ? await openServerStore(config).catch((error: unknown) => { lock?.release(); throw error; }) : undefined;
   // Every stored change of an agreement reaches the run time and the notifications.
   const observed: Observability = new Observability((): MetricsSources => ({ agreements: repository, plan, now: () => clock.now() }), logger);
-  const repository: ObservedAgreementRepository = new ObservedAgreementRepository(observed.timed(parts.repository ?? (store as SqliteStore).agreements), (error) =>
+  const repository: ObservedAgreementRepository = new ObservedAgreementRepository(observed.timed(parts.repository ?? (store as ServerStore).agreements), (error) =>
     logger.error({ err: error }, 'following an agreement change failed'));
-  const negotiationRepository = parts.negotiationRepository ?? (store as SqliteStore).negotiations;
+  const negotiationRepository = parts.negotiationRepository ?? (store as ServerStore).negotiations;
   // Agreements stored before the audit trail existed (migration 5) get an entry pinning their document as found.
-  if (store) await new AuditService({ audit: store.audit, agreements: repository }).recordUnaudited(clock.now(), store.agreementsWithoutAudit());
+  if (store) await new AuditService({ audit: store.audit, agreements: repository }).recordUnaudited(clock.now(), await store.agreementsWithoutAudit());
   const ids = parts.ids ?? randomIds;
   const prices = { currency: config.currency, nodeHour: config.nodeHourPrice, preparatoryFeeRate: config.preparatoryFeeRate, curve: config.priceCurve };
   // WSAG_EXECUTOR=slurm: the nodes are Slurm's (docs/operations.md "Slurm").

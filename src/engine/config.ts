@@ -74,6 +74,11 @@ export interface ServerConfig {
   advisorySlots: number;
   /** An interactive job (sla:Interactive) starts within this many seconds of acceptance or is refused. Env WSAG_INTERACTIVE_START_SECONDS. Default 5. */
   interactiveStartSeconds: number;
+  /**
+   * The PostgreSQL database to store in instead of SQLite (docs/deployment.md), as a URL such
+   * as postgres://wsag@db.example.org/wsag. Env WSAG_DATABASE_URL. Default none: SQLite in the data directory.
+   */
+  databaseUrl?: string;
   /** Currency of prices and fees (ISO 4217). Env WSAG_CURRENCY. Default EUR. */
   currency: string;
   /** Price of one node-hour at guarantee level Legacy. Env WSAG_NODE_HOUR_PRICE. Default 1.00. */
@@ -209,6 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     advisorySlots: integer(env, 'WSAG_ADVISORY_SLOTS', defaultConfig.advisorySlots, 1, 100),
     interactiveStartSeconds: integer(env, 'WSAG_INTERACTIVE_START_SECONDS', defaultConfig.interactiveStartSeconds, 0, 3600),
     currency: env.WSAG_CURRENCY ?? defaultConfig.currency,
+    ...(env.WSAG_DATABASE_URL?.trim() ? { databaseUrl: databaseUrl(env.WSAG_DATABASE_URL.trim()) } : {}),
     nodeHourPrice: decimal(env, 'WSAG_NODE_HOUR_PRICE', defaultConfig.nodeHourPrice, 0, 1e9),
     preparatoryFeeRate: decimal(env, 'WSAG_PREPARATORY_FEE_RATE', defaultConfig.preparatoryFeeRate, 0, 1),
     priceCurve: priceCurve(env),
@@ -227,6 +233,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
   }
   if (!/^[A-Z]{3}$/.test(config.currency)) throw new ConfigError(`WSAG_CURRENCY must be a three-letter ISO 4217 code such as EUR, got "${config.currency}"`);
   return config;
+}
+
+function databaseUrl(url: string): string {
+  if (!/^postgres(ql)?:\/\//.test(url)) throw new ConfigError(`WSAG_DATABASE_URL must be a PostgreSQL URL (postgres://user@host:port/database), got "${url.replace(/:[^:@/]*@/, ':***@')}"`);
+  return url;
 }
 
 function priceCurve(env: NodeJS.ProcessEnv): PriceCurve {

@@ -1,3 +1,5 @@
+import pg from 'pg';
+import { DataDirInUse } from '../data-dir-lock.js';
 import { PgAccountStore } from './pg-account-store.js';
 import { PgAgreementRepository } from './pg-agreement-repository.js';
 import { PgAuditLog } from './pg-audit-log.js';
@@ -17,6 +19,9 @@ export class PgStore {
   readonly accounts: PgAccountStore;
   readonly usageRecords: PgUsageRecords;
 
+  /** The session that holds the one-server lock (`openExclusive`). */
+  private holder: pg.Client | undefined;
+
   private constructor(private readonly connection: PgConnection) {
     this.audit = new PgAuditLog(connection);
     this.agreements = new PgAgreementRepository(connection, this.audit);
@@ -28,6 +33,31 @@ export class PgStore {
   /** Connects and brings the schema up to date; `schema` keeps separate stores in one database (tests). */
   static async open(url: string, options: { schema?: string } = {}): Promise<PgStore> {
     return new PgStore(await PgConnection.open(url, options));
+  }
+
+  /**
+   * The store for one server: a session-level advisory lock, held on a connection of its own
+   * until `close` (PostgreSQL releases it when that session ends, by a crash too), refuses a
+   * second server on the same database: it would plan the same nodes twice. Serving one
+   * cluster from several instances needs the coordination of docs/deployment.md first.
+   */
+  static async openExclusive(url: string): Promise<PgStore> {
+    const holder = new pg.Client({ connectionString: url });
+    holder.on('error', () => {});
+    await holder.connect();
+    const { rows } = await holder.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(727000) AS locked');
+    if (!rows[0]?.locked) {
+      await holder.end();
+      throw new DataDirInUse(`the database ${redacted(url)} is in use by another wsag-server; stop it, or give this one its own database (several instances on one database are not supported yet)`);
+    }
+    try {
+      const store = await PgStore.open(url);
+      store.holder = holder;
+      return store;
+    } catch (error) {
+      await holder.end();
+      throw error;
+    }
   }
 
   /** Ids of agreements no audit entry is about. */
@@ -44,5 +74,17 @@ export class PgStore {
 
   async close(): Promise<void> {
     await this.connection.close();
+    await this.holder?.end();
+  }
+}
+
+/** The URL without its password, for messages. */
+function redacted(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'named by WSAG_DATABASE_URL';
   }
 }
