@@ -6,6 +6,7 @@ import { agreementRepositoryContract } from './agreement-repository.suite.js';
 import { auditLogContract } from './audit-log.suite.js';
 import { makeAgreement } from './fixtures/make-agreement.js';
 import { negotiationRepositoryContract } from './negotiation-repository.suite.js';
+import { usageRecordStoreContract } from './usage-records.suite.js';
 
 /**
  * The PostgreSQL stores (issue 16) against the same contract suites as SQLite and the memory
@@ -25,6 +26,7 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
   negotiationRepositoryContract('PgNegotiationRepository', async () => (await fresh()).negotiations);
   auditLogContract('PgAuditLog', () => fresh());
   accountStoreContract('PgAccountStore', async () => (await fresh()).accounts);
+  usageRecordStoreContract('PgUsageRecords', async () => (await fresh()).usageRecords);
 
   it('concurrent writes from two pools on one database keep one unbroken audit chain', async () => {
     const schema = `chain_${process.pid}`;
