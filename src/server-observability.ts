@@ -26,7 +26,7 @@ export class Observability {
 
   agreementChanged(change: AgreementChange): void {
     this.metrics.agreementChanged(change, this.logger);
-    if (change.before?.state !== change.after.state || change.before?.allocation !== change.after.allocation) this.events.agreementChanged(change);
+    this.events.agreementChanged(change);
   }
 
   replanned(cause: ReplanCause, seconds: number, report: ReplanReport): void {

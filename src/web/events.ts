@@ -3,7 +3,10 @@ import type { Logger } from 'pino';
 import type { Caller } from '../domain/identity.js';
 import type { AgreementChange } from '../engine/agreement-changes.js';
 import type { ReplanCause } from '../engine/planning-service.js';
-import { sendProblem } from './problem.js';
+import { problemOf, sendProblem } from './problem.js';
+
+/** Open event streams at most: each holds a socket for as long as its page is open. */
+export const maxEventStreams = 256;
 
 /** What the dashboard is told: an agreement changed, or the plan was re-planned. */
 export type DashboardEvent =
@@ -26,6 +29,11 @@ export class EventStream {
         who = caller(req);
       } catch (error) {
         sendProblem(res, error, 'following events', logger);
+        return;
+      }
+      if (this.clients.size >= maxEventStreams) {
+        const problem = problemOf('TooManyStreams', 503, `${maxEventStreams} event streams are open, the most this server keeps: close a dashboard, or try again later`);
+        res.status(503).set('retry-after', '30').type('application/problem+json').send(JSON.stringify(problem));
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
