@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ClusterDescription } from '../scheduler/model.js';
 import { parseSimulatedPeers, type SimulatedPeersConfig } from './peers.js';
+import { defaultSwfRules, generateFailures, readFailureCsv, readSwf, type SwfRules } from './swf.js';
 import { checkAgainstCluster, parseCluster, parseWorkload, WorkloadError, type Workload } from './workload.js';
 
 /**
@@ -10,8 +11,23 @@ import { checkAgainstCluster, parseCluster, parseWorkload, WorkloadError, type W
  * its cluster by a path relative to itself (or embeds it); `clusterFile` overrides that.
  * Every error names the file.
  */
-export function loadInputs(workloadFile: string, clusterFile?: string): { workload: Workload; cluster: ClusterDescription; clusterSource: string } {
-  const workload = withFile(workloadFile, () => parseWorkload(readJson(workloadFile)));
+export interface InputOptions {
+  /** How an SWF trace's jobs become requests (a JSON file of SwfRules fields); default defaultSwfRules. */
+  swfRulesFile?: string;
+  /** Node failures from a CSV file (node,down,up), replacing the workload's. */
+  failuresFile?: string;
+  /** Node failures drawn at this rate per node and day (seeded), replacing the workload's. */
+  failureRate?: number;
+}
+
+export function loadInputs(workloadFile: string, clusterFile?: string, options: InputOptions = {}): { workload: Workload; cluster: ClusterDescription; clusterSource: string } {
+  const workload = workloadFile.toLowerCase().endsWith('.swf')
+    ? withFile(workloadFile, () => fromSwf(workloadFile, clusterFile, options))
+    : withFile(workloadFile, () => parseWorkload(readJson(workloadFile)));
+  if (options.failuresFile !== undefined) {
+    const file = options.failuresFile;
+    workload.failures = withFile(file, () => readFailureCsv(readText(file)));
+  }
   let cluster: ClusterDescription;
   let clusterSource: string;
   if (clusterFile !== undefined) {
@@ -27,8 +43,36 @@ export function loadInputs(workloadFile: string, clusterFile?: string): { worklo
   } else {
     throw new WorkloadError(`${workloadFile}: no cluster: give --cluster FILE or a "cluster" in the workload`);
   }
+  // A trace from a bigger machine than the cluster simulated: its jobs that cannot fit are left out, not an error.
+  if (workloadFile.toLowerCase().endsWith('.swf')) workload.jobs = workload.jobs.filter((j) => j.nodes <= cluster.nodes.length);
+  if (options.failureRate !== undefined) {
+    const span = Math.max(0, ...workload.jobs.map((j) => (j.window?.end ?? j.deadline ?? j.arrival + j.estimate)));
+    workload.failures = generateFailures(cluster.nodes.map((n) => n.id), options.failureRate, span, 20261125);
+  }
   withFile(workloadFile, () => checkAgainstCluster(workload, cluster));
   return { workload, cluster, clusterSource };
+}
+
+/** An SWF trace as a workload: its cluster from --cluster, else MaxNodes of its header (the site's default timing). */
+function fromSwf(file: string, clusterFile: string | undefined, options: InputOptions): Workload {
+  const rules = options.swfRulesFile === undefined ? defaultSwfRules : withFile(options.swfRulesFile, () => parseSwfRules(readJson(options.swfRulesFile as string)));
+  const trace = readSwf(readText(file), rules, path.basename(file));
+  if (clusterFile === undefined && trace.maxNodes === undefined) throw new WorkloadError('the trace\'s header names no MaxNodes or MaxProcs: give --cluster FILE');
+  const cluster = clusterFile === undefined ? { nodes: [{ count: trace.maxNodes, prefix: 'n', memoryGB: 16, cpus: rules.processorsPerNode }] } : undefined;
+  return parseWorkload({ ...trace.workload, ...(cluster ? { cluster } : {}) });
+}
+
+function parseSwfRules(json: unknown): SwfRules {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new WorkloadError('SWF rules must be a JSON object');
+  const rules = { ...defaultSwfRules, ...(json as Partial<SwfRules>) };
+  for (const key of Object.keys(json)) if (!(key in defaultSwfRules)) throw new WorkloadError(`unknown SWF rule "${key}" (known: ${Object.keys(defaultSwfRules).join(', ')})`);
+  const share = (v: unknown) => typeof v === 'number' && v >= 0 && v <= 1;
+  if (!share(rules.deadlineShare) || !share(rules.reservationShare) || rules.deadlineShare + rules.reservationShare > 1) throw new WorkloadError('deadlineShare and reservationShare are shares from 0 to 1 that add up to at most 1');
+  if (!(rules.processorsPerNode >= 1 && Number.isInteger(rules.processorsPerNode))) throw new WorkloadError('processorsPerNode must be a whole number, 1 or more');
+  if (!(rules.deadlineSlack >= 1)) throw new WorkloadError('deadlineSlack must be 1 or more (the deadline is arrival + slack x estimate)');
+  const levels = Object.values(rules.levels);
+  if (levels.length === 0 || levels.some((v) => !share(v)) || Math.abs(levels.reduce((a, b) => a + b, 0) - 1) > 1e-9) throw new WorkloadError('levels are shares of guarantee levels adding up to 1, such as { "Standard": 0.6, "Enhanced": 0.4 }');
+  return rules;
 }
 
 /** A VO usage policy (src/domain/vo-policy.ts); errors name the file. */
@@ -48,14 +92,17 @@ export function loadPeers(file: string): SimulatedPeersConfig {
   return withFile(file, () => parseSimulatedPeers(readJson(file), file));
 }
 
-function readJson(file: string): unknown {
-  let text: string;
+function readText(file: string): string {
   try {
-    text = fs.readFileSync(file, 'utf8');
+    return fs.readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new WorkloadError(code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not a file' : `cannot read it (${(error as Error).message})`);
   }
+}
+
+function readJson(file: string): unknown {
+  const text = readText(file);
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

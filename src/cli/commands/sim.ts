@@ -6,12 +6,13 @@ import { jsonHelp, jsonOption, type Command } from '../command.js';
 import type { Args, CommandContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { printJson } from '../output.js';
+import { dropUndefined } from '../../domain/drop-undefined.js';
 import { defaultPriceCurve, parsePriceCurve } from '../../domain/pricing.js';
 
 export const simCommand: Command = {
   name: 'sim',
   summary: 'replay a workload and failures against a cluster offline: acceptance, utilisation, violations, penalties',
-  synopsis: 'wsag sim --workload FILE [--cluster FILE] [--peers FILE [--compare-migration] | --vo-policy FILE | --compare-pricing [--flexible SHARE] [--price-curve CURVE] | --interactive SHARE [--start-within SECONDS] [--session-nodes N] [--session-minutes M]] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]',
+  synopsis: 'wsag sim --workload FILE[.swf] [--cluster FILE] [--swf-rules FILE] [--failures FILE.csv | --failure-rate R] [--peers FILE [--compare-migration] | --vo-policy FILE | --compare-pricing [--flexible SHARE] [--price-curve CURVE] | --interactive SHARE [--start-within SECONDS] [--session-nodes N] [--session-minutes M]] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]',
   description: [
     'Simulates the planning scheduler without a server: the jobs of a workload arrive at their',
     'times and are admitted or refused, node failures and repairs re-plan the schedule, and',
@@ -34,11 +35,17 @@ export const simCommand: Command = {
     '--start-within seconds, default 5, or refused) and the workload is admitted twice: taking',
     'only free nodes, and suspending running best-effort work to make room; start delays,',
     'refusals and what the suspended work lost side by side, beside CrossBroker\'s figures.',
-    'The workload, cluster and peers formats are in docs/cli.md; workloads/ has examples.',
+    'The workload, cluster and peers formats are in docs/cli.md; workloads/ has examples. A',
+    'workload file ending in .swf is a trace in the Standard Workload Format of the Parallel',
+    'Workloads Archive, turned into requests by documented rules (docs/scheduler.md, "Real',
+    'traces"); --failures reads node failures from a CSV file, --failure-rate draws them.',
   ],
   optionHelp: [
     '  --workload FILE    the workload (JSON): jobs and failure events, times in seconds',
-    '  --cluster FILE     the cluster description (JSON); default: the one the workload names',
+    '  --cluster FILE     the cluster description (JSON); default: the one the workload names (an SWF trace: MaxNodes of its header)',
+    '  --swf-rules FILE   how an SWF trace\'s jobs become requests (JSON; docs/scheduler.md, "Real traces")',
+    '  --failures FILE    node failures from a CSV file (node,down,up in seconds), replacing the workload\'s',
+    '  --failure-rate R   node failures drawn at R per node and day (seeded), replacing the workload\'s',
     '  --peers FILE       migrate to these peers: a peers file whose peers have "simulation" terms',
     '  --compare-migration  run twice, without and with migration to --peers, and compare',
     '  --vo-policy FILE   report the share accuracy of this VO usage policy (with and without it)',
@@ -67,6 +74,9 @@ export const simCommand: Command = {
     ...jsonOption,
     workload: { type: 'string' },
     cluster: { type: 'string' },
+    'swf-rules': { type: 'string' },
+    failures: { type: 'string' },
+    'failure-rate': { type: 'string' },
     peers: { type: 'string' },
     'compare-migration': { type: 'boolean' },
     'vo-policy': { type: 'string' },
@@ -94,7 +104,10 @@ export const simCommand: Command = {
     let inputs: ReturnType<typeof loadInputs>;
     let peers: SimulatedPeersConfig | undefined;
     try {
-      inputs = loadInputs(workloadFile, args.string('cluster'));
+      const rate = args.string('failure-rate');
+      if (rate !== undefined && !(Number(rate) >= 0 && Number(rate) <= 100)) throw new UsageError(`--failure-rate expects failures per node and day, 0 to 100, got "${rate}"`);
+      if (rate !== undefined && args.string('failures') !== undefined) throw new UsageError('give --failures FILE or --failure-rate R, not both');
+      inputs = loadInputs(workloadFile, args.string('cluster'), dropUndefined({ swfRulesFile: args.string('swf-rules'), failuresFile: args.string('failures'), failureRate: rate === undefined ? undefined : Number(rate) }));
       peers = peersFile !== undefined ? loadPeers(peersFile) : undefined;
     } catch (error) {
       if (error instanceof WorkloadError) throw new CliError(error.message);

@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { defaultSwfRules, generateFailures, readFailureCsv, readSwf } from '../../src/sim/swf.js';
+import { loadInputs } from '../../src/sim/index.js';
+import { wsag } from '../cli/support.js';
+
+/**
+ * Real traces (issue 19): the Standard Workload Format, node failures from CSV or drawn at a
+ * rate. test/sim/fixtures/tiny.swf is a trace written for the tests (eight jobs: one never
+ * ran, one has no processor count, one is larger than the 8-node machine).
+ */
+const tiny = fs.readFileSync('test/sim/fixtures/tiny.swf', 'utf8');
+
+describe('SWF traces', () => {
+  it('turns each job into a request: arrival from the first submit, nodes from processors, estimate at least the run time', () => {
+    const trace = readSwf(tiny, { ...defaultSwfRules, deadlineShare: 0, reservationShare: 0 });
+    expect(trace).toMatchObject({ jobs: 8, maxNodes: 8, skipped: { 'never ran (run time 0 or unknown)': 1, 'no processor count': 1 } });
+    const jobs = trace.workload.jobs as Array<Record<string, unknown>>;
+    expect(jobs.map((j) => [j.id, j.kind, j.arrival, j.nodes, j.estimate, j.runtime])).toEqual([
+      ['swf-1', 'best-effort', 0, 2, 4000, 3600],
+      ['swf-2', 'best-effort', 60, 4, 1800, 1800],
+      ['swf-5', 'best-effort', 240, 16, 7200, 7200],
+      ['swf-6', 'best-effort', 300, 1, 600, 600], // no requested time: the run time
+      ['swf-7', 'best-effort', 360, 2, 3600, 1200],
+      ['swf-8', 'best-effort', 420, 8, 2400, 2400],
+    ]);
+    expect(trace.workload.start).toBe('2026-01-05T00:00:00.000Z');
+  });
+
+  it('makes the configured shares deadline jobs (arrival + slack x estimate + 10 min) and reservations (after the lead)', () => {
+    const deadlines = readSwf(tiny, { ...defaultSwfRules, deadlineShare: 1, deadlineSlack: 3 }).workload.jobs as Array<Record<string, unknown>>;
+    expect(deadlines.every((j) => j.kind === 'deadline' && j.level === 'Standard')).toBe(true);
+    expect(deadlines[0]).toMatchObject({ id: 'swf-1', deadline: 0 + 3 * 4000 + 600 });
+    const reservations = readSwf(tiny, { ...defaultSwfRules, deadlineShare: 0, reservationShare: 1, reservationLeadSeconds: 900 }).workload.jobs as Array<Record<string, unknown>>;
+    expect(reservations[1]).toMatchObject({ id: 'swf-2', kind: 'reservation', window: { start: 960, end: 960 + 1800 } });
+    // Over many jobs the drawn shares come out as configured, the same for the same seed.
+    const many = Array.from({ length: 2000 }, (_, i) => `${i + 1} ${i * 10} 0 600 1 -1 -1 1 600 -1 1 1 1 1 1 1 -1 -1`).join('\n');
+    const kinds = (seed: number) => (readSwf(many, { ...defaultSwfRules, seed }).workload.jobs as Array<{ kind: string }>).map((j) => j.kind);
+    const share = (kind: string) => kinds(7).filter((k) => k === kind).length / 2000;
+    expect(share('deadline')).toBeGreaterThan(0.27);
+    expect(share('deadline')).toBeLessThan(0.33);
+    expect(share('reservation')).toBeGreaterThan(0.08);
+    expect(share('reservation')).toBeLessThan(0.12);
+    expect(kinds(7)).toEqual(kinds(7));
+    expect(kinds(8)).not.toEqual(kinds(7));
+  });
+
+  it('names the line of a job that is not 18 numbers', () => {
+    expect(() => readSwf('; MaxNodes: 4\n1 0 0 60 1 -1\n')).toThrow('line 2: a job line has 18 numbers, got "1 0 0 60 1 -1"');
+  });
+});
+
+describe('failure traces', () => {
+  it('reads node,down,up from CSV, up empty for a node never repaired; names a bad line', () => {
+    expect(readFailureCsv('node,down,up\nn1,600,4200\n# a comment\nn3,1000,\n')).toEqual([{ at: 600, node: 'n1', repairAt: 4200 }, { at: 1000, node: 'n3' }]);
+    expect(() => readFailureCsv('node,at\nn1,5\n')).toThrow('the first line must be the header "node,down,up", got "node,at"');
+    expect(() => readFailureCsv('node,down,up\nn1,600,500\n')).toThrow('line 2: expected node,down,up with down >= 0 and up after down (or empty), got "n1,600,500"');
+  });
+
+  it('draws failures at the given rate per node and day, each node out once at a time, the same for the same seed', () => {
+    const nodes = Array.from({ length: 500 }, (_, i) => `n${i}`);
+    const failures = generateFailures(nodes, 0.02, 200 * 86_400, 3);
+    // 500 nodes x 200 days x 0.02 = 2000 expected.
+    expect(failures.length).toBeGreaterThan(1800);
+    expect(failures.length).toBeLessThan(2200);
+    for (const node of ['n0', 'n1', 'n499']) {
+      const own = failures.filter((f) => f.node === node);
+      for (let i = 1; i < own.length; i++) expect(own[i]?.at).toBeGreaterThan(own[i - 1]?.repairAt as number);
+    }
+    expect(generateFailures(nodes, 0.02, 200 * 86_400, 3)).toEqual(failures);
+  });
+
+  it('wsag sim runs an SWF trace with failures from a CSV file; the options are checked', async () => {
+    const { workload, cluster } = loadInputs('test/sim/fixtures/tiny.swf', undefined, { failuresFile: 'test/sim/fixtures/failures.csv' });
+    expect(cluster.nodes).toHaveLength(8);
+    expect(workload.jobs.map((j) => j.id)).not.toContain('swf-5'); // 16 nodes: larger than the machine
+    expect(workload.failures).toEqual([{ at: 600, node: 'n1', repairAt: 4200 }, { at: 1000, node: 'n3' }]);
+    const result = await wsag(['sim', '--workload', 'test/sim/fixtures/tiny.swf', '--failure-rate', '2', '--json']);
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as { failures: { events: number } }).failures.events).toBeGreaterThan(0);
+    const both = await wsag(['sim', '--workload', 'test/sim/fixtures/tiny.swf', '--failure-rate', '2', '--failures', 'test/sim/fixtures/failures.csv']);
+    expect(both.err[0]).toBe('error: give --failures FILE or --failure-rate R, not both');
+  });
+});
