@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { compareBaselines, parseCluster, parseWorkload } from '../../src/sim/index.js';
+import { fcfsBackfill } from '../../src/sim/fcfs-backfill.js';
+import { wsag } from '../cli/support.js';
+
+/** Baselines (issue 19): the no-planning batch queue worked by hand, and the comparison through the CLI. */
+const cluster = parseCluster({
+  nodes: [{ count: 4, prefix: 'n', memoryGB: 16, cpus: 8 }],
+  timing: { nodeInitSeconds: 0, storageInitSecondsPerGB: 0, storageRollbackSecondsPerGB: 0, storageMountSeconds: 0, deinitSeconds: 0, slowdownFactor: 1 },
+});
+
+describe('no planning: FCFS with EASY backfilling', () => {
+  it('backfills a short job before the head\'s reserved start; a failure restarts a job from scratch and it misses its deadline', () => {
+    // a: 3 nodes 0-1000. b (head at 10): 4 nodes, must wait for a: reserved start 1000. c: 1 node for 900 s fits now
+    // and ends (910) before 1000: backfilled. d: 1 node for 2000 s would delay b, so it waits behind it.
+    const workload = parseWorkload({
+      jobs: [
+        { id: 'a', arrival: 0, kind: 'best-effort', nodes: 3, estimate: 1000 },
+        { id: 'b', arrival: 10, kind: 'deadline', level: 'Standard', nodes: 4, estimate: 500, deadline: 1600, penalty: 40 },
+        { id: 'c', arrival: 10, kind: 'best-effort', nodes: 1, estimate: 900 },
+        { id: 'd', arrival: 20, kind: 'deadline', level: 'Standard', nodes: 1, estimate: 2000, deadline: 3600, penalty: 7 },
+      ],
+    });
+    const plain = fcfsBackfill(workload, cluster);
+    // b runs 1000-1500 (met), d 1500-3500 (met); c ran 10-910.
+    expect(plain).toMatchObject({ deadlines: { accepted: 2, met: 2 }, penaltiesPaid: 0, checkpoints: 0 });
+    // n1 fails at 1200 while b runs on it (repaired at 1300): b goes back to the head of the queue; with n1 out it
+    // cannot start, so d backfills (1200-3200, met), and b starts over only when d ends: 3200-3700, past 1600.
+    const failed = fcfsBackfill({ ...workload, failures: [{ at: 1200, node: 'n1', repairAt: 1300 }] }, cluster);
+    expect(failed).toMatchObject({ deadlines: { accepted: 2, met: 1 }, penaltiesPaid: 40 });
+  });
+});
+
+describe('wsag sim --baselines', () => {
+  it('runs ours and every baseline on the same workload and failures', async () => {
+    const result = await wsag(['sim', '--workload', 'workloads/small.json', '--baselines', '--json']);
+    expect(result.code).toBe(0);
+    const c = JSON.parse(result.stdout) as ReturnType<typeof compareBaselines>;
+    expect(c.runs.map((r) => r.name)).toEqual([
+      'planning with checkpoints (ours)', 'no checkpoints (every SLA job Legacy)', 'fixed-interval checkpoints (one an hour)',
+      'no planning (FCFS + EASY backfilling)', 'duplicate cluster (no failures felt)',
+    ]);
+    expect(c.runs[4]?.extraNodes).toBe(8);
+    expect(c.runs[3]?.slaAccepted).toBe(c.runs[3]?.slaRequests); // no admission control
+    const text = await wsag(['sim', '--workload', 'workloads/small.json', '--baselines']);
+    expect(text.out[0]).toBe('Baselines (docs/scheduler.md): 10 jobs, 1 failure events, 8 nodes');
+  });
+});
