@@ -63,3 +63,45 @@ export function formatBaselines(c: BaselineComparison, currency: string): string
   const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd();
   return [`Baselines (docs/scheduler.md): ${c.jobs} jobs, ${c.failures} failure events, ${c.nodes} nodes`, '', line(header), ...rows.map(line)];
 }
+
+/**
+ * The workload at another offered load (issue 19's load sweep): arrivals spread or squeezed
+ * so that the work asked for (nodes x estimate) over the cluster's node-time up to the last
+ * arrival is `load`; each job keeps its deadline and window relative to its arrival, and
+ * the failure trace is kept as it is.
+ */
+export function atOfferedLoad(workload: Workload, nodes: number, load: number): Workload {
+  const lastArrival = Math.max(1, ...workload.jobs.map((j) => j.arrival));
+  const work = workload.jobs.reduce((sum, j) => sum + j.nodes * (j.window ? j.window.end - j.window.start : j.estimate), 0);
+  const scale = work / (nodes * lastArrival) / load;
+  return {
+    ...workload,
+    jobs: workload.jobs.map((j) => {
+      const arrival = Math.round(j.arrival * scale);
+      const shift = arrival - j.arrival;
+      return {
+        ...j,
+        arrival,
+        ...(j.deadline !== undefined ? { deadline: j.deadline + shift } : {}),
+        ...(j.earliestStart !== undefined ? { earliestStart: j.earliestStart + shift } : {}),
+        ...(j.window ? { window: { start: j.window.start + shift, end: j.window.end + shift } } : {}),
+      };
+    }),
+  };
+}
+
+export interface LoadSweep {
+  loads: Array<{ load: number; comparison: BaselineComparison }>;
+}
+
+export function sweepLoads(workload: Workload, cluster: ClusterDescription, loads: readonly number[]): LoadSweep {
+  return { loads: loads.map((load) => ({ load, comparison: compareBaselines(atOfferedLoad(workload, cluster.nodes.length, load), cluster) })) };
+}
+
+export function formatLoadSweep(sweep: LoadSweep, currency: string): string[] {
+  const out: string[] = [];
+  for (const { load, comparison } of sweep.loads) {
+    out.push(`offered load ${(load * 100).toFixed(0)} %`, ...formatBaselines(comparison, currency).slice(2), '');
+  }
+  return out;
+}

@@ -12,4 +12,4 @@ export { compareReports, formatComparison, type SimComparison } from './compare.
 export type { MigrationSection, MigrationMove } from './report.js';
 export { comparePricing, formatPricingComparison, type PricingComparison, type PricingRun } from './pricing.js';
 export { compareInteractive, formatInteractiveComparison, type InteractiveComparison, type InteractiveRun } from './interactive.js';
-export { compareBaselines, formatBaselines, type BaselineComparison } from './baselines.js';
+export { atOfferedLoad, compareBaselines, formatBaselines, formatLoadSweep, sweepLoads, type BaselineComparison, type LoadSweep } from './baselines.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareBaselines, parseCluster, parseWorkload } from '../../src/sim/index.js';
+import { atOfferedLoad, compareBaselines, loadInputs, parseCluster, parseWorkload } from '../../src/sim/index.js';
 import { fcfsBackfill } from '../../src/sim/fcfs-backfill.js';
 import { wsag } from '../cli/support.js';
 
@@ -44,5 +44,30 @@ describe('wsag sim --baselines', () => {
     expect(c.runs[3]?.slaAccepted).toBe(c.runs[3]?.slaRequests); // no admission control
     const text = await wsag(['sim', '--workload', 'workloads/small.json', '--baselines']);
     expect(text.out[0]).toBe('Baselines (docs/scheduler.md): 10 jobs, 1 failure events, 8 nodes');
+  });
+});
+
+describe('the load sweep', () => {
+  it('spreads or squeezes arrivals to the offered load, deadlines and windows keeping their distance to the arrival', () => {
+    const { workload, cluster } = loadInputs('workloads/small.json');
+    const offered = (w: typeof workload) => w.jobs.reduce((s, j) => s + j.nodes * (j.window ? j.window.end - j.window.start : j.estimate), 0) / (cluster.nodes.length * Math.max(...w.jobs.map((j) => j.arrival)));
+    for (const load of [0.7, 0.9]) {
+      const at = atOfferedLoad(workload, cluster.nodes.length, load);
+      expect(offered(at)).toBeCloseTo(load, 2);
+      at.jobs.forEach((j, i) => {
+        const was = workload.jobs[i] as (typeof workload.jobs)[number];
+        if (was.deadline !== undefined) expect((j.deadline as number) - j.arrival).toBe(was.deadline - was.arrival);
+        if (was.window) expect((j.window?.start as number) - j.arrival).toBe(was.window.start - was.arrival);
+      });
+      expect(at.failures).toEqual(workload.failures);
+    }
+  });
+
+  it('wsag sim --baselines --loads runs every approach at each load', async () => {
+    const result = await wsag(['sim', '--workload', 'workloads/small.json', '--baselines', '--loads', '0.7,0.9', '--json']);
+    expect(result.code).toBe(0);
+    const sweep = JSON.parse(result.stdout) as { loads: Array<{ load: number; comparison: { runs: unknown[] } }> };
+    expect(sweep.loads.map((l) => [l.load, l.comparison.runs.length])).toEqual([[0.7, 5], [0.9, 5]]);
+    expect((await wsag(['sim', '--workload', 'workloads/small.json', '--baselines', '--loads', '0,1'])).err[0]).toMatch(/^error: --loads expects offered loads above 0/);
   });
 });

@@ -1,5 +1,5 @@
 import {
-  compareBaselines, compareInteractive, compareReports, formatBaselines, comparePricing, formatInteractiveComparison, duration, formatComparison, formatPricingComparison, formatReport, formatShareAccuracy, loadInputs, loadPeers, loadVoPolicy, runShareAccuracy, runSimulation, WorkloadError,
+  compareBaselines, compareInteractive, compareReports, formatBaselines, formatLoadSweep, sweepLoads, comparePricing, formatInteractiveComparison, duration, formatComparison, formatPricingComparison, formatReport, formatShareAccuracy, loadInputs, loadPeers, loadVoPolicy, runShareAccuracy, runSimulation, WorkloadError,
   type SimOptions, type SimProgress, type SimReport, type SimulatedPeersConfig,
 } from '../../sim/index.js';
 import { jsonHelp, jsonOption, type Command } from '../command.js';
@@ -12,7 +12,7 @@ import { defaultPriceCurve, parsePriceCurve } from '../../domain/pricing.js';
 export const simCommand: Command = {
   name: 'sim',
   summary: 'replay a workload and failures against a cluster offline: acceptance, utilisation, violations, penalties',
-  synopsis: 'wsag sim --workload FILE[.swf] [--cluster FILE] [--swf-rules FILE] [--failures FILE.csv | --failure-rate R] [--peers FILE [--compare-migration] | --vo-policy FILE | --compare-pricing [--flexible SHARE] [--price-curve CURVE] | --interactive SHARE [--start-within SECONDS] [--session-nodes N] [--session-minutes M] | --baselines] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]',
+  synopsis: 'wsag sim --workload FILE[.swf] [--cluster FILE] [--swf-rules FILE] [--failures FILE.csv | --failure-rate R] [--peers FILE [--compare-migration] | --vo-policy FILE | --compare-pricing [--flexible SHARE] [--price-curve CURVE] | --interactive SHARE [--start-within SECONDS] [--session-nodes N] [--session-minutes M] | --baselines [--loads L,L,...]] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]',
   description: [
     'Simulates the planning scheduler without a server: the jobs of a workload arrive at their',
     'times and are admitted or refused, node failures and repairs re-plan the schedule, and',
@@ -53,6 +53,7 @@ export const simCommand: Command = {
     '  --flexible SHARE   with --compare-pricing: the share of customers who pick the cheapest slot (0 to 1)',
     '  --price-curve CURVE  with --compare-pricing: LOAD:FACTOR points (default 0:1,0.5:1,0.8:1.5,1:2)',
     '  --baselines        the workload also without checkpoints, with fixed-interval checkpoints, without planning (FCFS + EASY backfilling) and on a duplicate cluster',
+    '  --loads L,L,...    with --baselines: the workload at each offered load (0.7,0.8,0.9: arrivals spread or squeezed)',
     '  --interactive SHARE  make this share of the jobs interactive (0 to 1) and compare the two policies',
     '  --start-within SECONDS  with --interactive: the bound on the start (default 5)',
     '  --session-nodes N, --session-minutes M  with --interactive: cap each session\'s nodes and length',
@@ -86,6 +87,7 @@ export const simCommand: Command = {
     'price-curve': { type: 'string' },
     interactive: { type: 'string' },
     baselines: { type: 'boolean' },
+    loads: { type: 'string' },
     'start-within': { type: 'string' },
     'session-nodes': { type: 'string' },
     'session-minutes': { type: 'string' },
@@ -129,6 +131,15 @@ export const simCommand: Command = {
     }
     if (args.flag('baselines')) {
       if (peersFile !== undefined) throw new UsageError('--baselines runs without peers: leave --peers out');
+      const loadsText = args.string('loads');
+      if (loadsText !== undefined) {
+        const loads = loadsText.split(',').map((l) => Number(l.trim()));
+        if (loads.some((l) => !(l > 0 && l <= 2))) throw new UsageError(`--loads expects offered loads above 0 and at most 2, separated by commas (0.7,0.8,0.9), got "${loadsText}"`);
+        const sweep = sweepLoads(inputs.workload, inputs.cluster, loads);
+        if (args.flag('json')) return printJson(ctx.out, sweep);
+        for (const line of formatLoadSweep(sweep, inputs.workload.currency)) ctx.out(line);
+        return;
+      }
       const comparison = compareBaselines(inputs.workload, inputs.cluster);
       if (args.flag('json')) return printJson(ctx.out, comparison);
       for (const line of formatBaselines(comparison, inputs.workload.currency)) ctx.out(line);
