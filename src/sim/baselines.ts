@@ -1,7 +1,8 @@
 import type { ClusterDescription } from '../scheduler/model.js';
 import { fcfsBackfill, type BaselineOutcome } from './fcfs-backfill.js';
 import type { SimReport } from './report.js';
-import { simulate } from './simulator.js';
+import type { SimulatedPeersConfig } from './peers.js';
+import { runSimulation, simulate } from './simulator.js';
 import type { Workload } from './workload.js';
 
 /**
@@ -20,7 +21,7 @@ export interface BaselineComparison {
   runs: BaselineOutcome[];
 }
 
-export function compareBaselines(workload: Workload, cluster: ClusterDescription): BaselineComparison {
+export async function compareBaselines(workload: Workload, cluster: ClusterDescription, peers?: SimulatedPeersConfig): Promise<BaselineComparison> {
   const sla = (kind: string) => kind === 'deadline' || kind === 'reservation';
   const noCheckpoints: Workload = { ...workload, jobs: workload.jobs.map((j) => (sla(j.kind) ? { ...j, level: 'Legacy' as const, outages: 0 } : j)) };
   const fixedInterval: Workload = { ...workload, jobs: workload.jobs.map((j) => (sla(j.kind) && j.checkpointsPerHour === undefined ? { ...j, checkpointsPerHour: 1 } : j)) };
@@ -29,11 +30,11 @@ export function compareBaselines(workload: Workload, cluster: ClusterDescription
     failures: workload.failures.length,
     nodes: cluster.nodes.length,
     runs: [
-      outcome('planning with checkpoints (ours)', simulate(workload, cluster)),
-      outcome('no checkpoints (every SLA job Legacy)', simulate(noCheckpoints, cluster)),
-      outcome('fixed-interval checkpoints (one an hour)', simulate(fixedInterval, cluster)),
+      outcome(`planning with checkpoints (ours${peers ? ', migrating to peers' : ''})`, await runSimulation(workload, cluster, { jobs: true, ...(peers ? { peers } : {}) })),
+      outcome('no checkpoints (every SLA job Legacy)', simulate(noCheckpoints, cluster, { jobs: true })),
+      outcome('fixed-interval checkpoints (one an hour)', simulate(fixedInterval, cluster, { jobs: true })),
       fcfsBackfill(workload, cluster),
-      { ...outcome('duplicate cluster (no failures felt)', simulate({ ...workload, failures: [] }, cluster)), extraNodes: cluster.nodes.length },
+      { ...outcome('duplicate cluster (no failures felt)', simulate({ ...workload, failures: [] }, cluster, { jobs: true })), extraNodes: cluster.nodes.length },
     ],
   };
 }
@@ -44,6 +45,11 @@ function outcome(name: string, r: SimReport): BaselineOutcome {
     slaAccepted: r.acceptance.slaAccepted,
     slaRequests: r.acceptance.slaRequests,
     deadlines: { accepted: r.deadlines.accepted, met: r.deadlines.met },
+    standardPlus: {
+      accepted: (r.jobs ?? []).filter((j) => standardPlusDeadline(j) && j.status !== 'rejected').length,
+      met: (r.jobs ?? []).filter((j) => standardPlusDeadline(j) && j.met === true).length,
+    },
+    migrations: r.migration?.migrations ?? 0,
     reservations: { accepted: r.reservations.accepted, honoured: r.reservations.honoured },
     penaltiesPaid: r.penalties.paid,
     checkpoints: r.checkpoints.taken,
@@ -52,12 +58,17 @@ function outcome(name: string, r: SimReport): BaselineOutcome {
   };
 }
 
+function standardPlusDeadline(j: { kind: string; level: string }): boolean {
+  return j.kind === 'deadline' && j.level !== 'Legacy' && j.level !== 'Background';
+}
+
 export function formatBaselines(c: BaselineComparison, currency: string): string[] {
   const pct = (x: number, of: number) => (of ? `${((x / of) * 100).toFixed(1)} %` : '-');
-  const header = ['approach', 'SLA accepted', 'deadlines met', 'reservations honoured', 'penalties paid', 'checkpoints', 'useful utilisation', 'extra nodes'];
+  const header = ['approach', 'SLA accepted', 'deadlines met', 'Standard+ met', 'reservations honoured', 'penalties paid', 'checkpoints', 'migrations', 'useful utilisation', 'extra nodes'];
   const rows = c.runs.map((r) => [
     r.name, `${r.slaAccepted} of ${r.slaRequests}`, `${r.deadlines.met} of ${r.deadlines.accepted} (${pct(r.deadlines.met, r.deadlines.accepted)})`,
-    `${r.reservations.honoured} of ${r.reservations.accepted}`, `${r.penaltiesPaid.toFixed(2)} ${currency}`, String(r.checkpoints), `${(r.utilisation * 100).toFixed(1)} %`, String(r.extraNodes),
+    pct(r.standardPlus.met, r.standardPlus.accepted),
+    `${r.reservations.honoured} of ${r.reservations.accepted}`, `${r.penaltiesPaid.toFixed(2)} ${currency}`, String(r.checkpoints), String(r.migrations), `${(r.utilisation * 100).toFixed(1)} %`, String(r.extraNodes),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
   const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd();
@@ -94,8 +105,10 @@ export interface LoadSweep {
   loads: Array<{ load: number; comparison: BaselineComparison }>;
 }
 
-export function sweepLoads(workload: Workload, cluster: ClusterDescription, loads: readonly number[]): LoadSweep {
-  return { loads: loads.map((load) => ({ load, comparison: compareBaselines(atOfferedLoad(workload, cluster.nodes.length, load), cluster) })) };
+export async function sweepLoads(workload: Workload, cluster: ClusterDescription, loads: readonly number[], peers?: SimulatedPeersConfig): Promise<LoadSweep> {
+  const out: LoadSweep['loads'] = [];
+  for (const load of loads) out.push({ load, comparison: await compareBaselines(atOfferedLoad(workload, cluster.nodes.length, load), cluster, peers) });
+  return { loads: out };
 }
 
 export function formatLoadSweep(sweep: LoadSweep, currency: string): string[] {

@@ -17,6 +17,10 @@ export interface BaselineOutcome {
   slaAccepted: number;
   slaRequests: number;
   deadlines: { accepted: number; met: number };
+  /** The deadlines of jobs at level Standard and above (issue 19's goal). */
+  standardPlus: { accepted: number; met: number };
+  /** Jobs moved to peers (our scheduler with --peers). */
+  migrations: number;
   reservations: { accepted: number; honoured: number };
   penaltiesPaid: number;
   checkpoints: number;
@@ -117,14 +121,20 @@ export function fcfsBackfill(workload: Workload, cluster: ClusterDescription): B
   let slaRequests = 0;
   let penaltiesPaid = 0;
   const deadlines = { accepted: 0, met: 0 };
+  const standardPlus = { accepted: 0, met: 0 };
   const reservations = { accepted: 0, honoured: 0 };
   for (const job of workload.jobs) {
     const done = finished.get(job.id);
     if (job.kind === 'deadline') {
       slaRequests++;
       deadlines.accepted++;
-      if (done && done.end <= (job.deadline as number)) deadlines.met++;
+      const met = done !== undefined && done.end <= (job.deadline as number);
+      if (met) deadlines.met++;
       else penaltiesPaid += job.penalty;
+      if (job.level !== 'Legacy' && job.level !== 'Background') {
+        standardPlus.accepted++;
+        if (met) standardPlus.met++;
+      }
     } else if (job.kind === 'reservation') {
       slaRequests++;
       reservations.accepted++;
@@ -137,6 +147,8 @@ export function fcfsBackfill(workload: Workload, cluster: ClusterDescription): B
     slaAccepted: slaRequests,
     slaRequests,
     deadlines,
+    standardPlus,
+    migrations: 0,
     reservations,
     penaltiesPaid: Math.round(penaltiesPaid * 100) / 100,
     checkpoints: 0,

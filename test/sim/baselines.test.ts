@@ -23,24 +23,36 @@ describe('no planning: FCFS with EASY backfilling', () => {
     });
     const plain = fcfsBackfill(workload, cluster);
     // b runs 1000-1500 (met), d 1500-3500 (met); c ran 10-910.
-    expect(plain).toMatchObject({ deadlines: { accepted: 2, met: 2 }, penaltiesPaid: 0, checkpoints: 0 });
+    expect(plain).toMatchObject({ deadlines: { accepted: 2, met: 2 }, standardPlus: { accepted: 2, met: 2 }, penaltiesPaid: 0, checkpoints: 0 });
     // n1 fails at 1200 while b runs on it (repaired at 1300): b goes back to the head of the queue; with n1 out it
     // cannot start, so d backfills (1200-3200, met), and b starts over only when d ends: 3200-3700, past 1600.
     const failed = fcfsBackfill({ ...workload, failures: [{ at: 1200, node: 'n1', repairAt: 1300 }] }, cluster);
-    expect(failed).toMatchObject({ deadlines: { accepted: 2, met: 1 }, penaltiesPaid: 40 });
+    expect(failed).toMatchObject({ deadlines: { accepted: 2, met: 1 }, standardPlus: { accepted: 2, met: 1 }, penaltiesPaid: 40 });
   });
 });
 
 describe('wsag sim --baselines', () => {
+  it('with --peers, our scheduler migrates as the Migration Controller decides; the baselines do not', async () => {
+    const result = await wsag(['sim', '--workload', 'workloads/migration.json', '--peers', 'workloads/peers-small.json', '--baselines', '--json']);
+    expect(result.code).toBe(0);
+    const c = JSON.parse(result.stdout) as Awaited<ReturnType<typeof compareBaselines>>;
+    expect(c.runs[0]?.name).toBe('planning with checkpoints (ours, migrating to peers)');
+    expect(c.runs[0]?.migrations).toBe(1);
+    expect(c.runs.slice(1).every((r) => r.migrations === 0)).toBe(true);
+  });
+
   it('runs ours and every baseline on the same workload and failures', async () => {
     const result = await wsag(['sim', '--workload', 'workloads/small.json', '--baselines', '--json']);
     expect(result.code).toBe(0);
-    const c = JSON.parse(result.stdout) as ReturnType<typeof compareBaselines>;
+    const c = JSON.parse(result.stdout) as Awaited<ReturnType<typeof compareBaselines>>;
     expect(c.runs.map((r) => r.name)).toEqual([
       'planning with checkpoints (ours)', 'no checkpoints (every SLA job Legacy)', 'fixed-interval checkpoints (one an hour)',
       'no planning (FCFS + EASY backfilling)', 'duplicate cluster (no failures felt)',
     ]);
     expect(c.runs[4]?.extraNodes).toBe(8);
+    // small.json's deadline jobs at Standard and above, as the report counts them.
+    expect(c.runs[0]?.standardPlus.accepted).toBeGreaterThan(0);
+    expect(c.runs[0]?.standardPlus.met).toBeLessThanOrEqual(c.runs[0]?.standardPlus.accepted as number);
     expect(c.runs[3]?.slaAccepted).toBe(c.runs[3]?.slaRequests); // no admission control
     const text = await wsag(['sim', '--workload', 'workloads/small.json', '--baselines']);
     expect(text.out[0]).toBe('Baselines (docs/scheduler.md): 10 jobs, 1 failure events, 8 nodes');

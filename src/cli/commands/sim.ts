@@ -130,17 +130,16 @@ export const simCommand: Command = {
       return;
     }
     if (args.flag('baselines')) {
-      if (peersFile !== undefined) throw new UsageError('--baselines runs without peers: leave --peers out');
       const loadsText = args.string('loads');
       if (loadsText !== undefined) {
         const loads = loadsText.split(',').map((l) => Number(l.trim()));
         if (loads.some((l) => !(l > 0 && l <= 2))) throw new UsageError(`--loads expects offered loads above 0 and at most 2, separated by commas (0.7,0.8,0.9), got "${loadsText}"`);
-        const sweep = sweepLoads(inputs.workload, inputs.cluster, loads);
+        const sweep = await sweepLoads(inputs.workload, inputs.cluster, loads, peers);
         if (args.flag('json')) return printJson(ctx.out, sweep);
         for (const line of formatLoadSweep(sweep, inputs.workload.currency)) ctx.out(line);
         return;
       }
-      const comparison = compareBaselines(inputs.workload, inputs.cluster);
+      const comparison = await compareBaselines(inputs.workload, inputs.cluster, peers);
       if (args.flag('json')) return printJson(ctx.out, comparison);
       for (const line of formatBaselines(comparison, inputs.workload.currency)) ctx.out(line);
       return;
