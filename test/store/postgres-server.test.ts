@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/engine/config.js';
 import { startServer } from '../../src/server.js';
 import { DataDirInUse } from '../../src/store/data-dir-lock.js';
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
+import { wsag } from '../cli/support.js';
 import { projectRoot } from '../support/server.js';
 import { skipPostgres, startPostgres, type TestPostgres } from '../support/postgres.js';
 
@@ -45,6 +46,14 @@ describe.skipIf(skipPostgres)('wsag-server on PostgreSQL', () => {
       expect(detail.history.map((e) => e.action)).toEqual(['created']);
       await restarted.terminate(agreementId);
       expect((await restarted.state(agreementId)).state).toBe('Terminated');
+      // wsag audit reads the same database beside the running server: the chain holds, the history is there.
+      const env = { WSAG_DATABASE_URL: (pg as TestPostgres).url };
+      const verified = await wsag(['audit', 'verify', '--data-dir', dataDir], { env });
+      expect(verified.code).toBe(0);
+      expect(verified.out[0]).toMatch(/^audit log: \d+ entries, the hash chain holds/);
+      expect(verified.out.at(-1)).toBe('all well');
+      const shown = await wsag(['audit', 'show', agreementId, '--json'], { env });
+      expect((JSON.parse(shown.stdout) as { entries: Array<{ action: string }> }).entries.map((e) => e.action)).toEqual(['created', 'terminated']);
     } finally {
       await again.close();
     }

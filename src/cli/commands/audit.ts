@@ -3,7 +3,10 @@ import path from 'node:path';
 import type { Agreement } from '../../domain/agreement.js';
 import type { AuditReport, SignatureCheck } from '../../engine/audit-service.js';
 import type { AuditEntry } from '../../engine/ports.js';
-import type { SqliteStore } from '../../store/sqlite-store.js';
+import type { ServerStore } from '../../server-store.js';
+
+/** What the audit command reads: the audit log and the agreements and negotiations it is about. */
+type AuditedStore = Pick<ServerStore, 'audit' | 'agreements' | 'negotiations' | 'close'>;
 import { jsonHelp, jsonOption, type Command } from '../command.js';
 import type { Args, Env } from '../context.js';
 import { CliError, exitCodes, UsageError } from '../errors.js';
@@ -14,10 +17,11 @@ const actions = ['verify', 'show', 'export'] as const;
 export const auditCommand: Command = {
   name: 'audit',
   summary: 'the audit trail: verify it, show an agreement\'s history, export an agreement',
-  synopsis: 'wsag audit (verify | show ID | export ID [--out FILE]) [--data-dir DIR] [--ca-file FILE] [--json]',
+  synopsis: 'wsag audit (verify | show ID | export ID [--out FILE]) [--data-dir DIR | --database-url URL] [--ca-file FILE] [--json]',
   description: [
-    'Reads the server\'s database directly (DIR/wsag.db), read-only: no server is needed, and',
-    'a running one is not disturbed. See docs/security.md, "Audit trail".',
+    'Reads the server\'s database directly (DIR/wsag.db, or the PostgreSQL database of',
+    '--database-url), without writing: no server is needed, and a running one is not disturbed.',
+    'See docs/security.md, "Audit trail".',
     'verify: checks the hash chain of the audit log (every state change of agreements and',
     '        negotiations), that each stored agreement\'s document and state are the ones its',
     '        last audit entry recorded, and each agreement\'s XML signatures against the',
@@ -28,6 +32,7 @@ export const auditCommand: Command = {
   ],
   optionHelp: [
     '  --data-dir DIR     the server\'s data directory (env WSAG_DATA_DIR, default ./data)',
+    '  --database-url URL the server\'s PostgreSQL database instead (env WSAG_DATABASE_URL; docs/deployment.md)',
     '  --ca-file FILE     (verify) trusted CA certificates, PEM (env WSAG_CA_FILE,',
     '                     default DIR/pki/ca.pem); without one, signatures are not checked',
     '  --out FILE         (export) write the document into FILE, exactly as stored',
@@ -38,7 +43,7 @@ export const auditCommand: Command = {
     '  wsag audit show 6f2c0a8e-... --json',
     '  wsag audit export 6f2c0a8e-... --out agreement.xml',
   ],
-  options: { ...jsonOption, 'data-dir': { type: 'string' }, 'ca-file': { type: 'string' }, out: { type: 'string' } },
+  options: { ...jsonOption, 'data-dir': { type: 'string' }, 'database-url': { type: 'string' }, 'ca-file': { type: 'string' }, out: { type: 'string' } },
   positionals: ['ACTION'],
   optionalPositionals: ['ID'],
   async run(args, ctx) {
@@ -48,7 +53,8 @@ export const auditCommand: Command = {
     if (action !== 'verify' && id === undefined) throw new UsageError(`missing ID: wsag audit ${action} ID`);
     if (action !== 'export' && args.string('out') !== undefined) throw new UsageError('--out belongs to audit export');
     const dataDir = path.resolve(args.string('data-dir') ?? (ctx.env.WSAG_DATA_DIR?.trim() || 'data'));
-    const store = await openStore(dataDir);
+    const databaseUrl = args.string('database-url') ?? (ctx.env.WSAG_DATABASE_URL?.trim() || undefined);
+    const store = databaseUrl !== undefined ? await openDatabase(databaseUrl) : await openStore(dataDir);
     try {
       if (action === 'verify') return await verify(store, args, ctx.env, dataDir, ctx.out);
       if (action === 'show') return await show(store, id as string, args.flag('json'), ctx.out);
@@ -60,7 +66,16 @@ export const auditCommand: Command = {
 };
 
 /** Loaded on demand, like `wsag serve`: the client commands need none of the server's modules. */
-async function openStore(dataDir: string): Promise<SqliteStore> {
+async function openDatabase(url: string): Promise<AuditedStore> {
+  const { PgStore } = await import('../../store/postgres/pg-store.js');
+  try {
+    return await PgStore.open(url);
+  } catch (error) {
+    throw new CliError(`cannot read the database ${url.replace(/:[^:@/]*@/, ':***@')}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+async function openStore(dataDir: string): Promise<AuditedStore> {
   const { SqliteStore } = await import('../../store/sqlite-store.js');
   const file = path.join(dataDir, 'wsag.db');
   if (!fs.existsSync(file)) throw new CliError(`no database at ${file}: point --data-dir (or WSAG_DATA_DIR) at the server's data directory`);
@@ -71,7 +86,7 @@ async function openStore(dataDir: string): Promise<SqliteStore> {
   }
 }
 
-async function verify(store: SqliteStore, args: Args, env: Env, dataDir: string, out: (line: string) => void): Promise<number> {
+async function verify(store: AuditedStore, args: Args, env: Env, dataDir: string, out: (line: string) => void): Promise<number> {
   const { AuditService } = await import('../../engine/audit-service.js');
   const caFile = path.resolve(args.string('ca-file') ?? (env.WSAG_CA_FILE?.trim() || path.join(dataDir, 'pki', 'ca.pem')));
   const signatures = await signatureCheck(caFile);
@@ -129,7 +144,7 @@ async function signatureCheck(caFile: string): Promise<{ check?: SignatureCheck;
   return { check, status: `checked against ${caFile}` };
 }
 
-async function show(store: SqliteStore, id: string, json: boolean, out: (line: string) => void): Promise<void> {
+async function show(store: AuditedStore, id: string, json: boolean, out: (line: string) => void): Promise<void> {
   const { AuditService } = await import('../../engine/audit-service.js');
   const service = new AuditService({ audit: store.audit, agreements: store.agreements });
   let kind: 'agreement' | 'negotiation' = 'agreement';
@@ -156,7 +171,7 @@ function entryJson(entry: AuditEntry) {
   return { ...entry, at: entry.at.toISOString() };
 }
 
-async function exportDocument(store: SqliteStore, id: string, file: string | undefined, out: (line: string) => void): Promise<void> {
+async function exportDocument(store: AuditedStore, id: string, file: string | undefined, out: (line: string) => void): Promise<void> {
   const agreement = await store.agreements.get(id);
   if (!agreement) throw new CliError(`no agreement "${id}" in the database`);
   if (file === undefined) {
