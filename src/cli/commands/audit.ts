@@ -69,7 +69,7 @@ export const auditCommand: Command = {
 async function openDatabase(url: string): Promise<AuditedStore> {
   const { PgStore } = await import('../../store/postgres/pg-store.js');
   try {
-    return await PgStore.open(url);
+    return await PgStore.open(url, { readOnly: true });
   } catch (error) {
     throw new CliError(`cannot read the database ${url.replace(/:[^:@/]*@/, ':***@')}: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -21,16 +21,13 @@ const types = {
 export class PgConnection {
   private constructor(readonly pool: pg.Pool) {}
 
-  static async open(url: string, options: { schema?: string; max?: number } = {}): Promise<PgConnection> {
-    const pool = new pg.Pool({
-      connectionString: url,
-      max: options.max ?? 8,
-      types,
-      ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
-    });
+  static async open(url: string, options: { schema?: string; max?: number; readOnly?: boolean } = {}): Promise<PgConnection> {
+    const settings = [...(options.schema ? [`-c search_path=${options.schema}`] : []), ...(options.readOnly ? ['-c default_transaction_read_only=on'] : [])];
+    const pool = new pg.Pool({ connectionString: url, max: options.max ?? 8, types, ...(settings.length ? { options: settings.join(' ') } : {}) });
     // An idle client's error (the server went away) must not crash the process: the next query reports it.
     pool.on('error', () => {});
     const connection = new PgConnection(pool);
+    if (options.readOnly) return connection; // reading what a server wrote: its schema is its business
     if (options.schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
     await connection.migrate();
     return connection;

@@ -30,8 +30,8 @@ export class PgStore {
     this.usageRecords = new PgUsageRecords(connection);
   }
 
-  /** Connects and brings the schema up to date; `schema` keeps separate stores in one database (tests). */
-  static async open(url: string, options: { schema?: string } = {}): Promise<PgStore> {
+  /** Connects and brings the schema up to date; `schema` keeps separate stores in one database (tests); `readOnly` only reads (wsag audit). */
+  static async open(url: string, options: { schema?: string; readOnly?: boolean } = {}): Promise<PgStore> {
     return new PgStore(await PgConnection.open(url, options));
   }
 
