@@ -21,6 +21,8 @@ export type DashboardEvent =
 export class EventStream {
   private readonly clients = new Set<{ res: Response; caller: Caller }>();
 
+  constructor(private readonly maxStreams = maxEventStreams) {}
+
   router(caller: (req: Request) => Caller, logger?: Logger): Router {
     const router = express.Router();
     router.get('/api/events', (req, res) => {
@@ -31,8 +33,8 @@ export class EventStream {
         sendProblem(res, error, 'following events', logger);
         return;
       }
-      if (this.clients.size >= maxEventStreams) {
-        const problem = problemOf('TooManyStreams', 503, `${maxEventStreams} event streams are open, the most this server keeps: close a dashboard, or try again later`);
+      if (this.clients.size >= this.maxStreams) {
+        const problem = problemOf('TooManyStreams', 503, `${this.maxStreams} event streams are open, the most this server keeps: close a dashboard, or try again later`);
         res.status(503).set('retry-after', '30').type('application/problem+json').send(JSON.stringify(problem));
         return;
       }
