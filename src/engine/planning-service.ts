@@ -333,7 +333,7 @@ export class PlanningService {
   }
 
   /** What a best-effort or background request bids per node-hour: its sla:Bid, else the list price at its level. */
-  bidOf(request: ServiceRequest): number {
+  private bidOf(request: ServiceRequest): number {
     // A site that gives its capacity away (list price 0) still ranks bidders: each then bids 1.
     return request.bid ?? ((this.prices?.nodeHour ?? 1) * levelFactor[request.guaranteeLevel] || 1);
   }

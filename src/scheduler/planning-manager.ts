@@ -156,9 +156,11 @@ export class PlanningManager {
    */
   admit(spec: JobSpec, now: Instant, options: AdmitOptions = {}): AdmissionDecision & { moved?: string[] } {
     if (this.jobs.has(spec.id)) throw new Error(`job "${spec.id}" is already planned`);
-    this.clock(now);
     // A bid ranked before waiting best-effort work goes ahead of it: that work gives way and goes back after it.
-    const behind = spec.queueTag !== undefined && isBestEffort(spec) ? this.waitingTaggedAfter(spec.queueTag) : [];
+    // Tags mostly rise as jobs arrive, so the waiting jobs are searched only when one may rank after this one.
+    const overtakes = spec.queueTag !== undefined && spec.queueTag < this.highestTag && isBestEffort(spec);
+    if (overtakes) this.clock(now);
+    const behind = overtakes ? this.waitingTaggedAfter(spec.queueTag as number) : [];
     for (const id of behind) this.mm.unbook(id);
     const putBack = () => this.replaceBestEffort(behind.sort((a, b) => this.fcfs(a, b)));
     const decision = this.probe(spec, now, options);
@@ -177,6 +179,9 @@ export class PlanningManager {
     for (const job of this.startedJobs()) if (job.spec.queueTag !== undefined && job.spec.queueTag > v) v = job.spec.queueTag;
     return v;
   }
+
+  /** No planned job has a start tag above this (it only rises: an upper bound is all `admit` needs). */
+  private highestTag = Number.NEGATIVE_INFINITY;
 
   /** Waiting best-effort jobs whose start tag ranks after `tag`. */
   private waitingTaggedAfter(tag: number): string[] {
@@ -595,6 +600,7 @@ export class PlanningManager {
     }
     for (const owner of displaced) this.mm.unbook(owner);
     this.jobs.set(id, job);
+    if (job.spec.queueTag !== undefined && job.spec.queueTag > this.highestTag) this.highestTag = job.spec.queueTag;
     if (!this.order.has(id)) this.order.set(id, this.inserted++);
     if (job.problem !== undefined) this.inP.add(id);
     this.segmentsChanged(job);

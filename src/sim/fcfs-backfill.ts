@@ -31,6 +31,9 @@ export interface BaselineOutcome {
 }
 
 interface Queued { job: WorkloadJob; ready: number; restarts: number }
+
+/** How long a job says it needs: a reservation its window. */
+const estimateOf = (job: WorkloadJob) => (job.window ? job.window.end - job.window.start : job.estimate);
 interface Running { q: Queued; nodes: number[]; start: number; end: number }
 
 export function fcfsBackfill(workload: Workload, cluster: ClusterDescription): BaselineOutcome {
@@ -53,39 +56,35 @@ export function fcfsBackfill(workload: Workload, cluster: ClusterDescription): B
     running.add(r);
   };
   const schedule = () => {
-    while (queue.length > 0) {
-      const free = freeNodes();
-      const head = queue[0] as Queued;
-      if (head.job.nodes <= free.length) {
-        queue.shift();
-        launch(head, free.slice(0, head.job.nodes));
-        continue;
+    // The head of the queue starts as soon as its nodes are free.
+    while (queue.length > 0 && (queue[0] as Queued).job.nodes <= freeNodes().length) {
+      const head = queue.shift() as Queued;
+      launch(head, freeNodes().slice(0, head.job.nodes));
+    }
+    const head = queue[0];
+    if (!head) return;
+    // EASY: the head's reserved start (shadow) and the nodes it leaves spare then.
+    const ends = [...running].map((r) => ({ at: r.start + estimateOf(r.q.job), nodes: r.nodes.filter((n) => up[n]).length })).sort((a, b) => a.at - b.at);
+    let available = freeNodes().length;
+    let shadow = Infinity;
+    for (const e of ends) {
+      available += e.nodes;
+      if (available >= head.job.nodes) {
+        shadow = e.at;
+        break;
       }
-      // EASY: the head's reserved start (shadow) and the nodes it leaves spare then.
-      const ends = [...running].map((r) => ({ at: r.start + (r.q.job.window ? r.q.job.window.end - r.q.job.window.start : r.q.job.estimate), nodes: r.nodes.filter((n) => up[n]).length })).sort((a, b) => a.at - b.at);
-      let available = free.length;
-      let shadow = Infinity;
-      for (const e of ends) {
-        available += e.nodes;
-        if (available >= head.job.nodes) {
-          shadow = e.at;
-          break;
-        }
-      }
-      let spare = available - head.job.nodes;
-      for (let i = 1; i < queue.length; i++) {
-        const q = queue[i] as Queued;
-        const nowFree = freeNodes();
-        const estimate = q.job.window ? q.job.window.end - q.job.window.start : q.job.estimate;
-        if (q.job.nodes > nowFree.length) continue;
-        const endsBeforeShadow = t + estimate <= shadow;
-        if (!endsBeforeShadow && q.job.nodes > spare) continue;
-        if (!endsBeforeShadow) spare -= q.job.nodes;
-        queue.splice(i, 1);
-        i--;
-        launch(q, nowFree.slice(0, q.job.nodes));
-      }
-      return;
+    }
+    let spare = available - head.job.nodes;
+    for (let i = 1; i < queue.length; i++) {
+      const q = queue[i] as Queued;
+      const nowFree = freeNodes();
+      if (q.job.nodes > nowFree.length) continue;
+      const endsBeforeShadow = t + estimateOf(q.job) <= shadow;
+      if (!endsBeforeShadow && q.job.nodes > spare) continue;
+      if (!endsBeforeShadow) spare -= q.job.nodes;
+      queue.splice(i, 1);
+      i--;
+      launch(q, nowFree.slice(0, q.job.nodes));
     }
   };
 
