@@ -1,7 +1,5 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
 import path from 'node:path';
 import { liveStates } from './domain/agreement-state-machine.js';
 import { slurmCluster } from './runtime/slurm/slurm-plan-sync.js';
@@ -9,12 +7,11 @@ import { SlurmSite } from './runtime/slurm/slurm-site.js';
 import { VoUsage } from './engine/accounting/vo-usage.js';
 import { accountingParts } from './server-accounting.js';
 import { LeaseNotices } from './engine/lease-notices.js';
-import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { loadCredential } from './crypto/credentials.js';
 import { TrustStore } from './crypto/trust-store.js';
 import { signAgreement, verifyAgreementSignatures } from './crypto/xml-signature.js';
-import { authenticator, tlsClientCertificate, wsSecuritySignature, type ChainValidator } from './soap/authentication.js';
+import { authenticator, forwardedClientChain, tlsClientCertificate, wsSecuritySignature, type ChainValidator } from './soap/authentication.js';
 import { AgreementFactory } from './engine/agreement-factory.js';
 import { ObservedAgreementRepository } from './engine/agreement-changes.js';
 import { AgreementExpiry } from './engine/agreement-expiry.js';
@@ -44,6 +41,7 @@ import { ReportFiles } from './store/report-files.js';
 import { signUsageRecord } from './crypto/usage-record-signature.js';
 import { DataDirLock } from './store/data-dir-lock.js';
 import { openServerStore, type ServerStore } from './server-store.js';
+import { Front } from './server-front.js';
 import { SubscriptionFile } from './store/subscription-file.js';
 import { createApp } from './web/app.js';
 import { checkpointFileOf, fileCheckpointStore } from './web/checkpoint-upload.js';
@@ -98,6 +96,10 @@ export interface ServerParts {
   peerProviders?: PeerProviders;
   /** Notification delivery: the wait before the second attempt, doubling after. Default 1000 ms. */
   notificationBackoffMs?: number;
+  /** Listeners already open (an instance of a cluster that became the planning leader); kept open by `close`. */
+  front?: Front;
+  /** The database, opened and locked by the caller (the leader of a cluster); kept open by `close`. */
+  store?: ServerStore;
 }
 
 /** With peers but no configured budget, Full jobs are not limited by the scheduler's count of standby nodes: each holds its own at a peer (RemoteStandby). */
@@ -108,6 +110,10 @@ const expiryIntervalMs = 1000;
 /** How often peers are asked about the jobs that moved to them. */
 const followMigratedIntervalMs = 30_000;
 
+/** The SOAP ports' addresses under a base URL. */
+export const endpointsAt = (baseUrl: string): Record<string, string> =>
+  Object.fromEntries(Object.entries({ ...paths, ...negotiationPaths }).map(([name, p]) => [name, baseUrl + p]));
+
 /** Assembles the adapters around the engine and listens. */
 export async function startServer(config: ServerConfig, parts: ServerParts = {}): Promise<RunningServer> {
   const logger = parts.logger ?? pino({ level: config.logLevel });
@@ -116,10 +122,11 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const { trust, signer, recordSigner } = securityParts(config);
   const templates = TemplateLibrary.fromDirectory(config.templatesDir);
   const peers = config.peers ?? (config.peersFile ? readPeersFile(config.peersFile) : undefined);
-  const ownStore = !(parts.repository && parts.negotiationRepository);
-  // One writer per data directory: a second process would book the same nodes again.
+  const ownStore = !(parts.repository && parts.negotiationRepository) && !parts.store;
+  // One writer per data directory: a second process would book the same nodes again (a cluster's leader holds the database's lock instead).
   const lock = ownStore ? DataDirLock.acquire(config.dataDir, clock.now()) : undefined;
-  const store = ownStore ? await openServerStore(config).catch((error: unknown) => { lock?.release(); throw error; }) : undefined;
+  const store = parts.store ?? (ownStore ? await openServerStore(config).catch((error: unknown) => { lock?.release(); throw error; }) : undefined);
+  const front = parts.front ?? await Front.open(config).catch(async (error: unknown) => { await store?.close(); lock?.release(); throw error; });
   // Every stored change of an agreement reaches the run time and the notifications.
   const observed: Observability = new Observability((): MetricsSources => ({ agreements: repository, plan, now: () => clock.now() }), logger);
   const repository: ObservedAgreementRepository = new ObservedAgreementRepository(observed.timed(parts.repository ?? (store as ServerStore).agreements), (error) =>
@@ -218,7 +225,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     verify: (document, at) => verifyAgreementSignatures(document, { validateChain, at }),
   };
   const identify = authenticator({
-    proofs: validateChain ? [tlsClientCertificate(validateChain), wsSecuritySignature(validateChain)] : [],
+    proofs: [forwardedClientChain(validateChain, config.clusterSecret), ...(validateChain ? [tlsClientCertificate(validateChain), wsSecuritySignature(validateChain)] : [])],
     anonymous: config.anonymous,
     admins: config.admins,
   });
@@ -256,22 +263,10 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       tempDir: runTime.receivedDir,
     },
   });
-  const server = await listen(http.createServer({ connectionsCheckingInterval: 1000 }, app), config.port, config.host, config.requestTimeoutSeconds);
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  if (!baseUrl) baseUrl = `http://${host}:${address.port}`;
-  // TLS with client certificates; Node does not verify them (OpenSSL refuses RFC 3820 proxies
-  // by default): every request's chain is validated by the trust store instead.
-  const tlsServer = config.tlsPort === undefined ? undefined : await listen(https.createServer({
-    cert: fs.readFileSync(config.tlsCertFile),
-    key: fs.readFileSync(config.tlsKeyFile),
-    ca: fs.readFileSync(config.caFile),
-    requestCert: true,
-    rejectUnauthorized: false,
-    connectionsCheckingInterval: 1000,
-  }, app), config.tlsPort, config.host, config.requestTimeoutSeconds);
-  tlsUrl = tlsServer && `https://${host}:${(tlsServer.address() as AddressInfo).port}`;
-  const endpoints = Object.fromEntries(Object.entries({ ...paths, ...negotiationPaths }).map(([name, p]) => [name, baseUrl + p]));
+  front.serve(app);
+  if (!baseUrl) baseUrl = front.url;
+  tlsUrl = front.tlsUrl;
+  const endpoints = endpointsAt(baseUrl);
   let advancing = false;
   // Slurm reports node failures and repairs as an operator would through /api/nodes/ID/fail and /repair.
   slurm?.watch({
@@ -356,11 +351,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       await plan.settle();
       await accounting.settlement.idle();
       await slurm?.idle();
-      await Promise.all([server, tlsServer].map((s) => s && new Promise<void>((resolve) => {
-        s.close(() => resolve());
-        s.closeAllConnections();
-      })));
-      await store?.close();
+      if (!parts.front) await front.close();
+      if (!parts.store) await store?.close();
       lock?.release();
     },
   };
@@ -466,16 +458,6 @@ async function postNotification(url: string, notification: StateNotification): P
   });
   await response.arrayBuffer();
   if (!response.ok) throw new Error(`${url} answered HTTP ${response.status}`);
-}
-
-function listen<S extends http.Server | https.Server>(server: S, port: number, host: string, requestTimeoutSeconds: number): Promise<S> {
-  // A client that sends its request slowly (or never ends it) is cut off, so stalled connections cannot pile up.
-  server.requestTimeout = requestTimeoutSeconds * 1000;
-  server.headersTimeout = Math.min(10_000, server.requestTimeout);
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve(server));
-  });
 }
 
 /** The trusted CAs (when the CA file exists) and the provider's agreement signer (when signing is on). */

@@ -114,3 +114,8 @@ export class NotAuthenticated extends WsagError {
 export class SignatureInvalid extends WsagError {
   readonly code = 'SignatureInvalid';
 }
+/** This instance cannot serve the request now: in a cluster, no planning leader answers yet (a takeover under way). Try again shortly. */
+export class ServiceUnavailable extends WsagError {
+  readonly code = 'ServiceUnavailable';
+  override readonly isClientError = false;
+}

@@ -79,6 +79,17 @@ export interface ServerConfig {
    * as postgres://wsag@db.example.org/wsag. Env WSAG_DATABASE_URL. Default none: SQLite in the data directory.
    */
   databaseUrl?: string;
+  /**
+   * With several instances on one database: the URL the other instances reach this one at
+   * when it is the planning leader. Env WSAG_INSTANCE_URL. Default the HTTP listener's own address.
+   */
+  instanceUrl?: string;
+  /**
+   * Shared by the instances of one cluster: a standby forwarding a TLS caller's certificate
+   * chain to the leader proves with it that it took the handshake. Env WSAG_CLUSTER_SECRET;
+   * required with WSAG_DATABASE_URL and WSAG_TLS_PORT together.
+   */
+  clusterSecret?: string;
   /** Currency of prices and fees (ISO 4217). Env WSAG_CURRENCY. Default EUR. */
   currency: string;
   /** Price of one node-hour at guarantee level Legacy. Env WSAG_NODE_HOUR_PRICE. Default 1.00. */
@@ -215,6 +226,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     interactiveStartSeconds: integer(env, 'WSAG_INTERACTIVE_START_SECONDS', defaultConfig.interactiveStartSeconds, 0, 3600),
     currency: env.WSAG_CURRENCY ?? defaultConfig.currency,
     ...(env.WSAG_DATABASE_URL?.trim() ? { databaseUrl: databaseUrl(env.WSAG_DATABASE_URL.trim()) } : {}),
+    ...(env.WSAG_INSTANCE_URL?.trim() ? { instanceUrl: env.WSAG_INSTANCE_URL.trim().replace(/\/$/, '') } : {}),
+    ...(env.WSAG_CLUSTER_SECRET ? { clusterSecret: env.WSAG_CLUSTER_SECRET } : {}),
     nodeHourPrice: decimal(env, 'WSAG_NODE_HOUR_PRICE', defaultConfig.nodeHourPrice, 0, 1e9),
     preparatoryFeeRate: decimal(env, 'WSAG_PREPARATORY_FEE_RATE', defaultConfig.preparatoryFeeRate, 0, 1),
     priceCurve: priceCurve(env),
@@ -225,6 +238,12 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
   };
   if (config.publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(config.publicUrl)) {
     throw new ConfigError(`WSAG_PUBLIC_URL must be an http(s) URL, got "${config.publicUrl}"`);
+  }
+  if (config.instanceUrl !== undefined && !/^https?:\/\/[^/]+$/.test(config.instanceUrl)) {
+    throw new ConfigError(`WSAG_INSTANCE_URL must be an http(s) URL without a path, got "${config.instanceUrl}"`);
+  }
+  if (config.databaseUrl && config.tlsPort !== undefined && (config.clusterSecret ?? '').length < 16) {
+    throw new ConfigError('WSAG_CLUSTER_SECRET (16 characters or more, the same on every instance) is needed with WSAG_DATABASE_URL and WSAG_TLS_PORT: a standby forwards its TLS callers\' certificates to the planning leader with it');
   }
   if (!config.cluster && config.bufferNodes >= config.clusterNodes) {
     throw new ConfigError(

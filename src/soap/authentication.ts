@@ -1,4 +1,4 @@
-import { X509Certificate } from 'node:crypto';
+import { timingSafeEqual, X509Certificate } from 'node:crypto';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
 import { NotAuthenticated } from '../domain/errors.js';
@@ -64,6 +64,43 @@ export function tlsClientCertificate(validate: ChainValidator): IdentityProof {
         chains.set(leaf.fingerprint256, chain);
       }
       return identity;
+    } catch (error) {
+      throw new NotAuthenticated(`the TLS client certificate is not accepted: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+}
+
+/** How a standby of a cluster hands its TLS caller's certificate chain to the planning leader (docs/deployment.md). */
+export const forwardedChainHeader = 'x-wsag-client-chain';
+/** WSAG_CLUSTER_SECRET, proving a forwarded chain comes from an instance that took the TLS handshake. */
+export const clusterSecretHeader = 'x-wsag-cluster-secret';
+
+/** The TLS client's certificate chain (leaf first, base64 DER, comma-separated) as a standby forwards it; none without TLS or a certificate. */
+export function encodedClientChain(req: IncomingMessage): string | undefined {
+  const socket = req.socket as Partial<TLSSocket>;
+  if (!socket.encrypted || typeof socket.getPeerCertificate !== 'function') return undefined;
+  const chain = peerChain(socket.getPeerCertificate(true));
+  return chain.length > 0 ? chain.map((c) => c.raw.toString('base64')).join(',') : undefined;
+}
+
+/**
+ * A TLS client certificate chain forwarded by another instance of the cluster. It counts
+ * only with the cluster's secret: a caller cannot claim someone else's certificate by
+ * sending the header itself (a standby drops callers' own copies of both headers).
+ */
+export function forwardedClientChain(validate: ChainValidator | undefined, secret: string | undefined): IdentityProof {
+  const expected = secret === undefined ? undefined : Buffer.from(secret);
+  return (req, _soap, now) => {
+    const header = req.headers[forwardedChainHeader];
+    if (header === undefined) return undefined;
+    const given = Buffer.from(String(req.headers[clusterSecretHeader] ?? ''));
+    if (!expected || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new NotAuthenticated(`the ${forwardedChainHeader} header is accepted only from another instance of this cluster (WSAG_CLUSTER_SECRET)`);
+    }
+    try {
+      if (!validate) throw new Error('this server trusts no CA (WSAG_CA_FILE)');
+      const chain = String(header).split(',').map((der) => new X509Certificate(Buffer.from(der, 'base64')));
+      return validate(chain, now).identity;
     } catch (error) {
       throw new NotAuthenticated(`the TLS client certificate is not accepted: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -16,7 +16,7 @@ export function faultEnvelope(version: SoapVersion, error: unknown, now: Date): 
     `<bf:BaseFault xmlns:bf="${ns.wsrfBf}"><bf:Timestamp>${now.toISOString()}</bf:Timestamp>` +
     `<bf:ErrorCode dialect="${ns.srv}/faults">${fault.code}</bf:ErrorCode>` +
     `<bf:Description>${escapeXml(fault.message)}</bf:Description></bf:BaseFault>`;
-  const status = fault.code === 'MessageTooLarge' ? 413 : fault.code === 'UnsupportedMediaType' ? 415 : version === '1.2' && fault.isClientError ? 400 : 500;
+  const status = fault.code === 'MessageTooLarge' ? 413 : fault.code === 'UnsupportedMediaType' ? 415 : fault.code === 'ServiceUnavailable' ? 503 : version === '1.2' && fault.isClientError ? 400 : 500;
   const mustUnderstand = fault instanceof MustUnderstand;
   if (version === '1.1') {
     const code = mustUnderstand ? 'soap:MustUnderstand' : fault.isClientError ? 'soap:Client' : 'soap:Server';

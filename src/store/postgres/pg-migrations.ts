@@ -105,4 +105,12 @@ export const pgMigrations: readonly string[] = [
    );
    CREATE INDEX usage_records_by_creation ON usage_records (created_at, agreement_id);
    CREATE INDEX usage_records_by_initiator ON usage_records (initiator, created_at, agreement_id);`,
+  // 2: the planning leader of instances sharing the database (docs/deployment.md), where the others forward to.
+  `CREATE TABLE cluster_leader (
+     singleton BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (singleton),
+     instance  TEXT   NOT NULL,
+     url       TEXT   NOT NULL,
+     term      BIGINT NOT NULL,
+     since     BIGINT NOT NULL
+   );`,
 ];

@@ -4,6 +4,7 @@ import { PgAccountStore } from './pg-account-store.js';
 import { PgAgreementRepository } from './pg-agreement-repository.js';
 import { PgAuditLog } from './pg-audit-log.js';
 import { PgConnection } from './pg-connection.js';
+import { leadershipLockKey } from './pg-leadership.js';
 import { PgNegotiationRepository } from './pg-negotiation-repository.js';
 import { PgUsageRecords } from './pg-usage-records.js';
 
@@ -38,17 +39,17 @@ export class PgStore {
   /**
    * The store for one server: a session-level advisory lock, held on a connection of its own
    * until `close` (PostgreSQL releases it when that session ends, by a crash too), refuses a
-   * second server on the same database: it would plan the same nodes twice. Serving one
-   * cluster from several instances needs the coordination of docs/deployment.md first.
+   * second server on the same database: it would plan the same nodes twice. Several
+   * instances share a database as a cluster instead (src/server-cluster.ts).
    */
   static async openExclusive(url: string): Promise<PgStore> {
     const holder = new pg.Client({ connectionString: url });
     holder.on('error', () => {});
     await holder.connect();
-    const { rows } = await holder.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(727000) AS locked');
+    const { rows } = await holder.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [leadershipLockKey]);
     if (!rows[0]?.locked) {
       await holder.end();
-      throw new DataDirInUse(`the database ${redacted(url)} is in use by another wsag-server; stop it, or give this one its own database (several instances on one database are not supported yet)`);
+      throw new DataDirInUse(`the database ${redacted(url)} is in use by another wsag-server; stop it, give this one its own database, or start it as an instance of a cluster (npm start does: docs/deployment.md)`);
     }
     try {
       const store = await PgStore.open(url);

@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import { pino } from 'pino';
+import type { ServerConfig } from './engine/config.js';
+import { endpointsAt, startServer, type RunningServer, type ServerParts } from './server.js';
+import { Front } from './server-front.js';
+import { paths } from './soap/agreement-ports.js';
+import { negotiationPaths } from './soap/negotiation-ports.js';
+import { PgLeadership } from './store/postgres/pg-leadership.js';
+import { PgStore } from './store/postgres/pg-store.js';
+import { standbyApp } from './web/forwarding.js';
+
+/** One instance of a cluster on one PostgreSQL database (docs/deployment.md "Several instances"). */
+export interface RunningInstance {
+  url: string;
+  endpoints: Record<string, string>;
+  tlsUrl?: string;
+  /** The planning leader serves; a standby forwards to it and stands ready to take over. */
+  role(): 'leader' | 'standby';
+  /** The server, once this instance leads (at once if it does). */
+  leading(): Promise<RunningServer>;
+  close(): Promise<void>;
+}
+
+export interface InstanceOptions {
+  /** How often a standby tries to take the leadership. Default 1000 ms. */
+  pollMs?: number;
+  /** How long a forwarded request waits for a leader. Default 15 s. */
+  leaderWaitMs?: number;
+  /** After the leader lost its database session and stopped planning (`npm start` exits: crash-only). */
+  onLeadershipLost?: (error: Error) => void;
+}
+
+/**
+ * An instance among several sharing one PostgreSQL database. One of them, the planning
+ * leader, holds the database's leadership lock and runs the whole server (the plan, the
+ * timers, the run time); the others forward every request to it and try the lock every
+ * second. When the leader dies its session ends, its lock goes with it, and the first
+ * standby to take it starts as a server restarting would (the plan rebuilt from the stored
+ * agreements, holds and their expiry, jobs resumed), then announces itself.
+ */
+export async function startInstance(config: ServerConfig, parts: ServerParts = {}, options: InstanceOptions = {}): Promise<RunningInstance> {
+  const databaseUrl = config.databaseUrl;
+  if (!databaseUrl) throw new Error('startInstance needs WSAG_DATABASE_URL');
+  const logger = parts.logger ?? pino({ level: config.logLevel });
+  const pollMs = options.pollMs ?? 1000;
+  const front = await Front.open(config);
+  const instanceUrl = config.instanceUrl ?? front.url;
+  const instance = `${os.hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+  let session: PgLeadership | undefined;
+  let leader: { server: RunningServer; store: PgStore } | undefined;
+  let announced: string | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  let becameLeader: (server: RunningServer) => void = () => {};
+  let leadingPromise = new Promise<RunningServer>((resolve) => (becameLeader = resolve));
+
+  const standby = standbyApp({
+    leaderUrl: async (fresh) => {
+      if (fresh || announced === undefined) announced = (await session?.leader())?.url;
+      return announced;
+    },
+    instanceUrl,
+    ...(config.clusterSecret ? { secret: config.clusterSecret } : {}),
+    maxBodyBytes: config.maxBodyBytes,
+    ...(options.leaderWaitMs !== undefined ? { waitMs: options.leaderWaitMs } : {}),
+    soapPaths: Object.values({ ...paths, ...negotiationPaths }),
+    now: () => new Date(),
+    logger,
+  });
+  front.serve(standby);
+
+  const lead = async (held: PgLeadership): Promise<void> => {
+    held.onLost((error) => void stepDown(error));
+    const store = await PgStore.open(databaseUrl);
+    try {
+      const server = await startServer(config, { ...parts, logger, front, store });
+      leader = { server, store };
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    const app = front.current;
+    // Load balancers and operators see which instance leads.
+    front.serve((req, res) => (req.url === '/healthz' ? res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', role: 'leader', leader: instanceUrl })) : app(req, res)));
+    const term = await held.announce(instance, instanceUrl, new Date());
+    logger.info({ instance, url: instanceUrl, term }, 'this instance is the planning leader');
+    becameLeader(leader.server);
+  };
+
+  const stepDown = async (error: Error): Promise<void> => {
+    options.onLeadershipLost?.(error);
+    logger.error({ err: error, instance }, 'the planning leadership is lost (its database session ended): this instance stops planning and stands by');
+    front.serve(standby);
+    const was = leader;
+    const lost = session;
+    leader = undefined;
+    session = undefined;
+    await lost?.close();
+    leadingPromise = new Promise<RunningServer>((resolve) => (becameLeader = resolve));
+    await was?.server.close().catch((e: unknown) => logger.warn({ err: e }, 'stopping the former leader\'s parts failed'));
+    await was?.store.close().catch(() => undefined);
+    if (!closed) timer = setTimeout(() => void attempt(), pollMs);
+  };
+
+  /** One try at the leadership; a standby tries again after `pollMs`. Throws only when taking the lead fails. */
+  const attempt = async (): Promise<void> => {
+    if (closed) return;
+    let held: PgLeadership | undefined;
+    try {
+      session ??= await PgLeadership.connect(databaseUrl);
+      if (await session.tryAcquire()) held = session;
+    } catch (error) {
+      logger.warn({ err: error }, 'the database cannot be reached to try the planning leadership; trying again');
+      await session?.close();
+      session = undefined;
+    }
+    if (held) {
+      await lead(held).catch(async (error: unknown) => {
+        await held.close();
+        session = undefined;
+        throw error;
+      });
+      return;
+    }
+    if (!closed) timer = setTimeout(() => void attempt().catch((error: unknown) => {
+      logger.error({ err: error }, 'taking over the planning leadership failed; trying again');
+      if (!closed) timer = setTimeout(() => void attempt(), pollMs);
+    }), pollMs);
+  };
+
+  await attempt().catch(async (error: unknown) => {
+    await front.close();
+    throw error;
+  });
+  if (!leader) logger.info({ instance, url: instanceUrl }, 'this instance stands by: requests go to the planning leader');
+
+  const url = config.publicUrl?.replace(/\/$/, '') ?? front.url;
+  return {
+    url,
+    endpoints: endpointsAt(url),
+    ...(front.tlsUrl ? { tlsUrl: front.tlsUrl } : {}),
+    role: () => (leader ? 'leader' : 'standby'),
+    leading: () => leadingPromise,
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      const was = leader;
+      leader = undefined;
+      await was?.server.close();
+      await was?.store.close();
+      await session?.close();
+      await front.close();
+    },
+  };
+}

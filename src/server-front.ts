@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { ServerConfig } from './engine/config.js';
+
+/**
+ * The server's listeners: HTTP, and HTTPS with client certificates when WSAG_TLS_PORT is set.
+ * What answers behind them can change while they listen: an instance of a cluster forwards
+ * to the planning leader until it becomes the leader itself (src/server-cluster.ts).
+ */
+export class Front {
+  private handler: http.RequestListener = (_req, res) => {
+    res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '1' }).end('ServiceUnavailable: the server is starting\n');
+  };
+
+  private constructor(
+    private readonly plain: http.Server,
+    private readonly tls: https.Server | undefined,
+  ) {}
+
+  static async open(config: ServerConfig): Promise<Front> {
+    let front: Front | undefined;
+    const dispatch: http.RequestListener = (req, res) => (front as Front).handler(req, res);
+    const plain = await listen(http.createServer({ connectionsCheckingInterval: 1000 }, dispatch), config.port, config.host, config.requestTimeoutSeconds);
+    // Node does not verify client certificates (OpenSSL refuses RFC 3820 proxies by default):
+    // every request's chain is validated by the trust store instead.
+    const tls = config.tlsPort === undefined ? undefined : await listen(https.createServer({
+      cert: fs.readFileSync(config.tlsCertFile),
+      key: fs.readFileSync(config.tlsKeyFile),
+      ca: fs.readFileSync(config.caFile),
+      requestCert: true,
+      rejectUnauthorized: false,
+      connectionsCheckingInterval: 1000,
+    }, dispatch), config.tlsPort, config.host, config.requestTimeoutSeconds).catch(async (error: unknown) => {
+      await closeServer(plain);
+      throw error;
+    });
+    front = new Front(plain, tls);
+    return front;
+  }
+
+  /** What answers now. */
+  get current(): http.RequestListener {
+    return this.handler;
+  }
+
+  /** From now on `handler` answers every request. */
+  serve(handler: http.RequestListener): void {
+    this.handler = handler;
+  }
+
+  get url(): string {
+    return `http://${hostOf(this.plain)}:${(this.plain.address() as AddressInfo).port}`;
+  }
+
+  get tlsUrl(): string | undefined {
+    return this.tls && `https://${hostOf(this.tls)}:${(this.tls.address() as AddressInfo).port}`;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.plain, this.tls].map((s) => s && closeServer(s)));
+  }
+}
+
+function hostOf(server: http.Server): string {
+  const address = server.address() as AddressInfo;
+  return address.family === 'IPv6' ? `[${address.address}]` : address.address;
+}
+
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+function listen<S extends http.Server | https.Server>(server: S, port: number, host: string, requestTimeoutSeconds: number): Promise<S> {
+  // A client that sends its request slowly (or never ends it) is cut off, so stalled connections cannot pile up.
+  server.requestTimeout = requestTimeoutSeconds * 1000;
+  server.headersTimeout = Math.min(10_000, server.requestTimeout);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}
