@@ -33,7 +33,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startPostgres(): Promise<TestPostgres> {
+/** `durable`: fsync on (benchmarks); tests run with it off. */
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
   const bin = binDir();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-pg-'));
   const asRoot = process.getuid?.() === 0;
@@ -46,8 +47,9 @@ export async function startPostgres(): Promise<TestPostgres> {
   const data = path.join(dir, 'data');
   run('initdb', ['-D', data, '-U', 'wsag', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   const port = await freePort();
-  // fsync off: these are tests of our SQL, not of PostgreSQL's durability.
-  run('pg_ctl', ['-D', data, '-w', '-t', '60', '-l', path.join(dir, 'server.log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'start']);
+  // fsync off in tests: they test our SQL, not PostgreSQL's durability.
+  const fsync = options.durable ? 'on' : 'off';
+  run('pg_ctl', ['-D', data, '-w', '-t', '60', '-l', path.join(dir, 'server.log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${fsync} -c max_connections=200`, 'start']);
   return {
     url: `postgres://wsag@127.0.0.1:${port}/postgres`,
     async stop() {
