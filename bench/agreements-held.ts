@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WsagClient } from '../src/client/wsag-client.js';
-import { agreementNote } from '../src/engine/audit-notes.js';
+import { agreementNote } from '../src/engine/audit/audit-notes.js';
 import { SqliteAgreementRepository } from '../src/store/sqlite-agreement-repository.js';
 import { SqliteConnection } from '../src/store/sqlite-connection.js';
 import { offerFromTemplate } from '../src/xml/offer-from-template.js';

@@ -9,7 +9,7 @@ import { machineHeading, publish, quantiles } from './report.js';
 import path from 'node:path';
 import { pino } from 'pino';
 import { WsagClient } from '../src/client/wsag-client.js';
-import { loadConfig } from '../src/engine/config.js';
+import { loadConfig } from '../src/engine/configuration/config.js';
 import { startServer } from '../src/server.js';
 import { acceptingOffer, negotiationOffer } from '../src/xml/accepting-offer.js';
 import { offerFromTemplate } from '../src/xml/offer-from-template.js';

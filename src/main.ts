@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from './engine/config.js';
+import { ConfigError, loadConfig } from './engine/configuration/config.js';
 import { startServer } from './server.js';
 import { startInstance } from './server-cluster.js';
 import { DataDirInUse } from './store/data-dir-lock.js';

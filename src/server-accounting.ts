@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { AgreementChange } from './engine/agreement-changes.js';
+import type { AgreementChange } from './engine/agreements/agreement-changes.js';
 import { holdKey, liveHolds } from './domain/negotiation.js';
 import type { PriceList } from './domain/pricing.js';
 import { epochAt, parseSitePolicy, type SitePolicy } from './domain/vo-policy.js';
@@ -11,8 +11,8 @@ import { FollowedNegotiations } from './engine/accounting/followed-negotiations.
 import { Settlement } from './engine/accounting/settlement.js';
 import { UsageRecording } from './engine/accounting/usage-recording.js';
 import { VoUsage } from './engine/accounting/vo-usage.js';
-import type { ServerConfig } from './engine/config.js';
-import type { PlanningService } from './engine/planning-service.js';
+import type { ServerConfig } from './engine/configuration/config.js';
+import type { PlanningService } from './engine/planning/planning-service.js';
 import type { AccountStore, AgreementRepository, AgreementSigner, Clock, NegotiationRepository, UsageRecordStore } from './engine/ports.js';
 import { MemoryAccountStore } from './store/memory-account-store.js';
 import { MemoryUsageRecords } from './store/memory-usage-records.js';

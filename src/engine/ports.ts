@@ -9,7 +9,7 @@ import type { AlternativeChoice, Money, Negotiation, NegotiationState, OfferCrea
 import type { AgreementTemplate } from '../domain/template.js';
 import type { Account, FundsHold, LedgerChange, LedgerEntry } from '../domain/accounts.js';
 import type { Application, GuaranteeLevel, GuaranteeTerm, ReservationWindow, ServiceRequest } from '../domain/terms.js';
-import type { Peer } from './peers.js';
+import type { Peer } from './migration/peers.js';
 
 /**
  * The ports the engine needs; adapters implement them (src/store, src/xml, src/main.ts).

@@ -1,7 +1,7 @@
 import type { Agreement } from '../domain/agreement.js';
 import type { GuaranteeTerm, ServiceRequest } from '../domain/terms.js';
-import type { MigrationReport, NotMigratedReason } from '../engine/migration-controller.js';
-import { planWhatIf, type ProblemList, type ScheduleWhatIf } from '../engine/migration-schedule.js';
+import type { MigrationReport, NotMigratedReason } from '../engine/migration/migration-controller.js';
+import { planWhatIf, type ProblemList, type ScheduleWhatIf } from '../engine/migration/migration-schedule.js';
 import type { Instant } from '../scheduler/model.js';
 import type { PlanningManager } from '../scheduler/planning-manager.js';
 import type { MigrationMove, MigrationSection } from './report.js';
@@ -10,7 +10,7 @@ import type { PeerActivity } from './simulated-peers.js';
 import type { WorkloadJob } from './workload.js';
 
 /**
- * What the simulator hands the real Migration Controller (src/engine/migration-controller.ts):
+ * What the simulator hands the real Migration Controller (src/engine/migration/migration-controller.ts):
  * each workload job as the agreement it stands for, P as the jobs whose promise the plan
  * can no longer keep, and the tally of what the controller's runs did.
  */
@@ -83,7 +83,7 @@ export function atRisk(pm: PlanningManager, now: Instant, isSla: (id: string) =>
   return pm.problematic().filter((p) => isSla(p.id) && !(pm.job(p.id)?.segments.some((s) => s.end > now) ?? false));
 }
 
-/** ScheduleWhatIf (src/engine/migration-schedule.ts) over the Planning Manager, with P narrowed to the jobs at risk now. */
+/** ScheduleWhatIf (src/engine/migration/migration-schedule.ts) over the Planning Manager, with P narrowed to the jobs at risk now. */
 export function atRiskWhatIf(pm: PlanningManager, now: Instant, isSla: (id: string) => boolean): ScheduleWhatIf {
   const whatIf = planWhatIf(pm, () => new Date(now));
   return {

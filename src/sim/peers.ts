@@ -1,10 +1,10 @@
-import { ConfigError } from '../engine/config.js';
-import { parsePeersFile, type PeersConfig } from '../engine/peers.js';
+import { ConfigError } from '../engine/configuration/config.js';
+import { parsePeersFile, type PeersConfig } from '../engine/migration/peers.js';
 import { WorkloadError } from './workload.js';
 
 /**
  * The peers `wsag sim --peers FILE` migrates to: a peers file as the server reads it
- * (src/engine/peers.ts, docs/operations.md "Peers and migration"), where each peer also
+ * (src/engine/migration/peers.ts, docs/operations.md "Peers and migration"), where each peer also
  * has a `simulation` block saying what it would answer: how many nodes it can give
  * migrated jobs at once and what it charges. The server does not take `simulation`
  * (its file check refuses unknown settings): a peers file for the simulator is its own.

@@ -1,8 +1,8 @@
 import type { MigrationRecord } from '../domain/agreement.js';
 import type { Outage } from '../domain/execution.js';
 import { jobSpecOf } from './job-spec.js';
-import { MigrationController } from '../engine/migration-controller.js';
-import { migrationJobOf, type MigrationJob } from '../engine/migration-jobs.js';
+import { MigrationController } from '../engine/migration/migration-controller.js';
+import { migrationJobOf, type MigrationJob } from '../engine/migration/migration-jobs.js';
 import type { CheckpointPlan } from '../scheduler/checkpoint-plan.js';
 import { checkpointsWritten, securedIntervals, shapeOf, totalIntervals, type JobShape } from '../scheduler/job-timing.js';
 import type { ClusterDescription, Instant, JobSpec, PlannedJob, ReplanReport, Segment } from '../scheduler/model.js';

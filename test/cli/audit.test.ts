@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signAgreement } from '../../src/crypto/xml-signature.js';
 import type { Agreement } from '../../src/domain/agreement.js';
-import { agreementNote } from '../../src/engine/audit-notes.js';
+import { agreementNote } from '../../src/engine/audit/audit-notes.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { createTestPki, type TestPki } from '../crypto/xml-signature-pki.js';
 import { startTestServer, type TestServer } from '../support/server.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { clusterDescription, loadConfig } from '../../src/engine/config.js';
-import { PlanningService } from '../../src/engine/planning-service.js';
+import { clusterDescription, loadConfig } from '../../src/engine/configuration/config.js';
+import { PlanningService } from '../../src/engine/planning/planning-service.js';
 import { durationMs } from '../../src/domain/duration.js';
 import { WsagError } from '../../src/domain/errors.js';
 import { requestServingObjectives } from '../../src/domain/objectives.js';

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { clusterDescription, ConfigError, defaultConfig, loadConfig } from '../../src/engine/config.js';
-import { PlanningService } from '../../src/engine/planning-service.js';
+import { clusterDescription, ConfigError, defaultConfig, loadConfig } from '../../src/engine/configuration/config.js';
+import { PlanningService } from '../../src/engine/planning/planning-service.js';
 import { defaultSiteTiming } from '../../src/scheduler/site.js';
 import { projectRoot } from '../support/server.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WsagClient } from '../../src/client/wsag-client.js';
 import { defaultPriceCurve, demandFactor, parsePriceCurve } from '../../src/domain/pricing.js';
-import { loadConfig } from '../../src/engine/config.js';
+import { loadConfig } from '../../src/engine/configuration/config.js';
 import { negotiationOffer } from '../../src/xml/accepting-offer.js';
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
 import { wsag } from '../cli/support.js';

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { Allocation } from '../../src/domain/allocation.js';
 import { WsagError } from '../../src/domain/errors.js';
 import type { GuaranteeTerm, ServiceRequest } from '../../src/domain/terms.js';
-import { clusterDescription, loadConfig } from '../../src/engine/config.js';
-import { PlanningService } from '../../src/engine/planning-service.js';
+import { clusterDescription, loadConfig } from '../../src/engine/configuration/config.js';
+import { PlanningService } from '../../src/engine/planning/planning-service.js';
 
 /**
  * Issue 23: no input leaves the scheduler's structures inconsistent. Random offers, many

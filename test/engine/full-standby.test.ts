@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WsagFault } from '../../src/client/wsag-client.js';
-import { defaultMigrationPolicy, type PeersConfig } from '../../src/engine/peers.js';
+import { defaultMigrationPolicy, type PeersConfig } from '../../src/engine/migration/peers.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { at, deadlineOffer, simulatedServer, type SimulatedServer } from './run-time-support.js';
 

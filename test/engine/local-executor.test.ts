@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { WsagClient } from '../../src/client/wsag-client.js';
-import { loadConfig } from '../../src/engine/config.js';
+import { loadConfig } from '../../src/engine/configuration/config.js';
 import { startServer } from '../../src/server.js';
 import { projectRoot } from '../support/server.js';
 import { deadlineOffer } from './run-time-support.js';

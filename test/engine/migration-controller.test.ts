@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MigrationRecord } from '../../src/domain/agreement.js';
 import type { GuaranteeTerm, ServiceRequest } from '../../src/domain/terms.js';
-import { compatibleVersion, libraryMismatch } from '../../src/engine/migration-compatibility.js';
+import { compatibleVersion, libraryMismatch } from '../../src/engine/migration/migration-compatibility.js';
 import {
   applyCustomerPolicy,
   buildCompatibilityProfiles,
@@ -13,11 +13,11 @@ import {
   startRun,
   type MigrationControllerDeps,
   type MigrationRun,
-} from '../../src/engine/migration-controller.js';
-import type { MigrationJob } from '../../src/engine/migration-jobs.js';
-import { penaltyAtStake } from '../../src/engine/migration-penalty.js';
-import type { ProblemList } from '../../src/engine/migration-schedule.js';
-import { defaultMigrationPolicy, type LocalSite, type Peer, type PeersConfig, type ProviderMigrationPolicy } from '../../src/engine/peers.js';
+} from '../../src/engine/migration/migration-controller.js';
+import type { MigrationJob } from '../../src/engine/migration/migration-jobs.js';
+import { penaltyAtStake } from '../../src/engine/migration/migration-penalty.js';
+import type { ProblemList } from '../../src/engine/migration/migration-schedule.js';
+import { defaultMigrationPolicy, type LocalSite, type Peer, type PeersConfig, type ProviderMigrationPolicy } from '../../src/engine/migration/peers.js';
 import type { CheckpointData, PeerProviders, PeerQuote, PeerQuoteAnswer, PeerRequest, RemoteAgreement } from '../../src/engine/ports.js';
 
 const now = new Date('2026-11-23T12:00:00Z');

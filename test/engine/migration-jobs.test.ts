@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Agreement } from '../../src/domain/agreement.js';
 import type { ServiceRequest } from '../../src/domain/terms.js';
-import { arrivalAt, collectMigrationJobs, peerRequestFor } from '../../src/engine/migration-jobs.js';
-import { copyOf, planWhatIf } from '../../src/engine/migration-schedule.js';
-import { PlanningService } from '../../src/engine/planning-service.js';
+import { arrivalAt, collectMigrationJobs, peerRequestFor } from '../../src/engine/migration/migration-jobs.js';
+import { copyOf, planWhatIf } from '../../src/engine/migration/migration-schedule.js';
+import { PlanningService } from '../../src/engine/planning/planning-service.js';
 import { cluster } from '../scheduler/support.js';
 
 /**

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/engine/config.js';
-import { defaultMigrationPolicy, parsePeersFile, peersFromEnv, readPeersFile, receivesCheckpoints } from '../../src/engine/peers.js';
+import { ConfigError } from '../../src/engine/configuration/config.js';
+import { defaultMigrationPolicy, parsePeersFile, peersFromEnv, readPeersFile, receivesCheckpoints } from '../../src/engine/migration/peers.js';
 import { projectRoot } from '../support/server.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-peers-'));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ServiceRequest } from '../../src/domain/terms.js';
-import { describeStandby, RemoteStandby } from '../../src/engine/migration-standby.js';
-import { defaultMigrationPolicy, type Peer, type PeersConfig } from '../../src/engine/peers.js';
+import { describeStandby, RemoteStandby } from '../../src/engine/migration/migration-standby.js';
+import { defaultMigrationPolicy, type Peer, type PeersConfig } from '../../src/engine/migration/peers.js';
 import type { PeerProviders, PeerQuote, PeerRequest } from '../../src/engine/ports.js';
 
 const profile = { operatingSystems: ['LINUX'], architectures: ['x86_64'], checkpointSystems: ['BLCR 0.8.5'], libraries: [{ name: 'libmpi.so', version: '4.1.5' }] };

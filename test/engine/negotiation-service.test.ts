@@ -5,13 +5,13 @@ import {
   CannotSatisfy, InvalidStateTransition, InvalidTerms, NegotiationClosed, NotAuthorized, OfferExpired, TooManyRounds,
 } from '../../src/domain/errors.js';
 import type { OfferState } from '../../src/domain/negotiation.js';
-import { AgreementFactory } from '../../src/engine/agreement-factory.js';
-import { AgreementService } from '../../src/engine/agreement-service.js';
-import { clusterDescription, defaultConfig } from '../../src/engine/config.js';
-import { PlanningService } from '../../src/engine/planning-service.js';
-import { NegotiationService } from '../../src/engine/negotiation-service.js';
+import { AgreementFactory } from '../../src/engine/agreements/agreement-factory.js';
+import { AgreementService } from '../../src/engine/agreements/agreement-service.js';
+import { clusterDescription, defaultConfig } from '../../src/engine/configuration/config.js';
+import { PlanningService } from '../../src/engine/planning/planning-service.js';
+import { NegotiationService } from '../../src/engine/negotiation/negotiation-service.js';
 import type { AgreementRepository, NegotiationRepository, ReceivedNegotiationOffer } from '../../src/engine/ports.js';
-import { ReservationUse } from '../../src/engine/reservation-use.js';
+import { ReservationUse } from '../../src/engine/agreements/reservation-use.js';
 import { MemoryAgreementRepository } from '../../src/store/memory-agreement-repository.js';
 import { MemoryNegotiationRepository } from '../../src/store/memory-negotiation-repository.js';
 import { XmlAgreementWriter } from '../../src/xml/agreement-writer.js';

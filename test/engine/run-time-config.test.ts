@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/engine/config.js';
+import { ConfigError, loadConfig } from '../../src/engine/configuration/config.js';
 
 /** The run-time settings: WSAG_EXECUTOR, WSAG_CPU_TIME_SCALE, WSAG_CHECKPOINT_DIR, WSAG_MAX_CHECKPOINT_BYTES, WSAG_PEERS_FILE. */
 describe('run-time configuration', () => {

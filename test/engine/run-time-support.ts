@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { WsagClient } from '../../src/client/wsag-client.js';
-import { loadConfig, type ServerConfig } from '../../src/engine/config.js';
+import { loadConfig, type ServerConfig } from '../../src/engine/configuration/config.js';
 import type { GuaranteeLevel } from '../../src/domain/terms.js';
 import { SimulatedClock } from '../../src/runtime/clock.js';
 import { SimulatedResourceManager } from '../../src/runtime/simulated-resource-manager.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WsagClient } from '../../src/client/wsag-client.js';
 import { loadCredential } from '../../src/crypto/credentials.js';
 import { createDemoPki } from '../../src/crypto/demo-pki.js';
-import { loadConfig } from '../../src/engine/config.js';
+import { loadConfig } from '../../src/engine/configuration/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
 import { wsag } from '../cli/support.js';

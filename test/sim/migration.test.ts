@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { PeersConfig } from '../../src/engine/peers.js';
+import type { PeersConfig } from '../../src/engine/migration/peers.js';
 import {
   loadInputs, loadPeers, runSimulation, simulate,
   type JobOutcome, type SimReport, type SimulatedPeersConfig, type Workload,

@@ -43,7 +43,7 @@ describe('the peers file of wsag sim', () => {
     [{ peers: [{ ...peer, simulation: { nodes: 4 } }] }, 'peers.json: peers[0] (p1).simulation.pricePerNodeHour is required'],
     [{ peers: [{ ...peer, simulation: { nodes: 4, pricePerNodeHour: -1 } }] }, 'peers.json: peers[0] (p1).simulation.pricePerNodeHour must be a number, 0 or more, got -1'],
     [{ peers: [{ ...peer, simulation: { nodes: 4, pricePerNodeHour: 1, currency: '' } }] }, 'peers.json: peers[0] (p1).simulation.currency must be a non-empty string, got ""'],
-    // The rest is the server's own check (src/engine/peers.ts), with the file named the same way.
+    // The rest is the server's own check (src/engine/migration/peers.ts), with the file named the same way.
     [{ peers: [{ ...peer, bandwidthMBps: 0 }] }, 'peers.json: peers[0].bandwidthMBps must be a positive number (MB/s), got 0'],
     [{ peers: [peer], policy: { scope: 'Moon' } }, 'peers.json: policy.scope must be one of None, AdministrativeDomain, Grid, got "Moon"'],
   ])('%j: %s', (json, message) => {

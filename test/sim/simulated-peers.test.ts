@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ServiceRequest } from '../../src/domain/terms.js';
-import type { Peer } from '../../src/engine/peers.js';
+import type { Peer } from '../../src/engine/migration/peers.js';
 import type { PeerQuote } from '../../src/engine/ports.js';
 import { SimulatedPeers, type SimulatedPeerTerms } from '../../src/sim/index.js';
 

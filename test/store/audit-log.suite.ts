@@ -34,7 +34,7 @@ function note(action: string, details: AuditNote['details'] = {}): AuditNote {
 
 /**
  * The hash the AuditLog contract defines, written out here independently of
- * src/engine/audit-chain.ts: sha256 hex of the JSON array (seq, at ISO, actor, subject kind,
+ * src/engine/audit/audit-chain.ts: sha256 hex of the JSON array (seq, at ISO, actor, subject kind,
  * subject id, action, details as JSON with sorted keys, prevHash).
  */
 function expectedHash(e: AuditEntry, sortedDetails: string): string {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WsagClient } from '../../src/client/wsag-client.js';
-import { loadConfig } from '../../src/engine/config.js';
+import { loadConfig } from '../../src/engine/configuration/config.js';
 import { startServer } from '../../src/server.js';
 import { DataDirInUse } from '../../src/store/data-dir-lock.js';
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';

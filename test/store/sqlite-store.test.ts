@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AuditService } from '../../src/engine/audit-service.js';
+import { AuditService } from '../../src/engine/audit/audit-service.js';
 import { SqliteAgreementRepository, SqliteStore } from '../../src/store/index.js';
 import { migrations } from '../../src/store/sqlite-migrations.js';
 import { auditLogContract } from './audit-log.suite.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
-import { loadConfig, type ServerConfig } from '../../src/engine/config.js';
+import { loadConfig, type ServerConfig } from '../../src/engine/configuration/config.js';
 import type { AgreementRepository, Clock, IdSource, NegotiationRepository } from '../../src/engine/ports.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { MemoryAgreementRepository } from '../../src/store/memory-agreement-repository.js';

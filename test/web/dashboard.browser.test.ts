@@ -5,7 +5,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WsagClient } from '../../src/client/wsag-client.js';
-import { loadConfig } from '../../src/engine/config.js';
+import { loadConfig } from '../../src/engine/configuration/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { negotiationOffer } from '../../src/xml/accepting-offer.js';
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';

@@ -2,7 +2,7 @@ import http from 'node:http';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/domain/identity.js';
-import type { AgreementChange } from '../../src/engine/agreement-changes.js';
+import type { AgreementChange } from '../../src/engine/agreements/agreement-changes.js';
 import { EventStream } from '../../src/web/events.js';
 
 /** /api/events on its own: who is told what, and the bound on open streams (2 here). */

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StateNotification } from '../../src/engine/notifications.js';
+import type { StateNotification } from '../../src/engine/execution/notifications.js';
 import { at, deadlineOffer, getJson, postJson, simulatedServer, type SimulatedServer } from '../engine/run-time-support.js';
 
 /**

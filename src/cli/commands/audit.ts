@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Agreement } from '../../domain/agreement.js';
-import type { AuditReport, SignatureCheck } from '../../engine/audit-service.js';
+import type { AuditReport, SignatureCheck } from '../../engine/audit/audit-service.js';
 import type { AuditEntry } from '../../engine/ports.js';
 import type { ServerStore } from '../../server-store.js';
 
@@ -87,7 +87,7 @@ async function openStore(dataDir: string): Promise<AuditedStore> {
 }
 
 async function verify(store: AuditedStore, args: Args, env: Env, dataDir: string, out: (line: string) => void): Promise<number> {
-  const { AuditService } = await import('../../engine/audit-service.js');
+  const { AuditService } = await import('../../engine/audit/audit-service.js');
   const caFile = path.resolve(args.string('ca-file') ?? (env.WSAG_CA_FILE?.trim() || path.join(dataDir, 'pki', 'ca.pem')));
   const signatures = await signatureCheck(caFile);
   const service = new AuditService({
@@ -145,7 +145,7 @@ async function signatureCheck(caFile: string): Promise<{ check?: SignatureCheck;
 }
 
 async function show(store: AuditedStore, id: string, json: boolean, out: (line: string) => void): Promise<void> {
-  const { AuditService } = await import('../../engine/audit-service.js');
+  const { AuditService } = await import('../../engine/audit/audit-service.js');
   const service = new AuditService({ audit: store.audit, agreements: store.agreements });
   let kind: 'agreement' | 'negotiation' = 'agreement';
   let entries = await service.history(id);

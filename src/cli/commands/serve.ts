@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig, type ServerConfig } from '../../engine/config.js';
+import { ConfigError, loadConfig, type ServerConfig } from '../../engine/configuration/config.js';
 import type { Command } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
 
@@ -14,7 +14,7 @@ export const serveCommand: Command = {
   description: [
     'Starts wsag-server with the configuration from the environment (PORT, HOST,',
     'WSAG_DATA_DIR, WSAG_TEMPLATES_DIR, WSAG_CLUSTER_NODES, WSAG_ADMINS, LOG_LEVEL, ...; see',
-    'src/engine/config.ts) and prints the endpoint URLs. Flags override the environment.',
+    'src/engine/configuration/config.ts) and prints the endpoint URLs. Flags override the environment.',
     'Runs until SIGINT (Ctrl-C) or SIGTERM. Logs go to stdout as JSON lines (pino).',
   ],
   optionHelp: [

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import type { WsagClient } from '../../../src/client/wsag-client.js';
-import { loadConfig, type ServerConfig } from '../../../src/engine/config.js';
+import { loadConfig, type ServerConfig } from '../../../src/engine/configuration/config.js';
 import { SlurmCli } from '../../../src/runtime/slurm/slurm-cli.js';
 import { slurmJobs } from '../../../src/runtime/slurm/slurm-jobs.js';
 import { startServer, type RunningServer } from '../../../src/server.js';

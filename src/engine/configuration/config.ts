@@ -1,0 +1,487 @@
+/**
+ * Server configuration: one validated object with documented defaults. Environment
+ * variables override defaults; `loadConfig` fails fast with exact messages.
+ */
+import { dropUndefined } from '../../domain/drop-undefined.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { defaultPriceCurve, parsePriceCurve, type PriceCurve } from '../../domain/pricing.js';
+import { securityRequirements, type SecurityRequirement } from '../../domain/terms.js';
+import type { ClusterDescription, ClusterNode } from '../../scheduler/model.js';
+import { defaultSiteTiming, type SiteTiming } from '../../scheduler/site.js';
+export { ConfigError, readJsonFile } from './config-error.js';
+import { ConfigError, readJsonFile } from './config-error.js';
+import type { PeersConfig } from '../migration/peers.js';
+
+/** Who runs the jobs of accepted agreements (docs/operations.md "Running with a real executor"). */
+export interface SlurmConfig {
+  conf?: string;
+  partition?: string;
+  user?: string;
+  executables?: string[];
+  checkpointSignal?: string;
+  checkpointTimeoutSeconds?: number;
+}
+
+export type ExecutorKind = 'local' | 'simulated' | 'slurm' | 'none';
+export const executorKinds: readonly ExecutorKind[] = ['local', 'simulated', 'slurm', 'none'];
+
+export interface ServerConfig {
+  /** Interface to listen on. Env HOST. Default 127.0.0.1 (loopback only). */
+  host: string;
+  /** TCP port. Env PORT. Default 8080; 0 picks a free port. */
+  port: number;
+  /** Where the SQLite database lives. Env WSAG_DATA_DIR. Default ./data. */
+  dataDir: string;
+  /** Public base URL used in EPRs and WSDL addresses. Env WSAG_PUBLIC_URL. Default http://HOST:PORT. */
+  publicUrl?: string;
+  /** Directory of agreement templates. Env WSAG_TEMPLATES_DIR. Default ./templates. */
+  templatesDir: string;
+  /**
+   * Without a cluster file: how many identical nodes the scheduler plans on (ids n001,
+   * n002, ...; each with identicalNode's properties). Env WSAG_CLUSTER_NODES. Default 64.
+   */
+  clusterNodes: number;
+  /** Without a cluster file: how many of those nodes (the last ones) are buffer nodes, which only best-effort and background jobs use. Env WSAG_BUFFER_NODES. Default 0. */
+  bufferNodes: number;
+  /** A JSON cluster description: node groups, timing overrides, peer standby nodes (see examples/cluster.json). Env WSAG_CLUSTER_FILE. Default none. */
+  clusterFile?: string;
+  /** The cluster file's contents, read and checked at start-up (or given directly). */
+  cluster?: ClusterFile;
+  /** The problem horizon: the usual repair time of a node, seconds. Env WSAG_PROBLEM_HORIZON_SECONDS. Default the cluster file's timing.problemHorizonSeconds, else 14400 (4 h). */
+  problemHorizonSeconds: number;
+  /** The planning horizon: how far ahead the plan reaches, days; later times in an offer are refused (CannotSatisfy naming the element). Env WSAG_PLANNING_HORIZON_DAYS. Default 365. */
+  planningHorizonDays: number;
+  /** Standby nodes a peer provider keeps for Full jobs. Env WSAG_PEER_STANDBY_NODES. Default the cluster file's peerStandbyNodes, else 0 (Full service is refused). */
+  peerStandbyNodes: number;
+  /** Largest request body accepted, bytes. Env WSAG_MAX_BODY_BYTES. Default 1 MiB. */
+  maxBodyBytes: number;
+  /** Deepest element nesting accepted in a request. Env WSAG_MAX_XML_DEPTH. Default 64. */
+  maxXmlDepth: number;
+  /** How long one request may take to arrive whole (headers within 10 s of it), seconds; a slower one is cut off with 408. Env WSAG_REQUEST_TIMEOUT_SECONDS. Default 30. */
+  requestTimeoutSeconds: number;
+  /** Name of the provider in agreement contexts. Env WSAG_PROVIDER_NAME. Default wsag-server. */
+  providerName: string;
+  /** Log level (pino). Env LOG_LEVEL. Default info; `silent` turns logging off. */
+  logLevel: string;
+  /** How long a preparatory reservation (an Acceptable counter-offer) is held, seconds. Env WSAG_HOLD_SECONDS. Default 300. */
+  holdSeconds: number;
+  /** How long before a lease (a reservation window) ends its holder gets a notice through its subscriptions, seconds. Env WSAG_LEASE_NOTICE_SECONDS. Default 600. */
+  leaseNoticeSeconds: number;
+  /** Negotiate calls answered per negotiation before it is closed. Env WSAG_NEGOTIATION_MAX_ROUNDS. Default 20. */
+  negotiationMaxRounds: number;
+  /** Longest a negotiation stays open, seconds. Env WSAG_NEGOTIATION_MAX_SECONDS. Default 3600. */
+  negotiationMaxSeconds: number;
+  /** Start slots offered in answer to an Advisory offer. Env WSAG_ADVISORY_SLOTS. Default 3. */
+  advisorySlots: number;
+  /** An interactive job (sla:Interactive) starts within this many seconds of acceptance or is refused. Env WSAG_INTERACTIVE_START_SECONDS. Default 5. */
+  interactiveStartSeconds: number;
+  /**
+   * The PostgreSQL database to store in instead of SQLite (docs/deployment.md), as a URL such
+   * as postgres://wsag@db.example.org/wsag. Env WSAG_DATABASE_URL. Default none: SQLite in the data directory.
+   */
+  databaseUrl?: string;
+  /**
+   * With several instances on one database: the URL the other instances reach this one at
+   * when it is the planning leader. Env WSAG_INSTANCE_URL. Default the HTTP listener's own address.
+   */
+  instanceUrl?: string;
+  /**
+   * Shared by the instances of one cluster: a standby forwarding a TLS caller's certificate
+   * chain to the leader proves with it that it took the handshake. Env WSAG_CLUSTER_SECRET;
+   * required with WSAG_DATABASE_URL and WSAG_TLS_PORT together.
+   */
+  clusterSecret?: string;
+  /** Currency of prices and fees (ISO 4217). Env WSAG_CURRENCY. Default EUR. */
+  currency: string;
+  /** Price of one node-hour at guarantee level Legacy. Env WSAG_NODE_HOUR_PRICE. Default 1.00. */
+  nodeHourPrice: number;
+  /** Preparatory fee as a fraction of the regular price. Env WSAG_PREPARATORY_FEE_RATE. Default 0.05. */
+  preparatoryFeeRate: number;
+  /**
+   * Demand pricing (docs/pricing.md): the price factor by the plan's load over a slot, as
+   * points LOAD:FACTOR. Env WSAG_PRICE_CURVE. Default 0:1,0.5:1,0.8:1.5,1:2; 0:1,1:1 is flat.
+   */
+  priceCurve: PriceCurve;
+  /** Identities with the operator (admin) role, comma-separated. Env WSAG_ADMINS. Default none. */
+  admins: string[];
+  /** HTTPS port with client certificates (TLS). Env WSAG_TLS_PORT. Default none: TLS is off. 0 picks a free port. */
+  tlsPort?: number;
+  /** The server's certificate (PEM; with its chain after it). Env WSAG_TLS_CERT. Default DATA_DIR/pki/server.pem. */
+  tlsCertFile: string;
+  /** The server certificate's private key (PEM). Env WSAG_TLS_KEY. Default DATA_DIR/pki/server.key. */
+  tlsKeyFile: string;
+  /** The trusted CA certificates (PEM bundle): callers' chains and signatures must lead to one. Env WSAG_CA_FILE. Default DATA_DIR/pki/ca.pem. */
+  caFile: string;
+  /**
+   * Whether requests without a client certificate or WS-Security signature are served, as
+   * the party `anonymous`. Env WSAG_ANONYMOUS (allow | deny). Default allow when TLS is off,
+   * deny when it is on.
+   */
+  anonymous: 'allow' | 'deny';
+  /** Whether the provider signs the agreements it creates (with the TLS certificate and key). Env WSAG_SIGN_AGREEMENTS (on | off). Default on when the certificate and key files exist. */
+  signAgreements: boolean;
+  /**
+   * Who runs the jobs of accepted agreements. Env WSAG_EXECUTOR: `local` (each job a local
+   * process, checkpoints as files), `simulated` (nothing runs; each job takes its planned
+   * time on the clock), `slurm` (the cluster, the plan's reservations and the jobs are
+   * Slurm's, docs/operations.md "Slurm"), `none` (no run time: agreements stay
+   * Observed). Default local.
+   */
+  executor: ExecutorKind;
+  /**
+   * With WSAG_EXECUTOR=slurm (docs/operations.md "Slurm"): the slurm.conf to use (env
+   * WSAG_SLURM_CONF; default Slurm's own), the partition whose nodes are the cluster and
+   * where jobs run (WSAG_SLURM_PARTITION; default every node, Slurm's default partition),
+   * the user the reservations are for (WSAG_SLURM_USER; default the server's user), the
+   * path prefixes of executables an offer may name (WSAG_SLURM_EXECUTABLES, comma-separated;
+   * default none: only the site's default job runs), the checkpoint signal
+   * (WSAG_SLURM_CHECKPOINT_SIGNAL; default USR1) and how long a job may take to write its
+   * checkpoint (WSAG_SLURM_CHECKPOINT_TIMEOUT_SECONDS; default 60).
+   */
+  slurm?: SlurmConfig;
+  /** The local executor's demo job: wall-clock seconds per second of runtime estimate. Env WSAG_CPU_TIME_SCALE. Default 0.001 (an hour runs in 3.6 s). */
+  cpuTimeScale: number;
+  /** Where the local executor keeps job directories and checkpoints, and received checkpoints are stored. Env WSAG_CHECKPOINT_DIR. Default DATA_DIR/checkpoints. */
+  checkpointDir: string;
+  /** Largest checkpoint a peer may upload, bytes. Env WSAG_MAX_CHECKPOINT_BYTES. Default 1 GiB. */
+  maxCheckpointBytes: number;
+  /** The peers file (docs/operations.md "Peers and migration"). Env WSAG_PEERS_FILE. Default none: no migration, no remote standby. */
+  peersFile?: string;
+  /** The site's VO usage policy: shares per VO, group and user over an epoch (docs/vo-policy.md). Env WSAG_VO_POLICY_FILE. Default none: no shares are enforced. */
+  voPolicyFile?: string;
+  /** The peers file's contents, read and checked at start-up (or given directly). */
+  peers?: PeersConfig;
+}
+
+export const defaultConfig: ServerConfig = {
+  host: '127.0.0.1',
+  port: 8080,
+  dataDir: path.resolve('data'),
+  templatesDir: path.resolve('templates'),
+  clusterNodes: 64,
+  bufferNodes: 0,
+  problemHorizonSeconds: defaultSiteTiming.problemHorizonSeconds,
+  planningHorizonDays: 365,
+  peerStandbyNodes: 0,
+  maxBodyBytes: 1024 * 1024,
+  maxXmlDepth: 64,
+  requestTimeoutSeconds: 30,
+  providerName: 'wsag-server',
+  logLevel: 'info',
+  holdSeconds: 300,
+  leaseNoticeSeconds: 600,
+  negotiationMaxRounds: 20,
+  negotiationMaxSeconds: 3600,
+  advisorySlots: 3,
+  currency: 'EUR',
+  nodeHourPrice: 1,
+  preparatoryFeeRate: 0.05,
+  priceCurve: defaultPriceCurve,
+  interactiveStartSeconds: 5,
+  admins: [],
+  tlsCertFile: path.resolve('data/pki/server.pem'),
+  tlsKeyFile: path.resolve('data/pki/server.key'),
+  caFile: path.resolve('data/pki/ca.pem'),
+  anonymous: 'allow',
+  signAgreements: false,
+  executor: 'local',
+  cpuTimeScale: 0.001,
+  checkpointDir: path.resolve('data/checkpoints'),
+  maxCheckpointBytes: 1024 * 1024 * 1024,
+};
+
+
+export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConfig> = {}): ServerConfig {
+  const clusterFile = overrides.clusterFile ?? (env.WSAG_CLUSTER_FILE || undefined);
+  if (clusterFile !== undefined && env.WSAG_CLUSTER_NODES) {
+    throw new ConfigError('WSAG_CLUSTER_NODES and WSAG_CLUSTER_FILE are both set: the cluster file lists the nodes; unset one of them');
+  }
+  if (clusterFile !== undefined && env.WSAG_BUFFER_NODES) {
+    throw new ConfigError('WSAG_BUFFER_NODES applies to the identical nodes of WSAG_CLUSTER_NODES; with WSAG_CLUSTER_FILE mark node groups "buffer": true');
+  }
+  const cluster = overrides.cluster ?? (clusterFile !== undefined ? readClusterFile(path.resolve(clusterFile)) : undefined);
+  const config: ServerConfig = {
+    host: env.HOST ?? defaultConfig.host,
+    port: integer(env, 'PORT', defaultConfig.port, 0, 65535),
+    dataDir: path.resolve(env.WSAG_DATA_DIR ?? defaultConfig.dataDir),
+    publicUrl: env.WSAG_PUBLIC_URL,
+    templatesDir: path.resolve(env.WSAG_TEMPLATES_DIR ?? defaultConfig.templatesDir),
+    clusterNodes: integer(env, 'WSAG_CLUSTER_NODES', defaultConfig.clusterNodes, 1, 10_000_000),
+    bufferNodes: integer(env, 'WSAG_BUFFER_NODES', defaultConfig.bufferNodes, 0, 10_000_000),
+    ...(clusterFile !== undefined ? { clusterFile: path.resolve(clusterFile) } : {}),
+    ...(cluster !== undefined ? { cluster } : {}),
+    problemHorizonSeconds: integer(env, 'WSAG_PROBLEM_HORIZON_SECONDS', cluster?.timing?.problemHorizonSeconds ?? defaultConfig.problemHorizonSeconds, 1, 365 * 24 * 3600),
+    planningHorizonDays: integer(env, 'WSAG_PLANNING_HORIZON_DAYS', defaultConfig.planningHorizonDays, 1, 3650),
+    peerStandbyNodes: integer(env, 'WSAG_PEER_STANDBY_NODES', cluster?.peerStandbyNodes ?? defaultConfig.peerStandbyNodes, 0, 10_000_000),
+    maxBodyBytes: integer(env, 'WSAG_MAX_BODY_BYTES', defaultConfig.maxBodyBytes, 1024, 1024 * 1024 * 1024),
+    maxXmlDepth: integer(env, 'WSAG_MAX_XML_DEPTH', defaultConfig.maxXmlDepth, 8, 10_000),
+    requestTimeoutSeconds: integer(env, 'WSAG_REQUEST_TIMEOUT_SECONDS', defaultConfig.requestTimeoutSeconds, 1, 3600),
+    providerName: env.WSAG_PROVIDER_NAME ?? defaultConfig.providerName,
+    logLevel: env.LOG_LEVEL ?? defaultConfig.logLevel,
+    holdSeconds: integer(env, 'WSAG_HOLD_SECONDS', defaultConfig.holdSeconds, 1, 7 * 24 * 3600),
+    leaseNoticeSeconds: integer(env, 'WSAG_LEASE_NOTICE_SECONDS', defaultConfig.leaseNoticeSeconds, 1, 7 * 24 * 3600),
+    negotiationMaxRounds: integer(env, 'WSAG_NEGOTIATION_MAX_ROUNDS', defaultConfig.negotiationMaxRounds, 1, 10_000),
+    negotiationMaxSeconds: integer(env, 'WSAG_NEGOTIATION_MAX_SECONDS', defaultConfig.negotiationMaxSeconds, 1, 30 * 24 * 3600),
+    advisorySlots: integer(env, 'WSAG_ADVISORY_SLOTS', defaultConfig.advisorySlots, 1, 100),
+    interactiveStartSeconds: integer(env, 'WSAG_INTERACTIVE_START_SECONDS', defaultConfig.interactiveStartSeconds, 0, 3600),
+    currency: env.WSAG_CURRENCY ?? defaultConfig.currency,
+    ...(env.WSAG_DATABASE_URL?.trim() ? { databaseUrl: databaseUrl(env.WSAG_DATABASE_URL.trim()) } : {}),
+    ...(env.WSAG_INSTANCE_URL?.trim() ? { instanceUrl: env.WSAG_INSTANCE_URL.trim().replace(/\/$/, '') } : {}),
+    ...(env.WSAG_CLUSTER_SECRET ? { clusterSecret: env.WSAG_CLUSTER_SECRET } : {}),
+    nodeHourPrice: decimal(env, 'WSAG_NODE_HOUR_PRICE', defaultConfig.nodeHourPrice, 0, 1e9),
+    preparatoryFeeRate: decimal(env, 'WSAG_PREPARATORY_FEE_RATE', defaultConfig.preparatoryFeeRate, 0, 1),
+    priceCurve: priceCurve(env),
+    admins: (env.WSAG_ADMINS ?? '').split(',').map((a) => a.trim()).filter(Boolean),
+    ...security(env, overrides.dataDir ?? path.resolve(env.WSAG_DATA_DIR ?? defaultConfig.dataDir), overrides),
+    ...runTime(env, overrides.dataDir ?? path.resolve(env.WSAG_DATA_DIR ?? defaultConfig.dataDir)),
+    ...overrides,
+  };
+  if (config.publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(config.publicUrl)) {
+    throw new ConfigError(`WSAG_PUBLIC_URL must be an http(s) URL, got "${config.publicUrl}"`);
+  }
+  if (config.instanceUrl !== undefined && !/^https?:\/\/[^/]+$/.test(config.instanceUrl)) {
+    throw new ConfigError(`WSAG_INSTANCE_URL must be an http(s) URL without a path, got "${config.instanceUrl}"`);
+  }
+  if (config.databaseUrl && config.tlsPort !== undefined && (config.clusterSecret ?? '').length < 16) {
+    throw new ConfigError('WSAG_CLUSTER_SECRET (16 characters or more, the same on every instance) is needed with WSAG_DATABASE_URL and WSAG_TLS_PORT: a standby forwards its TLS callers\' certificates to the planning leader with it');
+  }
+  if (!config.cluster && config.bufferNodes >= config.clusterNodes) {
+    throw new ConfigError(
+      `WSAG_BUFFER_NODES must be less than WSAG_CLUSTER_NODES (${config.clusterNodes}): SLA jobs need at least one node that is not a buffer node, got ${config.bufferNodes}`,
+    );
+  }
+  if (!/^[A-Z]{3}$/.test(config.currency)) throw new ConfigError(`WSAG_CURRENCY must be a three-letter ISO 4217 code such as EUR, got "${config.currency}"`);
+  return config;
+}
+
+function databaseUrl(url: string): string {
+  if (!/^postgres(ql)?:\/\//.test(url)) throw new ConfigError(`WSAG_DATABASE_URL must be a PostgreSQL URL (postgres://user@host:port/database), got "${url.replace(/:[^:@/]*@/, ':***@')}"`);
+  return url;
+}
+
+function priceCurve(env: NodeJS.ProcessEnv): PriceCurve {
+  const text = env.WSAG_PRICE_CURVE?.trim();
+  if (!text) return defaultConfig.priceCurve;
+  const curve = parsePriceCurve(text);
+  if ('error' in curve) throw new ConfigError(`WSAG_PRICE_CURVE: ${curve.error}`);
+  return curve;
+}
+
+/** Run-time settings: the executor, the demo job's speed, where checkpoints live, the peers file. */
+function runTime(env: NodeJS.ProcessEnv, dataDir: string): Pick<ServerConfig, 'executor' | 'slurm' | 'cpuTimeScale' | 'checkpointDir' | 'maxCheckpointBytes' | 'peersFile' | 'voPolicyFile'> {
+  const cpuTimeScale = decimal(env, 'WSAG_CPU_TIME_SCALE', defaultConfig.cpuTimeScale, 0, 1000);
+  if (!(cpuTimeScale > 0)) throw new ConfigError(`WSAG_CPU_TIME_SCALE must be greater than 0 (0.001 runs an hour of runtime estimate in 3.6 s), got ${env.WSAG_CPU_TIME_SCALE}`);
+  return {
+    executor: choice(env, 'WSAG_EXECUTOR', executorKinds, defaultConfig.executor),
+    slurm: slurmConfig(env),
+    cpuTimeScale,
+    checkpointDir: path.resolve(env.WSAG_CHECKPOINT_DIR || path.join(dataDir, 'checkpoints')),
+    maxCheckpointBytes: integer(env, 'WSAG_MAX_CHECKPOINT_BYTES', defaultConfig.maxCheckpointBytes, 1024, 1024 ** 4),
+    ...(env.WSAG_PEERS_FILE ? { peersFile: path.resolve(env.WSAG_PEERS_FILE) } : {}),
+    ...(env.WSAG_VO_POLICY_FILE ? { voPolicyFile: path.resolve(env.WSAG_VO_POLICY_FILE) } : {}),
+  };
+}
+
+function slurmConfig(env: NodeJS.ProcessEnv): SlurmConfig {
+  const executables = (env.WSAG_SLURM_EXECUTABLES ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+  for (const prefix of executables) {
+    if (!prefix.startsWith('/')) throw new ConfigError(`WSAG_SLURM_EXECUTABLES lists absolute path prefixes (such as /opt/apps/), got "${prefix}"`);
+  }
+  const signal = env.WSAG_SLURM_CHECKPOINT_SIGNAL?.trim().replace(/^SIG/i, '').toUpperCase();
+  if (signal !== undefined && signal !== '' && !/^(USR1|USR2|HUP|INT|URG|WINCH|[0-9]{1,2})$/.test(signal)) {
+    throw new ConfigError(`WSAG_SLURM_CHECKPOINT_SIGNAL must be a signal a job can catch without stopping, such as USR1, USR2 or a number; got "${env.WSAG_SLURM_CHECKPOINT_SIGNAL}"`);
+  }
+  return dropUndefined({
+    conf: env.WSAG_SLURM_CONF?.trim() || undefined,
+    partition: env.WSAG_SLURM_PARTITION?.trim() || undefined,
+    user: env.WSAG_SLURM_USER?.trim() || undefined,
+    executables: executables.length > 0 ? executables : undefined,
+    checkpointSignal: signal || undefined,
+    checkpointTimeoutSeconds: env.WSAG_SLURM_CHECKPOINT_TIMEOUT_SECONDS ? integer(env, 'WSAG_SLURM_CHECKPOINT_TIMEOUT_SECONDS', 60, 1, 3600) : undefined,
+  });
+}
+
+/** TLS, trust and signing settings; the files default to the demo PKI of `wsag cert demo` in the data directory. */
+function security(env: NodeJS.ProcessEnv, dataDir: string, overrides: Partial<ServerConfig>): Pick<ServerConfig, 'tlsPort' | 'tlsCertFile' | 'tlsKeyFile' | 'caFile' | 'anonymous' | 'signAgreements'> {
+  const pki = path.join(dataDir, 'pki');
+  const tlsPort = env.WSAG_TLS_PORT ? integer(env, 'WSAG_TLS_PORT', 0, 0, 65535) : undefined;
+  const tlsCertFile = path.resolve(env.WSAG_TLS_CERT ?? path.join(pki, 'server.pem'));
+  const tlsKeyFile = path.resolve(env.WSAG_TLS_KEY ?? path.join(pki, 'server.key'));
+  const caFile = path.resolve(env.WSAG_CA_FILE ?? path.join(pki, 'ca.pem'));
+  const tlsOn = (overrides.tlsPort ?? tlsPort) !== undefined;
+  const anonymous = choice(env, 'WSAG_ANONYMOUS', ['allow', 'deny'] as const, tlsOn ? 'deny' : 'allow');
+  const haveSigningKey = fs.existsSync(tlsCertFile) && fs.existsSync(tlsKeyFile);
+  const signAgreements = choice(env, 'WSAG_SIGN_AGREEMENTS', ['on', 'off'] as const, haveSigningKey ? 'on' : 'off') === 'on';
+  if (tlsOn || anonymous === 'deny' || signAgreements) {
+    const needed: [string, string][] = [[caFile, 'WSAG_CA_FILE']];
+    if (tlsOn || signAgreements) needed.push([tlsCertFile, 'WSAG_TLS_CERT'], [tlsKeyFile, 'WSAG_TLS_KEY']);
+    for (const [file, name] of needed) {
+      if (!fs.existsSync(file)) throw new ConfigError(`${name}: no file ${file}; run \`wsag cert demo\` for a demo PKI, or point ${name} at your own`);
+    }
+  }
+  return { ...(tlsPort !== undefined ? { tlsPort } : {}), tlsCertFile, tlsKeyFile, caFile, anonymous, signAgreements };
+}
+
+function choice<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function decimal(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+(\.\d+)?$/.test(raw)) throw new ConfigError(`${name} must be a decimal number such as 0.05, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+// --- the cluster ------------------------------------------------------------------------
+
+/** What each of the WSAG_CLUSTER_NODES identical nodes offers; requests asking for more, or another interconnect, are refused. */
+export const identicalNode: Omit<ClusterNode, 'id'> = { memoryGB: 256, cpus: 64, interconnect: 'InfiniBand' };
+
+/**
+ * A group of identical nodes in a cluster file; ids are idPrefix + a number (ib001, ib002,
+ * ...); every node has the group's properties (ClusterNode: memory, CPUs, interconnect and
+ * island, JSDL operating system and architecture, buffer).
+ */
+export type NodeGroup = Omit<ClusterNode, 'id' | 'libraries'> & {
+  count: number;
+  idPrefix: string;
+};
+
+/** The JSON of WSAG_CLUSTER_FILE. */
+export interface ClusterFile {
+  nodeGroups: NodeGroup[];
+  /** Overrides of the site timing model (src/scheduler/site.ts), by field name. */
+  timing?: Partial<SiteTiming>;
+  peerStandbyNodes?: number;
+}
+
+/** The cluster the planning scheduler plans on, from the configuration. */
+export function clusterDescription(config: ServerConfig): ClusterDescription {
+  const timing: SiteTiming = { ...defaultSiteTiming, ...config.cluster?.timing, problemHorizonSeconds: config.problemHorizonSeconds };
+  const nodes: ClusterNode[] = config.cluster
+    ? config.cluster.nodeGroups.flatMap((group) => groupNodes(group))
+    : groupNodes({ count: config.clusterNodes, idPrefix: 'n', ...identicalNode }).map((node, i) =>
+        i >= config.clusterNodes - config.bufferNodes ? { ...node, buffer: true } : node,
+      );
+  return { nodes, timing, peerStandbyNodes: config.peerStandbyNodes };
+}
+
+function groupNodes(group: NodeGroup): ClusterNode[] {
+  const width = Math.max(3, String(group.count).length);
+  const { count, idPrefix, ...properties } = group;
+  return Array.from({ length: count }, (_, i) => ({ id: `${idPrefix}${String(i + 1).padStart(width, '0')}`, ...properties }));
+}
+
+const groupKeys = ['count', 'idPrefix', 'memoryGB', 'cpus', 'interconnect', 'island', 'operatingSystem', 'architecture', 'buffer', 'securityPolicies'];
+const timingKeys = Object.keys(defaultSiteTiming) as Array<keyof SiteTiming>;
+
+/** Reads and checks a cluster file; every problem is a ConfigError naming the file and the setting. */
+export function readClusterFile(file: string): ClusterFile {
+  const where = `WSAG_CLUSTER_FILE ${file}`;
+  return parseClusterFile(readJsonFile(file, where), where);
+}
+
+/** The parsed JSON of a configuration file; `where` (the setting and file) starts the message of a ConfigError. */
+
+/** Checks the parsed JSON of a cluster file; `where` starts every message. */
+export function parseClusterFile(json: unknown, where: string): ClusterFile {
+  const fail = (message: string): never => {
+    throw new ConfigError(`${where}: ${message}`);
+  };
+  const show = (value: unknown) => (value === undefined ? 'nothing' : JSON.stringify(value));
+  if (!isObject(json)) return fail('the top level must be an object with "nodeGroups"');
+  unknownKeys(json, ['nodeGroups', 'timing', 'peerStandbyNodes'], 'the file', fail);
+  if (!Array.isArray(json.nodeGroups) || json.nodeGroups.length === 0) return fail(`"nodeGroups" must be a non-empty list of node groups, got ${show(json.nodeGroups)}`);
+  const prefixes = new Map<string, number>();
+  const nodeGroups = json.nodeGroups.map((raw: unknown, i: number): NodeGroup => {
+    const name = `nodeGroups[${i}]`;
+    if (!isObject(raw)) return fail(`${name} must be an object, got ${show(raw)}`);
+    unknownKeys(raw, groupKeys, name, fail);
+    const whole = (key: string, min: number, max: number): number => {
+      const value = raw[key];
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) return fail(`${name}.${key} must be a whole number from ${min} to ${max}, got ${show(value)}`);
+      return value;
+    };
+    const text = (key: string, required: boolean): string | undefined => {
+      const value = raw[key];
+      if (value === undefined && !required) return undefined;
+      if (typeof value !== 'string' || value.trim() === '') return fail(`${name}.${key} must be a non-empty string, got ${show(value)}`);
+      return value;
+    };
+    const idPrefix = text('idPrefix', true) as string;
+    if (!/^[A-Za-z0-9_.-]+$/.test(idPrefix)) fail(`${name}.idPrefix may hold only letters, digits, "_", "." and "-" (node ids appear in URLs), got ${show(idPrefix)}`);
+    const earlier = prefixes.get(idPrefix);
+    if (earlier !== undefined) fail(`${name}.idPrefix "${idPrefix}" is also used by nodeGroups[${earlier}]: node ids must be unique`);
+    prefixes.set(idPrefix, i);
+    const memoryGB = raw.memoryGB;
+    if (typeof memoryGB !== 'number' || !(memoryGB > 0)) fail(`${name}.memoryGB must be a positive number, got ${show(memoryGB)}`);
+    if (raw.buffer !== undefined && typeof raw.buffer !== 'boolean') fail(`${name}.buffer must be true or false, got ${show(raw.buffer)}`);
+    const group: NodeGroup = { count: whole('count', 1, 1_000_000), idPrefix, memoryGB: memoryGB as number, cpus: whole('cpus', 1, 1_000_000) };
+    for (const key of ['interconnect', 'island', 'operatingSystem', 'architecture'] as const) {
+      const value = text(key, false);
+      if (value !== undefined) group[key] = value;
+    }
+    if (raw.buffer === true) group.buffer = true;
+    if (raw.securityPolicies !== undefined) {
+      const policies = raw.securityPolicies;
+      if (!Array.isArray(policies) || policies.some((p) => !securityRequirements.includes(p as SecurityRequirement))) {
+        fail(`${name}.securityPolicies must be a list of ${securityRequirements.join(', ')}, got ${show(policies)}`);
+      }
+      group.securityPolicies = [...new Set(policies as SecurityRequirement[])].sort();
+    }
+    return group;
+  });
+  if (nodeGroups.every((g) => g.buffer)) fail('every node group is a buffer group: SLA jobs need at least one node that is not a buffer node');
+  const file: ClusterFile = { nodeGroups };
+  if (json.timing !== undefined) {
+    if (!isObject(json.timing)) return fail(`"timing" must be an object of site timing settings, got ${show(json.timing)}`);
+    unknownKeys(json.timing, timingKeys, 'timing', fail);
+    const timing: Partial<SiteTiming> = {};
+    for (const key of timingKeys) {
+      const value = json.timing[key];
+      if (value === undefined) continue;
+      if (key === 'parallelCheckpoint') {
+        if (typeof value !== 'boolean') fail(`timing.${key} must be true or false, got ${show(value)}`);
+        timing.parallelCheckpoint = value as boolean;
+        continue;
+      }
+      const min = key === 'slowdownFactor' ? 1 : key === 'problemHorizonSeconds' ? 1 : 0;
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < min) fail(`timing.${key} must be a number of at least ${min}, got ${show(value)}`);
+      if (key === 'defaultCoveredOutages' && !Number.isInteger(value)) fail(`timing.${key} must be a whole number, got ${show(value)}`);
+      timing[key] = value as number;
+    }
+    file.timing = timing;
+  }
+  if (json.peerStandbyNodes !== undefined) {
+    const value = json.peerStandbyNodes;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) fail(`"peerStandbyNodes" must be a whole number of at least 0, got ${show(value)}`);
+    file.peerStandbyNodes = value as number;
+  }
+  return file;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function unknownKeys(object: Record<string, unknown>, known: readonly string[], name: string, fail: (message: string) => never): void {
+  for (const key of Object.keys(object)) {
+    if (!known.includes(key)) fail(`${name} has an unknown setting "${key}"; known: ${known.join(', ')}`);
+  }
+}
