@@ -36,3 +36,27 @@ function firstGap(segments: readonly Segment[], from: Instant, to: Instant): { f
   }
   return covered < to ? { from: covered, to } : undefined;
 }
+
+/** When the planned job completes: its work run through its segments at its checkpoint plan's pace (never before `now`). */
+export function completionOf(track: { input: { runtime: number }; shape: JobShape; work: number }, job: PlannedJob, now: Instant, counters: { completionClamped: number }): Instant | undefined {
+  const segments = job.segments;
+  if (segments.length === 0) return undefined;
+  const live = segments.some((s) => s.end > now);
+  let at: Instant | undefined;
+  if (job.spec.window) {
+    if (!live) return undefined;
+    const last = segments[segments.length - 1] as Segment;
+    const release = job.spec.window.start + track.input.runtime * 1000;
+    at = Math.max(last.start, Math.min(release, last.end));
+  } else {
+    const found = finishPoint(track.shape, track.work, job);
+    if (!found) return undefined;
+    at = found.at;
+    if (at > found.segment.end) at = found.segment.end; // its work was secured by the checkpoint that ended the segment
+  }
+  if (at < now) {
+    counters.completionClamped++;
+    at = now;
+  }
+  return at;
+}

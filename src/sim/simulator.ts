@@ -1,20 +1,20 @@
 import type { MigrationRecord } from '../domain/agreement.js';
-import type { Outage } from '../domain/execution.js';
 import { jobSpecOf } from './job-spec.js';
 import { MigrationController } from '../engine/migration/migration-controller.js';
 import { migrationJobOf, type MigrationJob } from '../engine/migration/migration-jobs.js';
-import type { CheckpointPlan } from '../scheduler/checkpoint-plan.js';
-import { checkpointsWritten, securedIntervals, shapeOf, totalIntervals, type JobShape } from '../scheduler/job-timing.js';
-import type { ClusterDescription, Instant, JobSpec, PlannedJob, ReplanReport, Segment } from '../scheduler/model.js';
+import { shapeOf, totalIntervals } from '../scheduler/job-timing.js';
+import type { ClusterDescription, Instant, JobSpec, PlannedJob, ReplanReport } from '../scheduler/model.js';
 import { PlanningManager } from '../scheduler/planning-manager.js';
-import { liabilityOf, type LiabilityFacts, type PlanChange } from './liability.js';
-import { agreementOf, atRisk, atRiskWhatIf, guaranteeTermsOf, MigrationTally, type Saved } from './migration.js';
+import { agreementOf, atRisk, atRiskWhatIf, guaranteeTermsOf, MigrationTally } from './migration.js';
 import type { SimulatedPeersConfig } from './peers.js';
-import type { JobOutcome, JobStatus, MigrationMove, SimReport, Violation, ViolationType } from './report.js';
+import type { JobOutcome, JobStatus, MigrationMove, SimReport } from './report.js';
 import { SimulatedPeers } from './simulated-peers.js';
-import { compareEvents, Heap } from './heap.js';
-import { finishPoint, firstGap } from './plan-points.js';
+import { compareEvents } from './heap.js';
+import { DynamicEvents, externalEvents, type Dynamic, type External, type SimOptions } from './events.js';
+export type { SimOptions, SimProgress } from './events.js';
+import { completionOf } from './plan-points.js';
 import { buildReport, slaKinds } from './report-builder.js';
+import { SimOutcomes, type Track } from './outcomes.js';
 import type { Workload, WorkloadJob } from './workload.js';
 
 /**
@@ -35,67 +35,6 @@ import type { Workload, WorkloadJob } from './workload.js';
  * peer. The controller is asynchronous, so the event loop is a generator that stops at
  * those points: `simulate` runs it without peers, `runSimulation` with or without.
  */
-
-export interface SimOptions {
-  /** Stop at this many seconds from the start (jobs still planned are reported open). */
-  untilSeconds?: number;
-  /** Called every `progressEvery` events and once at the end. */
-  onProgress?: (progress: SimProgress) => void;
-  progressEvery?: number;
-  /** Include every job's outcome in the report. */
-  jobs?: boolean;
-  /** Migrate to these simulated peers (only with `runSimulation`). */
-  peers?: SimulatedPeersConfig;
-}
-
-export interface SimProgress {
-  /** Jobs with a final outcome (rejected, completed, dropped). */
-  settled: number;
-  total: number;
-  simulatedSeconds: number;
-  events: number;
-  done: boolean;
-}
-
-
-
-/** Events the simulator generates itself; ranks order them against the workload's events at one instant. */
-type Dynamic =
-  | { t: Instant; rank: 0; key: string; type: 'completion'; id: string; version: number }
-  | { t: Instant; rank: 1; key: string; type: 'renewal'; node: string; since: Instant }
-  | { t: Instant; rank: 2; key: string; type: 'deadline'; id: string };
-
-type External =
-  | { t: Instant; rank: 3; index: number; type: 'repair'; node: string }
-  | { t: Instant; rank: 4; index: number; type: 'failure'; node: string }
-  | { t: Instant; rank: 5; index: number; type: 'arrival'; job: WorkloadJob };
-
-/** What the simulator keeps per accepted job beside the plan. */
-interface Track {
-  input: WorkloadJob;
-  spec: JobSpec;
-  shape: JobShape;
-  /** The job's work in compute intervals of its plan (runtime / estimate x intervals). */
-  work: number;
-  segRef: Segment[] | undefined;
-  segLen: number;
-  problem: string | undefined;
-  completion: Instant | undefined;
-  version: number;
-  deadlineTick: boolean;
-  suspensions: number;
-  /** Failures (node and failure start) that hit the job's bookings. */
-  hitBy: Set<string>;
-  /** The same failures as outages of the job (for the liability rules). */
-  outages: Outage[];
-  suspendedAt: Date[];
-  /** The checkpoint plan agreed at admission, and the first time the plan differed from it. */
-  agreed: CheckpointPlan;
-  planChange: PlanChange | undefined;
-  /** The last run of the Migration Controller kept the job though a peer could take it (why, in its words). */
-  gridDeclined: string | undefined;
-  partial: boolean;
-}
 
 /** A run without migration. */
 export function simulate(workload: Workload, cluster: ClusterDescription, options: SimOptions = {}): SimReport {
@@ -121,28 +60,20 @@ class Simulation {
   private readonly epoch: Instant;
   private readonly horizonMs: number;
   private readonly external: External[];
-  private readonly heap = new Heap<Dynamic>(compareEvents);
+  private readonly queue = new DynamicEvents();
   private readonly tracks = new Map<string, Track>();
-  private readonly outcomes = new Map<string, JobOutcome>();
-  private readonly violations: Violation[] = [];
   private readonly until: Instant | undefined;
   private now: Instant;
   private lastAdvance = Number.NEGATIVE_INFINITY;
   private events = 0;
-  private settled = 0;
   private lastEventAt: Instant;
   private readonly counters = { repairs: 0, failures: 0, renewals: 0, retiredWithoutCompletion: 0, completionClamped: 0, lateWithoutProblem: 0 };
-  private readonly pendingTicks = new Set<string>();
   private readonly failedSince = new Map<string, Instant>();
   private failedMs = 0;
   private readonly hitJobs = new Set<string>();
   private readonly runningHitJobs = new Set<string>();
   private readonly values: Map<string, number>;
-  private busyMs = 0;
-  private spareMs = 0;
-  private usefulMs = 0;
-  private restartsOnSpare = 0;
-  private partialJobs = 0;
+  private readonly results: SimOutcomes;
   private readonly migration: { config: SimulatedPeersConfig; peers: SimulatedPeers; tally: MigrationTally } | undefined;
   /** Jobs at risk after the last event: the controller runs when one not among them appears. */
   private atRiskBefore = new Set<string>();
@@ -161,18 +92,12 @@ class Simulation {
     this.lastEventAt = workload.start;
     this.horizonMs = cluster.timing.problemHorizonSeconds * 1000;
     this.until = options.untilSeconds !== undefined ? this.ms(options.untilSeconds) : undefined;
-    const external: External[] = [];
-    workload.jobs.forEach((job, index) => external.push({ t: this.ms(job.arrival), rank: 5, index, type: 'arrival', job }));
-    workload.failures.forEach((f, index) => {
-      external.push({ t: this.ms(f.at), rank: 4, index, type: 'failure', node: f.node });
-      if (f.repairAt !== undefined) external.push({ t: this.ms(f.repairAt), rank: 3, index, type: 'repair', node: f.node });
-    });
-    external.sort((a, b) => a.t - b.t || a.rank - b.rank || a.index - b.index);
-    this.external = external;
+    this.external = externalEvents(workload, (seconds) => this.ms(seconds));
     this.values = new Map(workload.jobs.map((j) => [j.id, j.value]));
     this.migration = options.peers
       ? { config: options.peers, peers: new SimulatedPeers(options.peers.terms, workload.currency), tally: new MigrationTally(options.peers) }
       : undefined;
+    this.results = new SimOutcomes((t) => this.seconds(t), this.counters, this.migration?.tally);
   }
 
   private ms(seconds: number): Instant {
@@ -191,7 +116,10 @@ class Simulation {
     let stoppedBy: SimReport['span']['stoppedBy'] = this.until !== undefined ? 'until' : 'end of workload';
     for (;;) {
       const ext = this.external[next];
-      const dyn = this.peekDynamic();
+      const dyn = this.queue.peek((top) => {
+        const track = this.tracks.get(top.id);
+        return !track || track.version !== top.version || track.completion !== top.t;
+      });
       if (!ext && !dyn) break;
       // Only the ends of failure blocks are left: nothing planned can change any more.
       if (!ext && dyn?.type === 'renewal' && this.idle()) break;
@@ -213,7 +141,7 @@ class Simulation {
         this.advanceTo(t);
         this.handleExternal(ext as External);
       } else {
-        this.heap.pop();
+        this.queue.pop();
         if (dyn?.type !== 'renewal') this.lastEventAt = t;
         this.handleDynamic(dyn as Dynamic);
       }
@@ -244,29 +172,13 @@ class Simulation {
   }
 
   private progress(done: boolean): void {
-    this.options.onProgress?.({ settled: this.settled, total: this.workload.jobs.length, simulatedSeconds: this.seconds(this.now), events: this.events, done });
+    this.options.onProgress?.({ settled: this.results.settled, total: this.workload.jobs.length, simulatedSeconds: this.seconds(this.now), events: this.events, done });
   }
 
   /** True when no job can complete and none waits for its deadline in P. */
   private idle(): boolean {
     for (const track of this.tracks.values()) if (track.completion !== undefined || track.deadlineTick) return false;
     return true;
-  }
-
-  /** The next valid dynamic event (stale completions are dropped). */
-  private peekDynamic(): Dynamic | undefined {
-    for (;;) {
-      const top = this.heap.peek();
-      if (!top) return undefined;
-      if (top.type === 'completion') {
-        const track = this.tracks.get(top.id);
-        if (!track || track.version !== top.version || track.completion !== top.t) {
-          this.heap.pop();
-          continue;
-        }
-      }
-      return top;
-    }
   }
 
   // ---------------------------------------------------------------- events
@@ -281,7 +193,7 @@ class Simulation {
         this.failedSince.set(event.node, event.t);
         this.markHits(event.node, event.t);
         this.afterReplan(this.pm.nodeFailed(event.node, event.t));
-        this.schedule({ t: event.t + this.horizonMs, rank: 1, key: event.node, type: 'renewal', node: event.node, since: event.t });
+        this.queue.push({ t: event.t + this.horizonMs, rank: 1, key: event.node, type: 'renewal', node: event.node, since: event.t });
         break;
       }
       case 'repair': {
@@ -302,30 +214,21 @@ class Simulation {
         this.complete(event.id, event.t);
         break;
       case 'renewal':
-        this.pendingTicks.delete(`renewal:${event.node}:${event.t}`);
+        this.queue.done(event);
         if (this.failedSince.get(event.node) === event.since) {
           // The failure block ends and the node is still out: the scheduler takes it out for another horizon.
           this.counters.renewals++;
           this.markHits(event.node, event.t);
           this.advanceTo(event.t);
-          this.schedule({ ...event, t: event.t + this.horizonMs });
+          this.queue.push({ ...event, t: event.t + this.horizonMs });
         }
         break;
       case 'deadline':
-        this.pendingTicks.delete(`deadline:${event.id}:${event.t}`);
+        this.queue.done(event);
         this.advanceTo(event.t);
         break;
     }
     this.refresh();
-  }
-
-  private schedule(event: Dynamic): void {
-    if (event.type !== 'completion') {
-      const key = `${event.type}:${event.type === 'renewal' ? event.node : event.id}:${event.t}`;
-      if (this.pendingTicks.has(key)) return;
-      this.pendingTicks.add(key);
-    }
-    this.heap.push(event);
   }
 
   /** Moves the scheduler's clock: it retires jobs whose promise broke in P and renews failure blocks. */
@@ -353,7 +256,7 @@ class Simulation {
     const spec = this.specOf(input);
     const decision = this.pm.admit(spec, t);
     if (!decision.accepted) {
-      this.record({ ...this.baseOutcome(input), status: 'rejected', reason: decision.reason });
+      this.results.record({ ...this.results.base(input), status: 'rejected', reason: decision.reason });
       return;
     }
     const job = decision.job;
@@ -423,19 +326,19 @@ class Simulation {
       track.segRef = job.segments;
       track.segLen = job.segments.length;
       track.problem = job.problem;
-      this.notePlanChange(track, job, this.now);
+      this.results.notePlanChange(track, job, this.now);
       if (job.segments.filter((s) => s.start >= this.now).length >= 2) track.partial = true;
-      const completion = this.completionOf(track, job);
+      const completion = completionOf(track, job, this.now, this.counters);
       if (completion !== track.completion) {
         track.completion = completion;
         track.version++;
-        if (completion !== undefined) this.heap.push({ t: completion, rank: 0, key: job.spec.id, type: 'completion', id: job.spec.id, version: track.version });
+        if (completion !== undefined) this.queue.push({ t: completion, rank: 0, key: job.spec.id, type: 'completion', id: job.spec.id, version: track.version });
       }
       const due = job.spec.deadline ?? job.spec.window?.end;
       track.deadlineTick = false;
       if (job.problem !== undefined && due !== undefined && !job.segments.some((s) => s.end > this.now)) {
         track.deadlineTick = true;
-        this.schedule({ t: Math.max(due, this.now), rank: 2, key: job.spec.id, type: 'deadline', id: job.spec.id });
+        this.queue.push({ t: Math.max(due, this.now), rank: 2, key: job.spec.id, type: 'deadline', id: job.spec.id });
       }
     }
   }
@@ -446,29 +349,6 @@ class Simulation {
    * checkpoints before that point, and deinitialisation. A reservation's holder releases
    * its nodes after its runtime, at the latest at the window's end.
    */
-  private completionOf(track: Track, job: PlannedJob): Instant | undefined {
-    const segments = job.segments;
-    if (segments.length === 0) return undefined;
-    const live = segments.some((s) => s.end > this.now);
-    let at: Instant | undefined;
-    if (job.spec.window) {
-      if (!live) return undefined;
-      const last = segments[segments.length - 1] as Segment;
-      const release = job.spec.window.start + track.input.runtime * 1000;
-      at = Math.max(last.start, Math.min(release, last.end));
-    } else {
-      const found = finishPoint(track.shape, track.work, job);
-      if (!found) return undefined;
-      at = found.at;
-      if (at > found.segment.end) at = found.segment.end; // its work was secured by the checkpoint that ended the segment
-    }
-    if (at < this.now) {
-      this.counters.completionClamped++;
-      at = this.now;
-    }
-    return at;
-  }
-
   // ---------------------------------------------------------------- migration
 
   private isSla = (id: string): boolean => {
@@ -535,7 +415,7 @@ class Simulation {
       const declined = weighed.reason === 'dearer-than-penalty' || weighed.reason === 'provider-policy';
       track.gridDeclined = declined ? weighed.detail.replace(/^not migrated: /, '') : undefined;
     }
-    migration.tally.addRun(report, this.movesThisRun, (id) => this.stakeOf(id, t));
+    migration.tally.addRun(report, this.movesThisRun, (id) => this.results.stakeOf(this.tracks.get(id), this.pm.job(id), t));
     this.refresh();
     this.atRiskBefore = new Set(atRisk(this.pm, t, this.isSla).map((p) => p.id));
   }
@@ -550,7 +430,7 @@ class Simulation {
     if (!migration || !track || !job || !record || !booking) throw new Error(`job ${id} cannot leave for a peer: it is not planned here or has no agreement there`);
     const snapshot: PlannedJob = { ...job, segments: job.segments.map((s) => ({ ...s })) };
     // Had it stayed, the provider would have declined this offer.
-    const stake = this.stakeOf(id, t, `it declined the offer of ${record.peer} (${record.price.amount.toFixed(2)} ${record.price.currency})`);
+    const stake = this.results.stakeOf(this.tracks.get(id), this.pm.job(id), t, `it declined the offer of ${record.peer} (${record.price.amount.toFixed(2)} ${record.price.currency})`);
     this.afterReplan(this.pm.jobFinished(id, t));
     this.movesThisRun.push({
       id,
@@ -570,160 +450,16 @@ class Simulation {
     this.finish(track, snapshot, 'completed', t, undefined, { peer: record.peer, price: record.price.amount, end: booking.end });
   }
 
-  /**
-   * A job's penalty, and what of it the liability rules would make the provider pay if its
-   * promise broke at `t` (`declined`: as if the provider had kept it from a peer that had room).
-   */
-  private stakeOf(id: string, t: Instant, declined?: string): Saved {
-    const track = this.tracks.get(id);
-    const job = this.pm.job(id);
-    if (!track || !job) return { owed: 0, payable: 0 };
-    const owed = track.input.penalty;
-    const facts = this.factsOf(track, job, t);
-    if (declined !== undefined) facts.gridDeclined = declined;
-    return { owed, payable: owed > 0 && liabilityOf(facts).liable ? owed : 0 };
-  }
-
   // ---------------------------------------------------------------- outcomes
 
   private specOf(input: WorkloadJob): JobSpec {
     return jobSpecOf(input, (seconds) => this.ms(seconds));
   }
 
-  private baseOutcome(input: WorkloadJob): JobOutcome {
-    return {
-      id: input.id,
-      kind: input.kind,
-      level: input.level,
-      nodes: input.nodes,
-      status: 'rejected',
-      arrival: input.arrival,
-      ...(input.deadline !== undefined ? { deadline: input.deadline } : {}),
-      checkpoints: 0,
-      pieces: 0,
-      restarts: 0,
-      suspensions: 0,
-      hits: 0,
-      busyNodeSeconds: 0,
-      penalty: input.penalty,
-      paid: 0,
-    };
-  }
-
-  private record(outcome: JobOutcome): void {
-    this.outcomes.set(outcome.id, outcome);
-    if (outcome.status === 'rejected' || outcome.status === 'completed' || outcome.status === 'dropped') this.settled++;
-  }
-
-  /**
-   * A job leaves the plan (completed, dropped, or moved to a peer where it completes by
-   * `peer.end`) or the run stops with it planned. Its pieces here count up to `at`.
-   */
+  /** A job leaves the plan; see SimOutcomes.finish. */
   private finish(track: Track, job: PlannedJob, status: JobStatus, at: Instant, reason?: string, peer?: { peer: string; price: number; end: Instant }): void {
-    const input = track.input;
-    this.tracks.delete(input.id);
-    const executed = job.segments.filter((s) => s.start < at);
-    let busy = 0;
-    let spare = 0;
-    for (const s of executed) {
-      const elapsed = (Math.min(s.end, at) - s.start) / 1000;
-      busy += s.nodes.length * elapsed;
-      spare += s.spare.length * elapsed;
-    }
-    let checkpoints: number;
-    if (peer) {
-      checkpoints = checkpointsWritten(job, track.shape, at);
-    } else if (status === 'completed' && !job.spec.window) {
-      const found = finishPoint(track.shape, track.work, job);
-      checkpoints = found ? found.checkpoints : checkpointsWritten(job, track.shape, at);
-    } else if (status === 'dropped') {
-      checkpoints = executed.reduce((sum, s) => sum + s.intervals, 0);
-      checkpoints = Math.min(checkpoints, job.checkpoints.count);
-    } else {
-      checkpoints = checkpointsWritten(job, track.shape, at);
-    }
-    const restarts = executed.filter((s) => s.restart).length;
-    const onSpare = executed.filter((s, i) => {
-      const before = executed[i - 1];
-      return i > 0 && s.restart && before !== undefined && s.start === before.end && before.spare.some((n) => s.nodes.includes(n));
-    }).length;
-    const first = executed[0];
-    const outcome: JobOutcome = {
-      ...this.baseOutcome(input),
-      status,
-      ...(first ? { start: this.seconds(first.start) } : {}),
-      ...(status === 'completed' || status === 'dropped' ? { end: this.seconds(peer ? peer.end : at) } : {}),
-      checkpoints,
-      pieces: executed.length,
-      restarts,
-      suspensions: track.suspensions,
-      hits: track.hitBy.size,
-      busyNodeSeconds: busy,
-      ...(reason !== undefined ? { reason } : {}),
-      ...(peer ? { migratedTo: { peer: peer.peer, at: this.seconds(at), price: peer.price } } : {}),
-    };
-    // At a peer the job completes under the peer's agreement, which promises the deadline or the window.
-    const completedAt = peer ? peer.end : at;
-    let violation: ViolationType | undefined;
-    let detail = '';
-    if (input.kind === 'deadline' && (status === 'completed' || status === 'dropped')) {
-      outcome.met = status === 'completed' && completedAt <= (job.spec.deadline as Instant);
-      if (status === 'dropped') {
-        violation = 'left-in-P';
-        detail = reason ?? 'left the plan unsolved';
-      } else if (!outcome.met) {
-        violation = 'deadline-missed';
-        detail = `completed at ${this.seconds(at)} s, deadline ${input.deadline} s`;
-        if (track.hitBy.size === 0 && track.suspensions === 0) this.counters.lateWithoutProblem++;
-      }
-    }
-    if (input.kind === 'reservation' && (status === 'completed' || status === 'dropped')) {
-      const window = job.spec.window as { start: Instant; end: Instant };
-      const gap = status === 'completed' && !peer ? firstGap(executed, window.start, at) : undefined;
-      outcome.honoured = status === 'completed' && gap === undefined;
-      if (status === 'dropped') {
-        violation = 'left-in-P';
-        detail = reason ?? 'left the plan unsolved';
-      } else if (gap !== undefined) {
-        violation = 'reservation-not-honoured';
-        detail = `no nodes held from ${this.seconds(gap.from)} s to ${this.seconds(gap.to)} s of the window ${input.window?.start} s to ${input.window?.end} s`;
-      }
-    }
-    if (violation) {
-      outcome.violation = violation;
-      const rule = liabilityOf(this.factsOf(track, job, at));
-      outcome.paid = rule.liable ? input.penalty : 0;
-      this.violations.push({ id: input.id, kind: input.kind, level: input.level, type: violation, detail, penalty: input.penalty, paid: outcome.paid, liability: rule.rule });
-      this.migration?.tally.violated(input.id);
-    }
-    this.record(outcome);
-    this.busyMs += busy * 1000;
-    this.spareMs += spare * 1000;
-    // A migrated job's work is done at the peer, not here.
-    if (status === 'completed' && !peer) this.usefulMs += input.nodes * input.runtime * 1000;
-    this.restartsOnSpare += onSpare;
-    if (track.partial) this.partialJobs++;
-  }
-
-  /** The facts the liability rules judge the job on, up to `at`. */
-  private factsOf(track: Track, job: PlannedJob, at: Instant): LiabilityFacts {
-    this.notePlanChange(track, job, at);
-    return {
-      jobId: track.input.id,
-      level: track.input.level,
-      coveredOutages: track.shape.deadlineCoversOutages ? track.shape.timing.outages : 0,
-      outages: track.outages,
-      suspensions: track.suspendedAt,
-      ...(track.planChange ? { planChange: track.planChange } : {}),
-      executed: job.segments.filter((s) => s.start < at),
-      ...(track.gridDeclined !== undefined ? { gridDeclined: track.gridDeclined } : {}),
-    };
-  }
-
-  /** Notes the first time the job's checkpoint plan is not the one agreed at admission. */
-  private notePlanChange(track: Track, job: PlannedJob, at: Instant): void {
-    if (track.planChange || (job.checkpoints.count === track.agreed.count && job.checkpoints.intervalSeconds === track.agreed.intervalSeconds)) return;
-    track.planChange = { at: new Date(at), agreed: track.agreed, changed: { ...job.checkpoints }, secured: securedIntervals(job, track.shape, at) };
+    this.tracks.delete(track.input.id);
+    this.results.finish(track, job, status, at, reason, peer);
   }
 
   // ---------------------------------------------------------------- report
@@ -749,12 +485,12 @@ class Simulation {
       endSeconds: this.seconds(end),
       stoppedBy,
       // In workload order; with --until, jobs that had not arrived yet are left out.
-      outcomes: this.workload.jobs.map((j) => this.outcomes.get(j.id)).filter((o): o is JobOutcome => o !== undefined),
-      violations: this.violations,
+      outcomes: this.workload.jobs.map((j) => this.results.outcomes.get(j.id)).filter((o): o is JobOutcome => o !== undefined),
+      violations: this.results.violations,
       counters: this.counters,
-      time: { busyMs: this.busyMs, spareMs: this.spareMs, usefulMs: this.usefulMs, failedMs: this.failedMs },
-      restartsOnSpare: this.restartsOnSpare,
-      partialJobs: this.partialJobs,
+      time: { busyMs: this.results.busyMs, spareMs: this.results.spareMs, usefulMs: this.results.usefulMs, failedMs: this.failedMs },
+      restartsOnSpare: this.results.restartsOnSpare,
+      partialJobs: this.results.partialJobs,
       jobsHit: this.hitJobs.size,
       runningJobsHit: this.runningHitJobs.size,
       values: this.values,

@@ -2,137 +2,15 @@ import type { MigrationRecord } from '../../domain/agreement.js';
 import { formatCharge } from '../../domain/compensation.js';
 import type { Money } from '../../domain/negotiation.js';
 import { isoTime } from '../../domain/time.js';
-import type { SiteTiming } from '../../scheduler/site.js';
-import { compatibilityProfile, profileMismatch, type CompatibilityProfile } from './migration-compatibility.js';
+import { compatibilityProfile, profileMismatch } from './migration-compatibility.js';
 import { arrivalAt, peerRequestFor, transferSeconds, type MigrationJob } from './migration-jobs.js';
 import { cheaperThan, penaltyAtStake } from './migration-penalty.js';
-import { customerScope, customerTargetRefusal, providerRefusal, providerTargetRefusal, type TargetScope } from './migration-policy.js';
-import type { ScheduleWhatIf } from './migration-schedule.js';
-import { receivesCheckpoints, type Peer, type PeersConfig } from './peers.js';
-import type { CheckpointData, PeerProviders, PeerQuote } from '../ports.js';
+import { customerScope, customerTargetRefusal, providerRefusal, providerTargetRefusal } from './migration-policy.js';
+import { receivesCheckpoints, type Peer } from './peers.js';
+import type { PeerQuote } from '../ports.js';
 
-/**
- * The Migration Controller (seed 002 sections 3.6 and 4.2.4; SCHEDULER.md "Cross-border
- * migration"): when the Planning Manager cannot keep every promise with local resources,
- * it moves jobs to peer providers. Seven steps, in order, each a named function over the
- * run below: candidates by the provider's policy, the customer's policy, compatibility
- * profiles, static matching, the bandwidth filter, then negotiation and migration of the
- * problematic jobs, then of other jobs whose departure frees room for them. A job moves
- * only where the cheapest offer costs less than the penalty the move saves.
- *
- * The controller neither stops nor resumes execution: `checkpointOf` hands it the job's
- * latest checkpoint (undefined for a job that has not run) and `release` takes the job out
- * of the local plan and run time once it has moved; `record` stores where it went on the
- * local agreement (Agreement.migratedTo).
- */
-export interface MigrationControllerDeps {
-  peers: PeersConfig;
-  providers: PeerProviders;
-  /** The problem horizon estimates how late a problematic job would be if it stayed. */
-  timing: Pick<SiteTiming, 'problemHorizonSeconds'>;
-  schedule: ScheduleWhatIf;
-  /** Currency of penalties that name none, and of the sums compared in step 7. */
-  currency: string;
-  /** Our name, in the Name of agreements with peers. */
-  providerName?: string;
-  checkpointOf(agreementId: string): Promise<CheckpointData | undefined>;
-  release(agreementId: string): Promise<void>;
-  record(agreementId: string, migration: MigrationRecord): Promise<void>;
-}
-
-export type NotMigratedReason =
-  | 'provider-policy'
-  | 'customer-policy'
-  | 'no-compatible-peer'
-  | 'bandwidth'
-  | 'no-penalty'
-  | 'dearer-than-penalty'
-  | 'peers-refused'
-  | 'no-effect'
-  | 'failed';
-
-/** Why a peer stopped being a target for a job, and at which step. */
-export interface DroppedTarget {
-  peer: string;
-  step: string;
-  reason: string;
-}
-
-/** A peer's answer when asked: its price, or its refusal. */
-export interface OfferSeen {
-  peer: string;
-  price?: Money;
-  refused?: string;
-}
-
-/** What happened to one job. */
-export interface JobMigration {
-  agreementId: string;
-  /** It was in P when the controller ran. */
-  problematic: boolean;
-  problem?: string;
-  migrated: boolean;
-  peer?: string;
-  remoteAgreementId?: string;
-  price?: Money;
-  /** Problematic jobs: what staying would cost. General jobs: the penalties their move saves. */
-  penalty?: Money;
-  reason?: NotMigratedReason;
-  /** One sentence for people. */
-  detail: string;
-  /** Targets dropped along the steps. */
-  dropped: DroppedTarget[];
-  offers: OfferSeen[];
-  /** General jobs: the problematic jobs their move solves. */
-  solves?: string[];
-  /** Problematic jobs not migrated: the moves of other jobs that solved it. */
-  solvedBy?: string[];
-  /** Problematic jobs: still in P after the run, so their promise will be broken. */
-  unsolved?: boolean;
-  /** Things that went wrong after the job had moved (recording, releasing, declining other offers). */
-  warnings?: string[];
-}
-
-export interface MigrationReport {
-  at: Date;
-  problematicBefore: string[];
-  problematicAfter: string[];
-  /** Problematic jobs first (those that had run, then by value), then the other jobs step 7 weighed. */
-  jobs: JobMigration[];
-  /** Jobs still in P: their promise will be broken, at the penalty shown when known. */
-  violations: Array<{ agreementId: string; reason: string; penalty?: Money }>;
-}
-
-/** One job going through the steps. */
-export interface MigrationCase {
-  job: MigrationJob;
-  problematic: boolean;
-  scope?: TargetScope;
-  profile?: CompatibilityProfile;
-  /** The peers still in question. */
-  targets: Peer[];
-  report: JobMigration;
-  /** Migrated, or out with a reason: later steps leave it alone. */
-  done: boolean;
-  /** In the report: every problematic job; a general job once step 7 weighs it. */
-  listed: boolean;
-}
-
-export interface MigrationRun {
-  now: Date;
-  jobs: MigrationJob[];
-  /** P when the run began (ids in P's order, with reasons). */
-  problems: Array<{ id: string; reason: string }>;
-  /** Candidates in order: problematic jobs first, then general jobs, least valuable first. */
-  cases: MigrationCase[];
-  /** What each problematic job would cost if it stayed. */
-  penalties: Map<string, Money>;
-}
-
-export interface MigrationStep {
-  name: string;
-  run(run: MigrationRun, deps: MigrationControllerDeps): void | Promise<void>;
-}
+export type { MigrationControllerDeps, NotMigratedReason, DroppedTarget, OfferSeen, JobMigration, MigrationReport, MigrationCase, MigrationRun, MigrationStep } from './migration-model.js';
+import type { MigrationControllerDeps, NotMigratedReason, JobMigration, MigrationReport, MigrationCase, MigrationRun, MigrationStep } from './migration-model.js';
 
 // --- step 1 ------------------------------------------------------------------------------
 
@@ -361,6 +239,20 @@ export const migrationSteps: readonly MigrationStep[] = [
   migrateGeneralJobs,
 ];
 
+/**
+ * The Migration Controller (seed 002 sections 3.6 and 4.2.4; SCHEDULER.md "Cross-border
+ * migration"): when the Planning Manager cannot keep every promise with local resources,
+ * it moves jobs to peer providers. Seven steps, in order, each a named function over the
+ * run below: candidates by the provider's policy, the customer's policy, compatibility
+ * profiles, static matching, the bandwidth filter, then negotiation and migration of the
+ * problematic jobs, then of other jobs whose departure frees room for them. A job moves
+ * only where the cheapest offer costs less than the penalty the move saves.
+ *
+ * The controller neither stops nor resumes execution: `checkpointOf` hands it the job's
+ * latest checkpoint (undefined for a job that has not run) and `release` takes the job out
+ * of the local plan and run time once it has moved; `record` stores where it went on the
+ * local agreement (Agreement.migratedTo).
+ */
 export class MigrationController {
   constructor(private readonly deps: MigrationControllerDeps) {}
 

@@ -8,7 +8,7 @@ import {
   findOffer, holdKey, liveHolds, negotiationIdOf, nextOfferId, type Negotiation, type NegotiationOfferRecord, type OfferState,
 } from '../../domain/negotiation.js';
 import { negotiationStep, type CounteredOffer, type NegotiationMessage } from '../../domain/negotiation-state-machine.js';
-import { feeCharged, type PriceList } from '../../domain/pricing.js';
+import { feeCharged } from '../../domain/pricing.js';
 import { offerHoldId, type Charging } from '../accounting/charging.js';
 import { VoUsage } from '../accounting/vo-usage.js';
 import { addSeconds, isoTime } from '../../domain/time.js';
