@@ -1,0 +1,357 @@
+import { isoTime } from '../domain/time.js';
+import { CapacityProfile } from './capacity-profile.js';
+import type { CheckpointPlan } from './checkpoint-plan.js';
+import { InstantQueue } from './instant-queue.js';
+import { checkpointPlanAt, shapeOf, type JobShape } from './job-timing.js';
+import { MachineManager } from './machine-manager.js';
+import type { ClusterDescription, Instant, JobSpec, PlannedJob, Segment } from './model.js';
+
+export const at = (t: Instant) => isoTime(new Date(t));
+
+/** Where a job could go: its first segment and the concrete nodes. */
+export interface Placement {
+  segments: Segment[];
+  checkpoints: CheckpointPlan;
+}
+
+export interface Need {
+  nodes: number;
+  spare: number;
+  eligible: readonly number[];
+  oneIsland: boolean;
+  lengthMs: number;
+  replacing?: string;
+  /** Waiting best-effort jobs give way (figure 3.4 inserts B last). */
+  displaceWaiting: boolean;
+}
+
+export interface AdmitOptions {
+  /** A job this one would replace (renegotiation): its capacity counts as free for the new one. */
+  replacing?: string;
+  /** The caller's last word on the placement found (the agreement's objectives): a reason refuses it, and nothing is booked. */
+  accept?: (job: PlannedJob) => string | undefined;
+}
+
+/**
+ * The plan itself (the Planning Manager's first layer): the jobs, their bookings on the
+ * Machine Manager, the indexes over them, trials that roll back, and the helpers every later
+ * layer uses.
+ */
+export abstract class PlanBook {
+  /** Best-effort jobs a booking displaced find new places (plan-placement.ts). */
+  protected abstract replaceBestEffort(ids: string[]): string[];
+
+  readonly mm: MachineManager;
+  protected readonly jobs = new Map<string, PlannedJob>();
+  protected readonly shapes = new Map<string, JobShape>();
+  protected readonly remote = new CapacityProfile();
+  /** Failed nodes (by index) and the end of their failure block. */
+  protected readonly failed = new Map<number, { since: Instant; until: Instant }>();
+  protected now: Instant = Number.NEGATIVE_INFINITY;
+  /**
+   * Indexes so an event costs what it touches, not the size of the plan. Each holds a
+   * superset of what it names (every entry is checked when read, and dropped once it no
+   * longer holds), so they stay right without knowing every way a job changes:
+   * - `inP`: jobs that may be in P (every `problem` is set through `setProblem` or `insert`);
+   * - `started`: jobs that may have started (first segment at or before the clock), fed by
+   *   `startsAhead` as the clock passes the first starts queued by `segmentsChanged`;
+   * - `order`: each job's place in `jobs`, so lists built from the indexes come out in the
+   *   order a scan of all jobs gives.
+   */
+  protected readonly inP = new Set<string>();
+  protected readonly started = new Set<string>();
+  protected readonly startsAhead = new InstantQueue();
+  protected readonly order = new Map<string, number>();
+  protected inserted = 0;
+
+  constructor(readonly cluster: ClusterDescription) {
+    this.mm = new MachineManager(cluster.nodes);
+  }
+
+  get size(): number {
+    return this.jobs.size;
+  }
+
+  job(id: string): PlannedJob | undefined {
+    return this.jobs.get(id);
+  }
+
+  allJobs(): IterableIterator<PlannedJob> {
+    return this.jobs.values();
+  }
+
+  /** P: jobs whose promise is endangered, with the reason. */
+  problematic(): Array<{ id: string; reason: string }> {
+    return this.inOrder(this.problemJobs()).map((j) => ({ id: j.spec.id, reason: j.problem as string }));
+  }
+
+  /** The jobs in P (in no particular order). */
+  protected problemJobs(): PlannedJob[] {
+    const out: PlannedJob[] = [];
+    for (const id of this.inP) {
+      const job = this.jobs.get(id);
+      if (job?.problem !== undefined) out.push(job);
+      else this.inP.delete(id);
+    }
+    return out;
+  }
+
+  /** The jobs that have started (first segment at or before the clock), in no particular order. */
+  protected startedJobs(): PlannedJob[] {
+    const out: PlannedJob[] = [];
+    for (const id of this.started) {
+      const job = this.jobs.get(id);
+      if (job && this.hasStarted(job)) out.push(job);
+      else this.started.delete(id);
+    }
+    return out;
+  }
+
+  /** Jobs in the order of the plan (as `allJobs` gives them). */
+  protected inOrder(jobs: PlannedJob[]): PlannedJob[] {
+    return jobs.sort((a, b) => (this.order.get(a.spec.id) as number) - (this.order.get(b.spec.id) as number));
+  }
+
+  protected setProblem(job: PlannedJob, reason: string): void {
+    job.problem = reason;
+    this.inP.add(job.spec.id);
+  }
+
+  /** A job's segments changed: a first start at or before the clock has started, a later one is queued for the clock. */
+  protected segmentsChanged(job: PlannedJob): void {
+    const first = job.segments[0];
+    if (!first) return;
+    if (first.start <= this.now) this.started.add(job.spec.id);
+    else this.startsAhead.push(first.start, job.spec.id);
+  }
+
+  shape(job: PlannedJob): JobShape {
+    let shape = this.shapes.get(job.spec.id);
+    if (!shape) {
+      shape = shapeOf(job.spec, this.cluster.timing);
+      this.shapes.set(job.spec.id, shape);
+    }
+    return shape;
+  }
+
+  isFailed(nodeId: string): boolean {
+    return this.failed.has(this.mm.nodeIndex(nodeId));
+  }
+
+
+  /** No planned job has a start tag above this (it only rises: an upper bound is all `admit` needs). */
+  protected highestTag = Number.NEGATIVE_INFINITY;
+
+  /** Removes a job and everything it booked (terminated, rejected, expired). */
+  release(id: string): void {
+    if (!this.jobs.has(id)) return;
+    this.mm.unbook(id);
+    this.dropRemote(this.jobs.get(id) as PlannedJob);
+    this.jobs.delete(id);
+    this.order.delete(id);
+    this.inP.delete(id);
+    this.started.delete(id);
+    this.shapes.delete(id);
+    this.mm.setSoft(id, false);
+  }
+
+  /** Moves a job to another id (a hold becoming an agreement). */
+  rename(from: string, to: string): boolean {
+    const job = this.jobs.get(from);
+    if (!job || this.jobs.has(to)) return false;
+    const segments = job.segments;
+    this.release(from);
+    const renamed: PlannedJob = { ...job, spec: { ...job.spec, id: to }, segments };
+    this.insert(renamed);
+    return true;
+  }
+
+  protected peakNodesOf(owner: string): number {
+    return this.mm.bookingsOf(owner).length;
+  }
+
+  /** A best-effort or background job that has not started gives way to SLA jobs (figure 3.4 places B last). */
+  protected isWaitingBestEffort(owner: string): boolean {
+    const job = this.jobs.get(owner);
+    return job !== undefined && isBestEffort(job.spec) && !this.hasStarted(job);
+  }
+
+  protected hasStarted(job: PlannedJob): boolean {
+    const first = job.segments[0];
+    return first !== undefined && first.start <= this.now;
+  }
+
+  protected plannedJob(spec: JobSpec, placed: Placement): PlannedJob {
+    const shape = shapeOf(spec, this.cluster.timing);
+    return {
+      spec,
+      segments: placed.segments,
+      checkpoints: placed.checkpoints,
+      outagesLeft: shape.timing.outages,
+      ...(spec.level === 'Full' ? { remoteStandby: spec.nodes } : {}),
+    };
+  }
+
+  /** Books a job's segments; waiting best-effort jobs in the way are moved to their next gap. Returns the moved ids. */
+  protected insert(job: PlannedJob, replacing?: string): string[] {
+    const id = job.spec.id;
+    const displaced = new Set<string>();
+    for (const segment of job.segments) {
+      const nodes = [...segment.nodes, ...segment.spare].map((n) => this.mm.nodeIndex(n));
+      for (const n of nodes) {
+        for (const owner of this.mm.ownersOn(n, segment.start, segment.end)) {
+          if (owner !== replacing && owner !== id && this.isWaitingBestEffort(owner)) displaced.add(owner);
+        }
+      }
+    }
+    for (const owner of displaced) this.mm.unbook(owner);
+    this.jobs.set(id, job);
+    if (job.spec.queueTag !== undefined && job.spec.queueTag > this.highestTag) this.highestTag = job.spec.queueTag;
+    if (!this.order.has(id)) this.order.set(id, this.inserted++);
+    if (job.problem !== undefined) this.inP.add(id);
+    this.segmentsChanged(job);
+    this.mm.setSoft(id, isBestEffort(job.spec));
+    for (const segment of job.segments) this.bookSegment(job, segment, replacing);
+    this.syncSoftness(job);
+    this.shapes.set(id, shapeOf(job.spec, this.cluster.timing));
+    return this.replaceBestEffort([...displaced].sort((a, b) => this.fcfs(a, b)));
+  }
+
+  protected nodeIndices(segment: Segment): number[] {
+    return [...segment.nodes, ...segment.spare].map((n) => this.mm.nodeIndex(n));
+  }
+
+  /** Books a segment's nodes (and the peer's standby nodes for Full). */
+  protected bookSegment(job: PlannedJob, segment: Segment, replacing?: string): void {
+    const nodes = [...segment.nodes, ...segment.spare].map((n) => this.mm.nodeIndex(n));
+    this.mm.book(job.spec.id, nodes, segment.start, segment.end, replacing);
+    if (job.remoteStandby) this.remoteAdd(segment.start, segment.end, job.remoteStandby);
+  }
+
+  /**
+   * A waiting best-effort job is soft: SLA searches look past it. Once it starts it is
+   * firm (running jobs are only ever suspended by a re-plan), so its start is queued and
+   * `clock` hardens it when time reaches it.
+   */
+  protected syncSoftness(job: PlannedJob): void {
+    if (!isBestEffort(job.spec)) return;
+    const started = this.hasStarted(job);
+    this.mm.setSoft(job.spec.id, !started);
+    const first = job.segments[0];
+    if (!started && first) this.softStarts.push(first.start, job.spec.id);
+  }
+
+  /** Starts of waiting best-effort jobs: when the clock passes one, the job is firm. */
+  protected readonly softStarts = new InstantQueue();
+
+  /** Every public entry point moves the plan's clock here; best-effort jobs that have started become firm. */
+  protected clock(now: Instant): void {
+    this.now = Math.max(this.now, now);
+    for (const id of this.softStarts.takeUntil(this.now)) {
+      const job = this.jobs.get(id);
+      if (job && this.hasStarted(job)) this.mm.setSoft(id, false);
+    }
+    for (const id of this.startsAhead.takeUntil(this.now)) if (this.jobs.has(id)) this.started.add(id);
+  }
+
+  protected dropRemote(job: PlannedJob): void {
+    if (!job.remoteStandby) return;
+    for (const s of job.segments) this.remoteAdd(s.start, s.end, -job.remoteStandby);
+  }
+
+  /** Changes to the peer's standby profile, journalled like the MM's so trials roll back. */
+  protected remoteAdd(start: Instant, end: Instant, delta: number): void {
+    this.remote.add(start, end, delta);
+    this.remoteLog?.push({ start, end, delta });
+  }
+
+  protected remoteLog: RemoteChange[] | undefined;
+
+  protected beginTrial(): Trial {
+    const outer = this.remoteLog;
+    this.remoteLog = outer ?? [];
+    return { mark: this.mm.begin(), remoteMark: this.remoteLog.length, outer };
+  }
+
+  protected commitTrial(trial: Trial): void {
+    // A nested trial logs into its outer trial's list already: the outer one can still roll it back.
+    this.mm.commit(trial.mark);
+    this.remoteLog = trial.outer;
+  }
+
+  protected rollbackTrial(trial: Trial): void {
+    this.mm.rollback(trial.mark);
+    const log = this.remoteLog ?? [];
+    for (const { start, end, delta } of log.splice(trial.remoteMark).reverse()) this.remote.add(start, end, -delta);
+    this.remoteLog = trial.outer;
+  }
+
+  /** Best-effort order: by start tag where both jobs were sold by bid, else first come first served. */
+  protected fcfs(a: string, b: string): number {
+    const ja = this.jobs.get(a) as PlannedJob;
+    const jb = this.jobs.get(b) as PlannedJob;
+    const tagged = ja.spec.queueTag !== undefined && jb.spec.queueTag !== undefined;
+    return (tagged ? (ja.spec.queueTag as number) - (jb.spec.queueTag as number) : 0) || ja.spec.arrival - jb.spec.arrival || (a < b ? -1 : a > b ? 1 : 0);
+  }
+
+  /** Waiting best-effort jobs a re-plan unbooked to make room; step 7 puts them back. */
+  protected displaced: Set<string> | undefined;
+
+  /** Unbooks the waiting best-effort jobs on `nodes` over [start, end): they give way to `id`. */
+  protected displaceWaiting(id: string, start: Instant, end: Instant, nodes: readonly number[], record: Set<string> | undefined): void {
+    for (const n of nodes) {
+      for (const owner of this.mm.ownersOn(n, start, end)) {
+        if (owner === id || !this.isWaitingBestEffort(owner)) continue;
+        this.mm.unbook(owner);
+        record?.add(owner);
+      }
+    }
+  }
+
+  protected remainingArea(job: PlannedJob, now: Instant): number {
+    let area = 0;
+    for (const s of job.segments) if (s.end > now) area += s.nodes.length * (s.end - Math.max(now, s.start));
+    return area;
+  }
+
+  protected snapshot(ids: string[]): Map<string, PlannedJob> {
+    const out = new Map<string, PlannedJob>();
+    for (const id of ids) {
+      const job = this.jobs.get(id) as PlannedJob;
+      out.set(id, { ...job, segments: job.segments.map((s) => ({ ...s })) });
+    }
+    return out;
+  }
+
+  protected restoreSnapshot(snapshot: Map<string, PlannedJob>): void {
+    for (const [id, job] of snapshot) {
+      const live = this.jobs.get(id) as PlannedJob;
+      live.segments = job.segments;
+      this.segmentsChanged(live);
+      live.outagesLeft = job.outagesLeft;
+      if (job.problem === undefined) delete live.problem;
+      else this.setProblem(live, job.problem);
+    }
+  }
+}
+
+export type RemoteChange = { start: Instant; end: Instant; delta: number };
+export type Trial = { mark: number; remoteMark: number; outer: RemoteChange[] | undefined };
+
+export function isBestEffort(spec: JobSpec): boolean {
+  return spec.kind === 'BestEffort' || spec.kind === 'Background';
+}
+
+/** How the warning for a job planned on a failed node beyond the problem horizon begins. */
+export function beyondHorizonPrefix(nodeId: string): string {
+  return `planned on node ${nodeId}, which failed`;
+}
+
+export function failureOwner(nodeId: string): string {
+  return `failure:${nodeId}`;
+}
+
+export function totalIntervalsOf(shape: JobShape, spec: JobSpec, start: Instant): number {
+  const plan = checkpointPlanAt({ ...spec, deadline: undefined }, shape, start);
+  return 'reason' in plan ? 1 : plan.count + 1;
+}

@@ -1,0 +1,222 @@
+import type { CheckpointPlan } from './checkpoint-plan.js';
+import { checkpointPlanAt, pieceMs, securedIntervals, shapeOf, totalIntervals, type JobShape } from './job-timing.js';
+import type { Instant, JobSpec, PlannedJob, Segment } from './model.js';
+import { PlanBook } from './plan-book.js';
+import { at, isBestEffort, totalIntervalsOf, type AdmitOptions, type Need, type Placement } from './plan-book.js';
+
+/**
+ * Where a job can go (the second layer): validating a request, its need, slots on the nodes,
+ * reservations and runs with their checkpoint plans, and best-effort jobs giving way (figure
+ * 3.4 inserts B last).
+ */
+export abstract class PlanPlacement extends PlanBook {
+  // ---------------------------------------------------------------- placement
+  protected validate(spec: JobSpec): string | undefined {
+    // No time or count that is not a finite number enters the capacity profile: it would corrupt it for every later job.
+    const numbers = [spec.nodes, spec.runtimeSeconds, spec.arrival, spec.earliestStart, spec.deadline, spec.window?.start, spec.window?.end, spec.storageGB];
+    if (numbers.some((n) => n !== undefined && !Number.isFinite(n))) return 'the request holds a time or a count that is not a finite number';
+    if (spec.window && spec.window.end <= spec.window.start) return 'the reservation window ends before it starts';
+    const usable = this.mm.eligible(spec.requirements, isBestEffort(spec)).length;
+    if (spec.nodes < 1) return 'a job needs at least one node';
+    if (spec.nodes + shapeOf(spec, this.cluster.timing).spare > usable) {
+      const spare = shapeOf(spec, this.cluster.timing).spare;
+      const policies = spec.requirements.securityPolicies;
+      const hosts = spec.requirements.candidateHosts;
+      const policyNote =
+        (policies ? ` (sla:SecurityPolicy ${policies.join(', ')}: ${this.mm.eligible({ securityPolicies: policies }, true).length} node(s) of the cluster meet it)` : '') +
+        (hosts ? ` (jsdl:CandidateHosts ${hosts.join(', ')}: ${this.mm.eligible({ candidateHosts: hosts }, true).length} of them are nodes of the cluster)` : '');
+      return `${spec.nodes} nodes${spare ? ` plus ${spare} spare node(s) for ${spec.level} service` : ''} requested but the cluster has ${usable} ${usable === this.cluster.nodes.length ? 'nodes' : 'nodes that meet the requirements'}${isBestEffort(spec) ? '' : ' available to SLA jobs'}${policyNote}`;
+    }
+    if (spec.requirements.interconnect !== undefined) {
+      const largest = this.mm.largestIsland(this.mm.eligible(spec.requirements, isBestEffort(spec)));
+      const spare = shapeOf(spec, this.cluster.timing).spare;
+      if (spec.nodes + spare > largest) {
+        return `${spec.nodes + spare} nodes on ${spec.requirements.interconnect} must share one interconnect island, but the largest suitable island has ${largest}`;
+      }
+    }
+    if (spec.window) {
+      if (spec.window.end <= spec.window.start) return `reservation window ends (${at(spec.window.end)}) before it starts (${at(spec.window.start)})`;
+      if (spec.window.start < this.now) return `reservation window starts in the past (${at(spec.window.start)}, now ${at(this.now)})`;
+      return undefined;
+    }
+    if (!(spec.runtimeSeconds > 0)) return 'a runtime estimate (sla:RuntimeEstimate) or a reservation window is required to plan the job';
+    if (spec.deadline !== undefined && spec.deadline <= this.now) return `deadline ${at(spec.deadline)} has already passed (now ${at(this.now)})`;
+    if (spec.level === 'Full' && this.cluster.peerStandbyNodes < spec.nodes) {
+      return `Full service needs ${spec.nodes} standby nodes reserved at a peer provider, but ${this.cluster.peerStandbyNodes === 0 ? 'no peer standby capacity is configured' : `only ${this.cluster.peerStandbyNodes} are configured`}`;
+    }
+    return undefined;
+  }
+
+  protected needFor(spec: JobSpec, shape: JobShape, lengthMs: number, replacing?: string): Need {
+    return {
+      nodes: spec.nodes,
+      spare: shape.spare,
+      eligible: this.mm.eligible(spec.requirements, isBestEffort(spec)),
+      oneIsland: spec.requirements.interconnect !== undefined,
+      lengthMs,
+      ...(replacing !== undefined ? { replacing } : {}),
+      displaceWaiting: !isBestEffort(spec),
+    };
+  }
+
+  /** The whole placement of a new job as the rules of its kind and level demand, or why not. */
+  protected findPlacement(spec: JobSpec, now: Instant, options: AdmitOptions): Placement | { reason: string } {
+    const shape = shapeOf(spec, this.cluster.timing);
+    if (spec.window) return this.placeReservation(spec, shape, spec.window.start, spec.window.end, options.replacing, 0, totalIntervalsOf(shape, spec, spec.window.start));
+    const from = Math.max(now, spec.earliestStart ?? now);
+    const plan = checkpointPlanAt(spec, shape, from);
+    if ('reason' in plan) return { reason: this.deadlineReason(spec, plan.reason) };
+    return this.placeRun(spec, shape, plan, from, plan.count + 1, false, options.replacing);
+  }
+
+  /** A reservation keeps its window; only the nodes may change. */
+  protected placeReservation(spec: JobSpec, shape: JobShape, start: Instant, end: Instant, replacing: string | undefined, doneIntervals: number, total: number): Placement | { reason: string } {
+    const checkpoints = checkpointPlanAt({ ...spec, deadline: undefined }, shape, start);
+    if ('reason' in checkpoints) return checkpoints;
+    const need = this.needFor(spec, shape, end - start, replacing);
+    const nodes = this.mapAt(need, start);
+    if (!nodes) {
+      const free = this.freeThroughout(need, start, end);
+      return {
+        reason:
+          `${spec.nodes}${shape.spare ? ` + ${shape.spare} spare` : ''} nodes are not free from ${at(start)} to ${at(end)}: ` +
+          `${free} of ${need.eligible.length} ${need.eligible.length === this.cluster.nodes.length ? '' : 'suitable '}nodes are free throughout that window`,
+      };
+    }
+    const remote = this.remoteCheck(spec, start, end);
+    if (remote) return { reason: remote };
+    return {
+      checkpoints,
+      segments: [this.segment(spec, nodes, start, end, doneIntervals > 0, Math.max(1, total - doneIntervals))],
+    };
+  }
+
+  /** A run of `intervals` intervals from `from` on: earliest fit, within the deadline for SLA jobs. */
+  protected placeRun(spec: JobSpec, shape: JobShape, plan: CheckpointPlan, from: Instant, intervals: number, restart: boolean, replacing?: string, outagesLeft?: number): Placement | { reason: string } {
+    const outages = outagesLeft ?? shape.timing.outages;
+    const lengthMs = pieceMs(shape, plan, intervals, restart, shape.booksWorstCase ? outages : 0, true);
+    const worstMs = pieceMs(shape, plan, intervals, restart, shape.deadlineCoversOutages ? outages : 0, true);
+    const need = this.needFor(spec, shape, lengthMs, replacing);
+    const latestStart = spec.deadline !== undefined && spec.kind === 'Deadline' ? spec.deadline - Math.max(lengthMs, worstMs) : undefined;
+    const standbyFrom = spec.level === 'Full' ? (t: Instant) => this.remote.firstFit(t, lengthMs, this.cluster.peerStandbyNodes - spec.nodes) : undefined;
+    const found = this.findSlot(need, from, latestStart, (start) => this.remoteCheck(spec, start, start + lengthMs) === undefined, standbyFrom);
+    if (!found) {
+      if (latestStart !== undefined && latestStart < from) {
+        return { reason: this.lateReason(spec, plan, from + Math.max(lengthMs, worstMs), shape) };
+      }
+      const earliest = this.findSlot({ ...need }, from);
+      if (earliest && spec.deadline !== undefined) return { reason: this.lateReason(spec, plan, earliest.start + Math.max(lengthMs, worstMs), shape) };
+      return { reason: this.remoteCheck(spec, from, from + lengthMs) ?? `${spec.nodes} nodes are never free for ${Math.ceil(lengthMs / 1000)} s` };
+    }
+    return { checkpoints: plan, segments: [this.segment(spec, found.nodes, found.start, found.start + lengthMs, restart, intervals)] };
+  }
+
+  protected lateReason(spec: JobSpec, plan: CheckpointPlan, completion: Instant, shape: JobShape): string {
+    const how = shape.checkpointed ? `with ${plan.count} checkpoint${plan.count === 1 ? '' : 's'}${shape.deadlineCoversOutages ? ` and ${shape.timing.outages} covered outage${shape.timing.outages === 1 ? '' : 's'}` : ''}` : 'without checkpoints';
+    return `deadline ${at(spec.deadline as Instant)} cannot be met: earliest ${shape.deadlineCoversOutages ? 'worst-case ' : ''}completion ${how} is ${at(completion)} on ${spec.nodes} nodes`;
+  }
+
+  protected deadlineReason(spec: JobSpec, why: string): string {
+    return spec.deadline !== undefined ? `deadline ${at(spec.deadline)} cannot be met: ${why}` : why;
+  }
+
+  protected segment(spec: JobSpec, nodes: number[], start: Instant, end: Instant, restart: boolean, intervals: number): Segment {
+    const ids = nodes.map((n) => this.cluster.nodes[n]?.id as string);
+    return { start, end, nodes: ids.slice(0, spec.nodes), spare: ids.slice(spec.nodes), restart, intervals };
+  }
+
+  /** Full: the peer's standby nodes over the job's slot. */
+  protected remoteCheck(spec: JobSpec, start: Instant, end: Instant): string | undefined {
+    if (spec.level !== 'Full') return undefined;
+    const free = this.cluster.peerStandbyNodes - this.remote.maxOver(start, end);
+    return free >= spec.nodes ? undefined : `Full service needs ${spec.nodes} standby nodes at a peer provider from ${at(start)} to ${at(end)}; ${free} of ${this.cluster.peerStandbyNodes} are free then`;
+  }
+
+  /**
+   * The earliest start >= from (and <= latestStart) where the MM can map the need; the
+   * PM's profile skips instants where too many nodes are busy, the MM's search instants
+   * where too few of the same nodes are free throughout, and `earliest` (when given)
+   * instants where a constraint of the caller's fails; `accept` has the last word.
+   * Waiting best-effort jobs are not counted against SLA jobs: they move.
+   */
+  findSlot(need: Need, from: Instant, latestStart?: Instant, accept?: (start: Instant) => boolean, earliest?: (t: Instant) => Instant): { start: Instant; nodes: number[] } | undefined {
+    const total = this.cluster.nodes.length;
+    const slack = need.replacing !== undefined ? this.peakNodesOf(need.replacing) : 0;
+    const filter = need.displaceWaiting ? this.mm.firmProfile : this.mm.profile;
+    // Waiting best-effort jobs are soft in the Machine Manager: SLA searches look past them.
+    const search = this.mm.search(need.nodes + need.spare, need.eligible, need.lengthMs, {
+      ...(need.replacing !== undefined ? { ignoreOwner: need.replacing } : {}),
+      oneIsland: need.oneIsland,
+      soft: need.displaceWaiting,
+      ...(latestStart !== undefined ? { limit: latestStart } : {}),
+    });
+    let t = from;
+    for (;;) {
+      t = filter.firstFit(t, need.lengthMs, total - need.nodes - need.spare + slack);
+      if (latestStart !== undefined && t > latestStart) return undefined;
+      // A constraint of the caller's that can say where it holds next (a peer's standby nodes).
+      const later = earliest?.(t) ?? t;
+      if (later > t) {
+        t = later;
+        continue;
+      }
+      const mapped = search.at(t);
+      if ('next' in mapped) {
+        // Not enough of the same nodes free throughout: no start before `next` works either.
+        if (mapped.next === Number.POSITIVE_INFINITY) return undefined;
+        t = mapped.next;
+        continue;
+      }
+      if (!accept || accept(t)) return { start: t, nodes: mapped.nodes };
+      // The next instant anything changes: a booking of any kind ends or begins.
+      const next = Math.min(this.mm.profile.nextChangeAfter(t) ?? Infinity, filter.nextChangeAfter(t) ?? Infinity);
+      if (next === Infinity) return undefined; // nothing changes after t: what fails now fails forever
+      t = next;
+    }
+  }
+
+  protected mapAt(need: Need, start: Instant): number[] | undefined {
+    const end = start + need.lengthMs;
+    // Waiting best-effort jobs are soft in the Machine Manager: SLA placements look past them.
+    const options = { ...(need.replacing !== undefined ? { ignoreOwner: need.replacing } : {}), oneIsland: need.oneIsland, soft: need.displaceWaiting };
+    return this.mm.map(need.nodes + need.spare, need.eligible, start, end, options);
+  }
+
+  protected freeThroughout(need: Need, start: Instant, end: Instant): number {
+    return need.eligible.filter((n) => this.mm.isFree(n, start, end, need.replacing, undefined, need.displaceWaiting)).length;
+  }
+
+  /** Step 7: best-effort jobs (unbooked by the caller) go back first come first served, into the earliest gap from now. */
+  protected replaceBestEffort(ids: string[]): string[] {
+    const moved: string[] = [];
+    for (const id of ids) {
+      const job = this.jobs.get(id) as PlannedJob;
+      const shape = this.shape(job);
+      const secured = securedIntervals(job, shape, this.now);
+      const remaining = totalIntervals(job) - secured;
+      const from = Math.max(this.now, job.spec.earliestStart ?? this.now);
+      const past = job.segments.filter((s) => s.end <= this.now);
+      if (remaining <= 0) {
+        // All its work is secured (it was past its expected end): it has finished.
+        job.segments = past;
+        this.segmentsChanged(job);
+        delete job.problem;
+        continue;
+      }
+      const placed = this.placeRun(job.spec, shape, job.checkpoints, from, remaining, secured > 0);
+      if ('reason' in placed) {
+        this.setProblem(job, placed.reason); // only when the cluster has no suitable nodes left at all
+        job.segments = past;
+        this.segmentsChanged(job);
+        continue;
+      }
+      job.segments = [...past, ...placed.segments];
+      this.segmentsChanged(job);
+      for (const s of placed.segments) this.bookSegment(job, s);
+      this.syncSoftness(job);
+      delete job.problem;
+      moved.push(id);
+    }
+    return moved;
+  }
+}

@@ -1,0 +1,204 @@
+import { securedIntervals, totalIntervals } from './job-timing.js';
+import type { Instant, PlannedJob, ReplanReport, Segment } from './model.js';
+import { PlanSuspension } from './plan-suspension.js';
+import { at, beyondHorizonPrefix, failureOwner, isBestEffort } from './plan-book.js';
+
+/**
+ * Re-planning (the fourth layer; SCHEDULER.md figure 3.4): the clock moving on, a job
+ * finishing early, a node failing or repaired, and solving the jobs in P.
+ */
+export abstract class PlanReplanning extends PlanSuspension {
+  // ---------------------------------------------------------------- events
+  /**
+   * Moves the plan's clock to `now`: jobs whose last segment ended leave the plan, and so
+   * do problematic jobs whose deadline or window has passed unsolved (their promise is
+   * broken; `problem` says why). Both are returned for accounting. A node still failed at
+   * the end of its failure block is taken out for another problem horizon.
+   */
+  advance(now: Instant): { report?: ReplanReport; left: PlannedJob[] } {
+    this.clock(now);
+    let report: ReplanReport | undefined;
+    for (const [node, failure] of [...this.failed]) {
+      if (failure.until > now) continue;
+      const nodeId = this.cluster.nodes[node]?.id as string;
+      this.failed.delete(node);
+      this.mm.unbook(failureOwner(nodeId), now);
+      report = this.nodeFailed(nodeId, now);
+    }
+    // A job whose last segment has ended has started; an unsolved one is in P: the indexes hold both.
+    const candidates = new Set([...this.startedJobs(), ...this.problemJobs()]);
+    const left: PlannedJob[] = [];
+    for (const job of candidates) {
+      const last = job.segments[job.segments.length - 1];
+      const unsolvedPast = job.problem !== undefined && !job.segments.some((s) => s.end > now) && (job.spec.deadline ?? job.spec.window?.end ?? Infinity) <= now;
+      if ((last && last.end <= now && job.problem === undefined) || unsolvedPast) left.push(job);
+    }
+    this.inOrder(left);
+    for (const job of left) this.release(job.spec.id);
+    return { ...(report ? { report } : {}), left };
+  }
+
+  /** A job finished (early or on time): its nodes are free from `now`, and waiting jobs may take the gap. */
+  jobFinished(id: string, now: Instant): ReplanReport {
+    this.clock(now);
+    const job = this.jobs.get(id);
+    const report: ReplanReport = { moved: [], suspended: [], problematic: [], solved: [] };
+    if (!job) return report;
+    const freed = job.segments.filter((s) => s.end > now).map((s) => ({ start: Math.max(now, s.start), end: s.end, nodes: this.nodeIndices(s) }));
+    this.release(id);
+    report.moved = this.fillGaps(now, freed);
+    // Problems waiting for capacity get another chance now that some is free.
+    if (this.problemsInHorizon(now, now + this.cluster.timing.problemHorizonSeconds * 1000).length > 0) {
+      const replanned = this.replan(now);
+      report.moved.push(...replanned.moved);
+      report.suspended.push(...replanned.suspended);
+      report.solved.push(...replanned.solved);
+    }
+    return this.withProblems(report);
+  }
+
+  /**
+   * A node failed at `now`: jobs with work on it within the problem horizon become
+   * problematic (running ones keep what their checkpoints secured); Enhanced and Full
+   * jobs restart at once on their spare nodes; then the SLA-aware algorithm re-plans P,
+   * suspending best-effort and then SLA jobs and running pieces in gaps when it must.
+   */
+  nodeFailed(nodeId: string, now: Instant): ReplanReport {
+    this.clock(now);
+    const node = this.mm.nodeIndex(nodeId);
+    const horizonEnd = now + this.cluster.timing.problemHorizonSeconds * 1000;
+    if (this.failed.has(node)) return this.withProblems({ moved: [], suspended: [], problematic: [], solved: [] });
+    const affected = this.mm.ownersOn(node, now, horizonEnd).filter((o) => this.jobs.has(o)).sort();
+    const beyond = this.mm.ownersOn(node, horizonEnd, Number.POSITIVE_INFINITY).filter((o) => this.jobs.has(o) && !affected.includes(o));
+    const problems: string[] = [];
+    for (const id of affected) {
+      const job = this.jobs.get(id) as PlannedJob;
+      if (this.lostSpareOnly(job, nodeId, now) || this.restartOnSpare(job, nodeId, node, now) || this.replaceWaitingNode(job, nodeId, node, now) || this.keepSurvivors(job, nodeId, node, now)) {
+        // Off the node now: a warning that it was planned there beyond an earlier horizon no longer holds.
+        if (job.problem?.startsWith(beyondHorizonPrefix(nodeId))) delete job.problem;
+        continue;
+      }
+      this.cut(job, now);
+      if (job.segments.length > 0) job.outagesLeft = Math.max(0, job.outagesLeft - 1); // it was running: an outage used
+      this.setProblem(job, `node ${nodeId} failed at ${at(now)}`);
+      problems.push(id);
+    }
+    const warning = `${beyondHorizonPrefix(nodeId)} at ${at(now)}; beyond the problem horizon (${at(horizonEnd)})`;
+    for (const id of beyond) this.setProblem(this.jobs.get(id) as PlannedJob, warning);
+    this.mm.book(failureOwner(nodeId), [node], now, horizonEnd);
+    this.failed.set(node, { since: now, until: horizonEnd });
+    const report = this.replan(now);
+    report.moved.push(...affected.filter((id) => !problems.includes(id) && this.jobs.has(id)));
+    return this.withProblems(report);
+  }
+
+  /** A node is back: its failure block ends now, jobs planned on it beyond the horizon are safe again, and P is re-planned. */
+  nodeRepaired(nodeId: string, now: Instant): ReplanReport {
+    this.clock(now);
+    const node = this.mm.nodeIndex(nodeId);
+    const failure = this.failed.get(node);
+    if (!failure) return this.withProblems({ moved: [], suspended: [], problematic: [], solved: [] });
+    this.mm.unbook(failureOwner(nodeId), now);
+    this.failed.delete(node);
+    for (const owner of this.mm.ownersOn(node, now, Number.POSITIVE_INFINITY)) {
+      const job = this.jobs.get(owner);
+      if (job?.problem !== undefined && job.segments.some((s) => s.end > now)) delete job.problem;
+    }
+    const report = this.replan(now);
+    report.moved.push(...this.fillGaps(now, [{ start: now, end: failure.until, nodes: [node] }]));
+    return this.withProblems(report);
+  }
+
+  protected withProblems(report: ReplanReport): ReplanReport {
+    report.problematic = this.problematic();
+    report.moved = [...new Set(report.moved)].filter((id) => this.jobs.has(id));
+    return report;
+  }
+
+  // ---------------------------------------------------------------- figure 3.4
+  /**
+   * The SLA-aware algorithm of figure 3.4 on the current plan. R, S_res and S_nonres
+   * outside P keep their places (steps 2 and 5); waiting best-effort jobs give way where a
+   * problem needs their room (those displaced go back last, step 7); problematic SLA jobs in
+   * the problem horizon are placed by order (running first, then waiting, value
+   * descending) without touching S_nonres (step 3). What remains in P triggers
+   * suspension of best-effort jobs, then of SLA jobs (3.5.2), and partial execution (3.5.3).
+   */
+  protected replan(now: Instant): ReplanReport {
+    const report: ReplanReport = { moved: [], suspended: [], problematic: [], solved: [] };
+    const horizonEnd = now + this.cluster.timing.problemHorizonSeconds * 1000;
+    // Waiting best-effort jobs give way where a problem needs their room (the searches look
+    // past them) and go back last; the others keep their places, so a re-plan costs what it
+    // moves, not the size of the plan.
+    const displaced = new Set<string>();
+    this.displaced = displaced;
+    const problems = this.problemsInHorizon(now, horizonEnd);
+    const bestEffortProblems = problems.filter((id) => isBestEffort((this.jobs.get(id) as PlannedJob).spec));
+    try {
+      let unsolved = this.solve(problems.filter((id) => !bestEffortProblems.includes(id)), now, report);
+      if (unsolved.length > 0) unsolved = this.suspendAndSolve(unsolved, now, report, 'best-effort');
+      if (unsolved.length > 0) unsolved = this.suspendAndSolve(unsolved, now, report, 'sla');
+    } finally {
+      this.displaced = undefined;
+    }
+    for (const id of bestEffortProblems) delete (this.jobs.get(id) as PlannedJob).problem;
+    const again = [...new Set([...displaced, ...bestEffortProblems, ...report.suspended.filter((id) => isBestEffort((this.jobs.get(id) as PlannedJob).spec))])];
+    report.moved.push(...this.replaceBestEffort(again.sort((a, b) => this.fcfs(a, b))));
+    return report;
+  }
+
+  /** P within the horizon, ordered: running before waiting, then value descending, then id. */
+  protected problemsInHorizon(now: Instant, horizonEnd: Instant): string[] {
+    const inP = this.problemJobs().filter((j) => !j.segments.some((s) => s.end > now) && this.startsBefore(j, horizonEnd));
+    const rank = (j: PlannedJob) => (j.segments.length > 0 ? 0 : 1);
+    inP.sort((a, b) => rank(a) - rank(b) || b.spec.value - a.spec.value || (a.spec.id < b.spec.id ? -1 : 1));
+    return inP.map((j) => j.spec.id);
+  }
+
+  protected startsBefore(job: PlannedJob, t: Instant): boolean {
+    if (job.spec.window) return job.spec.window.start < t;
+    return (job.spec.earliestStart ?? Number.NEGATIVE_INFINITY) < t;
+  }
+
+  /** Step 3 for each problem in order; returns those still unsolved (their reason updated). */
+  protected solve(problems: string[], now: Instant, report: ReplanReport): string[] {
+    const unsolved: string[] = [];
+    for (const id of problems) {
+      const job = this.jobs.get(id) as PlannedJob;
+      const placed = this.placeProblem(job, now);
+      if ('reason' in placed) {
+        this.setProblem(job, `${job.problem?.split(': cannot')[0] ?? 'problem'}: cannot ${placed.reason}`);
+        unsolved.push(id);
+        continue;
+      }
+      for (const s of placed) this.displaceWaiting(id, s.start, s.end, [...s.nodes, ...s.spare].map((n) => this.mm.nodeIndex(n)), this.displaced);
+      for (const s of placed) this.bookSegment(job, s);
+      job.segments = [...job.segments, ...placed];
+      this.segmentsChanged(job);
+      delete job.problem;
+      report.solved.push(id);
+      report.moved.push(id);
+    }
+    return unsolved;
+  }
+
+  /** A problematic job's remaining work: whole if it fits its SLA, else in pieces through gaps (3.5.3). */
+  protected placeProblem(job: PlannedJob, now: Instant): Segment[] | { reason: string } {
+    const shape = this.shape(job);
+    const secured = securedIntervals(job, shape, now);
+    const remaining = totalIntervals(job) - secured;
+    const spec = job.spec;
+    if (!spec.window && remaining <= 0) return []; // every interval secured: it has finished
+    if (spec.window) {
+      if (spec.window.end <= now) return { reason: `keep the reservation: its window ended at ${at(spec.window.end)}` };
+      const placed = this.placeReservation(spec, shape, Math.max(now, spec.window.start), spec.window.end, undefined, secured, totalIntervals(job));
+      return 'reason' in placed ? { reason: `keep the reservation: ${placed.reason}` } : placed.segments;
+    }
+    const from = Math.max(now, spec.earliestStart ?? now);
+    const whole = this.placeRun(spec, shape, job.checkpoints, from, remaining, secured > 0 || job.segments.length > 0, undefined, job.outagesLeft);
+    if (!('reason' in whole)) return whole.segments;
+    if (spec.kind !== 'Deadline' || !shape.checkpointed) return { reason: `restart in time: ${whole.reason}` };
+    const pieces = this.placeInPieces(job, shape, from, remaining);
+    return pieces ?? { reason: `restart in time: ${whole.reason}; no gaps for partial execution either` };
+  }
+}
