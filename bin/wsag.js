@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// The `wsag` command: runs src/cli/main.ts through tsx (a runtime dependency), from any
-// working directory. Paths are resolved from this file, not from the cwd.
+// The `wsag` command: the compiled CLI (dist/, built by `npm run build`, which `npm install`
+// runs as its prepare step), from any working directory.
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { register } from 'tsx/esm/api';
 
-const tsconfig = fileURLToPath(new URL('../tsconfig.json', import.meta.url));
-register({ tsconfig: fs.existsSync(tsconfig) ? tsconfig : false });
-await import('../src/cli/main.ts');
+const main = new URL('../dist/cli/main.js', import.meta.url);
+if (!fs.existsSync(main)) {
+  console.error('wsag: dist/ is missing: run `npm run build` (npm install runs it) in the wsag-server directory');
+  process.exit(1);
+}
+await import(main.href);

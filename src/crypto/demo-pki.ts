@@ -20,7 +20,8 @@ const subjects: Record<DemoParty, [string, string][]> = {
 };
 
 /** The server certificate's subjectAltName: every loopback name a local client may use. */
-export const demoServerAltNames = ['localhost', '127.0.0.1', '::1'];
+export { demoServerAltNames } from './demo-names.js';
+import { demoServerAltNames } from './demo-names.js';
 export const demoCaDays = 5 * 365;
 export const demoLeafDays = 365;
 

@@ -59,7 +59,7 @@ describe('bin/wsag.js', () => {
     await server.close();
   });
 
-  it('runs the CLI through tsx from any working directory', async () => {
+  it('runs the compiled CLI from any working directory', async () => {
     const { stdout, stderr } = await run(process.execPath, [bin, 'templates', '--url', server.url, '--json'], {
       cwd: os.tmpdir(),
       env: { ...process.env, WSAG_URL: '' },

@@ -1,12 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { certificateFacts } from '../../crypto/certificate-facts.js';
 import { loadCredential, proxyFilePem, writePrivateFile, type Credential } from '../../crypto/credentials.js';
-import { createDemoPki, DemoPkiConflict, demoServerAltNames, type DemoFile } from '../../crypto/demo-pki.js';
-import { gridDn } from '../../crypto/distinguished-name.js';
+import { demoServerAltNames } from '../../crypto/demo-names.js';
+import type { DemoFile } from '../../crypto/demo-pki.js';
 import { keyTypes, type KeyType } from '../../crypto/keys.js';
-import { issueProxy, ProxyIssueError } from '../../crypto/proxy.js';
 import { jsonHelp, jsonOption, type Command } from '../command.js';
 import type { Args, CommandContext, Env } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
@@ -92,6 +90,10 @@ export const certCommand: Command = {
 };
 
 async function proxy(args: Args, ctx: CommandContext): Promise<void> {
+  // Loaded here: the X.509 code is heavy, and `wsag --help` should not wait for it.
+  const [{ certificateFacts }, { gridDn }, { issueProxy, ProxyIssueError }] = await Promise.all([
+    import('../../crypto/certificate-facts.js'), import('../../crypto/distinguished-name.js'), import('../../crypto/proxy.js'),
+  ]);
   const hours = hoursOption(args);
   const pathLength = pathLengthOption(args);
   const keyType = keyTypeOption(args);
@@ -174,6 +176,7 @@ export function defaultProxyFile(env: Env): string {
 }
 
 async function demo(args: Args, ctx: CommandContext): Promise<void> {
+  const { createDemoPki, DemoPkiConflict } = await import('../../crypto/demo-pki.js');
   const keyType = keyTypeOption(args) ?? 'rsa';
   const defaultDir = path.join(ctx.env.WSAG_DATA_DIR || 'data', 'pki');
   const dir = args.string('dir') ?? defaultDir;

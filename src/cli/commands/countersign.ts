@@ -1,5 +1,3 @@
-import { TrustStore } from '../../crypto/trust-store.js';
-import { countersign, verifyAgreementSignatures } from '../../crypto/xml-signature.js';
 import { jsonHelp, jsonOption, serverUrl, urlHelp, urlOption, type Command } from '../command.js';
 import { clientTls } from '../client-tls.js';
 import { CliError, UsageError } from '../errors.js';
@@ -23,6 +21,8 @@ export const countersignCommand: Command = {
     const url = serverUrl(args, ctx.env);
     if (!url.startsWith('https:')) throw new UsageError('countersign over HTTPS with your client certificate: --url https://HOST:PORT (or WSAG_URL)');
     const tls = clientTls(ctx.env);
+    // Loaded here: the X.509 and XML signature code is heavy, and `wsag --help` should not wait for it.
+    const [{ TrustStore }, { countersign, verifyAgreementSignatures }] = await Promise.all([import('../../crypto/trust-store.js'), import('../../crypto/xml-signature.js')]);
     const { credential } = tls;
     const trust = TrustStore.fromPem(tls.ca, 'WSAG_CA');
     const client = ctx.client(url);
