@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from './engine/configuration/config.js';
 import { startServer } from './server.js';
-import { startInstance } from './server-cluster.js';
+import { startInstance } from './assembly/cluster.js';
 import { DataDirInUse } from './store/data-dir-lock.js';
 import { TemplateError } from './xml/template-library.js';
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WsagClient, WsagFault } from '../../src/client/wsag-client.js';
 import type { Agreement } from '../../src/domain/agreement.js';
 import { loadConfig } from '../../src/engine/configuration/config.js';
-import { startInstance, type RunningInstance } from '../../src/server-cluster.js';
+import { startInstance, type RunningInstance } from '../../src/assembly/cluster.js';
 import { PgStore } from '../../src/store/postgres/pg-store.js';
 import { acceptingOffer, negotiationOffer } from '../../src/xml/accepting-offer.js';
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Agreement } from '../../domain/agreement.js';
 import type { AuditReport, SignatureCheck } from '../../engine/audit/audit-service.js';
 import type { AuditEntry } from '../../engine/ports.js';
-import type { ServerStore } from '../../server-store.js';
+import type { ServerStore } from '../../assembly/store.js';
 
 /** What the audit command reads: the audit log and the agreements and negotiations it is about. */
 type AuditedStore = Pick<ServerStore, 'audit' | 'agreements' | 'negotiations' | 'close'>;

@@ -40,7 +40,7 @@ export class PgStore {
    * The store for one server: a session-level advisory lock, held on a connection of its own
    * until `close` (PostgreSQL releases it when that session ends, by a crash too), refuses a
    * second server on the same database: it would plan the same nodes twice. Several
-   * instances share a database as a cluster instead (src/server-cluster.ts).
+   * instances share a database as a cluster instead (src/assembly/cluster.ts).
    */
   static async openExclusive(url: string): Promise<PgStore> {
     const holder = new pg.Client({ connectionString: url });

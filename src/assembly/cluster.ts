@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { pino } from 'pino';
-import type { ServerConfig } from './engine/configuration/config.js';
-import { endpointsAt, startServer, type RunningServer, type ServerParts } from './server.js';
-import { Front } from './server-front.js';
-import { paths } from './soap/agreement-ports.js';
-import { negotiationPaths } from './soap/negotiation-ports.js';
-import { PgLeadership } from './store/postgres/pg-leadership.js';
-import { PgStore } from './store/postgres/pg-store.js';
-import { standbyApp } from './web/forwarding.js';
+import type { ServerConfig } from '../engine/configuration/config.js';
+import { endpointsAt, startServer, type RunningServer, type ServerParts } from '../server.js';
+import { Front } from './front.js';
+import { paths } from '../soap/agreement-ports.js';
+import { negotiationPaths } from '../soap/negotiation-ports.js';
+import { PgLeadership } from '../store/postgres/pg-leadership.js';
+import { PgStore } from '../store/postgres/pg-store.js';
+import { standbyApp } from '../web/forwarding.js';
 
 /** One instance of a cluster on one PostgreSQL database (docs/deployment.md "Several instances"). */
 export interface RunningInstance {

@@ -1,24 +1,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { AgreementChange } from './engine/agreements/agreement-changes.js';
-import { holdKey, liveHolds } from './domain/negotiation.js';
-import type { PriceList } from './domain/pricing.js';
-import { epochAt, parseSitePolicy, type SitePolicy } from './domain/vo-policy.js';
-import { AccountService } from './engine/accounting/account-service.js';
-import { Charging } from './engine/accounting/charging.js';
-import { FollowedNegotiations } from './engine/accounting/followed-negotiations.js';
-import { Settlement } from './engine/accounting/settlement.js';
-import { UsageRecording } from './engine/accounting/usage-recording.js';
-import { VoUsage } from './engine/accounting/vo-usage.js';
-import type { ServerConfig } from './engine/configuration/config.js';
-import type { PlanningService } from './engine/planning/planning-service.js';
-import type { AccountStore, AgreementRepository, AgreementSigner, Clock, NegotiationRepository, UsageRecordStore } from './engine/ports.js';
-import { MemoryAccountStore } from './store/memory-account-store.js';
-import { MemoryUsageRecords } from './store/memory-usage-records.js';
-import { ReportFiles } from './store/report-files.js';
-import type { ServerStore } from './server-store.js';
-import { usageRecordXml } from './xml/usage-record-writer.js';
+import type { AgreementChange } from '../engine/agreements/agreement-changes.js';
+import { holdKey, liveHolds } from '../domain/negotiation.js';
+import type { PriceList } from '../domain/pricing.js';
+import { epochAt, parseSitePolicy, type SitePolicy } from '../domain/vo-policy.js';
+import { AccountService } from '../engine/accounting/account-service.js';
+import { Charging } from '../engine/accounting/charging.js';
+import { FollowedNegotiations } from '../engine/accounting/followed-negotiations.js';
+import { Settlement } from '../engine/accounting/settlement.js';
+import { UsageRecording } from '../engine/accounting/usage-recording.js';
+import { VoUsage } from '../engine/accounting/vo-usage.js';
+import type { ServerConfig } from '../engine/configuration/config.js';
+import type { PlanningService } from '../engine/planning/planning-service.js';
+import type { AccountStore, AgreementRepository, AgreementSigner, Clock, NegotiationRepository, UsageRecordStore } from '../engine/ports.js';
+import { MemoryAccountStore } from '../store/memory-account-store.js';
+import { MemoryUsageRecords } from '../store/memory-usage-records.js';
+import { ReportFiles } from '../store/report-files.js';
+import type { ServerStore } from './store.js';
+import { usageRecordXml } from '../xml/usage-record-writer.js';
 
 /**
  * The accounting side of the server (issue 14; docs/accounting.md, docs/vo-policy.md),

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import type { ServerConfig } from './engine/configuration/config.js';
-import { PgStore } from './store/postgres/pg-store.js';
-import { SqliteStore } from './store/sqlite-store.js';
+import type { ServerConfig } from '../engine/configuration/config.js';
+import { PgStore } from '../store/postgres/pg-store.js';
+import { SqliteStore } from '../store/sqlite-store.js';
 
 /** The server's own database: SQLite in the data directory (the default), or PostgreSQL (WSAG_DATABASE_URL). */
 export type ServerStore = SqliteStore | PgStore;

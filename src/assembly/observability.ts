@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import type { AgreementChange } from './engine/agreements/agreement-changes.js';
-import type { ReplanCause } from './engine/planning/planning-service.js';
-import type { AgreementRepository } from './engine/ports.js';
-import type { ReplanReport } from './scheduler/model.js';
-import { EventStream } from './web/events.js';
-import { Metrics, type MetricsSources } from './web/metrics.js';
+import type { AgreementChange } from '../engine/agreements/agreement-changes.js';
+import type { ReplanCause } from '../engine/planning/planning-service.js';
+import type { AgreementRepository } from '../engine/ports.js';
+import type { ReplanReport } from '../scheduler/model.js';
+import { EventStream } from '../web/events.js';
+import { Metrics, type MetricsSources } from '../web/metrics.js';
 
 /**
  * What the server tells its watchers (docs/operations.md, "Metrics" and "Dashboard"): every

@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { ServerConfig } from './engine/configuration/config.js';
+import type { ServerConfig } from '../engine/configuration/config.js';
 
 /**
  * The server's listeners: HTTP, and HTTPS with client certificates when WSAG_TLS_PORT is set.
  * What answers behind them can change while they listen: an instance of a cluster forwards
- * to the planning leader until it becomes the leader itself (src/server-cluster.ts).
+ * to the planning leader until it becomes the leader itself (src/assembly/cluster.ts).
  */
 export class Front {
   private handler: http.RequestListener = (_req, res) => {

@@ -1,0 +1,117 @@
+import { liveStates } from '../domain/agreement-state-machine.js';
+import type { Agreement } from '../domain/agreement.js';
+import { VoUsage } from '../engine/accounting/vo-usage.js';
+import { AgreementExpiry } from '../engine/agreements/agreement-expiry.js';
+import { AgreementFactory } from '../engine/agreements/agreement-factory.js';
+import { AgreementService } from '../engine/agreements/agreement-service.js';
+import { ReservationUse } from '../engine/agreements/reservation-use.js';
+import { RemoteStandby } from '../engine/migration/migration-standby.js';
+import { NegotiationService } from '../engine/negotiation/negotiation-service.js';
+import { persistPlanChanges } from '../engine/planning/plan-persistence.js';
+import { SoapAcceptanceNotifier } from '../client/acceptance-notifier.js';
+import { XmlAgreementWriter } from '../xml/agreement-writer.js';
+import { XmlNegotiationWriter } from '../xml/negotiation-writer.js';
+import { accountingParts, type AccountingParts } from './accounting.js';
+import { attempt, type Foundations } from './foundations.js';
+import type { RunTime } from './run-time.js';
+import type { Scheduling } from './scheduling.js';
+
+/** The use cases behind the SOAP ports and the API: agreements, negotiations, reservations, the books. */
+export interface Services {
+  agreements: AgreementService;
+  accounting: AccountingParts;
+  negotiations: NegotiationService;
+  reservations: ReservationUse;
+}
+
+export function serviceParts(base: Foundations & Scheduling): Services {
+  const { config, logger, clock, plan, repository, prices } = base;
+  const agreements = new AgreementService(repository, plan, clock, new SoapAcceptanceNotifier(), (agreementId, error) =>
+    logger.warn({ agreementId, err: error }, 'could not tell the initiator about the decision on its pending agreement'),
+  );
+  // The books, usage records and VO shares (issue 14): holds where capacity is promised, the ledger following what happens.
+  const accounting = accountingParts({
+    config, store: base.store, given: base.parts, repository, negotiationRepository: base.negotiationRepository, plan, prices, clock, logger,
+    recordSigner: base.recordSigner, baseUrl: () => base.urls.base, readPolicy: attempt,
+  });
+  const negotiations = new NegotiationService({
+    negotiations: accounting.negotiations,
+    charging: accounting.charging,
+    ...(accounting.shares ? { shares: accounting.shares } : {}),
+    agreements: repository,
+    templates: base.templates,
+    documents: new XmlNegotiationWriter(),
+    plan,
+    clock,
+    ids: base.ids,
+    settings: {
+      holdSeconds: config.holdSeconds,
+      maxRounds: config.negotiationMaxRounds,
+      maxSeconds: config.negotiationMaxSeconds,
+      advisorySlots: config.advisorySlots,
+      prices,
+      providerName: config.providerName,
+    },
+  });
+  const reservations = new ReservationUse(repository, agreements);
+  // Bookings the scheduler moves are stored again: agreements, and holds in their negotiations.
+  persistPlanChanges(plan, agreements, negotiations, (key, error) =>
+    logger.error({ booking: key, err: error }, 'storing an allocation the scheduler moved failed; a restart places it again'),
+  );
+  return { agreements, accounting, negotiations, reservations };
+}
+
+/** What start-up found stored and put back. */
+export interface Restored {
+  /** The live agreements as stored at start-up. */
+  stored: Agreement[];
+  /** Bookings placed again, and holds restored. */
+  counts: { bookings: number; holds: Awaited<ReturnType<NegotiationService['restore']>> };
+  /** wsag:ExpirationTime, watched on every live agreement. */
+  expiration: AgreementExpiry;
+}
+
+/**
+ * Puts back what was stored, agreements first: a hold whose agreement was stored just
+ * before a crash is confirmed, not booked twice. The plan is rebuilt from the agreements
+ * read once here; agreements that expired while the server was down end at the first tick.
+ */
+export async function restoreState(base: Foundations & Scheduling & Services): Promise<Restored> {
+  const { logger, repository, agreements, accounting, plan } = base;
+  const stored = await repository.list({ state: liveStates });
+  const { restored, lost } = await agreements.restorePlanReport(stored);
+  const expiration = new AgreementExpiry(agreements);
+  for (const agreement of stored) {
+    expiration.watch(agreement);
+    accounting.shares?.own(agreement.id, VoUsage.ownerOf(agreement.request, agreement.initiator));
+  }
+  for (const { id, reason } of lost) logger.warn({ agreementId: id, reason }, 'an agreement\'s capacity could not be booked again at start-up');
+  const holds = await base.negotiations.restore();
+  await base.reservations.restore();
+  const settled = await accounting.restore();
+  if (settled > 0) logger.info({ holds: settled }, 'funds holds settled or released at start-up');
+  await plan.settle();
+  return { stored, counts: { bookings: restored, holds }, expiration };
+}
+
+/** The CreateAgreement flow (src/engine/agreements/agreement-factory.ts) with the adapters it uses. */
+export function agreementFactory(base: Foundations & Scheduling & Services & RunTime): AgreementFactory {
+  const { config, peers, providers, accounting, signer } = base;
+  return new AgreementFactory({
+    templates: base.templates,
+    repository: base.repository,
+    documents: new XmlAgreementWriter(),
+    plan: base.plan,
+    clock: base.clock,
+    ids: base.ids,
+    providerName: config.providerName,
+    prices: base.prices,
+    negotiations: base.negotiations,
+    agreements: base.agreements,
+    reservations: base.reservations,
+    charging: accounting.charging,
+    ...(accounting.shares ? { shares: accounting.shares } : {}),
+    ...(signer ? { signer } : {}),
+    ...(peers && providers ? { standby: new RemoteStandby({ peers, providers, providerName: config.providerName }) } : {}),
+  });
+}

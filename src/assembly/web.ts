@@ -1,0 +1,73 @@
+import { verifyAgreementSignatures } from '../crypto/xml-signature.js';
+import { AuditService } from '../engine/audit/audit-service.js';
+import type { AgreementFactory } from '../engine/agreements/agreement-factory.js';
+import type { AgreementSignatureVerifier } from '../engine/ports.js';
+import { agreementPorts, paths } from '../soap/agreement-ports.js';
+import { authenticator, forwardedClientChain, tlsClientCertificate, wsSecuritySignature, type ChainValidator } from '../soap/authentication.js';
+import { negotiationPaths, negotiationPorts } from '../soap/negotiation-ports.js';
+import { createApp } from '../web/app.js';
+import { checkpointFileOf, fileCheckpointStore } from '../web/checkpoint-upload.js';
+import type { Foundations } from './foundations.js';
+import type { RunTime } from './run-time.js';
+import type { Scheduling } from './scheduling.js';
+import type { Services } from './services.js';
+
+/** The SOAP ports' addresses under a base URL. */
+export const endpointsAt = (baseUrl: string): Record<string, string> =>
+  Object.fromEntries(Object.entries({ ...paths, ...negotiationPaths }).map(([name, p]) => [name, baseUrl + p]));
+
+/**
+ * The faces (the SOAP ports, the JSON API, the dashboard, /metrics) behind the listeners,
+ * with who may call: TLS client certificates, WS-Security signatures, a standby's forwarded
+ * chain, or the anonymous party if the site allows it. Returns the SOAP endpoints.
+ */
+export function serveWeb(base: Foundations & Scheduling & Services & RunTime, factory: AgreementFactory): Record<string, string> {
+  const { config, trust, store, repository, execution, accounting, urls, front } = base;
+  const validateChain: ChainValidator | undefined = trust && ((chain, at) => trust.validate(chain, at));
+  const signatures: AgreementSignatureVerifier | undefined = validateChain && {
+    verify: (document, at) => verifyAgreementSignatures(document, { validateChain, at }),
+  };
+  const identify = authenticator({
+    proofs: [forwardedClientChain(validateChain, config.clusterSecret), ...(validateChain ? [tlsClientCertificate(validateChain), wsSecuritySignature(validateChain)] : [])],
+    anonymous: config.anonymous,
+    admins: config.admins,
+  });
+  const services = { factory, agreements: base.agreements, negotiations: base.negotiations, templates: base.templates };
+  const app = createApp({
+    ports: [...agreementPorts(services), ...negotiationPorts(services)],
+    agreements: base.agreements,
+    negotiations: base.negotiations,
+    plan: base.plan,
+    ...(signatures ? { signatures } : {}),
+    maxBodyBytes: config.maxBodyBytes,
+    maxXmlDepth: config.maxXmlDepth,
+    // EPRs name the port the request came in on: HTTPS for TLS callers.
+    baseUrl: (req) => (config.publicUrl === undefined && urls.tls && (req?.socket as { encrypted?: boolean } | undefined)?.encrypted ? urls.tls : urls.base),
+    identify,
+    now: () => base.clock.now(),
+    logger: base.logger,
+    execution,
+    notifications: base.notifications,
+    accounts: accounting.accounts,
+    usage: accounting.recording,
+    ...(accounting.shares ? { shares: accounting.shares } : {}),
+    prices: base.prices,
+    metrics: base.observed.metrics,
+    events: base.observed.events,
+    ...(store ? { history: (id: string) => new AuditService({ audit: store.audit, agreements: repository }).history(id) } : {}),
+    checkpointUpload: {
+      agreement: (id) => repository.get(id),
+      store: async (upload) => {
+        await fileCheckpointStore(base.receivedDir)(upload);
+        await execution.checkpointReceived(upload.agreementId, checkpointFileOf(base.receivedDir, upload.agreementId), upload);
+      },
+      maxBytes: config.maxCheckpointBytes,
+      tempDir: base.receivedDir,
+    },
+  });
+  front.serve(app);
+  if (!urls.base) urls.base = front.url;
+  const tls = front.tlsUrl;
+  if (tls) urls.tls = tls;
+  return endpointsAt(urls.base);
+}
