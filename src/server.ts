@@ -6,7 +6,7 @@ import type { MigrationRunner } from './engine/migration/migration-runner.js';
 import { openFoundations, type ServerParts } from './assembly/foundations.js';
 import { resumeWork, runTimeParts } from './assembly/run-time.js';
 import { schedulingParts } from './assembly/scheduling.js';
-import { agreementFactory, restoreState, serviceParts } from './assembly/services.js';
+import { restoreState, serviceParts } from './assembly/services.js';
 import { followChanges, leaseNotices, startTimers } from './assembly/timers.js';
 import { serveWeb } from './assembly/web.js';
 
@@ -46,7 +46,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   // Who runs the jobs, notifications, migration to peers.
   const assembled = { ...restored, ...runTimeParts(restored) };
   // The SOAP ports, the API and the dashboard answer from here on.
-  const endpoints = serveWeb(assembled, agreementFactory(assembled));
+  const endpoints = serveWeb(assembled);
   const leases = leaseNotices(assembled);
   const stopTimers = startTimers(assembled, leases);
   followChanges(assembled, leases);

@@ -2,18 +2,14 @@ import { liveStates } from '../domain/agreement-state-machine.js';
 import type { Agreement } from '../domain/agreement.js';
 import { VoUsage } from '../engine/accounting/vo-usage.js';
 import { AgreementExpiry } from '../engine/agreements/agreement-expiry.js';
-import { AgreementFactory } from '../engine/agreements/agreement-factory.js';
 import { AgreementService } from '../engine/agreements/agreement-service.js';
 import { ReservationUse } from '../engine/agreements/reservation-use.js';
-import { RemoteStandby } from '../engine/migration/migration-standby.js';
 import { NegotiationService } from '../engine/negotiation/negotiation-service.js';
 import { persistPlanChanges } from '../engine/planning/plan-persistence.js';
 import { SoapAcceptanceNotifier } from '../client/acceptance-notifier.js';
-import { XmlAgreementWriter } from '../xml/agreement-writer.js';
 import { XmlNegotiationWriter } from '../xml/negotiation-writer.js';
 import { accountingParts, type AccountingParts } from './accounting.js';
 import { attempt, type Foundations } from './foundations.js';
-import type { RunTime } from './run-time.js';
 import type { Scheduling } from './scheduling.js';
 
 /** The use cases behind the SOAP ports and the API: agreements, negotiations, reservations, the books. */
@@ -92,26 +88,4 @@ export async function restoreState(base: Foundations & Scheduling & Services): P
   if (settled > 0) logger.info({ holds: settled }, 'funds holds settled or released at start-up');
   await plan.settle();
   return { stored, counts: { bookings: restored, holds }, expiration };
-}
-
-/** The CreateAgreement flow (src/engine/agreements/agreement-factory.ts) with the adapters it uses. */
-export function agreementFactory(base: Foundations & Scheduling & Services & RunTime): AgreementFactory {
-  const { config, peers, providers, accounting, signer } = base;
-  return new AgreementFactory({
-    templates: base.templates,
-    repository: base.repository,
-    documents: new XmlAgreementWriter(),
-    plan: base.plan,
-    clock: base.clock,
-    ids: base.ids,
-    providerName: config.providerName,
-    prices: base.prices,
-    negotiations: base.negotiations,
-    agreements: base.agreements,
-    reservations: base.reservations,
-    charging: accounting.charging,
-    ...(accounting.shares ? { shares: accounting.shares } : {}),
-    ...(signer ? { signer } : {}),
-    ...(peers && providers ? { standby: new RemoteStandby({ peers, providers, providerName: config.providerName }) } : {}),
-  });
 }

@@ -1,6 +1,8 @@
 import { verifyAgreementSignatures } from '../crypto/xml-signature.js';
 import { AuditService } from '../engine/audit/audit-service.js';
-import type { AgreementFactory } from '../engine/agreements/agreement-factory.js';
+import { AgreementFactory } from '../engine/agreements/agreement-factory.js';
+import { RemoteStandby } from '../engine/migration/migration-standby.js';
+import { XmlAgreementWriter } from '../xml/agreement-writer.js';
 import type { AgreementSignatureVerifier } from '../engine/ports.js';
 import { agreementPorts, paths } from '../soap/agreement-ports.js';
 import { authenticator, forwardedClientChain, tlsClientCertificate, wsSecuritySignature, type ChainValidator } from '../soap/authentication.js';
@@ -21,7 +23,7 @@ export const endpointsAt = (baseUrl: string): Record<string, string> =>
  * with who may call: TLS client certificates, WS-Security signatures, a standby's forwarded
  * chain, or the anonymous party if the site allows it. Returns the SOAP endpoints.
  */
-export function serveWeb(base: Foundations & Scheduling & Services & RunTime, factory: AgreementFactory): Record<string, string> {
+export function serveWeb(base: Foundations & Scheduling & Services & RunTime): Record<string, string> {
   const { config, trust, store, repository, execution, accounting, urls, front } = base;
   const validateChain: ChainValidator | undefined = trust && ((chain, at) => trust.validate(chain, at));
   const signatures: AgreementSignatureVerifier | undefined = validateChain && {
@@ -32,7 +34,7 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime, fa
     anonymous: config.anonymous,
     admins: config.admins,
   });
-  const services = { factory, agreements: base.agreements, negotiations: base.negotiations, templates: base.templates };
+  const services = { factory: agreementFactory(base), agreements: base.agreements, negotiations: base.negotiations, templates: base.templates };
   const app = createApp({
     ports: [...agreementPorts(services), ...negotiationPorts(services)],
     agreements: base.agreements,
@@ -70,4 +72,26 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime, fa
   const tls = front.tlsUrl;
   if (tls) urls.tls = tls;
   return endpointsAt(urls.base);
+}
+
+/** The CreateAgreement flow (src/engine/agreements/agreement-factory.ts) with the adapters it uses. */
+function agreementFactory(base: Foundations & Scheduling & Services & RunTime): AgreementFactory {
+  const { config, peers, providers, accounting, signer } = base;
+  return new AgreementFactory({
+    templates: base.templates,
+    repository: base.repository,
+    documents: new XmlAgreementWriter(),
+    plan: base.plan,
+    clock: base.clock,
+    ids: base.ids,
+    providerName: config.providerName,
+    prices: base.prices,
+    negotiations: base.negotiations,
+    agreements: base.agreements,
+    reservations: base.reservations,
+    charging: accounting.charging,
+    ...(accounting.shares ? { shares: accounting.shares } : {}),
+    ...(signer ? { signer } : {}),
+    ...(peers && providers ? { standby: new RemoteStandby({ peers, providers, providerName: config.providerName }) } : {}),
+  });
 }
