@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from './engine/configuration/config.js';
+import { ConfigError, loadConfig } from './engine/configuration/index.js';
 import { startServer } from './server.js';
 import { startInstance } from './assembly/cluster.js';
 import { DataDirInUse } from './store/data-dir-lock.js';

@@ -1,8 +1,8 @@
-import type { ServerConfig } from './engine/configuration/config.js';
-import type { ExecutionService } from './engine/execution/execution-service.js';
-import type { NotificationService } from './engine/execution/notifications.js';
-import type { MigratedJobs } from './engine/migration/migrated-jobs.js';
-import type { MigrationRunner } from './engine/migration/migration-runner.js';
+import type { ServerConfig } from './engine/configuration/index.js';
+import type { ExecutionService } from './engine/execution/index.js';
+import type { NotificationService } from './engine/execution/index.js';
+import type { MigratedJobs } from './engine/migration/index.js';
+import type { MigrationRunner } from './engine/migration/index.js';
 import { openFoundations, type ServerParts } from './assembly/foundations.js';
 import { resumeWork, runTimeParts } from './assembly/run-time.js';
 import { schedulingParts } from './assembly/scheduling.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { pino } from 'pino';
-import type { ServerConfig } from '../engine/configuration/config.js';
+import type { ServerConfig } from '../engine/configuration/index.js';
 import { endpointsAt, startServer, type RunningServer, type ServerParts } from '../server.js';
 import { Front } from './front.js';
 import { paths } from '../soap/agreement-ports.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { ServerConfig } from '../engine/configuration/config.js';
+import type { ServerConfig } from '../engine/configuration/index.js';
 
 /**
  * The server's listeners: HTTP, and HTTPS with client certificates when WSAG_TLS_PORT is set.

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { AgreementChange } from '../engine/agreements/agreement-changes.js';
-import type { ReplanCause } from '../engine/planning/planning-service.js';
+import type { AgreementChange } from '../engine/agreements/index.js';
+import type { ReplanCause } from '../engine/planning/index.js';
 import type { AgreementRepository } from '../engine/ports.js';
 import type { ReplanReport } from '../scheduler/model.js';
 import { EventStream } from '../web/events.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { clusterDescription } from '../engine/configuration/config.js';
-import { PlanningService } from '../engine/planning/planning-service.js';
+import { clusterDescription } from '../engine/configuration/index.js';
+import { PlanningService } from '../engine/planning/index.js';
 import { slurmCluster } from '../runtime/slurm/slurm-plan-sync.js';
 import { SlurmSite } from '../runtime/slurm/slurm-site.js';
 import type { Foundations } from './foundations.js';

@@ -1,11 +1,11 @@
 import { liveStates } from '../domain/agreement-state-machine.js';
 import type { Agreement } from '../domain/agreement.js';
-import { VoUsage } from '../engine/accounting/vo-usage.js';
-import { AgreementExpiry } from '../engine/agreements/agreement-expiry.js';
-import { AgreementService } from '../engine/agreements/agreement-service.js';
-import { ReservationUse } from '../engine/agreements/reservation-use.js';
-import { NegotiationService } from '../engine/negotiation/negotiation-service.js';
-import { persistPlanChanges } from '../engine/planning/plan-persistence.js';
+import { VoUsage } from '../engine/accounting/index.js';
+import { AgreementExpiry } from '../engine/agreements/index.js';
+import { AgreementService } from '../engine/agreements/index.js';
+import { ReservationUse } from '../engine/agreements/index.js';
+import { NegotiationService } from '../engine/negotiation/index.js';
+import { persistPlanChanges } from '../engine/planning/index.js';
 import { SoapAcceptanceNotifier } from '../client/acceptance-notifier.js';
 import { XmlNegotiationWriter } from '../xml/negotiation-writer.js';
 import { accountingParts, type AccountingParts } from './accounting.js';

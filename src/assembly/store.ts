@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ServerConfig } from '../engine/configuration/config.js';
+import type { ServerConfig } from '../engine/configuration/index.js';
 import { PgStore } from '../store/postgres/pg-store.js';
 import { SqliteStore } from '../store/sqlite-store.js';
 

@@ -1,4 +1,4 @@
-import { LeaseNotices } from '../engine/execution/lease-notices.js';
+import { LeaseNotices } from '../engine/execution/index.js';
 import type { Foundations } from './foundations.js';
 import type { RunTime } from './run-time.js';
 import type { Scheduling } from './scheduling.js';

@@ -1,7 +1,7 @@
 import { verifyAgreementSignatures } from '../crypto/xml-signature.js';
-import { AuditService } from '../engine/audit/audit-service.js';
-import { AgreementFactory } from '../engine/agreements/agreement-factory.js';
-import { RemoteStandby } from '../engine/migration/migration-standby.js';
+import { AuditService } from '../engine/audit/index.js';
+import { AgreementFactory } from '../engine/agreements/index.js';
+import { RemoteStandby } from '../engine/migration/index.js';
 import { XmlAgreementWriter } from '../xml/agreement-writer.js';
 import type { AgreementSignatureVerifier } from '../engine/ports.js';
 import { agreementPorts, paths } from '../soap/agreement-ports.js';
@@ -92,6 +92,7 @@ function agreementFactory(base: Foundations & Scheduling & Services & RunTime): 
     charging: accounting.charging,
     ...(accounting.shares ? { shares: accounting.shares } : {}),
     ...(signer ? { signer } : {}),
+    termsRead: { know: (id, terms) => base.execution.knowTerms(id, terms), forget: (id) => base.execution.forgetTerms(id) },
     ...(peers && providers ? { standby: new RemoteStandby({ peers, providers, providerName: config.providerName }) } : {}),
   });
 }

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
-import type { CheckpointData, PeerProviders, PeerQuote, PeerQuoteAnswer, PeerRequest, RemoteAgreement, RemoteAgreementState, StandbyHold } from '../engine/ports.js';
-import type { Peer } from '../engine/migration/peers.js';
+import type { CheckpointData, PeerProviders, PeerQuote, PeerQuoteAnswer, PeerRequest, RemoteAgreement, RemoteAgreementState, StandbyHold } from '../engine/migration/index.js';
+import type { Peer } from '../engine/migration/index.js';
 import { acceptingOffer, negotiationOffer } from '../xml/accepting-offer.js';
 import { chooseTemplate, peerOffer, peerTemplate } from './peer-offer.js';
 import { WsagClient, type NegotiationReference } from './wsag-client.js';

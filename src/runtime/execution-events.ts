@@ -1,5 +1,5 @@
 import type { ExecutionFact } from '../domain/execution.js';
-import type { ExecutionEvent } from '../engine/ports.js';
+import type { ExecutionEvent } from '../engine/execution/index.js';
 
 /** What the run time tells the engine about a fact it recorded in a job's execution record. */
 export function eventOf(jobId: string, fact: ExecutionFact): ExecutionEvent {

@@ -1,6 +1,7 @@
 import type { ExecutionRecord } from '../domain/execution.js';
 import type { GuaranteeEvaluation } from '../domain/guarantee-evaluation.js';
-import type { CheckpointData, ExecutionEvent, JobExecutor } from '../engine/ports.js';
+import type { ExecutionEvent, JobExecutor } from '../engine/execution/index.js';
+import type { CheckpointData } from '../engine/migration/index.js';
 
 /**
  * No run time (WSAG_EXECUTOR=none): jobs are planned and re-planned, but nothing executes

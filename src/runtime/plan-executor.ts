@@ -1,6 +1,6 @@
 import { appendFact, currentPhase, hasEnded, lastCheckpoint, newExecutionRecord, type ExecutionFact, type ExecutionRecord, type RestartCause } from '../domain/execution.js';
 import { evaluateGuarantee, nextCheck, type GuaranteeContext, type GuaranteeEvaluation } from '../domain/guarantee-evaluation.js';
-import type { ExecutionEvent, ExecutionTerms, ResumePoint } from '../engine/ports.js';
+import type { ExecutionEvent, ExecutionTerms, ResumePoint } from '../engine/execution/index.js';
 import type { JobShape } from '../scheduler/job-timing.js';
 import type { PlannedJob } from '../scheduler/model.js';
 import type { RuntimeClock } from './clock.js';

@@ -1,4 +1,4 @@
-import type { NotMigratedReason } from '../engine/migration/migration-controller.js';
+import type { NotMigratedReason } from '../engine/migration/index.js';
 import type { KindCounts, MigrationSection, SimReport } from './report.js';
 import { workloadKinds } from './workload.js';
 

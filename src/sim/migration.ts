@@ -1,7 +1,7 @@
 import type { Agreement } from '../domain/agreement.js';
 import type { GuaranteeTerm, ServiceRequest } from '../domain/terms.js';
-import type { MigrationReport, NotMigratedReason } from '../engine/migration/migration-controller.js';
-import { planWhatIf, type ProblemList, type ScheduleWhatIf } from '../engine/migration/migration-schedule.js';
+import type { MigrationReport, NotMigratedReason } from '../engine/migration/index.js';
+import { planWhatIf, type ProblemList, type ScheduleWhatIf } from '../engine/migration/index.js';
 import type { Instant } from '../scheduler/model.js';
 import type { PlanningManager } from '../scheduler/planning-manager.js';
 import type { MigrationMove, MigrationSection } from './report.js';

@@ -1,5 +1,5 @@
-import { ConfigError } from '../engine/configuration/config.js';
-import { parsePeersFile, type PeersConfig } from '../engine/migration/peers.js';
+import { ConfigError } from '../engine/configuration/index.js';
+import { parsePeersFile, type PeersConfig } from '../engine/migration/index.js';
 import { WorkloadError } from './workload.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { GuaranteeLevel } from '../domain/terms.js';
-import type { NotMigratedReason } from '../engine/migration/migration-controller.js';
+import type { NotMigratedReason } from '../engine/migration/index.js';
 import type { WorkloadKind } from './workload.js';
 
 /**

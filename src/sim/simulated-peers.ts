@@ -1,7 +1,7 @@
 import type { Money } from '../domain/negotiation.js';
 import { isoTime } from '../domain/time.js';
-import type { Peer } from '../engine/migration/peers.js';
-import type { CheckpointData, PeerProviders, PeerQuote, PeerQuoteAnswer, PeerRequest, RemoteAgreement, StandbyHold } from '../engine/ports.js';
+import type { Peer } from '../engine/migration/index.js';
+import type { CheckpointData, PeerProviders, PeerQuote, PeerQuoteAnswer, PeerRequest, RemoteAgreement, StandbyHold } from '../engine/migration/index.js';
 import type { SimulatedPeerTerms } from './peers.js';
 
 /**

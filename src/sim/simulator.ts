@@ -1,7 +1,7 @@
 import type { MigrationRecord } from '../domain/agreement.js';
 import { jobSpecOf } from './job-spec.js';
-import { MigrationController } from '../engine/migration/migration-controller.js';
-import { migrationJobOf, type MigrationJob } from '../engine/migration/migration-jobs.js';
+import { MigrationController } from '../engine/migration/index.js';
+import { migrationJobOf, type MigrationJob } from '../engine/migration/index.js';
 import { shapeOf, totalIntervals } from '../scheduler/job-timing.js';
 import type { ClusterDescription, Instant, JobSpec, PlannedJob, ReplanReport } from '../scheduler/model.js';
 import { PlanningManager } from '../scheduler/planning-manager.js';

@@ -1,6 +1,6 @@
-import type { AgreementFactory } from '../engine/agreements/agreement-factory.js';
-import type { AgreementService } from '../engine/agreements/agreement-service.js';
-import type { NegotiationService } from '../engine/negotiation/negotiation-service.js';
+import type { AgreementFactory } from '../engine/agreements/index.js';
+import type { AgreementService } from '../engine/agreements/index.js';
+import type { NegotiationService } from '../engine/negotiation/index.js';
 import type { TemplateLibrary } from '../xml/template-library.js';
 
 /** What the SOAP ports call into. */

@@ -1,5 +1,5 @@
 import type { Account, FundsHold, LedgerChange, LedgerEntry } from '../domain/accounts.js';
-import type { AccountStore } from '../engine/ports.js';
+import type { AccountStore } from '../engine/accounting/index.js';
 
 /** The accounting books in memory (tests, simulation); the same contract as SqliteAccountStore. */
 export class MemoryAccountStore implements AccountStore {

@@ -1,4 +1,4 @@
-import type { StoredUsageRecord, UsageRecordStore } from '../engine/ports.js';
+import type { StoredUsageRecord, UsageRecordStore } from '../engine/accounting/index.js';
 
 /** Usage records in memory (tests); the same contract as SqliteUsageRecords. */
 export class MemoryUsageRecords implements UsageRecordStore {

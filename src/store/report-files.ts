@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { ReportStore, StoredReport } from '../engine/ports.js';
+import type { ReportStore, StoredReport } from '../engine/execution/index.js';
 
 /**
  * Post-runtime reports as files: `<dir>/<agreement id>.json` (the report) and `.txt` (the

@@ -1,5 +1,5 @@
 import type { Account, AccountKind, EntryKind, FundsHold, LedgerChange, LedgerEntry, Overdraft } from '../domain/accounts.js';
-import type { AccountStore } from '../engine/ports.js';
+import type { AccountStore } from '../engine/accounting/index.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 
 export interface AccountRow {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { canonicalJson, chainedEntry } from '../engine/audit/audit-chain.js';
+import { canonicalJson, chainedEntry } from '../engine/audit/index.js';
 import type { AuditDetails, AuditEntry, AuditLog, AuditRecord, AuditSubject } from '../engine/ports.js';
 import { SqliteConnection } from './sqlite-connection.js';
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Subscription, SubscriptionStore } from '../engine/ports.js';
+import type { Subscription, SubscriptionStore } from '../engine/execution/index.js';
 
 interface StoredSubscription extends Omit<Subscription, 'createdAt'> {
   createdAt: string;

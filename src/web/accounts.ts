@@ -2,7 +2,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import { MalformedMessage } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
-import type { AccountService, NewAccount } from '../engine/accounting/account-service.js';
+import type { AccountService, NewAccount } from '../engine/accounting/index.js';
 import { declaredBodyWithin } from './error-boundary.js';
 import { sendProblem } from './problem.js';
 

@@ -2,7 +2,7 @@ import express, { type Request, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { Agreement } from '../domain/agreement.js';
 import type { Caller } from '../domain/identity.js';
-import type { AgreementService } from '../engine/agreements/agreement-service.js';
+import type { AgreementService } from '../engine/agreements/index.js';
 import type { AgreementSignatureVerifier, AuditEntry } from '../engine/ports.js';
 import { sendProblem } from './problem.js';
 import { agreementSummary } from './summaries.js';

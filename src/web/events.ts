@@ -1,8 +1,8 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { Caller } from '../domain/identity.js';
-import type { AgreementChange } from '../engine/agreements/agreement-changes.js';
-import type { ReplanCause } from '../engine/planning/planning-service.js';
+import type { AgreementChange } from '../engine/agreements/index.js';
+import type { ReplanCause } from '../engine/planning/index.js';
 import { problemOf, sendProblem } from './problem.js';
 
 /** Open event streams at most: each holds a socket for as long as its page is open. */

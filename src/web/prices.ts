@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { InvalidTerms } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
 import { demandFactor, levelFactor, type PriceList } from '../domain/pricing.js';
-import type { PlanningService } from '../engine/planning/planning-service.js';
+import type { PlanningService } from '../engine/planning/index.js';
 import { sendProblem } from './problem.js';
 
 /**

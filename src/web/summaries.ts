@@ -1,7 +1,7 @@
 import type { Agreement } from '../domain/agreement.js';
 import type { Negotiation } from '../domain/negotiation.js';
 import { offerIdOfHoldKey } from '../domain/negotiation.js';
-import type { NodeView, PlanningService, ReplanSummary } from '../engine/planning/planning-service.js';
+import type { NodeView, PlanningService, ReplanSummary } from '../engine/planning/index.js';
 
 /** JSON views of domain objects for /api (not part of WS-Agreement; the CLI and operators read them). */
 export function agreementSummary(a: Agreement) {

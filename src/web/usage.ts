@@ -2,7 +2,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import { MalformedMessage, UnknownResource } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
-import type { UsageRecording } from '../engine/accounting/usage-recording.js';
+import type { UsageRecording } from '../engine/accounting/index.js';
 import { listingQuery, sendListing } from './listing.js';
 import { sendProblem } from './problem.js';
 

@@ -2,7 +2,7 @@ import express, { type Request, type Router } from 'express';
 import type { Logger } from 'pino';
 import { NotAuthorized } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
-import type { VoUsage } from '../engine/accounting/vo-usage.js';
+import type { VoUsage } from '../engine/accounting/index.js';
 import { sendProblem } from './problem.js';
 
 /**

@@ -9,7 +9,7 @@ import { date } from './datetime.js';
 import { limits, number, type NumberRule } from './typed-values.js';
 import { isoTime } from '../domain/time.js';
 import { prefixes } from './namespaces.js';
-import { all, one, text } from './xpath.js';
+import { all, evaluate, one, text } from './xpath.js';
 
 /** The SLA term language (docs/terms.md) read from an offer's wsag:Terms into the domain. */
 
@@ -201,7 +201,7 @@ function rangeValue(context: XmlNode, resources: string, element: string, rule: 
 /** WS-Agreement attributes are namespace-qualified (wsag:Name); our term language's are not. */
 export function attr(e: XmlElement, name: string): string | undefined {
   const path = ['Name', 'ServiceName'].includes(name) ? `@wsag:${name}` : `@${name}`;
-  const found = e.eval(path, prefixes);
+  const found = evaluate(e, path);
   return Array.isArray(found) && found[0] ? found[0].content : undefined;
 }
 

@@ -1,10 +1,35 @@
-import type { XmlElement, XmlNode } from 'libxml2-wasm';
+import { XmlXPath, type XmlElement, type XmlNode } from 'libxml2-wasm';
 import { prefixes } from './namespaces.js';
 
 /** XPath over our own prefixes (namespaces.ts), for reading documents. */
 
+/** Compiled expressions by their text: reading an offer evaluates the same few dozen paths every time. */
+const compiled = new Map<string, XmlXPath>();
+/** Paths built from a document's own names are cached too; the cache stays bounded, oldest out first. */
+const maxCompiled = 1024;
+
+/** `path` compiled once over our prefixes. */
+export function compiledPath(path: string): XmlXPath {
+  let xpath = compiled.get(path);
+  if (!xpath) {
+    if (compiled.size >= maxCompiled) {
+      const [oldest, expression] = compiled.entries().next().value as [string, XmlXPath];
+      compiled.delete(oldest);
+      expression.dispose();
+    }
+    xpath = XmlXPath.compile(path, prefixes);
+    compiled.set(path, xpath);
+  }
+  return xpath;
+}
+
+/** Evaluates `path` (compiled once) at `context`. */
+export function evaluate(context: XmlNode, path: string): ReturnType<XmlNode['eval']> {
+  return context.eval(compiledPath(path));
+}
+
 export function all(context: XmlNode, path: string): XmlElement[] {
-  const result = context.eval(path, prefixes);
+  const result = evaluate(context, path);
   return Array.isArray(result) ? (result as XmlElement[]) : [];
 }
 

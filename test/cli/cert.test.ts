@@ -68,7 +68,7 @@ describe('wsag cert proxy', () => {
   let pki: string;
   beforeAll(async () => {
     pki = path.join(tempDir(), 'pki');
-    const made = await wsag(['cert', 'demo', '--dir', pki], { env: {} }); // RSA, the default
+    const made = await wsag(['cert', 'demo', '--dir', pki, '--key-type', 'rsa'], { env: {} });
     expect(made.code).toBe(0);
   });
 

@@ -11,7 +11,7 @@ import { WsagClient } from '../../src/client/wsag-client.js';
 import type { ServiceRequest } from '../../src/domain/terms.js';
 import { RemoteStandby } from '../../src/engine/migration/migration-standby.js';
 import { defaultMigrationPolicy, type Peer } from '../../src/engine/migration/peers.js';
-import type { PeerQuote, PeerQuoteAnswer } from '../../src/engine/ports.js';
+import type { PeerQuote, PeerQuoteAnswer } from '../../src/engine/migration/ports.js';
 import { checkpointUploadRouter, fileCheckpointStore } from '../../src/web/checkpoint-upload.js';
 import { deadUrl } from '../cli/support.js';
 import { receivedOffer } from '../support/offers.js';

@@ -9,7 +9,8 @@ import { InsufficientFunds } from '../../src/domain/errors.js';
 import type { Negotiation } from '../../src/domain/negotiation.js';
 import { agreementHoldId, Charging, offerHoldId } from '../../src/engine/accounting/charging.js';
 import { Settlement } from '../../src/engine/accounting/settlement.js';
-import type { AccountStore, StoredReport } from '../../src/engine/ports.js';
+import type { AccountStore } from '../../src/engine/accounting/ports.js';
+import type { StoredReport } from '../../src/engine/execution/ports.js';
 import { SqliteStore } from '../../src/store/index.js';
 
 /**

@@ -9,6 +9,8 @@ import { PlanningService } from '../../src/engine/planning/planning-service.js';
 import type { AgreementRepository } from '../../src/engine/ports.js';
 import { MemoryAgreementRepository } from '../../src/store/memory-agreement-repository.js';
 import { XmlAgreementWriter } from '../../src/xml/agreement-writer.js';
+import { withXml } from '../../src/xml/libxml.js';
+import { readOffer } from '../../src/xml/offer-reader.js';
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
 import { TemplateLibrary } from '../../src/xml/template-library.js';
 import { receivedOffer } from '../support/offers.js';
@@ -90,5 +92,30 @@ describe('AgreementService', () => {
     const second = setUp(first.repository);
     expect(await second.agreements.restorePlan()).toBe(1);
     expect([...second.plan.booked().keys()]).toEqual(['a1']);
+  });
+});
+
+describe('AgreementFactory: the guarantee terms handed to the run time', () => {
+  it('are the ones the stored agreement document gives back, for every shipped template; a failed store takes them back', async () => {
+    const known = new Map<string, unknown>();
+    const forgotten: string[] = [];
+    const termsRead = { know: (id: string, terms: readonly unknown[]) => known.set(id, terms), forget: (id: string) => forgotten.push(id) };
+    const { plan, repository } = setUp(undefined, 64);
+    let n = 0;
+    const factory = new AgreementFactory({
+      templates, repository, plan, clock: { now: () => now }, documents: new XmlAgreementWriter(), ids: { next: () => `t${++n}` }, providerName: 'test-provider',
+      prices: { currency: 'EUR', nodeHour: 1, preparatoryFeeRate: 0.05 }, termsRead,
+    });
+    const rendered = templates.render(now);
+    expect(rendered.length).toBe(5);
+    for (const template of rendered) {
+      const agreement = await factory.createAgreement(receivedOffer(offerFromTemplate(template)), anonymousCaller);
+      const fromDocument = withXml(agreement.document, 'agreement', (doc) => readOffer(doc.root).guaranteeTerms);
+      expect(known.get(agreement.id), agreement.templateId).toEqual(fromDocument);
+    }
+    expect([...known.values()].some((terms) => (terms as unknown[]).length > 0)).toBe(true);
+    repository.insert = async () => { throw new Error('disk full'); };
+    await expect(factory.createAgreement(receivedOffer(offerFromTemplate(reservation)), anonymousCaller)).rejects.toThrow('disk full');
+    expect(forgotten).toEqual([`t${n}`]);
   });
 });

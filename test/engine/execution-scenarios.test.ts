@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GuaranteeLevel } from '../../src/domain/terms.js';
-import type { StoredReport } from '../../src/engine/ports.js';
+import type { StoredReport } from '../../src/engine/execution/ports.js';
 import { at, deadlineOffer, getJson, planOf, postJson, reservationOffer, secondsOf, simulatedServer, type SimulatedServer } from './run-time-support.js';
 
 /**

@@ -18,7 +18,7 @@ import type { MigrationJob } from '../../src/engine/migration/migration-jobs.js'
 import { penaltyAtStake } from '../../src/engine/migration/migration-penalty.js';
 import type { ProblemList } from '../../src/engine/migration/migration-schedule.js';
 import { defaultMigrationPolicy, type LocalSite, type Peer, type PeersConfig, type ProviderMigrationPolicy } from '../../src/engine/migration/peers.js';
-import type { CheckpointData, PeerProviders, PeerQuote, PeerQuoteAnswer, PeerRequest, RemoteAgreement } from '../../src/engine/ports.js';
+import type { CheckpointData, PeerProviders, PeerQuote, PeerQuoteAnswer, PeerRequest, RemoteAgreement } from '../../src/engine/migration/ports.js';
 
 const now = new Date('2026-11-23T12:00:00Z');
 const at = (hours: number) => new Date(now.getTime() + hours * 3600_000);

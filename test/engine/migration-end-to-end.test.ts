@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MigrationReport } from '../../src/engine/migration/migration-controller.js';
 import { defaultMigrationPolicy, type PeersConfig } from '../../src/engine/migration/peers.js';
-import type { StoredReport } from '../../src/engine/ports.js';
+import type { StoredReport } from '../../src/engine/execution/ports.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { at, deadlineOffer, getJson, planOf, postJson, secondsOf, simulatedServer, type SimulatedServer } from './run-time-support.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ServiceRequest } from '../../src/domain/terms.js';
 import { describeStandby, RemoteStandby } from '../../src/engine/migration/migration-standby.js';
 import { defaultMigrationPolicy, type Peer, type PeersConfig } from '../../src/engine/migration/peers.js';
-import type { PeerProviders, PeerQuote, PeerRequest } from '../../src/engine/ports.js';
+import type { PeerProviders, PeerQuote, PeerRequest } from '../../src/engine/migration/ports.js';
 
 const profile = { operatingSystems: ['LINUX'], architectures: ['x86_64'], checkpointSystems: ['BLCR 0.8.5'], libraries: [{ name: 'libmpi.so', version: '4.1.5' }] };
 const peer = (name: string, over: Partial<Peer> = {}): Peer => ({ name, factoryUrl: `http://${name}`, kind: 'wsag-server', bandwidthMBps: 100, domain: 'pc2', profile, ...over });

@@ -6,7 +6,7 @@ import { ObservedAgreementRepository } from '../../src/engine/agreements/agreeme
 import { AgreementService } from '../../src/engine/agreements/agreement-service.js';
 import { NotificationService, type StateNotification } from '../../src/engine/execution/notifications.js';
 import { PlanningService } from '../../src/engine/planning/planning-service.js';
-import type { Subscription } from '../../src/engine/ports.js';
+import type { Subscription } from '../../src/engine/execution/ports.js';
 import { MemoryAgreementRepository } from '../../src/store/memory-agreement-repository.js';
 import { SubscriptionFile } from '../../src/store/subscription-file.js';
 import { cluster } from '../scheduler/support.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { at, getJson, planOf, postJson, reservationOffer, secondsOf, simulatedServer, type SimulatedServer } from './run-time-support.js';
-import type { StoredReport } from '../../src/engine/ports.js';
+import type { StoredReport } from '../../src/engine/execution/ports.js';
 
 /**
  * Issue 12, case 7, through the agreement: a 2-node reservation on a 3-node cluster whose

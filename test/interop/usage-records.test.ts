@@ -25,7 +25,7 @@ describe.runIf(available)('usage records', () => {
   const ids: string[] = [];
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-usage-'));
-    await createDemoPki({ dir: path.join(dir, 'pki') });
+    await createDemoPki({ dir: path.join(dir, 'pki'), keyType: 'rsa' }); // RSA here, ECDSA (the default) in signed-agreement.test.ts
     server = await simulatedServer({ nodes: 8, sqlite: true, dataDir: dir });
     await wsag(['account', 'create', 'astro', '--owner', 'anonymous', '--kind', 'vo', '--vo', 'astro'], { url: server.url });
     await wsag(['account', 'allocate', 'astro', '1000'], { url: server.url });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ServiceRequest } from '../../src/domain/terms.js';
 import type { Peer } from '../../src/engine/migration/peers.js';
-import type { PeerQuote } from '../../src/engine/ports.js';
+import type { PeerQuote } from '../../src/engine/migration/ports.js';
 import { SimulatedPeers, type SimulatedPeerTerms } from '../../src/sim/index.js';
 
 const T0 = Date.parse('2026-01-05T00:00:00Z');

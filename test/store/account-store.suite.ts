@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeHold, credit, placeHold, type Account } from '../../src/domain/accounts.js';
 import { InsufficientFunds } from '../../src/domain/errors.js';
-import type { AccountStore } from '../../src/engine/ports.js';
+import type { AccountStore } from '../../src/engine/accounting/ports.js';
 
 const t0 = new Date('2026-11-25T10:00:00Z');
 export function makeAccount(id: string, overrides: Partial<Account> = {}): Account {

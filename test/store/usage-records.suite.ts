@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StoredUsageRecord, UsageRecordStore } from '../../src/engine/ports.js';
+import type { StoredUsageRecord, UsageRecordStore } from '../../src/engine/accounting/ports.js';
 
 const t0 = Date.UTC(2030, 0, 1, 8, 0, 0);
 const record = (agreementId: string, minutes: number, initiator = 'CN=alice', signed?: string): StoredUsageRecord => ({

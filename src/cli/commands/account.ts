@@ -1,4 +1,4 @@
-import type { AccountView } from '../../engine/accounting/account-service.js';
+import type { AccountView } from '../../engine/accounting/index.js';
 import { jsonHelp, jsonOption, serverUrl, urlHelp, urlOption, type Command } from '../command.js';
 import { UsageError } from '../errors.js';
 import { money as formatMoney, printJson, table } from '../output.js';

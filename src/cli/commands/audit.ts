@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Agreement } from '../../domain/agreement.js';
-import type { AuditReport, SignatureCheck } from '../../engine/audit/audit-service.js';
+import type { AuditReport, SignatureCheck } from '../../engine/audit/index.js';
 import type { AuditEntry } from '../../engine/ports.js';
 import type { ServerStore } from '../../assembly/store.js';
 

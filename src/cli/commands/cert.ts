@@ -55,7 +55,7 @@ export const certCommand: Command = {
     '                     where wsag-server looks for them)',
     '  --force            (demo) replace existing files with a new PKI',
     '  --key-type TYPE    rsa (RSA 2048) or ec (ECDSA P-256); default for proxy: the type of',
-    '                     the issuer\'s key; for demo: rsa',
+    '                     the issuer\'s key; for demo: ec',
     jsonHelp,
   ],
   examples: [
@@ -177,7 +177,7 @@ export function defaultProxyFile(env: Env): string {
 
 async function demo(args: Args, ctx: CommandContext): Promise<void> {
   const { createDemoPki, DemoPkiConflict } = await import('../../crypto/demo-pki.js');
-  const keyType = keyTypeOption(args) ?? 'rsa';
+  const keyType = keyTypeOption(args) ?? 'ec';
   const defaultDir = path.join(ctx.env.WSAG_DATA_DIR || 'data', 'pki');
   const dir = args.string('dir') ?? defaultDir;
   let files: DemoFile[];

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig, type ServerConfig } from '../../engine/configuration/config.js';
+import { ConfigError, loadConfig, type ServerConfig } from '../../engine/configuration/index.js';
 import type { Command } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
 

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { accountKinds, available, cents, credit, mayUse, overdraftLimit, type Account, type AccountKind, type LedgerEntry, type Overdraft } from '../../domain/accounts.js';
 import { InvalidTerms, NotAuthorized, UnknownResource } from '../../domain/errors.js';
 import type { Caller } from '../../domain/identity.js';
-import type { AccountStore, Clock } from '../ports.js';
+import type { Clock } from '../ports.js';
+import type { AccountStore } from './ports.js';
 
 /** What creating an account takes (amounts in the account's currency, not cents). */
 export interface NewAccount {

@@ -3,7 +3,8 @@ import { InvalidTerms, NotAuthorized, UnknownAccount } from '../../domain/errors
 import type { Caller } from '../../domain/identity.js';
 import type { Money } from '../../domain/negotiation.js';
 import type { ServiceRequest } from '../../domain/terms.js';
-import type { AccountStore, Clock } from '../ports.js';
+import type { Clock } from '../ports.js';
+import type { AccountStore } from './ports.js';
 
 /** The funds hold of an agreement, and of a negotiation offer that holds capacity. */
 export const agreementHoldId = (agreementId: string) => `agreement:${agreementId}`;

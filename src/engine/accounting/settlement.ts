@@ -3,7 +3,9 @@ import type { Agreement } from '../../domain/agreement.js';
 import type { Money, Negotiation } from '../../domain/negotiation.js';
 import type { PriceList } from '../../domain/pricing.js';
 import { usageCharge } from '../../domain/usage.js';
-import type { AccountStore, AgreementRepository, Clock, NegotiationRepository, ReportStore, StoredReport } from '../ports.js';
+import type { AgreementRepository, Clock, NegotiationRepository } from '../ports.js';
+import type { AccountStore } from './ports.js';
+import type { ReportStore, StoredReport } from '../execution/ports.js';
 import { agreementHoldId, Charging, offerHoldId } from './charging.js';
 
 const live = new Set(['Pending', 'Observed', 'PendingAndTerminating', 'ObservedAndTerminating']);

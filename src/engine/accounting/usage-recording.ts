@@ -3,7 +3,9 @@ import { NotAuthorized, UnknownResource } from '../../domain/errors.js';
 import type { Caller } from '../../domain/identity.js';
 import type { PriceList } from '../../domain/pricing.js';
 import { usageRecordOf, type UsageRecord } from '../../domain/usage.js';
-import type { AgreementRepository, Clock, ReportStore, StoredReport, StoredUsageRecord, UsageRecordStore } from '../ports.js';
+import type { AgreementRepository, Clock } from '../ports.js';
+import type { StoredUsageRecord, UsageRecordStore } from './ports.js';
+import type { ReportStore, StoredReport } from '../execution/ports.js';
 
 /** How a usage record becomes a document (src/xml/usage-record-writer.ts), and is signed when the server signs. */
 export interface UsageRecordDocuments {

@@ -1,6 +1,7 @@
 import type { Agreement, AgreementState } from '../../domain/agreement.js';
 import type { AgreementTemplate } from '../../domain/template.js';
 import type { Caller } from '../../domain/identity.js';
+import type { GuaranteeTerm } from '../../domain/terms.js';
 import type { Allocation } from '../../domain/allocation.js';
 import { CannotSatisfy, InvalidTerms, UnknownTemplate } from '../../domain/errors.js';
 import { holdKey } from '../../domain/negotiation.js';
@@ -14,7 +15,8 @@ import type { Peer } from '../migration/peers.js';
 import type { CommittedOffer, NegotiationService } from '../negotiation/negotiation-service.js';
 import type { PlanningService } from '../planning/planning-service.js';
 import { bidderOf, quote, type Quote } from '../planning/quote.js';
-import type { AgreementDocumentWriter, AgreementRepository, AgreementSigner, Clock, IdSource, ReceivedOffer, StandbyHold, TemplateCatalog } from '../ports.js';
+import type { AgreementDocumentWriter, AgreementRepository, AgreementSigner, Clock, IdSource, ReceivedOffer, TemplateCatalog } from '../ports.js';
+import type { StandbyHold } from '../migration/ports.js';
 import type { ReservationUse } from './reservation-use.js';
 import type { Charging } from '../accounting/charging.js';
 import { agreementHoldId } from '../accounting/charging.js';
@@ -43,6 +45,11 @@ export interface AgreementFactoryDeps {
   charging?: Pick<Charging, 'hold'>;
   /** VO usage SLAs (issue 14); absent: no shares are enforced. */
   shares?: Pick<VoUsage, 'check' | 'own' | 'forget' | 'rename'>;
+  /**
+   * The run time, told the guarantee terms as read from the offer before the agreement is
+   * stored, so it does not parse the agreement document again to judge them.
+   */
+  termsRead?: { know(agreementId: string, terms: readonly GuaranteeTerm[]): void; forget(agreementId: string): void };
 }
 
 /** State carried through the steps of one CreateAgreement or CreatePendingAgreement. */
@@ -282,8 +289,14 @@ export const persistAgreement: Step = {
         ...(agreement.request.useReservation !== undefined ? { useReservation: agreement.request.useReservation } : {}),
       },
     });
-    if (replaced) await deps.repository.update(agreement, [audit]);
-    else await deps.repository.insert(agreement, [audit]);
+    deps.termsRead?.know(agreement.id, chosen.guaranteeTerms);
+    try {
+      if (replaced) await deps.repository.update(agreement, [audit]);
+      else await deps.repository.insert(agreement, [audit]);
+    } catch (error) {
+      deps.termsRead?.forget(agreement.id);
+      throw error;
+    }
     ctx.agreement = agreement;
   },
 };

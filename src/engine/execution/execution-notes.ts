@@ -2,7 +2,8 @@ import type { ServiceTermStatus } from '../../domain/agreement.js';
 import type { Charge } from '../../domain/compensation.js';
 import type { ServiceTermState, ServiceTermSubState } from '../../domain/agreement.js';
 import type { GuaranteeEvaluation } from '../../domain/guarantee-evaluation.js';
-import type { AuditDetails, ExecutionEvent, JsonValue } from '../ports.js';
+import type { AuditDetails, JsonValue } from '../ports.js';
+import type { ExecutionEvent } from './ports.js';
 
 /**
  * How run-time events appear on an agreement: the audit action and details of each, and

@@ -1,5 +1,5 @@
 import type { Agreement } from '../../domain/agreement.js';
-import { nextAgreementState } from '../../domain/agreement-state-machine.js';
+import { liveStates, nextAgreementState } from '../../domain/agreement-state-machine.js';
 import { UnknownResource } from '../../domain/errors.js';
 import { serviceTermStateOf, type ExecutionRecord } from '../../domain/execution.js';
 import type { Caller } from '../../domain/identity.js';
@@ -13,7 +13,9 @@ import { systemActor } from '../audit/audit-notes.js';
 import { eventAction, serviceTermsAre, serviceTermsIn } from './execution-notes.js';
 import { migrationJson, planSummary } from './execution-summaries.js';
 import type { PlanningService } from '../planning/planning-service.js';
-import type { AgreementRepository, AuditDetails, AuditLog, CheckpointData, Clock, ExecutionEvent, JobExecutor, ReportStore, ResumePoint, StoredReport } from '../ports.js';
+import type { AgreementRepository, AuditDetails, AuditLog, Clock } from '../ports.js';
+import type { ExecutionEvent, JobExecutor, ReportStore, ResumePoint, StoredReport } from './ports.js';
+import type { CheckpointData } from '../migration/ports.js';
 
 export interface ExecutionServiceDeps {
   repository: AgreementRepository;
@@ -26,10 +28,7 @@ export interface ExecutionServiceDeps {
   termsOf(agreement: Agreement): GuaranteeTerm[];
   /** The audit trail: after a restart, the last checkpoint of a job that was running is found there. */
   audit?: AuditLog;
-  /**
-   * Agreements that hold capacity and wait for a checkpoint before they run (remote standby
-   * held for another provider's Full job); default none.
-   */
+  /** Agreements that hold capacity and wait for a checkpoint before they run (remote standby for another provider's Full job); default none. */
   waitsForCheckpoint?(agreement: Agreement): boolean;
   /** Called after a re-plan left problematic jobs (the Migration Controller runs there). */
   onProblems?(now: Date): Promise<unknown>;
@@ -88,10 +87,22 @@ export class ExecutionService {
 
   // ------------------------------------------------------------------ agreements
 
+  /** The guarantee terms of an agreement about to be stored, as the factory read them from the offer: its job need not read the document again. */
+  knowTerms(agreementId: string, terms: readonly GuaranteeTerm[]): void {
+    this.terms.set(agreementId, [...terms]);
+  }
+
+  /** The agreement was not stored after all. */
+  forgetTerms(agreementId: string): void {
+    if (!this.deps.executor.has(agreementId)) this.terms.delete(agreementId);
+  }
+
   /** Follows every stored agreement change (ObservedAgreementRepository): accepted ones start, ended ones stop, moved ones get their new plan. */
   agreementChanged({ before, after, notes }: AgreementChange): void {
     const id = after.id;
     const { executor } = this.deps;
+    // Terms known ahead for an agreement that never ran (rejected while Pending, say) are not kept.
+    if (!liveStates.includes(after.state) && !executor.has(id)) this.terms.delete(id);
     if (after.state === 'Observed' && before?.state !== 'Observed') {
       this.enqueue(id, () => this.start(after));
     } else if (before?.state === 'Observed' && executor.has(id) && (after.state === 'Terminated' || notes.some((n) => n.action === 'expired'))) {

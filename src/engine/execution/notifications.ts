@@ -4,7 +4,8 @@ import { MalformedMessage, UnknownResource } from '../../domain/errors.js';
 import type { Caller } from '../../domain/identity.js';
 import type { AgreementChange } from '../agreements/agreement-changes.js';
 import type { AgreementService } from '../agreements/agreement-service.js';
-import type { Clock, IdSource, Subscription, SubscriptionStore } from '../ports.js';
+import type { Clock, IdSource } from '../ports.js';
+import type { Subscription, SubscriptionStore } from './ports.js';
 
 /** What a subscriber receives (POST, application/json) on every change of an agreement's states. */
 export interface StateNotification {

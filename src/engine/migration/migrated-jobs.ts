@@ -3,7 +3,8 @@ import { isFinal, nextAgreementState } from '../../domain/agreement-state-machin
 import type { AgreementService } from '../agreements/agreement-service.js';
 import { systemActor } from '../audit/audit-notes.js';
 import type { PeersConfig } from './peers.js';
-import type { AgreementRepository, Clock, PeerProviders } from '../ports.js';
+import type { AgreementRepository, Clock } from '../ports.js';
+import type { PeerProviders } from './ports.js';
 
 export interface MigratedJobsDeps {
   repository: AgreementRepository;

@@ -7,7 +7,7 @@ import { arrivalAt, peerRequestFor, transferSeconds, type MigrationJob } from '.
 import { cheaperThan, penaltyAtStake } from './migration-penalty.js';
 import { customerScope, customerTargetRefusal, providerRefusal, providerTargetRefusal } from './migration-policy.js';
 import { receivesCheckpoints, type Peer } from './peers.js';
-import type { PeerQuote } from '../ports.js';
+import type { PeerQuote } from './ports.js';
 
 export type { MigrationControllerDeps, NotMigratedReason, DroppedTarget, OfferSeen, JobMigration, MigrationReport, MigrationCase, MigrationRun, MigrationStep } from './migration-model.js';
 import type { MigrationControllerDeps, NotMigratedReason, JobMigration, MigrationReport, MigrationCase, MigrationRun, MigrationStep } from './migration-model.js';

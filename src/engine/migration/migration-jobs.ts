@@ -5,7 +5,7 @@ import { pieceMs, securedIntervals, shapeOf, totalIntervals } from '../../schedu
 import type { JobKind, PlannedJob } from '../../scheduler/model.js';
 import type { SiteTiming } from '../../scheduler/site.js';
 import type { PlanningService } from '../planning/planning-service.js';
-import type { PeerRequest } from '../ports.js';
+import type { PeerRequest } from './ports.js';
 
 /**
  * A job as the Migration Controller weighs it: its terms, where it stands in the plan, and

@@ -6,7 +6,7 @@ import type { MigrationJob } from './migration-jobs.js';
 import type { TargetScope } from './migration-policy.js';
 import type { ScheduleWhatIf } from './migration-schedule.js';
 import type { Peer, PeersConfig } from './peers.js';
-import type { CheckpointData, PeerProviders } from '../ports.js';
+import type { CheckpointData, PeerProviders } from './ports.js';
 
 /** What the Migration Controller (migration-controller.ts) works with: its dependencies, a run with its cases, and its report. */
 export interface MigrationControllerDeps {

@@ -4,7 +4,7 @@ import { compatibilityProfile, profileMismatch } from './migration-compatibility
 import type { DroppedTarget, OfferSeen } from './migration-controller.js';
 import { customerScope, customerTargetRefusal, providerTargetRefusal } from './migration-policy.js';
 import { receivesCheckpoints, type Peer, type PeersConfig } from './peers.js';
-import type { PeerProviders, RemoteAgreement, StandbyHold } from '../ports.js';
+import type { PeerProviders, RemoteAgreement, StandbyHold } from './ports.js';
 
 /**
  * Full service reserves remote capacity up front and is "accepted only if [it] can be

@@ -1,6 +1,7 @@
 import type { Agreement } from '../../domain/agreement.js';
 import type { PeersConfig } from './peers.js';
-import type { AuditLog, PeerProviders } from '../ports.js';
+import type { AuditLog } from '../ports.js';
+import type { PeerProviders } from './ports.js';
 
 /**
  * Ends the standby agreement a Full agreement bound at a peer (`standby-bound` on its audit

@@ -1,5 +1,5 @@
 import type { Allocation } from '../../domain/allocation.js';
-import type { SlurmConfig } from '../../engine/configuration/config.js';
+import type { SlurmConfig } from '../../engine/configuration/index.js';
 import type { ClusterDescription } from '../../scheduler/model.js';
 import { SlurmCli } from './slurm-cli.js';
 import { clusterNodeOf, slurmNodes } from './slurm-nodes.js';

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { Allocation } from '../../domain/allocation.js';
-import type { SlurmConfig } from '../../engine/configuration/config.js';
+import type { SlurmConfig } from '../../engine/configuration/index.js';
 import { SlurmCli } from './slurm-cli.js';
 import { SlurmMonitor, type NodeEvents } from './slurm-monitor.js';
 import { SlurmPlanSync } from './slurm-plan-sync.js';

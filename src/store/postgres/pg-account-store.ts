@@ -1,5 +1,5 @@
 import type { Account, FundsHold, LedgerChange, LedgerEntry } from '../../domain/accounts.js';
-import type { AccountStore } from '../../engine/ports.js';
+import type { AccountStore } from '../../engine/accounting/index.js';
 import { entryFromRow, fromRow, holdFromRow, holdToRow, toRow, type AccountRow, type EntryRow, type HoldRow } from '../sqlite-account-store.js';
 import type { PgConnection } from './pg-connection.js';
 

@@ -1,4 +1,4 @@
-import { chainedEntry } from '../../engine/audit/audit-chain.js';
+import { chainedEntry } from '../../engine/audit/index.js';
 import type { AuditEntry, AuditLog, AuditRecord, AuditSubject } from '../../engine/ports.js';
 import { columns, entriesSql, fromRow, toRow, type AuditRow } from '../sqlite-audit-log.js';
 import { numbered, type PgConnection, type Queryable } from './pg-connection.js';

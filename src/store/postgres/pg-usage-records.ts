@@ -1,4 +1,4 @@
-import type { StoredUsageRecord, UsageRecordStore } from '../../engine/ports.js';
+import type { StoredUsageRecord, UsageRecordStore } from '../../engine/accounting/index.js';
 import type { PgConnection } from './pg-connection.js';
 
 interface Row { agreement_id: string; initiator: string; created_at: number; xml: string; signed: string | null }
