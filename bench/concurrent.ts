@@ -5,7 +5,8 @@
  * and with three instances (each instance gets a third of the connections; the figures are
  * the sum of the three throughputs and the worst of their latencies). Beside them, the same
  * run's floors: a bare node:http server answering the same request, and SQLite fsync'd commits
- * per second. `--targets sqlite,pg1,pg3`, `--seconds N`, `--connections N`; `--write`
+ * per second. `--targets sqlite,pg1,pg3`, `--seconds N`, `--connections N`, `--key-type ec|rsa`
+ * (the demo PKI's key, ECDSA P-256 by default as for every new demo PKI); `--write`
  * appends the table to docs/benchmarks.md.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -31,11 +32,12 @@ const option = (name: string, fallback: string) => {
 const seconds = Number(option('seconds', '10'));
 const connections = Number(option('connections', '64'));
 const targets = option('targets', 'sqlite,pg1,pg3').split(',');
+const keyType = option('key-type', 'ec') as 'rsa' | 'ec';
 const CLUSTER_NODES = 4096;
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-bench-concurrent-'));
 const pki = path.join(work, 'pki');
-await createDemoPki({ dir: pki, force: false, keyType: 'rsa' });
+await createDemoPki({ dir: pki, force: false, keyType });
 const serverEnv = (extra: Record<string, string> = {}) => ({
   WSAG_CLUSTER_NODES: String(CLUSTER_NODES), WSAG_EXECUTOR: 'none', WSAG_SIGN_AGREEMENTS: 'on',
   WSAG_TLS_CERT: path.join(pki, 'server.pem'), WSAG_TLS_KEY: path.join(pki, 'server.key'), WSAG_CA_FILE: path.join(pki, 'ca.pem'), ...extra,
@@ -148,7 +150,7 @@ try {
   publish([
     machineHeading('CreateAgreement under concurrent load'),
     '',
-    `Command: \`npm run bench:concurrent -- --seconds ${seconds} --connections ${connections} --targets ${targets.join(',')}\` (autocannon, ${connections} connections, ${seconds} s after a 2 s warm-up, a ${CLUSTER_NODES}-node cluster, every agreement signed with the demo PKI's RSA key; PostgreSQL ${pg ? 'with fsync and synchronous_commit on, on the same machine' : 'not run'}). The load generator runs on the same two cores.`,
+    `Command: \`npm run bench:concurrent -- --seconds ${seconds} --connections ${connections} --targets ${targets.join(',')} --key-type ${keyType}\` (autocannon, ${connections} connections, ${seconds} s after a 2 s warm-up, a ${CLUSTER_NODES}-node cluster, every agreement signed with the demo PKI's ${keyType === 'ec' ? 'ECDSA P-256' : 'RSA 2048'} key; PostgreSQL ${pg ? 'with fsync and synchronous_commit on, on the same machine' : 'not run'}). The load generator runs on the same two cores.`,
     '',
     `Floors in the same run: a bare node:http server answering the same request, ${floorHttp.perSecond.toFixed(0)} requests/s (p99 ${floorHttp.p99.toFixed(0)} ms); SQLite fsync'd commits, ${floorCommits.toFixed(0)}/s.`,
     '',

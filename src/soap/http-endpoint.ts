@@ -10,6 +10,7 @@ import { parseXml, schemasDir } from '../xml/libxml.js';
 import { ns } from '../xml/namespaces.js';
 import { guardRawXml } from '../xml/raw-guard.js';
 import { contentType, envelope, readEnvelope, type SoapRequest, type SoapVersion } from './envelope.js';
+import { fairStart } from './fair-start.js';
 import { faultEnvelope } from './fault.js';
 import { checkMustUnderstand } from './must-understand.js';
 import type { Operation, Port } from './operation.js';
@@ -78,6 +79,7 @@ async function handleSoap(port: Port, req: Request, res: Response, options: Endp
   try {
     checkCharset(req);
     const body = await readBody(req, options.maxBodyBytes);
+    await fairStart.turn();
     const text = guardRawXml(body, { maxBytes: options.maxBodyBytes, maxDepth: options.maxXmlDepth });
     const doc = parseXml(text, 'SOAP message');
     try {
