@@ -1,4 +1,4 @@
-import type { XmlNode } from 'libxml2-wasm';
+import { XmlXPath, type XmlDocument, type XmlNode } from 'libxml2-wasm';
 
 /**
  * A creation-constraint Location (WS-Agreement section 9.1): XPath 1.0 over the offer.
@@ -10,6 +10,8 @@ import type { XmlNode } from 'libxml2-wasm';
 export interface CompiledLocation {
   xpath: string;
   namespaces: Record<string, string>;
+  /** Compiled at first use and kept with the template: every offer against it evaluates the same expressions. */
+  compiled?: XmlXPath;
 }
 
 const declaration = /^\s*declare\s+namespace\s+([A-Za-z_][\w.-]*)\s*=\s*(['"])(.*?)\2\s*;/;
@@ -28,6 +30,12 @@ export function compileLocation(text: string, inScope: Record<string, string>): 
 
 /** Nodes the Location selects in the offer document (evaluated from the document node). */
 export function selectNodes(location: CompiledLocation, offerRoot: XmlNode): XmlNode[] {
-  const result = offerRoot.doc.eval(location.xpath, location.namespaces);
+  const result = evaluateLocation(location, offerRoot.doc);
   return Array.isArray(result) ? result : [];
+}
+
+/** The Location's expression evaluated at `node`. */
+export function evaluateLocation(location: CompiledLocation, node: XmlNode | XmlDocument): ReturnType<XmlNode['eval']> {
+  location.compiled ??= XmlXPath.compile(location.xpath, location.namespaces);
+  return node.eval(location.compiled);
 }

@@ -6,7 +6,7 @@ import type { AgreementTemplate } from '../domain/template.js';
 import type { ReceivedOffer, TemplateCatalog } from '../engine/ports.js';
 import { c14n, compileItemConstraint, elementChildren, type ItemConstraintCheck } from './item-constraint.js';
 import { parseXml, withXml } from './libxml.js';
-import { compileLocation, selectNodes, type CompiledLocation } from './location.js';
+import { compileLocation, evaluateLocation, selectNodes, type CompiledLocation } from './location.js';
 import { prefixes } from './namespaces.js';
 import { XmlReceivedOffer } from './offer-reader.js';
 import { SchemaSet } from './schema-set.js';
@@ -95,7 +95,7 @@ export class TemplateLibrary implements TemplateCatalog {
         }
       }
       for (const constraint of loaded.constraints) {
-        if (!truthy(doc.eval(constraint.expression.xpath, constraint.expression.namespaces))) {
+        if (!truthy(evaluateLocation(constraint.expression, doc))) {
           throw new CreationConstraintViolation(`Constraint ${constraint.label} is not met: ${constraint.expression.xpath}`);
         }
       }

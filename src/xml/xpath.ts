@@ -17,10 +17,23 @@ export function compiledPath(path: string): XmlXPath {
       compiled.delete(oldest);
       expression.dispose();
     }
-    xpath = XmlXPath.compile(path, prefixes);
+    xpath = XmlXPath.compile(path, prefixesIn(path));
     compiled.set(path, xpath);
   }
   return xpath;
+}
+
+/**
+ * Only the prefixes `path` uses: each evaluation registers the expression's namespaces in
+ * a fresh libxml2 context, and registering all of ours cost more than the lookup itself.
+ */
+function prefixesIn(path: string): Record<string, string> {
+  const used: Record<string, string> = {};
+  for (const [, prefix] of path.matchAll(/([A-Za-z_][\w.-]*):(?!:)/g)) {
+    const uri = (prefixes as Record<string, string>)[prefix as string];
+    if (uri !== undefined) used[prefix as string] = uri;
+  }
+  return used;
 }
 
 /** Evaluates `path` (compiled once) at `context`. */
