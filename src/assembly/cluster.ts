@@ -73,19 +73,24 @@ export async function startInstance(config: ServerConfig, parts: ServerParts = {
   const lead = async (held: PgLeadership): Promise<void> => {
     held.onLost((error) => void stepDown(error));
     const store = await PgStore.open(databaseUrl);
+    let server: RunningServer | undefined;
     try {
-      const server = await startServer(config, { ...parts, logger, front, store });
+      server = await startServer(config, { ...parts, logger, front, store });
+      // The session may have failed while the server started: then another instance leads.
+      if (session !== held) throw new Error('the planning leadership was lost while this instance started');
+      const app = front.current;
+      // Load balancers and operators see which instance leads.
+      front.serve((req, res) => (req.url === '/healthz' ? res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', role: 'leader', leader: instanceUrl })) : app(req, res)));
+      const term = await held.announce(instance, instanceUrl, new Date());
       leader = { server, store };
+      logger.info({ instance, url: instanceUrl, term }, 'this instance is the planning leader');
+      becameLeader(server);
     } catch (error) {
+      front.serve(standby);
+      await server?.close().catch(() => undefined);
       await store.close();
       throw error;
     }
-    const app = front.current;
-    // Load balancers and operators see which instance leads.
-    front.serve((req, res) => (req.url === '/healthz' ? res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', role: 'leader', leader: instanceUrl })) : app(req, res)));
-    const term = await held.announce(instance, instanceUrl, new Date());
-    logger.info({ instance, url: instanceUrl, term }, 'this instance is the planning leader');
-    becameLeader(leader.server);
   };
 
   const stepDown = async (error: Error): Promise<void> => {
@@ -96,11 +101,22 @@ export async function startInstance(config: ServerConfig, parts: ServerParts = {
     const lost = session;
     leader = undefined;
     session = undefined;
-    await lost?.close();
     leadingPromise = new Promise<RunningServer>((resolve) => (becameLeader = resolve));
+    await lost?.close();
     await was?.server.close().catch((e: unknown) => logger.warn({ err: e }, 'stopping the former leader\'s parts failed'));
     await was?.store.close().catch(() => undefined);
-    if (!closed) timer = setTimeout(() => void attempt(), pollMs);
+    later();
+  };
+
+  /** The next try at the leadership, after `pollMs`; a failed takeover is logged and tried again. */
+  const later = (): void => {
+    if (closed) return;
+    timer = setTimeout(() => {
+      attempt().catch((error: unknown) => {
+        logger.error({ err: error }, 'taking over the planning leadership failed; trying again');
+        later();
+      });
+    }, pollMs);
   };
 
   /** One try at the leadership; a standby tries again after `pollMs`. Throws only when taking the lead fails. */
@@ -118,15 +134,12 @@ export async function startInstance(config: ServerConfig, parts: ServerParts = {
     if (held) {
       await lead(held).catch(async (error: unknown) => {
         await held.close();
-        session = undefined;
+        if (session === held) session = undefined;
         throw error;
       });
       return;
     }
-    if (!closed) timer = setTimeout(() => void attempt().catch((error: unknown) => {
-      logger.error({ err: error }, 'taking over the planning leadership failed; trying again');
-      if (!closed) timer = setTimeout(() => void attempt(), pollMs);
-    }), pollMs);
+    later();
   };
 
   await attempt().catch(async (error: unknown) => {

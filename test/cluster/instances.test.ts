@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WsagClient, WsagFault } from '../../src/client/wsag-client.js';
@@ -17,21 +18,21 @@ import { skipPostgres, startPostgres, type TestPostgres } from '../support/postg
  * Three instances on one PostgreSQL serve one cluster (issue 16): the first leads, the
  * others forward; racing creates through all three never over-allocate a node.
  */
-let pg: TestPostgres | undefined;
+let postgres: TestPostgres | undefined;
 const instances: RunningInstance[] = [];
 beforeAll(async () => {
   if (skipPostgres) return;
-  pg = await startPostgres();
+  postgres = await startPostgres();
   for (let i = 0; i < 3; i++) instances.push(await startInstance(configFor(tempDir()), { logger: pino({ level: 'silent' }) }, { pollMs: 200 }));
 }, 120_000);
 afterAll(async () => {
   for (const instance of instances.reverse()) await instance.close();
-  await pg?.stop();
+  await postgres?.stop();
 });
 
 const CLUSTER_NODES = 16;
 function configFor(dataDir: string) {
-  return loadConfig({ WSAG_DATABASE_URL: (pg as TestPostgres).url }, {
+  return loadConfig({ WSAG_DATABASE_URL: (postgres as TestPostgres).url }, {
     port: 0, host: '127.0.0.1', dataDir, templatesDir: path.join(projectRoot, 'templates'), logLevel: 'silent', admins: ['anonymous'], clusterNodes: CLUSTER_NODES, executor: 'none',
   });
 }
@@ -92,7 +93,7 @@ describe.skipIf(skipPostgres)('three instances on one PostgreSQL', () => {
     expect([...refusals]).toEqual(['CannotSatisfy']);
 
     // From what is stored, not from what the leader believes.
-    const store = await PgStore.open((pg as TestPostgres).url, { readOnly: true });
+    const store = await PgStore.open((postgres as TestPostgres).url, { readOnly: true });
     try {
       const stored = await store.agreements.list({ state: ['Observed', 'Pending'] });
       expect(stored.length).toBe(accepted.length + 1);
@@ -127,4 +128,29 @@ describe.skipIf(skipPostgres)('three instances on one PostgreSQL', () => {
     // Through a standby the caller is who it proves to be: here the anonymous party.
     expect((await fetch(`${instances[1]?.url}/api/agreements`, { headers: forged })).status).toBe(200);
   });
+
+  it('a leader whose database session ends stops planning and stands by; another instance takes over and serves', async () => {
+    const extra = await startInstance(configFor(tempDir()), { logger: pino({ level: 'silent' }) }, { pollMs: 200 });
+    instances.push(extra);
+    expect(extra.role()).toBe('standby');
+    // As when the database restarts or the network cuts the leader off: its lock session is gone.
+    const admin = new pg.Client({ connectionString: (postgres as TestPostgres).url });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ ended: boolean }>("SELECT pg_terminate_backend(pid) AS ended FROM pg_locks WHERE locktype = 'advisory' AND objid = 727000 AND granted");
+      expect(rows.map((r) => r.ended)).toEqual([true]);
+    } finally {
+      await admin.end();
+    }
+    const deadline = Date.now() + 20_000;
+    while (instances[0]?.role() === 'leader' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(instances[0]?.role()).toBe('standby');
+    const next = await Promise.race(instances.map((i) => i.leading().then(() => i)));
+    expect(next).not.toBe(instances[0]);
+    // Requests through the former leader reach the new one, and what was stored is there.
+    const client = new WsagClient((instances[0] as RunningInstance).url);
+    expect((await client.plan()).bookings.length).toBeGreaterThan(0);
+    const health = (await (await fetch(`${instances[0]?.url}/healthz`)).json()) as { role: string; leader: string };
+    expect(health).toEqual({ status: 'ok', role: 'standby', leader: next.url });
+  }, 60_000);
 });
