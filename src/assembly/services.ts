@@ -59,7 +59,7 @@ export function serviceParts(base: Foundations & Scheduling): Services {
 
 /** What start-up found stored and put back. */
 export interface Restored {
-  /** The live agreements as stored at start-up. */
+  /** The live agreements as stored at start-up (emptied once the watches are set: src/server.ts). */
   stored: Agreement[];
   /** Bookings placed again, and holds restored. */
   counts: { bookings: number; holds: Awaited<ReturnType<NegotiationService['restore']>> };
@@ -83,7 +83,7 @@ export async function restoreState(base: Foundations & Scheduling & Services): P
   }
   for (const { id, reason } of lost) logger.warn({ agreementId: id, reason }, 'an agreement\'s capacity could not be booked again at start-up');
   const holds = await base.negotiations.restore();
-  await base.reservations.restore();
+  await base.reservations.restore(stored);
   const settled = await accounting.restore();
   if (settled > 0) logger.info({ holds: settled }, 'funds holds settled or released at start-up');
   await plan.settle();

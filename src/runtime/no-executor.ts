@@ -8,6 +8,7 @@ import type { CheckpointData } from '../engine/migration/index.js';
  * them, so agreements stay Observed with their service terms NotReady.
  */
 export class NoExecutor implements JobExecutor {
+  readonly runsJobs = false;
   execute(): void {}
   has(): boolean {
     return false;

@@ -18,6 +18,7 @@ import type { ResourceManager } from './resource-manager.js';
  * only a simulation has, and is sent as a small JSON description of it.
  */
 export class RuntimeExecutor implements JobExecutor {
+  readonly runsJobs = true;
   private readonly executor: PlanExecutor;
   private readonly listeners: Array<(event: ExecutionEvent) => void> = [];
 

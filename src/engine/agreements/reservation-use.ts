@@ -1,3 +1,4 @@
+import type { Agreement } from '../../domain/agreement.js';
 import type { Allocation } from '../../domain/allocation.js';
 import { mayActOn, type Caller } from '../../domain/identity.js';
 import { CannotSatisfy, InvalidStateTransition, InvalidTerms, NotAuthorized, UnknownResource } from '../../domain/errors.js';
@@ -23,8 +24,9 @@ export class ReservationUse {
   ) {}
 
   /** Start-up: reservations already used stay used (an ended one cannot be used any more, so only live agreements are read). */
-  async restore(): Promise<void> {
-    for (const agreement of await this.repository.list({ state: liveStates })) {
+  /** Start-up: the claims recorded on the live agreements (`live`: already read, else read here). */
+  async restore(live?: readonly Agreement[]): Promise<void> {
+    for (const agreement of live ?? await this.repository.list({ state: liveStates })) {
       if (agreement.usedBy !== undefined) this.claimed.add(agreement.id);
       if (agreement.request.useReservation !== undefined) this.claimed.add(agreement.request.useReservation);
     }

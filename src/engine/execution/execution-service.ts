@@ -129,12 +129,13 @@ export class ExecutionService {
     if (!planned) return 'not-started';
     const received = this.received.get(agreement.id);
     if (!received && this.deps.waitsForCheckpoint?.(agreement)) return 'waits-for-checkpoint';
-    const terms = this.termsFor(agreement);
-    this.plans.set(agreement.id, planSummary(planned));
-    const application = agreement.request.application;
-    executor.execute(planned, plan.manager.shape(planned), { guaranteeTerms: terms, ...(application ? { application } : {}) }, resumeFrom ?? received);
-    if (executor.has(agreement.id)) return 'started';
-    // No run time (WSAG_EXECUTOR=none): nothing is kept for a report that will not come.
+    if (executor.runsJobs) {
+      const application = agreement.request.application;
+      this.plans.set(agreement.id, planSummary(planned));
+      executor.execute(planned, plan.manager.shape(planned), { guaranteeTerms: this.termsFor(agreement), ...(application ? { application } : {}) }, resumeFrom ?? received);
+      if (executor.has(agreement.id)) return 'started';
+    }
+    // No run time (WSAG_EXECUTOR=none): nothing is read or kept for a report that will not come.
     this.plans.delete(agreement.id);
     this.terms.delete(agreement.id);
     return 'no-run-time';
@@ -415,6 +416,7 @@ export class ExecutionService {
    */
   async resume(): Promise<ResumeOutcome> {
     const outcome: ResumeOutcome = { started: [], resumed: [], completed: [], notExecuted: [] };
+    if (!this.deps.executor.runsJobs) return outcome; // no run time: no job ran, none starts
     for (const agreement of await this.deps.repository.list({ state: 'Observed' })) {
       if (agreement.migratedTo) continue;
       const id = agreement.id;

@@ -60,6 +60,8 @@ export interface ResumePoint {
  * cleans up and closes). A job stays known (record, evaluations) until `forget`.
  */
 export interface JobExecutor {
+  /** False for no run time (WSAG_EXECUTOR=none): nothing is executed, so nothing is prepared for it. */
+  readonly runsJobs: boolean;
   execute(job: PlannedJob, shape: JobShape, terms: ExecutionTerms, resumeFrom?: ResumePoint): void;
   /** The job is being executed (or has ended and is not forgotten yet). */
   has(jobId: string): boolean;

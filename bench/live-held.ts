@@ -1,0 +1,106 @@
+/**
+ * `npm run bench:live`: a server holding many LIVE agreements (issue 18: "RSS with 100,000
+ * stored agreements, and a restart with 100,000 agreements, plan rebuilt, serving again
+ * within 10 s"). One real one-node advance reservation is made by the server, then cloned
+ * into the SQLite store as Observed agreements tiling a 4,096-node cluster (each on its own
+ * node and hour, so the plan holds every one of them). `npm start` then starts on that data
+ * directory as its own process and is measured: time until it serves (the plan rebuilt from
+ * every stored agreement), its RSS then, and its RSS after 2,000 more creates. Counts from
+ * BENCH_LIVE (default 10000,100000). Prints a Markdown table; `--write` appends it to
+ * docs/benchmarks.md.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { WsagClient } from '../src/client/wsag-client.js';
+import { agreementNote } from '../src/engine/audit/audit-notes.js';
+import { SqliteAgreementRepository } from '../src/store/sqlite-agreement-repository.js';
+import { SqliteConnection } from '../src/store/sqlite-connection.js';
+import { offerFromTemplate } from '../src/xml/offer-from-template.js';
+import { machineHeading, publish } from './report.js';
+import { rssMiB, startProcess } from './server-process.js';
+
+const counts = (process.env.BENCH_LIVE ?? '10000,100000').split(',').map(Number);
+const env = { WSAG_CLUSTER_NODES: '4096', WSAG_EXECUTOR: 'none', WSAG_ADMINS: 'anonymous' };
+const hour = 3600_000;
+
+const windowLocation = (end: 'StartTime' | 'EndTime') =>
+  `/wsag:AgreementOffer/wsag:Terms/wsag:All/wsag:ServiceDescriptionTerm[@wsag:Name='Window']/arp:AllocationTimeConstraint/arp:${end}`;
+
+async function fill(dataDir: string, count: number): Promise<Date> {
+  const { child, url } = await startProcess(dataDir, env);
+  const client = new WsagClient(url);
+  const template = (await client.templates()).find((t) => t.includes('advance-reservation-v1')) as string;
+  const base = new Date(Math.ceil((Date.now() + 2 * hour) / hour) * hour);
+  const { agreementId } = await client.createAgreement(offerFromTemplate(template, [
+    { location: 'NodeCount', value: '1' },
+    { location: windowLocation('StartTime'), value: base.toISOString() },
+    { location: windowLocation('EndTime'), value: new Date(base.getTime() + hour).toISOString() },
+  ]));
+  const nodes = (await client.nodes()).map((n) => n.id);
+  await client.terminate(agreementId);
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+  const connection = SqliteConnection.open(path.join(dataDir, 'wsag.db'));
+  const repository = new SqliteAgreementRepository(connection);
+  const model = (await repository.get(agreementId))!;
+  for (let from = 0; from < count; from += 5000) {
+    connection.db.transaction(() => {
+      for (let i = from; i < Math.min(count, from + 5000); i++) {
+        // Each on its own node and hour: node i mod 4096, hour i div 4096 after the base.
+        const start = new Date(base.getTime() + Math.floor(i / nodes.length) * hour);
+        const end = new Date(start.getTime() + hour);
+        const segment = { ...model.allocation!.segments![0]!, start, end, nodeIds: [nodes[i % nodes.length] as string], spareNodeIds: [] };
+        const agreement = {
+          ...model, id: `live-${String(i).padStart(7, '0')}`, state: 'Observed' as const,
+          // As accepted: the model was terminated, and its terms' states with it.
+          serviceTerms: model.serviceTerms.map((t) => ({ ...t, state: 'NotReady' as const })),
+          guaranteeTerms: model.guaranteeTerms.map((t) => ({ ...t, state: 'NotDetermined' as const })),
+          request: { ...model.request, window: { start, end } },
+          allocation: { ...model.allocation!, start, end, segments: [segment] },
+        };
+        void repository.insert(agreement, [agreementNote({ actor: 'anonymous', action: 'created', after: agreement })]);
+      }
+    })();
+  }
+  connection.close();
+  return base;
+}
+
+// BENCH_LIVE_FILL=DIR: only fill DIR with the first count (for profiling a start-up by hand).
+if (process.env.BENCH_LIVE_FILL) {
+  await fill(process.env.BENCH_LIVE_FILL, counts[0] as number);
+  process.exit(0);
+}
+
+const rows: string[] = [];
+for (const live of counts) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-live-'));
+  await fill(dataDir, live);
+  const { child, url, startMs } = await startProcess(dataDir, env);
+  const client = new WsagClient(url);
+  const planned = (await client.plan()).bookings.length;
+  const rssServing = rssMiB(child.pid as number);
+  const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
+  const offer = offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]);
+  const more = 2000;
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    for (let i = 0; i < more / 16; i++) await client.createAgreement(offer);
+  }));
+  const rssAfter = rssMiB(child.pid as number);
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  rows.push(`| ${live.toLocaleString('en')} | ${planned.toLocaleString('en')} | ${(startMs / 1000).toFixed(1)} | ${rssServing} | ${rssAfter} |`);
+  console.error(rows.at(-1));
+}
+publish([
+  machineHeading('A server holding live agreements'),
+  '',
+  'Command: `npm run bench:live` (`npm start` as its own process on a data directory holding that many Observed one-node reservations, a 4,096-node cluster, SQLite WAL with synchronous=FULL, no run time; then 2,000 more creates from 16 clients).',
+  '',
+  '| live agreements stored | bookings in the plan after start-up | start-up until serving, s | RSS serving, MiB | RSS after 2,000 more creates, MiB |',
+  '|---|---|---|---|---|',
+  ...rows,
+  '',
+].join('\n'));
