@@ -1,17 +1,13 @@
 import { ConfigError, loadConfig } from './engine/configuration/index.js';
-import { startServer } from './server.js';
-import { startInstance } from './assembly/cluster.js';
+import { startConfigured } from './assembly/cluster.js';
 import { DataDirInUse } from './store/data-dir-lock.js';
 import { TemplateError } from './xml/template-library.js';
 
 /** `npm start`: serve with configuration from the environment until SIGINT or SIGTERM. */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  // On PostgreSQL, instances sharing the database elect a planning leader (docs/deployment.md);
-  // one that loses its leadership exits at once, for its supervisor to start it again as a standby.
-  const server = config.databaseUrl
-    ? await startInstance(config, {}, { onLeadershipLost: () => process.exit(75) })
-    : await startServer(config);
+  // On PostgreSQL, instances sharing the database elect a planning leader (docs/deployment.md).
+  const server = await startConfigured(config);
   const role = 'role' in server ? ` (${server.role() === 'leader' ? 'the planning leader' : 'a standby: requests go to the planning leader'})` : '';
   console.log(`wsag-server listening on ${server.url}${role}`);
   for (const [name, url] of Object.entries(server.endpoints)) console.log(`  ${name.padEnd(24)} ${url}  (WSDL: ${url}?wsdl)`);

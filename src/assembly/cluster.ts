@@ -167,3 +167,12 @@ export async function startInstance(config: ServerConfig, parts: ServerParts = {
     },
   };
 }
+
+/**
+ * The server as `npm start` and `wsag serve` run it: on PostgreSQL an instance of a cluster
+ * (a planning leader or a standby), else one server. An instance that loses its leadership
+ * exits (code 75): crash-only, its supervisor starts it again as a standby (docs/deployment.md).
+ */
+export function startConfigured(config: ServerConfig): Promise<RunningServer | RunningInstance> {
+  return config.databaseUrl ? startInstance(config, {}, { onLeadershipLost: () => process.exit(75) }) : startServer(config);
+}

@@ -59,6 +59,29 @@ describe.skipIf(skipPostgres)('wsag-server on PostgreSQL', () => {
     }
   }, 60_000);
 
+  it('wsag serve on a database another server holds joins as a standby, as npm start does', async () => {
+    const first = await startServer(configFor(tempDir()), { logger: pino({ level: 'silent' }) });
+    try {
+      const banner: string[] = [];
+      let health: unknown;
+      const result = await wsag(['serve', '--port', '0', '--data-dir', tempDir()], {
+        env: { WSAG_DATABASE_URL: (pg as TestPostgres).url, LOG_LEVEL: 'silent', WSAG_CLUSTER_NODES: '8' },
+        io: {
+          out: (line) => banner.push(line),
+          untilStopped: async () => {
+            const url = /listening on (\S+)/.exec(banner.join('\n'))?.[1] as string;
+            health = await (await fetch(`${url}/healthz`)).json();
+          },
+        },
+      });
+      expect(result.err).toEqual([]);
+      expect(result.code).toBe(0);
+      expect(health).toMatchObject({ status: 'ok', role: 'standby' });
+    } finally {
+      await first.close();
+    }
+  }, 60_000);
+
   it('WSAG_DATABASE_URL must be a PostgreSQL URL', () => {
     expect(() => loadConfig({ WSAG_DATABASE_URL: 'mysql://root:secret@db/wsag' })).toThrow('WSAG_DATABASE_URL must be a PostgreSQL URL (postgres://user@host:port/database), got "mysql://root:***@db/wsag"');
   });

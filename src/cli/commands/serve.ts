@@ -59,11 +59,11 @@ export const serveCommand: Command = {
       throw error;
     }
     // Loaded on demand: the client commands need none of the server's dependencies.
-    const { startServer } = await import('../../server.js');
+    const { startConfigured } = await import('../../assembly/cluster.js');
     const { TemplateError } = await import('../../xml/template-library.js');
-    let server: Awaited<ReturnType<typeof startServer>>;
+    let server: Awaited<ReturnType<typeof startConfigured>>;
     try {
-      server = await startServer(config);
+      server = await startConfigured(config);
     } catch (error) {
       if (error instanceof TemplateError) throw new CliError(error.message);
       const code = (error as NodeJS.ErrnoException).code;
