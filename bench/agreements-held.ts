@@ -12,11 +12,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WsagClient } from '../src/client/wsag-client.js';
-import { agreementNote } from '../src/engine/audit/audit-notes.js';
-import { SqliteAgreementRepository } from '../src/store/sqlite-agreement-repository.js';
-import { SqliteConnection } from '../src/store/sqlite-connection.js';
 import { offerFromTemplate } from '../src/xml/offer-from-template.js';
 import { startProcess, rssMiB } from './server-process.js';
+import { stopProcess, storeClones } from './stored-clones.js';
 import { machineHeading, publish, quantiles } from './report.js';
 
 const counts = (process.env.BENCH_HELD ?? '1000,10000,100000').split(',').map(Number);
@@ -31,23 +29,12 @@ async function fill(dataDir: string, count: number): Promise<void> {
   const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
   const { agreementId } = await client.createAgreement(offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]));
   await client.terminate(agreementId);
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
-  const connection = SqliteConnection.open(path.join(dataDir, 'wsag.db'));
-  const repository = new SqliteAgreementRepository(connection);
-  const model = (await repository.get(agreementId))!;
+  await stopProcess(child);
   const start = Date.now() - count * 60_000;
-  for (let from = 0; from < count; from += 5000) {
-    connection.db.transaction(() => {
-      for (let i = from; i < Math.min(count, from + 5000); i++) {
-        const createdAt = new Date(start + i * 60_000);
-        const agreement = { ...model, id: `held-${String(i).padStart(7, '0')}`, state: i % 4 === 0 ? 'Terminated' as const : 'Complete' as const, createdAt, updatedAt: createdAt };
-        // With its audit entry, as the server stores every agreement.
-        void repository.insert(agreement, [agreementNote({ actor: 'anonymous', action: 'created', after: agreement })]);
-      }
-    })();
-  }
-  connection.close();
+  await storeClones(dataDir, agreementId, count, (model, i) => {
+    const createdAt = new Date(start + i * 60_000);
+    return { ...model, id: `held-${String(i).padStart(7, '0')}`, state: i % 4 === 0 ? 'Terminated' : 'Complete', createdAt, updatedAt: createdAt };
+  });
 }
 
 async function timed(op: () => Promise<unknown>): Promise<number> {

@@ -13,12 +13,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WsagClient } from '../src/client/wsag-client.js';
-import { agreementNote } from '../src/engine/audit/audit-notes.js';
-import { SqliteAgreementRepository } from '../src/store/sqlite-agreement-repository.js';
-import { SqliteConnection } from '../src/store/sqlite-connection.js';
 import { offerFromTemplate } from '../src/xml/offer-from-template.js';
 import { machineHeading, publish } from './report.js';
 import { rssMiB, startProcess } from './server-process.js';
+import { stopProcess, storeClones } from './stored-clones.js';
 
 const counts = (process.env.BENCH_LIVE ?? '10000,100000').split(',').map(Number);
 const env = { WSAG_CLUSTER_NODES: '4096', WSAG_EXECUTOR: 'none', WSAG_ADMINS: 'anonymous' };
@@ -39,31 +37,21 @@ async function fill(dataDir: string, count: number): Promise<Date> {
   ]));
   const nodes = (await client.nodes()).map((n) => n.id);
   await client.terminate(agreementId);
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
-  const connection = SqliteConnection.open(path.join(dataDir, 'wsag.db'));
-  const repository = new SqliteAgreementRepository(connection);
-  const model = (await repository.get(agreementId))!;
-  for (let from = 0; from < count; from += 5000) {
-    connection.db.transaction(() => {
-      for (let i = from; i < Math.min(count, from + 5000); i++) {
-        // Each on its own node and hour: node i mod 4096, hour i div 4096 after the base.
-        const start = new Date(base.getTime() + Math.floor(i / nodes.length) * hour);
-        const end = new Date(start.getTime() + hour);
-        const segment = { ...model.allocation!.segments![0]!, start, end, nodeIds: [nodes[i % nodes.length] as string], spareNodeIds: [] };
-        const agreement = {
-          ...model, id: `live-${String(i).padStart(7, '0')}`, state: 'Observed' as const,
-          // As accepted: the model was terminated, and its terms' states with it.
-          serviceTerms: model.serviceTerms.map((t) => ({ ...t, state: 'NotReady' as const })),
-          guaranteeTerms: model.guaranteeTerms.map((t) => ({ ...t, state: 'NotDetermined' as const })),
-          request: { ...model.request, window: { start, end } },
-          allocation: { ...model.allocation!, start, end, segments: [segment] },
-        };
-        void repository.insert(agreement, [agreementNote({ actor: 'anonymous', action: 'created', after: agreement })]);
-      }
-    })();
-  }
-  connection.close();
+  await stopProcess(child);
+  await storeClones(dataDir, agreementId, count, (model, i) => {
+    // Each on its own node and hour: node i mod 4096, hour i div 4096 after the base.
+    const start = new Date(base.getTime() + Math.floor(i / nodes.length) * hour);
+    const end = new Date(start.getTime() + hour);
+    const segment = { ...model.allocation!.segments![0]!, start, end, nodeIds: [nodes[i % nodes.length] as string], spareNodeIds: [] };
+    return {
+      ...model, id: `live-${String(i).padStart(7, '0')}`, state: 'Observed',
+      // As accepted: the model was terminated, and its terms' states with it.
+      serviceTerms: model.serviceTerms.map((t) => ({ ...t, state: 'NotReady' as const })),
+      guaranteeTerms: model.guaranteeTerms.map((t) => ({ ...t, state: 'NotDetermined' as const })),
+      request: { ...model.request, window: { start, end } },
+      allocation: { ...model.allocation!, start, end, segments: [segment] },
+    };
+  });
   return base;
 }
 
@@ -88,8 +76,7 @@ for (const live of counts) {
     for (let i = 0; i < more / 16; i++) await client.createAgreement(offer);
   }));
   const rssAfter = rssMiB(child.pid as number);
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
+  await stopProcess(child);
   fs.rmSync(dataDir, { recursive: true, force: true });
   rows.push(`| ${live.toLocaleString('en')} | ${planned.toLocaleString('en')} | ${(startMs / 1000).toFixed(1)} | ${rssServing} | ${rssAfter} |`);
   console.error(rows.at(-1));

@@ -163,7 +163,7 @@ function addressingHeaders(requestHeaders: { namespaceUri: string; name: string;
  * drained (so the client reads our fault instead of a reset) up to a hard cap, then the
  * connection is dropped.
  */
-function readBody(req: Request, limit: number): Promise<Buffer> {
+export function readBody(req: Request, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? NaN);
     // Refused on the declaration alone: the server does not wait for a body it would refuse.

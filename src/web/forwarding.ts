@@ -3,9 +3,10 @@ import https from 'node:https';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
-import { MessageTooLarge, ServiceUnavailable } from '../domain/errors.js';
+import { ServiceUnavailable } from '../domain/errors.js';
 import { clusterSecretHeader, encodedClientChain, forwardedChainHeader } from '../soap/authentication.js';
-import { declaredBodyWithin, errorBoundary } from './error-boundary.js';
+import { readBody } from '../soap/http-endpoint.js';
+import { errorBoundary } from './error-boundary.js';
 
 /** Marks a request a standby forwarded; a standby never forwards such a request again. */
 export const forwardedByHeader = 'x-wsag-forwarded-by';
@@ -58,7 +59,7 @@ export function standbyApp(options: ForwardingOptions): express.Express {
   app.get('/metrics', async (_req, res) => {
     res.type(registry.contentType).send(await registry.metrics());
   });
-  app.use(declaredBodyWithin(options.maxBodyBytes), async (req: Request, res: Response, next: NextFunction) => {
+  app.use(async (req: Request, res: Response, next: NextFunction) => {
     try {
       if (req.headers[forwardedByHeader] !== undefined) {
         res.status(503).set(notLeaderHeader, '1').type('text/plain').send('ServiceUnavailable: this instance is not the planning leader\n');
@@ -108,17 +109,6 @@ function forwardHeaders(req: Request, options: ForwardingOptions, length: number
     headers[clusterSecretHeader] = options.secret;
   }
   return headers;
-}
-
-async function readBody(req: Request, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new MessageTooLarge(`request body exceeds ${limit} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }
 
 /** Sends the request to the leader and streams its answer back (event streams included). */

@@ -127,11 +127,7 @@ export class NegotiationService {
 
   private async round(id: string, offers: ReceivedNegotiationOffer[], caller: Caller): Promise<NegotiationOfferRecord[]> {
     return this.lock.run(id, async () => {
-      const negotiation = await this.load(id, caller);
-      const before = structuredClone(negotiation);
-      const now = this.deps.clock.now();
-      this.expireHolds(negotiation, now);
-      await this.enforceLimits(negotiation, before, now, caller);
+      const { negotiation, before, now } = await this.openForOffers(id, caller);
       negotiation.rounds++;
       const answers: NegotiationOfferRecord[] = [];
       const booked: string[] = [];
@@ -181,14 +177,20 @@ export class NegotiationService {
     });
   }
 
+  /** Inside the negotiation's lock, before its offers: loaded (with a copy to save against), expired holds ended, its limits checked. */
+  private async openForOffers(id: string, caller: Caller): Promise<{ negotiation: Negotiation; before: Negotiation; now: Date }> {
+    const negotiation = await this.load(id, caller);
+    const before = structuredClone(negotiation);
+    const now = this.deps.clock.now();
+    this.expireHolds(negotiation, now);
+    await this.enforceLimits(negotiation, before, now, caller);
+    return { negotiation, before, now };
+  }
+
   /** Advertise: the initiator's offers are recorded for information; nothing is answered or held. */
   async advertise(id: string, offers: ReceivedNegotiationOffer[], caller: Caller): Promise<void> {
     await this.lock.run(id, async () => {
-      const negotiation = await this.load(id, caller);
-      const before = structuredClone(negotiation);
-      const now = this.deps.clock.now();
-      this.expireHolds(negotiation, now);
-      await this.enforceLimits(negotiation, before, now, caller);
+      const { negotiation, before, now } = await this.openForOffers(id, caller);
       for (const incoming of offers) this.receive(negotiation, incoming, 'advertise', now);
       negotiation.updatedAt = now;
       await this.save(before, negotiation, caller);

@@ -1,10 +1,9 @@
-import pg from 'pg';
 import { DataDirInUse } from '../data-dir-lock.js';
 import { PgAccountStore } from './pg-account-store.js';
 import { PgAgreementRepository } from './pg-agreement-repository.js';
 import { PgAuditLog } from './pg-audit-log.js';
 import { PgConnection } from './pg-connection.js';
-import { leadershipLockKey } from './pg-leadership.js';
+import { PgLeadership } from './pg-leadership.js';
 import { PgNegotiationRepository } from './pg-negotiation-repository.js';
 import { PgUsageRecords } from './pg-usage-records.js';
 
@@ -21,7 +20,7 @@ export class PgStore {
   readonly usageRecords: PgUsageRecords;
 
   /** The session that holds the one-server lock (`openExclusive`). */
-  private holder: pg.Client | undefined;
+  private holder: PgLeadership | undefined;
 
   private constructor(private readonly connection: PgConnection) {
     this.audit = new PgAuditLog(connection);
@@ -43,12 +42,9 @@ export class PgStore {
    * instances share a database as a cluster instead (src/assembly/cluster.ts).
    */
   static async openExclusive(url: string): Promise<PgStore> {
-    const holder = new pg.Client({ connectionString: url });
-    holder.on('error', () => {});
-    await holder.connect();
-    const { rows } = await holder.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [leadershipLockKey]);
-    if (!rows[0]?.locked) {
-      await holder.end();
+    const holder = await PgLeadership.connect(url);
+    if (!(await holder.tryAcquire())) {
+      await holder.close();
       throw new DataDirInUse(`the database ${redacted(url)} is in use by another wsag-server; stop it, give this one its own database, or start it as an instance of a cluster (npm start does: docs/deployment.md)`);
     }
     try {
@@ -56,7 +52,7 @@ export class PgStore {
       store.holder = holder;
       return store;
     } catch (error) {
-      await holder.end();
+      await holder.close();
       throw error;
     }
   }
@@ -75,7 +71,7 @@ export class PgStore {
 
   async close(): Promise<void> {
     await this.connection.close();
-    await this.holder?.end();
+    await this.holder?.close();
   }
 }
 
