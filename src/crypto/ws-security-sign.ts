@@ -1,5 +1,6 @@
 import crypto, { type KeyObject, type X509Certificate } from 'node:crypto';
-import { XmlC14NMode, XmlElement, type XmlDocument } from 'libxml2-wasm';
+import { XmlElement, type XmlDocument } from 'libxml2-wasm';
+import { canonicalXml } from '../xml/canonical.js';
 import { withXml } from '../xml/libxml.js';
 import { ns } from '../xml/namespaces.js';
 import { algorithm, sha256, signatureMethodFor, signBytes } from './xml-signature-algorithms.js';
@@ -20,7 +21,6 @@ export interface SecureEnvelopeOptions {
 
 /** The digests cover the exact text, whitespace included. */
 const keep = { keepBlanks: true };
-const exclusive = { mode: XmlC14NMode.XML_C14N_EXCLUSIVE_1_0, withComments: false } as const;
 
 /**
  * A SOAP envelope signed with WS-Security as src/crypto/ws-security.ts verifies it: every
@@ -60,13 +60,13 @@ export function secureEnvelope(options: SecureEnvelopeOptions): string {
   const digest = (doc: XmlDocument, id: string): string => {
     const [element] = doc.find(`//*[@wsu:Id='${id}']`, { wsu: ns.wsu });
     if (!(element instanceof XmlElement)) throw new Error(`no element with wsu:Id ${id}`);
-    return sha256(element.canonicalizeToString(exclusive)).toString('base64');
+    return sha256(canonicalXml(element, 'exclusive')).toString('base64');
   };
   const digests = withXml(envelope([], ''), 'SOAP message', (doc) => referenced.map((id) => digest(doc, id)), keep);
   const signature = withXml(envelope(digests, ''), 'SOAP message', (doc) => {
     const info = doc.get('//ds:SignedInfo', { ds: ns.ds });
     if (!(info instanceof XmlElement)) throw new Error('no ds:SignedInfo');
-    return signBytes(method, options.key, Buffer.from(info.canonicalizeToString(exclusive), 'utf8')).toString('base64');
+    return signBytes(method, options.key, Buffer.from(canonicalXml(info, 'exclusive'), 'utf8')).toString('base64');
   }, keep);
   return envelope(digests, signature);
 }

@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
-import { XmlC14NMode, XmlElement, type XmlDocument } from 'libxml2-wasm';
+import { XmlElement, type XmlDocument } from 'libxml2-wasm';
+import { canonicalXml } from '../xml/canonical.js';
 import { NotAuthenticated } from '../domain/errors.js';
 import { elementChildren } from '../xml/item-constraint.js';
 import { withXml } from '../xml/libxml.js';
@@ -22,7 +23,6 @@ export const timestampLimits = { maxAgeSeconds: 300, skewSeconds: 60 } as const;
 
 export type ChainCheck = (chain: X509Certificate[], at: Date) => { identity: string };
 
-const exclusive = { mode: XmlC14NMode.XML_C14N_EXCLUSIVE_1_0, withComments: false } as const;
 
 /**
  * The identity proven by the message's WS-Security signature, or undefined when it carries
@@ -72,7 +72,7 @@ function verify(doc: XmlDocument, security: XmlElement, body: XmlElement, header
     const transformList = elementChildren(transforms).map((t) => t.attr('Algorithm')?.value);
     if (transformList.length !== 1 || transformList[0] !== algorithm.excC14n) refuse(`ds:Reference ${uri}: the only transform allowed is ${algorithm.excC14n}`);
     if (digestMethod.attr('Algorithm')?.value !== algorithm.sha256) refuse(`ds:Reference ${uri}: DigestMethod must be ${algorithm.sha256}`);
-    if (!sha256(target.canonicalizeToString(exclusive)).equals(Buffer.from(digestValue.content.trim(), 'base64'))) {
+    if (!sha256(canonicalXml(target, 'exclusive')).equals(Buffer.from(digestValue.content.trim(), 'base64'))) {
       refuse(`ds:Reference ${uri}: digest mismatch: the ${target.name} element was changed after it was signed`);
     }
     signed.push(target);
@@ -87,7 +87,7 @@ function verify(doc: XmlDocument, security: XmlElement, body: XmlElement, header
   const chain = signerChain(doc, keyInfo, tokens);
   const signer = chain[0] as X509Certificate;
   const value = Buffer.from(signatureValue.content.trim(), 'base64');
-  if (!verifyBytes(signatureMethod as SignatureMethod, signer.publicKey, Buffer.from(signedInfo.canonicalizeToString(exclusive), 'utf8'), value)) {
+  if (!verifyBytes(signatureMethod as SignatureMethod, signer.publicKey, Buffer.from(canonicalXml(signedInfo, 'exclusive'), 'utf8'), value)) {
     refuse('ds:SignatureValue does not verify with the certificate in the wsse:BinarySecurityToken');
   }
   try {

@@ -1,7 +1,7 @@
 import type { KeyObject, X509Certificate } from 'node:crypto';
 import type { XmlDocument, XmlElement } from 'libxml2-wasm';
 import { algorithm, dsNs, referenceTransforms, signBytes, type SignatureMethod } from './xml-signature-algorithms.js';
-import { canonicalSignedInfo, referenceDigest } from './xml-signature-canonical.js';
+import { canonicalSignedInfo, digestBeforeSigning } from './xml-signature-canonical.js';
 
 /**
  * Appends a ds element to `parent` (outside any ds element): it declares the ds prefix
@@ -22,11 +22,12 @@ function addAlgorithm(parent: XmlElement, name: string, uri: string): XmlElement
 }
 
 /**
- * Appends a complete enveloped signature over the whole document to `parent`: the
- * ds:Signature is built first (so its own subtree is what the enveloped transform hides),
- * then its digest and value are filled in.
+ * Appends a complete enveloped signature over the whole document to `parent`. The digest
+ * is taken first, while the document is what the enveloped transform will leave of it
+ * (the ds:Signature is added as one element, with no text around it).
  */
 export function appendSignature(doc: XmlDocument, parent: XmlElement, method: SignatureMethod, key: KeyObject, keyInfoChain: X509Certificate[]): void {
+  const digest = digestBeforeSigning(doc);
   const signature = appendDsElement(parent, 'Signature');
   const signedInfo = signature.addElement('SignedInfo', 'ds');
   addAlgorithm(signedInfo, 'CanonicalizationMethod', algorithm.excC14n);
@@ -41,6 +42,6 @@ export function appendSignature(doc: XmlDocument, parent: XmlElement, method: Si
   const x509Data = signature.addElement('KeyInfo', 'ds').addElement('X509Data', 'ds');
   for (const certificate of keyInfoChain) x509Data.addElement('X509Certificate', 'ds').addText(certificate.raw.toString('base64'));
 
-  digestValue.addText(referenceDigest(doc, signature).toString('base64'));
+  digestValue.addText(digest.toString('base64'));
   signatureValue.addText(signBytes(method, key, canonicalSignedInfo(signedInfo)).toString('base64'));
 }

@@ -1,4 +1,5 @@
 import { XmlC14NMode, type XmlDocument, type XmlElement } from 'libxml2-wasm';
+import { canonicalXml } from '../xml/canonical.js';
 import { sha256 } from './xml-signature-algorithms.js';
 
 const exclusive = { mode: XmlC14NMode.XML_C14N_EXCLUSIVE_1_0, withComments: false } as const;
@@ -14,7 +15,16 @@ export function referenceDigest(doc: XmlDocument, signature: XmlElement): Buffer
   return sha256(canonical);
 }
 
+/**
+ * The same digest taken while the signature is not yet in the document: the document is
+ * then exactly what the enveloped transform leaves, and no node needs asking whether it
+ * is visible (libxml2-wasm asks a JavaScript callback about each).
+ */
+export function digestBeforeSigning(doc: XmlDocument): Buffer {
+  return sha256(doc.canonicalizeToString(exclusive));
+}
+
 /** The bytes the SignatureValue signs: SignedInfo in exclusive canonical form. */
 export function canonicalSignedInfo(signedInfo: XmlElement): Buffer {
-  return Buffer.from(signedInfo.canonicalizeToString(exclusive), 'utf8');
+  return Buffer.from(canonicalXml(signedInfo, 'exclusive'), 'utf8');
 }

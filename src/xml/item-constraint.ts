@@ -1,4 +1,5 @@
-import { XmlC14NMode, XmlElement, XmlAttribute, type XmlNode, type XsdValidator } from 'libxml2-wasm';
+import { XmlElement, XmlAttribute, type XmlNode, type XsdValidator } from 'libxml2-wasm';
+import { canonicalXml } from './canonical.js';
 import { MalformedMessage } from '../domain/errors.js';
 import { compileSchema, describeValidationError } from './schema-set.js';
 import { parseXml } from './libxml.js';
@@ -142,7 +143,7 @@ export function elementChildren(element: XmlElement): XmlElement[] {
 /** Inclusive C14N keeps every in-scope namespace declaration, so QNames in attribute values still resolve. */
 export function c14n(node: XmlNode): string {
   try {
-    return node.canonicalizeToString({ mode: XmlC14NMode.XML_C14N_1_0 });
+    return canonicalXml(node, 'inclusive');
   } catch {
     // libxml2 refuses relative namespace names (deprecated by Namespaces in XML, section 2.2), the one thing a parsed document can still hold that C14N cannot write.
     throw new MalformedMessage('the message cannot be written as canonical XML: every namespace name (xmlns) must be an absolute URI');
