@@ -9,6 +9,7 @@ import { schedulingParts } from './assembly/scheduling.js';
 import { restoreState, serviceParts } from './assembly/services.js';
 import { followChanges, leaseNotices, startTimers } from './assembly/timers.js';
 import { serveWeb } from './assembly/web.js';
+import { collectStartUpGarbage } from './assembly/start-up-garbage.js';
 
 export { randomIds, systemClock, type ServerParts } from './assembly/foundations.js';
 export { endpointsAt } from './assembly/web.js';
@@ -54,6 +55,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const stopTimers = startTimers(assembled, leases);
   followChanges(assembled, leases);
   const jobs = await resumeWork(assembled);
+  collectStartUpGarbage(restored.counts.bookings);
 
   const { logger, urls, execution, notifications, accounting, migration, migrated } = assembled;
   logger.info({ url: urls.base, tlsUrl: urls.tls, anonymous: config.anonymous, templates: base.templates.list().length, clusterNodes: assembled.plan.clusterNodes,

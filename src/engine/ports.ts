@@ -33,6 +33,11 @@ export interface AgreementFilter extends ListPage {
   initiator?: string;
   /** One state, or any of several. */
   state?: AgreementState | readonly AgreementState[];
+  /**
+   * Leave each agreement's document out (`document` is ''): for reading many agreements
+   * when their terms are all that is needed, as the start-up does to rebuild the plan.
+   */
+  withoutDocument?: boolean;
 }
 
 export interface NegotiationFilter extends ListPage {

@@ -35,7 +35,7 @@ export class MemoryAgreementRepository implements AgreementRepository {
     const matching = [...this.agreements.values()]
       .filter((a) => (initiator === undefined || a.initiator === initiator) && (states === undefined || states.includes(a.state)))
       .sort(byCreation);
-    return pageOf(matching, filter).map((a) => structuredClone(a));
+    return pageOf(matching, filter).map((a) => structuredClone(filter.withoutDocument ? { ...a, document: '' } : a));
   }
 
   async countByState(): Promise<Partial<Record<AgreementState, number>>> {

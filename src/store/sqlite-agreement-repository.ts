@@ -40,6 +40,8 @@ export const columns =
   'id, name, template_id, template_name, initiator, state, service_terms, guarantee_terms, request, ' +
   'allocation_start, allocation_end, allocation_nodes, allocation_plan, document, extras, created_at, updated_at';
 const ordered = 'ORDER BY created_at, id';
+/** The columns a listing reads: the document column is left unread when the filter asks for that. */
+export const listedColumns = (filter: AgreementFilter): string => (filter.withoutDocument ? columns.replace('document', "'' AS document") : columns);
 
 /**
  * Agreements in SQLite (better-sqlite3), on a connection it may share with the other
@@ -109,7 +111,7 @@ export class SqliteAgreementRepository implements AgreementRepository {
 
   async list(filter: AgreementFilter = {}): Promise<Agreement[]> {
     const { where, params, limit } = listingSql(filter);
-    const sql = `SELECT ${columns} FROM agreements ${where} ${ordered}${limit}`;
+    const sql = `SELECT ${listedColumns(filter)} FROM agreements ${where} ${ordered}${limit}`;
     return this.connection.statement<Array<string | number>, AgreementRow>(sql).all(...params).map(fromRow);
   }
 

@@ -3,7 +3,6 @@ import type { Allocation } from '../domain/allocation.js';
 import type { TermChanges } from '../engine/ports.js';
 import { InvalidTerms } from '../domain/errors.js';
 import { date, xsDateTime } from './datetime.js';
-import { c14n } from './item-constraint.js';
 import { withXml } from './libxml.js';
 import { readOffer, type XmlReceivedOffer } from './offer-reader.js';
 import { childInOrder, removeChildren, setText } from './xml-edit.js';
@@ -37,10 +36,10 @@ export function offerInSlot(offer: XmlReceivedOffer, slot: Allocation, completio
  * The offer with some terms changed (counter-offers): the reservation window, the earliest
  * start, the deadline, the node count, the runtime estimate, guarantee objectives. Objectives
  * the changed terms could not keep follow them: sla:CompletedBy with the deadline,
- * sla:NodesAvailable with the node count. Re-read, so the domain view matches the XML.
+ * sla:NodesAvailable with the node count. Read again, so the domain view matches the XML.
  */
 export function offerWithTerms(offer: XmlReceivedOffer, changes: TermChanges): XmlReceivedOffer {
-  const changed = withXml(offer.offerXml, 'offer', (doc) => {
+  return withXml(offer.offerXml, 'offer', (doc) => {
     const root = doc.root;
     const sdt = 'wsag:Terms//wsag:ServiceDescriptionTerm';
     const levels = all(root, `${sdt}//sla:ServiceLevel`);
@@ -66,9 +65,9 @@ export function offerWithTerms(offer: XmlReceivedOffer, changes: TermChanges): X
     }
     if (changes.nodeCount !== undefined) changeNodeCount(root, sdt, changes.nodeCount);
     if (changes.objectives) keepableObjectives(root, changes.objectives);
-    return c14n(root);
+    // Read from the edited document itself: written out and parsed again, it reads the same.
+    return readOffer(root, offer.alternative);
   });
-  return withXml(changed, 'changed offer', (doc) => readOffer(doc.root, offer.alternative));
 }
 
 function moveWindow(window: XmlElement, slot: { start: Date; end: Date }): void {

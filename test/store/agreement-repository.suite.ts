@@ -124,6 +124,17 @@ export function agreementRepositoryContract(
       expect(seen).toEqual(await ids({}));
     });
 
+    it('lists without documents when asked, everything else as stored, and keeps the documents', async () => {
+      const full = makeFullAgreement();
+      await repo.insert(full);
+      await repo.insert(makeAgreement({ id: 'other', state: 'Terminated' }));
+      const listed = await repo.list({ state: full.state, withoutDocument: true });
+      expect(listed).toStrictEqual([{ ...full, document: '' }]);
+      expect(full.document.length).toBeGreaterThan(0);
+      expect((await repo.get(full.id))?.document).toBe(full.document);
+      expect((await repo.list({ state: full.state }))[0]?.document).toBe(full.document);
+    });
+
     it('counts agreements by state, leaving out states with none', async () => {
       expect(await repo.countByState()).toEqual({});
       await repo.insert(makeAgreement({ id: 'c-1', state: 'Observed' }));

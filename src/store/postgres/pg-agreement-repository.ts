@@ -1,7 +1,7 @@
 import type { Agreement, AgreementState } from '../../domain/agreement.js';
 import type { AgreementFilter, AgreementRepository, AuditNote } from '../../engine/ports.js';
 import { listingSql } from '../by-creation.js';
-import { columns, fromRow, toRow, type AgreementRow } from '../sqlite-agreement-repository.js';
+import { columns, fromRow, listedColumns, toRow, type AgreementRow } from '../sqlite-agreement-repository.js';
 import { numbered, type PgConnection } from './pg-connection.js';
 import type { PgAuditLog } from './pg-audit-log.js';
 
@@ -39,7 +39,7 @@ export class PgAgreementRepository implements AgreementRepository {
 
   async list(filter: AgreementFilter = {}): Promise<Agreement[]> {
     const { where, params, limit } = listingSql(filter);
-    const sql = numbered(`SELECT ${columns} FROM agreements ${where} ORDER BY created_at, id${limit}`);
+    const sql = numbered(`SELECT ${listedColumns(filter)} FROM agreements ${where} ORDER BY created_at, id${limit}`);
     return (await this.connection.query<AgreementRow>(sql, params)).rows.map(fromRow);
   }
 
