@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: end-to-end latency of the SOAP operations (agreements and negotiation) against a real
- * server process setup (SQLite on disk, synchronous=FULL), sequential requests from one
+ * server process setup (SQLite on disk, every commit synced before its answer), sequential requests from one
  * client on loopback. Prints a Markdown table; `--write` appends it to docs/benchmarks.md.
  */
 import fs from 'node:fs';
@@ -67,7 +67,7 @@ fs.rmSync(dataDir, { recursive: true, force: true });
 const table = [
   machineHeading(undefined),
   '',
-  `Command: \`npm run bench\` (sequential requests, one client, loopback, SQLite WAL with synchronous=FULL, a ${CLUSTER_NODES}-node cluster).`,
+  `Command: \`npm run bench\` (sequential requests, one client, loopback, SQLite WAL, every commit synced before its answer, a ${CLUSTER_NODES}-node cluster).`,
   '',
   '| operation | requests | median ms | p99 ms | requests/s |',
   '|---|---|---|---|---|',

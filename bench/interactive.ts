@@ -1,6 +1,6 @@
 /**
  * `npm run bench:interactive`: interactive jobs against the running server under load
- * (issue 15, CrossBroker). `npm start` as its own process (SQLite WAL, synchronous=FULL,
+ * (issue 15, CrossBroker). `npm start` as its own process (SQLite WAL, every commit synced before its answer,
  * 4,096 nodes, no run time, so the plan is what is measured). The cluster is first filled
  * with best-effort work that starts at once (512 jobs of 8 nodes for four hours); then 16 clients send CreateAgreement for
  * BENCH_SECONDS (default 20): 80 % best-effort jobs, 15 % deadline jobs, 5 % interactive
@@ -85,7 +85,7 @@ const o = quantiles(otherAnswers);
 publish([
   machineHeading('interactive jobs under load'),
   '',
-  `Command: \`npm run bench:interactive\` (\`npm start\` as its own process, ${nodes} nodes, SQLite WAL with synchronous=FULL, no run time; the cluster first filled with best-effort work running now, 512 jobs of 8 nodes; then ${clients} clients for ${seconds} s: 80 % best-effort, 15 % deadline and 5 % interactive CreateAgreement, interactive jobs of 1 to 4 nodes for 30 minutes, to start within 5 s).`,
+  `Command: \`npm run bench:interactive\` (\`npm start\` as its own process, ${nodes} nodes, SQLite WAL, every commit synced before its answer, no run time; the cluster first filled with best-effort work running now, 512 jobs of 8 nodes; then ${clients} clients for ${seconds} s: 80 % best-effort, 15 % deadline and 5 % interactive CreateAgreement, interactive jobs of 1 to 4 nodes for 30 minutes, to start within 5 s).`,
   '',
   'The floor is the same run\'s other CreateAgreement answers (best-effort and deadline jobs): the ratios say what deciding an interactive job (and suspending batch work for it) adds.',
   '',

@@ -86,7 +86,7 @@ for (const live of counts) {
 publish([
   machineHeading('A server holding live agreements'),
   '',
-  'Command: `npm run bench:live` (`npm start` as its own process on a data directory holding that many Observed one-node reservations, a 4,096-node cluster, SQLite WAL with synchronous=FULL, no run time; then 2,000 more creates from 16 clients).',
+  'Command: `npm run bench:live` (`npm start` as its own process on a data directory holding that many Observed one-node reservations, a 4,096-node cluster, SQLite WAL, every commit synced before its answer, no run time; then 2,000 more creates from 16 clients).',
   '',
   '| live agreements stored | bookings in the plan after start-up | start-up until serving, s | RSS serving (2 s after), MiB | RSS after 2,000 more creates, MiB |',
   '|---|---|---|---|---|',

@@ -26,6 +26,7 @@ export class SqliteAccountStore implements AccountStore {
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new Error(`account ${account.id} already exists`, { cause: error });
       throw error;
     }
+    await this.connection.durable();
   }
 
   async account(id: string): Promise<Account | undefined> {
@@ -53,7 +54,7 @@ export class SqliteAccountStore implements AccountStore {
 
   async apply(accountId: string, key: string, operation: (account: Account, hold: (id: string) => FundsHold | undefined) => LedgerChange): Promise<boolean> {
     const { db } = this.connection;
-    return db.transaction(() => {
+    const applied = db.transaction(() => {
       if (this.connection.statement<[string], { one: number }>('SELECT 1 AS one FROM ledger WHERE key = ?').get(key)) return false;
       const account = this.read(accountId);
       if (!account) throw new Error(`account ${accountId} does not exist`);
@@ -70,6 +71,8 @@ export class SqliteAccountStore implements AccountStore {
       }
       return true;
     }).immediate();
+    await this.connection.durable();
+    return applied;
   }
 
   async close(): Promise<void> {

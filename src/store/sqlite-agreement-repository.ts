@@ -94,6 +94,7 @@ export class SqliteAgreementRepository implements AgreementRepository {
       }
       throw error;
     }
+    await this.connection.durable();
   }
 
   async update(agreement: Agreement, notes: readonly AuditNote[] = []): Promise<void> {
@@ -102,6 +103,7 @@ export class SqliteAgreementRepository implements AgreementRepository {
       // Thrown inside the transaction: nothing is appended either.
       if (this.updateStmt.run(row).changes === 0) throw new Error(`agreement ${agreement.id} does not exist`);
     });
+    await this.connection.durable();
   }
 
   async get(id: string): Promise<Agreement | undefined> {

@@ -59,12 +59,14 @@ export class SqliteAuditLog implements AuditLog {
 
   async append(record: AuditRecord): Promise<AuditEntry> {
     const [entry] = this.appendWith([record], () => {});
+    await this.connection.durable();
     return entry as AuditEntry;
   }
 
   /**
    * Runs `change` (a repository's write) and appends `records` after it in one transaction:
-   * both are stored, or neither. Synchronous, like better-sqlite3; committed on return.
+   * both are stored, or neither. Synchronous, like better-sqlite3; committed on return, on
+   * disk once the connection's `durable()` resolves.
    */
   appendWith(records: readonly AuditRecord[], change: () => void): AuditEntry[] {
     return this.write.immediate(records, change);

@@ -2,18 +2,27 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { migrations } from './sqlite-migrations.js';
+import { WalSync } from './wal-sync.js';
 
 /**
  * One better-sqlite3 connection with the server's pragmas and an up-to-date schema, shared
- * by the repositories of a SqliteStore. Calls are synchronous underneath, so when a
- * repository's promise resolves its transaction has committed; with WAL and
- * synchronous=FULL the commit is fsynced, which is the ports' durability contract.
+ * by the repositories of a SqliteStore. Calls are synchronous underneath, so a write has
+ * committed when it returns; a repository's promise resolves only after `durable()`, once
+ * the commit is on disk, which is the ports' durability contract (see WalSync for how).
  */
 export class SqliteConnection {
   /** Statements whose SQL is built per call (list filters), prepared once each. */
   private readonly statements = new Map<string, Database.Statement>();
 
-  private constructor(readonly db: Database.Database) {}
+  private constructor(
+    readonly db: Database.Database,
+    private readonly walSync?: WalSync,
+  ) {}
+
+  /** Resolves once every transaction committed on this connection so far is on disk (at once for a database in memory). */
+  durable(): Promise<void> {
+    return this.walSync ? this.walSync.durable() : Promise.resolve();
+  }
 
   /** The prepared statement for `sql`, prepared on first use. */
   statement<P extends unknown[], R>(sql: string): Database.Statement<P, R> {
@@ -61,7 +70,9 @@ export class SqliteConnection {
 
   /** Idempotent: every repository sharing the connection closes it. */
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.db.close();
+    this.walSync?.close();
   }
 
   private static configure(db: Database.Database, options: { wal: boolean }): SqliteConnection {
@@ -70,11 +81,12 @@ export class SqliteConnection {
       db.pragma('busy_timeout = 5000');
       // Persistent in the file; readers do not block the writer and commits are appends.
       if (options.wal) db.pragma('journal_mode = WAL');
-      // NORMAL would be faster, but in WAL mode it can lose the last commits on power loss.
-      db.pragma('synchronous = FULL');
+      // In WAL mode NORMAL commits without syncing the log; WalSync syncs it for every write
+      // before the write is answered (FULL would sync on the event loop, one commit at a time).
+      db.pragma(`synchronous = ${options.wal ? 'NORMAL' : 'FULL'}`);
       db.pragma('foreign_keys = ON');
       migrate(db);
-      return new SqliteConnection(db);
+      return new SqliteConnection(db, options.wal ? WalSync.forFile(`${db.name}-wal`) : undefined);
     } catch (error) {
       db.close();
       throw error;

@@ -60,6 +60,7 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
       }
       throw error;
     }
+    await this.connection.durable();
   }
 
   async update(negotiation: Negotiation, notes: readonly AuditNote[] = []): Promise<void> {
@@ -68,6 +69,7 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
       // Thrown inside the transaction: nothing is appended either.
       if (this.updateStmt.run(row).changes === 0) throw new Error(`negotiation ${negotiation.id} does not exist`);
     });
+    await this.connection.durable();
   }
 
   async get(id: string): Promise<Negotiation | undefined> {

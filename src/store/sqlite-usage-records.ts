@@ -10,6 +10,7 @@ export class SqliteUsageRecords implements UsageRecordStore {
   async add(record: StoredUsageRecord): Promise<boolean> {
     const result = this.connection.statement('INSERT OR IGNORE INTO usage_records (agreement_id, initiator, created_at, xml, signed) VALUES (?, ?, ?, ?, ?)')
       .run(record.agreementId, record.initiator, record.createdAt.getTime(), record.xml, record.signed ?? null);
+    await this.connection.durable();
     return result.changes === 1;
   }
 

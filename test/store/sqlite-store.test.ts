@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { AuditService } from '../../src/engine/audit/audit-service.js';
 import { SqliteAgreementRepository, SqliteStore } from '../../src/store/index.js';
+import { SqliteConnection } from '../../src/store/sqlite-connection.js';
 import { migrations } from '../../src/store/sqlite-migrations.js';
 import { auditLogContract } from './audit-log.suite.js';
 import { makeAgreement, makeFullAgreement } from './fixtures/make-agreement.js';
@@ -54,6 +55,29 @@ describe('SqliteStore', () => {
     expect((await second.negotiations.list()).map((n) => n.id)).toEqual(['neg-1', 'neg-full']);
     expect((await second.negotiations.list({ withLiveHolds: true })).map((n) => n.id)).toEqual(['neg-full']);
     await second.close();
+  });
+
+  it('commits without syncing and answers every write only once the log is synced (WalSync)', async () => {
+    const file = freshFile();
+    const store = SqliteStore.open(file);
+    const durable = vi.spyOn(SqliteConnection.prototype, 'durable');
+    try {
+      expect(inspect(file, (db) => db.pragma('journal_mode', { simple: true }))).toBe('wal');
+      const syncs = async (write: () => Promise<unknown>) => {
+        const before = durable.mock.calls.length;
+        await write();
+        return durable.mock.calls.length - before;
+      };
+      expect(await syncs(() => store.agreements.insert(makeAgreement({ id: 'a' })))).toBe(1);
+      expect(await syncs(() => store.agreements.update(makeAgreement({ id: 'a', state: 'Terminated' })))).toBe(1);
+      expect(await syncs(() => store.negotiations.insert(makeNegotiation({ id: 'n' })))).toBe(1);
+      expect(await syncs(() => store.negotiations.update(makeNegotiation({ id: 'n' })))).toBe(1);
+      expect(await syncs(() => store.audit.append({ at: new Date(), actor: 'test', subject: { kind: 'agreement', id: 'a' }, action: 'noted', details: {} }))).toBe(1);
+      expect(await syncs(() => store.usageRecords.add({ agreementId: 'a', initiator: 'alice', createdAt: new Date(), xml: '<ur/>' }))).toBe(1);
+    } finally {
+      durable.mockRestore();
+      await store.close();
+    }
   });
 
   it('migrates a version-1 database (agreements only), keeping its agreements', async () => {
