@@ -1,13 +1,16 @@
 /**
  * `npm run bench:concurrent`: CreateAgreement under concurrent load, measured by autocannon
  * (64 connections by default), against real server processes (`npm start`) signing every
- * agreement with the demo PKI's key: SQLite (WAL, synchronous=FULL), and PostgreSQL with one
+ * agreement with the demo PKI's key: SQLite (WAL, every commit synced before its answer), and PostgreSQL with one
  * and with three instances (each instance gets a third of the connections; the figures are
  * the sum of the three throughputs and the worst of their latencies). Beside them, the same
  * run's floors: a bare node:http server answering the same request, and SQLite fsync'd commits
  * per second. `--targets sqlite,pg1,pg3`, `--seconds N`, `--connections N`, `--key-type ec|rsa`
- * (the demo PKI's key, ECDSA P-256 by default as for every new demo PKI); `--write`
- * appends the table to docs/benchmarks.md.
+ * (the demo PKI's key, ECDSA P-256 by default as for every new demo PKI); `--operation
+ * negotiate` measures negotiated agreements instead: each connection repeats
+ * InitiateNegotiation, Negotiate with a Solicited offer (the server holds the capacity and
+ * answers Acceptable) and CreateAgreement accepting that offer. `--write` appends the
+ * table to docs/benchmarks.md.
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,8 +22,12 @@ import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { WsagClient } from '../src/client/wsag-client.js';
 import { createDemoPki } from '../src/crypto/demo-pki.js';
+import { acceptingOffer, negotiationOffer } from '../src/xml/accepting-offer.js';
+import { c14n } from '../src/xml/item-constraint.js';
+import { withXml } from '../src/xml/libxml.js';
 import { ns } from '../src/xml/namespaces.js';
 import { offerFromTemplate } from '../src/xml/offer-from-template.js';
+import { one } from '../src/xml/xpath.js';
 import { startPostgres, type TestPostgres } from '../test/support/postgres.js';
 import { machineHeading, publish } from './report.js';
 import { rssMiB, startProcess } from './server-process.js';
@@ -33,6 +40,7 @@ const seconds = Number(option('seconds', '10'));
 const connections = Number(option('connections', '64'));
 const targets = option('targets', 'sqlite,pg1,pg3').split(',');
 const keyType = option('key-type', 'ec') as 'rsa' | 'ec';
+const operation = option('operation', 'create') as 'create' | 'negotiate';
 const CLUSTER_NODES = 4096;
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-bench-concurrent-'));
@@ -45,24 +53,36 @@ const serverEnv = (extra: Record<string, string> = {}) => ({
 let dirs = 0;
 const dataDir = () => fs.mkdtempSync(path.join(work, `data-${dirs++}-`));
 
-/** One CreateAgreement request: a one-node deadline job, as a broker places a workflow's tasks. */
-async function createRequest(url: string): Promise<string> {
+/** The offer every request makes: a one-node deadline job, as a broker places a workflow's tasks. */
+async function jobOffer(url: string): Promise<string> {
   const template = (await new WsagClient(url).templates()).find((t) => t.includes('deadline-job-v1')) as string;
-  const offer = offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]);
-  return `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><wsag:CreateAgreementInput xmlns:wsag="${ns.wsag}">${offer}</wsag:CreateAgreementInput></soap:Body></soap:Envelope>`;
+  return offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]);
 }
+
+/** A SOAP 1.1 envelope as WsagClient sends it, with the negotiation addressed in its header. */
+function envelope(body: string, negotiationId?: string): string {
+  const header = negotiationId === undefined ? '' : `<soap:Header><srv:NegotiationId xmlns:srv="${ns.srv}" xmlns:wsa="${ns.wsa}" wsa:IsReferenceParameter="true">${negotiationId}</srv:NegotiationId></soap:Header>`;
+  return `<soap:Envelope xmlns:soap="${ns.soap11}">${header}<soap:Body>${body}</soap:Body></soap:Envelope>`;
+}
+
+const createBody = (offer: string) => envelope(`<wsag:CreateAgreementInput xmlns:wsag="${ns.wsag}">${offer}</wsag:CreateAgreementInput>`);
+const soapHeaders = (action: string) => ({ 'content-type': 'text/xml; charset=utf-8', soapaction: `"${action}"` });
+const createAction = `${ns.wsag}/AgreementFactory/CreateAgreementRequest`;
 
 interface Load { requests: number; ok: number; errors: number; perSecond: number; p50: number; p99: number }
 
-/** autocannon against each URL at once, the connections split between them. */
-async function load(urls: string[], body: string, path = '/wsag/AgreementFactory', duration = seconds): Promise<Load> {
+/**
+ * autocannon against each URL at once, the connections split between them: one request
+ * over and over, or a sequence of requests (`done` counts the sequences completed).
+ */
+async function load(urls: string[], work: { body: string; path?: string } | { requests: autocannon.Request[]; done: () => number }, duration = seconds): Promise<Load> {
   const results = await Promise.all(urls.map((url, i) => autocannon({
-    url: url + path, method: 'POST', body, duration,
+    url: url + ('path' in work && work.path ? work.path : '/wsag/AgreementFactory'), method: 'POST', duration,
     connections: Math.floor(connections / urls.length) + (i < connections % urls.length ? 1 : 0),
-    headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: `"${ns.wsag}/AgreementFactory/CreateAgreementRequest"` },
+    ...('requests' in work ? { requests: work.requests } : { body: work.body, headers: soapHeaders(createAction) }),
   })));
   const sum = (f: (r: autocannon.Result) => number) => results.reduce((s, r) => s + f(r), 0);
-  const ok = sum((r) => r['2xx']);
+  const ok = 'done' in work ? work.done() : sum((r) => r['2xx']);
   return {
     requests: sum((r) => r.requests.total),
     ok,
@@ -70,6 +90,41 @@ async function load(urls: string[], body: string, path = '/wsag/AgreementFactory
     perSecond: ok / duration,
     p50: Math.max(...results.map((r) => r.latency.p50)),
     p99: Math.max(...results.map((r) => r.latency.p99)),
+  };
+}
+
+/**
+ * Negotiated agreements: each connection initiates a negotiation, sends a Solicited offer
+ * (the server holds the capacity and answers with an Acceptable counter-offer) and creates
+ * the agreement accepting it, then starts again. Counts the agreements created.
+ */
+function negotiatedAgreements(offer: string): { requests: autocannon.Request[]; done: () => number } {
+  let created = 0;
+  type Context = { negotiationId?: string; counterOffer?: string };
+  const initiate = `<wsag-neg:InitiateNegotiationInput xmlns:wsag-neg="${ns.wsagNeg}"><wsag-neg:NegotiationContext><wsag-neg:NegotiationType><wsag-neg:Negotiation></wsag-neg:Negotiation></wsag-neg:NegotiationType><wsag-neg:AgreementResponder>NegotiationResponder</wsag-neg:AgreementResponder></wsag-neg:NegotiationContext></wsag-neg:InitiateNegotiationInput>`;
+  const solicited = `<wsag-neg:NegotiateInput xmlns:wsag-neg="${ns.wsagNeg}">${negotiationOffer(offer, { counterOfferTo: 'deadline-job-v1', state: 'Solicited' })}</wsag-neg:NegotiateInput>`;
+  const negAction = (port: string, message: string) => `${ns.wsagNeg}/${port}/${message}`;
+  return {
+    done: () => created,
+    requests: [
+      {
+        method: 'POST', path: '/wsag/NegotiationFactory', body: envelope(initiate), headers: soapHeaders(negAction('NegotiationFactory', 'InitiateNegotiationRequest')),
+        onResponse: (_status, body, context: Context) => { context.negotiationId = /NegotiationId[^>]*>([^<]+)</.exec(body)?.[1]; },
+      },
+      {
+        method: 'POST', path: '/wsag/Negotiation', headers: soapHeaders(negAction('Negotiation', 'NegotiateRequest')),
+        setupRequest: (request, context: Context) => ({ ...request, body: envelope(solicited, context.negotiationId) }),
+        onResponse: (status, body, context: Context) => {
+          context.counterOffer = status === 200 ? withXml(body, 'NegotiateOutput', (doc) => c14n(one(doc.root, '//wsag-neg:NegotiationCounterOffer') as NonNullable<ReturnType<typeof one>>)) : undefined;
+        },
+      },
+      {
+        method: 'POST', path: '/wsag/AgreementFactory', headers: soapHeaders(createAction),
+        // Without an Acceptable offer to accept, the sequence starts again.
+        setupRequest: (request, context: Context) => (context.counterOffer ? { ...request, body: createBody(acceptingOffer(context.counterOffer)) } : (undefined as unknown as autocannon.Request)),
+        onResponse: (status) => { if (status === 200) created++; },
+      },
+    ],
   };
 }
 
@@ -82,7 +137,7 @@ async function bareHttp(body: string): Promise<Load> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
-    return await load([`http://127.0.0.1:${(server.address() as AddressInfo).port}`], body, '/', Math.min(seconds, 5));
+    return await load([`http://127.0.0.1:${(server.address() as AddressInfo).port}`], { body, path: '/' }, Math.min(seconds, 5));
   } finally {
     server.close();
   }
@@ -119,9 +174,10 @@ async function measureTarget(target: string, pg: TestPostgres | undefined): Prom
   for (let i = 0; i < instances; i++) started.push(await startProcess(dataDir(), env)); // the first leads
   const urls = started.map((s) => s.url);
   try {
-    const body = await createRequest(urls[0] as string);
-    await load(urls, body, undefined, 2); // warm up
-    const result = await load(urls, body);
+    const offer = await jobOffer(urls[0] as string);
+    const work = () => (operation === 'negotiate' ? negotiatedAgreements(offer) : { body: createBody(offer) });
+    await load(urls, work(), 2); // warm up
+    const result = await load(urls, work());
     const label = target === 'sqlite' ? 'SQLite, one server' : `PostgreSQL, ${instances === 1 ? 'one instance' : `${instances} instances (one leader, ${instances - 1} forwarding)`}`;
     return { label, result, rss: started.map((s) => rssMiB(s.child.pid as number)) };
   } finally {
@@ -134,7 +190,7 @@ try {
   const body = await (async () => {
     const probe = await startProcess(dataDir(), serverEnv());
     try {
-      return await createRequest(probe.url);
+      return createBody(await jobOffer(probe.url));
     } finally {
       await stopAll([probe.child]);
     }
@@ -148,9 +204,9 @@ try {
     console.error(rows.at(-1));
   }
   publish([
-    machineHeading('CreateAgreement under concurrent load'),
+    machineHeading(operation === 'negotiate' ? 'Negotiated agreements under concurrent load' : 'CreateAgreement under concurrent load'),
     '',
-    `Command: \`npm run bench:concurrent -- --seconds ${seconds} --connections ${connections} --targets ${targets.join(',')} --key-type ${keyType}\` (autocannon, ${connections} connections, ${seconds} s after a 2 s warm-up, a ${CLUSTER_NODES}-node cluster, every agreement signed with the demo PKI's ${keyType === 'ec' ? 'ECDSA P-256' : 'RSA 2048'} key; PostgreSQL ${pg ? 'with fsync and synchronous_commit on, on the same machine' : 'not run'}). The load generator runs on the same two cores.`,
+    `Command: \`npm run bench:concurrent -- --seconds ${seconds} --connections ${connections} --targets ${targets.join(',')} --key-type ${keyType}${operation === 'negotiate' ? ' --operation negotiate' : ''}\` (autocannon, ${connections} connections, ${seconds} s after a 2 s warm-up, a ${CLUSTER_NODES}-node cluster, ${operation === 'negotiate' ? 'each connection negotiating its agreements: InitiateNegotiation, Negotiate with a Solicited offer answered Acceptable with the capacity held, CreateAgreement accepting it (latencies are of single requests)' : 'one CreateAgreement after another'}, every agreement signed with the demo PKI's ${keyType === 'ec' ? 'ECDSA P-256' : 'RSA 2048'} key; PostgreSQL ${pg ? 'with fsync and synchronous_commit on, on the same machine' : 'not run'}). The load generator runs on the same two cores.`,
     '',
     `Floors in the same run: a bare node:http server answering the same request, ${floorHttp.perSecond.toFixed(0)} requests/s (p99 ${floorHttp.p99.toFixed(0)} ms); SQLite fsync'd commits, ${floorCommits.toFixed(0)}/s.`,
     '',
