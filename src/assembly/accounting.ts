@@ -13,7 +13,8 @@ import { UsageRecording } from '../engine/accounting/index.js';
 import { VoUsage } from '../engine/accounting/index.js';
 import type { ServerConfig } from '../engine/configuration/index.js';
 import type { PlanningService } from '../engine/planning/index.js';
-import type { AgreementRepository, AgreementSigner, Clock, NegotiationRepository } from '../engine/ports.js';
+import type { AgreementRepository, Clock, NegotiationRepository } from '../engine/ports.js';
+import type { RecordSigner } from './foundations.js';
 import type { AccountStore, UsageRecordStore } from '../engine/accounting/index.js';
 import { MemoryAccountStore } from '../store/memory-account-store.js';
 import { MemoryUsageRecords } from '../store/memory-usage-records.js';
@@ -52,7 +53,7 @@ export function accountingParts(options: {
   prices: PriceList;
   clock: Clock;
   logger: Logger;
-  recordSigner: AgreementSigner | undefined;
+  recordSigner: RecordSigner | undefined;
   baseUrl: () => string;
   readPolicy: <T>(setting: string, read: () => T) => T;
 }): AccountingParts {

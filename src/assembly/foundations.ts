@@ -1,17 +1,18 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import { pino, type Logger } from 'pino';
 import { loadCredential } from '../crypto/credentials.js';
 import { TrustStore } from '../crypto/trust-store.js';
 import { signUsageRecord } from '../crypto/usage-record-signature.js';
-import { signAgreement } from '../crypto/xml-signature.js';
+import { SigningPool } from '../crypto/signing-pool.js';
 import type { PriceList } from '../domain/pricing.js';
 import { ObservedAgreementRepository } from '../engine/agreements/index.js';
 import { AuditService } from '../engine/audit/index.js';
 import { ConfigError, type ServerConfig } from '../engine/configuration/index.js';
 import { readPeersFile, type PeersConfig } from '../engine/migration/index.js';
 import type { PlanningService } from '../engine/planning/index.js';
-import type { AgreementRepository, AgreementSigner, Clock, IdSource, NegotiationRepository } from '../engine/ports.js';
+import type { AgreementRepository, Clock, IdSource, NegotiationRepository } from '../engine/ports.js';
 import type { AccountStore, UsageRecordStore } from '../engine/accounting/index.js';
 import type { PeerProviders } from '../engine/migration/index.js';
 import type { ResourceManager, RuntimeClock } from '../runtime/index.js';
@@ -70,8 +71,9 @@ export interface Foundations {
   prices: PriceList;
   urls: Urls;
   trust?: TrustStore;
-  signer?: AgreementSigner;
-  recordSigner?: AgreementSigner;
+  /** Signs agreements (on worker threads: WSAG_SIGNING_THREADS); closed with the server. */
+  signer?: SigningPool;
+  recordSigner?: RecordSigner;
   templates: TemplateLibrary;
   peers?: PeersConfig;
   store?: ServerStore;
@@ -124,15 +126,24 @@ export async function openFoundations(config: ServerConfig, parts: ServerParts):
   };
 }
 
+/** Signs usage records on the calling thread. */
+export interface RecordSigner {
+  sign(record: string): string;
+}
+
 /** The trusted CAs (when the CA file exists) and the provider's agreement signer (when signing is on). */
-function securityParts(config: ServerConfig): { trust?: TrustStore; signer?: AgreementSigner; recordSigner?: AgreementSigner } {
+function securityParts(config: ServerConfig): { trust?: TrustStore; signer?: SigningPool; recordSigner?: RecordSigner } {
   const trust = fs.existsSync(config.caFile) ? attempt('WSAG_CA_FILE', () => TrustStore.fromFile(config.caFile)) : undefined;
   if (!config.signAgreements) return trust ? { trust } : {};
   const credential = attempt('WSAG_TLS_CERT / WSAG_TLS_KEY', () => loadCredential(config.tlsCertFile, config.tlsKeyFile));
   const chain = [credential.certificate, ...credential.chain];
-  const signer: AgreementSigner = { sign: (document) => signAgreement(document, { key: credential.privateKey, chain }) };
+  // By default one core stays with the event loop and one with the rest of the process (the
+  // log syncs, garbage collection, the OS); the others sign. On two cores one signing thread
+  // bought 9 % more creates but doubled p99 (docs/benchmarks.md), so two cores sign on the loop.
+  const threads = config.signingThreads ?? Math.max(0, os.availableParallelism() - 2);
+  const signer = SigningPool.start({ key: credential.privateKey, chain }, threads);
   // Usage records are signed by the same key, the same way (src/crypto/usage-record-signature.ts).
-  const recordSigner: AgreementSigner = { sign: (record) => signUsageRecord(record, { key: credential.privateKey, chain }) };
+  const recordSigner: RecordSigner = { sign: (record) => signUsageRecord(record, { key: credential.privateKey, chain }) };
   return trust ? { trust, signer, recordSigner } : { signer, recordSigner };
 }
 

@@ -253,8 +253,8 @@ export interface AgreementDetails {
 
 /** Signs agreement documents as the provider (XML-DSig, src/crypto). */
 export interface AgreementSigner {
-  /** The document with the provider's signature added. */
-  sign(document: string): string;
+  /** The document with the provider's signature added (possibly signed on another thread). */
+  sign(document: string): Promise<string>;
 }
 
 /** A verified signature on an agreement: who signed (the chain's identity) and its ds:SignatureValue. */

@@ -232,7 +232,7 @@ export const bindRemoteStandby: Step = {
 
 export const writeAgreementDocument: Step = {
   name: 'writeAgreementDocument',
-  run(ctx, deps) {
+  async run(ctx, deps) {
     const template = required(ctx.template);
     ctx.document = deps.documents.write(required(ctx.chosen), {
       agreementId: ctx.agreementId,
@@ -242,7 +242,7 @@ export const writeAgreementDocument: Step = {
       templateName: template.name,
     });
     // The provider signs what it commits to, before it is stored (PROTOCOL.md, issue 5).
-    if (deps.signer) ctx.document = deps.signer.sign(ctx.document);
+    if (deps.signer) ctx.document = await deps.signer.sign(ctx.document);
   },
 };
 
