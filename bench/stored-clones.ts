@@ -25,12 +25,17 @@ export async function storeClones(dataDir: string, modelId: string, count: numbe
     const model = await repository.get(modelId);
     if (!model) throw new Error(`no stored agreement ${modelId} to clone`);
     for (let from = 0; from < count; from += 5000) {
+      // Each insert writes at once (inside this transaction) and then waits for the log to be synced.
+      const inserted: Array<Promise<void>> = [];
       connection.db.transaction(() => {
         for (let i = from; i < Math.min(count, from + 5000); i++) {
           const agreement = clone(model, i);
-          void repository.insert(agreement, [agreementNote({ actor: 'anonymous', action: 'created', after: agreement })]);
+          inserted.push(repository.insert(agreement, [agreementNote({ actor: 'anonymous', action: 'created', after: agreement })]));
         }
       })();
+      await Promise.all(inserted);
+      // Those syncs may have started before the transaction committed: one more after it.
+      await connection.durable();
     }
   } finally {
     connection.close();

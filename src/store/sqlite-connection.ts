@@ -19,7 +19,11 @@ export class SqliteConnection {
     private readonly walSync?: WalSync,
   ) {}
 
-  /** Resolves once every transaction committed on this connection so far is on disk (at once for a database in memory). */
+  /**
+   * Resolves once every transaction committed on this connection so far is on disk (at once
+   * for a database in memory). A write made inside an outer transaction is covered only by a
+   * call made after that transaction commits.
+   */
   durable(): Promise<void> {
     return this.walSync ? this.walSync.durable() : Promise.resolve();
   }
