@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WsagClient } from '../src/client/wsag-client.js';
-import { offerFromTemplate } from '../src/xml/offer-from-template.js';
+import { oneNodeJobOffer } from './job-offer.js';
 import { startProcess, rssMiB } from './server-process.js';
 import { stopProcess, storeClones } from './stored-clones.js';
 import { machineHeading, publish, quantiles } from './report.js';
@@ -26,8 +26,7 @@ const heldEnv = { WSAG_CLUSTER_NODES: '4096', WSAG_EXECUTOR: 'none' };
 async function fill(dataDir: string, count: number): Promise<void> {
   const { child, url } = await startProcess(dataDir, heldEnv);
   const client = new WsagClient(url);
-  const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
-  const { agreementId } = await client.createAgreement(offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]));
+  const { agreementId } = await client.createAgreement(await oneNodeJobOffer(client));
   await client.terminate(agreementId);
   await stopProcess(child);
   const start = Date.now() - count * 60_000;
@@ -49,8 +48,7 @@ for (const held of counts) {
   await fill(dataDir, held);
   const { child, url, startMs } = await startProcess(dataDir, heldEnv);
   const client = new WsagClient(url);
-  const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
-  const offer = offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]);
+  const offer = await oneNodeJobOffer(client);
   for (let i = 0; i < 20; i++) await client.createAgreement(offer); // warm-up
   const seq: number[] = [];
   const seqStarted = performance.now();

@@ -20,15 +20,16 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
+import { initiateNegotiationInput, plainEnvelope } from '../src/client/soap-requests.js';
 import { WsagClient } from '../src/client/wsag-client.js';
 import { createDemoPki } from '../src/crypto/demo-pki.js';
 import { acceptingOffer, negotiationOffer } from '../src/xml/accepting-offer.js';
 import { c14n } from '../src/xml/item-constraint.js';
 import { withXml } from '../src/xml/libxml.js';
 import { ns } from '../src/xml/namespaces.js';
-import { offerFromTemplate } from '../src/xml/offer-from-template.js';
 import { one } from '../src/xml/xpath.js';
 import { startPostgres, type TestPostgres } from '../test/support/postgres.js';
+import { oneNodeJobOffer } from './job-offer.js';
 import { machineHeading, publish } from './report.js';
 import { rssMiB, startProcess } from './server-process.js';
 
@@ -53,19 +54,8 @@ const serverEnv = (extra: Record<string, string> = {}) => ({
 let dirs = 0;
 const dataDir = () => fs.mkdtempSync(path.join(work, `data-${dirs++}-`));
 
-/** The offer every request makes: a one-node deadline job, as a broker places a workflow's tasks. */
-async function jobOffer(url: string): Promise<string> {
-  const template = (await new WsagClient(url).templates()).find((t) => t.includes('deadline-job-v1')) as string;
-  return offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]);
-}
-
-/** A SOAP 1.1 envelope as WsagClient sends it, with the negotiation addressed in its header. */
-function envelope(body: string, negotiationId?: string): string {
-  const header = negotiationId === undefined ? '' : `<soap:Header><srv:NegotiationId xmlns:srv="${ns.srv}" xmlns:wsa="${ns.wsa}" wsa:IsReferenceParameter="true">${negotiationId}</srv:NegotiationId></soap:Header>`;
-  return `<soap:Envelope xmlns:soap="${ns.soap11}">${header}<soap:Body>${body}</soap:Body></soap:Envelope>`;
-}
-
-const createBody = (offer: string) => envelope(`<wsag:CreateAgreementInput xmlns:wsag="${ns.wsag}">${offer}</wsag:CreateAgreementInput>`);
+const jobOffer = (url: string) => oneNodeJobOffer(new WsagClient(url));
+const createBody = (offer: string) => plainEnvelope(`<wsag:CreateAgreementInput xmlns:wsag="${ns.wsag}">${offer}</wsag:CreateAgreementInput>`);
 const soapHeaders = (action: string) => ({ 'content-type': 'text/xml; charset=utf-8', soapaction: `"${action}"` });
 const createAction = `${ns.wsag}/AgreementFactory/CreateAgreementRequest`;
 
@@ -101,19 +91,18 @@ async function load(urls: string[], work: { body: string; path?: string } | { re
 function negotiatedAgreements(offer: string): { requests: autocannon.Request[]; done: () => number } {
   let created = 0;
   type Context = { negotiationId?: string; counterOffer?: string };
-  const initiate = `<wsag-neg:InitiateNegotiationInput xmlns:wsag-neg="${ns.wsagNeg}"><wsag-neg:NegotiationContext><wsag-neg:NegotiationType><wsag-neg:Negotiation></wsag-neg:Negotiation></wsag-neg:NegotiationType><wsag-neg:AgreementResponder>NegotiationResponder</wsag-neg:AgreementResponder></wsag-neg:NegotiationContext></wsag-neg:InitiateNegotiationInput>`;
   const solicited = `<wsag-neg:NegotiateInput xmlns:wsag-neg="${ns.wsagNeg}">${negotiationOffer(offer, { counterOfferTo: 'deadline-job-v1', state: 'Solicited' })}</wsag-neg:NegotiateInput>`;
   const negAction = (port: string, message: string) => `${ns.wsagNeg}/${port}/${message}`;
   return {
     done: () => created,
     requests: [
       {
-        method: 'POST', path: '/wsag/NegotiationFactory', body: envelope(initiate), headers: soapHeaders(negAction('NegotiationFactory', 'InitiateNegotiationRequest')),
+        method: 'POST', path: '/wsag/NegotiationFactory', body: plainEnvelope(initiateNegotiationInput({}, '')), headers: soapHeaders(negAction('NegotiationFactory', 'InitiateNegotiationRequest')),
         onResponse: (_status, body, context: Context) => { context.negotiationId = /NegotiationId[^>]*>([^<]+)</.exec(body)?.[1]; },
       },
       {
         method: 'POST', path: '/wsag/Negotiation', headers: soapHeaders(negAction('Negotiation', 'NegotiateRequest')),
-        setupRequest: (request, context: Context) => ({ ...request, body: envelope(solicited, context.negotiationId) }),
+        setupRequest: (request, context: Context) => ({ ...request, body: plainEnvelope(solicited, { parameter: 'NegotiationId', id: context.negotiationId as string }) }),
         onResponse: (status, body, context: Context) => {
           context.counterOffer = status === 200 ? withXml(body, 'NegotiateOutput', (doc) => c14n(one(doc.root, '//wsag-neg:NegotiationCounterOffer') as NonNullable<ReturnType<typeof one>>)) : undefined;
         },

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
+import { oneNodeJobOffer } from './job-offer.js';
 import { machineHeading, publish, quantiles } from './report.js';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -12,7 +13,6 @@ import { WsagClient } from '../src/client/wsag-client.js';
 import { loadConfig } from '../src/engine/configuration/config.js';
 import { startServer } from '../src/server.js';
 import { acceptingOffer, negotiationOffer } from '../src/xml/accepting-offer.js';
-import { offerFromTemplate } from '../src/xml/offer-from-template.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 500);
 /** A cluster of realistic size with room for every agreement the rounds create: admission runs the planning scheduler over its nodes. */
@@ -24,8 +24,7 @@ const server = await startServer(
   { logger: pino({ level: 'silent' }) },
 );
 const client = new WsagClient(server.url);
-const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
-const offer = offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]);
+const offer = await oneNodeJobOffer(client);
 
 async function measure(label: string, op: (i: number) => Promise<unknown>): Promise<string> {
   const warmUp = 20;

@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { WsagClient } from '../src/client/wsag-client.js';
 import { offerFromTemplate } from '../src/xml/offer-from-template.js';
+import { oneNodeJobOffer } from './job-offer.js';
 import { machineHeading, publish } from './report.js';
 import { rssMiB, startProcess } from './server-process.js';
 import { stopProcess, storeClones } from './stored-clones.js';
@@ -71,8 +72,7 @@ for (const live of counts) {
   await new Promise((resolve) => setTimeout(resolve, 2000));
   const rssServing = rssMiB(child.pid as number);
   const planned = (await client.plan()).bookings.length;
-  const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
-  const offer = offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]);
+  const offer = await oneNodeJobOffer(client);
   const more = 2000;
   await Promise.all(Array.from({ length: 16 }, async () => {
     for (let i = 0; i < more / 16; i++) await client.createAgreement(offer);

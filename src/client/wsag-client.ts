@@ -7,6 +7,8 @@ import { escapeXml } from '../xml/escape.js';
 import { c14n, elementChildren } from '../xml/item-constraint.js';
 import { withXml } from '../xml/libxml.js';
 import { ns, prefixes } from '../xml/namespaces.js';
+import { initiateNegotiationInput, plainEnvelope, referenceParameter, type ResourceRef } from './soap-requests.js';
+export type { ResourceRef } from './soap-requests.js';
 
 /** A SOAP Fault the server answered with: `code` is the protocol fault code (PROTOCOL.md). */
 export class WsagFault extends Error {
@@ -136,7 +138,6 @@ export interface NodeEventSummary {
 }
 
 /** The resource a request is addressed to: the reference parameter of its EPR, sent as a SOAP header. */
-export type ResourceRef = { parameter: 'AgreementId' | 'NegotiationId'; id: string };
 
 const rpw = 'http://docs.oasis-open.org/wsrf/rpw-2';
 const negAction = (portType: string, message: string): string => `${ns.wsagNeg}/${portType}/${message}`;
@@ -226,18 +227,7 @@ export class WsagClient {
 
   /** InitiateNegotiation; with `renegotiate`, a renegotiation of that agreement. */
   async initiateNegotiation(options: { renegotiate?: string; expirationTime?: string } = {}): Promise<NegotiationReference> {
-    const type = options.renegotiate === undefined
-      ? '<wsag-neg:Negotiation></wsag-neg:Negotiation>'
-      : '<wsag-neg:Renegotiation><wsag-neg:ResponderAgreementEPR>' +
-        `<wsa:Address>${escapeXml(`${this.baseUrl}/wsag/Agreement`)}</wsa:Address>` +
-        `<wsa:ReferenceParameters><srv:AgreementId>${escapeXml(options.renegotiate)}</srv:AgreementId></wsa:ReferenceParameters>` +
-        '</wsag-neg:ResponderAgreementEPR></wsag-neg:Renegotiation>';
-    const body =
-      `<wsag-neg:InitiateNegotiationInput xmlns:wsag-neg="${ns.wsagNeg}" xmlns:wsa="${ns.wsa}" xmlns:srv="${ns.srv}"><wsag-neg:NegotiationContext>` +
-      `<wsag-neg:NegotiationType>${type}</wsag-neg:NegotiationType>` +
-      (options.expirationTime ? `<wsag-neg:ExpirationTime>${escapeXml(options.expirationTime)}</wsag-neg:ExpirationTime>` : '') +
-      '<wsag-neg:AgreementResponder>NegotiationResponder</wsag-neg:AgreementResponder>' +
-      '</wsag-neg:NegotiationContext></wsag-neg:InitiateNegotiationInput>';
+    const body = initiateNegotiationInput(options, `${this.baseUrl}/wsag/Agreement`);
     const response = await this.call(`${this.baseUrl}/wsag/NegotiationFactory`, negAction('NegotiationFactory', 'InitiateNegotiationRequest'), body);
     return withXml(response, 'response', (doc) => {
       const address = (doc.eval('string(//wsag-neg:CreatedNegotiationEPR/wsa:Address)', prefixes) as string).trim();
@@ -391,10 +381,7 @@ export class WsagClient {
    * agreement id), sent as a SOAP header as WS-Addressing requires.
    */
   async call(endpoint: string, action: string, body: string, resource?: string | ResourceRef): Promise<string> {
-    const ref = typeof resource === 'string' ? { parameter: 'AgreementId' as const, id: resource } : resource;
-    const reference = ref
-      ? `<srv:${ref.parameter} xmlns:srv="${ns.srv}" xmlns:wsa="${ns.wsa}" wsa:IsReferenceParameter="true">${escapeXml(ref.id)}</srv:${ref.parameter}>`
-      : '';
+    const reference = referenceParameter(resource);
     const envelope = this.signer
       ? secureEnvelope({
           soapNamespace: ns.soap11,
@@ -410,7 +397,7 @@ export class WsagClient {
           chain: this.signer.chain,
           now: new Date(),
         })
-      : `<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="${ns.soap11}">${reference ? `<soap:Header>${reference}</soap:Header>` : ''}<soap:Body>${body}</soap:Body></soap:Envelope>`;
+      : plainEnvelope(body, resource);
     let response: Response;
     try {
       response = await this.fetchImpl(endpoint, {

@@ -1,13 +1,6 @@
-import type { KeyObject, X509Certificate } from 'node:crypto';
 import { Piscina } from 'piscina';
 import type { AgreementSigner } from '../engine/ports.js';
-import { signAgreement } from './xml-signature.js';
-
-export interface SigningCredentials {
-  key: KeyObject;
-  /** Leaf first. */
-  chain: X509Certificate[];
-}
+import { signAgreement, type SigningCredentials } from './xml-signature.js';
 
 /**
  * The provider's agreement signer, on worker threads (piscina) so that canonicalising and
