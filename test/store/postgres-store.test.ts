@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PgConnection } from '../../src/store/postgres/pg-connection.js';
 import { PgStore } from '../../src/store/postgres/pg-store.js';
 import { skipPostgres, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { accountStoreContract } from './account-store.suite.js';
@@ -41,6 +42,24 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
       expect(await b.agreementsWithoutAudit()).toEqual([]);
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('a transaction whose session the database ends fails with the connection error, and the process keeps running', async () => {
+    const connection = await PgConnection.open((pg as TestPostgres).url, { schema: `ended_${process.pid}` });
+    try {
+      const outcome = connection.transaction(async (tx) => {
+        const { rows } = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        // As when PostgreSQL restarts or an operator ends the session between two statements.
+        await connection.query('SELECT pg_terminate_backend($1)', [rows[0]?.pid]);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await tx.query('SELECT 1');
+      });
+      await expect(outcome).rejects.toThrow(/terminat|not queryable/);
+      // The pool drops the broken client and serves the next transaction.
+      expect(await connection.transaction(async (tx) => (await tx.query<{ one: number }>('SELECT 1 AS one')).rows)).toEqual([{ one: 1 }]);
+    } finally {
+      await connection.close();
     }
   });
 });

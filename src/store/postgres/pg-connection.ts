@@ -40,16 +40,22 @@ export class PgConnection {
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // A checked-out client has no pool listener: if the database ends the session mid-transaction,
+    // its 'error' event would crash the process. The failure reaches `work` through its next query.
+    let broken: Error | undefined;
+    const onError = (error: Error) => (broken = error);
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await work(client);
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      if (!broken) await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
-      client.release();
+      client.removeListener('error', onError);
+      client.release(broken); // a broken client is discarded, not pooled
     }
   }
 
