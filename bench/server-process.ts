@@ -31,4 +31,8 @@ export async function startProcess(dataDir: string, env: Record<string, string>)
   return { child, url, startMs: performance.now() - started };
 }
 
-export const rssMiB = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+const statusMiB = (pid: number, field: string) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+/** Resident memory now. */
+export const rssMiB = (pid: number) => statusMiB(pid, 'VmRSS');
+/** The most resident memory the process has had (its start-up peak, when read soon after). */
+export const peakRssMiB = (pid: number) => statusMiB(pid, 'VmHWM');

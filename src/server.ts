@@ -49,9 +49,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   // The SOAP ports, the API and the dashboard answer from here on.
   const endpoints = serveWeb(assembled);
   const leases = leaseNotices(assembled);
-  // The live agreements read at start-up rebuilt the plan and the watches (which keep ids):
-  // let their documents go, or a server holding 100,000 agreements keeps them all in memory.
-  restored.stored.length = 0;
+  restored.leaseEnds.length = 0; // watched now
   const stopTimers = startTimers(assembled, leases);
   followChanges(assembled, leases);
   const jobs = await resumeWork(assembled);

@@ -1,7 +1,7 @@
-import { liveStates } from '../domain/agreement-state-machine.js';
 import type { Agreement } from '../domain/agreement.js';
 import { VoUsage } from '../engine/accounting/index.js';
-import { AgreementExpiry } from '../engine/agreements/index.js';
+import { AgreementExpiry, liveAgreementPages } from '../engine/agreements/index.js';
+import { leaseEnd } from '../engine/execution/index.js';
 import { AgreementService } from '../engine/agreements/index.js';
 import { ReservationUse } from '../engine/agreements/index.js';
 import { NegotiationService } from '../engine/negotiation/index.js';
@@ -59,8 +59,8 @@ export function serviceParts(base: Foundations & Scheduling): Services {
 
 /** What start-up found stored and put back. */
 export interface Restored {
-  /** The live agreements as stored at start-up, without their documents (emptied once the watches are set: src/server.ts). */
-  stored: Agreement[];
+  /** The leases among the live agreements (ids and window ends) for the lease notices: emptied once they watch them (src/server.ts). */
+  leaseEnds: Array<{ id: string; end: number }>;
   /** Bookings placed again, and holds restored. */
   counts: { bookings: number; holds: Awaited<ReturnType<NegotiationService['restore']>> };
   /** wsag:ExpirationTime, watched on every live agreement. */
@@ -69,24 +69,31 @@ export interface Restored {
 
 /**
  * Puts back what was stored, agreements first: a hold whose agreement was stored just
- * before a crash is confirmed, not booked twice. The plan is rebuilt from the agreements
- * read once here; agreements that expired while the server was down end at the first tick.
+ * before a crash is confirmed, not booked twice. The live agreements are read once, page by
+ * page: each page rebuilds its part of the plan and of the watches, which keep ids and times,
+ * and is then let go. Agreements that expired while the server was down end at the first tick.
  */
 export async function restoreState(base: Foundations & Scheduling & Services): Promise<Restored> {
-  const { logger, repository, agreements, accounting, plan } = base;
-  // Without documents: 100,000 live agreements would otherwise read about 800 MB of XML that nothing here uses.
-  const stored = await repository.list({ state: liveStates, withoutDocument: true });
-  const { restored, lost } = await agreements.restorePlanReport(stored);
+  const { logger, repository, agreements, accounting, plan, reservations } = base;
   const expiration = new AgreementExpiry(agreements);
-  for (const agreement of stored) {
-    expiration.watch(agreement);
-    accounting.shares?.own(agreement.id, VoUsage.ownerOf(agreement.request, agreement.initiator));
+  const leaseEnds: Restored['leaseEnds'] = [];
+  async function* watched(): AsyncGenerator<Agreement[]> {
+    for await (const page of liveAgreementPages(repository)) {
+      for (const agreement of page) {
+        expiration.watch(agreement);
+        accounting.shares?.own(agreement.id, VoUsage.ownerOf(agreement.request, agreement.initiator));
+        const end = leaseEnd(agreement);
+        if (end !== undefined) leaseEnds.push({ id: agreement.id, end });
+      }
+      await reservations.restore(page);
+      yield page;
+    }
   }
+  const { restored, lost } = await agreements.restorePlanReport(watched());
   for (const { id, reason } of lost) logger.warn({ agreementId: id, reason }, 'an agreement\'s capacity could not be booked again at start-up');
   const holds = await base.negotiations.restore();
-  await base.reservations.restore(stored);
   const settled = await accounting.restore();
   if (settled > 0) logger.info({ holds: settled }, 'funds holds settled or released at start-up');
   await plan.settle();
-  return { stored, counts: { bookings: restored, holds }, expiration };
+  return { leaseEnds, counts: { bookings: restored, holds }, expiration };
 }

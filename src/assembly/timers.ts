@@ -72,7 +72,7 @@ export function startTimers(base: Assembled, leases: LeaseNotices): () => void {
 /** Leases: their holders hear before their windows end (docs/leases.md). */
 export function leaseNotices(base: Assembled): LeaseNotices {
   const leases = new LeaseNotices(base.config.leaseNoticeSeconds, (id) => base.repository.get(id), (agreement, end) => base.notifications.leaseEnding(agreement, end));
-  for (const agreement of base.stored) leases.watch(agreement);
+  for (const { id, end } of base.leaseEnds) leases.watchEnd(id, end);
   return leases;
 }
 

@@ -1,6 +1,7 @@
 import { satisfies } from './node-requirements.js';
 import { CapacityProfile } from './capacity-profile.js';
 import type { ClusterNode, Instant, JobRequirements } from './model.js';
+import { kthSmallest } from './kth-smallest.js';
 import { NodeTimeline, type NodeBooking, type Passable } from './node-timeline.js';
 
 /** A booking as the node's timeline and the owner's list both hold it (one object, so a change is seen by both). */
@@ -29,7 +30,8 @@ export class MachineManager {
   private readonly soft = new Set<string>();
   private readonly timelines: NodeTimeline[];
   private readonly index = new Map<string, number>();
-  private readonly owned = new Map<string, OwnedBooking[]>();
+  /** Each owner's bookings: most jobs have one, kept without a list around it (100,000 live jobs: 5 MB). */
+  private readonly owned = new Map<string, OwnedBooking | OwnedBooking[]>();
   private readonly eligibleCache = new Map<string, number[]>();
   private readonly largestIslands = new WeakMap<readonly number[], number>();
   private readonly journal: JournalEntry[] = [];
@@ -249,8 +251,7 @@ export class MachineManager {
    * stops at `from` keeps its past (a booking running across `from` is cut short there).
    */
   unbook(owner: string, from: Instant = Number.NEGATIVE_INFINITY, onlyNode?: number): void {
-    const bookings = this.owned.get(owner);
-    if (!bookings) return;
+    const bookings = this.bookingsOf(owner);
     // Backwards, so removing one does not move those still to visit.
     for (let i = bookings.length - 1; i >= 0; i--) {
       const b = bookings[i] as OwnedBooking;
@@ -262,7 +263,8 @@ export class MachineManager {
   }
 
   bookingsOf(owner: string): readonly OwnedBooking[] {
-    return this.owned.get(owner) ?? [];
+    const owned = this.owned.get(owner);
+    return owned === undefined ? [] : Array.isArray(owned) ? owned : [owned];
   }
 
   /** Owners with a booking on the node overlapping [start, end). */
@@ -283,7 +285,7 @@ export class MachineManager {
     if (soft === this.soft.has(owner)) return;
     if (soft) this.soft.add(owner);
     else this.soft.delete(owner);
-    for (const b of this.owned.get(owner) ?? []) {
+    for (const b of this.bookingsOf(owner)) {
       this.firmProfile.add(b.start, b.end, soft ? -1 : 1);
       (this.timelines[b.node] as NodeTimeline).setSoft(owner, b.start, soft);
     }
@@ -331,9 +333,10 @@ export class MachineManager {
     if (booking.end <= booking.start) return;
     booking.soft = this.soft.has(owner);
     (this.timelines[booking.node] as NodeTimeline).add(booking);
-    const list = this.owned.get(owner);
-    if (list) list.push(booking);
-    else this.owned.set(owner, [booking]);
+    const owned = this.owned.get(owner);
+    if (owned === undefined) this.owned.set(owner, booking);
+    else if (Array.isArray(owned)) owned.push(booking);
+    else this.owned.set(owner, [owned, booking]);
     this.changeProfile(owner, booking.start, booking.end, 1);
     if (journal && this.depth > 0) this.journal.push({ op: 'book', owner, booking, end: booking.end });
   }
@@ -341,10 +344,13 @@ export class MachineManager {
   /** Removes a booking; `at` is its index in the owner's list when the caller knows it. */
   private remove(owner: string, booking: OwnedBooking, journal = true, at?: number): void {
     (this.timelines[booking.node] as NodeTimeline).remove(owner, booking.start);
-    const list = this.owned.get(owner) ?? [];
-    const i = at ?? list.indexOf(booking);
-    if (i >= 0) list.splice(i, 1);
-    if (list.length === 0) this.owned.delete(owner);
+    const owned = this.owned.get(owner);
+    if (owned === booking) this.owned.delete(owner);
+    else if (Array.isArray(owned)) {
+      const i = at ?? owned.indexOf(booking);
+      if (i >= 0) owned.splice(i, 1);
+      if (owned.length === 0) this.owned.delete(owner);
+    }
     this.changeProfile(owner, booking.start, booking.end, -1);
     if (journal && this.depth > 0) this.journal.push({ op: 'unbook', owner, booking, end: booking.end });
   }
@@ -469,31 +475,4 @@ function before(nodes: Int32Array, since: Float64Array, a: number, b: number): b
   const sa = since[a] as number;
   const sb = since[b] as number;
   return sa > sb || (sa === sb && (nodes[a] as number) < (nodes[b] as number));
-}
-
-/** The k-th smallest (1-based) of the first `length` values; reorders them (quickselect). */
-function kthSmallest(values: Float64Array, length: number, k: number): number {
-  let lo = 0;
-  let hi = length - 1;
-  const target = k - 1;
-  while (lo < hi) {
-    const pivot = values[(lo + hi) >>> 1] as number;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while ((values[i] as number) < pivot) i++;
-      while ((values[j] as number) > pivot) j--;
-      if (i <= j) {
-        const t = values[i] as number;
-        values[i] = values[j] as number;
-        values[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (target <= j) hi = j;
-    else if (target >= i) lo = i;
-    else return values[target] as number;
-  }
-  return values[target] as number;
 }

@@ -87,12 +87,18 @@ export interface JobSpec {
   queueTag?: number;
 }
 
+/** No nodes: segments without spare nodes share this frozen list instead of an empty array each (100,000 live jobs: 3 MB). */
+export const noNodes: readonly string[] = Object.freeze([]);
+
+/** `ids`, or the shared empty list. */
+export const nodeList = (ids: string[]): readonly string[] => (ids.length === 0 ? noNodes : ids);
+
 /** A booked piece of a job: `nodes` work over [start, end); `spare` nodes are kept for restarts (Enhanced, Full). */
 export interface Segment {
   start: Instant;
   end: Instant;
-  nodes: string[];
-  spare: string[];
+  nodes: readonly string[];
+  spare: readonly string[];
   /** The piece begins from a checkpoint (t_initrestart instead of t_initnew). */
   restart: boolean;
   /** Compute intervals (t_compint each, 3.6) this piece completes. */

@@ -1,6 +1,7 @@
 import type { CheckpointPlan } from './checkpoint-plan.js';
 import { checkpointPlanAt, pieceMs, securedIntervals, shapeOf, totalIntervals, type JobShape } from './job-timing.js';
 import type { Instant, JobSpec, PlannedJob, Segment } from './model.js';
+import { nodeList } from './model.js';
 import { PlanBook } from './plan-book.js';
 import { at, isBestEffort, totalIntervalsOf, type AdmitOptions, type Need, type Placement } from './plan-book.js';
 
@@ -122,7 +123,7 @@ export abstract class PlanPlacement extends PlanBook {
 
   protected segment(spec: JobSpec, nodes: number[], start: Instant, end: Instant, restart: boolean, intervals: number): Segment {
     const ids = nodes.map((n) => this.cluster.nodes[n]?.id as string);
-    return { start, end, nodes: ids.slice(0, spec.nodes), spare: ids.slice(spec.nodes), restart, intervals };
+    return { start, end, nodes: ids.slice(0, spec.nodes), spare: nodeList(ids.slice(spec.nodes)), restart, intervals };
   }
 
   /** Full: the peer's standby nodes over the job's slot. */

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/domain/identity.js';
 import { AgreementFactory } from '../../src/engine/agreements/agreement-factory.js';
 import { AgreementService } from '../../src/engine/agreements/agreement-service.js';
+import { liveAgreementPages } from '../../src/engine/agreements/live-pages.js';
 import { clusterDescription, defaultConfig } from '../../src/engine/configuration/config.js';
 import { NegotiationService } from '../../src/engine/negotiation/negotiation-service.js';
 import { persistPlanChanges } from '../../src/engine/planning/plan-persistence.js';
@@ -174,6 +175,35 @@ describe('a restart restores the plan', () => {
     const placed = second.plan.allocationOf(late.id);
     expect(placed).toMatchObject({ start: late.allocation?.start, end: late.allocation?.end });
     expect(placed?.segments?.[0]?.nodeIds).toEqual(['n001', 'n002', 'n003', 'n004', 'n005', 'n006', 'n007', 'n008']);
+  });
+
+  it('page by page, as start-up reads them: one placed anew waits until every stored plan has come back exactly', async () => {
+    const first = setUp({ clusterNodes: 12 });
+    const reserve = () => first.factory.createAgreement(offer('advance-reservation-v1', [{ location: 'NodeCount', value: '4' }]), alice);
+    const gone = await reserve(); // n001-n004, freed below for the last one
+    const anew = await reserve(); // n005-n008
+    const b = await reserve(); // n009-n012
+    await first.agreements.terminate(gone.id, alice);
+    const c = await reserve(); // n001-n004 again, created last
+    expect(c.allocation?.segments?.[0]?.nodeIds).toEqual(['n001', 'n002', 'n003', 'n004']);
+    const { start: from, end: to, nodes } = anew.allocation as NonNullable<typeof anew.allocation>;
+    await first.repository.update({ ...anew, allocation: { start: from, end: to, nodes } }); // no stored plan: placed anew
+
+    const second = setUp({ clusterNodes: 12, repository: first.repository });
+    const pages: string[][] = [];
+    async function* recorded() {
+      for await (const page of liveAgreementPages(first.repository, 1)) {
+        pages.push(page.map((a) => a.id));
+        yield page;
+      }
+    }
+    expect(await second.agreements.restorePlanReport(recorded())).toEqual({ restored: 3, lost: [] });
+    expect(pages).toEqual([[anew.id], [b.id], [c.id]]);
+    // Placed first on an empty plan, the one without a plan would have taken c's nodes.
+    expect(second.plan.pendingChanges()).toEqual([anew.id]);
+    expect(second.plan.allocationOf(c.id)).toEqual(c.allocation);
+    expect(second.plan.allocationOf(b.id)).toEqual(b.allocation);
+    expect(second.plan.allocationOf(anew.id)?.segments?.[0]?.nodeIds).toEqual(['n005', 'n006', 'n007', 'n008']);
   });
 
   it('holds come back exactly, and an accepted hold becomes the agreement with the same plan', async () => {

@@ -1,9 +1,10 @@
 import type { Agreement } from '../../domain/agreement.js';
-import { holdsCapacity, liveStates, nextAgreementState } from '../../domain/agreement-state-machine.js';
+import { holdsCapacity, nextAgreementState } from '../../domain/agreement-state-machine.js';
 import { mayActOn, type Caller } from '../../domain/identity.js';
 import { InvalidStateTransition, NotAuthorized, SignatureInvalid, UnknownResource } from '../../domain/errors.js';
 import { actorOf, agreementNote, allocationSummary, systemActor } from '../audit/audit-notes.js';
 import { KeyedLock } from '../keyed-lock.js';
+import { liveAgreementPages } from './live-pages.js';
 import type { PlanningService, RestoreOutcome } from '../planning/planning-service.js';
 import type { AcceptanceNotifier, AgreementFilter, AgreementRepository, AgreementSignatureVerifier, AuditDetails, Clock } from '../ports.js';
 
@@ -32,15 +33,19 @@ export class AgreementService {
     return (await this.restorePlanReport()).restored;
   }
 
-  async restorePlanReport(stored?: readonly Agreement[]): Promise<{ restored: number; lost: Array<{ id: string; reason: string }> }> {
+  async restorePlanReport(pages: AsyncIterable<readonly Agreement[]> = liveAgreementPages(this.repository)): Promise<{ restored: number; lost: Array<{ id: string; reason: string }> }> {
     const now = this.clock.now();
-    const live = (stored ?? (await this.repository.list({ state: liveStates }))).filter(
-      (a) => a.allocation && holdsCapacity(a.state) && a.request.useReservation === undefined,
-    );
     const allocationOf = (a: Agreement) => a.allocation as NonNullable<Agreement['allocation']>;
     // Exact plans first, all of them, so a booking placed anew never takes the nodes of one that comes back exactly.
-    const rest = live.filter((a) => !this.plan.restoreExact(a.id, a.request, allocationOf(a), a.createdAt));
-    let restored = live.length - rest.length;
+    const rest: Agreement[] = [];
+    let restored = 0;
+    for await (const page of pages) {
+      for (const a of page) {
+        if (!a.allocation || !holdsCapacity(a.state) || a.request.useReservation !== undefined) continue;
+        if (this.plan.restoreExact(a.id, a.request, allocationOf(a), a.createdAt)) restored++;
+        else rest.push(a);
+      }
+    }
     const lost: Array<{ id: string; reason: string }> = [];
     for (const agreement of rest) {
       const outcome: RestoreOutcome = this.plan.restore(agreement.id, agreement.request, allocationOf(agreement), agreement.createdAt, now);

@@ -19,8 +19,13 @@ export class LeaseNotices {
   ) {}
 
   watch(agreement: Agreement): void {
-    const end = agreement.request.window?.end;
-    if (agreement.state === 'Observed' && end) this.due.push(end.getTime() - this.noticeSeconds * 1000, agreement.id);
+    const end = leaseEnd(agreement);
+    if (end !== undefined) this.watchEnd(agreement.id, end);
+  }
+
+  /** Watches the lease `id` ending at `end` (what `watch` keeps of an agreement: start-up collects only this). */
+  watchEnd(id: string, end: number): void {
+    this.due.push(end - this.noticeSeconds * 1000, id);
   }
 
   /** Sends the notices that are due; the ids noticed. */
@@ -40,4 +45,10 @@ export class LeaseNotices {
     }
     return sent;
   }
+}
+
+/** When the lease an agreement is ends (milliseconds), if it is one: Observed, with a reservation window. */
+export function leaseEnd(agreement: Agreement): number | undefined {
+  const end = agreement.request.window?.end;
+  return agreement.state === 'Observed' && end ? end.getTime() : undefined;
 }

@@ -8,6 +8,7 @@ import { planFor } from '../../scheduler/checkpoint-plan.js';
 import { jobSpecFor } from '../../scheduler/job-spec.js';
 import { checkpointPlanAt, pieceMs, shapeOf } from '../../scheduler/job-timing.js';
 import type { Alternative, ClusterDescription, ClusterNode, JobSpec, PlannedJob, ReplanReport, Segment } from '../../scheduler/model.js';
+import { nodeList } from '../../scheduler/model.js';
 import { firmLoad } from '../../scheduler/load.js';
 import { ProportionalShare } from '../../scheduler/proportional-share.js';
 import { isBestEffort, PlanningManager } from '../../scheduler/planning-manager.js';
@@ -377,7 +378,7 @@ export class PlanningService {
       });
       if (!found) return undefined;
       const ids = found.map((i) => this.cluster.nodes[i]?.id as string);
-      segments.push({ start: piece.start, end: piece.end, nodes: ids.slice(0, spec.nodes), spare: ids.slice(spec.nodes), restart: piece.restart, intervals: piece.intervals });
+      segments.push({ start: piece.start, end: piece.end, nodes: ids.slice(0, spec.nodes), spare: nodeList(ids.slice(spec.nodes)), restart: piece.restart, intervals: piece.intervals });
     }
     const job: PlannedJob = {
       spec,
@@ -439,5 +440,5 @@ function toAllocationSegment(s: Segment): AllocationSegment {
 }
 
 function toSegment(s: AllocationSegment): Segment {
-  return { start: s.start.getTime(), end: s.end.getTime(), nodes: [...s.nodeIds], spare: [...s.spareNodeIds], restart: s.restart, intervals: s.intervals };
+  return { start: s.start.getTime(), end: s.end.getTime(), nodes: [...s.nodeIds], spare: nodeList([...s.spareNodeIds]), restart: s.restart, intervals: s.intervals };
 }
