@@ -53,15 +53,11 @@ export abstract class PlanBook {
    * longer holds), so they stay right without knowing every way a job changes:
    * - `inP`: jobs that may be in P (every `problem` is set through `setProblem` or `insert`);
    * - `started`: jobs that may have started (first segment at or before the clock), fed by
-   *   `startsAhead` as the clock passes the first starts queued by `segmentsChanged`;
-   * - `order`: each job's place in `jobs`, so lists built from the indexes come out in the
-   *   order a scan of all jobs gives.
+   *   `startsAhead` as the clock passes the first starts queued by `segmentsChanged`.
    */
   protected readonly inP = new Set<string>();
   protected readonly started = new Set<string>();
   protected readonly startsAhead = new InstantQueue();
-  protected readonly order = new Map<string, number>();
-  protected inserted = 0;
 
   constructor(readonly cluster: ClusterDescription) {
     this.mm = new MachineManager(cluster.nodes);
@@ -106,9 +102,21 @@ export abstract class PlanBook {
     return out;
   }
 
-  /** Jobs in the order of the plan (as `allJobs` gives them). */
+  /**
+   * Jobs of the plan, put in the order `allJobs` gives them (in place). Found by a scan of the
+   * plan, and only when there are two or more: lists built from the indexes are short and
+   * rare, where a position kept for every job cost 3.5 MB with 100,000 live agreements.
+   */
   protected inOrder(jobs: PlannedJob[]): PlannedJob[] {
-    return jobs.sort((a, b) => (this.order.get(a.spec.id) as number) - (this.order.get(b.spec.id) as number));
+    if (jobs.length < 2) return jobs;
+    const wanted = new Set(jobs);
+    let k = 0;
+    for (const job of this.jobs.values()) {
+      if (wanted.delete(job)) jobs[k++] = job;
+      if (wanted.size === 0) break;
+    }
+    for (const job of wanted) jobs[k++] = job; // not in the plan (none should be): last, as given
+    return jobs;
   }
 
   protected setProblem(job: PlannedJob, reason: string): void {
@@ -146,7 +154,6 @@ export abstract class PlanBook {
     this.mm.unbook(id);
     this.dropRemote(this.jobs.get(id) as PlannedJob);
     this.jobs.delete(id);
-    this.order.delete(id);
     this.inP.delete(id);
     this.started.delete(id);
     this.mm.setSoft(id, false);
@@ -204,7 +211,6 @@ export abstract class PlanBook {
     for (const owner of displaced) this.mm.unbook(owner);
     this.jobs.set(id, job);
     if (job.spec.queueTag !== undefined && job.spec.queueTag > this.highestTag) this.highestTag = job.spec.queueTag;
-    if (!this.order.has(id)) this.order.set(id, this.inserted++);
     if (job.problem !== undefined) this.inP.add(id);
     this.segmentsChanged(job);
     this.mm.setSoft(id, isBestEffort(job.spec));
