@@ -89,6 +89,11 @@ export class SqliteConnection {
       // before the write is answered (FULL would sync on the event loop, one commit at a time).
       db.pragma(`synchronous = ${options.wal ? 'NORMAL' : 'FULL'}`);
       db.pragma('foreign_keys = ON');
+      // 4 MB of page cache (better-sqlite3 sets 16): enough for the pages writes and lookups
+      // keep touching; the rest comes from the operating system's cache. A start-up reading
+      // 100,000 live agreements otherwise fills all 16 MB with pages nothing reads again, and
+      // the memory stays with the process (docs/benchmarks.md: no slower under load).
+      db.pragma('cache_size = -4000');
       migrate(db);
       return new SqliteConnection(db, options.wal ? WalSync.forFile(`${db.name}-wal`) : undefined);
     } catch (error) {

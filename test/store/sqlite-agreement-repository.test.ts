@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteAgreementRepository, SqliteStore } from '../../src/store/index.js';
+import { SqliteConnection } from '../../src/store/sqlite-connection.js';
 import { migrations } from '../../src/store/sqlite-migrations.js';
 import { agreementRepositoryContract } from './agreement-repository.suite.js';
 import { makeAgreement, makeFullAgreement } from './fixtures/make-agreement.js';
@@ -30,6 +31,12 @@ describe('SqliteAgreementRepository on a file', () => {
     raw.close();
     await repo.close();
     expect(existsSync(file)).toBe(true);
+  });
+
+  it('keeps a page cache of 4 MB, not the 16 MB better-sqlite3 sets', () => {
+    const connection = SqliteConnection.open(freshFile());
+    expect(connection.statement<[], { cache_size: number }>('PRAGMA cache_size').get()).toEqual({ cache_size: -4000 });
+    connection.close();
   });
 
   it('keeps agreements across close and reopen', async () => {
