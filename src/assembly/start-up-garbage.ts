@@ -3,23 +3,19 @@ import vm from 'node:vm';
 
 /** Below this many restored bookings the start-up leaves too little garbage to be worth collecting. */
 const worthCollectingFrom = 1000;
-/**
- * Collections stop once one gives back less than this share of the heap, or after
- * `maxCollections`. Each compacts only some pages, so a first one may give back little and
- * the next ones much (100,000 live agreements: 320, 300, 213, 195, 190 MB of heap): stopping
- * at a 10 % step left 400 MB resident one start in three, instead of 285.
- */
+/** Collections stop once one gives back less than this share of the heap, or after `maxCollections`. */
 const stillShrinking = 0.02;
 const maxCollections = 8;
 
 /**
  * Full garbage collections once the start-up is done, until the heap stops shrinking.
  * Rebuilding the plan reads every live agreement (a page at a time), and V8 leaves the
- * garbage of that read, and the heap it grew, in place until memory runs short. One collection frees the garbage
- * but compacts only the most fragmented pages; each further one gives more pages back
- * (100,000 live agreements: 600, 437, then 356 MB resident after one, two, three;
- * docs/benchmarks.md). `global.gc` exists only under --expose-gc, so the flag is set at
- * run time and the function taken from a new context, as jest-leak-detector does.
+ * garbage of that read, and the heap it grew, in place until memory runs short. One
+ * collection frees the garbage but compacts only the most fragmented pages, so a first one
+ * may give back little and the next ones much (100,000 live agreements: 320, 300, 213, 195,
+ * 190 MB of heap); stopping at a step under 10 % left 400 MB resident one start in three,
+ * instead of 285 (docs/benchmarks.md). `global.gc` exists only under --expose-gc, so the
+ * flag is set at run time and the function taken from a new context, as jest-leak-detector does.
  */
 export function collectStartUpGarbage(restoredBookings: number): void {
   if (restoredBookings < worthCollectingFrom) return;
