@@ -40,6 +40,26 @@ export function canonicalXml(node: XmlNode, mode: CanonicalMode): string {
 }
 
 /**
+ * The element as XML text that parses on its own to the same subtree (every namespace in
+ * scope declared on it), without canonicalising it: for a document canonicalised as a whole
+ * later, or for `canonicalOfSource` when the element's canonical form is asked for.
+ */
+export function standaloneSource(element: XmlElement): string {
+  return standaloneCopy(element) ?? canonicalXml(element, 'inclusive');
+}
+
+/** The inclusive canonical form of a `standaloneSource`: what `canonicalXml` gives for the element it came from. */
+export function canonicalOfSource(source: string): string {
+  const doc = parsedCopy(source);
+  if (!doc) throw new Error('an element written out on its own did not parse again');
+  try {
+    return doc.canonicalizeToString({ mode: modes.inclusive, withComments: false });
+  } finally {
+    doc.dispose();
+  }
+}
+
+/**
  * The document's root element with no sibling: the document's canonical form is then the
  * element's (comments are left out either way; a processing instruction or a DTD beside it
  * would not be).

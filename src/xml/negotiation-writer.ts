@@ -49,7 +49,7 @@ export class XmlNegotiationWriter implements NegotiationDocumentWriter {
       `<wsag-neg:NegotiationCounterOffer xmlns:wsag-neg="${ns.wsagNeg}" xmlns:wsag="${ns.wsag}" wsag-neg:OfferId="${escapeXml(details.offerId)}">` +
         (xml.name === undefined ? '' : `<wsag:Name>${escapeXml(xml.name)}</wsag:Name>`) +
         contextXml(xml, details) +
-        xml.termsXml +
+        xml.termsSource + // not canonical: the whole counter-offer is, below
         neg('NegotiationOfferContext', offerContext) +
         '<wsag-neg:NegotiationConstraints></wsag-neg:NegotiationConstraints>' +
         '</wsag-neg:NegotiationCounterOffer>',

@@ -7,6 +7,7 @@ import type { GuaranteeTerm, ServiceRequest } from '../domain/terms.js';
 import type { ReceivedOffer } from '../engine/ports.js';
 import { alternativeOfferDocuments, checkAlternativeCount, hasChoices } from './alternatives.js';
 import { date } from './datetime.js';
+import { canonicalOfSource, standaloneSource } from './canonical.js';
 import { c14n, elementChildren } from './item-constraint.js';
 import { withXml } from './libxml.js';
 import { ns, prefixes, schemaFiles } from './namespaces.js';
@@ -33,7 +34,8 @@ export interface XmlOfferParts {
   /** The wsag:AgreementOffer element, canonical XML with all in-scope namespaces. */
   offerXml: string;
   context: OfferContext;
-  termsXml: string;
+  /** The wsag:Terms element with every namespace in scope declared on it (canonical.ts standaloneSource). */
+  termsSource: string;
   /** Whether the Terms hold ExactlyOne / OneOrMore compositors. */
   hasChoices: boolean;
   alternative?: AlternativeChoice;
@@ -54,7 +56,9 @@ export class XmlReceivedOffer implements ReceivedOffer {
   readonly serviceTermNames: string[];
   readonly offerXml: string;
   readonly context: OfferContext;
-  readonly termsXml: string;
+  /** The wsag:Terms element as XML text of its own, not canonical: for documents canonicalised as a whole (counter-offers). */
+  readonly termsSource: string;
+  #termsXml: string | undefined;
   readonly alternative?: AlternativeChoice;
   readonly accepts?: { offerId: string; negotiationId?: string };
   readonly eligibleParties: string[];
@@ -71,13 +75,23 @@ export class XmlReceivedOffer implements ReceivedOffer {
     this.serviceTermNames = parts.serviceTermNames;
     this.offerXml = parts.offerXml;
     this.context = parts.context;
-    this.termsXml = parts.termsXml;
+    this.termsSource = parts.termsSource;
     this.alternative = parts.alternative;
     this.accepts = parts.accepts;
     this.eligibleParties = parts.eligibleParties;
     const expiresAt = date(parts.context.expirationTime, 'wsag:ExpirationTime');
     if (expiresAt) this.expiresAt = expiresAt;
     this.#hasChoices = parts.hasChoices;
+  }
+
+  /**
+   * The wsag:Terms element, canonical XML, worked out when first asked for: an agreement
+   * copies it, while the counter-offers of a negotiation round (three per Advisory offer)
+   * need only the source. Canonicalising it is the same as before (the offer's own canonical
+   * form was already written, so nothing in it can fail now).
+   */
+  get termsXml(): string {
+    return (this.#termsXml ??= canonicalOfSource(this.termsSource));
   }
 
   /** Built on first use (see alternatives.ts): most offers have no choices. */
@@ -127,7 +141,7 @@ export function readOffer(offer: XmlElement, alternative?: AlternativeChoice): X
       expirationTime: text(contextEl, 'wsag:ExpirationTime'),
       extensions,
     }),
-    termsXml: c14n(termsEl),
+    termsSource: standaloneSource(termsEl),
     hasChoices: hasChoices(termsEl),
     alternative,
     accepts: readAccepts(contextEl),

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { XmlC14NMode, XmlElement, type XmlDocument } from 'libxml2-wasm';
 import { describe, expect, it } from 'vitest';
-import { canonicalXml } from '../../src/xml/canonical.js';
+import { canonicalOfSource, canonicalXml, standaloneSource } from '../../src/xml/canonical.js';
 import { withXml } from '../../src/xml/libxml.js';
 import { offerXml } from './fixtures.js';
 
@@ -49,6 +49,17 @@ describe('canonicalXml', () => {
         expect(elements.length).toBeGreaterThan(1);
         for (const element of elements) {
           for (const mode of ['inclusive', 'exclusive'] as const) expect(outcome(() => canonicalXml(element, mode))).toBe(outcome(() => reference(element, mode)));
+        }
+      });
+    });
+  }
+
+  for (const [name, xml] of Object.entries(documents)) {
+    it(`writes every element of ${name} as a source that parses on its own to the same canonical form`, () => {
+      withXml(xml, name, (doc) => {
+        for (const element of everyElement(doc)) {
+          const source = standaloneSource(element);
+          expect(outcome(() => canonicalOfSource(source))).toBe(outcome(() => canonicalXml(element, 'inclusive')));
         }
       });
     });
