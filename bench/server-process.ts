@@ -13,7 +13,9 @@ function compiledServer(): string {
 export async function startProcess(dataDir: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string; startMs: number }> {
   const server = compiledServer();
   const started = performance.now();
-  const child = spawn(process.execPath, [server], {
+  // BENCH_SERVER_FLAGS: node flags for the server only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it under the load.
+  const flags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, server], {
     env: { ...process.env, PORT: '0', WSAG_DATA_DIR: dataDir, WSAG_ADMINS: 'anonymous', LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
