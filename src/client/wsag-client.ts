@@ -6,7 +6,8 @@ import { messageId, secureEnvelope } from '../crypto/ws-security-sign.js';
 import { escapeXml } from '../xml/escape.js';
 import { c14n, elementChildren } from '../xml/item-constraint.js';
 import { withXml } from '../xml/libxml.js';
-import { ns, prefixes } from '../xml/namespaces.js';
+import { all, one, stringAt } from '../xml/xpath.js';
+import { ns } from '../xml/namespaces.js';
 import { initiateNegotiationInput, plainEnvelope, referenceParameter, type ResourceRef } from './soap-requests.js';
 export type { ResourceRef } from './soap-requests.js';
 
@@ -181,12 +182,12 @@ export class WsagClient {
     );
     return withXml(response, 'response', (doc) => {
       const terms = (local: string) =>
-        (doc.find(`//wsag:AgreementStateProperties/wsag:${local}`, prefixes) as XmlElement[]).map((e) => ({
-          termName: (e.eval('string(@wsag:termName)', prefixes) as string).trim(),
-          state: (e.eval('string(wsag:State)', prefixes) as string).trim(),
+        all(doc.root, `//wsag:AgreementStateProperties/wsag:${local}`).map((e) => ({
+          termName: stringAt(e, '@wsag:termName'),
+          state: stringAt(e, 'wsag:State'),
         }));
       return {
-        state: (doc.eval('string(//wsag:AgreementStateProperties/wsag:AgreementState/wsag:State)', prefixes) as string).trim() as AgreementState,
+        state: stringAt(doc.root, '//wsag:AgreementStateProperties/wsag:AgreementState/wsag:State') as AgreementState,
         serviceTerms: terms('ServiceTermState') as AgreementStatus['serviceTerms'],
         guaranteeTerms: terms('GuaranteeTermState') as AgreementStatus['guaranteeTerms'],
       };
@@ -230,8 +231,8 @@ export class WsagClient {
     const body = initiateNegotiationInput(options, `${this.baseUrl}/wsag/Agreement`);
     const response = await this.call(`${this.baseUrl}/wsag/NegotiationFactory`, negAction('NegotiationFactory', 'InitiateNegotiationRequest'), body);
     return withXml(response, 'response', (doc) => {
-      const address = (doc.eval('string(//wsag-neg:CreatedNegotiationEPR/wsa:Address)', prefixes) as string).trim();
-      const negotiationId = (doc.eval('string(//wsag-neg:CreatedNegotiationEPR/wsa:ReferenceParameters/srv:NegotiationId)', prefixes) as string).trim();
+      const address = stringAt(doc.root, '//wsag-neg:CreatedNegotiationEPR/wsa:Address');
+      const negotiationId = stringAt(doc.root, '//wsag-neg:CreatedNegotiationEPR/wsa:ReferenceParameters/srv:NegotiationId');
       if (!negotiationId) throw new Error('the server answered InitiateNegotiation without a negotiation id in the EPR');
       return { address, negotiationId };
     });
@@ -242,7 +243,7 @@ export class WsagClient {
     const body = `<wsag-neg:NegotiateInput xmlns:wsag-neg="${ns.wsagNeg}">${offers.join('')}</wsag-neg:NegotiateInput>`;
     const response = await this.call(this.negotiationEndpoint(), negAction('Negotiation', 'NegotiateRequest'), body, negotiation(negotiationId));
     return withXml(response, 'response', (doc) =>
-      (doc.find('//wsag-neg:NegotiateOutput/wsag-neg:NegotiationCounterOffer', prefixes) as XmlElement[]).map(readNegotiationOfferInfo),
+      all(doc.root, '//wsag-neg:NegotiateOutput/wsag-neg:NegotiationCounterOffer').map(readNegotiationOfferInfo),
     );
   }
 
@@ -370,7 +371,7 @@ export class WsagClient {
     const body = `<rp:GetResourceProperty xmlns:rp="${ns.wsrfRp}" xmlns:wsag="${ns.wsag}" xmlns:wsag-neg="${ns.wsagNeg}">${qname}</rp:GetResourceProperty>`;
     const response = await this.call(endpoint, `${rpw}/GetResourceProperty/GetResourcePropertyRequest`, body, resource);
     return withXml(response, 'response', (doc) => {
-      const holder = doc.get('//rp:GetResourcePropertyResponse', prefixes) as XmlElement | null;
+      const holder = one(doc.root, '//rp:GetResourcePropertyResponse');
       return holder ? elementChildren(holder).map(c14n) : [];
     });
   }
@@ -427,16 +428,17 @@ function unreachable(url: string, error: unknown): Error {
 
 function readAgreementEpr(response: string, operation: string): AgreementReference {
   return withXml(response, 'response', (doc) => {
-    const address = doc.eval('string(//wsag:CreatedAgreementEPR/wsa:Address)', prefixes) as string;
-    const agreementId = doc.eval('string(//wsag:CreatedAgreementEPR/wsa:ReferenceParameters/srv:AgreementId)', prefixes) as string;
-    if (!agreementId.trim()) throw new Error(`the server answered ${operation} without an agreement id in the EPR`);
-    return { address: address.trim(), agreementId: agreementId.trim() };
+    const address = stringAt(doc.root, '//wsag:CreatedAgreementEPR/wsa:Address');
+    const agreementId = stringAt(doc.root, '//wsag:CreatedAgreementEPR/wsa:ReferenceParameters/srv:AgreementId');
+    if (!agreementId) throw new Error(`the server answered ${operation} without an agreement id in the EPR`);
+    return { address, agreementId };
   });
 }
 
 /** The parts of a negotiation offer a client acts on; the server's srv:* extensions are read where GFD.193 leaves room for them. */
 function readNegotiationOfferInfo(element: XmlElement): NegotiationOfferInfo {
-  const get = (path: string): string | undefined => (element.eval(`string(${path})`, prefixes) as string).trim() || undefined;
+  // Compiled once and shared (src/xml/xpath.ts): a counter-offer is read three times a round.
+  const get = (path: string): string | undefined => stringAt(element, path) || undefined;
   const money = (path: string): Money | undefined => {
     const amount = get(path);
     return amount === undefined ? undefined : { amount: Number(amount), currency: get(`${path}/@Currency`) ?? '' };

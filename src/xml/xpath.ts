@@ -50,6 +50,11 @@ export function one(context: XmlNode, path: string): XmlElement | undefined {
   return all(context, path)[0];
 }
 
+/** The XPath string value of `path` (compiled once) at `context`, trimmed: '' when nothing matches. */
+export function stringAt(context: XmlNode, path: string): string {
+  return String(evaluate(context, `string(${path})`)).trim();
+}
+
 /** Trimmed text of the first match. */
 export function text(context: XmlNode, path: string): string | undefined {
   const node = one(context, path);
