@@ -87,8 +87,8 @@ export class XmlReceivedOffer implements ReceivedOffer {
   /**
    * The wsag:Terms element, canonical XML, worked out when first asked for: an agreement
    * copies it, while the counter-offers of a negotiation round (three per Advisory offer)
-   * need only the source. Canonicalising it is the same as before (the offer's own canonical
-   * form was already written, so nothing in it can fail now).
+   * need only the source. It cannot fail here: the whole offer, its Terms included, was
+   * canonicalised when it was read.
    */
   get termsXml(): string {
     return (this.#termsXml ??= canonicalOfSource(this.termsSource));
