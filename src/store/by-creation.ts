@@ -22,9 +22,10 @@ export function listingSql(filter: ListPage & { initiator?: string; state?: stri
   const conditions: string[] = [];
   const params: Array<string | number> = [];
   if (filter.after !== undefined) {
-    conditions.push('(created_at > ? OR (created_at = ? AND id > ?))');
-    const at = filter.after.createdAt.getTime();
-    params.push(at, at, filter.after.id);
+    // A row value, not created_at > ? OR (...): both databases then seek in their
+    // (..., created_at, id) indexes, where the OR read every later row for each page.
+    conditions.push('(created_at, id) > (?, ?)');
+    params.push(filter.after.createdAt.getTime(), filter.after.id);
   }
   if (filter.initiator !== undefined) {
     conditions.push('initiator = ?');
