@@ -1,5 +1,8 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wsag } from '../cli/support.js';
 import { at, planOf, reservationOffer, simulatedServer, type SimulatedServer } from './run-time-support.js';
@@ -69,5 +72,27 @@ describe('leases', () => {
     expect(received.filter((n) => n.agreementId === id && n.notice)).toEqual([
       expect.objectContaining({ agreementId: id, notice: { kind: 'lease-ending', endsAt: at(22 * hour).toISOString() } }),
     ]);
+  });
+
+  it('after a restart, the holder still hears before the lease ends (the start-up watches every lease it reads)', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-lease-restart-'));
+    // No run time: nothing changes the agreement after the restart, so only the start-up can watch it.
+    const first = await simulatedServer({ nodes: 8, dataDir, sqlite: true, config: { executor: 'none' } });
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const id = (await first.client.createAgreement(await reservationOffer(first.client, 2, at(30 * hour), at(32 * hour)))).agreementId;
+    await fetch(`${first.url}/api/agreements/${id}/subscriptions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
+    await first.close();
+
+    const second = await simulatedServer({ nodes: 8, dataDir, sqlite: true, startAt: at(31 * hour), config: { executor: 'none' } });
+    try {
+      await second.advanceTo(32 * hour - 599);
+      for (let i = 0; i < 30 && !received.some((n) => n.agreementId === id && n.notice); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      await second.notifications.idle();
+      expect(received.filter((n) => n.agreementId === id && n.notice)).toEqual([
+        expect.objectContaining({ agreementId: id, notice: { kind: 'lease-ending', endsAt: at(32 * hour).toISOString() } }),
+      ]);
+    } finally {
+      await second.close();
+    }
   });
 });
