@@ -26,17 +26,8 @@ export function canonicalXml(node: XmlNode, mode: CanonicalMode): string {
   const options = { mode: modes[mode], withComments: false };
   if (isLoneRoot(node)) return node.doc.canonicalizeToString(options);
   const copy = node instanceof XmlElement ? standaloneCopy(node) : undefined;
-  if (copy !== undefined) {
-    const doc = parsedCopy(copy);
-    if (doc) {
-      try {
-        return doc.canonicalizeToString(options);
-      } finally {
-        doc.dispose();
-      }
-    }
-  }
-  return node.doc.canonicalizeToString({ ...options, nodeSet: new Set([node]) });
+  const canonical = copy === undefined ? undefined : canonicalOfCopy(copy, mode);
+  return canonical ?? node.doc.canonicalizeToString({ ...options, nodeSet: new Set([node]) });
 }
 
 /**
@@ -50,10 +41,17 @@ export function standaloneSource(element: XmlElement): string {
 
 /** The inclusive canonical form of a `standaloneSource`: what `canonicalXml` gives for the element it came from. */
 export function canonicalOfSource(source: string): string {
-  const doc = parsedCopy(source);
-  if (!doc) throw new Error('an element written out on its own did not parse again');
+  const canonical = canonicalOfCopy(source, 'inclusive');
+  if (canonical === undefined) throw new Error('an element written out on its own did not parse again');
+  return canonical;
+}
+
+/** The canonical form of an element written out on its own, parsed as a document; undefined if it does not parse. */
+function canonicalOfCopy(copy: string, mode: CanonicalMode): string | undefined {
+  const doc = parsedCopy(copy);
+  if (!doc) return undefined;
   try {
-    return doc.canonicalizeToString({ mode: modes.inclusive, withComments: false });
+    return doc.canonicalizeToString({ mode: modes[mode], withComments: false });
   } finally {
     doc.dispose();
   }
