@@ -38,3 +38,11 @@ const statusMiB = (pid: number, field: string) => Math.round(Number(new RegExp(`
 export const rssMiB = (pid: number) => statusMiB(pid, 'VmRSS');
 /** The most resident memory the process has had (its start-up peak, when read soon after). */
 export const peakRssMiB = (pid: number) => statusMiB(pid, 'VmHWM');
+
+/** CPU time the process has used, user and system, all its threads (/proc/PID/stat in clock ticks of 10 ms). */
+export function cpuSeconds(pid: number): number {
+  // The fields after the command name, which is in parentheses and may hold spaces.
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  const ticksPerSecond = 100; // USER_HZ on Linux
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}

@@ -24,7 +24,7 @@ export class XmlAgreementWriter implements AgreementDocumentWriter {
       `<wsag:AgreementOffer xmlns:wsag="${ns.wsag}" wsag:AgreementId="${escapeXml(details.agreementId)}">` +
       (offer.name === undefined ? '' : `<wsag:Name>${escapeXml(offer.name)}</wsag:Name>`) +
       contextXml(offer, details, provenance) +
-      offer.termsXml +
+      offer.termsSource +
       '</wsag:AgreementOffer>'
     );
   }

@@ -56,7 +56,7 @@ export class XmlReceivedOffer implements ReceivedOffer {
   readonly serviceTermNames: string[];
   readonly offerXml: string;
   readonly context: OfferContext;
-  /** The wsag:Terms element as XML text of its own, not canonical: for documents canonicalised as a whole (counter-offers). */
+  /** The wsag:Terms element as XML text of its own, not canonical: what the agreement and counter-offers copy. */
   readonly termsSource: string;
   #termsXml: string | undefined;
   readonly alternative?: AlternativeChoice;
@@ -85,10 +85,10 @@ export class XmlReceivedOffer implements ReceivedOffer {
   }
 
   /**
-   * The wsag:Terms element, canonical XML, worked out when first asked for: an agreement
-   * copies it, while the counter-offers of a negotiation round (three per Advisory offer)
-   * need only the source. It cannot fail here: the whole offer, its Terms included, was
-   * canonicalised when it was read.
+   * The wsag:Terms element, canonical XML, worked out when first asked for: the documents
+   * the server writes (agreements, counter-offers) copy the source, since they are
+   * canonicalised as a whole where it matters (signatures). It cannot fail here: the whole
+   * offer, its Terms included, was canonicalised when it was read.
    */
   get termsXml(): string {
     return (this.#termsXml ??= canonicalOfSource(this.termsSource));
