@@ -86,7 +86,7 @@ export function peerOffer(template: PeerTemplate, request: ServiceRequest, name?
     if (request.earliestStart) changes.earliestStart = request.earliestStart;
     if (request.deadline) changes.deadline = request.deadline;
   }
-  return offerWithTerms(offer, changes).offerXml;
+  return offerWithTerms(offer, changes).offerSource;
 }
 
 function setName(root: XmlElement, name: string): void {

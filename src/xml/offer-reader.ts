@@ -31,8 +31,8 @@ export interface XmlOfferParts {
   request: ServiceRequest;
   guaranteeTerms: GuaranteeTerm[];
   serviceTermNames: string[];
-  /** The wsag:AgreementOffer element, canonical XML with all in-scope namespaces. */
-  offerXml: string;
+  /** The wsag:AgreementOffer element with every namespace in scope declared on it (canonical.ts standaloneSource). */
+  offerSource: string;
   context: OfferContext;
   /** The wsag:Terms element with every namespace in scope declared on it (canonical.ts standaloneSource). */
   termsSource: string;
@@ -44,8 +44,8 @@ export interface XmlOfferParts {
 }
 
 /**
- * An offer as received: the domain view the engine reads, plus the canonical XML the
- * adapter needs again (creation constraints are XPath over it; the agreement copies its Terms).
+ * An offer as received: the domain view the engine reads, plus the XML the adapter needs
+ * again (creation constraints are XPath over it; the agreement copies its Terms).
  */
 export class XmlReceivedOffer implements ReceivedOffer {
   readonly name?: string;
@@ -54,7 +54,9 @@ export class XmlReceivedOffer implements ReceivedOffer {
   readonly request: ServiceRequest;
   readonly guaranteeTerms: GuaranteeTerm[];
   readonly serviceTermNames: string[];
-  readonly offerXml: string;
+  /** The wsag:AgreementOffer element as XML text of its own, not canonical: what the adapters parse again (creation constraints, counter-offers, alternatives). */
+  readonly offerSource: string;
+  #offerXml: string | undefined;
   readonly context: OfferContext;
   /** The wsag:Terms element as XML text of its own, not canonical: what the agreement and counter-offers copy. */
   readonly termsSource: string;
@@ -73,7 +75,7 @@ export class XmlReceivedOffer implements ReceivedOffer {
     this.request = parts.request;
     this.guaranteeTerms = parts.guaranteeTerms;
     this.serviceTermNames = parts.serviceTermNames;
-    this.offerXml = parts.offerXml;
+    this.offerSource = parts.offerSource;
     this.context = parts.context;
     this.termsSource = parts.termsSource;
     this.alternative = parts.alternative;
@@ -85,11 +87,16 @@ export class XmlReceivedOffer implements ReceivedOffer {
   }
 
   /**
-   * The wsag:Terms element, canonical XML, worked out when first asked for: the documents
-   * the server writes (agreements, counter-offers) copy the source, since they are
-   * canonicalised as a whole where it matters (signatures). It cannot fail here: the whole
-   * offer, its Terms included, was canonicalised when it was read.
+   * The wsag:AgreementOffer element, canonical XML, worked out when first asked for: the
+   * server itself parses the source again or copies it into documents canonicalised as a
+   * whole. It cannot fail here: the raw guard refused relative namespace names, the one
+   * thing a parsed document can hold that Canonical XML cannot write.
    */
+  get offerXml(): string {
+    return (this.#offerXml ??= canonicalOfSource(this.offerSource));
+  }
+
+  /** The wsag:Terms element, canonical XML, worked out when first asked for (see offerXml). */
   get termsXml(): string {
     return (this.#termsXml ??= canonicalOfSource(this.termsSource));
   }
@@ -97,7 +104,7 @@ export class XmlReceivedOffer implements ReceivedOffer {
   /** Built on first use (see alternatives.ts): most offers have no choices. */
   alternatives(): XmlReceivedOffer[] {
     if (!this.#hasChoices) return [this];
-    this.#alternatives ??= alternativeOfferDocuments(this.offerXml).map((xml, i, documents) =>
+    this.#alternatives ??= alternativeOfferDocuments(this.offerSource).map((xml, i, documents) =>
       withXml(xml, 'offer alternative', (doc) =>
         readOffer(doc.root, { index: i + 1, count: documents.length, terms: serviceTermNames(doc.root) }),
       ),
@@ -135,7 +142,7 @@ export function readOffer(offer: XmlElement, alternative?: AlternativeChoice): X
     request: requestServingObjectives(readServiceRequest(termsEl), guaranteeTerms),
     guaranteeTerms,
     serviceTermNames: serviceTermNames(offer),
-    offerXml: c14n(offer),
+    offerSource: standaloneSource(offer),
     context: dropUndefined({
       serviceProvider: text(contextEl, 'wsag:ServiceProvider') ?? 'AgreementResponder',
       expirationTime: text(contextEl, 'wsag:ExpirationTime'),

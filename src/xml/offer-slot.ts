@@ -39,7 +39,7 @@ export function offerInSlot(offer: XmlReceivedOffer, slot: Allocation, completio
  * sla:NodesAvailable with the node count. Read again, so the domain view matches the XML.
  */
 export function offerWithTerms(offer: XmlReceivedOffer, changes: TermChanges): XmlReceivedOffer {
-  return withXml(offer.offerXml, 'offer', (doc) => {
+  return withXml(offer.offerSource, 'offer', (doc) => {
     const root = doc.root;
     const sdt = 'wsag:Terms//wsag:ServiceDescriptionTerm';
     const levels = all(root, `${sdt}//sla:ServiceLevel`);

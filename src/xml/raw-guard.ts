@@ -9,7 +9,8 @@ export interface RawGuardLimits {
 /**
  * Checks a request body before any XML parser sees it: size, no DTD (so no entity
  * declarations, no external entities, no expansion bombs), no processing instruction
- * other than the XML declaration, and element nesting depth. One linear pass.
+ * other than the XML declaration, element nesting depth, and namespace names that are
+ * absolute URIs. One linear pass.
  */
 export function guardRawXml(body: Buffer, limits: RawGuardLimits): string {
   if (body.length > limits.maxBytes) {
@@ -25,6 +26,7 @@ export function guardRawXml(body: Buffer, limits: RawGuardLimits): string {
   }
   let depth = 0;
   let i = 0;
+  let nextXmlns = text.indexOf('xmlns');
   const n = text.length;
   while (i < n) {
     const lt = text.indexOf('<', i);
@@ -59,9 +61,45 @@ export function guardRawXml(body: Buffer, limits: RawGuardLimits): string {
         throw new MalformedMessage(`XML nesting deeper than ${limits.maxDepth} elements is not accepted`);
       }
     }
+    if (nextXmlns >= 0 && nextXmlns < close) {
+      if (next !== '/') checkNamespaceNames(text.slice(lt, close));
+      nextXmlns = text.indexOf('xmlns', close);
+    }
     i = close + 1;
   }
   return text;
+}
+
+/**
+ * Namespace names must be absolute URIs: Namespaces in XML deprecates relative ones, and
+ * Canonical XML (what signatures and stored documents are made of) cannot write them, so
+ * they are refused here, naming the declaration, before any document is built from them.
+ * libxml2 checks the URI syntax itself when it parses; this checks for the scheme.
+ */
+function checkNamespaceNames(tag: string): void {
+  // Attribute by attribute (name, =, quoted value), so text inside another value is never taken for a declaration.
+  const attribute = /\s+([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/y;
+  attribute.lastIndex = tag.search(/[\s/>]|$/);
+  for (let m = attribute.exec(tag); m; m = attribute.exec(tag)) {
+    const name = m[1] as string;
+    if (name !== 'xmlns' && !name.startsWith('xmlns:')) continue;
+    const value = decodeReferences(m[2] ?? m[3] ?? '');
+    if (value !== '' && !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(value)) {
+      throw new MalformedMessage(`namespace name ${name}="${value.slice(0, 80)}" is a relative URI: namespace names must be absolute URIs (with a scheme, such as urn: or http:)`);
+    }
+  }
+}
+
+const namedReferences: Record<string, string> = { lt: '<', gt: '>', amp: '&', apos: "'", quot: '"' };
+
+/** An attribute value's character and predefined entity references replaced (there is no DTD to declare others). */
+function decodeReferences(value: string): string {
+  if (!value.includes('&')) return value;
+  return value.replace(/&(#x[0-9A-Fa-f]+|#[0-9]+|[a-z]+);/g, (whole, ref: string) => {
+    if (ref.startsWith('#x')) return String.fromCodePoint(Number.parseInt(ref.slice(2), 16));
+    if (ref.startsWith('#')) return String.fromCodePoint(Number.parseInt(ref.slice(1), 10));
+    return namedReferences[ref] ?? whole;
+  });
 }
 
 /** Offset of the first byte that does not start a well-formed UTF-8 sequence. */

@@ -84,7 +84,7 @@ export class TemplateLibrary implements TemplateCatalog {
     const loaded = this.templates.find((t) => t.template === template);
     if (!loaded) throw new Error(`template ${template.id} is not in this library`);
     if (!(offer instanceof XmlReceivedOffer)) throw new Error('creation constraints need the offer as XML');
-    const doc = parseXml(offer.offerXml, 'offer');
+    const doc = parseXml(offer.offerSource, 'offer');
     try {
       for (const item of loaded.items) {
         for (const node of selectNodes(item.location, doc.root)) {

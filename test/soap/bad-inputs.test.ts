@@ -53,6 +53,11 @@ describe('bad input is answered with a fault that names the problem', () => {
     await expectFault(lol, 'MalformedMessage', /DOCTYPE is not allowed/);
   });
 
+  it('an offer declaring a relative namespace name, which no signed or canonical document could hold', async () => {
+    const relative = offerWith((offer) => offer.replace('<wsag:Terms', '<wsag:Terms xmlns:mine="terms/local"'));
+    await expectFault(relative, 'MalformedMessage', /namespace name xmlns:mine="terms\/local" is a relative URI/);
+  });
+
   it('a 10 MiB body', async () => {
     const big = Buffer.alloc(10 * 1024 * 1024, ' ');
     const response = await post(factory, Buffer.concat([Buffer.from(soap11('<x/>')), big]));

@@ -30,4 +30,13 @@ describe('the raw-body guard', () => {
     expect(() => guard('')).toThrow(/empty/);
     expect(() => guardRawXml(Buffer.alloc(2048, 32), limits)).toThrow(MessageTooLarge);
   });
+
+  it('refuses a relative namespace name, naming it, and passes absolute ones, empty default namespaces and xmlns text that is not a declaration', () => {
+    expect(() => guard('<a xmlns="urn:x" xmlns:b=\'http://example.org/b\' xmlns:c="urn:c&amp;d"><b:x xmlns=""/></a>')).not.toThrow();
+    expect(() => guard('<a x=" xmlns:r=&quot;rel&quot;" y=\' xmlns:s="rel"\'>xmlns:t="rel" <b xmlns="urn:b"/></a>')).not.toThrow();
+    expect(() => guard('<a><b xmlns:r="rel/path"/></a>')).toThrow(/namespace name xmlns:r="rel\/path" is a relative URI/);
+    expect(() => guard('<a xmlns = \'#fragment\'/>')).toThrow(/xmlns="#fragment" is a relative URI/);
+    expect(() => guard('<a xmlns:r="&#x72;el"/>')).toThrow(/xmlns:r="rel" is a relative URI/);
+    expect(() => guard('<a xmlns:r="&#104;ttp://x"/>')).not.toThrow();
+  });
 });
