@@ -27,6 +27,17 @@ function selfSigned(certificate: X509Certificate): boolean {
  * the end is left out: verifiers must trust the root they hold, never one the document brings.
  */
 export function checkSigningCredentials({ key, chain }: SigningCredentials): { method: SignatureMethod; keyInfoChain: X509Certificate[] } {
+  // A server signs every agreement with the same credentials: checking them once is enough.
+  const known = checked.get(chain);
+  if (known?.key === key) return known.result;
+  const result = checkedCredentials(key, chain);
+  checked.set(chain, { key, result });
+  return result;
+}
+
+const checked = new WeakMap<X509Certificate[], { key: KeyObject; result: { method: SignatureMethod; keyInfoChain: X509Certificate[] } }>();
+
+function checkedCredentials(key: KeyObject, chain: X509Certificate[]): { method: SignatureMethod; keyInfoChain: X509Certificate[] } {
   if (key.type !== 'private') throw new SigningCredentialsError(`signing needs a private key, not a ${key.type} key`);
   const method = signatureMethodFor(key);
   if (typeof method !== 'string') throw new SigningCredentialsError(`the signing key is refused: ${method.refused}`);

@@ -51,17 +51,17 @@ export interface AgreementSignatures {
 /** Agreement documents are checked like request bodies before libxml2 sees them: size, no DTD, depth. */
 export const defaultAgreementLimits: RawGuardLimits = { maxBytes: 2 * 1024 * 1024, maxDepth: 64 };
 
-/** Parses an agreement keeping all its text (whitespace is signed too); guard failures are structure errors. */
-function parseAgreement(xml: string, limits: RawGuardLimits): XmlDocument {
+/** Parses an agreement keeping all its text (whitespace is signed too), after the raw guard unless `limits` is undefined; guard failures are structure errors. */
+function parseAgreement(xml: string, limits: RawGuardLimits | undefined): XmlDocument {
   try {
-    return parseXml(guardRawXml(Buffer.from(xml, 'utf8'), limits), 'agreement', undefined, { keepBlanks: true });
+    return parseXml(limits ? guardRawXml(Buffer.from(xml, 'utf8'), limits) : xml, 'agreement', undefined, { keepBlanks: true });
   } catch (error) {
     if (error instanceof MalformedMessage || error instanceof MessageTooLarge) invalid('agreement structure', error.message);
     throw error;
   }
 }
 
-function withAgreement<T>(xml: string, limits: RawGuardLimits, use: (doc: XmlDocument) => T): T {
+function withAgreement<T>(xml: string, limits: RawGuardLimits | undefined, use: (doc: XmlDocument) => T): T {
   const doc = parseAgreement(xml, limits);
   try {
     return use(doc);
@@ -74,10 +74,14 @@ function serialize(doc: XmlDocument): string {
   return doc.toString({ format: false, noDeclaration: true, encoding: 'utf-8' }).trimEnd();
 }
 
-/** Signs an unsigned agreement as its provider; returns the signed document. */
-export function signAgreement(agreementXml: string, signer: SigningCredentials & { limits?: RawGuardLimits }): string {
+/**
+ * Signs an unsigned agreement as its provider; returns the signed document. The document is
+ * the server's own, written from an offer that passed the raw guard, so it is parsed without
+ * the guard's scan.
+ */
+export function signAgreement(agreementXml: string, signer: SigningCredentials): string {
   const { method, keyInfoChain } = checkSigningCredentials(signer);
-  return withAgreement(agreementXml, signer.limits ?? defaultAgreementLimits, (doc) => {
+  return withAgreement(agreementXml, undefined, (doc) => {
     const parts = locateAgreement(doc);
     if (parts.providerSignature) throw new Error('the agreement is already signed: wsag:Context holds a ds:Signature');
     appendSignature(doc, parts.context, method, signer.key, keyInfoChain);

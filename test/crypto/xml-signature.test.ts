@@ -1,7 +1,9 @@
 import { generateKeyPairSync, type X509Certificate } from 'node:crypto';
 import type { XmlElement } from 'libxml2-wasm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { dsNs } from '../../src/crypto/xml-signature-algorithms.js';
+import { algorithm, dsNs, type SignatureMethod } from '../../src/crypto/xml-signature-algorithms.js';
+import { canonicalSignedInfoText } from '../../src/crypto/xml-signature-build.js';
+import { canonicalSignedInfo } from '../../src/crypto/xml-signature-canonical.js';
 import {
   countersign,
   signAgreement,
@@ -96,6 +98,23 @@ describe.runIf(available)('signing and verifying an agreement', () => {
     expect(signed).toMatch(/>\n\s+<wsag:Terms/);
     expect(verify(signed).provider.identity).toContain('provider.example.org');
     expect(rejection(edit(signed, />\n(\s+)<wsag:Terms/, '>\n$1 <wsag:Terms'))).toMatch(/^provider signature: digest mismatch/);
+  });
+
+  it("the SignedInfo the signer signs as text is libxml2's exclusive canonical form of the one it adds, for both methods and both places", () => {
+    const signedInfos = (xml: string) =>
+      withXml(xml, 'signed', (doc) =>
+        doc.find('//ds:SignedInfo', { ds: dsNs }).map((node) => {
+          const element = node as XmlElement;
+          const method = element.get('ds:SignatureMethod/@Algorithm', { ds: dsNs })?.content as SignatureMethod;
+          const digest = Buffer.from(element.get('ds:Reference/ds:DigestValue', { ds: dsNs })?.content ?? '', 'base64');
+          return { libxml2: canonicalSignedInfo(element).toString('utf8'), written: canonicalSignedInfoText(method, digest) };
+        }),
+      );
+    const both = countersign(sign(agreementXml(), pki.provider), pki.providerEc.key, pki.providerEc.chain);
+    const pairs = signedInfos(both);
+    expect(pairs).toHaveLength(2);
+    for (const { libxml2, written } of pairs) expect(written).toBe(libxml2);
+    expect(new Set(pairs.map((p) => /SignatureMethod Algorithm="([^"]+)"/.exec(p.written)?.[1]))).toEqual(new Set([algorithm.rsaSha256, algorithm.ecdsaSha256]));
   });
 
   it('countersigned: both signatures verify; the provider signature is unchanged; the countersignature sits in its ds:Object', () => {
