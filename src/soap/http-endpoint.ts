@@ -91,7 +91,7 @@ async function handleSoap(port: Port, req: Request, res: Response, options: Endp
       caller = options.identify(req, request, now);
       const responseBody = await operation.handle({ request, caller, baseUrl: options.baseUrl(req), now });
       const headers = addressingHeaders(request.headers, operation.responseAction);
-      res.status(200).type(contentType(version)).send(envelope(version, responseBody, headers));
+      sendEnvelope(res, 200, version, envelope(version, responseBody, headers));
     } finally {
       doc.dispose();
     }
@@ -101,12 +101,23 @@ async function handleSoap(port: Port, req: Request, res: Response, options: Endp
     if (!req.complete) res.set('connection', 'close');
     if (!(error instanceof WsagError) || !error.exposable) options.logger.error({ err: error, port: port.name }, 'request failed');
     const fault = faultEnvelope(version, error, options.now());
-    res.status(fault.status).type(contentType(version)).send(fault.xml);
+    sendEnvelope(res, fault.status, version, fault.xml);
   } finally {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     options.logger.info({ port: port.name, operation: operation?.name, caller: caller?.identity, outcome, ms: Math.round(ms * 10) / 10 }, 'soap');
     options.onRequest?.({ port: port.name, operation: operation?.name ?? 'unknown', outcome, seconds: ms / 1000 });
   }
+}
+
+/**
+ * Writes a SOAP answer with node:http itself: express's send would hash every envelope for
+ * an ETag (and test freshness), which answers to POSTs never use.
+ */
+function sendEnvelope(res: Response, status: number, version: SoapVersion, xml: string): void {
+  res.statusCode = status;
+  res.setHeader('content-type', contentType(version));
+  res.setHeader('content-length', Buffer.byteLength(xml, 'utf8'));
+  res.end(xml, 'utf8');
 }
 
 /** SOAP messages here are UTF-8 (and uncompressed): another declared charset or Content-Encoding is refused, not guessed at. */
