@@ -3,14 +3,12 @@ import { CapacityProfile } from './capacity-profile.js';
 import type { ClusterNode, Instant, JobRequirements } from './model.js';
 import { kthSmallest } from './kth-smallest.js';
 import { NodeTimeline, type NodeBooking, type Passable } from './node-timeline.js';
+import { SlotSearch, type SearchSpace } from './slot-search.js';
 
 /** A booking as the node's timeline and the owner's list both hold it (one object, so a change is seen by both). */
 interface OwnedBooking extends NodeBooking {
   node: number;
 }
-
-/** Bookings in the way a slot search scans per node, when it must scan (an owner to look past), before it settles for a lower bound. */
-const SCAN_BUDGET = 8;
 
 /** A change a trial may undo: a booking added or removed, or its end moved (`end`: where it ended before). */
 type JournalEntry = { op: 'book' | 'unbook' | 'end'; owner: string; booking: OwnedBooking; end: Instant };
@@ -22,13 +20,15 @@ type JournalEntry = { op: 'book' | 'unbook' | 'end'; owner: string; booking: Own
  * Planning Manager searches, so the two never disagree. Every change is journalled so a
  * trial re-plan (suspension's binary search) can be rolled back.
  */
-export class MachineManager {
+export class MachineManager implements SearchSpace {
   /** Busy nodes over time, all bookings. */
   readonly profile = new CapacityProfile();
   /** Busy nodes over time without soft owners (best-effort jobs, which give way to SLA jobs). */
   readonly firmProfile = new CapacityProfile();
   private readonly soft = new Set<string>();
   private readonly timelines: NodeTimeline[];
+  /** Per node: the end of its last booking (-Infinity: none), so a search passes a node free for good without asking its timeline. */
+  private readonly lastEnds: Float64Array;
   private readonly index = new Map<string, number>();
   /** Each owner's bookings: most jobs have one, kept without a list around it (100,000 live jobs: 5 MB). */
   private readonly owned = new Map<string, OwnedBooking | OwnedBooking[]>();
@@ -53,6 +53,7 @@ export class MachineManager {
 
   constructor(readonly nodes: readonly ClusterNode[]) {
     this.timelines = nodes.map(() => new NodeTimeline());
+    this.lastEnds = new Float64Array(nodes.length).fill(Number.NEGATIVE_INFINITY);
     const islands = new Map<string, number>();
     this.islandOf = Int32Array.from(nodes, (node) => {
       const name = node.island ?? '';
@@ -333,6 +334,7 @@ export class MachineManager {
     if (booking.end <= booking.start) return;
     booking.soft = this.soft.has(owner);
     (this.timelines[booking.node] as NodeTimeline).add(booking);
+    this.noteLastEnd(booking.node);
     const owned = this.owned.get(owner);
     if (owned === undefined) this.owned.set(owner, booking);
     else if (Array.isArray(owned)) owned.push(booking);
@@ -344,6 +346,7 @@ export class MachineManager {
   /** Removes a booking; `at` is its index in the owner's list when the caller knows it. */
   private remove(owner: string, booking: OwnedBooking, journal = true, at?: number): void {
     (this.timelines[booking.node] as NodeTimeline).remove(owner, booking.start);
+    this.noteLastEnd(booking.node);
     const owned = this.owned.get(owner);
     if (owned === booking) this.owned.delete(owner);
     else if (Array.isArray(owned)) {
@@ -360,9 +363,19 @@ export class MachineManager {
     const old = booking.end;
     if (end === old) return;
     (this.timelines[booking.node] as NodeTimeline).setEnd(owner, booking.start, end);
+    this.noteLastEnd(booking.node);
     if (end < old) this.changeProfile(owner, end, old, -1);
     else this.changeProfile(owner, old, end, 1);
     if (journal && this.depth > 0) this.journal.push({ op: 'end', owner, booking, end: old });
+  }
+
+  private noteLastEnd(node: number): void {
+    this.lastEnds[node] = (this.timelines[node] as NodeTimeline).lastEnd;
+  }
+
+  /** @internal for SlotSearch: each node's last booking end (see lastEnds). */
+  get lastBookingEnds(): Float64Array {
+    return this.lastEnds;
   }
 
   private changeProfile(owner: string, start: Instant, end: Instant, delta: number): void {
@@ -388,87 +401,6 @@ export class MachineManager {
   }
 }
 
-
-/** See MachineManager.search. */
-export class SlotSearch {
-  /** Per eligible node: no free stretch of the duration begins before this (exact where it equals the instant asked). */
-  private readonly bound: Float64Array;
-  /** Per eligible node: free for the duration from any start between its bound and this (the stretch found with the bound). */
-  private readonly latest: Float64Array;
-  /** Per eligible node: when its last booking before the instant asked ended, and until when that answer holds (-Infinity: not known yet). */
-  private readonly since: Float64Array;
-  private readonly sinceUntil: Float64Array;
-
-  constructor(
-    private readonly mm: MachineManager,
-    private readonly count: number,
-    private readonly eligible: readonly number[],
-    private readonly duration: number,
-    private readonly options: Passable & { oneIsland?: boolean; limit?: Instant },
-  ) {
-    this.bound = new Float64Array(eligible.length).fill(Number.NEGATIVE_INFINITY);
-    this.latest = new Float64Array(eligible.length).fill(Number.NEGATIVE_INFINITY);
-    this.since = new Float64Array(eligible.length);
-    this.sinceUntil = new Float64Array(eligible.length).fill(Number.NEGATIVE_INFINITY);
-  }
-
-  /** The nodes for a start at `start`, or a lower bound (> start) for any start that could work; Infinity if none ever can. */
-  at(start: Instant): { nodes: number[] } | { next: Instant } {
-    const { count, eligible, bound, latest, since, sinceUntil, options, mm } = this;
-    if (count === 0) return { nodes: [] };
-    if (eligible.length < count) return { next: Number.POSITIVE_INFINITY };
-    const limit = options.limit ?? Number.POSITIVE_INFINITY;
-    const list = mm.freeList;
-    let free = 0;
-    // `start` only grows from one call to the next (findSlot moves forward), so what was
-    // found for an earlier instant holds until the instant it was found to hold until.
-    for (let i = 0; i < eligible.length; i++) {
-      if ((bound[i] as number) > start) continue; // not free at start, and its bound still holds
-      const node = eligible[i] as number;
-      if ((latest[i] as number) >= start) bound[i] = start; // still inside the free stretch found before
-      else mm.timeline(node).earliestFreeInto(start, this.duration, options, limit, SCAN_BUDGET, bound, latest, i);
-      if (bound[i] !== start) continue;
-      if ((sinceUntil[i] as number) <= start) mm.timeline(node).freeSinceInto(start, since, sinceUntil, i);
-      list.nodes[free] = node;
-      list.since[free] = since[i] as number;
-      free++;
-    }
-    const nodes = free >= count ? mm.choose(free, count, options.oneIsland) : undefined;
-    if (nodes) return { nodes };
-    return { next: this.kthBound() };
-  }
-
-  /** The count-th smallest bound (in one island when one is required: the least over islands). */
-  private kthBound(): Instant {
-    const { count, eligible, bound, mm } = this;
-    if (!this.options.oneIsland) {
-      const values = mm.scratch(eligible.length);
-      values.set(bound);
-      return kthSmallest(values, eligible.length, count);
-    }
-    // Per island: the bounds of its nodes side by side in the scratch space.
-    const offsets = new Int32Array(mm.islands + 1);
-    for (const node of eligible) {
-      const slot = mm.islandIndex(node) + 1;
-      offsets[slot] = (offsets[slot] as number) + 1;
-    }
-    for (let island = 0; island < mm.islands; island++) offsets[island + 1] = (offsets[island + 1] as number) + (offsets[island] as number);
-    const filled = offsets.slice(0, mm.islands);
-    const values = mm.scratch(eligible.length);
-    for (let i = 0; i < eligible.length; i++) {
-      const island = mm.islandIndex(eligible[i] as number);
-      values[filled[island] as number] = bound[i] as number;
-      filled[island] = (filled[island] as number) + 1;
-    }
-    let next = Number.POSITIVE_INFINITY;
-    for (let island = 0; island < mm.islands; island++) {
-      const from = offsets[island] as number;
-      const size = (offsets[island + 1] as number) - from;
-      if (size >= count) next = Math.min(next, kthSmallest(values.subarray(from, from + size), size, count));
-    }
-    return next;
-  }
-}
 
 /** Packing order of free nodes (indices into the free list): the one whose last booking ended latest first, then the lower index. */
 function before(nodes: Int32Array, since: Float64Array, a: number, b: number): boolean {

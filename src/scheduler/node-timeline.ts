@@ -95,6 +95,12 @@ export class NodeTimeline {
     return candidate;
   }
 
+  /** End of the node's last booking (free for good from there), or -Infinity with none. */
+  get lastEnd(): number {
+    const n = this.all.count;
+    return n === 0 ? Number.NEGATIVE_INFINITY : this.all.item(n - 1).end;
+  }
+
   /** End of the last booking that ends at or before t (how tightly a new job would pack), or -Infinity. */
   freeSince(t: Instant): number {
     this.all.endBeforeInto(t, answer, ignored, 0);

@@ -66,6 +66,7 @@ describe('node timeline against a plain sorted list', () => {
           }
         });
         expect(timeline.setEnd('nobody', -1, 5)).toBe(false);
+        expect(timeline.lastEnd).toBe(list.length > 0 ? (list[list.length - 1] as NodeBooking).end : Number.NEGATIVE_INFINITY);
         expect(timeline.bookings.map((b) => [b.start, b.end, b.owner, b.soft === true])).toEqual(list.map((b) => [b.start, b.end, b.owner, b.soft === true]));
         for (const q of queries) {
           const ignore = q.ignore && list.length > 0 ? (list[q.t % list.length] as NodeBooking | undefined)?.owner : undefined;
