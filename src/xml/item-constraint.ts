@@ -1,5 +1,5 @@
 import { XmlElement, XmlAttribute, type XmlNode, type XsdValidator } from 'libxml2-wasm';
-import { canonicalXml } from './canonical.js';
+import { canonicalXml, standaloneSource } from './canonical.js';
 import { MalformedMessage } from '../domain/errors.js';
 import { compileSchema, describeValidationError } from './schema-set.js';
 import { parseXml } from './libxml.js';
@@ -24,6 +24,8 @@ const facetNames = new Set([
 ]);
 const particleNames = new Set(['sequence', 'choice', 'all', 'group']);
 const itemNs = 'urn:wsag-server:item-constraint';
+/** Verdicts a simple-type constraint keeps, per constraint. */
+const remembered = 256;
 const subjectName = 'ItemConstraintSubject';
 
 export function compileItemConstraint(constraint: XmlElement): ItemConstraintCheck {
@@ -50,14 +52,25 @@ function simpleCheck(children: XmlElement[]): ItemConstraintCheck {
     schemaShell(itemNs, `<xs:element name="Value"><xs:simpleType>${restriction}</xs:simpleType></xs:element>`),
     'item-constraint.xsd',
   );
+  const verdict = (value: string): string | undefined => {
+    const problem = validate(validator, `<v:Value xmlns:v="${itemNs}">${escapeXml(value)}</v:Value>`);
+    if (!problem) return undefined;
+    const facet = /\[facet '(\w+)'\]/.exec(problem)?.[1];
+    const detail = problem.replace(/^line \d+: Element '[^']*':\s*/, '').replace(/^\[facet '\w+'\]\s*/, '');
+    return facet ? `value "${value}" violates facet ${facet}: ${detail}` : `value "${value}" is not valid: ${detail}`;
+  };
+  // The verdict depends on the value alone, and offers repeat a few values (node counts, service levels):
+  // those seen lately are answered without a document to parse and validate. Bounded: cleared when full.
+  const seen = new Map<string, string | null>();
   return {
     violation(node) {
       const value = node instanceof XmlAttribute ? node.value : node.content;
-      const problem = validate(validator, `<v:Value xmlns:v="${itemNs}">${escapeXml(value)}</v:Value>`);
-      if (!problem) return undefined;
-      const facet = /\[facet '(\w+)'\]/.exec(problem)?.[1];
-      const detail = problem.replace(/^line \d+: Element '[^']*':\s*/, '').replace(/^\[facet '\w+'\]\s*/, '');
-      return facet ? `value "${value}" violates facet ${facet}: ${detail}` : `value "${value}" is not valid: ${detail}`;
+      const known = seen.get(value);
+      if (known !== undefined) return known ?? undefined;
+      const problem = verdict(value);
+      if (seen.size >= remembered) seen.clear();
+      if (value.length <= 256) seen.set(value, problem ?? null);
+      return problem;
     },
   };
 }
@@ -86,7 +99,8 @@ function particleCheck(particle: XmlElement): ItemConstraintCheck {
   return {
     violation(node) {
       if (!(node instanceof XmlElement)) return `selects a ${node.constructor.name}, but a content model constrains elements`;
-      const serialized = c14n(node);
+      // Written out on its own (not canonical): the text is only parsed again, as the instance validated.
+      const serialized = standaloneSource(node);
       const qname = node.prefix ? `${node.prefix}:${node.name}` : node.name;
       const renamedQName = node.prefix ? `${node.prefix}:${subjectName}` : subjectName;
       let instance = `<${renamedQName}${serialized.slice(qname.length + 1)}`;

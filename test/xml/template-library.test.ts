@@ -57,6 +57,12 @@ describe('the reference WSAG4J sample template (written by another implementatio
     expect(check(library, 'SAMPLE-TEMPLATE', offer)).toMatch(/Item 'ResourcesSDT_JobDefinition_JobDescription_Resources'.*content of jsdl:Resources/);
   });
 
+  it('enforces content models on an empty element written self-closing', () => {
+    const offer = offerFromTemplate(template).replace(/<jsdl:Resources>.*?<\/jsdl:Resources>/s, '<jsdl:Resources/>');
+    expect(offer).toContain('<jsdl:Resources/>');
+    expect(check(library, 'SAMPLE-TEMPLATE', offer)).toMatch(/Item 'ResourcesSDT_JobDefinition_JobDescription_Resources'.*content of jsdl:Resources does not match the constraint: .*Missing child element/);
+  });
+
   it('refuses the unfilled sample, naming the Item whose facet is not a number', () => {
     expect(() => TemplateLibrary.fromFiles([path.join(samples, 'wsag4j-sample-template.xml')])).toThrow(TemplateError);
     expect(() => TemplateLibrary.fromFiles([path.join(samples, 'wsag4j-sample-template.xml')])).toThrow(/Item '|violates the schema/);
