@@ -42,6 +42,8 @@ const connections = Number(option('connections', '64'));
 const targets = option('targets', 'sqlite,pg1,pg3').split(',');
 const keyType = option('key-type', 'ec') as 'rsa' | 'ec';
 const operation = option('operation', 'create') as 'create' | 'negotiate';
+/** Worker threads reading offers and signing (WSAG_DOCUMENT_THREADS); unset: the server's default for the machine. */
+const documentThreads = option('document-threads', '');
 const CLUSTER_NODES = 4096;
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-bench-concurrent-'));
@@ -49,6 +51,7 @@ const pki = path.join(work, 'pki');
 await createDemoPki({ dir: pki, force: false, keyType });
 const serverEnv = (extra: Record<string, string> = {}) => ({
   WSAG_CLUSTER_NODES: String(CLUSTER_NODES), WSAG_EXECUTOR: 'none', WSAG_SIGN_AGREEMENTS: 'on',
+  ...(documentThreads ? { WSAG_DOCUMENT_THREADS: documentThreads } : {}),
   WSAG_TLS_CERT: path.join(pki, 'server.pem'), WSAG_TLS_KEY: path.join(pki, 'server.key'), WSAG_CA_FILE: path.join(pki, 'ca.pem'), ...extra,
 });
 let dirs = 0;
@@ -199,7 +202,7 @@ try {
   publish([
     machineHeading(operation === 'negotiate' ? 'Negotiated agreements under concurrent load' : 'CreateAgreement under concurrent load'),
     '',
-    `Command: \`npm run bench:concurrent -- --seconds ${seconds} --connections ${connections} --targets ${targets.join(',')} --key-type ${keyType}${operation === 'negotiate' ? ' --operation negotiate' : ''}\` (autocannon, ${connections} connections, ${seconds} s after a 2 s warm-up, a ${CLUSTER_NODES}-node cluster, ${operation === 'negotiate' ? 'each connection negotiating its agreements: InitiateNegotiation, Negotiate with a Solicited offer answered Acceptable with the capacity held, CreateAgreement accepting it (latencies are of single requests)' : 'one CreateAgreement after another'}, every agreement signed with the demo PKI's ${keyType === 'ec' ? 'ECDSA P-256' : 'RSA 2048'} key; PostgreSQL ${pg ? 'with fsync and synchronous_commit on, on the same machine' : 'not run'}). The load generator runs on the same two cores.`,
+    `Command: \`npm run bench:concurrent -- --seconds ${seconds} --connections ${connections} --targets ${targets.join(',')} --key-type ${keyType}${operation === 'negotiate' ? ' --operation negotiate' : ''}${documentThreads ? ` --document-threads ${documentThreads}` : ''}\` (autocannon, ${connections} connections, ${seconds} s after a 2 s warm-up, a ${CLUSTER_NODES}-node cluster, ${documentThreads ? `${documentThreads} document threads (WSAG_DOCUMENT_THREADS), ` : ''}${operation === 'negotiate' ? 'each connection negotiating its agreements: InitiateNegotiation, Negotiate with a Solicited offer answered Acceptable with the capacity held, CreateAgreement accepting it (latencies are of single requests)' : 'one CreateAgreement after another'}, every agreement signed with the demo PKI's ${keyType === 'ec' ? 'ECDSA P-256' : 'RSA 2048'} key; PostgreSQL ${pg ? 'with fsync and synchronous_commit on, on the same machine' : 'not run'}). The load generator runs on the same two cores.`,
     '',
     `Floors in the same run: a bare node:http server answering the same request, ${floorHttp.perSecond.toFixed(0)} requests/s (p99 ${floorHttp.p99.toFixed(0)} ms); SQLite fsync'd commits, ${floorCommits.toFixed(0)}/s.`,
     '',

@@ -76,7 +76,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       await accounting.settlement.idle();
       await assembled.slurm?.idle();
       if (!parts.front) await base.front.close();
-      await base.signer?.close();
+      await base.documents.close();
       if (!parts.store) await base.store?.close();
       base.lock?.release();
     },

@@ -4,19 +4,20 @@ import os from 'node:os';
 import { pino, type Logger } from 'pino';
 import { loadCredential } from '../crypto/credentials.js';
 import { TrustStore } from '../crypto/trust-store.js';
+import type { SigningCredentials } from '../crypto/xml-signature.js';
 import { signUsageRecord } from '../crypto/usage-record-signature.js';
-import { SigningPool } from '../crypto/signing-pool.js';
 import type { PriceList } from '../domain/pricing.js';
 import { ObservedAgreementRepository } from '../engine/agreements/index.js';
 import { AuditService } from '../engine/audit/index.js';
 import { ConfigError, type ServerConfig } from '../engine/configuration/index.js';
 import { readPeersFile, type PeersConfig } from '../engine/migration/index.js';
 import type { PlanningService } from '../engine/planning/index.js';
-import type { AgreementRepository, Clock, IdSource, NegotiationRepository } from '../engine/ports.js';
+import type { AgreementRepository, AgreementSigner, Clock, IdSource, NegotiationRepository } from '../engine/ports.js';
 import type { AccountStore, UsageRecordStore } from '../engine/accounting/index.js';
 import type { PeerProviders } from '../engine/migration/index.js';
 import type { ResourceManager, RuntimeClock } from '../runtime/index.js';
 import { DataDirLock } from '../store/data-dir-lock.js';
+import { DocumentThreads } from '../workers/document-threads.js';
 import { SchemaSet } from '../xml/schema-set.js';
 import { TemplateLibrary } from '../xml/template-library.js';
 import { Front } from './front.js';
@@ -71,8 +72,10 @@ export interface Foundations {
   prices: PriceList;
   urls: Urls;
   trust?: TrustStore;
-  /** Signs agreements (on worker threads: WSAG_SIGNING_THREADS); closed with the server. */
-  signer?: SigningPool;
+  /** Reads CreateAgreement offers and signs agreements (on worker threads: WSAG_DOCUMENT_THREADS); closed with the server. */
+  documents: DocumentThreads;
+  /** Signs agreements as the provider, when signing is on (the documents' signer). */
+  signer?: AgreementSigner;
   recordSigner?: RecordSigner;
   templates: TemplateLibrary;
   peers?: PeersConfig;
@@ -91,7 +94,11 @@ export async function openFoundations(config: ServerConfig, parts: ServerParts):
   const logger = parts.logger ?? pino({ level: config.logLevel });
   const clock = parts.clock ?? systemClock;
   SchemaSet.get(); // compile once at start-up: a broken schema stops the server here
-  const security = securityParts(config);
+  const { credentials, ...security } = securityParts(config);
+  // By default one core stays with the event loop and one with the rest of the process (the
+  // log syncs, garbage collection, the OS); the others read offers and sign. On two cores that
+  // means none (docs/benchmarks.md weighs one thread there).
+  const documents = DocumentThreads.start(config.documentThreads ?? Math.max(0, os.availableParallelism() - 2), credentials);
   const templates = TemplateLibrary.fromDirectory(config.templatesDir);
   const peers = config.peers ?? (config.peersFile ? readPeersFile(config.peersFile) : undefined);
   const ownStore = !(parts.repository && parts.negotiationRepository) && !parts.store;
@@ -114,6 +121,8 @@ export async function openFoundations(config: ServerConfig, parts: ServerParts):
     prices: { currency: config.currency, nodeHour: config.nodeHourPrice, preparatoryFeeRate: config.preparatoryFeeRate, curve: config.priceCurve },
     urls: { base: config.publicUrl?.replace(/\/$/, '') ?? '' },
     ...security,
+    documents,
+    ...(documents.signer ? { signer: documents.signer } : {}),
     templates,
     ...(peers ? { peers } : {}),
     ...(store ? { store } : {}),
@@ -131,20 +140,16 @@ export interface RecordSigner {
   sign(record: string): string;
 }
 
-/** The trusted CAs (when the CA file exists) and the provider's agreement signer (when signing is on). */
-function securityParts(config: ServerConfig): { trust?: TrustStore; signer?: SigningPool; recordSigner?: RecordSigner } {
+/** The trusted CAs (when the CA file exists) and the provider's signing credentials (when signing is on). */
+function securityParts(config: ServerConfig): { trust?: TrustStore; credentials?: SigningCredentials; recordSigner?: RecordSigner } {
   const trust = fs.existsSync(config.caFile) ? attempt('WSAG_CA_FILE', () => TrustStore.fromFile(config.caFile)) : undefined;
   if (!config.signAgreements) return trust ? { trust } : {};
   const credential = attempt('WSAG_TLS_CERT / WSAG_TLS_KEY', () => loadCredential(config.tlsCertFile, config.tlsKeyFile));
   const chain = [credential.certificate, ...credential.chain];
-  // By default one core stays with the event loop and one with the rest of the process (the
-  // log syncs, garbage collection, the OS); the others sign. On two cores one signing thread
-  // bought 9 % more creates but doubled p99 (docs/benchmarks.md), so two cores sign on the loop.
-  const threads = config.signingThreads ?? Math.max(0, os.availableParallelism() - 2);
-  const signer = SigningPool.start({ key: credential.privateKey, chain }, threads);
   // Usage records are signed by the same key, the same way (src/crypto/usage-record-signature.ts).
   const recordSigner: RecordSigner = { sign: (record) => signUsageRecord(record, { key: credential.privateKey, chain }) };
-  return trust ? { trust, signer, recordSigner } : { signer, recordSigner };
+  const credentials = { key: credential.privateKey, chain };
+  return trust ? { trust, credentials, recordSigner } : { credentials, recordSigner };
 }
 
 /** Runs `load`; a failure is a ConfigError naming the setting. */

@@ -34,7 +34,7 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime): R
     anonymous: config.anonymous,
     admins: config.admins,
   });
-  const services = { factory: agreementFactory(base), agreements: base.agreements, negotiations: base.negotiations, templates: base.templates };
+  const services = { factory: agreementFactory(base), agreements: base.agreements, negotiations: base.negotiations, templates: base.templates, offers: base.documents };
   const app = createApp({
     ports: [...agreementPorts(services), ...negotiationPorts(services)],
     agreements: base.agreements,

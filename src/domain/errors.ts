@@ -119,3 +119,19 @@ export class ServiceUnavailable extends WsagError {
   readonly code = 'ServiceUnavailable';
   override readonly isClientError = false;
 }
+
+/**
+ * Each fault's class by its code, so a fault raised on another thread (src/workers) is
+ * raised again here as itself, with its message (extra fields such as `available` do not
+ * cross). MustUnderstand is not among them: it needs the header blocks, and only the thread
+ * that reads the envelope raises it.
+ */
+export const faultClasses: Readonly<Record<string, new (message: string) => WsagError>> = Object.fromEntries(
+  [
+    MalformedMessage, MessageTooLarge, UnsupportedMediaType, MethodNotAllowed, SchemaViolation,
+    ActionNotSupported, UnknownTemplate, CreationConstraintViolation, CannotSatisfy, UnknownResource,
+    InvalidResourcePropertyQName, NotAuthorized, OfferExpired, NegotiationClosed, TooManyRounds,
+    InvalidStateTransition, InternalError, InvalidTerms, UnsupportedTerm, UnknownAccount, InsufficientFunds,
+    ShareExceeded, NotAuthenticated, SignatureInvalid, ServiceUnavailable,
+  ].map((fault) => [new fault('').code, fault]),
+);

@@ -2,7 +2,6 @@ import type { XmlElement } from 'libxml2-wasm';
 import { c14n } from '../xml/item-constraint.js';
 import { agreementProperties, agreementPropertiesDocument } from '../xml/agreement-properties.js';
 import { ns } from '../xml/namespaces.js';
-import { readOffer } from '../xml/offer-reader.js';
 import { SchemaSet } from '../xml/schema-set.js';
 import { childElements, requiredChildren } from './body-children.js';
 import { endpointReference, referenceParameter } from './endpoint-reference.js';
@@ -38,8 +37,7 @@ export function agreementPorts(services: SoapServices): Port[] {
     action: wsagAction('AgreementFactory', 'CreateAgreementRequest'),
     responseAction: wsagAction('AgreementFactory', 'CreateAgreementResponse'),
     async handle(ctx) {
-      SchemaSet.get().validate(ctx.request.body, 'wsag:CreateAgreementInput');
-      const offer = readOffer(child(ctx.request.body, 'AgreementOffer'));
+      const offer = await services.offers.readAgreementOffer(ctx.request, 'CreateAgreementInput');
       const agreement = await services.factory.createAgreement(offer, ctx.caller);
       return `<wsag:CreateAgreementResponse xmlns:wsag="${ns.wsag}">${agreementEpr('CreatedAgreementEPR', ctx.baseUrl, agreement.id)}</wsag:CreateAgreementResponse>`;
     },
@@ -71,8 +69,7 @@ export function agreementPorts(services: SoapServices): Port[] {
     action: wsagAction('PendingAgreementFactory', 'CreatePendingAgreementRequest'),
     responseAction: wsagAction('PendingAgreementFactory', 'CreatePendingAgreementResponse'),
     async handle(ctx) {
-      SchemaSet.get().validate(ctx.request.body, 'wsag:CreatePendingAgreementInput');
-      const offer = readOffer(child(ctx.request.body, 'AgreementOffer'));
+      const offer = await services.offers.readAgreementOffer(ctx.request, 'CreatePendingAgreementInput');
       const acceptanceEpr = optionalChild(ctx.request.body, 'AgreementAcceptanceEPR');
       const agreement = await services.factory.createPendingAgreement(offer, ctx.caller, acceptanceEpr && c14n(acceptanceEpr));
       return `<wsag:CreatePendingAgreementResponse xmlns:wsag="${ns.wsag}">${agreementEpr('CreatedAgreementEPR', ctx.baseUrl, agreement.id)}</wsag:CreatePendingAgreementResponse>`;

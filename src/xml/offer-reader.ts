@@ -66,9 +66,11 @@ export class XmlReceivedOffer implements ReceivedOffer {
   readonly eligibleParties: string[];
   readonly expiresAt?: Date;
   readonly #hasChoices: boolean;
+  readonly #parts: XmlOfferParts;
   #alternatives: XmlReceivedOffer[] | undefined;
 
   constructor(parts: XmlOfferParts) {
+    this.#parts = parts;
     this.name = parts.name;
     this.templateId = parts.templateId;
     this.templateName = parts.templateName;
@@ -99,6 +101,11 @@ export class XmlReceivedOffer implements ReceivedOffer {
   /** The wsag:Terms element, canonical XML, worked out when first asked for (see offerXml). */
   get termsXml(): string {
     return (this.#termsXml ??= canonicalOfSource(this.termsSource));
+  }
+
+  /** What the offer was made from: plain data, so it can cross to another thread and be made into the same offer there. */
+  toParts(): XmlOfferParts {
+    return this.#parts;
   }
 
   /** Built on first use (see alternatives.ts): most offers have no choices. */

@@ -126,3 +126,13 @@ describe('WSAG_CLUSTER_FILE', () => {
     expect(defaultConfig.cluster).toBeUndefined();
   });
 });
+
+describe('document threads', () => {
+  it('WSAG_DOCUMENT_THREADS, or WSAG_SIGNING_THREADS, its earlier name, when it is not set; unset: the machine decides', () => {
+    expect(loadConfig({}).documentThreads).toBeUndefined();
+    expect(loadConfig({ WSAG_DOCUMENT_THREADS: '3' }).documentThreads).toBe(3);
+    expect(loadConfig({ WSAG_SIGNING_THREADS: '2' }).documentThreads).toBe(2);
+    expect(loadConfig({ WSAG_DOCUMENT_THREADS: '0', WSAG_SIGNING_THREADS: '2' }).documentThreads).toBe(0);
+    expect(() => loadConfig({ WSAG_DOCUMENT_THREADS: '65' })).toThrow(/WSAG_DOCUMENT_THREADS/);
+  });
+});

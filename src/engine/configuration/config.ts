@@ -122,10 +122,12 @@ export interface ServerConfig {
   /** Whether the provider signs the agreements it creates (with the TLS certificate and key). Env WSAG_SIGN_AGREEMENTS (on | off). Default on when the certificate and key files exist. */
   signAgreements: boolean;
   /**
-   * Worker threads that sign agreements, so signing runs beside the event loop; 0 signs on
-   * it. Env WSAG_SIGNING_THREADS. Default (unset): two fewer than the machine's cores.
+   * Worker threads for the document work of CreateAgreement (reading offers, signing
+   * agreements), so it runs beside the event loop; 0 does it on the loop. Env
+   * WSAG_DOCUMENT_THREADS (WSAG_SIGNING_THREADS, its earlier name, still counts). Default
+   * (unset): two fewer than the machine's cores.
    */
-  signingThreads?: number;
+  documentThreads?: number;
   /**
    * Who runs the jobs of accepted agreements. Env WSAG_EXECUTOR: `local` (each job a local
    * process, checkpoints as files), `simulated` (nothing runs; each job takes its planned
@@ -234,7 +236,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     ...(env.WSAG_DATABASE_URL?.trim() ? { databaseUrl: databaseUrl(env.WSAG_DATABASE_URL.trim()) } : {}),
     ...(env.WSAG_INSTANCE_URL?.trim() ? { instanceUrl: env.WSAG_INSTANCE_URL.trim().replace(/\/$/, '') } : {}),
     ...(env.WSAG_CLUSTER_SECRET ? { clusterSecret: env.WSAG_CLUSTER_SECRET } : {}),
-    ...(env.WSAG_SIGNING_THREADS ? { signingThreads: integer(env, 'WSAG_SIGNING_THREADS', 0, 0, 64) } : {}),
+    ...(env.WSAG_DOCUMENT_THREADS ? { documentThreads: integer(env, 'WSAG_DOCUMENT_THREADS', 0, 0, 64) } : {}),
+    ...(env.WSAG_SIGNING_THREADS && !env.WSAG_DOCUMENT_THREADS ? { documentThreads: integer(env, 'WSAG_SIGNING_THREADS', 0, 0, 64) } : {}),
     nodeHourPrice: decimal(env, 'WSAG_NODE_HOUR_PRICE', defaultConfig.nodeHourPrice, 0, 1e9),
     preparatoryFeeRate: decimal(env, 'WSAG_PREPARATORY_FEE_RATE', defaultConfig.preparatoryFeeRate, 0, 1),
     priceCurve: priceCurve(env),

@@ -1,0 +1,59 @@
+import { Piscina } from 'piscina';
+import { faultClasses, InternalError } from '../domain/errors.js';
+import type { AgreementSigner } from '../engine/ports.js';
+import { signAgreement, type SigningCredentials } from '../crypto/xml-signature.js';
+import { sameThreadOfferReader, type AgreementOfferInput, type AgreementOfferReader } from '../soap/agreement-offer-input.js';
+import type { SoapRequest } from '../soap/envelope.js';
+import { XmlReceivedOffer } from '../xml/offer-reader.js';
+import type { DocumentWorkerData, OfferReading } from './document-worker.js';
+
+/**
+ * The document work of a CreateAgreement that needs nothing but the document: reading the
+ * offer (parse, schema validation, the domain view) and signing the agreement. On worker
+ * threads (piscina) it runs beside the event loop, which keeps admission, the store and
+ * HTTP; with no threads, on the calling thread. Either way the results and faults are the
+ * same. `close()` ends the threads.
+ */
+export class DocumentThreads implements AgreementOfferReader {
+  /** Signs agreements as the provider: present when started with signing credentials. */
+  readonly signer?: AgreementSigner;
+
+  private constructor(
+    private readonly pool: Piscina | undefined,
+    credentials: SigningCredentials | undefined,
+  ) {
+    if (credentials) this.signer = { sign: (document) => this.sign(document, credentials) };
+  }
+
+  static start(threads: number, credentials?: SigningCredentials): DocumentThreads {
+    if (threads === 0) return new DocumentThreads(undefined, credentials);
+    // Run from the TypeScript sources (tests), the worker loads them through tsx.
+    const worker = import.meta.url.endsWith('.ts') ? './document-worker-from-sources.mjs' : './document-worker.js';
+    const workerData: DocumentWorkerData = credentials
+      ? { signing: { keyPem: credentials.key.export({ type: 'pkcs8', format: 'pem' }) as string, chainPem: credentials.chain.map((c) => c.toString()) } }
+      : {};
+    const pool = new Piscina({ filename: new URL(worker, import.meta.url).href, workerData, minThreads: threads, maxThreads: threads });
+    return new DocumentThreads(pool, credentials);
+  }
+
+  get threads(): number {
+    return this.pool?.threads.length ?? 0;
+  }
+
+  async readAgreementOffer(request: SoapRequest, input: AgreementOfferInput): Promise<XmlReceivedOffer> {
+    if (!this.pool || request.text === undefined) return sameThreadOfferReader.readAgreementOffer(request, input);
+    const reading = (await this.pool.run({ text: request.text, input }, { name: 'readAgreementOffer' })) as OfferReading;
+    if ('parts' in reading) return new XmlReceivedOffer(reading.parts);
+    const Fault = faultClasses[reading.fault.code] ?? InternalError;
+    throw new Fault(reading.fault.message);
+  }
+
+  private async sign(document: string, credentials: SigningCredentials): Promise<string> {
+    if (!this.pool) return signAgreement(document, credentials);
+    return (await this.pool.run(document, { name: 'sign' })) as string;
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.destroy();
+  }
+}

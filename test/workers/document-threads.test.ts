@@ -1,0 +1,133 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyAgreementSignatures, type ValidateChain } from '../../src/crypto/xml-signature.js';
+import { InvalidTerms, SchemaViolation, type WsagError } from '../../src/domain/errors.js';
+import type { AgreementOfferInput } from '../../src/soap/agreement-offer-input.js';
+import { readEnvelope, type SoapRequest } from '../../src/soap/envelope.js';
+import { DocumentThreads } from '../../src/workers/document-threads.js';
+import { withXml } from '../../src/xml/libxml.js';
+import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
+import type { XmlReceivedOffer } from '../../src/xml/offer-reader.js';
+import { TemplateLibrary } from '../../src/xml/template-library.js';
+import { agreementXml } from '../crypto/xml-signature-fixtures.js';
+import { createTestPki, trustingTestCa, type TestPki } from '../crypto/xml-signature-pki.js';
+import { createAgreementBody, soap11 } from '../support/soap.js';
+import { projectRoot } from '../support/server.js';
+import { requireTool } from '../support/tools.js';
+
+/** The test PKI is made with the openssl CLI. */
+const available = requireTool('openssl');
+let pki: TestPki;
+let validateChain: ValidateChain;
+beforeAll(() => {
+  if (!available) return;
+  pki = createTestPki();
+  validateChain = trustingTestCa(pki);
+});
+afterAll(() => pki?.remove());
+
+const credentials = () => ({ key: pki.provider.key, chain: pki.provider.chain });
+const deadlineTemplate = TemplateLibrary.fromDirectory(path.join(projectRoot, 'templates'))
+  .render(new Date('2026-11-21T12:00:00Z'))
+  .find((t) => t.includes('<wsag:Name>deadline-job</wsag:Name>')) as string;
+
+/** Reads the offer of a CreateAgreement envelope through `threads`, as the SOAP port does: the envelope parsed here, its text handed over. */
+function read(threads: DocumentThreads, envelope: string, input: AgreementOfferInput = 'CreateAgreementInput'): Promise<XmlReceivedOffer> {
+  return withXml(envelope, 'SOAP message', (doc) => {
+    const request: SoapRequest = { ...readEnvelope(doc), text: envelope };
+    return threads.readAgreementOffer(request, input);
+  });
+}
+/** The fault a reading ends with (the test fails if it reads). */
+const refusal = (reading: Promise<unknown>) => reading.then(() => { throw new Error('the offer was read'); }, (error: unknown) => error as WsagError);
+/** What an offer read says, without the parts only a class carries. */
+const view = (offer: XmlReceivedOffer) => ({ ...offer.toParts(), offerXml: offer.offerXml, alternatives: offer.alternatives().length });
+
+describe.runIf(available)('DocumentThreads: signing', () => {
+  for (const threads of [0, 2]) {
+    it(`with ${threads} worker threads: every agreement signed at once verifies as the provider's, on its own document`, async () => {
+      const documents = DocumentThreads.start(threads, credentials());
+      try {
+        expect(documents.threads).toBe(threads);
+        const inputs = Array.from({ length: 12 }, (_, i) => agreementXml('deadline-job', `agreement-${i}`));
+        const signed = await Promise.all(inputs.map((d) => documents.signer?.sign(d) as Promise<string>));
+        signed.forEach((xml, i) => {
+          expect(xml).toContain(`agreement-${i}`);
+          expect(verifyAgreementSignatures(xml, { validateChain, at: new Date() }).provider.identity).toContain('CN=provider.example.org');
+        });
+      } finally {
+        await documents.close();
+      }
+      expect(documents.threads).toBe(0);
+    });
+  }
+
+  it('compiled (dist/, as npm start runs it), signs and reads offers on its thread with the compiled worker', async () => {
+    // `npm test` builds dist/ before the tests run.
+    const compiled = (await import(new URL('../../dist/workers/document-threads.js', import.meta.url).href)) as typeof import('../../src/workers/document-threads.js');
+    const documents = compiled.DocumentThreads.start(1, credentials());
+    try {
+      expect(documents.threads).toBe(1);
+      const signed = await (documents.signer?.sign(agreementXml()) as Promise<string>);
+      expect(verifyAgreementSignatures(signed, { validateChain, at: new Date() }).provider.identity).toContain('CN=provider.example.org');
+      const offer = await read(documents, soap11(createAgreementBody(offerFromTemplate(deadlineTemplate))));
+      expect(offer.templateId).toBe('deadline-job-v1');
+    } finally {
+      await documents.close();
+    }
+  });
+
+  it('refuses, as signing on the loop does, a document that is already signed', async () => {
+    const documents = DocumentThreads.start(1, credentials());
+    try {
+      const signed = await (documents.signer?.sign(agreementXml()) as Promise<string>);
+      await expect(documents.signer?.sign(signed)).rejects.toThrow('already signed');
+    } finally {
+      await documents.close();
+    }
+  });
+});
+
+describe('DocumentThreads: reading offers', () => {
+  it('without signing credentials, has no signer and still reads offers on its thread', async () => {
+    const documents = DocumentThreads.start(1);
+    try {
+      expect(documents.signer).toBeUndefined();
+      expect((await read(documents, soap11(createAgreementBody(offerFromTemplate(deadlineTemplate))))).name).toBe('deadline-job');
+    } finally {
+      await documents.close();
+    }
+  });
+
+  it('reads on a thread the very offer the calling thread reads, and raises the same faults by class and message', async () => {
+    const here = DocumentThreads.start(0);
+    const there = DocumentThreads.start(1);
+    try {
+      const good = soap11(createAgreementBody(offerFromTemplate(deadlineTemplate, [{ location: 'NodeCount', value: '3' }])));
+      const offerHere = await read(here, good);
+      const offerThere = await read(there, good);
+      expect(offerThere.request.nodeCount).toBe(3);
+      expect(view(offerThere)).toEqual(view(offerHere));
+      expect(offerThere.expiresAt).toEqual(offerHere.expiresAt);
+
+      const pending = good.replace(/CreateAgreementInput/g, 'CreatePendingAgreementInput');
+      expect(view(await read(there, pending, 'CreatePendingAgreementInput'))).toEqual(view(await read(here, pending, 'CreatePendingAgreementInput')));
+
+      const bad: Array<[string, typeof SchemaViolation | typeof InvalidTerms]> = [
+        [good.replace('<wsag:Terms', '<wsag:Bogus/><wsag:Terms'), SchemaViolation],
+        [good.replace(/<sla:Deadline>[^<]*<\/sla:Deadline>/, '<sla:Deadline>2026-02-30T12:00:00Z</sla:Deadline>'), SchemaViolation],
+        [good.replace(/<jsdl:Exact>3<\/jsdl:Exact>/, '<jsdl:Exact>0</jsdl:Exact>'), InvalidTerms],
+      ];
+      for (const [envelope, kind] of bad) {
+        const faultHere = await refusal(read(here, envelope));
+        const faultThere = await refusal(read(there, envelope));
+        expect(faultHere).toBeInstanceOf(kind);
+        expect(faultThere).toBeInstanceOf(kind);
+        expect(faultThere.message).toBe(faultHere.message);
+      }
+    } finally {
+      await here.close();
+      await there.close();
+    }
+  });
+});
