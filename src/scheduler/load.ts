@@ -9,7 +9,7 @@ import type { ClusterDescription, Instant } from './model.js';
  * (src/domain/pricing.ts) reads its price factor from this.
  */
 export function firmLoad(cluster: ClusterDescription, mm: MachineManager, start: Instant, end: Instant, excluding: readonly string[] = []): number {
-  const capacity = cluster.nodes.filter((n) => !n.buffer).length * (end - start);
+  const capacity = slaNodeCount(cluster) * (end - start);
   if (!(capacity > 0)) return 0;
   let area = mm.firmProfile.busyArea(start, end);
   for (const owner of excluding) {
@@ -17,4 +17,15 @@ export function firmLoad(cluster: ClusterDescription, mm: MachineManager, start:
     for (const b of mm.bookingsOf(owner)) area -= Math.max(0, Math.min(b.end, end) - Math.max(b.start, start));
   }
   return Math.min(1, Math.max(0, area / capacity));
+}
+
+/** Nodes that are not buffer nodes, counted once per cluster description (every quote asks, and a cluster has thousands). */
+const slaNodes = new WeakMap<ClusterDescription['nodes'], number>();
+function slaNodeCount(cluster: ClusterDescription): number {
+  let count = slaNodes.get(cluster.nodes);
+  if (count === undefined) {
+    count = cluster.nodes.filter((n) => !n.buffer).length;
+    slaNodes.set(cluster.nodes, count);
+  }
+  return count;
 }
