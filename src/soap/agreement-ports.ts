@@ -3,7 +3,7 @@ import { c14n } from '../xml/item-constraint.js';
 import { agreementProperties, agreementPropertiesDocument } from '../xml/agreement-properties.js';
 import { ns } from '../xml/namespaces.js';
 import { SchemaSet } from '../xml/schema-set.js';
-import { childElements, requiredChildren } from './body-children.js';
+import { childElements } from './body-children.js';
 import { endpointReference, referenceParameter } from './endpoint-reference.js';
 import type { Operation, OperationContext, Port } from './operation.js';
 import { propertyKey, resourcePropertyOperations } from './resource-properties.js';
@@ -141,10 +141,6 @@ export function agreementEpr(element: string, baseUrl: string, id: string): stri
 }
 
 const agreementIdFrom = (ctx: OperationContext): string => referenceParameter(ctx, 'AgreementId');
-
-function child(parent: XmlElement, local: string): XmlElement {
-  return requiredChildren(parent, ns.wsag, `wsag:${local}`)[0] as XmlElement;
-}
 
 function optionalChild(parent: XmlElement, local: string): XmlElement | undefined {
   return childElements(parent, ns.wsag, local)[0];
