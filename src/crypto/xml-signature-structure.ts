@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { XmlElement, XmlText, type XmlDocument, type XmlNode } from 'libxml2-wasm';
 import { SignatureInvalid } from '../domain/errors.js';
 import { ns } from '../xml/namespaces.js';
+import { all, evaluate } from '../xml/xpath.js';
 import { algorithm, dsNs, referenceTransforms, signatureMethods, type SignatureMethod } from './xml-signature-algorithms.js';
 
 /**
@@ -33,7 +34,6 @@ export interface SignatureParts {
   certificates: X509Certificate[];
 }
 
-const prefixes = { wsag: ns.wsag, ds: dsNs };
 const digestBytes = 32;
 
 /** Throws SignatureInvalid "<where>: <problem>". */
@@ -90,11 +90,11 @@ export function locateAgreement(doc: XmlDocument): AgreementParts {
   }
   const [context, terms] = children.slice(-2) as [XmlElement, XmlElement];
   for (const name of ['Context', 'Terms']) {
-    const count = doc.eval(`count(//wsag:${name})`, prefixes) as number;
+    const count = evaluate(root, `count(//wsag:${name})`) as number;
     if (count !== 1) agreementError(`the document holds ${count} wsag:${name} elements; only the one child of wsag:AgreementOffer is allowed`);
   }
 
-  const signatures = doc.find('//ds:Signature', prefixes) as XmlElement[];
+  const signatures = all(root, '//ds:Signature');
   const inContext = signatures.filter((s) => s.parent?.isSameNode(context));
   if (inContext.length > 1) agreementError(`wsag:Context holds ${inContext.length} ds:Signature elements; exactly one provider signature is allowed`);
   const providerSignature = inContext[0];
@@ -108,7 +108,7 @@ export function locateAgreement(doc: XmlDocument): AgreementParts {
   if (stray) {
     agreementError(`a ds:Signature at ${pathOf(stray)} is outside the two signature places (the provider's, a child of wsag:Context; the initiator's, in the provider's ds:Object)`);
   }
-  const strayObject = (doc.find('//ds:Object', prefixes) as XmlElement[]).find((o) => !providerSignature || !o.parent?.isSameNode(providerSignature));
+  const strayObject = all(root, '//ds:Object').find((o) => !providerSignature || !o.parent?.isSameNode(providerSignature));
   if (strayObject) agreementError(`a ds:Object at ${pathOf(strayObject)}: only the provider signature may hold one, for the countersignature`);
   return { root, context, terms, providerSignature, countersignature: countersignatures[0] };
 }
