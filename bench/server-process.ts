@@ -2,6 +2,12 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 
+/** The node flags `npm start` runs the server with (package.json's start script), so the benchmarks measure the same process. */
+function startFlags(): string[] {
+  const start = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
+  return start.slice(start.indexOf('node') + 1, start.indexOf('dist/main.js'));
+}
+
 /** The compiled server, as `npm start` runs it, built from the sources once per benchmark run. */
 let built = false;
 function compiledServer(): string {
@@ -15,7 +21,7 @@ export async function startProcess(dataDir: string, env: Record<string, string>)
   const started = performance.now();
   // BENCH_SERVER_FLAGS: node flags for the server only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it under the load.
   const flags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...flags, server], {
+  const child = spawn(process.execPath, [...startFlags(), ...flags, server], {
     env: { ...process.env, PORT: '0', WSAG_DATA_DIR: dataDir, WSAG_ADMINS: 'anonymous', LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,6 +1,7 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=8
 // The `wsag` command: the compiled CLI (dist/, built by `npm run build`, which `npm install`
-// runs as its prepare step), from any working directory.
+// runs as its prepare step), from any working directory. V8's young generation is capped
+// at 8 MiB per semi-space, as `npm start` does it (docs/deployment.md, "Memory and restart time").
 import fs from 'node:fs';
 
 const main = new URL('../dist/cli/main.js', import.meta.url);
