@@ -3,6 +3,7 @@ import { CapacityProfile } from './capacity-profile.js';
 import type { ClusterNode, Instant, JobRequirements } from './model.js';
 import { kthSmallest } from './kth-smallest.js';
 import { NodeTimeline, type NodeBooking, type Passable } from './node-timeline.js';
+import { FreeStretchMemo } from './free-stretch-memo.js';
 import { SlotSearch, type SearchSpace } from './slot-search.js';
 
 /** A booking as the node's timeline and the owner's list both hold it (one object, so a change is seen by both). */
@@ -29,6 +30,8 @@ export class MachineManager implements SearchSpace {
   private readonly timelines: NodeTimeline[];
   /** Per node: the end of its last booking (-Infinity: none), so a search passes a node free for good without asking its timeline. */
   private readonly lastEnds: Float64Array;
+  /** What slot searches last learnt from each node's timeline (see FreeStretchMemo). */
+  readonly freeStretches: FreeStretchMemo;
   private readonly index = new Map<string, number>();
   /** Each owner's bookings: most jobs have one, kept without a list around it (100,000 live jobs: 5 MB). */
   private readonly owned = new Map<string, OwnedBooking | OwnedBooking[]>();
@@ -54,6 +57,7 @@ export class MachineManager implements SearchSpace {
   constructor(readonly nodes: readonly ClusterNode[]) {
     this.timelines = nodes.map(() => new NodeTimeline());
     this.lastEnds = new Float64Array(nodes.length).fill(Number.NEGATIVE_INFINITY);
+    this.freeStretches = new FreeStretchMemo(nodes.length);
     const islands = new Map<string, number>();
     this.islandOf = Int32Array.from(nodes, (node) => {
       const name = node.island ?? '';
@@ -289,6 +293,7 @@ export class MachineManager implements SearchSpace {
     for (const b of this.bookingsOf(owner)) {
       this.firmProfile.add(b.start, b.end, soft ? -1 : 1);
       (this.timelines[b.node] as NodeTimeline).setSoft(owner, b.start, soft);
+      this.freeStretches.forget(b.node);
     }
   }
 
@@ -369,8 +374,10 @@ export class MachineManager implements SearchSpace {
     if (journal && this.depth > 0) this.journal.push({ op: 'end', owner, booking, end: old });
   }
 
+  /** After any change to a node's bookings: what the searches keep about the node follows. */
   private noteLastEnd(node: number): void {
     this.lastEnds[node] = (this.timelines[node] as NodeTimeline).lastEnd;
+    this.freeStretches.forget(node);
   }
 
   /** @internal for SlotSearch: each node's last booking end (see lastEnds). */

@@ -1,5 +1,6 @@
 import { kthSmallest } from './kth-smallest.js';
 import type { Instant } from './model.js';
+import type { FreeStretchMemo } from './free-stretch-memo.js';
 import type { NodeTimeline, Passable } from './node-timeline.js';
 
 /** Bookings in the way a slot search scans per node, when it must scan (an owner to look past), before it settles for a lower bound. */
@@ -10,6 +11,8 @@ export interface SearchSpace {
   timeline(node: number): NodeTimeline;
   /** Each node's last booking end (-Infinity: none). */
   readonly lastBookingEnds: Float64Array;
+  /** What earlier searches learnt from each node's timeline, while the node is unchanged. */
+  readonly freeStretches: FreeStretchMemo;
   /** The scratch list of free nodes (node, since) that `choose` takes from. */
   readonly freeList: { nodes: Int32Array; since: Float64Array };
   /** Of the first `free` entries of the free list, the `count` to use (MachineManager.choose). */
@@ -50,6 +53,11 @@ export class SlotSearch {
     const limit = options.limit ?? Number.POSITIVE_INFINITY;
     const list = mm.freeList;
     const lastEnds = mm.lastBookingEnds;
+    const memo = mm.freeStretches;
+    // Without owners to look past, a timeline's answer depends on the node alone: remembered across searches.
+    const plain = options.ignoreOwner === undefined && options.movable === undefined;
+    const soft = options.soft === true;
+    const duration = this.duration;
     let free = 0;
     // `start` only grows from one call to the next (findSlot moves forward), so what was
     // found for an earlier instant holds until the instant it was found to hold until.
@@ -64,7 +72,11 @@ export class SlotSearch {
         since[i] = lastEnd;
         sinceUntil[i] = Number.POSITIVE_INFINITY;
       } else if ((latest[i] as number) >= start) bound[i] = start; // still inside the free stretch found before
-      else mm.timeline(node).earliestFreeInto(start, this.duration, options, limit, SCAN_BUDGET, bound, latest, i);
+      else if (!plain) mm.timeline(node).earliestFreeInto(start, duration, options, limit, SCAN_BUDGET, bound, latest, i);
+      else if (!memo.recall(node, start, duration, soft, bound, latest, i)) {
+        mm.timeline(node).earliestFreeInto(start, duration, options, limit, SCAN_BUDGET, bound, latest, i);
+        memo.remember(node, start, duration, soft, bound[i] as number, latest[i] as number);
+      }
       if (bound[i] !== start) continue;
       if ((sinceUntil[i] as number) <= start) mm.timeline(node).freeSinceInto(start, since, sinceUntil, i);
       list.nodes[free] = node;

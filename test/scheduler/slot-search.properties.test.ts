@@ -1,0 +1,87 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MachineManager } from '../../src/scheduler/machine-manager.js';
+import type { ClusterNode } from '../../src/scheduler/model.js';
+
+/**
+ * Slot searches remember, per node, what its timeline answered (free-stretch-memo.ts) and
+ * pass nodes free for good from their last booking's end. Over random bookings, releases,
+ * cuts, soft/firm changes and rolled-back trials, every search must answer exactly what the
+ * same search answers on a fresh Machine Manager holding the same bookings, which has
+ * nothing to remember.
+ */
+
+const nodes: ClusterNode[] = Array.from({ length: 6 }, (_, i) => ({ id: `n${i}`, cpus: 1, memoryGB: 1, island: i < 3 ? 'a' : 'b' }));
+
+type Op =
+  | { type: 'book'; owner: number; nodes: number[]; start: number; length: number }
+  | { type: 'unbook'; owner: number; from: number }
+  | { type: 'soft'; owner: number; soft: boolean }
+  | { type: 'trial'; owner: number; node: number; start: number; length: number }
+  | { type: 'search'; count: number; start: number; duration: number; soft: boolean; oneIsland: boolean; steps: number };
+
+// Few durations and instants, so searches meet what earlier ones remembered.
+const time = fc.integer({ min: 0, max: 60 });
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ type: fc.constant('book' as const), owner: fc.nat(12), nodes: fc.uniqueArray(fc.nat(5), { minLength: 1, maxLength: 3 }), start: time, length: fc.integer({ min: 1, max: 40 }) }) },
+  { weight: 2, arbitrary: fc.record({ type: fc.constant('unbook' as const), owner: fc.nat(12), from: fc.integer({ min: -1, max: 200 }) }) },
+  { weight: 2, arbitrary: fc.record({ type: fc.constant('soft' as const), owner: fc.nat(12), soft: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('trial' as const), owner: fc.nat(12), node: fc.nat(5), start: time, length: fc.integer({ min: 1, max: 40 }) }) },
+  { weight: 6, arbitrary: fc.record({ type: fc.constant('search' as const), count: fc.integer({ min: 1, max: 4 }), start: time, duration: fc.constantFrom(5, 20), soft: fc.boolean(), oneIsland: fc.boolean(), steps: fc.integer({ min: 1, max: 6 }) }) },
+);
+
+/** The answers of a search walked forward the way findSlot walks it: each answer's lower bound is the next instant asked. */
+function walk(mm: MachineManager, q: Extract<Op, { type: 'search' }>): unknown[] {
+  const search = mm.search(q.count, nodes.map((_, i) => i), q.duration, { soft: q.soft, oneIsland: q.oneIsland });
+  const answers: unknown[] = [];
+  let t = q.start;
+  for (let step = 0; step < q.steps && Number.isFinite(t); step++) {
+    const answer = search.at(t);
+    answers.push(answer);
+    if ('nodes' in answer) break;
+    t = answer.next;
+  }
+  return answers;
+}
+
+/** A Machine Manager holding `mm`'s bookings and soft owners, built afresh. */
+function replayed(mm: MachineManager, owners: number): MachineManager {
+  const fresh = new MachineManager(nodes);
+  for (let o = 0; o <= owners; o++) {
+    const owner = `j${o}`;
+    if (mm.isSoft(owner)) fresh.setSoft(owner, true);
+    for (const b of mm.bookingsOf(owner)) fresh.book(owner, [b.node], b.start, b.end);
+  }
+  return fresh;
+}
+
+describe('slot searches against a fresh Machine Manager', () => {
+  it('answer the same after any history of changes', () => {
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 20, maxLength: 80 }), (ops) => {
+        const mm = new MachineManager(nodes);
+        for (const o of ops) {
+          const owner = 'owner' in o ? `j${o.owner}` : '';
+          if (o.type === 'book') {
+            if (mm.bookingsOf(owner).length > 0) continue; // one placement per job, as the plan books them
+            const free = o.nodes.filter((n) => mm.isFree(n, o.start, o.start + o.length));
+            mm.book(owner, free, o.start, o.start + o.length);
+          } else if (o.type === 'unbook') {
+            mm.unbook(owner, o.from);
+          } else if (o.type === 'soft') {
+            mm.setSoft(owner, o.soft);
+          } else if (o.type === 'trial') {
+            // A trial the plan rolls back: the memo must not keep what the trial showed.
+            const mark = mm.begin();
+            if (mm.isFree(o.node, o.start, o.start + o.length)) mm.book(`trial-${o.owner}`, [o.node], o.start, o.start + o.length);
+            walk(mm, { type: 'search', count: 1, start: o.start, duration: 5, soft: false, oneIsland: false, steps: 3 });
+            mm.rollback(mark);
+          } else {
+            expect(walk(mm, o)).toEqual(walk(replayed(mm, 12), o));
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
