@@ -339,7 +339,7 @@ export class MachineManager implements SearchSpace {
     if (booking.end <= booking.start) return;
     booking.soft = this.soft.has(owner);
     (this.timelines[booking.node] as NodeTimeline).add(booking);
-    this.noteLastEnd(booking.node);
+    this.nodeChanged(booking.node);
     const owned = this.owned.get(owner);
     if (owned === undefined) this.owned.set(owner, booking);
     else if (Array.isArray(owned)) owned.push(booking);
@@ -351,7 +351,7 @@ export class MachineManager implements SearchSpace {
   /** Removes a booking; `at` is its index in the owner's list when the caller knows it. */
   private remove(owner: string, booking: OwnedBooking, journal = true, at?: number): void {
     (this.timelines[booking.node] as NodeTimeline).remove(owner, booking.start);
-    this.noteLastEnd(booking.node);
+    this.nodeChanged(booking.node);
     const owned = this.owned.get(owner);
     if (owned === booking) this.owned.delete(owner);
     else if (Array.isArray(owned)) {
@@ -368,14 +368,14 @@ export class MachineManager implements SearchSpace {
     const old = booking.end;
     if (end === old) return;
     (this.timelines[booking.node] as NodeTimeline).setEnd(owner, booking.start, end);
-    this.noteLastEnd(booking.node);
+    this.nodeChanged(booking.node);
     if (end < old) this.changeProfile(owner, end, old, -1);
     else this.changeProfile(owner, old, end, 1);
     if (journal && this.depth > 0) this.journal.push({ op: 'end', owner, booking, end: old });
   }
 
   /** After any change to a node's bookings: what the searches keep about the node follows. */
-  private noteLastEnd(node: number): void {
+  private nodeChanged(node: number): void {
     this.lastEnds[node] = (this.timelines[node] as NodeTimeline).lastEnd;
     this.freeStretches.forget(node);
   }
