@@ -145,10 +145,9 @@ function securityParts(config: ServerConfig): { trust?: TrustStore; credentials?
   const trust = fs.existsSync(config.caFile) ? attempt('WSAG_CA_FILE', () => TrustStore.fromFile(config.caFile)) : undefined;
   if (!config.signAgreements) return trust ? { trust } : {};
   const credential = attempt('WSAG_TLS_CERT / WSAG_TLS_KEY', () => loadCredential(config.tlsCertFile, config.tlsKeyFile));
-  const chain = [credential.certificate, ...credential.chain];
+  const credentials = { key: credential.privateKey, chain: [credential.certificate, ...credential.chain] };
   // Usage records are signed by the same key, the same way (src/crypto/usage-record-signature.ts).
-  const recordSigner: RecordSigner = { sign: (record) => signUsageRecord(record, { key: credential.privateKey, chain }) };
-  const credentials = { key: credential.privateKey, chain };
+  const recordSigner: RecordSigner = { sign: (record) => signUsageRecord(record, credentials) };
   return trust ? { trust, credentials, recordSigner } : { credentials, recordSigner };
 }
 

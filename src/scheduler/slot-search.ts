@@ -31,6 +31,8 @@ export class SlotSearch {
   /** Per eligible node: when its last booking before the instant asked ended, and until when that answer holds (-Infinity: not known yet). */
   private readonly since: Float64Array;
   private readonly sinceUntil: Float64Array;
+  /** Without owners to look past, a timeline's answer depends on the node alone: remembered across searches (FreeStretchMemo). */
+  private readonly plain: boolean;
 
   constructor(
     private readonly mm: SearchSpace,
@@ -43,6 +45,7 @@ export class SlotSearch {
     this.latest = new Float64Array(eligible.length).fill(Number.NEGATIVE_INFINITY);
     this.since = new Float64Array(eligible.length);
     this.sinceUntil = new Float64Array(eligible.length).fill(Number.NEGATIVE_INFINITY);
+    this.plain = options.ignoreOwner === undefined && options.movable === undefined;
   }
 
   /** The nodes for a start at `start`, or a lower bound (> start) for any start that could work; Infinity if none ever can. */
@@ -54,10 +57,8 @@ export class SlotSearch {
     const list = mm.freeList;
     const lastEnds = mm.lastBookingEnds;
     const memo = mm.freeStretches;
-    // Without owners to look past, a timeline's answer depends on the node alone: remembered across searches.
-    const plain = options.ignoreOwner === undefined && options.movable === undefined;
+    const { duration, plain } = this;
     const soft = options.soft === true;
-    const duration = this.duration;
     let free = 0;
     // `start` only grows from one call to the next (findSlot moves forward), so what was
     // found for an earlier instant holds until the instant it was found to hold until.

@@ -201,6 +201,8 @@ export const defaultConfig: ServerConfig = {
 
 export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConfig> = {}): ServerConfig {
   const clusterFile = overrides.clusterFile ?? (env.WSAG_CLUSTER_FILE || undefined);
+  // WSAG_SIGNING_THREADS is the earlier name of WSAG_DOCUMENT_THREADS.
+  const threadsVariable = env.WSAG_DOCUMENT_THREADS ? 'WSAG_DOCUMENT_THREADS' : env.WSAG_SIGNING_THREADS ? 'WSAG_SIGNING_THREADS' : undefined;
   if (clusterFile !== undefined && env.WSAG_CLUSTER_NODES) {
     throw new ConfigError('WSAG_CLUSTER_NODES and WSAG_CLUSTER_FILE are both set: the cluster file lists the nodes; unset one of them');
   }
@@ -236,8 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     ...(env.WSAG_DATABASE_URL?.trim() ? { databaseUrl: databaseUrl(env.WSAG_DATABASE_URL.trim()) } : {}),
     ...(env.WSAG_INSTANCE_URL?.trim() ? { instanceUrl: env.WSAG_INSTANCE_URL.trim().replace(/\/$/, '') } : {}),
     ...(env.WSAG_CLUSTER_SECRET ? { clusterSecret: env.WSAG_CLUSTER_SECRET } : {}),
-    ...(env.WSAG_DOCUMENT_THREADS ? { documentThreads: integer(env, 'WSAG_DOCUMENT_THREADS', 0, 0, 64) } : {}),
-    ...(env.WSAG_SIGNING_THREADS && !env.WSAG_DOCUMENT_THREADS ? { documentThreads: integer(env, 'WSAG_SIGNING_THREADS', 0, 0, 64) } : {}),
+    ...(threadsVariable ? { documentThreads: integer(env, threadsVariable, 0, 0, 64) } : {}),
     nodeHourPrice: decimal(env, 'WSAG_NODE_HOUR_PRICE', defaultConfig.nodeHourPrice, 0, 1e9),
     preparatoryFeeRate: decimal(env, 'WSAG_PREPARATORY_FEE_RATE', defaultConfig.preparatoryFeeRate, 0, 1),
     priceCurve: priceCurve(env),
