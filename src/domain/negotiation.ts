@@ -32,15 +32,16 @@ export interface Money {
   currency: string;
 }
 
+/** Replaced, never changed in place (`offer.hold = { ...hold, state }`): snapshots share it. */
 export interface Hold {
-  allocation: Allocation;
-  expiresAt: Date;
-  state: HoldState;
+  readonly allocation: Allocation;
+  readonly expiresAt: Date;
+  readonly state: HoldState;
   /** The preparatory fee agreed with the committing offer. */
-  fee: Money;
+  readonly fee: Money;
   /** What was charged when the hold ended unconfirmed (absent while Held or once Confirmed). */
-  charged?: Money;
-  endedAt?: Date;
+  readonly charged?: Money;
+  readonly endedAt?: Date;
 }
 
 /** Which of an offer's alternatives (ExactlyOne / OneOrMore) an answer is about. */
@@ -104,6 +105,15 @@ export function holdKey(offerId: string): string {
 /** The offer id of a hold's plan key; undefined for an agreement's key. */
 export function offerIdOfHoldKey(key: string): string | undefined {
   return key.startsWith('hold:') ? key.slice('hold:'.length) : undefined;
+}
+
+/**
+ * A copy to compare against or hand on while the negotiation changes: its fields and each
+ * offer's are copied; what is replaced rather than changed (holds, requests, documents) is
+ * shared. Far cheaper than a deep copy of every offer document.
+ */
+export function snapshotOf(negotiation: Negotiation): Negotiation {
+  return { ...negotiation, offers: negotiation.offers.map((offer) => ({ ...offer })) };
 }
 
 export function findOffer(negotiation: Negotiation, offerId: string): NegotiationOfferRecord | undefined {

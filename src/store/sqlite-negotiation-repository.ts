@@ -139,7 +139,10 @@ function reviveOffer(json: Json<NegotiationOfferRecord>): NegotiationOfferRecord
 
 function reviveHold(json: Json<Hold>): Hold {
   const { allocation, expiresAt, endedAt, ...rest } = json;
-  const hold: Hold = { ...rest, allocation: reviveAllocation(allocation), expiresAt: new Date(expiresAt) };
-  if (endedAt !== undefined) hold.endedAt = new Date(endedAt);
-  return hold;
+  return {
+    ...rest,
+    allocation: reviveAllocation(allocation),
+    expiresAt: new Date(expiresAt),
+    ...(endedAt !== undefined ? { endedAt: new Date(endedAt) } : {}),
+  };
 }

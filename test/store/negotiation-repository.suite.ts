@@ -128,10 +128,10 @@ export function negotiationRepositoryContract(
 
       // One of two holds ends: still live. The last one ends: no longer. A new hold: live again.
       const twoHeld = (await repo.get('two-held'))!;
-      twoHeld.offers[0]!.hold!.state = 'Confirmed';
+      twoHeld.offers[0]!.hold = { ...twoHeld.offers[0]!.hold!, state: 'Confirmed' };
       await repo.update(twoHeld);
       expect(await ids({ withLiveHolds: true })).toEqual(['bob-held', 'two-held']);
-      twoHeld.offers[1]!.hold!.state = 'Expired';
+      twoHeld.offers[1]!.hold = { ...twoHeld.offers[1]!.hold!, state: 'Expired' };
       await repo.update(twoHeld);
       expect(await ids({ withLiveHolds: true })).toEqual(['bob-held']);
       await repo.update(makeNegotiation({ id: 'none', createdAt: at(0), offers: [held('h-4')] }));
@@ -144,7 +144,7 @@ export function negotiationRepositoryContract(
       await repo.insert(inserted);
       inserted.state = 'Terminated';
       inserted.offers.push(makeOffer({ offerId: 'evil' }));
-      inserted.offers[1]!.hold!.state = 'Released';
+      Object.assign(inserted.offers[1]!.hold!, { state: 'Released' }); // holds are readonly to the server; a careless caller may still write
 
       const got = await repo.get('m-1');
       if (got === undefined) throw new Error('m-1 missing');
@@ -152,7 +152,7 @@ export function negotiationRepositoryContract(
       got.offers[0]!.request.window!.start.setTime(0);
       got.offers[1]!.hold!.allocation.start.setTime(0);
       got.offers[1]!.price!.amount = 0;
-      got.offers[2]!.hold!.state = 'Confirmed';
+      Object.assign(got.offers[2]!.hold!, { state: 'Confirmed' });
 
       const [listed] = await repo.list({ withLiveHolds: true });
       if (listed === undefined) throw new Error('list empty');

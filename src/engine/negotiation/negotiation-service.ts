@@ -5,7 +5,7 @@ import {
   TooManyRounds, UnknownResource,
 } from '../../domain/errors.js';
 import {
-  findOffer, holdKey, liveHolds, negotiationIdOf, nextOfferId, type Negotiation, type NegotiationOfferRecord, type OfferState,
+  findOffer, holdKey, liveHolds, negotiationIdOf, nextOfferId, snapshotOf, type Negotiation, type NegotiationOfferRecord, type OfferState,
 } from '../../domain/negotiation.js';
 import { negotiationStep, type CounteredOffer, type NegotiationMessage } from '../../domain/negotiation-state-machine.js';
 import { feeCharged } from '../../domain/pricing.js';
@@ -180,7 +180,7 @@ export class NegotiationService {
   /** Inside the negotiation's lock, before its offers: loaded (with a copy to save against), expired holds ended, its limits checked. */
   private async openForOffers(id: string, caller: Caller): Promise<{ negotiation: Negotiation; before: Negotiation; now: Date }> {
     const negotiation = await this.load(id, caller);
-    const before = structuredClone(negotiation);
+    const before = snapshotOf(negotiation);
     const now = this.deps.clock.now();
     this.expireHolds(negotiation, now);
     await this.enforceLimits(negotiation, before, now, caller);
@@ -201,7 +201,7 @@ export class NegotiationService {
   async terminate(id: string, caller: Caller): Promise<Negotiation> {
     return this.lock.run(id, async () => {
       const negotiation = await this.load(id, caller);
-      const before = structuredClone(negotiation);
+      const before = snapshotOf(negotiation);
       const now = this.deps.clock.now();
       this.expireHolds(negotiation, now);
       const { next } = negotiationStep(negotiation.state, 'Terminate', 'None', { closedBecause: negotiation.closedBecause });
@@ -229,7 +229,7 @@ export class NegotiationService {
       const negotiation = await this.load(id, caller, `the accepted offer "${ref.offerId}" belongs to no negotiation "${id}"`);
       const now = this.deps.clock.now();
       await this.expireAndSave(negotiation, now);
-      const before = structuredClone(negotiation);
+      const before = snapshotOf(negotiation);
       const offer = findOffer(negotiation, ref.offerId);
       if (!offer) throw new UnknownResource(`negotiation "${id}" has no offer "${ref.offerId}"`);
       const countered = this.classify(negotiation, offer.offerId, now);
@@ -279,7 +279,7 @@ export class NegotiationService {
     }
     const counts = { held: 0, expired: 0, confirmed: 0, lost: 0 };
     for (const negotiation of withHolds) {
-      const before = structuredClone(negotiation);
+      const before = snapshotOf(negotiation);
       let changed = false;
       for (const offer of liveHolds(negotiation)) {
         const hold = offer.hold as NonNullable<typeof offer.hold>;
@@ -328,7 +328,7 @@ export class NegotiationService {
       if (!negotiation || !offer || !hold || hold.state !== 'Held') return;
       const allocation = this.deps.plan.allocationOf(holdKey(offerId), hold.allocation);
       if (!allocation || JSON.stringify(allocation) === JSON.stringify(hold.allocation)) return;
-      const before = structuredClone(negotiation);
+      const before = snapshotOf(negotiation);
       offer.hold = { ...hold, allocation };
       negotiation.updatedAt = this.deps.clock.now();
       await this.save(before, negotiation, systemActor);
@@ -411,7 +411,7 @@ export class NegotiationService {
   }
 
   private async expireAndSave(negotiation: Negotiation, now: Date): Promise<number> {
-    const before = structuredClone(negotiation);
+    const before = snapshotOf(negotiation);
     const expired = this.expireHolds(negotiation, now);
     if (expired > 0) {
       negotiation.updatedAt = now;
