@@ -3,11 +3,9 @@ import { InvalidTerms, SchemaViolation } from '../domain/errors.js';
 import { offerStates, type OfferCreator, type OfferState } from '../domain/negotiation.js';
 import type { NegotiationRequest, ReceivedNegotiationOffer } from '../engine/ports.js';
 import { date } from './datetime.js';
-import { standaloneSource } from './canonical.js';
 import { c14n } from './item-constraint.js';
-import { withXml } from './libxml.js';
 import { ns } from './namespaces.js';
-import { readOffer } from './offer-reader.js';
+import { readEmbeddedOffer, type XmlReceivedOffer } from './offer-reader.js';
 import { one, qname, text } from './xpath.js';
 
 /**
@@ -45,18 +43,11 @@ export function readNegotiationOffer(element: XmlElement): ReceivedNegotiationOf
   return result;
 }
 
-/**
- * The offer's Name, Context and Terms as a wsag:AgreementOffer of their own, so template
- * Locations rooted at /wsag:AgreementOffer apply to it as to a CreateAgreement offer.
- * Each part is written out with its in-scope namespace declarations (not canonicalised:
- * the text is only parsed again).
- */
-function readOfferPart(element: XmlElement, where: string): ReturnType<typeof readOffer> {
+/** The offer's Name, Context and Terms, read as a wsag:AgreementOffer of their own (readEmbeddedOffer). */
+function readOfferPart(element: XmlElement, where: string): XmlReceivedOffer {
   required(element, 'wsag:Context', where);
   required(element, 'wsag:Terms', where);
-  const parts = ['wsag:Name', 'wsag:Context', 'wsag:Terms'].map((p) => one(element, p)).filter((e) => e !== undefined).map(standaloneSource);
-  const offerXml = `<wsag:AgreementOffer xmlns:wsag="${ns.wsag}">${parts.join('')}</wsag:AgreementOffer>`;
-  return withXml(offerXml, `${where} as an agreement offer`, (doc) => readOffer(doc.root));
+  return readEmbeddedOffer(element);
 }
 
 /** InitiateNegotiation's wsag-neg:NegotiationContext. */

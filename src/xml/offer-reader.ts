@@ -134,6 +134,27 @@ const serverWritten: Record<string, Set<string>> = {
  * InvalidTerms naming the element. `alternative` marks an offer that is one alternative of another.
  */
 export function readOffer(offer: XmlElement, alternative?: AlternativeChoice): XmlReceivedOffer {
+  return readOfferElement(offer, alternative, () => standaloneSource(offer));
+}
+
+/**
+ * An offer whose Name, Context and Terms are children of another element (a
+ * wsag-neg:NegotiationOffer), read as the wsag:AgreementOffer made of them, so template
+ * Locations rooted at /wsag:AgreementOffer apply to it as to a CreateAgreement offer. The
+ * parts are written out with their in-scope namespace declarations; nothing is parsed again.
+ */
+export function readEmbeddedOffer(parent: XmlElement): XmlReceivedOffer {
+  return readOfferElement(parent, undefined, (termsSource, contextEl) => {
+    const name = one(parent, 'wsag:Name');
+    return `<wsag:AgreementOffer xmlns:wsag="${ns.wsag}">${name ? standaloneSource(name) : ''}${standaloneSource(contextEl)}${termsSource}</wsag:AgreementOffer>`;
+  });
+}
+
+function readOfferElement(
+  offer: XmlElement,
+  alternative: AlternativeChoice | undefined,
+  offerSourceOf: (termsSource: string, contextEl: XmlElement) => string,
+): XmlReceivedOffer {
   const contextEl = one(offer, 'wsag:Context');
   const termsEl = one(offer, 'wsag:Terms');
   if (!contextEl || !termsEl) throw new InvalidTerms('wsag:AgreementOffer needs wsag:Context and wsag:Terms');
@@ -141,6 +162,7 @@ export function readOffer(offer: XmlElement, alternative?: AlternativeChoice): X
   checkAlternativeCount(termsEl);
   const extensions = elementChildren(contextEl).filter((c) => !serverWritten[c.namespaceUri]?.has(c.name)).map(c14n);
   const guaranteeTerms = all(termsEl, './/wsag:GuaranteeTerm').map(readGuaranteeTerm);
+  const termsSource = standaloneSource(termsEl);
   return new XmlReceivedOffer({
     name: text(offer, 'wsag:Name'),
     templateId: text(contextEl, 'wsag:TemplateId'),
@@ -149,13 +171,13 @@ export function readOffer(offer: XmlElement, alternative?: AlternativeChoice): X
     request: requestServingObjectives(readServiceRequest(termsEl), guaranteeTerms),
     guaranteeTerms,
     serviceTermNames: serviceTermNames(offer),
-    offerSource: standaloneSource(offer),
+    offerSource: offerSourceOf(termsSource, contextEl),
     context: dropUndefined({
       serviceProvider: text(contextEl, 'wsag:ServiceProvider') ?? 'AgreementResponder',
       expirationTime: text(contextEl, 'wsag:ExpirationTime'),
       extensions,
     }),
-    termsSource: standaloneSource(termsEl),
+    termsSource,
     hasChoices: hasChoices(termsEl),
     alternative,
     accepts: readAccepts(contextEl),
