@@ -76,19 +76,34 @@ export function canonicalSignedInfoText(method: SignatureMethod, digest: Buffer)
 }
 
 /**
- * Appends a complete enveloped signature over the whole document to `parent`. The digest
- * is taken first, while the document is what the enveloped transform will leave of it
- * (the ds:Signature is added as one element, with no text around it).
+ * The complete enveloped signature over the whole document. The digest is taken first,
+ * while the document is what the enveloped transform will leave of it (the ds:Signature is
+ * then added as one element, with no text around it).
  */
-export function appendSignature(doc: XmlDocument, parent: XmlElement, method: SignatureMethod, key: KeyObject, keyInfoChain: X509Certificate[]): void {
-  const digest = digestBeforeSigning(doc);
-  const info = signedInfo(method, digest);
-  const signature = appendDsElement(parent, 'Signature');
-  append(signature, info);
+function signatureOver(doc: XmlDocument, method: SignatureMethod, key: KeyObject, keyInfoChain: X509Certificate[]): DsElement & { children: DsElement[] } {
+  const info = signedInfo(method, digestBeforeSigning(doc));
   const signatureValue = signBytes(method, key, Buffer.from(canonical(info), 'utf8'));
-  append(signature, { name: 'SignatureValue', text: signatureValue.toString('base64') });
-  append(signature, {
-    name: 'KeyInfo',
-    children: [{ name: 'X509Data', children: keyInfoChain.map((certificate) => ({ name: 'X509Certificate', text: certificate.raw.toString('base64') })) }],
-  });
+  return {
+    name: 'Signature',
+    children: [
+      info,
+      { name: 'SignatureValue', text: signatureValue.toString('base64') },
+      { name: 'KeyInfo', children: [{ name: 'X509Data', children: keyInfoChain.map((certificate) => ({ name: 'X509Certificate', text: certificate.raw.toString('base64') })) }] },
+    ],
+  };
+}
+
+/** Appends a complete enveloped signature over the whole document to `parent`. */
+export function appendSignature(doc: XmlDocument, parent: XmlElement, method: SignatureMethod, key: KeyObject, keyInfoChain: X509Certificate[]): void {
+  const signature = signatureOver(doc, method, key, keyInfoChain);
+  const element = appendDsElement(parent, 'Signature');
+  for (const child of signature.children) append(element, child);
+}
+
+/**
+ * The same signature as XML text (declaring the ds prefix itself), for the caller to write
+ * into the document's text where `appendSignature` would have appended it.
+ */
+export function signatureText(doc: XmlDocument, method: SignatureMethod, key: KeyObject, keyInfoChain: X509Certificate[]): string {
+  return canonical(signatureOver(doc, method, key, keyInfoChain));
 }

@@ -11,10 +11,11 @@
 import { timingSafeEqual, type KeyObject, type X509Certificate } from 'node:crypto';
 import type { XmlDocument } from 'libxml2-wasm';
 import { MalformedMessage, MessageTooLarge } from '../domain/errors.js';
+import { rootChildEnd } from '../xml/element-end.js';
 import { parseXml } from '../xml/libxml.js';
 import { guardRawXml, type RawGuardLimits } from '../xml/raw-guard.js';
 import { signatureMethodFor, verifyBytes } from './xml-signature-algorithms.js';
-import { appendDsElement, appendSignature } from './xml-signature-build.js';
+import { appendDsElement, appendSignature, signatureText } from './xml-signature-build.js';
 import { canonicalSignedInfo, referenceDigest } from './xml-signature-canonical.js';
 import { checkSigningCredentials, orderChain, type SigningCredentials } from './xml-signature-credentials.js';
 import { invalid, locateAgreement, readSignature, type SignatureParts } from './xml-signature-structure.js';
@@ -77,13 +78,19 @@ function serialize(doc: XmlDocument): string {
 /**
  * Signs an unsigned agreement as its provider; returns the signed document. The document is
  * the server's own, written from an offer that passed the raw guard, so it is parsed without
- * the guard's scan.
+ * the guard's scan. The signature is written into the text as given, before the Context's
+ * end tag: the same document as appending it to the tree and writing the tree out, without
+ * either step; the tree is used only when the text has no such end tag.
  */
 export function signAgreement(agreementXml: string, signer: SigningCredentials): string {
   const { method, keyInfoChain } = checkSigningCredentials(signer);
   return withAgreement(agreementXml, undefined, (doc) => {
     const parts = locateAgreement(doc);
     if (parts.providerSignature) throw new Error('the agreement is already signed: wsag:Context holds a ds:Signature');
+    const contextEnd = rootChildEnd(agreementXml, parts.context.prefix ? `${parts.context.prefix}:Context` : 'Context');
+    if (contextEnd !== undefined) {
+      return agreementXml.slice(0, contextEnd) + signatureText(doc, method, signer.key, keyInfoChain) + agreementXml.slice(contextEnd);
+    }
     appendSignature(doc, parts.context, method, signer.key, keyInfoChain);
     return serialize(doc);
   });

@@ -120,7 +120,7 @@ function skipTo(text: string, terminator: string, from: number, what: string): n
 }
 
 /** Index of the `>` ending the tag that starts before `from`, skipping quoted attribute values. */
-function tagEnd(text: string, from: number): number {
+export function tagEnd(text: string, from: number): number {
   let quote: string | undefined;
   for (let j = from; j < text.length; j++) {
     const c = text[j];

@@ -100,6 +100,28 @@ describe.runIf(available)('signing and verifying an agreement', () => {
     expect(rejection(edit(signed, />\n(\s+)<wsag:Terms/, '>\n$1 <wsag:Terms'))).toMatch(/^provider signature: digest mismatch/);
   });
 
+  it("the signature is written into the agreement's text, before the Context's end tag, leaving every other character as it was", () => {
+    const unsigned = agreementXml();
+    const signed = sign(unsigned, pki.provider);
+    const start = signed.indexOf('<ds:Signature ');
+    const end = signed.indexOf('</ds:Signature>') + '</ds:Signature>'.length;
+    expect(signed.slice(end)).toMatch(/^<\/wsag:Context>/);
+    expect(signed.slice(0, start) + signed.slice(end)).toBe(unsigned);
+    expect(verify(signed).provider.identity).toContain('provider.example.org');
+  });
+
+  it('a Context holding comments and CDATA that spell out its end tag, or written as an empty element, is signed in its place', () => {
+    const tricky = edit(agreementXml(), '</wsag:Context>', '<!-- </wsag:Context> --><x:Note xmlns:x="urn:x"><![CDATA[</wsag:Context>]]></x:Note></wsag:Context>');
+    const signed = sign(tricky, pki.provider);
+    expect(signed).toMatch(/<\/x:Note><ds:Signature [\s\S]*<\/ds:Signature><\/wsag:Context>/);
+    expect(verify(signed).provider.identity).toContain('provider.example.org');
+    // No end tag to write before: the tree is used.
+    const empty = edit(agreementXml(), /<wsag:Context[\s\S]*<\/wsag:Context>/, '<wsag:Context/>');
+    const signedEmpty = sign(empty, pki.provider);
+    expect(signedEmpty).toMatch(/<wsag:Context><ds:Signature [\s\S]*<\/ds:Signature><\/wsag:Context>/);
+    expect(verify(signedEmpty).provider.identity).toContain('provider.example.org');
+  });
+
   it("the SignedInfo the signer signs as text is libxml2's exclusive canonical form of the one it adds, for both methods and both places", () => {
     const signedInfos = (xml: string) =>
       withXml(xml, 'signed', (doc) =>
@@ -206,15 +228,15 @@ describe.runIf(available)('signature wrapping and structure attacks are rejected
 
   it('a wrong or missing transform, a weaker algorithm', () => {
     const inclusive = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
-    expect(rejection(edit(signed, `<ds:Transform Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"/>`, `<ds:Transform Algorithm="${inclusive}"/>`))).toMatch(
+    expect(rejection(edit(signed, `<ds:Transform Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"></ds:Transform>`, `<ds:Transform Algorithm="${inclusive}"></ds:Transform>`))).toMatch(
       /^provider signature: structure: ds:Transform Algorithm ".*REC-xml-c14n-20010315" is not allowed/,
     );
-    expect(rejection(edit(signed, `<ds:Transform Algorithm="http://www.w3.org/2000/09/xmldsig#enveloped-signature"/>`, ''))).toMatch(
+    expect(rejection(edit(signed, `<ds:Transform Algorithm="http://www.w3.org/2000/09/xmldsig#enveloped-signature"></ds:Transform>`, ''))).toMatch(
       /^provider signature: structure: ds:Transforms must be exactly \[.*enveloped-signature, .*xml-exc-c14n#\]/,
     );
     expect(rejection(edit(signed, 'xmldsig-more#rsa-sha256', 'xmldsig-more#rsa-sha512'))).toMatch(/ds:SignatureMethod Algorithm ".*rsa-sha512" is not allowed/);
     expect(rejection(edit(signed, '"http://www.w3.org/2001/04/xmlenc#sha256"', '"http://www.w3.org/2000/09/xmldsig#sha1"'))).toMatch(/ds:DigestMethod Algorithm .* is not allowed/);
-    expect(rejection(edit(signed, '<ds:CanonicalizationMethod Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"/>', `<ds:CanonicalizationMethod Algorithm="${inclusive}"/>`))).toMatch(
+    expect(rejection(edit(signed, '<ds:CanonicalizationMethod Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"></ds:CanonicalizationMethod>', `<ds:CanonicalizationMethod Algorithm="${inclusive}"></ds:CanonicalizationMethod>`))).toMatch(
       /ds:CanonicalizationMethod Algorithm .* is not allowed/,
     );
   });
