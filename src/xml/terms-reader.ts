@@ -8,41 +8,44 @@ import { readApplication } from './application-reader.js';
 import { date } from './datetime.js';
 import { limits, number, type NumberRule } from './typed-values.js';
 import { isoTime } from '../domain/time.js';
-import { prefixes } from './namespaces.js';
+import { ns, prefixes } from './namespaces.js';
 import { all, evaluate, one, text } from './xpath.js';
 
 /** The SLA term language (docs/terms.md) read from an offer's wsag:Terms into the domain. */
 
 export function readServiceRequest(terms: XmlElement): ServiceRequest {
   const sdt = './/wsag:ServiceDescriptionTerm';
-  const resources = `${sdt}//jsdl:Resources`;
   refuseUnreadElements(terms, sdt);
-  const level = `${sdt}//sla:ServiceLevel`;
+  // The children of every jsdl:Resources and sla:ServiceLevel, each set found by one query
+  // (rather than one descendant search per term): the first of a name is the term's value.
+  const resources = new ChildrenByName(all(terms, `${sdt}//jsdl:Resources/*`));
+  const level = new ChildrenByName(all(terms, `${sdt}//sla:ServiceLevel/*`));
+  const levelText = (name: string) => level.text(ns.sla, name);
   const request: ServiceRequest = {
-    nodeCount: rangeValue(terms, resources, 'jsdl:TotalResourceCount', limits.nodes) ?? 1,
-    cpusPerNode: rangeValue(terms, resources, 'jsdl:IndividualCPUCount', limits.cpusPerNode),
-    memoryPerNodeMiB: mib(rangeValue(terms, resources, 'jsdl:IndividualPhysicalMemory', limits.memoryBytes)),
-    interconnect: text(terms, `${resources}/sla:Interconnect`),
-    operatingSystem: text(terms, `${resources}/jsdl:OperatingSystem/jsdl:OperatingSystemType/jsdl:OperatingSystemName`),
-    architecture: text(terms, `${resources}/jsdl:CPUArchitecture/jsdl:CPUArchitectureName`),
-    candidateHosts: optionalList(all(terms, `${resources}/jsdl:CandidateHosts/jsdl:HostName`).map((h) => h.content.trim())),
-    libraries: all(terms, `${resources}/sla:Library`).map(readLibrary),
-    storageGB: number(text(terms, `${resources}/sla:Storage/sla:SizeGB`), 'sla:SizeGB', limits.storageGB),
-    runtimeSeconds: number(text(terms, `${level}/sla:RuntimeEstimate`), 'sla:RuntimeEstimate', limits.seconds),
-    earliestStart: date(text(terms, `${level}/sla:EarliestStart`), 'sla:EarliestStart'),
-    deadline: date(text(terms, `${level}/sla:Deadline`), 'sla:Deadline'),
+    nodeCount: rangeValue(resources.all(ns.jsdl, 'TotalResourceCount'), 'jsdl:TotalResourceCount', limits.nodes) ?? 1,
+    cpusPerNode: rangeValue(resources.all(ns.jsdl, 'IndividualCPUCount'), 'jsdl:IndividualCPUCount', limits.cpusPerNode),
+    memoryPerNodeMiB: mib(rangeValue(resources.all(ns.jsdl, 'IndividualPhysicalMemory'), 'jsdl:IndividualPhysicalMemory', limits.memoryBytes)),
+    interconnect: resources.text(ns.sla, 'Interconnect'),
+    operatingSystem: firstText(resources.all(ns.jsdl, 'OperatingSystem'), 'jsdl:OperatingSystemType/jsdl:OperatingSystemName'),
+    architecture: firstText(resources.all(ns.jsdl, 'CPUArchitecture'), 'jsdl:CPUArchitectureName'),
+    candidateHosts: optionalList(resources.all(ns.jsdl, 'CandidateHosts').flatMap((c) => all(c, 'jsdl:HostName')).map((h) => h.content.trim())),
+    libraries: resources.all(ns.sla, 'Library').map(readLibrary),
+    storageGB: number(firstText(resources.all(ns.sla, 'Storage'), 'sla:SizeGB'), 'sla:SizeGB', limits.storageGB),
+    runtimeSeconds: number(levelText('RuntimeEstimate'), 'sla:RuntimeEstimate', limits.seconds),
+    earliestStart: date(levelText('EarliestStart'), 'sla:EarliestStart'),
+    deadline: date(levelText('Deadline'), 'sla:Deadline'),
     window: readWindow(terms),
-    requestKind: (text(terms, `${level}/sla:RequestKind`) as RequestKind | undefined) ?? 'Binding',
-    guaranteeLevel: (text(terms, `${level}/sla:GuaranteeLevel`) as GuaranteeLevel | undefined) ?? 'Legacy',
-    checkpointFrequency: number(text(terms, `${level}/sla:CheckpointFrequency`), 'sla:CheckpointFrequency', limits.checkpointsPerHour),
-    maxCoveredOutages: number(text(terms, `${level}/sla:MaxCoveredOutages`), 'sla:MaxCoveredOutages', limits.outages) ?? 0,
-    securityPolicy: all(terms, `${level}/sla:SecurityPolicy/sla:Requirement`).map((r) => r.content.trim() as SecurityRequirement),
-    useReservation: text(terms, `${level}/sla:UseReservation`),
-    interactive: boolean(text(terms, `${level}/sla:Interactive`), 'sla:Interactive'),
-    bid: number(text(terms, `${level}/sla:Bid`), 'sla:Bid', limits.bid),
+    requestKind: (levelText('RequestKind') as RequestKind | undefined) ?? 'Binding',
+    guaranteeLevel: (levelText('GuaranteeLevel') as GuaranteeLevel | undefined) ?? 'Legacy',
+    checkpointFrequency: number(levelText('CheckpointFrequency'), 'sla:CheckpointFrequency', limits.checkpointsPerHour),
+    maxCoveredOutages: number(levelText('MaxCoveredOutages'), 'sla:MaxCoveredOutages', limits.outages) ?? 0,
+    securityPolicy: level.all(ns.sla, 'SecurityPolicy').flatMap((p) => all(p, 'sla:Requirement')).map((r) => r.content.trim() as SecurityRequirement),
+    useReservation: levelText('UseReservation'),
+    interactive: boolean(levelText('Interactive'), 'sla:Interactive'),
+    bid: number(levelText('Bid'), 'sla:Bid', limits.bid),
     application: readApplication(terms, sdt),
   };
-  const migration = one(terms, `${level}/sla:MigrationPolicy`);
+  const migration = level.first(ns.sla, 'MigrationPolicy');
   if (migration) {
     request.migrationPolicy = {
       scope: (attr(migration, 'Scope') ?? 'None') as 'None',
@@ -50,7 +53,7 @@ export function readServiceRequest(terms: XmlElement): ServiceRequest {
       exclude: all(migration, 'sla:Exclude').map((e) => e.content.trim()),
     };
   }
-  const account = one(terms, `${level}/sla:ChargeAccount`);
+  const account = level.first(ns.sla, 'ChargeAccount');
   if (account) {
     request.chargeAccount = {
       account: text(account, 'sla:Account') ?? '',
@@ -191,11 +194,48 @@ function readCompensation(c: XmlElement): Compensation {
   });
 }
 
-/** JSDL range values: Exact, else the lower bound of a range; checked against `rule` as `element`. */
-function rangeValue(context: XmlNode, resources: string, element: string, rule: NumberRule): number | undefined {
-  const path = `${resources}/${element}`;
-  const value = text(context, `${path}/jsdl:Exact`) ?? text(context, `${path}/jsdl:LowerBoundedRange`) ?? text(context, `${path}/jsdl:Range/jsdl:LowerBound`);
+/**
+ * JSDL range values of `elements` (all the Resources' children of one name, in document
+ * order): the first Exact, else the first lower bound of a range; checked against `rule`.
+ */
+function rangeValue(elements: XmlElement[], element: string, rule: NumberRule): number | undefined {
+  const value = firstText(elements, 'jsdl:Exact') ?? firstText(elements, 'jsdl:LowerBoundedRange') ?? firstText(elements, 'jsdl:Range/jsdl:LowerBound');
   return number(value, element, rule);
+}
+
+/** The trimmed text of the first match of `path` under any of `elements`, in their order. */
+function firstText(elements: XmlElement[], path: string): string | undefined {
+  for (const element of elements) {
+    const found = text(element, path);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** Elements (in document order) grouped by namespace and local name, each group kept in document order. */
+class ChildrenByName {
+  private readonly groups = new Map<string, XmlElement[]>();
+
+  constructor(elements: XmlElement[]) {
+    for (const element of elements) {
+      const key = `${element.namespaceUri} ${element.name}`;
+      const group = this.groups.get(key);
+      if (group) group.push(element);
+      else this.groups.set(key, [element]);
+    }
+  }
+
+  all(namespace: string, name: string): XmlElement[] {
+    return this.groups.get(`${namespace} ${name}`) ?? [];
+  }
+
+  first(namespace: string, name: string): XmlElement | undefined {
+    return this.all(namespace, name)[0];
+  }
+
+  text(namespace: string, name: string): string | undefined {
+    return this.first(namespace, name)?.content.trim();
+  }
 }
 
 /** WS-Agreement attributes are namespace-qualified (wsag:Name); our term language's are not. */
