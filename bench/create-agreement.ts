@@ -42,6 +42,26 @@ async function measure(label: string, op: (i: number) => Promise<unknown>): Prom
   return `| ${label} | ${rounds} | ${median.toFixed(2)} | ${p99.toFixed(2)} | ${((rounds / total) * 1000).toFixed(0)} |`;
 }
 
+/**
+ * A late round of a long negotiation: `count` negotiations each answer `before` rounds of
+ * `perRound` Advisory offers (each answered with 3 slots), then the next round is timed. What
+ * a round costs beyond the first is what the negotiation carries from earlier rounds.
+ */
+async function lateRound(before: number, perRound: number, count: number): Promise<string> {
+  const offers = Array.from({ length: perRound }, () => advisory);
+  const times: number[] = [];
+  const started = performance.now();
+  for (let n = 0; n < count; n++) {
+    const { negotiationId } = await client.initiateNegotiation();
+    for (let round = 0; round < before; round++) await client.negotiate(negotiationId, offers);
+    const t0 = performance.now();
+    await client.negotiate(negotiationId, offers);
+    times.push(performance.now() - t0);
+  }
+  const { median, p99 } = quantiles(times);
+  return `| Negotiate, Advisory, round ${before + 1} (${perRound} offers a round, ${before * perRound * 4} offers before it) | ${count} | ${median.toFixed(2)} | ${p99.toFixed(2)} | ${((count / (performance.now() - started)) * 1000).toFixed(1)} negotiations |`;
+}
+
 const ids: string[] = [];
 const negotiations: string[] = [];
 const committed: string[] = [];
@@ -59,6 +79,7 @@ const rows = [
     committed.push(answer?.xml as string);
   }),
   await measure('CreateAgreement accepting the Acceptable offer', (i) => client.createAgreement(acceptingOffer(committed[i] as string))),
+  await lateRound(18, 8, 30),
 ];
 await server.close();
 fs.rmSync(dataDir, { recursive: true, force: true });

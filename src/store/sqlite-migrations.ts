@@ -131,4 +131,21 @@ export const migrations: readonly string[] = [
    ) STRICT;
    CREATE INDEX usage_records_by_creation ON usage_records (created_at, agreement_id);
    CREATE INDEX usage_records_by_initiator ON usage_records (initiator, created_at, agreement_id);`,
+
+  // 9: each offer's document in a row of its own, written once: a negotiation's record
+  // (rewritten on every change) no longer carries every document exchanged so far. The
+  // documents of stored negotiations move out of their records.
+  `CREATE TABLE negotiation_offers (
+     negotiation_id TEXT NOT NULL REFERENCES negotiations (id),
+     offer_id       TEXT NOT NULL,
+     document       TEXT NOT NULL,
+     PRIMARY KEY (negotiation_id, offer_id)
+   ) STRICT;
+   INSERT INTO negotiation_offers (negotiation_id, offer_id, document)
+     SELECT n.id, json_extract(o.value, '$.offerId'), json_extract(o.value, '$.document')
+     FROM negotiations n, json_each(n.record, '$.offers') o;
+   UPDATE negotiations SET record = json_set(record, '$.offers', json((
+     SELECT json_group_array(json(json_remove(o.value, '$.document')) ORDER BY o.key)
+     FROM json_each(negotiations.record, '$.offers') o
+   )));`,
 ];

@@ -18,8 +18,17 @@ export interface NegotiationRow {
   record: string;
 }
 
-/** The part of a Negotiation kept as JSON: everything without a column of its own. */
-type NegotiationRecord = Omit<Negotiation, 'id' | 'initiator' | 'state' | 'createdAt' | 'updatedAt'>;
+/** A row of negotiation_offers: one offer's document, written once. */
+export interface OfferDocumentRow {
+  negotiation_id: string;
+  offer_id: string;
+  document: string;
+}
+
+/** The part of a Negotiation kept as JSON: everything without a column or a table of its own (offer documents). */
+type NegotiationRecord = Omit<Negotiation, 'id' | 'initiator' | 'state' | 'createdAt' | 'updatedAt' | 'offers'> & {
+  offers: Array<Omit<NegotiationOfferRecord, 'document'>>;
+};
 
 export const columns = 'id, initiator, state, live_holds, created_at, updated_at, record';
 
@@ -31,6 +40,9 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
   private readonly insertStmt: Database.Statement<[NegotiationRow]>;
   private readonly updateStmt: Database.Statement<[NegotiationRow]>;
   private readonly getStmt: Database.Statement<[string], NegotiationRow>;
+  private readonly insertDocumentStmt: Database.Statement<[OfferDocumentRow]>;
+  private readonly documentsStmt: Database.Statement<[string], OfferDocumentRow>;
+  private readonly storedOffersStmt: Database.Statement<[string], string>;
 
   /** Prefer SqliteStore. Audit notes go to `audit`, on the same connection. */
   constructor(
@@ -48,12 +60,18 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
        WHERE id = @id`,
     );
     this.getStmt = db.prepare(`SELECT ${columns} FROM negotiations WHERE id = ?`);
+    this.insertDocumentStmt = db.prepare('INSERT INTO negotiation_offers (negotiation_id, offer_id, document) VALUES (@negotiation_id, @offer_id, @document)');
+    this.documentsStmt = db.prepare('SELECT negotiation_id, offer_id, document FROM negotiation_offers WHERE negotiation_id = ?');
+    this.storedOffersStmt = db.prepare<[string], string>('SELECT offer_id FROM negotiation_offers WHERE negotiation_id = ?').pluck();
   }
 
   async insert(negotiation: Negotiation, notes: readonly AuditNote[] = []): Promise<void> {
     const row = toRow(negotiation);
     try {
-      this.audit.appendWith(about(negotiation.id, notes), () => this.insertStmt.run(row));
+      this.audit.appendWith(about(negotiation.id, notes), () => {
+        this.insertStmt.run(row);
+        for (const document of offerDocuments(negotiation)) this.insertDocumentStmt.run(document);
+      });
     } catch (error) {
       if (error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new Error(`negotiation ${negotiation.id} already exists`, { cause: error });
@@ -68,13 +86,15 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
     this.audit.appendWith(about(negotiation.id, notes), () => {
       // Thrown inside the transaction: nothing is appended either.
       if (this.updateStmt.run(row).changes === 0) throw new Error(`negotiation ${negotiation.id} does not exist`);
+      // Documents never change: only those of offers added since the last write are stored.
+      for (const document of offerDocuments(negotiation, new Set(this.storedOffersStmt.all(negotiation.id)))) this.insertDocumentStmt.run(document);
     });
     await this.connection.durable();
   }
 
   async get(id: string): Promise<Negotiation | undefined> {
     const row = this.getStmt.get(id);
-    return row === undefined ? undefined : fromRow(row);
+    return row === undefined ? undefined : fromRow(row, this.documentsStmt.all(id));
   }
 
   async list(filter: NegotiationFilter = {}): Promise<Negotiation[]> {
@@ -83,7 +103,7 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
     return this.connection
       .statement<Array<string | number>, NegotiationRow>(`SELECT ${columns} FROM negotiations ${where} ORDER BY created_at, id${limit}`)
       .all(...params)
-      .map(fromRow);
+      .map((row) => fromRow(row, this.documentsStmt.all(row.id)));
   }
 
   /** Closes the connection, which the other repositories of its SqliteStore share. */
@@ -98,7 +118,8 @@ function about(id: string, notes: readonly AuditNote[]) {
 }
 
 export function toRow(negotiation: Negotiation): NegotiationRow {
-  const { id, initiator, state, createdAt, updatedAt, ...record } = negotiation;
+  const { id, initiator, state, createdAt, updatedAt, offers, ...rest } = negotiation;
+  const record: NegotiationRecord = { ...rest, offers: offers.map(({ document, ...offer }) => offer) };
   return {
     id,
     initiator,
@@ -107,22 +128,35 @@ export function toRow(negotiation: Negotiation): NegotiationRow {
     created_at: createdAt.getTime(),
     updated_at: updatedAt.getTime(),
     // Dates become ISO 8601 strings here; fromRow turns them back into Dates.
-    record: JSON.stringify(record satisfies NegotiationRecord),
+    record: JSON.stringify(record),
   };
 }
 
+/** The rows of negotiation_offers for the negotiation's offers, but for those in `stored`. */
+export function offerDocuments(negotiation: Negotiation, stored: ReadonlySet<string> = new Set()): OfferDocumentRow[] {
+  return negotiation.offers
+    .filter((offer) => !stored.has(offer.offerId))
+    .map((offer) => ({ negotiation_id: negotiation.id, offer_id: offer.offerId, document: offer.document }));
+}
+
 /**
- * The revivers below destructure every Date field out of the parsed JSON and assign it back
- * as a Date only when present, so absent optional fields stay absent.
+ * The negotiation from its row and its offers' documents. The revivers below destructure
+ * every Date field out of the parsed JSON and assign it back as a Date only when present,
+ * so absent optional fields stay absent.
  */
-export function fromRow(row: NegotiationRow): Negotiation {
+export function fromRow(row: NegotiationRow, documents: readonly OfferDocumentRow[]): Negotiation {
   const { expiresAt, offers, ...rest } = JSON.parse(row.record) as Json<NegotiationRecord>;
+  const documentOf = new Map(documents.map((d) => [d.offer_id, d.document]));
   return {
     ...rest,
     id: row.id,
     initiator: row.initiator,
     state: row.state as NegotiationState,
-    offers: offers.map(reviveOffer),
+    offers: offers.map((offer) => {
+      const document = documentOf.get(offer.offerId);
+      if (document === undefined) throw new Error(`negotiation ${row.id}: offer ${offer.offerId} has no stored document`);
+      return reviveOffer({ ...offer, document });
+    }),
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
     expiresAt: new Date(expiresAt),

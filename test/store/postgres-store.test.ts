@@ -1,11 +1,14 @@
+import postgres from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgConnection } from '../../src/store/postgres/pg-connection.js';
+import { pgMigrations } from '../../src/store/postgres/pg-migrations.js';
 import { PgStore } from '../../src/store/postgres/pg-store.js';
 import { skipPostgres, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { accountStoreContract } from './account-store.suite.js';
 import { agreementRepositoryContract } from './agreement-repository.suite.js';
 import { auditLogContract } from './audit-log.suite.js';
 import { makeAgreement } from './fixtures/make-agreement.js';
+import { makeFullNegotiation, makeOffer, rowWithDocuments } from './fixtures/make-negotiation.js';
 import { negotiationRepositoryContract } from './negotiation-repository.suite.js';
 import { usageRecordStoreContract } from './usage-records.suite.js';
 
@@ -28,6 +31,40 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
   auditLogContract('PgAuditLog', () => fresh());
   accountStoreContract('PgAccountStore', async () => (await fresh()).accounts);
   usageRecordStoreContract('PgUsageRecords', async () => (await fresh()).usageRecords);
+
+  it('moves the offer documents of a database written before migration 3 out of the records, and keeps each once', async () => {
+    const schema = `documents_${process.pid}`;
+    const old = makeFullNegotiation();
+    const client = new postgres.Client({ connectionString: (pg as TestPostgres).url, options: `-c search_path=${schema}` });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA ${schema}`);
+      for (const sql of pgMigrations.slice(0, 2)) await client.query(sql);
+      await client.query('CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version (version) VALUES (2)');
+      await client.query('INSERT INTO negotiations (id, initiator, state, live_holds, created_at, updated_at, record) VALUES ($1, $2, $3, $4, $5, $6, $7)', rowWithDocuments(old));
+    } finally {
+      await client.end();
+    }
+    const store = await PgStore.open((pg as TestPostgres).url, { schema });
+    const next = { ...old, rounds: old.rounds + 1, offers: [...old.offers, makeOffer({ offerId: 'neg-full-9', document: '<wsag-neg:NegotiationOffer>9</wsag-neg:NegotiationOffer>' })] };
+    try {
+      expect(await store.negotiations.get(old.id)).toStrictEqual(old);
+      await store.negotiations.update(next);
+      expect(await store.negotiations.get(old.id)).toStrictEqual(next);
+      expect((await store.negotiations.list()).map((n) => n.offers.map((o) => o.document))).toEqual([next.offers.map((o) => o.document)]);
+    } finally {
+      await store.close();
+    }
+    const check = await PgConnection.open((pg as TestPostgres).url, { schema, readOnly: true });
+    try {
+      const { rows } = await check.query<{ offer_id: string }>('SELECT offer_id FROM negotiation_offers ORDER BY offer_id');
+      expect(rows.map((r) => r.offer_id)).toEqual([...old.offers.map((o) => o.offerId), 'neg-full-9'].sort());
+      const record = (await check.query<{ record: string }>('SELECT record FROM negotiations')).rows[0]?.record;
+      expect(record).not.toContain('"document"');
+    } finally {
+      await check.close();
+    }
+  });
 
   it('concurrent writes from two pools on one database keep one unbroken audit chain', async () => {
     const schema = `chain_${process.pid}`;

@@ -9,7 +9,7 @@ import { SqliteConnection } from '../../src/store/sqlite-connection.js';
 import { migrations } from '../../src/store/sqlite-migrations.js';
 import { auditLogContract } from './audit-log.suite.js';
 import { makeAgreement, makeFullAgreement } from './fixtures/make-agreement.js';
-import { makeFullNegotiation, makeHold, makeNegotiation, makeOffer } from './fixtures/make-negotiation.js';
+import { makeFullNegotiation, makeHold, makeNegotiation, makeOffer, rowWithDocuments } from './fixtures/make-negotiation.js';
 import { writeVersion1Database } from './fixtures/version-1-database.js';
 import { negotiationRepositoryContract } from './negotiation-repository.suite.js';
 
@@ -47,7 +47,7 @@ describe('SqliteStore', () => {
     const tables = inspect(file, (db) =>
       db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all(),
     );
-    expect(tables).toEqual(['account_holds', 'accounts', 'agreements', 'audit_log', 'ledger', 'negotiations', 'schema_version', 'usage_records']);
+    expect(tables).toEqual(['account_holds', 'accounts', 'agreements', 'audit_log', 'ledger', 'negotiation_offers', 'negotiations', 'schema_version', 'usage_records']);
 
     const second = SqliteStore.open(file); // migrations must not re-run
     expect(await second.agreements.get(agreement.id)).toStrictEqual(agreement);
@@ -100,6 +100,33 @@ describe('SqliteStore', () => {
     await store.close();
 
     expect(inspect(file, (db) => db.prepare('SELECT max(version) FROM schema_version').pluck().get())).toBe(migrations.length);
+  });
+
+  it('keeps each offer document once, beside the record, and moves those of a version-8 database there', async () => {
+    const file = freshFile();
+    const old = makeFullNegotiation();
+    const raw = new Database(file);
+    raw.exec('CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT');
+    migrations.slice(0, 8).forEach((sql, i) => {
+      raw.exec(sql);
+      raw.prepare('INSERT INTO schema_version (version, applied_at) VALUES (?, 0)').run(i + 1);
+    });
+    raw.prepare('INSERT INTO negotiations (id, initiator, state, live_holds, created_at, updated_at, record) VALUES (?, ?, ?, ?, ?, ?, ?)').run(...rowWithDocuments(old));
+    raw.close();
+
+    const store = SqliteStore.open(file);
+    expect(await store.negotiations.get(old.id)).toStrictEqual(old);
+    // Another round: the new offer's document joins the others; none is written twice.
+    const next = { ...old, rounds: old.rounds + 1, offers: [...old.offers, makeOffer({ offerId: 'neg-full-9', document: '<wsag-neg:NegotiationOffer>9</wsag-neg:NegotiationOffer>' })] };
+    await store.negotiations.update(next);
+    expect(await store.negotiations.get(old.id)).toStrictEqual(next);
+    expect((await store.negotiations.list()).map((n) => n.offers.map((o) => o.document))).toEqual([next.offers.map((o) => o.document)]);
+    await store.close();
+
+    const stored = inspect(file, (db) => db.prepare('SELECT offer_id, document FROM negotiation_offers ORDER BY rowid').all());
+    expect(stored).toEqual(next.offers.map((o) => ({ offer_id: o.offerId, document: o.document })));
+    const record = inspect(file, (db) => db.prepare('SELECT record FROM negotiations').pluck().get()) as string;
+    expect(record).not.toContain('"document"');
   });
 
   it('maintains live_holds, the count of Held holds, on insert and update', async () => {

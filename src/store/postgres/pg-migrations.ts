@@ -113,4 +113,19 @@ export const pgMigrations: readonly string[] = [
      term      BIGINT NOT NULL,
      since     BIGINT NOT NULL
    );`,
+
+  // 3: each offer's document in a row of its own, written once (SQLite migration 9).
+  `CREATE TABLE negotiation_offers (
+     negotiation_id TEXT NOT NULL REFERENCES negotiations (id),
+     offer_id       TEXT NOT NULL,
+     document       TEXT NOT NULL,
+     PRIMARY KEY (negotiation_id, offer_id)
+   );
+   INSERT INTO negotiation_offers (negotiation_id, offer_id, document)
+     SELECT n.id, o.value->>'offerId', o.value->>'document'
+     FROM negotiations n, jsonb_array_elements(n.record::jsonb->'offers') o;
+   UPDATE negotiations SET record = jsonb_set(record::jsonb, '{offers}', coalesce((
+     SELECT jsonb_agg(o.value - 'document' ORDER BY o.position)
+     FROM jsonb_array_elements(negotiations.record::jsonb->'offers') WITH ORDINALITY o(value, position)
+   ), '[]'::jsonb))::text;`,
 ];

@@ -1,8 +1,8 @@
 import type { Negotiation } from '../../domain/negotiation.js';
 import type { AuditNote, NegotiationFilter, NegotiationRepository } from '../../engine/ports.js';
 import { listingSql } from '../by-creation.js';
-import { columns, fromRow, toRow, type NegotiationRow } from '../sqlite-negotiation-repository.js';
-import { numbered, type PgConnection } from './pg-connection.js';
+import { columns, fromRow, offerDocuments, toRow, type NegotiationRow, type OfferDocumentRow } from '../sqlite-negotiation-repository.js';
+import { numbered, type PgConnection, type Queryable } from './pg-connection.js';
 import type { PgAuditLog } from './pg-audit-log.js';
 
 const values = (r: NegotiationRow) => [r.id, r.initiator, r.state, r.live_holds, r.created_at, r.updated_at, r.record];
@@ -15,6 +15,7 @@ export class PgNegotiationRepository implements NegotiationRepository {
     try {
       await this.audit.appendWith(about(negotiation.id, notes), async (tx) => {
         await tx.query(`INSERT INTO negotiations (${columns}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, values(toRow(negotiation)));
+        await insertDocuments(tx, offerDocuments(negotiation));
       });
     } catch (error) {
       if ((error as { code?: string }).code === '23505') throw new Error(`negotiation ${negotiation.id} already exists`, { cause: error });
@@ -29,23 +30,48 @@ export class PgNegotiationRepository implements NegotiationRepository {
         values(toRow(negotiation)),
       );
       if (result.rowCount === 0) throw new Error(`negotiation ${negotiation.id} does not exist`);
+      // Documents never change: only those of offers added since the last write are stored.
+      const stored = await tx.query<{ offer_id: string }>('SELECT offer_id FROM negotiation_offers WHERE negotiation_id = $1', [negotiation.id]);
+      await insertDocuments(tx, offerDocuments(negotiation, new Set(stored.rows.map((r) => r.offer_id))));
     });
   }
 
   async get(id: string): Promise<Negotiation | undefined> {
     const { rows } = await this.connection.query<NegotiationRow>(`SELECT ${columns} FROM negotiations WHERE id = $1`, [id]);
-    return rows[0] && fromRow(rows[0]);
+    return rows[0] && fromRow(rows[0], await documentsOf(this.connection, [id]));
   }
 
   async list(filter: NegotiationFilter = {}): Promise<Negotiation[]> {
     const { where, params, limit } = listingSql(filter, filter.withLiveHolds === true ? ['live_holds > 0'] : []);
     const sql = numbered(`SELECT ${columns} FROM negotiations ${where} ORDER BY created_at, id${limit}`);
-    return (await this.connection.query<NegotiationRow>(sql, params)).rows.map(fromRow);
+    const { rows } = await this.connection.query<NegotiationRow>(sql, params);
+    const documents = new Map<string, OfferDocumentRow[]>();
+    for (const document of await documentsOf(this.connection, rows.map((r) => r.id))) {
+      const group = documents.get(document.negotiation_id);
+      if (group) group.push(document);
+      else documents.set(document.negotiation_id, [document]);
+    }
+    return rows.map((row) => fromRow(row, documents.get(row.id) ?? []));
   }
 
   async close(): Promise<void> {
     await this.connection.close();
   }
+}
+
+async function insertDocuments(tx: Queryable, documents: OfferDocumentRow[]): Promise<void> {
+  if (documents.length === 0) return;
+  await tx.query(
+    'INSERT INTO negotiation_offers (negotiation_id, offer_id, document) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])',
+    [documents.map((d) => d.negotiation_id), documents.map((d) => d.offer_id), documents.map((d) => d.document)],
+  );
+}
+
+/** The offer documents of the negotiations `ids`, in one query. */
+async function documentsOf(db: Queryable, ids: string[]): Promise<OfferDocumentRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<OfferDocumentRow>('SELECT negotiation_id, offer_id, document FROM negotiation_offers WHERE negotiation_id = ANY($1)', [ids]);
+  return rows;
 }
 
 function about(id: string, notes: readonly AuditNote[]) {
