@@ -161,14 +161,13 @@ function readOfferElement(
   rejectUnknownTermElements(termsEl);
   checkAlternativeCount(termsEl);
   const extensions = elementChildren(contextEl).filter((c) => !serverWritten[c.namespaceUri]?.has(c.name)).map(c14n);
-  const guaranteeTerms = all(termsEl, './/wsag:GuaranteeTerm').map(readGuaranteeTerm);
+  const { request, guaranteeTerms } = readTerms(termsEl);
   const termsSource = standaloneSource(termsEl);
   return new XmlReceivedOffer({
     name: text(offer, 'wsag:Name'),
     templateId: text(contextEl, 'wsag:TemplateId'),
     templateName: text(contextEl, 'wsag:TemplateName'),
-    // The plan serves what the objectives promise: an sla:CompletedBy is a deadline it plans for.
-    request: requestServingObjectives(readServiceRequest(termsEl), guaranteeTerms),
+    request,
     guaranteeTerms,
     serviceTermNames: serviceTermNames(offer),
     offerSource: offerSourceOf(termsSource, contextEl),
@@ -183,6 +182,24 @@ function readOfferElement(
     accepts: readAccepts(contextEl),
     eligibleParties: all(contextEl, 'srv:EligibleParty').map((e) => e.content.trim()),
   });
+}
+
+function readTerms(terms: XmlElement): Pick<XmlOfferParts, 'request' | 'guaranteeTerms'> {
+  const guaranteeTerms = all(terms, './/wsag:GuaranteeTerm').map(readGuaranteeTerm);
+  // The plan serves what the objectives promise: an sla:CompletedBy is a deadline it plans for.
+  return { request: requestServingObjectives(readServiceRequest(terms), guaranteeTerms), guaranteeTerms };
+}
+
+/**
+ * The offer after its time, node count or objective terms were edited in `root`, the root of
+ * a document parsed from its offerSource (offer-slot.ts): the Terms are read again from the
+ * edited XML, so the domain view matches it; what the edits do not touch (name, context,
+ * parties, which term names and compositors there are) stays the offer's own.
+ */
+export function withEditedTerms(offer: XmlReceivedOffer, root: XmlElement): XmlReceivedOffer {
+  const termsEl = one(root, 'wsag:Terms');
+  if (!termsEl) throw new InvalidTerms('wsag:AgreementOffer needs wsag:Terms');
+  return new XmlReceivedOffer({ ...offer.toParts(), ...readTerms(termsEl), termsSource: standaloneSource(termsEl), offerSource: standaloneSource(root) });
 }
 
 function serviceTermNames(offer: XmlElement): string[] {

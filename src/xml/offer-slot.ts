@@ -4,7 +4,7 @@ import type { TermChanges } from '../engine/ports.js';
 import { InvalidTerms } from '../domain/errors.js';
 import { date, xsDateTime } from './datetime.js';
 import { withXml } from './libxml.js';
-import { readOffer, type XmlReceivedOffer } from './offer-reader.js';
+import { withEditedTerms, type XmlReceivedOffer } from './offer-reader.js';
 import { childInOrder, removeChildren, setText } from './xml-edit.js';
 import { all } from './xpath.js';
 
@@ -22,8 +22,8 @@ const windowOrder = ['StartTime', 'EndTime', 'Duration'];
  * slot; a job gets sla:EarliestStart = start, and a deadline earlier than `completion` (the
  * slot's end unless the caller says the job needs longer, e.g. room for its covered
  * outages) becomes that completion, as do sla:CompletedBy objectives earlier than it
- * (a counter-offer must not promise what its own terms cannot meet). Re-read, so
- * the domain view matches the XML; it stays the same alternative of the original offer.
+ * (a counter-offer must not promise what its own terms cannot meet). Its terms are read
+ * again, so the domain view matches the XML; it stays the same alternative of the original offer.
  */
 export function offerInSlot(offer: XmlReceivedOffer, slot: Allocation, completion: Date = slot.end): XmlReceivedOffer {
   if (offer.request.window) return offerWithTerms(offer, { window: { start: slot.start, end: slot.end } });
@@ -66,7 +66,7 @@ export function offerWithTerms(offer: XmlReceivedOffer, changes: TermChanges): X
     if (changes.nodeCount !== undefined) changeNodeCount(root, sdt, changes.nodeCount);
     if (changes.objectives) keepableObjectives(root, changes.objectives);
     // Read from the edited document itself: written out and parsed again, it reads the same.
-    return readOffer(root, offer.alternative);
+    return withEditedTerms(offer, root);
   });
 }
 
