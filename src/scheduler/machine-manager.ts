@@ -4,7 +4,7 @@ import type { ClusterNode, Instant, JobRequirements } from './model.js';
 import { kthSmallest } from './kth-smallest.js';
 import { NodeTimeline, type NodeBooking, type Passable } from './node-timeline.js';
 import { FreeStretchMemo } from './free-stretch-memo.js';
-import { SlotSearch, type SearchSpace } from './slot-search.js';
+import { SearchArrayPool, SlotSearch, type SearchSpace } from './slot-search.js';
 
 /** A booking as the node's timeline and the owner's list both hold it (one object, so a change is seen by both). */
 interface OwnedBooking extends NodeBooking {
@@ -53,6 +53,8 @@ export class MachineManager implements SearchSpace {
   private readonly values: Float64Array;
   private readonly islandMembers: Int32Array;
   private readonly islandBest: Int32Array;
+  /** @internal for SlotSearch */
+  readonly searchArrays: SearchArrayPool;
 
   constructor(readonly nodes: readonly ClusterNode[]) {
     this.timelines = nodes.map(() => new NodeTimeline());
@@ -70,6 +72,7 @@ export class MachineManager implements SearchSpace {
     this.sinceUntil = new Float64Array(nodes.length);
     this.order = new Int32Array(nodes.length);
     this.values = new Float64Array(nodes.length);
+    this.searchArrays = new SearchArrayPool(nodes.length);
     this.islandMembers = new Int32Array(this.islandCount);
     this.islandBest = new Int32Array(this.islandCount);
     nodes.forEach((node, i) => {

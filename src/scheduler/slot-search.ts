@@ -20,6 +20,40 @@ export interface SearchSpace {
   scratch(count: number): Float64Array;
   islandIndex(node: number): number;
   readonly islands: number;
+  /** The per-node arrays of searches, kept for the next search once one is done. */
+  readonly searchArrays: SearchArrayPool;
+}
+
+/** What a search keeps per node (see SlotSearch's fields), one cluster's worth. */
+interface SearchArrays {
+  bound: Float64Array;
+  latest: Float64Array;
+  since: Float64Array;
+  sinceUntil: Float64Array;
+}
+
+/**
+ * Search arrays handed from a finished search to the next, so a search does not allocate
+ * (and the collector free) four cluster-sized arrays. A search that is never marked done
+ * just leaves its arrays to the collector; a search made while another runs (a caller's
+ * callback searching) takes arrays of its own.
+ */
+export class SearchArrayPool {
+  private readonly idle: SearchArrays[] = [];
+
+  constructor(private readonly nodes: number) {}
+
+  take(): SearchArrays {
+    return this.idle.pop() ?? { bound: this.array(), latest: this.array(), since: this.array(), sinceUntil: this.array() };
+  }
+
+  give(arrays: SearchArrays): void {
+    if (this.idle.length < 4) this.idle.push(arrays);
+  }
+
+  private array(): Float64Array {
+    return new Float64Array(this.nodes);
+  }
 }
 
 /** See MachineManager.search: the earliest start where `count` eligible nodes are free for `duration`. */
@@ -33,6 +67,8 @@ export class SlotSearch {
   private readonly sinceUntil: Float64Array;
   /** Without owners to look past, a timeline's answer depends on the node alone: remembered across searches (FreeStretchMemo). */
   private readonly plain: boolean;
+  /** The pool's arrays these four are views of; undefined once the search is done. */
+  private arrays: SearchArrays | undefined;
 
   constructor(
     private readonly mm: SearchSpace,
@@ -41,16 +77,26 @@ export class SlotSearch {
     private readonly duration: number,
     private readonly options: Passable & { oneIsland?: boolean; limit?: Instant },
   ) {
-    this.bound = new Float64Array(eligible.length).fill(Number.NEGATIVE_INFINITY);
-    this.latest = new Float64Array(eligible.length).fill(Number.NEGATIVE_INFINITY);
-    this.since = new Float64Array(eligible.length);
-    this.sinceUntil = new Float64Array(eligible.length).fill(Number.NEGATIVE_INFINITY);
+    const arrays = mm.searchArrays.take();
+    const n = eligible.length;
+    this.arrays = arrays;
+    this.bound = arrays.bound.subarray(0, n).fill(Number.NEGATIVE_INFINITY);
+    this.latest = arrays.latest.subarray(0, n).fill(Number.NEGATIVE_INFINITY);
+    this.since = arrays.since.subarray(0, n).fill(0);
+    this.sinceUntil = arrays.sinceUntil.subarray(0, n).fill(Number.NEGATIVE_INFINITY);
     this.plain = options.ignoreOwner === undefined && options.movable === undefined;
+  }
+
+  /** The search is over: its arrays go to the next one, and it answers no more. */
+  done(): void {
+    if (this.arrays) this.mm.searchArrays.give(this.arrays);
+    this.arrays = undefined;
   }
 
   /** The nodes for a start at `start`, or a lower bound (> start) for any start that could work; Infinity if none ever can. */
   at(start: Instant): { nodes: number[] } | { next: Instant } {
     const { count, eligible, bound, latest, since, sinceUntil, options, mm } = this;
+    if (!this.arrays) throw new Error('a slot search was asked after it was done: its arrays belong to another search now');
     if (count === 0) return { nodes: [] };
     if (eligible.length < count) return { next: Number.POSITIVE_INFINITY };
     const limit = options.limit ?? Number.POSITIVE_INFINITY;

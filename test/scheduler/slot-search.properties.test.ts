@@ -41,6 +41,8 @@ function walk(mm: MachineManager, q: Extract<Op, { type: 'search' }>): unknown[]
     if ('nodes' in answer) break;
     t = answer.next;
   }
+  // Done, as findSlot marks it: the next search reuses its arrays, left as this one wrote them.
+  search.done();
   return answers;
 }
 
@@ -56,6 +58,21 @@ function replayed(mm: MachineManager, owners: number): MachineManager {
 }
 
 describe('slot searches against a fresh Machine Manager', () => {
+  it('a search made while another runs has arrays of its own; one asked after it is done refuses', () => {
+    const mm = new MachineManager(nodes);
+    mm.book('j0', [0, 1, 2], 0, 30);
+    const all = nodes.map((_, i) => i);
+    const outer = mm.search(4, all, 10);
+    expect(outer.at(0)).toEqual({ next: 30 });
+    // A caller's callback searching in the middle of a search (findSlot's accept).
+    const inner = mm.search(2, all, 10);
+    expect(inner.at(0)).toEqual({ nodes: [3, 4] });
+    inner.done();
+    expect(outer.at(30)).toEqual({ nodes: [0, 1, 2, 3] });
+    outer.done();
+    expect(() => outer.at(30)).toThrow(/asked after it was done/);
+  });
+
   it('answer the same after any history of changes', () => {
     fc.assert(
       fc.property(fc.array(op, { minLength: 20, maxLength: 80 }), (ops) => {
