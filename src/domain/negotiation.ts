@@ -61,8 +61,8 @@ export interface NegotiationOfferRecord {
   state: OfferState;
   expirationTime?: Date;
   createdAt: Date;
-  /** The offer element as exchanged (wsag-neg:NegotiationOffer or NegotiationCounterOffer). */
-  document: string;
+  /** The offer element as exchanged (wsag-neg:NegotiationOffer or NegotiationCounterOffer); never changed once stored. */
+  readonly document: string;
   request: ServiceRequest;
   /** The template the offer's Context names; counter-offers keep it. */
   templateId?: string;

@@ -1,11 +1,9 @@
-import type { CapacityProfile } from './capacity-profile.js';
 import type { CheckpointPlan } from './checkpoint-plan.js';
 import { checkpointPlanAt, pieceMs, securedIntervals, shapeOf, totalIntervals, type JobShape } from './job-timing.js';
 import type { Instant, JobSpec, PlannedJob, Segment } from './model.js';
 import { nodeList } from './model.js';
 import { PlanBook } from './plan-book.js';
 import { at, isBestEffort, totalIntervalsOf, type AdmitOptions, type Need, type Placement } from './plan-book.js';
-import type { SlotSearch } from './slot-search.js';
 
 /**
  * Where a job can go (the second layer): validating a request, its need, slots on the nodes,
@@ -153,39 +151,33 @@ export abstract class PlanPlacement extends PlanBook {
       soft: need.displaceWaiting,
       ...(latestStart !== undefined ? { limit: latestStart } : {}),
     });
-    try {
-      return this.slotFrom(search, filter, need, from, total - need.nodes - need.spare + slack, latestStart, accept, earliest);
-    } finally {
-      search.done();
-    }
-  }
-
-  private slotFrom(
-    search: SlotSearch, filter: CapacityProfile, need: Need, from: Instant, busyAllowed: number,
-    latestStart?: Instant, accept?: (start: Instant) => boolean, earliest?: (t: Instant) => Instant,
-  ): { start: Instant; nodes: number[] } | undefined {
+    const busyAllowed = total - need.nodes - need.spare + slack;
     let t = from;
-    for (;;) {
-      t = filter.firstFit(t, need.lengthMs, busyAllowed);
-      if (latestStart !== undefined && t > latestStart) return undefined;
-      // A constraint of the caller's that can say where it holds next (a peer's standby nodes).
-      const later = earliest?.(t) ?? t;
-      if (later > t) {
-        t = later;
-        continue;
+    try {
+      for (;;) {
+        t = filter.firstFit(t, need.lengthMs, busyAllowed);
+        if (latestStart !== undefined && t > latestStart) return undefined;
+        // A constraint of the caller's that can say where it holds next (a peer's standby nodes).
+        const later = earliest?.(t) ?? t;
+        if (later > t) {
+          t = later;
+          continue;
+        }
+        const mapped = search.at(t);
+        if ('next' in mapped) {
+          // Not enough of the same nodes free throughout: no start before `next` works either.
+          if (mapped.next === Number.POSITIVE_INFINITY) return undefined;
+          t = mapped.next;
+          continue;
+        }
+        if (!accept || accept(t)) return { start: t, nodes: mapped.nodes };
+        // The next instant anything changes: a booking of any kind ends or begins.
+        const next = Math.min(this.mm.profile.nextChangeAfter(t) ?? Infinity, filter.nextChangeAfter(t) ?? Infinity);
+        if (next === Infinity) return undefined; // nothing changes after t: what fails now fails forever
+        t = next;
       }
-      const mapped = search.at(t);
-      if ('next' in mapped) {
-        // Not enough of the same nodes free throughout: no start before `next` works either.
-        if (mapped.next === Number.POSITIVE_INFINITY) return undefined;
-        t = mapped.next;
-        continue;
-      }
-      if (!accept || accept(t)) return { start: t, nodes: mapped.nodes };
-      // The next instant anything changes: a booking of any kind ends or begins.
-      const next = Math.min(this.mm.profile.nextChangeAfter(t) ?? Infinity, filter.nextChangeAfter(t) ?? Infinity);
-      if (next === Infinity) return undefined; // nothing changes after t: what fails now fails forever
-      t = next;
+    } finally {
+      search.done(); // its arrays go to the next search
     }
   }
 

@@ -43,16 +43,15 @@ export class SearchArrayPool {
 
   constructor(private readonly nodes: number) {}
 
-  take(): SearchArrays {
-    return this.idle.pop() ?? { bound: this.array(), latest: this.array(), since: this.array(), sinceUntil: this.array() };
+  /** Arrays of at least `length` entries. */
+  take(length: number): SearchArrays {
+    const size = Math.max(length, this.nodes);
+    const array = () => new Float64Array(size);
+    return (length <= this.nodes ? this.idle.pop() : undefined) ?? { bound: array(), latest: array(), since: array(), sinceUntil: array() };
   }
 
   give(arrays: SearchArrays): void {
-    if (this.idle.length < 4) this.idle.push(arrays);
-  }
-
-  private array(): Float64Array {
-    return new Float64Array(this.nodes);
+    if (arrays.bound.length === this.nodes && this.idle.length < 4) this.idle.push(arrays);
   }
 }
 
@@ -77,8 +76,8 @@ export class SlotSearch {
     private readonly duration: number,
     private readonly options: Passable & { oneIsland?: boolean; limit?: Instant },
   ) {
-    const arrays = mm.searchArrays.take();
     const n = eligible.length;
+    const arrays = mm.searchArrays.take(n);
     this.arrays = arrays;
     this.bound = arrays.bound.subarray(0, n).fill(Number.NEGATIVE_INFINITY);
     this.latest = arrays.latest.subarray(0, n).fill(Number.NEGATIVE_INFINITY);
