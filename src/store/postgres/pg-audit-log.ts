@@ -31,12 +31,17 @@ export class PgAuditLog implements AuditLog {
     const entries: AuditEntry[] = [];
     for (const record of records) {
       const entry = chainedEntry(record, previous);
-      const row = toRow(entry);
-      await tx.query(`INSERT INTO audit_log (${columns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [row.seq, row.at, row.actor, row.subject_kind, row.subject_id, row.action, row.details, row.prev_hash, row.hash]);
       entries.push(entry);
       previous = entry;
     }
+    // One statement for all of a change's entries: one round trip, not one per entry.
+    const rows = entries.map(toRow);
+    const column = <K extends keyof AuditRow>(key: K) => rows.map((row) => row[key]);
+    await tx.query(
+      `INSERT INTO audit_log (${columns})
+       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])`,
+      [column('seq'), column('at'), column('actor'), column('subject_kind'), column('subject_id'), column('action'), column('details'), column('prev_hash'), column('hash')],
+    );
     return entries;
   }
 
