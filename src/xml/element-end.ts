@@ -1,4 +1,4 @@
-import { tagEnd } from './raw-guard.js';
+import { markupAt, tagEnd } from './raw-guard.js';
 
 /**
  * Where, in well-formed XML text, the root element's child `qname` (as written, prefix
@@ -14,10 +14,10 @@ export function rootChildEnd(xml: string, qname: string): number | undefined {
   for (let i = 0; ; ) {
     const lt = xml.indexOf('<', i);
     if (lt < 0) return undefined;
-    const skipped = skipMarkup(xml, lt);
-    if (skipped === null) return undefined;
-    if (skipped !== undefined) {
-      i = skipped;
+    const markup = markupAt(xml, lt);
+    if (markup) {
+      if (markup.what === 'declaration' || markup.end < 0) return undefined;
+      i = markup.end;
       continue;
     }
     const close = tagEnd(xml, lt + 1);
@@ -34,19 +34,6 @@ export function rootChildEnd(xml: string, qname: string): number | undefined {
     }
     i = close + 1;
   }
-}
-
-/** After a comment, CDATA section or processing instruction at `lt`; undefined for a tag; null for a DOCTYPE or text that ends inside one. */
-function skipMarkup(xml: string, lt: number): number | undefined | null {
-  const past = (terminator: string, from: number) => {
-    const end = xml.indexOf(terminator, from);
-    return end < 0 ? null : end + terminator.length;
-  };
-  if (xml.startsWith('<!--', lt)) return past('-->', lt + 4);
-  if (xml.startsWith('<![CDATA[', lt)) return past(']]>', lt + 9);
-  if (xml.startsWith('<?', lt)) return past('?>', lt + 2);
-  if (xml.startsWith('<!', lt)) return null;
-  return undefined;
 }
 
 function nameOf(xml: string, from: number, close: number): string {

@@ -7,7 +7,7 @@ import type { GuaranteeTerm, ServiceRequest } from '../domain/terms.js';
 import type { ReceivedOffer } from '../engine/ports.js';
 import { alternativeOfferDocuments, checkAlternativeCount, hasChoices } from './alternatives.js';
 import { date } from './datetime.js';
-import { canonicalOfSource, standaloneSource } from './canonical.js';
+import { standaloneSource } from './canonical.js';
 import { c14n, elementChildren } from './item-constraint.js';
 import { withXml } from './libxml.js';
 import { ns, prefixes, schemaFiles } from './namespaces.js';
@@ -56,11 +56,9 @@ export class XmlReceivedOffer implements ReceivedOffer {
   readonly serviceTermNames: string[];
   /** The wsag:AgreementOffer element as XML text of its own, not canonical: what the adapters parse again (creation constraints, counter-offers, alternatives). */
   readonly offerSource: string;
-  #offerXml: string | undefined;
   readonly context: OfferContext;
   /** The wsag:Terms element as XML text of its own, not canonical: what the agreement and counter-offers copy. */
   readonly termsSource: string;
-  #termsXml: string | undefined;
   readonly alternative?: AlternativeChoice;
   readonly accepts?: { offerId: string; negotiationId?: string };
   readonly eligibleParties: string[];
@@ -86,21 +84,6 @@ export class XmlReceivedOffer implements ReceivedOffer {
     const expiresAt = date(parts.context.expirationTime, 'wsag:ExpirationTime');
     if (expiresAt) this.expiresAt = expiresAt;
     this.#hasChoices = parts.hasChoices;
-  }
-
-  /**
-   * The wsag:AgreementOffer element, canonical XML, worked out when first asked for: the
-   * server itself parses the source again or copies it into documents canonicalised as a
-   * whole. It cannot fail here: the raw guard refused relative namespace names, the one
-   * thing a parsed document can hold that Canonical XML cannot write.
-   */
-  get offerXml(): string {
-    return (this.#offerXml ??= canonicalOfSource(this.offerSource));
-  }
-
-  /** The wsag:Terms element, canonical XML, worked out when first asked for (see offerXml). */
-  get termsXml(): string {
-    return (this.#termsXml ??= canonicalOfSource(this.termsSource));
   }
 
   /** What the offer was made from: plain data, so it can cross to another thread and be made into the same offer there. */

@@ -32,24 +32,19 @@ export function guardRawXml(body: Buffer, limits: RawGuardLimits): string {
     const lt = text.indexOf('<', i);
     if (lt < 0) break;
     const next = text[lt + 1];
-    if (next === '!') {
-      if (text.startsWith('<!--', lt)) {
-        i = skipTo(text, '-->', lt + 4, 'comment');
-      } else if (text.startsWith('<![CDATA[', lt)) {
-        i = skipTo(text, ']]>', lt + 9, 'CDATA section');
-      } else if (/^<!DOCTYPE/i.test(text.slice(lt, lt + 9))) {
-        throw new MalformedMessage('DOCTYPE is not allowed in SOAP messages: no DTDs, entity declarations or external entities are processed');
-      } else {
+    const markup = markupAt(text, lt);
+    if (markup) {
+      if (markup.what === 'declaration') {
+        if (/^<!DOCTYPE/i.test(text.slice(lt, lt + 9))) {
+          throw new MalformedMessage('DOCTYPE is not allowed in SOAP messages: no DTDs, entity declarations or external entities are processed');
+        }
         throw new MalformedMessage(`markup declaration "${text.slice(lt, lt + 10)}" is not allowed`);
       }
-      continue;
-    }
-    if (next === '?') {
-      const end = skipTo(text, '?>', lt + 2, 'processing instruction');
-      if (!/^<\?xml[\s?]/.test(text.slice(lt, lt + 6)) || lt !== firstNonSpace(text)) {
+      if (markup.end < 0) throw new MalformedMessage(`unterminated ${markup.what}`);
+      if (markup.what === 'processing instruction' && (!/^<\?xml[\s?]/.test(text.slice(lt, lt + 6)) || lt !== firstNonSpace(text))) {
         throw new MalformedMessage('processing instructions are not allowed in SOAP messages');
       }
-      i = end;
+      i = markup.end;
       continue;
     }
     const close = tagEnd(text, lt + 1);
@@ -113,10 +108,26 @@ function firstInvalidUtf8(b: Buffer): number {
   return b.length;
 }
 
-function skipTo(text: string, terminator: string, from: number, what: string): number {
-  const end = text.indexOf(terminator, from);
-  if (end < 0) throw new MalformedMessage(`unterminated ${what}`);
-  return end + terminator.length;
+/**
+ * What starts at `lt` (a `<`) when it is not a tag: a comment, CDATA section or processing
+ * instruction with the index just past it (-1 when it never ends), or another markup
+ * declaration (a DOCTYPE). Undefined for a tag.
+ */
+export function markupAt(
+  text: string,
+  lt: number,
+): { what: 'comment' | 'CDATA section' | 'processing instruction'; end: number } | { what: 'declaration' } | undefined {
+  const next = text[lt + 1];
+  if (next !== '!' && next !== '?') return undefined; // a tag: the usual case, answered first
+  const past = (terminator: string, from: number) => {
+    const end = text.indexOf(terminator, from);
+    return end < 0 ? -1 : end + terminator.length;
+  };
+  if (text.startsWith('<!--', lt)) return { what: 'comment', end: past('-->', lt + 4) };
+  if (text.startsWith('<![CDATA[', lt)) return { what: 'CDATA section', end: past(']]>', lt + 9) };
+  if (text.startsWith('<?', lt)) return { what: 'processing instruction', end: past('?>', lt + 2) };
+  if (text.startsWith('<!', lt)) return { what: 'declaration' };
+  return undefined;
 }
 
 /** Index of the `>` ending the tag that starts before `from`, skipping quoted attribute values. */

@@ -5,6 +5,7 @@ import { InvalidTerms, SchemaViolation, type WsagError } from '../../src/domain/
 import type { AgreementOfferInput } from '../../src/soap/agreement-offer-input.js';
 import { readEnvelope, type SoapRequest } from '../../src/soap/envelope.js';
 import { DocumentThreads } from '../../src/workers/document-threads.js';
+import { canonicalOfSource } from '../../src/xml/canonical.js';
 import { withXml } from '../../src/xml/libxml.js';
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
 import type { XmlReceivedOffer } from '../../src/xml/offer-reader.js';
@@ -41,7 +42,7 @@ function read(threads: DocumentThreads, envelope: string, input: AgreementOfferI
 /** The fault a reading ends with (the test fails if it reads). */
 const refusal = (reading: Promise<unknown>) => reading.then(() => { throw new Error('the offer was read'); }, (error: unknown) => error as WsagError);
 /** What an offer read says, without the parts only a class carries. */
-const view = (offer: XmlReceivedOffer) => ({ ...offer.toParts(), offerXml: offer.offerXml, alternatives: offer.alternatives().length });
+const view = (offer: XmlReceivedOffer) => ({ ...offer.toParts(), offerXml: canonicalOfSource(offer.offerSource), alternatives: offer.alternatives().length });
 
 describe.runIf(available)('DocumentThreads: signing', () => {
   for (const threads of [0, 2]) {

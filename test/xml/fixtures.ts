@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { WsagError } from '../../src/domain/errors.js';
 import type { ReceivedOffer } from '../../src/engine/ports.js';
+import { canonicalOfSource } from '../../src/xml/canonical.js';
 import { withXml } from '../../src/xml/libxml.js';
 import { ns } from '../../src/xml/namespaces.js';
 import { offerFromTemplate, type OfferSetting } from '../../src/xml/offer-from-template.js';
@@ -34,6 +35,10 @@ export function offerXml(name: TemplateName, settings: OfferSetting[] = []): str
 export function read(xml: string): XmlReceivedOffer {
   return withXml(xml, 'offer', (doc) => readOffer(doc.root));
 }
+
+/** The offer's wsag:AgreementOffer and wsag:Terms in canonical form, as assertions compare them. */
+export const canonicalOffer = (offer: XmlReceivedOffer): string => canonicalOfSource(offer.offerSource);
+export const canonicalTerms = (offer: XmlReceivedOffer): string => canonicalOfSource(offer.termsSource);
 
 /** The CreationConstraintViolation message, or undefined when the offer meets the template. */
 export function constraintProblem(name: TemplateName, offer: ReceivedOffer): string | undefined {

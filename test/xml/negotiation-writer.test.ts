@@ -8,7 +8,7 @@ import {
   XmlNegotiationWriter, historyEntry, negotiableTemplate, negotiationPropertiesDocument,
 } from '../../src/xml/negotiation-writer.js';
 import { requireTool } from '../support/tools.js';
-import { constraintProblem, offerXml, ourSchemaProblem, read, referenceProblems, renderedTemplate } from './fixtures.js';
+import { canonicalOffer, canonicalTerms, constraintProblem, offerXml, ourSchemaProblem, read, referenceProblems, renderedTemplate } from './fixtures.js';
 
 const haveXmllint = requireTool('xmllint');
 const writer = new XmlNegotiationWriter();
@@ -18,23 +18,23 @@ const between = (xml: string, element: string): string | undefined => new RegExp
 describe('withSlot: a reservation window moves to the slot', () => {
   it('sets StartTime and EndTime (UTC, whole seconds) and re-reads the request', () => {
     const moved = writer.withSlot(read(offerXml('advance-reservation')), slot('2026-11-22T08:00:00.000Z', '2026-11-22T10:00:00.400Z'));
-    expect(between(moved.termsXml, 'arp:StartTime')).toBe('2026-11-22T08:00:00Z');
-    expect(between(moved.termsXml, 'arp:EndTime')).toBe('2026-11-22T10:00:01Z'); // never earlier than the slot
+    expect(between(canonicalTerms(moved), 'arp:StartTime')).toBe('2026-11-22T08:00:00Z');
+    expect(between(canonicalTerms(moved), 'arp:EndTime')).toBe('2026-11-22T10:00:01Z'); // never earlier than the slot
     expect(moved.request.window).toEqual({ start: new Date('2026-11-22T08:00:00Z'), end: new Date('2026-11-22T10:00:01Z') });
-    expect(moved.offerXml).toContain(moved.termsXml.slice(moved.termsXml.indexOf('<wsag:All>')));
+    expect(canonicalOffer(moved)).toContain(canonicalTerms(moved).slice(canonicalTerms(moved).indexOf('<wsag:All>')));
     expect(constraintProblem('advance-reservation', moved)).toBeUndefined();
-    expect(ourSchemaProblem(moved.offerXml)).toBeUndefined();
+    expect(ourSchemaProblem(canonicalOffer(moved))).toBeUndefined();
   });
 
   it('keeps a Duration, consistent with the slot; adds no EndTime where the offer gave only a Duration', () => {
     const durationOnly = offerXml('advance-reservation').replace(/<arp:EndTime>[^<]*<\/arp:EndTime>/, '<arp:Duration>7200</arp:Duration>');
     const moved = writer.withSlot(read(durationOnly), slot('2026-11-22T08:00:00Z', '2026-11-22T11:00:00Z'));
-    expect(moved.termsXml).toMatch(/<arp:AllocationTimeConstraint><arp:StartTime>2026-11-22T08:00:00Z<\/arp:StartTime><arp:Duration>10800<\/arp:Duration><\/arp:AllocationTimeConstraint>/);
+    expect(canonicalTerms(moved)).toMatch(/<arp:AllocationTimeConstraint><arp:StartTime>2026-11-22T08:00:00Z<\/arp:StartTime><arp:Duration>10800<\/arp:Duration><\/arp:AllocationTimeConstraint>/);
     expect(moved.request.window?.end).toEqual(new Date('2026-11-22T11:00:00Z'));
 
     const both = offerXml('advance-reservation').replace('</arp:EndTime>', '</arp:EndTime><arp:Duration>7200</arp:Duration>');
     const movedBoth = writer.withSlot(read(both), slot('2026-11-22T08:00:00Z', '2026-11-22T10:00:00Z'));
-    expect(movedBoth.termsXml).toContain('<arp:StartTime>2026-11-22T08:00:00Z</arp:StartTime><arp:EndTime>2026-11-22T10:00:00Z</arp:EndTime><arp:Duration>7200</arp:Duration>');
+    expect(canonicalTerms(movedBoth)).toContain('<arp:StartTime>2026-11-22T08:00:00Z</arp:StartTime><arp:EndTime>2026-11-22T10:00:00Z</arp:EndTime><arp:Duration>7200</arp:Duration>');
   });
 
   it('reads the WSAG4J time constraint the same way', () => {
@@ -52,23 +52,23 @@ describe('withSlot: a job starts no earlier than the slot, and its deadline move
 
   it('inserts sla:EarliestStart in schema order; a deadline before the slot end moves to it, as does the CompletedBy promising it', () => {
     const moved = writer.withSlot(job, slot('2026-11-21T19:00:00Z', '2026-11-21T20:00:00Z', 4));
-    expect(moved.termsXml).toContain(
+    expect(canonicalTerms(moved)).toContain(
       '<sla:RuntimeEstimate>3600</sla:RuntimeEstimate><sla:EarliestStart>2026-11-21T19:00:00Z</sla:EarliestStart><sla:Deadline>2026-11-21T20:00:00Z</sla:Deadline>',
     );
-    expect(between(moved.termsXml, 'sla:CompletedBy')).toBe('2026-11-21T20:00:00Z');
+    expect(between(canonicalTerms(moved), 'sla:CompletedBy')).toBe('2026-11-21T20:00:00Z');
     expect(moved.request).toMatchObject({ earliestStart: new Date('2026-11-21T19:00:00Z'), deadline: new Date('2026-11-21T20:00:00Z'), runtimeSeconds: 3600 });
     expect(moved.guaranteeTerms[0]?.target).toEqual({ kind: 'CompletedBy', at: new Date('2026-11-21T20:00:00Z') });
     expect(constraintProblem('deadline-job', moved)).toBeUndefined();
-    expect(ourSchemaProblem(moved.offerXml)).toBeUndefined();
+    expect(ourSchemaProblem(canonicalOffer(moved))).toBeUndefined();
   });
 
   it('keeps a deadline the slot meets; replaces an earliest start the offer had', () => {
     const early = offerXml('deadline-job').replace('</sla:RuntimeEstimate>', '</sla:RuntimeEstimate><sla:EarliestStart>2026-11-21T12:00:00Z</sla:EarliestStart>');
     const moved = writer.withSlot(read(early), slot('2026-11-21T13:00:00Z', '2026-11-21T14:00:00Z', 4));
-    expect(moved.termsXml.match(/EarliestStart>/g)).toHaveLength(2);
+    expect(canonicalTerms(moved).match(/EarliestStart>/g)).toHaveLength(2);
     expect(moved.request.earliestStart).toEqual(new Date('2026-11-21T13:00:00Z'));
     expect(moved.request.deadline).toEqual(new Date('2026-11-21T18:00:00Z'));
-    expect(between(moved.termsXml, 'sla:CompletedBy')).toBe('2026-11-21T18:00:00Z');
+    expect(between(canonicalTerms(moved), 'sla:CompletedBy')).toBe('2026-11-21T18:00:00Z');
   });
 
   it('stays the same alternative of the offer', () => {
@@ -87,8 +87,8 @@ describe('withSlot: a deadline moves to the completion the job needs, not just t
   it('moves a deadline earlier than the given completion to it (room for covered outages)', () => {
     const job = read(offerXml('deadline-job'));
     const moved = writer.withSlot(job, slot('2026-11-21T17:00:00Z', '2026-11-21T18:00:00Z', 4), new Date('2026-11-21T18:25:00.200Z'));
-    expect(between(moved.termsXml, 'sla:Deadline')).toBe('2026-11-21T18:25:01Z');
-    expect(between(moved.termsXml, 'sla:CompletedBy')).toBe('2026-11-21T18:25:01Z');
+    expect(between(canonicalTerms(moved), 'sla:Deadline')).toBe('2026-11-21T18:25:01Z');
+    expect(between(canonicalTerms(moved), 'sla:CompletedBy')).toBe('2026-11-21T18:25:01Z');
     expect(writer.withSlot(job, slot('2026-11-21T13:00:00Z', '2026-11-21T14:00:00Z', 4), new Date('2026-11-21T15:30:00Z')).request.deadline)
       .toEqual(new Date('2026-11-21T18:00:00Z')); // met already: kept
   });
@@ -97,22 +97,22 @@ describe('withSlot: a deadline moves to the completion the job needs, not just t
 describe('withTerms: the terms a counter-offer changes', () => {
   it('fewer nodes: TotalResourceCount becomes that Exact count, and a NodesAvailable objective promising the old count follows', () => {
     const fewer = writer.withTerms(read(offerXml('advance-reservation')), { nodeCount: 3 });
-    expect(fewer.termsXml).toContain('<jsdl:TotalResourceCount><jsdl:Exact>3</jsdl:Exact></jsdl:TotalResourceCount>');
-    expect(between(fewer.termsXml, 'sla:NodesAvailable')).toBe('3');
+    expect(canonicalTerms(fewer)).toContain('<jsdl:TotalResourceCount><jsdl:Exact>3</jsdl:Exact></jsdl:TotalResourceCount>');
+    expect(between(canonicalTerms(fewer), 'sla:NodesAvailable')).toBe('3');
     expect(fewer.request.nodeCount).toBe(3);
     expect(fewer.guaranteeTerms[0]?.target).toEqual({ kind: 'NodesAvailable', nodes: 3 });
     expect(constraintProblem('advance-reservation', fewer)).toBeUndefined();
-    expect(ourSchemaProblem(fewer.offerXml)).toBeUndefined();
+    expect(ourSchemaProblem(canonicalOffer(fewer))).toBeUndefined();
     const ranged = offerXml('advance-reservation').replace('<jsdl:Exact>8</jsdl:Exact>', '<jsdl:LowerBoundedRange>8</jsdl:LowerBoundedRange>');
-    expect(writer.withTerms(read(ranged), { nodeCount: 5 }).termsXml).toContain('<jsdl:TotalResourceCount><jsdl:Exact>5</jsdl:Exact></jsdl:TotalResourceCount>');
+    expect(canonicalTerms(writer.withTerms(read(ranged), { nodeCount: 5 }))).toContain('<jsdl:TotalResourceCount><jsdl:Exact>5</jsdl:Exact></jsdl:TotalResourceCount>');
   });
 
   it('fewer nodes for a job: a longer runtime estimate; a later deadline moves the CompletedBy promising it', () => {
     const changed = writer.withTerms(read(offerXml('deadline-job')), { nodeCount: 2, runtimeSeconds: 7200, deadline: new Date('2026-11-21T20:00:00Z') });
     expect(changed.request).toMatchObject({ nodeCount: 2, runtimeSeconds: 7200, deadline: new Date('2026-11-21T20:00:00Z') });
-    expect(between(changed.termsXml, 'sla:CompletedBy')).toBe('2026-11-21T20:00:00Z');
+    expect(between(canonicalTerms(changed), 'sla:CompletedBy')).toBe('2026-11-21T20:00:00Z');
     expect(constraintProblem('deadline-job', changed)).toBeUndefined();
-    expect(ourSchemaProblem(changed.offerXml)).toBeUndefined();
+    expect(ourSchemaProblem(canonicalOffer(changed))).toBeUndefined();
   });
 
   it('a later window keeps its length', () => {
