@@ -23,6 +23,7 @@ import Database from 'better-sqlite3';
 import { initiateNegotiationInput, plainEnvelope } from '../src/client/soap-requests.js';
 import { WsagClient } from '../src/client/wsag-client.js';
 import { createDemoPki } from '../src/crypto/demo-pki.js';
+import { DocumentThreads } from '../src/workers/document-threads.js';
 import { acceptingOffer, negotiationOffer } from '../src/xml/accepting-offer.js';
 import { c14n } from '../src/xml/item-constraint.js';
 import { withXml } from '../src/xml/libxml.js';
@@ -206,7 +207,7 @@ try {
   publish([
     machineHeading(operation === 'negotiate' ? 'Negotiated agreements under concurrent load' : 'CreateAgreement under concurrent load'),
     '',
-    `Command: \`npm run bench:concurrent -- --seconds ${seconds} --connections ${connections} --targets ${targets.join(',')} --key-type ${keyType}${operation === 'negotiate' ? ' --operation negotiate' : ''}${documentThreads ? ` --document-threads ${documentThreads}` : ''}\` (autocannon, ${connections} connections, ${seconds} s after a 2 s warm-up, a ${CLUSTER_NODES}-node cluster, ${documentThreads ? `${documentThreads} document threads (WSAG_DOCUMENT_THREADS), ` : ''}${operation === 'negotiate' ? 'each connection negotiating its agreements: InitiateNegotiation, Negotiate with a Solicited offer answered Acceptable with the capacity held, CreateAgreement accepting it (latencies are of single requests)' : 'one CreateAgreement after another'}, every agreement signed with the demo PKI's ${keyType === 'ec' ? 'ECDSA P-256' : 'RSA 2048'} key; PostgreSQL ${pg ? 'with fsync and synchronous_commit on, on the same machine' : 'not run'}). The load generator runs on the same two cores.`,
+    `Command: \`npm run bench:concurrent -- --seconds ${seconds} --connections ${connections} --targets ${targets.join(',')} --key-type ${keyType}${operation === 'negotiate' ? ' --operation negotiate' : ''}${documentThreads ? ` --document-threads ${documentThreads}` : ''}\` (autocannon, ${connections} connections, ${seconds} s after a 2 s warm-up, a ${CLUSTER_NODES}-node cluster, ${documentThreads ? `${documentThreads} document threads (WSAG_DOCUMENT_THREADS), ` : `the server's default document threads (${DocumentThreads.defaultCount(os.availableParallelism())} here), `}${operation === 'negotiate' ? 'each connection negotiating its agreements: InitiateNegotiation, Negotiate with a Solicited offer answered Acceptable with the capacity held, CreateAgreement accepting it (latencies are of single requests)' : 'one CreateAgreement after another'}, every agreement signed with the demo PKI's ${keyType === 'ec' ? 'ECDSA P-256' : 'RSA 2048'} key; PostgreSQL ${pg ? 'with fsync and synchronous_commit on, on the same machine' : 'not run'}). The load generator runs on the same two cores.`,
     '',
     `Floors in the same run: a bare node:http server answering the same request, ${floorHttp.perSecond.toFixed(0)} requests/s (p99 ${floorHttp.p99.toFixed(0)} ms); SQLite fsync'd commits, ${floorCommits.toFixed(0)}/s.`,
     '',

@@ -95,10 +95,7 @@ export async function openFoundations(config: ServerConfig, parts: ServerParts):
   const clock = parts.clock ?? systemClock;
   SchemaSet.get(); // compile once at start-up: a broken schema stops the server here
   const { credentials, ...security } = securityParts(config);
-  // By default one core stays with the event loop and one with the rest of the process (the
-  // log syncs, garbage collection, the OS); the others read offers and sign. On two cores that
-  // means none (docs/benchmarks.md weighs one thread there).
-  const documents = DocumentThreads.start(config.documentThreads ?? Math.max(0, os.availableParallelism() - 2), credentials);
+  const documents = DocumentThreads.start(config.documentThreads ?? DocumentThreads.defaultCount(os.availableParallelism()), credentials);
   const templates = TemplateLibrary.fromDirectory(config.templatesDir);
   const peers = config.peers ?? (config.peersFile ? readPeersFile(config.peersFile) : undefined);
   const ownStore = !(parts.repository && parts.negotiationRepository) && !parts.store;

@@ -46,6 +46,16 @@ export class DocumentThreads implements AgreementOfferReader {
     return new DocumentThreads(pool, credentials);
   }
 
+  /**
+   * Threads when WSAG_DOCUMENT_THREADS is unset: one core stays with the event loop and one
+   * with the rest of the process (the log syncs, garbage collection, the OS), the others
+   * read offers and sign; on two cores one thread still pays (docs/benchmarks.md: the loop
+   * hands it half its work), on one core none does.
+   */
+  static defaultCount(cores: number): number {
+    return cores < 2 ? 0 : Math.max(1, cores - 2);
+  }
+
   get threads(): number {
     return this.pool?.threads.length ?? 0;
   }

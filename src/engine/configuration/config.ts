@@ -125,7 +125,7 @@ export interface ServerConfig {
    * Worker threads for the document work of CreateAgreement (reading offers, signing
    * agreements), so it runs beside the event loop; 0 does it on the loop. Env
    * WSAG_DOCUMENT_THREADS (WSAG_SIGNING_THREADS, its earlier name, still counts). Default
-   * (unset): two fewer than the machine's cores.
+   * (unset): two fewer than the machine's cores, at least one on two cores, none on one.
    */
   documentThreads?: number;
   /**
