@@ -16,6 +16,7 @@ import type { AgreementRepository, AgreementSigner, Clock, IdSource, Negotiation
 import type { AccountStore, UsageRecordStore } from '../engine/accounting/index.js';
 import type { PeerProviders } from '../engine/migration/index.js';
 import type { ResourceManager, RuntimeClock } from '../runtime/index.js';
+import { requestsInProgress } from '../soap/requests-in-progress.js';
 import { DataDirLock } from '../store/data-dir-lock.js';
 import { DocumentThreads } from '../workers/document-threads.js';
 import { SchemaSet } from '../xml/schema-set.js';
@@ -95,7 +96,7 @@ export async function openFoundations(config: ServerConfig, parts: ServerParts):
   const clock = parts.clock ?? systemClock;
   SchemaSet.get(); // compile once at start-up: a broken schema stops the server here
   const { credentials, ...security } = securityParts(config);
-  const documents = DocumentThreads.start(config.documentThreads ?? DocumentThreads.defaultCount(os.availableParallelism()), credentials);
+  const documents = DocumentThreads.start(config.documentThreads ?? DocumentThreads.defaultCount(os.availableParallelism()), credentials, () => requestsInProgress.others());
   const templates = TemplateLibrary.fromDirectory(config.templatesDir);
   const peers = config.peers ?? (config.peersFile ? readPeersFile(config.peersFile) : undefined);
   const ownStore = !(parts.repository && parts.negotiationRepository) && !parts.store;

@@ -14,6 +14,7 @@ import { fairStart } from './fair-start.js';
 import { faultEnvelope } from './fault.js';
 import { checkMustUnderstand } from './must-understand.js';
 import type { Operation, Port } from './operation.js';
+import { requestsInProgress } from './requests-in-progress.js';
 
 export const wsdlDir = path.resolve(schemasDir, '../wsdl');
 
@@ -76,6 +77,7 @@ async function handleSoap(port: Port, req: Request, res: Response, options: Endp
   let operation: Operation | undefined;
   let caller: Caller | undefined;
   let outcome = 'ok';
+  requestsInProgress.count++;
   try {
     checkCharset(req);
     const body = await readBody(req, options.maxBodyBytes);
@@ -103,6 +105,7 @@ async function handleSoap(port: Port, req: Request, res: Response, options: Endp
     const fault = faultEnvelope(version, error, options.now());
     sendEnvelope(res, fault.status, version, fault.xml);
   } finally {
+    requestsInProgress.count--;
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     options.logger.info({ port: port.name, operation: operation?.name, caller: caller?.identity, outcome, ms: Math.round(ms * 10) / 10 }, 'soap');
     options.onRequest?.({ port: port.name, operation: operation?.name ?? 'unknown', outcome, seconds: ms / 1000 });

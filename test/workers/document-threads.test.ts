@@ -90,6 +90,31 @@ describe.runIf(available)('DocumentThreads: signing', () => {
   });
 });
 
+describe.runIf(available)('DocumentThreads: only while other requests are in progress', () => {
+  it('keeps a request that is alone on the calling thread, and hands work over once others come', async () => {
+    let others = false;
+    const documents = DocumentThreads.start(1, credentials(), () => others);
+    try {
+      const envelope = soap11(createAgreementBody(offerFromTemplate(deadlineTemplate)));
+      const check = async (i: number) => {
+        expect((await read(documents, envelope)).name).toBe('deadline-job');
+        const signed = await (documents.signer?.sign(agreementXml('deadline-job', `agreement-${i}`)) as Promise<string>);
+        expect(verifyAgreementSignatures(signed, { validateChain, at: new Date() }).provider.identity).toContain('CN=provider.example.org');
+      };
+      await check(1);
+      expect(documents.tasksDoneOnThreads).toBe(0);
+      others = true;
+      await check(2);
+      expect(documents.tasksDoneOnThreads).toBe(2);
+      others = false;
+      await check(3);
+      expect(documents.tasksDoneOnThreads).toBe(2);
+    } finally {
+      await documents.close();
+    }
+  });
+});
+
 describe('DocumentThreads: how many by default', () => {
   it('none on one core, one on two, then two fewer than the cores', () => {
     expect([1, 2, 3, 4, 8].map(DocumentThreads.defaultCount)).toEqual([0, 1, 1, 2, 6]);
