@@ -1,10 +1,7 @@
 import type { XmlElement } from 'libxml2-wasm';
-import { InvalidTerms } from '../domain/errors.js';
 import type { Negotiation } from '../domain/negotiation.js';
-import type { ReceivedNegotiationOffer } from '../engine/ports.js';
-import { maxAlternatives } from '../xml/alternatives.js';
 import { ns } from '../xml/namespaces.js';
-import { readNegotiationOffer, readNegotiationRequest } from '../xml/negotiation-reader.js';
+import { readNegotiationRequest } from '../xml/negotiation-reader.js';
 import { historyEntry, negotiableTemplate, negotiationPropertiesDocument } from '../xml/negotiation-writer.js';
 import { SchemaSet } from '../xml/schema-set.js';
 import { requiredChildren } from './body-children.js';
@@ -24,21 +21,6 @@ const neg = `xmlns:wsag-neg="${ns.wsagNeg}"`;
 
 export function negotiationEpr(element: string, baseUrl: string, id: string): string {
   return endpointReference(`wsag-neg:${element}`, ns.wsagNeg, baseUrl + negotiationPaths.Negotiation, 'NegotiationId', id);
-}
-
-/** What one Negotiate or Advertise may ask the planner to weigh (docs/security.md): offers, and their alternatives together. */
-export const maxOffersPerMessage = 16;
-
-function boundedOffers(elements: XmlElement[], where: string): ReceivedNegotiationOffer[] {
-  if (elements.length > maxOffersPerMessage) {
-    throw new InvalidTerms(`${where} holds ${elements.length} wsag-neg:NegotiationOffer elements; at most ${maxOffersPerMessage} are considered per message: send the rest in another round`);
-  }
-  const offers = elements.map(readNegotiationOffer);
-  const alternatives = offers.reduce((sum, o) => sum + o.offer.alternatives().length, 0);
-  if (alternatives > maxAlternatives) {
-    throw new InvalidTerms(`${where}: its offers combine into ${alternatives} alternatives; at most ${maxAlternatives} are considered per message`);
-  }
-  return offers;
 }
 
 export function negotiationPorts(services: SoapServices): Port[] {
@@ -66,8 +48,7 @@ export function negotiationPorts(services: SoapServices): Port[] {
     action: action('Negotiation', 'NegotiateRequest'),
     responseAction: action('Negotiation', 'NegotiateResponse'),
     async handle(ctx) {
-      SchemaSet.get().validate(ctx.request.body, 'wsag-neg:NegotiateInput');
-      const offers = boundedOffers(children(ctx.request.body, 'NegotiationOffer'), 'wsag-neg:NegotiateInput');
+      const offers = await services.offers.readNegotiationOffers(ctx.request, 'NegotiateInput');
       const counterOffers = await negotiations.negotiate(negotiationIdFrom(ctx), offers, ctx.caller);
       return `<wsag-neg:NegotiateOutput ${neg}>${counterOffers.map((c) => c.document).join('')}</wsag-neg:NegotiateOutput>`;
     },
@@ -80,8 +61,7 @@ export function negotiationPorts(services: SoapServices): Port[] {
     action: action('Negotiation', 'AdvertiseRequest'),
     responseAction: action('Negotiation', 'AdvertiseResponse'),
     async handle(ctx) {
-      SchemaSet.get().validate(ctx.request.body, 'wsag-neg:AdvertiseInput');
-      const offers = boundedOffers(children(ctx.request.body, 'NegotiationOffer'), 'wsag-neg:AdvertiseInput');
+      const offers = await services.offers.readNegotiationOffers(ctx.request, 'AdvertiseInput');
       await negotiations.advertise(negotiationIdFrom(ctx), offers, ctx.caller);
       return `<wsag-neg:AdvertiseOutput ${neg}/>`;
     },

@@ -3,6 +3,7 @@ import type { AgreementService } from '../engine/agreements/index.js';
 import type { NegotiationService } from '../engine/negotiation/index.js';
 import type { TemplateLibrary } from '../xml/template-library.js';
 import type { AgreementOfferReader } from './agreement-offer-input.js';
+import type { NegotiationOfferReader } from './negotiation-offer-input.js';
 
 /** What the SOAP ports call into. */
 export interface SoapServices {
@@ -10,6 +11,6 @@ export interface SoapServices {
   agreements: AgreementService;
   negotiations: NegotiationService;
   templates: TemplateLibrary;
-  /** Reads CreateAgreement and CreatePendingAgreement offers (on document threads when there are some). */
-  offers: AgreementOfferReader;
+  /** Reads the offers of CreateAgreement, CreatePendingAgreement, Negotiate and Advertise (on document threads when there are some). */
+  offers: AgreementOfferReader & NegotiationOfferReader;
 }

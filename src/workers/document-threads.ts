@@ -4,8 +4,10 @@ import type { AgreementSigner } from '../engine/ports.js';
 import { signAgreement, type SigningCredentials } from '../crypto/xml-signature.js';
 import { sameThreadOfferReader, type AgreementOfferInput, type AgreementOfferReader } from '../soap/agreement-offer-input.js';
 import type { SoapRequest } from '../soap/envelope.js';
+import { sameThreadNegotiationOfferReader, type NegotiationOfferInput, type NegotiationOfferReader } from '../soap/negotiation-offer-input.js';
+import type { XmlNegotiationOffer } from '../xml/negotiation-reader.js';
 import { XmlReceivedOffer } from '../xml/offer-reader.js';
-import type { DocumentWorkerData, OfferReading } from './document-worker.js';
+import type { DocumentWorkerData, NegotiationOffersReading, OfferReading } from './document-worker.js';
 
 /**
  * Tasks piscina may hand a thread before it finishes the one it runs (piscina's default is
@@ -18,13 +20,13 @@ import type { DocumentWorkerData, OfferReading } from './document-worker.js';
 const TASKS_WAITING_PER_THREAD = 16;
 
 /**
- * The document work of a CreateAgreement that needs nothing but the document: reading the
- * offer (parse, schema validation, the domain view) and signing the agreement. On worker
- * threads (piscina) it runs beside the event loop, which keeps admission, the store and
- * HTTP; with no threads, on the calling thread. Either way the results and faults are the
- * same. `close()` ends the threads.
+ * The document work that needs nothing but the document: reading the offers of
+ * CreateAgreement, Negotiate and Advertise (parse, schema validation, the domain view) and
+ * signing agreements. On worker threads (piscina) it runs beside the event loop, which
+ * keeps admission, the store and HTTP; with no threads, on the calling thread. Either way
+ * the results and faults are the same. `close()` ends the threads.
  */
-export class DocumentThreads implements AgreementOfferReader {
+export class DocumentThreads implements AgreementOfferReader, NegotiationOfferReader {
   /** Signs agreements as the provider: present when started with signing credentials. */
   readonly signer?: AgreementSigner;
 
@@ -80,9 +82,16 @@ export class DocumentThreads implements AgreementOfferReader {
     const pool = this.handOver;
     if (!pool || request.text === undefined) return sameThreadOfferReader.readAgreementOffer(request, input);
     const reading = (await pool.run({ text: request.text, input }, { name: 'readAgreementOffer' })) as OfferReading;
-    if ('parts' in reading) return new XmlReceivedOffer(reading.parts);
-    const Fault = faultClasses[reading.fault.code] ?? InternalError;
-    throw new Fault(reading.fault.message);
+    if ('fault' in reading) throw raised(reading.fault);
+    return new XmlReceivedOffer(reading.parts);
+  }
+
+  async readNegotiationOffers(request: SoapRequest, input: NegotiationOfferInput): Promise<XmlNegotiationOffer[]> {
+    const pool = this.handOver;
+    if (!pool || request.text === undefined) return sameThreadNegotiationOfferReader.readNegotiationOffers(request, input);
+    const reading = (await pool.run({ text: request.text, input }, { name: 'readNegotiationOffers' })) as NegotiationOffersReading;
+    if ('fault' in reading) throw raised(reading.fault);
+    return reading.offers.map((offer) => ({ ...offer, offer: new XmlReceivedOffer(offer.offer) }));
   }
 
   private async sign(document: string, credentials: SigningCredentials): Promise<string> {
@@ -94,4 +103,10 @@ export class DocumentThreads implements AgreementOfferReader {
   async close(): Promise<void> {
     await this.pool?.destroy();
   }
+}
+
+/** The fault a thread reported, as the class the calling thread would have raised. */
+function raised(fault: { code: string; message: string }): Error {
+  const Fault = faultClasses[fault.code] ?? InternalError;
+  return new Fault(fault.message);
 }

@@ -3,5 +3,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { sign, readAgreementOffer } = await import('./document-worker.ts');
-export { sign, readAgreementOffer };
+const { sign, readAgreementOffer, readNegotiationOffers } = await import('./document-worker.ts');
+export { sign, readAgreementOffer, readNegotiationOffers };

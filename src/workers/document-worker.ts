@@ -1,7 +1,7 @@
 /**
  * A thread of DocumentThreads: signs agreements with the key and chain it was started with
- * (workerData, as PEM) and reads the offers of CreateAgreement requests, exactly as the
- * server's own thread would. Each task is one exported function (piscina's `name`).
+ * (workerData, as PEM) and reads the offers of CreateAgreement, Negotiate and Advertise
+ * requests, exactly as the server's own thread would. Each task is one exported function (piscina's `name`).
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { workerData } from 'node:worker_threads';
@@ -9,15 +9,26 @@ import { WsagError } from '../domain/errors.js';
 import { signAgreement, type SigningCredentials } from '../crypto/xml-signature.js';
 import { readAgreementOfferInput, type AgreementOfferInput } from '../soap/agreement-offer-input.js';
 import { readEnvelope } from '../soap/envelope.js';
+import { readNegotiationOffersInput, type NegotiationOfferInput } from '../soap/negotiation-offer-input.js';
 import { parseXml } from '../xml/libxml.js';
+import type { XmlNegotiationOffer } from '../xml/negotiation-reader.js';
 import type { XmlOfferParts } from '../xml/offer-reader.js';
 
 export interface DocumentWorkerData {
   signing?: { keyPem: string; chainPem: string[] };
 }
 
-/** An offer read, or the fault reading it raised (classes do not cross threads: code and message do). */
-export type OfferReading = { parts: XmlOfferParts } | { fault: { code: string; message: string } };
+/** A fault's class does not cross threads: its code and message do. */
+type Fault = { fault: { code: string; message: string } };
+
+/** An offer read, or the fault reading it raised. */
+export type OfferReading = { parts: XmlOfferParts } | Fault;
+
+/** A negotiation offer with its offer's plain parts in place of the offer. */
+export type NegotiationOfferParts = Omit<XmlNegotiationOffer, 'offer'> & { offer: XmlOfferParts };
+
+/** The offers of a Negotiate or Advertise read, or the fault reading them raised. */
+export type NegotiationOffersReading = { offers: NegotiationOfferParts[] } | Fault;
 
 const { signing } = workerData as DocumentWorkerData;
 const credentials: SigningCredentials | undefined = signing && {
@@ -32,9 +43,21 @@ export function sign(document: string): string {
 
 /** `text` passed the raw guard and parsed on the server's thread; it is parsed again here. */
 export function readAgreementOffer({ text, input }: { text: string; input: AgreementOfferInput }): OfferReading {
+  return readingBody(text, (body) => ({ parts: readAgreementOfferInput(body, input).toParts() }));
+}
+
+/** As readAgreementOffer, for the offers of a Negotiate or Advertise. */
+export function readNegotiationOffers({ text, input }: { text: string; input: NegotiationOfferInput }): NegotiationOffersReading {
+  return readingBody(text, (body) => ({
+    offers: readNegotiationOffersInput(body, input).map((offer) => ({ ...offer, offer: offer.offer.toParts() })),
+  }));
+}
+
+/** `read` on the Body of the envelope `text`; a protocol fault it raises comes back as its code and message. */
+function readingBody<T>(text: string, read: (body: ReturnType<typeof readEnvelope>['body']) => T): T | Fault {
   const doc = parseXml(text, 'SOAP message');
   try {
-    return { parts: readAgreementOfferInput(readEnvelope(doc).body, input).toParts() };
+    return read(readEnvelope(doc).body);
   } catch (error) {
     if (error instanceof WsagError) return { fault: { code: error.code, message: error.message } };
     throw error;

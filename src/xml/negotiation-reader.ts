@@ -16,8 +16,11 @@ import { one, qname, text } from './xpath.js';
 
 const roles: readonly OfferCreator[] = ['NegotiationInitiator', 'NegotiationResponder'];
 
+/** A negotiation offer as read here: its offer is the XML reader's, whose plain parts can cross threads. */
+export type XmlNegotiationOffer = ReceivedNegotiationOffer & { offer: XmlReceivedOffer };
+
 /** A wsag-neg:NegotiationOffer (Negotiate, Advertise). */
-export function readNegotiationOffer(element: XmlElement): ReceivedNegotiationOffer {
+export function readNegotiationOffer(element: XmlElement): XmlNegotiationOffer {
   expectElement(element, ['NegotiationOffer', 'NegotiationCounterOffer']);
   const where = `wsag-neg:${element.name}`;
   const offerContext = required(element, 'wsag-neg:NegotiationOfferContext', where);
@@ -30,7 +33,7 @@ export function readNegotiationOffer(element: XmlElement): ReceivedNegotiationOf
     throw new SchemaViolation(`${where}/wsag-neg:NegotiationOfferContext/wsag-neg:State needs one of ${offerStates.map((s) => `wsag-neg:${s}`).join(', ')}`);
   }
   const offerId = (element.eval('string(@wsag-neg:OfferId)', { 'wsag-neg': ns.wsagNeg }) as string).trim();
-  const result: ReceivedNegotiationOffer = {
+  const result: XmlNegotiationOffer = {
     counterOfferTo,
     creator,
     state,

@@ -4,11 +4,15 @@ import { verifyAgreementSignatures, type ValidateChain } from '../../src/crypto/
 import { InvalidTerms, SchemaViolation, type WsagError } from '../../src/domain/errors.js';
 import type { AgreementOfferInput } from '../../src/soap/agreement-offer-input.js';
 import { readEnvelope, type SoapRequest } from '../../src/soap/envelope.js';
+import type { NegotiationOfferInput } from '../../src/soap/negotiation-offer-input.js';
 import { DocumentThreads } from '../../src/workers/document-threads.js';
+import { negotiationOffer } from '../../src/xml/accepting-offer.js';
 import { canonicalOfSource } from '../../src/xml/canonical.js';
 import { withXml } from '../../src/xml/libxml.js';
+import { ns } from '../../src/xml/namespaces.js';
+import type { XmlNegotiationOffer } from '../../src/xml/negotiation-reader.js';
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
-import type { XmlReceivedOffer } from '../../src/xml/offer-reader.js';
+import { XmlReceivedOffer } from '../../src/xml/offer-reader.js';
 import { TemplateLibrary } from '../../src/xml/template-library.js';
 import { agreementXml } from '../crypto/xml-signature-fixtures.js';
 import { createTestPki, trustingTestCa, type TestPki } from '../crypto/xml-signature-pki.js';
@@ -164,3 +168,48 @@ describe('DocumentThreads: reading offers', () => {
     }
   });
 });
+
+describe('DocumentThreads: reading negotiation offers', () => {
+  /** Reads the offers of a Negotiate (or Advertise) envelope through `threads`, as the SOAP port does. */
+  function readOffers(threads: DocumentThreads, envelope: string, input: NegotiationOfferInput = 'NegotiateInput'): Promise<XmlNegotiationOffer[]> {
+    return withXml(envelope, 'SOAP message', (doc) => threads.readNegotiationOffers({ ...readEnvelope(doc), text: envelope }, input));
+  }
+  const offerOf = (nodes: string, offerId: string) =>
+    negotiationOffer(offerFromTemplate(deadlineTemplate, [{ location: 'NodeCount', value: nodes }]), { offerId, counterOfferTo: 'deadline-job-v1', state: 'Solicited' });
+  const negotiateEnvelope = (offers: string[], input: NegotiationOfferInput = 'NegotiateInput') =>
+    soap11(`<wsag-neg:${input} xmlns:wsag-neg="${ns.wsagNeg}">${offers.join('')}</wsag-neg:${input}>`);
+  const offerView = (offer: XmlNegotiationOffer) => ({ ...offer, offer: view(offer.offer as XmlReceivedOffer) });
+
+  it('reads on a thread the very offers the calling thread reads, and raises the same faults by class and message', async () => {
+    const here = DocumentThreads.start(0);
+    const there = DocumentThreads.start(1);
+    try {
+      const good = negotiateEnvelope([offerOf('2', 'o-1'), offerOf('5', 'o-2')]);
+      const offersThere = await readOffers(there, good);
+      expect(there.tasksDoneOnThreads).toBe(1);
+      expect(offersThere.map((o) => [o.offerId, o.offer.request.nodeCount, o.state])).toEqual([['o-1', 2, 'Solicited'], ['o-2', 5, 'Solicited']]);
+      expect(offersThere[0]?.offer).toBeInstanceOf(XmlReceivedOffer);
+      expect(offersThere.map(offerView)).toEqual((await readOffers(here, good)).map(offerView));
+
+      const advertised = negotiateEnvelope([offerOf('3', 'a-1')], 'AdvertiseInput');
+      expect((await readOffers(there, advertised, 'AdvertiseInput')).map(offerView)).toEqual((await readOffers(here, advertised, 'AdvertiseInput')).map(offerView));
+
+      const bad: Array<[string, typeof SchemaViolation | typeof InvalidTerms]> = [
+        [negotiateEnvelope(Array.from({ length: 17 }, (_, i) => offerOf('1', `o-${i}`))), InvalidTerms],
+        [good.replace('<wsag:Terms', '<wsag:Bogus/><wsag:Terms'), SchemaViolation],
+        [good.replace(/<jsdl:Exact>5<\/jsdl:Exact>/, '<jsdl:Exact>0</jsdl:Exact>'), InvalidTerms],
+      ];
+      for (const [envelope, kind] of bad) {
+        const faultHere = await refusal(readOffers(here, envelope));
+        const faultThere = await refusal(readOffers(there, envelope));
+        expect(faultHere).toBeInstanceOf(kind);
+        expect(faultThere).toBeInstanceOf(kind);
+        expect(faultThere.message).toBe(faultHere.message);
+      }
+    } finally {
+      await here.close();
+      await there.close();
+    }
+  });
+});
+
