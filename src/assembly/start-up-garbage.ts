@@ -17,8 +17,9 @@ const maxCollections = 8;
  * 190 MB of heap); stopping at a step under 10 % left 400 MB resident one start in three,
  * instead of 285. With 4 MiB semi-spaces one start in eight still served at 406 MB when
  * any step under 2 % could stop it; the first three now run whatever they give back
- * (docs/benchmarks.md: none in eight starts since). `global.gc` exists only under --expose-gc, so the
- * flag is set at run time and the function taken from a new context, as jest-leak-detector does.
+ * (docs/benchmarks.md: none in eight starts since). `global.gc` exists only under
+ * --expose-gc, so the flag is set at run time and the function taken from a new context,
+ * as jest-leak-detector does.
  */
 export function collectStartUpGarbage(restoredBookings: number): void {
   if (restoredBookings < worthCollectingFrom) return;

@@ -27,7 +27,7 @@ export function readNegotiationOffersInput(body: XmlElement, input: NegotiationO
     throw new InvalidTerms(`${where} holds ${elements.length} wsag-neg:NegotiationOffer elements; at most ${maxOffersPerMessage} are considered per message: send the rest in another round`);
   }
   const offers = elements.map(readNegotiationOffer);
-  const alternatives = offers.reduce((sum, o) => sum + o.offer.alternatives().length, 0);
+  const alternatives = offers.reduce((sum, o) => sum + o.offer.alternativeCount, 0);
   if (alternatives > maxAlternatives) {
     throw new InvalidTerms(`${where}: its offers combine into ${alternatives} alternatives; at most ${maxAlternatives} are considered per message`);
   }

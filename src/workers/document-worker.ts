@@ -1,10 +1,12 @@
 /**
  * A thread of DocumentThreads: signs agreements with the key and chain it was started with
  * (workerData, as PEM) and reads the offers of CreateAgreement, Negotiate and Advertise
- * requests, exactly as the server's own thread would. Each task is one exported function (piscina's `name`).
+ * requests, exactly as the server's own thread would. Each task is one exported function
+ * (piscina's `name`).
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { workerData } from 'node:worker_threads';
+import type { XmlElement } from 'libxml2-wasm';
 import { WsagError } from '../domain/errors.js';
 import { signAgreement, type SigningCredentials } from '../crypto/xml-signature.js';
 import { readAgreementOfferInput, type AgreementOfferInput } from '../soap/agreement-offer-input.js';
@@ -19,16 +21,16 @@ export interface DocumentWorkerData {
 }
 
 /** A fault's class does not cross threads: its code and message do. */
-type Fault = { fault: { code: string; message: string } };
+export type ThreadFault = { fault: { code: string; message: string } };
 
 /** An offer read, or the fault reading it raised. */
-export type OfferReading = { parts: XmlOfferParts } | Fault;
+export type OfferReading = { parts: XmlOfferParts } | ThreadFault;
 
 /** A negotiation offer with its offer's plain parts in place of the offer. */
 export type NegotiationOfferParts = Omit<XmlNegotiationOffer, 'offer'> & { offer: XmlOfferParts };
 
 /** The offers of a Negotiate or Advertise read, or the fault reading them raised. */
-export type NegotiationOffersReading = { offers: NegotiationOfferParts[] } | Fault;
+export type NegotiationOffersReading = { offers: NegotiationOfferParts[] } | ThreadFault;
 
 const { signing } = workerData as DocumentWorkerData;
 const credentials: SigningCredentials | undefined = signing && {
@@ -54,7 +56,7 @@ export function readNegotiationOffers({ text, input }: { text: string; input: Ne
 }
 
 /** `read` on the Body of the envelope `text`; a protocol fault it raises comes back as its code and message. */
-function readingBody<T>(text: string, read: (body: ReturnType<typeof readEnvelope>['body']) => T): T | Fault {
+function readingBody<T>(text: string, read: (body: XmlElement) => T): T | ThreadFault {
   const doc = parseXml(text, 'SOAP message');
   try {
     return read(readEnvelope(doc).body);

@@ -38,14 +38,15 @@ export function countAlternatives(terms: XmlElement): number {
   return elementChildren(terms).map(count).reduce((a, b) => a * b, 1);
 }
 
-/** Refuses Terms with more than maxAlternatives alternatives, naming the count. */
-export function checkAlternativeCount(terms: XmlElement): void {
+/** The number of alternatives the Terms describe; refuses more than maxAlternatives, naming the count. */
+export function checkAlternativeCount(terms: XmlElement): number {
   const count = countAlternatives(terms);
   if (count > maxAlternatives) {
     throw new InvalidTerms(
       `${qname(terms)}: its ExactlyOne / OneOrMore compositors combine into ${count} alternatives; at most ${maxAlternatives} are considered`,
     );
   }
+  return count;
 }
 
 /** Each alternative as the list of its term elements. */

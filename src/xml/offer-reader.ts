@@ -38,6 +38,8 @@ export interface XmlOfferParts {
   termsSource: string;
   /** Whether the Terms hold ExactlyOne / OneOrMore compositors. */
   hasChoices: boolean;
+  /** How many alternatives the Terms describe (1 without choices), counted when read: `alternatives()` builds them. */
+  alternativeCount: number;
   alternative?: AlternativeChoice;
   accepts?: { offerId: string; negotiationId?: string };
   eligibleParties: string[];
@@ -63,6 +65,8 @@ export class XmlReceivedOffer implements ReceivedOffer {
   readonly accepts?: { offerId: string; negotiationId?: string };
   readonly eligibleParties: string[];
   readonly expiresAt?: Date;
+  /** How many offers `alternatives()` gives, known without building them. */
+  readonly alternativeCount: number;
   readonly #hasChoices: boolean;
   readonly #parts: XmlOfferParts;
   #alternatives: XmlReceivedOffer[] | undefined;
@@ -83,6 +87,7 @@ export class XmlReceivedOffer implements ReceivedOffer {
     this.eligibleParties = parts.eligibleParties;
     const expiresAt = date(parts.context.expirationTime, 'wsag:ExpirationTime');
     if (expiresAt) this.expiresAt = expiresAt;
+    this.alternativeCount = parts.alternativeCount;
     this.#hasChoices = parts.hasChoices;
   }
 
@@ -142,7 +147,7 @@ function readOfferElement(
   const termsEl = one(offer, 'wsag:Terms');
   if (!contextEl || !termsEl) throw new InvalidTerms('wsag:AgreementOffer needs wsag:Context and wsag:Terms');
   rejectUnknownTermElements(termsEl);
-  checkAlternativeCount(termsEl);
+  const alternativeCount = checkAlternativeCount(termsEl);
   const extensions = elementChildren(contextEl).filter((c) => !serverWritten[c.namespaceUri]?.has(c.name)).map(c14n);
   const { request, guaranteeTerms } = readTerms(termsEl);
   const termsSource = standaloneSource(termsEl);
@@ -161,6 +166,7 @@ function readOfferElement(
     }),
     termsSource,
     hasChoices: hasChoices(termsEl),
+    alternativeCount,
     alternative,
     accepts: readAccepts(contextEl),
     eligibleParties: all(contextEl, 'srv:EligibleParty').map((e) => e.content.trim()),

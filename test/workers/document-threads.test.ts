@@ -45,6 +45,16 @@ function read(threads: DocumentThreads, envelope: string, input: AgreementOfferI
 }
 /** The fault a reading ends with (the test fails if it reads). */
 const refusal = (reading: Promise<unknown>) => reading.then(() => { throw new Error('the offer was read'); }, (error: unknown) => error as WsagError);
+/** Each bad envelope refused on the calling thread and on a thread alike: the fault's class and message. */
+async function expectSameFaults(bad: Array<[string, typeof SchemaViolation | typeof InvalidTerms]>, here: (envelope: string) => Promise<unknown>, there: (envelope: string) => Promise<unknown>): Promise<void> {
+  for (const [envelope, kind] of bad) {
+    const faultHere = await refusal(here(envelope));
+    const faultThere = await refusal(there(envelope));
+    expect(faultHere).toBeInstanceOf(kind);
+    expect(faultThere).toBeInstanceOf(kind);
+    expect(faultThere.message).toBe(faultHere.message);
+  }
+}
 /** What an offer read says, without the parts only a class carries. */
 const view = (offer: XmlReceivedOffer) => ({ ...offer.toParts(), offerXml: canonicalOfSource(offer.offerSource), alternatives: offer.alternatives().length });
 
@@ -155,13 +165,7 @@ describe('DocumentThreads: reading offers', () => {
         [good.replace(/<sla:Deadline>[^<]*<\/sla:Deadline>/, '<sla:Deadline>2026-02-30T12:00:00Z</sla:Deadline>'), SchemaViolation],
         [good.replace(/<jsdl:Exact>3<\/jsdl:Exact>/, '<jsdl:Exact>0</jsdl:Exact>'), InvalidTerms],
       ];
-      for (const [envelope, kind] of bad) {
-        const faultHere = await refusal(read(here, envelope));
-        const faultThere = await refusal(read(there, envelope));
-        expect(faultHere).toBeInstanceOf(kind);
-        expect(faultThere).toBeInstanceOf(kind);
-        expect(faultThere.message).toBe(faultHere.message);
-      }
+      await expectSameFaults(bad, (envelope) => read(here, envelope), (envelope) => read(there, envelope));
     } finally {
       await here.close();
       await there.close();
@@ -199,13 +203,7 @@ describe('DocumentThreads: reading negotiation offers', () => {
         [good.replace('<wsag:Terms', '<wsag:Bogus/><wsag:Terms'), SchemaViolation],
         [good.replace(/<jsdl:Exact>5<\/jsdl:Exact>/, '<jsdl:Exact>0</jsdl:Exact>'), InvalidTerms],
       ];
-      for (const [envelope, kind] of bad) {
-        const faultHere = await refusal(readOffers(here, envelope));
-        const faultThere = await refusal(readOffers(there, envelope));
-        expect(faultHere).toBeInstanceOf(kind);
-        expect(faultThere).toBeInstanceOf(kind);
-        expect(faultThere.message).toBe(faultHere.message);
-      }
+      await expectSameFaults(bad, (envelope) => readOffers(here, envelope), (envelope) => readOffers(there, envelope));
     } finally {
       await here.close();
       await there.close();

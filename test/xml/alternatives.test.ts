@@ -107,6 +107,20 @@ describe('alternatives of nested All / ExactlyOne / OneOrMore', () => {
   });
 });
 
+describe('the number of alternatives, known without building them', () => {
+  it('is what alternatives() gives, for offers with and without choices', () => {
+    const shapes = [
+      offerXml('deadline-job'),
+      offer(`<wsag:All>${job('A', 1)}<wsag:All>${job('B', 2)}</wsag:All></wsag:All>`),
+      offer(`<wsag:All>${exactlyOne(1, 'A')}</wsag:All>`),
+      offer(`<wsag:All>${job('A', 1)}<wsag:ExactlyOne>${job('B1', 2)}<wsag:All>${job('B2a', 3)}${job('B2b', 4)}</wsag:All></wsag:ExactlyOne><wsag:OneOrMore>${guarantee('G1')}${guarantee('G2')}</wsag:OneOrMore></wsag:All>`),
+      offer(`<wsag:All>${exactlyOne(8, 'A')}${exactlyOne(8, 'B')}</wsag:All>`),
+    ];
+    const counts = shapes.map((xml) => read(xml)).map((o) => [o.alternativeCount, o.alternatives().length]);
+    expect(counts).toEqual([[1, 1], [1, 1], [1, 1], [4, 4], [64, 64]]);
+  });
+});
+
 describe('the number of alternatives is capped', () => {
   it(`allows ${maxAlternatives}`, () => {
     const alternatives = read(offer(`<wsag:All>${exactlyOne(8, 'A')}${exactlyOne(8, 'B')}</wsag:All>`)).alternatives();
