@@ -6,8 +6,8 @@
  * node and hour, so the plan holds every one of them). `npm start` then starts on that data
  * directory as its own process and is measured: time until it serves (the plan rebuilt from
  * every stored agreement), its peak RSS until then, its RSS then, and after 2,000 more creates
- * (before the plan is listed to count its bookings). Counts from
- * BENCH_LIVE (default 10000,100000). Prints a Markdown table; `--write` appends it to
+ * (before the plan is listed to count its bookings), and the time of a /metrics scrape
+ * (between the two). Counts from BENCH_LIVE (default 10000,100000). Prints a Markdown table; `--write` appends it to
  * docs/benchmarks.md.
  */
 import fs from 'node:fs';
@@ -63,6 +63,19 @@ if (process.env.BENCH_LIVE_FILL) {
   process.exit(0);
 }
 
+/** The median time of five Prometheus scrapes: a scrape must not cost in proportion to the live agreements. */
+async function medianScrapeMs(url: string): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const started = performance.now();
+    const response = await fetch(`${url}/metrics`);
+    if (!response.ok) throw new Error(`GET /metrics answered ${response.status}`);
+    await response.text();
+    times.push(performance.now() - started);
+  }
+  return times.sort((a, b) => a - b)[2] as number;
+}
+
 const rows: string[] = [];
 for (const live of counts) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-live-'));
@@ -73,6 +86,7 @@ for (const live of counts) {
   await new Promise((resolve) => setTimeout(resolve, 2000));
   const rssServing = rssMiB(child.pid as number);
   const peakStarting = peakRssMiB(child.pid as number);
+  const scrapeMs = await medianScrapeMs(url);
   const offer = await oneNodeJobOffer(client);
   const more = 2000;
   await Promise.all(Array.from({ length: 16 }, async () => {
@@ -83,7 +97,7 @@ for (const live of counts) {
   const planned = (await client.plan()).bookings.length;
   await stopProcess(child);
   fs.rmSync(dataDir, { recursive: true, force: true });
-  rows.push(`| ${live.toLocaleString('en')} | ${planned.toLocaleString('en')} | ${(startMs / 1000).toFixed(1)} | ${peakStarting} | ${rssServing} | ${rssAfter} |`);
+  rows.push(`| ${live.toLocaleString('en')} | ${planned.toLocaleString('en')} | ${(startMs / 1000).toFixed(1)} | ${peakStarting} | ${rssServing} | ${scrapeMs.toFixed(0)} | ${rssAfter} |`);
   console.error(rows.at(-1));
 }
 publish([
@@ -91,8 +105,8 @@ publish([
   '',
   'Command: `npm run bench:live` (`npm start` as its own process on a data directory holding that many Observed one-node reservations, a 4,096-node cluster, SQLite WAL, every commit synced before its answer, no run time; then 2,000 more creates from 16 clients).',
   '',
-  '| live agreements stored | bookings in the plan at the end (stored and created) | start-up until serving, s | peak RSS while starting, MiB | RSS serving (2 s after), MiB | RSS after 2,000 more creates, MiB |',
-  '|---|---|---|---|---|---|',
+  '| live agreements stored | bookings in the plan at the end (stored and created) | start-up until serving, s | peak RSS while starting, MiB | RSS serving (2 s after), MiB | a /metrics scrape (median of 5), ms | RSS after the scrapes and 2,000 more creates, MiB |',
+  '|---|---|---|---|---|---|---|',
   ...rows,
   '',
 ].join('\n'));

@@ -75,6 +75,10 @@ export abstract class PlanBook {
     return this.jobs.values();
   }
 
+  jobIds(): IterableIterator<string> {
+    return this.jobs.keys();
+  }
+
   /** P: jobs whose promise is endangered, with the reason. */
   problematic(): Array<{ id: string; reason: string }> {
     return this.inOrder(this.problemJobs()).map((j) => ({ id: j.spec.id, reason: j.problem as string }));

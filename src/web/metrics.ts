@@ -55,7 +55,8 @@ export class Metrics {
       name: 'wsag_holds_open', help: 'Preparatory holds (Acceptable offers) booked in the plan', registers,
       collect() {
         let holds = 0;
-        for (const key of sources().plan.booked().keys()) if (key.startsWith('hold:')) holds++;
+        // By key: building every booking's allocation (plan.booked) cost ~50 MB of garbage per scrape at 100,000 live agreements.
+        for (const key of sources().plan.bookingKeys()) if (key.startsWith('hold:')) holds++;
         this.set(holds);
       },
     });

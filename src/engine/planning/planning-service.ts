@@ -227,6 +227,11 @@ export class PlanningService {
     return exact !== undefined && this.manager.restore(exact, options(replacing));
   }
 
+  /** The keys of every booking (agreement ids and `hold:<offer id>`), without building their allocations as `booked` does. */
+  bookingKeys(): IterableIterator<string> {
+    return this.manager.jobIds();
+  }
+
   /** Every booking: agreements under their id, preparatory holds under `hold:<offer id>`. */
   booked(): ReadonlyMap<string, Allocation> {
     const out = new Map<string, Allocation>();
