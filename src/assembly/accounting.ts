@@ -71,7 +71,7 @@ export function accountingParts(options: {
   });
   const policyFile = config.voPolicyFile;
   const policy = policyFile ? options.readPolicy('WSAG_VO_POLICY_FILE', () => parseSitePolicy(JSON.parse(fs.readFileSync(policyFile, 'utf8')), policyFile)) : undefined;
-  const shares = policy && new VoUsage({ policy, siteNodes: () => plan.clusterNodes, booked: () => plan.booked() });
+  const shares = policy && new VoUsage({ policy, siteNodes: () => plan.clusterNodes, allocationOf: (key) => plan.allocationOf(key) });
   const failed = (error: unknown) => logger.error({ err: error }, 'settling an account failed; the next start-up settles it');
   return {
     accounts: new AccountService({ accounts: accountStore, clock }),

@@ -23,7 +23,8 @@ export class VoUsage {
     private readonly deps: {
       policy: SitePolicy;
       siteNodes: () => number;
-      booked: () => ReadonlyMap<string, Allocation>;
+      /** The plan's booking under a key (an agreement id or `hold:<offer id>`), if it has one. */
+      allocationOf: (key: string) => Allocation | undefined;
     },
   ) {}
 
@@ -71,12 +72,16 @@ export class VoUsage {
     return standings(this.deps.policy, this.deps.siteNodes(), this.items(), at.getTime());
   }
 
-  /** Everything used or booked, but the booking `except`. */
+  /**
+   * Everything used or booked, but the booking `except`: the bookings with an owner, looked
+   * up one by one (listing every booking of the plan cost a check time and memory in
+   * proportion to all live agreements, VO or not).
+   */
   private items(except?: string): UsageItem[] {
     const items = [...this.used];
-    for (const [key, allocation] of this.deps.booked()) {
-      const owner = this.owners.get(key);
-      if (key !== except && owner) items.push(...itemsOf(owner, allocation));
+    for (const [key, owner] of this.owners) {
+      const allocation = key === except ? undefined : this.deps.allocationOf(key);
+      if (allocation) items.push(...itemsOf(owner, allocation));
     }
     return items;
   }
