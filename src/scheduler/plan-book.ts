@@ -1,6 +1,6 @@
 import { isoTime } from '../domain/time.js';
 import { CapacityProfile } from './capacity-profile.js';
-import type { CheckpointPlan } from './checkpoint-plan.js';
+import { sharedPlan, type CheckpointPlan } from './checkpoint-plan.js';
 import { InstantQueue } from './instant-queue.js';
 import { checkpointPlanAt, shapeOf, type JobShape } from './job-timing.js';
 import { MachineManager } from './machine-manager.js';
@@ -194,7 +194,7 @@ export abstract class PlanBook {
     return {
       spec,
       segments: placed.segments,
-      checkpoints: placed.checkpoints,
+      checkpoints: sharedPlan(placed.checkpoints),
       outagesLeft: shape.timing.outages,
       ...(spec.level === 'Full' ? { remoteStandby: spec.nodes } : {}),
     };

@@ -123,7 +123,7 @@ export abstract class PlanPlacement extends PlanBook {
 
   protected segment(spec: JobSpec, nodes: number[], start: Instant, end: Instant, restart: boolean, intervals: number): Segment {
     const ids = nodes.map((n) => this.cluster.nodes[n]?.id as string);
-    return { start, end, nodes: ids.slice(0, spec.nodes), spare: nodeList(ids.slice(spec.nodes)), restart, intervals };
+    return { start, end, nodes: nodeList(ids.slice(0, spec.nodes)), spare: nodeList(ids.slice(spec.nodes)), restart, intervals };
   }
 
   /** Full: the peer's standby nodes over the job's slot. */

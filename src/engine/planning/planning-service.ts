@@ -4,7 +4,7 @@ import { checkApplication, runsNoApplications, type ApplicationPolicy } from '..
 import { checkHorizon } from '../../domain/horizon.js';
 import { unmetObjective } from '../../domain/objectives.js';
 import type { GuaranteeTerm, ServiceRequest } from '../../domain/terms.js';
-import { planFor } from '../../scheduler/checkpoint-plan.js';
+import { planFor, sharedPlan } from '../../scheduler/checkpoint-plan.js';
 import { jobSpecFor } from '../../scheduler/job-spec.js';
 import { checkpointPlanAt, pieceMs, shapeOf } from '../../scheduler/job-timing.js';
 import type { Alternative, ClusterDescription, ClusterNode, JobSpec, PlannedJob, ReplanReport, Segment } from '../../scheduler/model.js';
@@ -357,7 +357,7 @@ export class PlanningService {
     const job: PlannedJob = {
       spec,
       segments: allocation.segments.map(toSegment),
-      checkpoints: { ...allocation.checkpoints },
+      checkpoints: sharedPlan({ ...allocation.checkpoints }),
       outagesLeft: allocation.outagesLeft ?? shapeOf(spec, this.cluster.timing).timing.outages,
     };
     if (allocation.problem !== undefined) job.problem = allocation.problem;
@@ -369,7 +369,7 @@ export class PlanningService {
   private placedAtSameTimes(spec: JobSpec, allocation: Allocation, planned: PlannedJob | undefined, spare: number, replacing?: string): PlannedJob | undefined {
     const shape = shapeOf(spec, this.cluster.timing);
     const plan = checkpointPlanAt({ ...spec, deadline: undefined }, shape, allocation.start.getTime());
-    const checkpoints = planned?.checkpoints ?? ('reason' in plan ? planFor(shape.timing, 0) : plan);
+    const checkpoints = planned?.checkpoints ?? sharedPlan('reason' in plan ? planFor(shape.timing, 0) : plan);
     const pieces: Array<Pick<Segment, 'start' | 'end' | 'restart' | 'intervals'> & { spare: number }> = planned
       ? planned.segments.map((s) => ({ start: s.start, end: s.end, restart: s.restart, intervals: s.intervals, spare: s.spare.length }))
       : [{ start: allocation.start.getTime(), end: allocation.end.getTime(), restart: false, intervals: checkpoints.count + 1, spare }];
@@ -383,7 +383,7 @@ export class PlanningService {
       });
       if (!found) return undefined;
       const ids = found.map((i) => this.cluster.nodes[i]?.id as string);
-      segments.push({ start: piece.start, end: piece.end, nodes: ids.slice(0, spec.nodes), spare: nodeList(ids.slice(spec.nodes)), restart: piece.restart, intervals: piece.intervals });
+      segments.push({ start: piece.start, end: piece.end, nodes: nodeList(ids.slice(0, spec.nodes)), spare: nodeList(ids.slice(spec.nodes)), restart: piece.restart, intervals: piece.intervals });
     }
     const job: PlannedJob = {
       spec,
@@ -445,5 +445,5 @@ function toAllocationSegment(s: Segment): AllocationSegment {
 }
 
 function toSegment(s: AllocationSegment): Segment {
-  return { start: s.start.getTime(), end: s.end.getTime(), nodes: [...s.nodeIds], spare: nodeList([...s.spareNodeIds]), restart: s.restart, intervals: s.intervals };
+  return { start: s.start.getTime(), end: s.end.getTime(), nodes: nodeList([...s.nodeIds]), spare: nodeList([...s.spareNodeIds]), restart: s.restart, intervals: s.intervals };
 }
