@@ -86,4 +86,12 @@ describe('jobSpecFor: a domain request as the scheduler sees it', () => {
     expect(requirementsOf(request({ memoryPerNodeMiB: 32768 })).memoryPerNodeGB).toBe(32);
     expect(requirementsOf(request({ memoryPerNodeMiB: 1536 })).memoryPerNodeGB).toBe(1.5);
   });
+
+  it('jobs with equal requirements share one frozen object', () => {
+    const a = jobSpecFor('a', request({ runtimeSeconds: 60, memoryPerNodeMiB: 2048, cpusPerNode: 4 }), now);
+    const b = jobSpecFor('b', request({ runtimeSeconds: 90, memoryPerNodeMiB: 2048, cpusPerNode: 4 }), now);
+    expect(b.requirements).toBe(a.requirements);
+    expect(Object.isFrozen(a.requirements)).toBe(true);
+    expect(jobSpecFor('c', request({ runtimeSeconds: 60, memoryPerNodeMiB: 4096, cpusPerNode: 4 }), now).requirements).not.toBe(a.requirements);
+  });
 });
