@@ -1,6 +1,7 @@
 import fs from 'node:fs';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import path from 'node:path';
-import type { Request, Response, Router } from 'express';
+import type { Router } from 'express';
 import express from 'express';
 import type { Logger } from 'pino';
 import { ActionNotSupported, MessageTooLarge, UnsupportedMediaType, WsagError } from '../domain/errors.js';
@@ -23,9 +24,9 @@ export interface EndpointOptions {
   maxBodyBytes: number;
   maxXmlDepth: number;
   /** Public base URL of the server, e.g. http://127.0.0.1:8080 (no trailing slash). */
-  baseUrl: (req?: Request) => string;
+  baseUrl: (req?: IncomingMessage) => string;
   /** Who sent the request (TLS client certificate, WS-Security signature, or anonymous); throws NotAuthenticated. */
-  identify: (req: Request, soap: SoapRequest | undefined, now: Date) => Caller;
+  identify: (req: IncomingMessage, soap: SoapRequest | undefined, now: Date) => Caller;
   now: () => Date;
   logger: Logger;
   /** Told of every SOAP request once answered (metrics): its port, operation (when known), outcome (ok or the fault code) and seconds. */
@@ -71,7 +72,23 @@ export function soapRouter(options: EndpointOptions): Router {
   return router;
 }
 
-async function handleSoap(port: Port, req: Request, res: Response, options: EndpointOptions): Promise<void> {
+/**
+ * SOAP POSTs go straight to their port, ahead of `rest` (the express application): through
+ * express a broker's request walked every route of the JSON API first, with closures and
+ * matches per route; at 16 concurrent creates much of that outlived a young-generation
+ * cycle and was promoted. Other requests, and POSTs to a path that is not exactly a port's
+ * (another case, a query, a trailing slash), go to `rest`, whose SOAP router answers them alike.
+ */
+export function soapPostsFirst(options: EndpointOptions, rest: RequestListener): RequestListener {
+  const ports = new Map(options.ports.map((port) => [port.path, port]));
+  return (req, res) => {
+    const port = req.method === 'POST' ? ports.get(req.url ?? '') : undefined;
+    if (port) void handleSoap(port, req, res, options);
+    else rest(req, res);
+  };
+}
+
+async function handleSoap(port: Port, req: IncomingMessage, res: ServerResponse, options: EndpointOptions): Promise<void> {
   const started = process.hrtime.bigint();
   let version: SoapVersion = (req.headers['content-type'] ?? '').includes('application/soap+xml') ? '1.2' : '1.1';
   let operation: Operation | undefined;
@@ -100,7 +117,7 @@ async function handleSoap(port: Port, req: Request, res: Response, options: Endp
   } catch (error) {
     outcome = error instanceof WsagError ? error.code : 'InternalError';
     // A body refused before it was read whole is not read on: the connection ends with the answer.
-    if (!req.complete) res.set('connection', 'close');
+    if (!req.complete) res.setHeader('connection', 'close');
     if (!(error instanceof WsagError) || !error.exposable) options.logger.error({ err: error, port: port.name }, 'request failed');
     const fault = faultEnvelope(version, error, options.now());
     sendEnvelope(res, fault.status, version, fault.xml);
@@ -116,7 +133,7 @@ async function handleSoap(port: Port, req: Request, res: Response, options: Endp
  * Writes a SOAP answer with node:http itself: express's send would hash every envelope for
  * an ETag (and test freshness), which answers to POSTs never use.
  */
-function sendEnvelope(res: Response, status: number, version: SoapVersion, xml: string): void {
+function sendEnvelope(res: ServerResponse, status: number, version: SoapVersion, xml: string): void {
   res.statusCode = status;
   res.setHeader('content-type', contentType(version));
   res.setHeader('content-length', Buffer.byteLength(xml, 'utf8'));
@@ -124,7 +141,7 @@ function sendEnvelope(res: Response, status: number, version: SoapVersion, xml: 
 }
 
 /** SOAP messages here are UTF-8 (and uncompressed): another declared charset or Content-Encoding is refused, not guessed at. */
-function checkCharset(req: Request): void {
+function checkCharset(req: IncomingMessage): void {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1];
   if (charset !== undefined && !/^utf-?8$/i.test(charset)) throw new UnsupportedMediaType(`charset "${charset.slice(0, 40)}" is not supported: send the SOAP message as UTF-8`);
   const encoding = req.headers['content-encoding'];
@@ -149,7 +166,7 @@ function selectOperation(port: Port, namespace: string, local: string, action: s
   return operation;
 }
 
-function soapAction(req: Request, version: SoapVersion): string | undefined {
+function soapAction(req: IncomingMessage, version: SoapVersion): string | undefined {
   if (version === '1.1') {
     const header = req.headers.soapaction;
     const value = (Array.isArray(header) ? header[0] : header)?.trim().replace(/^"(.*)"$/, '$1');
@@ -177,7 +194,7 @@ function addressingHeaders(requestHeaders: { namespaceUri: string; name: string;
  * drained (so the client reads our fault instead of a reset) up to a hard cap, then the
  * connection is dropped.
  */
-export function readBody(req: Request, limit: number): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? NaN);
     // Refused on the declaration alone: the server does not wait for a body it would refuse.

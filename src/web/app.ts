@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express, { type Express, type Request, type Response } from 'express';
+import type { RequestListener } from 'node:http';
+import express, { type Request, type Response } from 'express';
 import { agreementStates } from '../domain/agreement.js';
 import { MalformedMessage, NotAuthorized, UnknownResource } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
@@ -16,7 +17,7 @@ import type { NotificationService } from '../engine/execution/index.js';
 import type { PlanningService } from '../engine/planning/index.js';
 import type { AgreementSignatureVerifier, AuditEntry } from '../engine/ports.js';
 import type { Subscription } from '../engine/execution/index.js';
-import { soapRouter, type EndpointOptions } from '../soap/http-endpoint.js';
+import { soapPostsFirst, soapRouter, type EndpointOptions } from '../soap/http-endpoint.js';
 import { accountsRouter } from './accounts.js';
 import { usageRouter } from './usage.js';
 import { voRouter } from './vo.js';
@@ -62,7 +63,7 @@ export interface AppOptions extends EndpointOptions {
 const uiDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../ui');
 
 /** The HTTP application: SOAP ports, a health check, and JSON views for operators and the CLI. */
-export function createApp(options: AppOptions): Express {
+export function createApp(options: AppOptions): RequestListener {
   const app = express();
   app.disable('x-powered-by');
   app.get('/healthz', (_req, res) => {
@@ -192,7 +193,8 @@ export function createApp(options: AppOptions): Express {
   app.get('/', (_req, res) => res.redirect('/ui/'));
   app.use('/ui', express.static(uiDir, { index: 'index.html', fallthrough: true }));
   const metrics = options.metrics;
-  app.use(soapRouter(metrics ? { ...options, onRequest: (done) => metrics.request(done) } : options));
+  const soap: EndpointOptions = metrics ? { ...options, onRequest: (done) => metrics.request(done) } : options;
+  app.use(soapRouter(soap));
   app.use((req, res) => {
     if (req.path === '/api' || req.path.startsWith('/api/')) {
       sendProblem(res, new UnknownResource(`no ${req.method} ${req.path} in the API; docs/cli.md lists the routes`), 'routing');
@@ -201,6 +203,6 @@ export function createApp(options: AppOptions): Express {
     res.status(404).type('text/plain').send('not found: SOAP ports live under /wsag/, e.g. /wsag/AgreementFactory?wsdl\n');
   });
   app.use(errorBoundary({ soapPaths: options.ports.map((p) => p.path), now: options.now, logger: options.logger }));
-  return app;
+  return soapPostsFirst(soap, app);
 }
 
