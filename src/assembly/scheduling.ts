@@ -26,7 +26,7 @@ export async function schedulingParts(base: Foundations): Promise<Scheduling> {
   plan.onReplan = (cause, seconds, report) => observed.replanned(cause, seconds, report);
   base.late.plan = plan;
   const slurm = config.executor === 'slurm' ? new SlurmSite(config.slurm ?? {}, {
-    booked: () => plan.booked(),
+    plan,
     now: () => clock.now(),
     jobsDirectory: path.join(config.checkpointDir, 'jobs'),
     cpuTimeScale: config.cpuTimeScale,

@@ -39,6 +39,7 @@ export class MachineManager implements SearchSpace {
   private readonly largestIslands = new WeakMap<readonly number[], number>();
   private readonly journal: JournalEntry[] = [];
   private depth = 0;
+  private changeCount = 0;
   /** Profile changes of one operation, grouped by interval: a job on 64 nodes is one profile update, not 64. */
   private readonly pendingProfile: Array<{ start: Instant; end: Instant; delta: number; firm: boolean }> = [];
 
@@ -270,6 +271,11 @@ export class MachineManager implements SearchSpace {
     this.flushProfile();
   }
 
+  /** Bookings added, removed or cut so far (undone ones too): equal counts mean the bookings have not changed. */
+  get changes(): number {
+    return this.changeCount;
+  }
+
   bookingsOf(owner: string): readonly OwnedBooking[] {
     const owned = this.owned.get(owner);
     return owned === undefined ? [] : Array.isArray(owned) ? owned : [owned];
@@ -339,6 +345,7 @@ export class MachineManager implements SearchSpace {
   }
 
   private add(owner: string, booking: OwnedBooking, journal = true): void {
+    this.changeCount++;
     if (booking.end <= booking.start) return;
     booking.soft = this.soft.has(owner);
     (this.timelines[booking.node] as NodeTimeline).add(booking);
@@ -353,6 +360,7 @@ export class MachineManager implements SearchSpace {
 
   /** Removes a booking; `at` is its index in the owner's list when the caller knows it. */
   private remove(owner: string, booking: OwnedBooking, journal = true, at?: number): void {
+    this.changeCount++;
     (this.timelines[booking.node] as NodeTimeline).remove(owner, booking.start);
     this.nodeChanged(booking.node);
     const owned = this.owned.get(owner);
@@ -368,6 +376,7 @@ export class MachineManager implements SearchSpace {
 
   /** Moves a booking's end (earlier: cut short; later: put back by a rollback). */
   private setEnd(owner: string, booking: OwnedBooking, end: Instant, journal = true): void {
+    this.changeCount++;
     const old = booking.end;
     if (end === old) return;
     (this.timelines[booking.node] as NodeTimeline).setEnd(owner, booking.start, end);

@@ -227,6 +227,11 @@ export class PlanningService {
     return exact !== undefined && this.manager.restore(exact, options(replacing));
   }
 
+  /** Changes to the bookings so far: while it stays the same, `booked()` gives the same bookings. */
+  get bookingChanges(): number {
+    return this.manager.mm.changes;
+  }
+
   /** The keys of every booking (agreement ids and `hold:<offer id>`), without building their allocations as `booked` does. */
   bookingKeys(): IterableIterator<string> {
     return this.manager.jobIds();

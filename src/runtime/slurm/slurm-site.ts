@@ -1,15 +1,14 @@
 import os from 'node:os';
-import type { Allocation } from '../../domain/allocation.js';
 import type { SlurmConfig } from '../../engine/configuration/index.js';
 import { SlurmCli } from './slurm-cli.js';
 import { SlurmMonitor, type NodeEvents } from './slurm-monitor.js';
-import { SlurmPlanSync } from './slurm-plan-sync.js';
+import { SlurmPlanSync, type PlannedBookings } from './slurm-plan-sync.js';
 import type { ReconcileReport } from './slurm-reservations.js';
 import { SlurmResourceManager } from './slurm-resource-manager.js';
 
 export interface SlurmSiteOptions {
-  /** The plan's bookings, by key. */
-  booked: () => ReadonlyMap<string, Allocation>;
+  /** The plan's bookings. */
+  plan: PlannedBookings;
   now: () => Date;
   /** Job directories (a file system the compute nodes share). */
   jobsDirectory: string;
@@ -31,7 +30,7 @@ export class SlurmSite {
 
   constructor(private readonly settings: SlurmConfig, private readonly options: SlurmSiteOptions) {
     this.cli = new SlurmCli(settings.conf ? { slurmConf: settings.conf } : {});
-    this.sync = new SlurmPlanSync(this.cli, settings.user ?? os.userInfo().username, options.booked,
+    this.sync = new SlurmPlanSync(this.cli, settings.user ?? os.userInfo().username, options.plan,
       (report: ReconcileReport) => options.log.info({ report }, 'Slurm reservations follow the plan'),
       (error) => options.log.error({ err: error }, 'updating Slurm reservations failed'));
     this.resourceManager = new SlurmResourceManager({
