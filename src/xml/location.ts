@@ -17,14 +17,18 @@ export interface CompiledLocation {
 const declaration = /^\s*declare\s+namespace\s+([A-Za-z_][\w.-]*)\s*=\s*(['"])(.*?)\2\s*;/;
 
 export function compileLocation(text: string, inScope: Record<string, string>): CompiledLocation {
-  const namespaces: Record<string, string> = { ...inScope };
+  const declared: Record<string, string> = { ...inScope };
   let rest = text;
   for (let m = declaration.exec(rest); m; m = declaration.exec(rest)) {
-    namespaces[m[1] as string] = m[3] as string;
+    declared[m[1] as string] = m[3] as string;
     rest = rest.slice(m[0].length);
   }
   // `$this` names the offer document: `$this/a:B` is `/a:B`, a bare `$this` is `/`.
   const xpath = rest.trim().replace(/\$this(?![\w.-])/g, (_m, offset: number, all: string) => (all[offset + 5] === '/' ? '' : '/'));
+  // Only the prefixes the expression names (a superset: a literal may look like one): libxml2-wasm
+  // registers every namespace it is given again at each evaluation, and a template declares many.
+  const named = new Set(Array.from(xpath.matchAll(/([A-Za-z_][\w.-]*):(?!:)/g), (m) => m[1]));
+  const namespaces = Object.fromEntries(Object.entries(declared).filter(([prefix]) => named.has(prefix)));
   return { xpath, namespaces };
 }
 

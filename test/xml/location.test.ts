@@ -13,7 +13,13 @@ describe('creation-constraint Locations', () => {
       { other: 'urn:other' },
     );
     expect(l.xpath).toBe('/wsag:AgreementOffer/jsdl:Exact');
-    expect(l.namespaces).toEqual({ other: 'urn:other', jsdl: 'urn:jsdl', wsag: 'urn:wsag' });
+    expect(l.namespaces).toEqual({ jsdl: 'urn:jsdl', wsag: 'urn:wsag' });
+  });
+
+  it('keeps only the prefixes the expression names (each is registered again at every evaluation)', () => {
+    const inScope = { wsag: 'urn:wsag', sla: 'urn:sla', jsdl: 'urn:jsdl', 'jsdl-posix': 'urn:posix', child: 'urn:child', '': 'urn:default' };
+    const l = compileLocation("/child::wsag:Terms/jsdl-posix:Argument[@sla:Unit = 'sla:x']", inScope);
+    expect(l.namespaces).toEqual({ wsag: 'urn:wsag', sla: 'urn:sla', 'jsdl-posix': 'urn:posix' });
   });
 
   it('a bare $this is the document; $this inside a predicate too', () => {
