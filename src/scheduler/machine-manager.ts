@@ -345,8 +345,8 @@ export class MachineManager implements SearchSpace {
   }
 
   private add(owner: string, booking: OwnedBooking, journal = true): void {
-    this.changeCount++;
     if (booking.end <= booking.start) return;
+    this.changeCount++;
     booking.soft = this.soft.has(owner);
     (this.timelines[booking.node] as NodeTimeline).add(booking);
     this.nodeChanged(booking.node);
@@ -376,9 +376,9 @@ export class MachineManager implements SearchSpace {
 
   /** Moves a booking's end (earlier: cut short; later: put back by a rollback). */
   private setEnd(owner: string, booking: OwnedBooking, end: Instant, journal = true): void {
-    this.changeCount++;
     const old = booking.end;
     if (end === old) return;
+    this.changeCount++;
     (this.timelines[booking.node] as NodeTimeline).setEnd(owner, booking.start, end);
     this.nodeChanged(booking.node);
     if (end < old) this.changeProfile(owner, end, old, -1);
