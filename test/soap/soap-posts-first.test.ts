@@ -1,10 +1,9 @@
-import http, { type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { soapPostsFirst } from '../../src/soap/http-endpoint.js';
 import type { Port } from '../../src/soap/operation.js';
 import { ns } from '../../src/xml/namespaces.js';
+import { serveOnLoopback } from '../support/loopback.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { post, soap11 } from '../support/soap.js';
 
@@ -15,18 +14,11 @@ const echo: Port = {
   operations: [{ name: 'Echo', namespace: 'urn:test', element: 'Echo', action: 'urn:test:Echo', responseAction: 'urn:test:EchoResponse', handle: async () => '<t:EchoResponse xmlns:t="urn:test"/>' }],
 };
 
-async function listening(listener: RequestListener): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = http.createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
-
 describe('SOAP POSTs ahead of the express application (soapPostsFirst)', () => {
   it('answers a POST to exactly a port path itself, and hands everything else to the rest', async () => {
     const handedOn: string[] = [];
     const answered: string[] = [];
-    const front = await listening(soapPostsFirst({
+    const front = await serveOnLoopback(soapPostsFirst({
       ports: [echo],
       maxBodyBytes: 65536,
       maxXmlDepth: 64,

@@ -1,24 +1,20 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { standbyApp, type ForwardingOptions } from '../../src/web/forwarding.js';
+import { serveOnLoopback } from '../support/loopback.js';
 import { faultOf, post, soap11 } from '../support/soap.js';
 
 /** A standby's forwarding (src/web/forwarding.ts) against stand-in leaders; the real cluster is test/cluster. */
-const servers: http.Server[] = [];
+const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((resolve) => {
-    s.close(() => resolve());
-    s.closeAllConnections();
-  })));
+  await Promise.all(closers.splice(0).map((close) => close()));
 });
 
 async function serve(handler: http.RequestListener): Promise<string> {
-  const server = http.createServer(handler);
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { url, close } = await serveOnLoopback(handler);
+  closers.push(close);
+  return url;
 }
 
 function standby(leaderUrl: ForwardingOptions['leaderUrl'], extra: Partial<ForwardingOptions> = {}): Promise<string> {
