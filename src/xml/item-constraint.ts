@@ -1,6 +1,7 @@
 import { XmlElement, XmlAttribute, type XmlNode, type XsdValidator } from 'libxml2-wasm';
 import { canonicalXml, standaloneSource } from './canonical.js';
 import { MalformedMessage } from '../domain/errors.js';
+import { namespacesNamed } from './constraint-namespaces.js';
 import { compileSchema, describeValidationError } from './schema-set.js';
 import { parseXml } from './libxml.js';
 import { escapeXml } from './escape.js';
@@ -48,12 +49,9 @@ function simpleCheck(children: XmlElement[]): ItemConstraintCheck {
   const facets = children.filter((c) => c.name !== 'simpleType');
   const base = simpleType ? '' : ` base="xs:${inferBaseType(facets)}"`;
   const restriction = `<xs:restriction${base}>${simpleType ? c14n(simpleType) : ''}${facets.map(c14n).join('')}</xs:restriction>`;
-  const validator = compileSchema(
-    schemaShell(itemNs, `<xs:element name="Value"><xs:simpleType>${restriction}</xs:simpleType></xs:element>`),
-    'item-constraint.xsd',
-  );
+  const schema = new ConstraintSchema(itemNs, `<xs:element name="Value"><xs:simpleType>${restriction}</xs:simpleType></xs:element>`, namespacesNamed(children));
   const verdict = (value: string): string | undefined => {
-    const problem = validate(validator, `<v:Value xmlns:v="${itemNs}">${escapeXml(value)}</v:Value>`);
+    const problem = schema.problem(`<v:Value xmlns:v="${itemNs}">${escapeXml(value)}</v:Value>`);
     if (!problem) return undefined;
     const facet = /\[facet '(\w+)'\]/.exec(problem)?.[1];
     const detail = problem.replace(/^line \d+: Element '[^']*':\s*/, '').replace(/^\[facet '\w+'\]\s*/, '');
@@ -78,22 +76,20 @@ function simpleCheck(children: XmlElement[]): ItemConstraintCheck {
 function particleCheck(particle: XmlElement): ItemConstraintCheck {
   // Compiled per target namespace: the subject element must live in the namespace of the selected element.
   // A wildcard Location could select elements of any namespace: the cache is bounded.
-  const byNamespace = new Map<string, XsdValidator>();
+  const byNamespace = new Map<string, ConstraintSchema>();
   const particleXml = c14n(particle);
-  const compile = (target: string): XsdValidator =>
-    compileSchema(
-      schemaShell(target, `<xs:element name="${subjectName}"><xs:complexType>${particleXml}<xs:anyAttribute processContents="skip"/></xs:complexType></xs:element>`),
-      'item-constraint.xsd',
-    );
+  const named = namespacesNamed([particle]);
+  const compile = (target: string): ConstraintSchema =>
+    new ConstraintSchema(target, `<xs:element name="${subjectName}"><xs:complexType>${particleXml}<xs:anyAttribute processContents="skip"/></xs:complexType></xs:element>`, named);
   byNamespace.set('', compile('')); // compiled at load, so a broken constraint fails the template, not a client's offer
   const validateIn = (target: string, instance: string): string | undefined => {
     const cached = byNamespace.get(target);
-    const validator = cached ?? compile(target);
+    const schema = cached ?? compile(target);
     try {
-      return validate(validator, instance);
+      return schema.problem(instance);
     } finally {
-      if (!cached && byNamespace.size < 16) byNamespace.set(target, validator);
-      else if (!cached) validator.dispose();
+      if (!cached && byNamespace.size < 16) byNamespace.set(target, schema);
+      else if (!cached) schema.dispose();
     }
   };
   return {
@@ -112,13 +108,48 @@ function particleCheck(particle: XmlElement): ItemConstraintCheck {
   };
 }
 
-/** A schema in `targetNamespace` that includes our schema for that namespace and imports every other one. */
-function schemaShell(targetNamespace: string, body: string): string {
+/**
+ * A constraint's small schema, in two builds: one that imports only the namespaces the
+ * constraint names (see namespacesNamed), checked first, and one with every schema of the
+ * server, built when the first rejects something. The first can only reject more: a
+ * component it lacks (an element substituting a named one, an xsi:type from elsewhere)
+ * fails there, never passes; so its passes stand, and its rejections are the full
+ * schema's to confirm, which keeps the verdicts those of the full schema alone.
+ */
+class ConstraintSchema {
+  private readonly named: XsdValidator;
+  private every: XsdValidator | undefined;
+
+  constructor(
+    private readonly targetNamespace: string,
+    private readonly body: string,
+    namespaces: Set<string> | 'every',
+  ) {
+    this.named = compileSchema(schemaShell(targetNamespace, body, namespaces), 'item-constraint.xsd');
+    if (namespaces === 'every') this.every = this.named;
+  }
+
+  /** undefined when `instance` is valid, else what the full schema says is wrong. */
+  problem(instance: string): string | undefined {
+    if (validate(this.named, instance) === undefined) return undefined;
+    this.every ??= compileSchema(schemaShell(this.targetNamespace, this.body, 'every'), 'item-constraint.xsd');
+    return validate(this.every, instance);
+  }
+
+  dispose(): void {
+    this.named.dispose();
+    if (this.every !== this.named) this.every?.dispose();
+  }
+}
+
+/** A schema in `targetNamespace` that includes our schema for that namespace and imports the other `namespaces` (those we have a schema for). */
+function schemaShell(targetNamespace: string, body: string, namespaces: Set<string> | 'every'): string {
+  const wanted = (uri: string) => namespaces === 'every' || namespaces.has(uri);
   const imports = Object.entries(schemaFiles)
-    .filter(([uri]) => uri !== targetNamespace)
+    .filter(([uri]) => uri !== targetNamespace && wanted(uri))
     .map(([uri, file]) => `<xs:import namespace="${uri}" schemaLocation="${file}"/>`)
     .join('');
-  const own = schemaFiles[targetNamespace];
+  const own = wanted(targetNamespace) ? schemaFiles[targetNamespace] : undefined;
   const include = own ? `<xs:include schemaLocation="${own}"/>` : '';
   const tns = targetNamespace ? ` targetNamespace="${escapeXml(targetNamespace)}"` : '';
   return `<xs:schema xmlns:xs="${ns.xs}"${tns} elementFormDefault="qualified">${include}${imports}${body}</xs:schema>`;

@@ -29,3 +29,23 @@ describe('simple-type item constraints', () => {
     expect(verdict(digits, `${long}x`)).toMatch(/violates facet pattern/);
   });
 });
+
+describe('content-model item constraints', () => {
+  const subject = (content: string) =>
+    `<Subject xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:sla="${ns.sla}">${content}</Subject>`;
+  const on = (check: ItemConstraintCheck, xml: string) => withXml(xml, 'subject', (doc) => check.violation(doc.root));
+
+  it('give the verdict of a schema with every namespace where the constraint names fewer (an xsi:type from a namespace it does not name)', () => {
+    // The constraint names no namespace, so it is checked first without the sla: schema; the xsi:type needs it.
+    const kind = compile('<xs:sequence><xs:element name="Kind" type="xs:string"/></xs:sequence>');
+    expect(on(kind, subject('<Kind xsi:type="sla:RequestKindType">NonBinding</Kind>'))).toBeUndefined();
+    expect(on(kind, subject('<Kind xsi:type="sla:RequestKindType">Sometimes</Kind>'))).toMatch(/^content of Subject does not match the constraint: .*'Sometimes' is not an element of the set/);
+    expect(on(kind, subject('<Kind>anything</Kind><Extra/>'))).toMatch(/^content of Subject does not match the constraint: .*Extra.*not expected/);
+  });
+
+  it('resolve the components they name in their namespaces', () => {
+    const count = compile(`<xs:sequence xmlns:jsdl="${ns.jsdl}"><xs:element name="Exact" type="jsdl:Exact_Type"/></xs:sequence>`);
+    expect(on(count, subject('<Exact epsilon="0.5">4</Exact>'))).toBeUndefined();
+    expect(on(count, subject('<Exact>four</Exact>'))).toMatch(/'four' is not a valid value of the atomic type 'xs:double'/);
+  });
+});
