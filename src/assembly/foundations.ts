@@ -96,8 +96,12 @@ export async function openFoundations(config: ServerConfig, parts: ServerParts):
   const clock = parts.clock ?? systemClock;
   SchemaSet.get(); // compile once at start-up: a broken schema stops the server here
   const { credentials, ...security } = securityParts(config);
-  const documents = DocumentThreads.start(config.documentThreads ?? DocumentThreads.defaultCount(os.availableParallelism()), credentials, () => requestsInProgress.others());
   const templates = TemplateLibrary.fromDirectory(config.templatesDir);
+  const documents = DocumentThreads.start(config.documentThreads ?? DocumentThreads.defaultCount(os.availableParallelism()), {
+    ...(credentials ? { credentials } : {}),
+    busy: () => requestsInProgress.others(),
+    templates: templates.sources(),
+  });
   const peers = config.peers ?? (config.peersFile ? readPeersFile(config.peersFile) : undefined);
   const ownStore = !(parts.repository && parts.negotiationRepository) && !parts.store;
   // One writer per data directory: a second process would book the same nodes again (a cluster's leader holds the database's lock instead).

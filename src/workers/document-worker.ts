@@ -1,7 +1,8 @@
 /**
  * A thread of DocumentThreads: signs agreements with the key and chain it was started with
  * (workerData, as PEM) and reads the offers of CreateAgreement, Negotiate and Advertise
- * requests, exactly as the server's own thread would. Each task is one exported function
+ * requests, exactly as the server's own thread would, checking them against the creation
+ * constraints of the templates it was started with. Each task is one exported function
  * (piscina's `name`).
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
@@ -14,10 +15,13 @@ import { readEnvelope } from '../soap/envelope.js';
 import { readNegotiationOffersInput, type NegotiationOfferInput } from '../soap/negotiation-offer-input.js';
 import { parseXml } from '../xml/libxml.js';
 import type { XmlNegotiationOffer } from '../xml/negotiation-reader.js';
-import type { XmlOfferParts } from '../xml/offer-reader.js';
+import type { XmlOfferParts, XmlReceivedOffer } from '../xml/offer-reader.js';
+import { TemplateLibrary, withConstraintsChecked, type TemplateSource } from '../xml/template-library.js';
 
 export interface DocumentWorkerData {
   signing?: { keyPem: string; chainPem: string[] };
+  /** The server's templates: offers read here have their creation constraints checked here too. */
+  templates?: TemplateSource[];
 }
 
 /** A fault's class does not cross threads: its code and message do. */
@@ -32,7 +36,9 @@ export type NegotiationOfferParts = Omit<XmlNegotiationOffer, 'offer'> & { offer
 /** The offers of a Negotiate or Advertise read, or the fault reading them raised. */
 export type NegotiationOffersReading = { offers: NegotiationOfferParts[] } | ThreadFault;
 
-const { signing } = workerData as DocumentWorkerData;
+const { signing, templates } = workerData as DocumentWorkerData;
+const library = templates && TemplateLibrary.fromSources(templates);
+const checked = (offer: XmlReceivedOffer): XmlReceivedOffer => (library ? withConstraintsChecked(library, offer) : offer);
 const credentials: SigningCredentials | undefined = signing && {
   key: createPrivateKey(signing.keyPem),
   chain: signing.chainPem.map((pem) => new X509Certificate(pem)),
@@ -45,13 +51,13 @@ export function sign(document: string): string {
 
 /** `text` passed the raw guard and parsed on the server's thread; it is parsed again here. */
 export function readAgreementOffer({ text, input }: { text: string; input: AgreementOfferInput }): OfferReading {
-  return readingBody(text, (body) => ({ parts: readAgreementOfferInput(body, input).toParts() }));
+  return readingBody(text, (body) => ({ parts: checked(readAgreementOfferInput(body, input)).toParts() }));
 }
 
 /** As readAgreementOffer, for the offers of a Negotiate or Advertise. */
 export function readNegotiationOffers({ text, input }: { text: string; input: NegotiationOfferInput }): NegotiationOffersReading {
   return readingBody(text, (body) => ({
-    offers: readNegotiationOffersInput(body, input).map((offer) => ({ ...offer, offer: offer.offer.toParts() })),
+    offers: readNegotiationOffersInput(body, input).map((offer) => ({ ...offer, offer: checked(offer.offer).toParts() })),
   }));
 }
 

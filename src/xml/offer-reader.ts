@@ -43,6 +43,14 @@ export interface XmlOfferParts {
   alternative?: AlternativeChoice;
   accepts?: { offerId: string; negotiationId?: string };
   eligibleParties: string[];
+  /** Its template's creation constraints, already checked where it was read (a document thread). */
+  checked?: CheckedConstraints;
+}
+
+/** Creation constraints checked against one template: per alternative (in `alternatives()` order), null when met, else the violation's message. */
+export interface CheckedConstraints {
+  templateId: string;
+  verdicts: Array<string | null>;
 }
 
 /**
@@ -96,14 +104,32 @@ export class XmlReceivedOffer implements ReceivedOffer {
     return this.#parts;
   }
 
+  /** The same offer, its creation constraints against a template checked. */
+  withChecked(checked: CheckedConstraints): XmlReceivedOffer {
+    return new XmlReceivedOffer({ ...this.#parts, checked });
+  }
+
+  /**
+   * What was found checking this offer (one without choices) against the creation
+   * constraints of template `templateId` where it was read: null when met, the violation's
+   * message, or undefined when not checked there.
+   */
+  checkedVerdict(templateId: string): string | null | undefined {
+    const checked = this.#parts.checked;
+    return checked && checked.templateId === templateId && !this.#hasChoices ? checked.verdicts[0] : undefined;
+  }
+
   /** Built on first use (see alternatives.ts): most offers have no choices. */
   alternatives(): XmlReceivedOffer[] {
     if (!this.#hasChoices) return [this];
-    this.#alternatives ??= alternativeOfferDocuments(this.offerSource).map((xml, i, documents) =>
-      withXml(xml, 'offer alternative', (doc) =>
+    const checked = this.#parts.checked;
+    this.#alternatives ??= alternativeOfferDocuments(this.offerSource).map((xml, i, documents) => {
+      const alternative = withXml(xml, 'offer alternative', (doc) =>
         readOffer(doc.root, { index: i + 1, count: documents.length, terms: serviceTermNames(doc.root) }),
-      ),
-    );
+      );
+      const verdict = checked?.verdicts.length === documents.length ? checked.verdicts[i] : undefined;
+      return checked && verdict !== undefined ? alternative.withChecked({ templateId: checked.templateId, verdicts: [verdict] }) : alternative;
+    });
     return this.#alternatives;
   }
 }
@@ -188,7 +214,9 @@ function readTerms(terms: XmlElement): Pick<XmlOfferParts, 'request' | 'guarante
 export function withEditedTerms(offer: XmlReceivedOffer, root: XmlElement): XmlReceivedOffer {
   const termsEl = one(root, 'wsag:Terms');
   if (!termsEl) throw new InvalidTerms('wsag:AgreementOffer needs wsag:Terms');
-  return new XmlReceivedOffer({ ...offer.toParts(), ...readTerms(termsEl), termsSource: standaloneSource(termsEl), offerSource: standaloneSource(root) });
+  // Verdicts on creation constraints were about the offer before the edits: they are not carried over.
+  const { checked: _before, ...parts } = offer.toParts();
+  return new XmlReceivedOffer({ ...parts, ...readTerms(termsEl), termsSource: standaloneSource(termsEl), offerSource: standaloneSource(root) });
 }
 
 function serviceTermNames(offer: XmlElement): string[] {

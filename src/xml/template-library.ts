@@ -14,6 +14,12 @@ import { SchemaSet } from './schema-set.js';
 /** A template file that cannot be served, with the file and the part at fault. */
 export class TemplateError extends Error {}
 
+/** A template document and where it came from (a file name), as the library was given it. */
+export interface TemplateSource {
+  source: string;
+  origin: string;
+}
+
 interface CompiledItem {
   name: string;
   location: CompiledLocation;
@@ -44,6 +50,7 @@ const timeToken = /\$\{now(?:\+(P(?:\d+D)?(?:T(?:\d+H)?(?:\d+M)?(?:\d+S)?)?))?\}
  */
 export class TemplateLibrary implements TemplateCatalog {
   private readonly templates: LoadedTemplate[] = [];
+  private readonly added: TemplateSource[] = [];
 
   static fromDirectory(dir: string): TemplateLibrary {
     if (!fs.existsSync(dir)) throw new TemplateError(`template directory ${dir} does not exist`);
@@ -52,9 +59,19 @@ export class TemplateLibrary implements TemplateCatalog {
   }
 
   static fromFiles(files: string[]): TemplateLibrary {
+    return TemplateLibrary.fromSources(files.map((file) => ({ source: fs.readFileSync(file, 'utf8'), origin: path.basename(file) })));
+  }
+
+  /** A library of these template documents (another thread's copy of `sources()`). */
+  static fromSources(sources: readonly TemplateSource[]): TemplateLibrary {
     const library = new TemplateLibrary();
-    for (const file of files) library.add(fs.readFileSync(file, 'utf8'), path.basename(file));
+    for (const { source, origin } of sources) library.add(source, origin);
     return library;
+  }
+
+  /** The documents the library was made of, as plain data. */
+  sources(): TemplateSource[] {
+    return [...this.added];
   }
 
   add(source: string, origin: string): AgreementTemplate {
@@ -62,6 +79,7 @@ export class TemplateLibrary implements TemplateCatalog {
     const clash = this.templates.find((t) => t.template.id === loaded.template.id || t.template.name === loaded.template.name);
     if (clash) throw new TemplateError(`${origin}: TemplateId "${loaded.template.id}" or Name "${loaded.template.name}" is already used by another template`);
     this.templates.push(loaded);
+    this.added.push({ source, origin });
     return loaded.template;
   }
 
@@ -84,6 +102,9 @@ export class TemplateLibrary implements TemplateCatalog {
     const loaded = this.templates.find((t) => t.template === template);
     if (!loaded) throw new Error(`template ${template.id} is not in this library`);
     if (!(offer instanceof XmlReceivedOffer)) throw new Error('creation constraints need the offer as XML');
+    const verdict = offer.checkedVerdict(template.id);
+    if (verdict === null) return;
+    if (verdict !== undefined) throw new CreationConstraintViolation(verdict);
     const doc = parseXml(offer.offerSource, 'offer');
     try {
       for (const item of loaded.items) {
@@ -103,6 +124,29 @@ export class TemplateLibrary implements TemplateCatalog {
       doc.dispose();
     }
   }
+}
+
+/**
+ * `offer` with the creation constraints of the template it names checked for each of its
+ * alternatives, so the thread that takes it over need not parse it again (a document
+ * thread reads and checks, the event loop uses the verdicts). Unchanged when it names no
+ * template of `library` or a check fails other than by a violation: then it is checked where used.
+ */
+export function withConstraintsChecked(library: TemplateLibrary, offer: XmlReceivedOffer): XmlReceivedOffer {
+  if (offer.templateId === undefined && offer.templateName === undefined) return offer;
+  const template = library.find({ id: offer.templateId, name: offer.templateName });
+  if (!template) return offer;
+  const verdicts: Array<string | null> = [];
+  for (const alternative of offer.alternatives()) {
+    try {
+      library.checkCreationConstraints(template, alternative);
+      verdicts.push(null);
+    } catch (error) {
+      if (!(error instanceof CreationConstraintViolation)) return offer;
+      verdicts.push(error.message);
+    }
+  }
+  return offer.withChecked({ templateId: template.id, verdicts });
 }
 
 export function renderTimeTokens(source: string, now: Date): string {

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAgreementSignatures, type ValidateChain } from '../../src/crypto/xml-signature.js';
-import { InvalidTerms, SchemaViolation, type WsagError } from '../../src/domain/errors.js';
+import { CreationConstraintViolation, InvalidTerms, SchemaViolation, type WsagError } from '../../src/domain/errors.js';
+import type { AgreementTemplate } from '../../src/domain/template.js';
 import type { AgreementOfferInput } from '../../src/soap/agreement-offer-input.js';
 import { readEnvelope, type SoapRequest } from '../../src/soap/envelope.js';
 import type { NegotiationOfferInput } from '../../src/soap/negotiation-offer-input.js';
@@ -12,6 +13,7 @@ import { withXml } from '../../src/xml/libxml.js';
 import { ns } from '../../src/xml/namespaces.js';
 import type { XmlNegotiationOffer } from '../../src/xml/negotiation-reader.js';
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
+import { offerWithTerms } from '../../src/xml/offer-slot.js';
 import { XmlReceivedOffer } from '../../src/xml/offer-reader.js';
 import { TemplateLibrary } from '../../src/xml/template-library.js';
 import { agreementXml } from '../crypto/xml-signature-fixtures.js';
@@ -62,7 +64,7 @@ describe.runIf(available)('DocumentThreads: signing', () => {
   // 40 on one thread: more than the tasks that wait on a thread, so some wait in the pool's queue.
   for (const [threads, count] of [[0, 12], [2, 12], [1, 40]] as const) {
     it(`with ${threads} worker threads: ${count} agreements signed at once each verify as the provider's, on their own document`, async () => {
-      const documents = DocumentThreads.start(threads, credentials());
+      const documents = DocumentThreads.start(threads, { credentials: credentials() });
       try {
         expect(documents.threads).toBe(threads);
         const inputs = Array.from({ length: count }, (_, i) => agreementXml('deadline-job', `agreement-${i}`));
@@ -81,7 +83,7 @@ describe.runIf(available)('DocumentThreads: signing', () => {
   it('compiled (dist/, as npm start runs it), signs and reads offers on its thread with the compiled worker', async () => {
     // `npm test` builds dist/ before the tests run.
     const compiled = (await import(new URL('../../dist/workers/document-threads.js', import.meta.url).href)) as typeof import('../../src/workers/document-threads.js');
-    const documents = compiled.DocumentThreads.start(1, credentials());
+    const documents = compiled.DocumentThreads.start(1, { credentials: credentials() });
     try {
       expect(documents.threads).toBe(1);
       const signed = await (documents.signer?.sign(agreementXml()) as Promise<string>);
@@ -94,7 +96,7 @@ describe.runIf(available)('DocumentThreads: signing', () => {
   });
 
   it('refuses, as signing on the loop does, a document that is already signed', async () => {
-    const documents = DocumentThreads.start(1, credentials());
+    const documents = DocumentThreads.start(1, { credentials: credentials() });
     try {
       const signed = await (documents.signer?.sign(agreementXml()) as Promise<string>);
       await expect(documents.signer?.sign(signed)).rejects.toThrow('already signed');
@@ -107,7 +109,7 @@ describe.runIf(available)('DocumentThreads: signing', () => {
 describe.runIf(available)('DocumentThreads: only while other requests are in progress', () => {
   it('keeps a request that is alone on the calling thread, and hands work over once others come', async () => {
     let others = false;
-    const documents = DocumentThreads.start(1, credentials(), () => others);
+    const documents = DocumentThreads.start(1, { credentials: credentials(), busy: () => others });
     try {
       const envelope = soap11(createAgreementBody(offerFromTemplate(deadlineTemplate)));
       const check = async (i: number) => {
@@ -211,3 +213,58 @@ describe('DocumentThreads: reading negotiation offers', () => {
   });
 });
 
+
+describe('DocumentThreads: creation constraints checked on the thread', () => {
+  const library = TemplateLibrary.fromDirectory(path.join(projectRoot, 'templates'));
+  const template = library.find({ name: 'deadline-job' }) as AgreementTemplate;
+  const envelopeWith = (nodes: string, choice = false) => {
+    const offer = offerFromTemplate(deadlineTemplate, [{ location: 'NodeCount', value: nodes }]);
+    if (!choice) return soap11(createAgreementBody(offer));
+    // Two alternatives: the Job term as asked, and the same with 100 nodes (the template allows 1 to 64).
+    const job = /<wsag:ServiceDescriptionTerm wsag:Name="Job".*?<\/wsag:ServiceDescriptionTerm>/s.exec(offer)?.[0] as string;
+    return soap11(createAgreementBody(offer.replace(job, `<wsag:ExactlyOne>${job}${job.replace(/(<jsdl:TotalResourceCount><jsdl:Exact>)\d+/, '$1100')}</wsag:ExactlyOne>`)));
+  };
+  /** Each alternative's verdict as the calling thread reaches it: null when met, else the violation. */
+  const verdictsHere = (offer: XmlReceivedOffer) => offer.alternatives().map((alternative) => {
+    try {
+      library.checkCreationConstraints(template, alternative.withChecked({ templateId: 'none', verdicts: [] }));
+      return null;
+    } catch (error) {
+      expect(error).toBeInstanceOf(CreationConstraintViolation);
+      return (error as Error).message;
+    }
+  });
+
+  it('reaches the verdicts the calling thread reaches, for each alternative, and hands them over', async () => {
+    const here = DocumentThreads.start(0);
+    const there = DocumentThreads.start(1, { templates: library.sources() });
+    try {
+      for (const [envelope, expected] of [[envelopeWith('3'), [true]], [envelopeWith('100'), [false]], [envelopeWith('3', true), [true, false]]] as const) {
+        const offerThere = await read(there, envelope);
+        const verdictsThere = offerThere.alternatives().map((alternative) => alternative.checkedVerdict(template.id));
+        expect(verdictsThere.map((v) => v === null)).toEqual(expected);
+        expect(verdictsThere).toEqual(verdictsHere(await read(here, envelope)));
+        expect(view(offerThere)).toEqual({ ...view(await read(here, envelope)), checked: offerThere.toParts().checked });
+      }
+      expect((await read(there, envelopeWith('100'))).checkedVerdict(template.id)).toMatch(/^Item 'NodeCount' at .*100/);
+    } finally {
+      await here.close();
+      await there.close();
+    }
+  });
+
+  it('the library takes a verdict handed over for the template it checks, and checks itself for another', async () => {
+    const here = DocumentThreads.start(0);
+    try {
+      const fits = await read(here, envelopeWith('3'));
+      expect(() => library.checkCreationConstraints(template, fits.withChecked({ templateId: template.id, verdicts: ['planted'] }))).toThrow(new CreationConstraintViolation('planted'));
+      expect(() => library.checkCreationConstraints(template, fits.withChecked({ templateId: 'another-template', verdicts: ['planted'] }))).not.toThrow();
+      // An offer edited after it was checked (a counter-offer's terms) is checked again: the verdict was about the offer before.
+      expect(() => library.checkCreationConstraints(template, offerWithTerms(fits.withChecked({ templateId: template.id, verdicts: [null] }), { nodeCount: 100 }))).toThrow(/^Item 'NodeCount' at .*100/);
+      const tooMany = await read(here, envelopeWith('100'));
+      expect(() => library.checkCreationConstraints(template, tooMany.withChecked({ templateId: 'another-template', verdicts: [null] }))).toThrow(CreationConstraintViolation);
+    } finally {
+      await here.close();
+    }
+  });
+});
