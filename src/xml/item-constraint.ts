@@ -142,10 +142,13 @@ class ConstraintSchema {
   }
 }
 
+/** Our schema files by namespace, with XML Schema's own for the xml: namespace (xml:lang, xml:space). */
+const importable: Record<string, string> = { ...schemaFiles, 'http://www.w3.org/XML/1998/namespace': 'xml.xsd' };
+
 /** A schema in `targetNamespace` that includes our schema for that namespace and imports the other `namespaces` (those we have a schema for). */
 function schemaShell(targetNamespace: string, body: string, namespaces: Set<string> | 'every'): string {
   const wanted = (uri: string) => namespaces === 'every' || namespaces.has(uri);
-  const imports = Object.entries(schemaFiles)
+  const imports = Object.entries(importable)
     .filter(([uri]) => uri !== targetNamespace && wanted(uri))
     .map(([uri, file]) => `<xs:import namespace="${uri}" schemaLocation="${file}"/>`)
     .join('');

@@ -49,3 +49,16 @@ describe('content-model item constraints', () => {
     expect(on(count, subject('<Exact>four</Exact>'))).toMatch(/'four' is not a valid value of the atomic type 'xs:double'/);
   });
 });
+
+describe('item constraints naming the xml: namespace', () => {
+  it('compile and apply xml:lang', () => {
+    const check = withXml(
+      `<wsag:ItemConstraint xmlns:wsag="${ns.wsag}" xmlns:xs="${ns.xs}"><xs:sequence><xs:element name="Text"><xs:complexType><xs:simpleContent><xs:extension base="xs:string"><xs:attribute ref="xml:lang" use="required"/></xs:extension></xs:simpleContent></xs:complexType></xs:element></xs:sequence></wsag:ItemConstraint>`,
+      'constraint',
+      (doc) => compileItemConstraint(doc.root),
+    );
+    const on = (xml: string) => withXml(xml, 'subject', (doc) => check.violation(doc.root));
+    expect(on('<Subject><Text xml:lang="en">hello</Text></Subject>')).toBeUndefined();
+    expect(on('<Subject><Text>hello</Text></Subject>')).toMatch(/lang.*is required/);
+  });
+});
