@@ -34,8 +34,10 @@ interface CompiledConstraint {
 
 interface LoadedTemplate {
   template: AgreementTemplate;
-  /** Template XML with `${now...}` tokens left in place; rendered per request. */
+  /** Template XML (canonical) with `${now...}` tokens left in place; rendered per request. */
   source: string;
+  /** Where it came from (a file name), for messages. */
+  origin: string;
   items: CompiledItem[];
   constraints: CompiledConstraint[];
 }
@@ -50,7 +52,6 @@ const timeToken = /\$\{now(?:\+(P(?:\d+D)?(?:T(?:\d+H)?(?:\d+M)?(?:\d+S)?)?))?\}
  */
 export class TemplateLibrary implements TemplateCatalog {
   private readonly templates: LoadedTemplate[] = [];
-  private readonly added: TemplateSource[] = [];
 
   static fromDirectory(dir: string): TemplateLibrary {
     if (!fs.existsSync(dir)) throw new TemplateError(`template directory ${dir} does not exist`);
@@ -69,9 +70,9 @@ export class TemplateLibrary implements TemplateCatalog {
     return library;
   }
 
-  /** The documents the library was made of, as plain data. */
+  /** The templates as plain data (their canonical documents), from which `fromSources` makes the same library. */
   sources(): TemplateSource[] {
-    return [...this.added];
+    return this.templates.map(({ source, origin }) => ({ source, origin }));
   }
 
   add(source: string, origin: string): AgreementTemplate {
@@ -79,7 +80,6 @@ export class TemplateLibrary implements TemplateCatalog {
     const clash = this.templates.find((t) => t.template.id === loaded.template.id || t.template.name === loaded.template.name);
     if (clash) throw new TemplateError(`${origin}: TemplateId "${loaded.template.id}" or Name "${loaded.template.name}" is already used by another template`);
     this.templates.push(loaded);
-    this.added.push({ source, origin });
     return loaded.template;
   }
 
@@ -191,6 +191,7 @@ function load(file: string, origin: string): LoadedTemplate {
     return {
       template: { id, name, description, items: items.map((i) => ({ name: i.name, location: i.locationText })), constraintCount: constraints.length },
       source,
+      origin,
       items,
       constraints,
     };
