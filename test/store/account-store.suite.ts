@@ -55,6 +55,26 @@ export function accountStoreContract(name: string, make: () => Promise<AccountSt
       expect(ledger.map((e) => e.seq)).toEqual([...ledger.map((e) => e.seq)].sort((x, y) => x - y));
     });
 
+    it('an operation sees the holds it asks for (undefined for one that does not exist), and its own error stops it', async () => {
+      await store.createAccount(makeAccount('a'));
+      await store.apply('a', 'deposit', (account) => credit(account, 'deposit', 10_000, t0, 'deposit', 'grant'));
+      await store.apply('a', 'hold-one', (account) => placeHold(account, 'one', 1_000, t0, 'hold-one', 'one'));
+      await store.apply('a', 'hold-two', (account) => placeHold(account, 'two', 2_000, t0, 'hold-two', 'two'));
+      let seen: unknown;
+      expect(await store.apply('a', 'close-two', (account, hold) => {
+        seen = [hold('none'), hold('one')?.amount, hold('two')?.amount];
+        return closeHold(account, hold('two') as never, undefined, t0, 'close-two', 'two ends while one is open');
+      })).toBe(true);
+      expect(seen).toEqual([undefined, 1_000, 2_000]);
+      await expect(store.apply('a', 'close-none', (account, hold) => {
+        const none = hold('none');
+        if (!none) throw new Error('hold none does not exist');
+        return closeHold(account, none, undefined, t0, 'close-none', 'never');
+      })).rejects.toThrow('hold none does not exist');
+      expect((await store.statement('a')).map((e) => e.key)).toEqual(['deposit', 'hold-one', 'hold-two', 'close-two']);
+      expect(await store.account('a')).toMatchObject({ funds: 10_000, held: 1_000 });
+    });
+
     it('a refused operation changes nothing', async () => {
       await store.createAccount(makeAccount('a', { overdraft: { kind: 'credit-limit', limit: 500 } }));
       await expect(store.apply('a', 'hold-1', (account) => placeHold(account, 'agreement:1', 501, t0, 'hold-1', 'too much'))).rejects.toThrow(InsufficientFunds);

@@ -1,10 +1,12 @@
 import postgres from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PgConnection } from '../../src/store/postgres/pg-connection.js';
+import { closeHold, credit, placeHold } from '../../src/domain/accounts.js';
+import { PgAccountStore } from '../../src/store/postgres/pg-account-store.js';
+import { PgConnection, type Queryable } from '../../src/store/postgres/pg-connection.js';
 import { pgMigrations } from '../../src/store/postgres/pg-migrations.js';
 import { PgStore } from '../../src/store/postgres/pg-store.js';
 import { skipPostgres, startPostgres, type TestPostgres } from '../support/postgres.js';
-import { accountStoreContract } from './account-store.suite.js';
+import { accountStoreContract, makeAccount } from './account-store.suite.js';
 import { agreementRepositoryContract } from './agreement-repository.suite.js';
 import { auditLogContract } from './audit-log.suite.js';
 import { makeAgreement } from './fixtures/make-agreement.js';
@@ -31,6 +33,40 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
   auditLogContract('PgAuditLog', () => fresh());
   accountStoreContract('PgAccountStore', async () => (await fresh()).accounts);
   usageRecordStoreContract('PgUsageRecords', async () => (await fresh()).usageRecords);
+
+  it('an account operation reads only the holds it asks for, however many the account has had', async () => {
+    const connection = await PgConnection.open((pg as TestPostgres).url, { schema: `holds_${process.pid}` });
+    let holdRowsRead = 0;
+    // The store's transactions, with the rows each account_holds query returned counted.
+    const counted: PgConnection = Object.assign(Object.create(connection) as PgConnection, {
+      transaction: <T>(work: (tx: Queryable) => Promise<T>) =>
+        connection.transaction((tx) => work({
+          query: async (sql: string, params?: unknown[]) => {
+            const result = await tx.query(sql, params);
+            if (/FROM account_holds/.test(sql)) holdRowsRead += result.rowCount ?? 0;
+            return result;
+          },
+        } as Queryable)),
+    });
+    const accounts = new PgAccountStore(counted);
+    try {
+      const at = new Date('2026-11-25T10:00:00Z');
+      await accounts.createAccount(makeAccount('busy'));
+      await accounts.apply('busy', 'deposit', (a) => credit(a, 'deposit', 1_000_000, at, 'deposit', 'grant'));
+      for (let i = 0; i < 100; i++) {
+        await accounts.apply('busy', `hold-${i}`, (a) => placeHold(a, `agreement:${i}`, 100, at, `hold-${i}`, 'agreement'));
+        await accounts.apply('busy', `close-${i}`, (a, hold) => closeHold(a, hold(`agreement:${i}`) as never, { kind: 'charge', amount: 50 }, at, `close-${i}`, 'used'));
+      }
+      holdRowsRead = 0;
+      await accounts.apply('busy', 'hold-new', (a) => placeHold(a, 'agreement:new', 100, at, 'hold-new', 'agreement'));
+      expect(holdRowsRead).toBe(0);
+      await accounts.apply('busy', 'close-new', (a, hold) => closeHold(a, hold('agreement:new') as never, undefined, at, 'close-new', 'released'));
+      expect(holdRowsRead).toBe(1);
+      expect(await accounts.account('busy')).toMatchObject({ funds: 1_000_000 - 100 * 50, held: 0 });
+    } finally {
+      await accounts.close();
+    }
+  });
 
   it('moves the offer documents of a database written before migration 3 out of the records, and keeps each once', async () => {
     const schema = `documents_${process.pid}`;

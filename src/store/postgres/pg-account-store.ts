@@ -1,7 +1,7 @@
 import type { Account, FundsHold, LedgerChange, LedgerEntry } from '../../domain/accounts.js';
 import type { AccountStore } from '../../engine/accounting/index.js';
 import { entryFromRow, fromRow, holdFromRow, holdToRow, toRow, type AccountRow, type EntryRow, type HoldRow } from '../sqlite-account-store.js';
-import type { PgConnection } from './pg-connection.js';
+import type { PgConnection, Queryable } from './pg-connection.js';
 
 /**
  * The accounting books in PostgreSQL. `apply` locks the account's row (SELECT ... FOR
@@ -65,9 +65,7 @@ export class PgAccountStore implements AccountStore {
       const locked = (await tx.query<AccountRow>('SELECT * FROM accounts WHERE id = $1 FOR UPDATE', [accountId])).rows[0];
       if ((await tx.query('SELECT 1 FROM ledger WHERE key = $1', [key])).rowCount) return false;
       if (!locked) throw new Error(`account ${accountId} does not exist`);
-      // The rule looks holds up synchronously: the account's holds are read with the account (locked with it).
-      const holds = new Map((await tx.query<HoldRow>('SELECT * FROM account_holds WHERE account_id = $1', [accountId])).rows.map((r) => [r.id, holdFromRow(r)]));
-      const change = operation(fromRow(locked), (id) => holds.get(id));
+      const change = await withHoldsAsked(tx, accountId, (hold) => operation(fromRow(locked), hold));
       if (change.entries[0]?.key !== key) throw new Error(`the operation's first ledger entry must carry its key ${key}`);
       const a = toRow(change.account);
       await tx.query('UPDATE accounts SET funds = $2, held = $3, allocated = $4, updated_at = $5 WHERE id = $1', [a.id, a.funds, a.held, a.allocated, a.updated_at]);
@@ -90,4 +88,44 @@ export class PgAccountStore implements AccountStore {
   async close(): Promise<void> {
     await this.connection.close();
   }
+}
+
+/** Rounds after which an operation still asking for holds it was not given is a defect, not a lookup. */
+const maxLookupRounds = 16;
+
+/**
+ * Runs `operation`, which looks holds up synchronously, with those of the account it asks
+ * for. A run that asks for a hold not read yet is only a probe: the holds it asked for are
+ * read (inside the locking transaction) and it runs again. Operations are pure (domain
+ * functions of the account and its holds), so running one twice changes nothing; reading
+ * every hold of the account instead grew each charge with every hold the account ever had.
+ */
+async function withHoldsAsked(
+  tx: Queryable,
+  accountId: string,
+  operation: (hold: (id: string) => FundsHold | undefined) => LedgerChange,
+): Promise<LedgerChange> {
+  const read = new Map<string, FundsHold | undefined>();
+  for (let round = 0; round < maxLookupRounds; round++) {
+    const asked = new Set<string>();
+    const hold = (id: string) => {
+      if (!read.has(id)) asked.add(id);
+      return read.get(id);
+    };
+    let change: LedgerChange | undefined;
+    let failure: unknown;
+    try {
+      change = operation(hold);
+    } catch (error) {
+      failure = error;
+    }
+    if (asked.size === 0) {
+      if (change === undefined) throw failure;
+      return change;
+    }
+    const { rows } = await tx.query<HoldRow>('SELECT * FROM account_holds WHERE account_id = $1 AND id = ANY($2)', [accountId, [...asked]]);
+    for (const id of asked) read.set(id, undefined);
+    for (const row of rows) read.set(row.id, holdFromRow(row));
+  }
+  throw new Error(`an operation on account ${accountId} kept asking for holds after ${maxLookupRounds} rounds`);
 }
