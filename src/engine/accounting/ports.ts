@@ -19,7 +19,12 @@ export interface AccountStore {
   openHolds(accountId?: string): Promise<FundsHold[]>;
   /** The account's ledger, oldest first. */
   statement(accountId: string): Promise<LedgerEntry[]>;
-  /** True when applied; false when `key` was applied before. The account must exist. */
+  /**
+   * True when applied; false when `key` was applied before. The account must exist.
+   * `operation` must be a pure function of the account and the holds it looks up: a store
+   * may run it more than once (PostgreSQL runs it to learn which holds to read) and keeps
+   * the last run's change.
+   */
   apply(accountId: string, key: string, operation: (account: Account, hold: (id: string) => FundsHold | undefined) => LedgerChange): Promise<boolean>;
   close(): Promise<void>;
 }
