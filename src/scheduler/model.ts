@@ -1,6 +1,7 @@
 import type { GuaranteeLevel, Library, SecurityRequirement } from '../domain/terms.js';
 import type { CheckpointPlan } from './checkpoint-plan.js';
 import type { SiteTiming } from './site.js';
+import { SharedValues } from './shared-values.js';
 
 /**
  * The scheduler's own types. Times are milliseconds since the epoch (`Instant`): the
@@ -90,23 +91,17 @@ export interface JobSpec {
 /** No nodes: segments without spare nodes share this frozen list instead of an empty array each (100,000 live jobs: 3 MB). */
 export const noNodes: readonly string[] = Object.freeze([]);
 
-/** One node: most jobs are serial, and their segments share one frozen list per node (100,000 live one-node jobs: 5 MiB). */
-const oneNode = new Map<string, readonly string[]>();
-/** Node ids come from the cluster and from stored allocations; past this many lists of one node, new ones are not shared. */
-const ONE_NODE_LISTS = 65_536;
+/**
+ * One node: most jobs are serial, and their segments share one frozen list per node
+ * (100,000 live one-node jobs: 5 MiB). Node ids come from the cluster and from stored
+ * allocations; past 65,536 lists of one node, new ones are not shared.
+ */
+const oneNodeLists = new SharedValues<string[]>(65_536, (ids) => ids[0] as string);
 
 /** `ids`, or the shared list of no node or of its one node. */
 export function nodeList(ids: string[]): readonly string[] {
   if (ids.length === 0) return noNodes;
-  if (ids.length > 1) return ids;
-  const id = ids[0] as string;
-  let list = oneNode.get(id);
-  if (list === undefined) {
-    if (oneNode.size >= ONE_NODE_LISTS) return ids;
-    list = Object.freeze(ids);
-    oneNode.set(id, list);
-  }
-  return list;
+  return ids.length === 1 ? oneNodeLists.shared(ids) : ids;
 }
 
 /** A booked piece of a job: `nodes` work over [start, end); `spare` nodes are kept for restarts (Enhanced, Full). */

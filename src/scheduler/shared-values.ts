@@ -7,10 +7,14 @@
 export class SharedValues<T extends object> {
   private readonly byKey = new Map<string, T>();
 
-  constructor(private readonly limit = 1024) {}
+  /** `key` names a value: equal values, equal keys (by default its JSON). */
+  constructor(
+    private readonly limit = 1024,
+    private readonly key: (value: T) => string = keyOf,
+  ) {}
 
   shared(value: T): T {
-    const key = keyOf(value);
+    const key = this.key(value);
     const known = this.byKey.get(key);
     if (known !== undefined) return known;
     if (this.byKey.size >= this.limit) return value;

@@ -1,4 +1,5 @@
 import { XmlXPath, type XmlDocument, type XmlNode } from 'libxml2-wasm';
+import { namespacesNamedIn } from './xpath.js';
 
 /**
  * A creation-constraint Location (WS-Agreement section 9.1): XPath 1.0 over the offer.
@@ -25,11 +26,8 @@ export function compileLocation(text: string, inScope: Record<string, string>): 
   }
   // `$this` names the offer document: `$this/a:B` is `/a:B`, a bare `$this` is `/`.
   const xpath = rest.trim().replace(/\$this(?![\w.-])/g, (_m, offset: number, all: string) => (all[offset + 5] === '/' ? '' : '/'));
-  // Only the prefixes the expression names (a superset: a literal may look like one): libxml2-wasm
-  // registers every namespace it is given again at each evaluation, and a template declares many.
-  const named = new Set(Array.from(xpath.matchAll(/([A-Za-z_][\w.-]*):(?!:)/g), (m) => m[1]));
-  const namespaces = Object.fromEntries(Object.entries(declared).filter(([prefix]) => named.has(prefix)));
-  return { xpath, namespaces };
+  // A template declares many namespaces; each evaluation registers those it is given.
+  return { xpath, namespaces: namespacesNamedIn(xpath, declared) };
 }
 
 /** Nodes the Location selects in the offer document (evaluated from the document node). */

@@ -17,20 +17,21 @@ export function compiledPath(path: string): XmlXPath {
       compiled.delete(oldest);
       expression.dispose();
     }
-    xpath = XmlXPath.compile(path, prefixesIn(path));
+    xpath = XmlXPath.compile(path, namespacesNamedIn(path, prefixes));
     compiled.set(path, xpath);
   }
   return xpath;
 }
 
 /**
- * Only the prefixes `path` uses: each evaluation registers the expression's namespaces in
- * a fresh libxml2 context, and registering all of ours cost more than the lookup itself.
+ * The entries of `namespaces` whose prefixes `path` names (a superset: a literal may look
+ * like one): libxml2-wasm registers an expression's namespaces in a fresh context at each
+ * evaluation, and registering all of them cost more than the lookup itself.
  */
-function prefixesIn(path: string): Record<string, string> {
+export function namespacesNamedIn(path: string, namespaces: Readonly<Record<string, string>>): Record<string, string> {
   const used: Record<string, string> = {};
   for (const [, prefix] of path.matchAll(/([A-Za-z_][\w.-]*):(?!:)/g)) {
-    const uri = (prefixes as Record<string, string>)[prefix as string];
+    const uri = namespaces[prefix as string];
     if (uri !== undefined) used[prefix as string] = uri;
   }
   return used;
