@@ -55,7 +55,9 @@ export const defaultAgreementLimits: RawGuardLimits = { maxBytes: 2 * 1024 * 102
 /** Parses an agreement keeping all its text (whitespace is signed too), after the raw guard unless `limits` is undefined; guard failures are structure errors. */
 function parseAgreement(xml: string, limits: RawGuardLimits | undefined): XmlDocument {
   try {
-    return parseXml(limits ? guardRawXml(Buffer.from(xml, 'utf8'), limits) : xml, 'agreement', undefined, { keepBlanks: true });
+    const bytes = Buffer.from(xml, 'utf8');
+    if (limits) guardRawXml(bytes, limits);
+    return parseXml(bytes, 'agreement', undefined, { keepBlanks: true });
   } catch (error) {
     if (error instanceof MalformedMessage || error instanceof MessageTooLarge) invalid('agreement structure', error.message);
     throw error;

@@ -100,7 +100,8 @@ async function handleSoap(port: Port, req: IncomingMessage, res: ServerResponse,
     const body = await readBody(req, options.maxBodyBytes);
     await fairStart.turn();
     const text = guardRawXml(body, { maxBytes: options.maxBodyBytes, maxDepth: options.maxXmlDepth });
-    const doc = parseXml(text, 'SOAP message');
+    // The guard found the bytes to be UTF-8 and returned them decoded: libxml2 reads the bytes.
+    const doc = parseXml(body, 'SOAP message');
     try {
       const request = { ...readEnvelope(doc), text };
       version = request.version;

@@ -32,13 +32,18 @@ export function registerSchemaFiles(): void {
 const safeOptions = ParseOption.XML_PARSE_NONET | ParseOption.XML_PARSE_NO_XXE | ParseOption.XML_PARSE_NOBLANKS;
 
 /**
- * Parses XML text; malformed XML becomes MalformedMessage naming line and column.
- * `keepBlanks` keeps whitespace-only text nodes, which XML signatures digest.
+ * Parses XML text, or its UTF-8 bytes; malformed XML becomes MalformedMessage naming line
+ * and column. `keepBlanks` keeps whitespace-only text nodes, which XML signatures digest.
+ *
+ * Text is handed to libxml2 as bytes encoded by Buffer: libxml2-wasm's own string path
+ * measures and encodes it a character at a time in JavaScript, a fifth of the parse of a
+ * CreateAgreement envelope. The bytes are the same, and so is the document (libxml2 is
+ * given no encoding either way: it reads UTF-8 unless a declaration says otherwise).
  */
-export function parseXml(text: string, what = 'message', url?: string, { keepBlanks = false } = {}): XmlDocument {
+export function parseXml(text: string | Uint8Array, what = 'message', url?: string, { keepBlanks = false } = {}): XmlDocument {
   const option = keepBlanks ? safeOptions & ~ParseOption.XML_PARSE_NOBLANKS : safeOptions;
   try {
-    return XmlDocument.fromString(text, { option, url });
+    return XmlDocument.fromBuffer(typeof text === 'string' ? Buffer.from(text, 'utf8') : text, { option, url });
   } catch (error) {
     if (error instanceof XmlParseError) {
       const detail = error.details[0];
