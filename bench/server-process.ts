@@ -33,6 +33,9 @@ export async function startProcess(dataDir: string, env: Record<string, string>)
       if (m) resolve(m[1] as string);
     };
     child.stdout?.on('data', onData);
+    // BENCH_SERVER_LOG: a file for the server's standard output, e.g. what `--trace-opt` in BENCH_SERVER_FLAGS prints.
+    const log = process.env.BENCH_SERVER_LOG;
+    if (log) child.stdout?.on('data', (chunk: Buffer) => fs.appendFileSync(log, chunk));
     child.stderr?.on('data', onData);
     child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
   });

@@ -3,10 +3,20 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   ParseOption,
+  RelaxNGValidator,
+  XmlAttribute,
   XmlBufferInputProvider,
+  XmlCData,
+  XmlComment,
   XmlDocument,
+  XmlDtd,
+  XmlElement,
+  XmlEntityReference,
   XmlParseError,
   xmlRegisterInputProvider,
+  XmlText,
+  XmlXPath,
+  XsdValidator,
 } from 'libxml2-wasm';
 import { MalformedMessage } from '../domain/errors.js';
 
@@ -27,6 +37,24 @@ export function registerSchemaFiles(): void {
   xmlRegisterInputProvider(new XmlBufferInputProvider(buffers));
   registered = true;
 }
+
+/**
+ * libxml2-wasm's classes are compiled from TypeScript decorators, whose emitted code renames
+ * each class with Object.defineProperty(Class, 'name', ...). That leaves the constructor
+ * with dictionary-mode properties, and V8 (Node 20) then never manages to optimise the code
+ * that constructs them (every node wrapper: parent, root, children, XPath results): each
+ * attempt is thrown away "due to dependency change" and tried again, thousands of times a
+ * minute on the compiler threads, while the constructors run unoptimised. An object that
+ * inherits from a class and gets a property of its own makes V8 give the class fast
+ * properties, once per thread (test/xml/libxml-classes.test.ts).
+ */
+export function giveFastProperties(classes: readonly object[]): void {
+  for (const constructor of classes) {
+    const heir = Object.create(constructor) as { made?: boolean };
+    heir.made = true;
+  }
+}
+giveFastProperties([XmlDocument, XmlElement, XmlAttribute, XmlText, XmlCData, XmlComment, XmlEntityReference, XmlDtd, XmlXPath, XsdValidator, RelaxNGValidator]);
 
 /** Parser options: no network, no external entities, no entity substitution. */
 const safeOptions = ParseOption.XML_PARSE_NONET | ParseOption.XML_PARSE_NO_XXE | ParseOption.XML_PARSE_NOBLANKS;
