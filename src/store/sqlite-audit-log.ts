@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { canonicalJson, chainedEntry } from '../engine/audit/index.js';
+import { canonicalJson, chainEntry } from '../engine/audit/index.js';
 import type { AuditDetails, AuditEntry, AuditLog, AuditRecord, AuditSubject } from '../engine/ports.js';
 import { SqliteConnection } from './sqlite-connection.js';
 
@@ -48,8 +48,8 @@ export class SqliteAuditLog implements AuditLog {
       const entries: AuditEntry[] = [];
       let previous = this.lastStmt.get();
       for (const record of records) {
-        const entry = chainedEntry(record, previous);
-        this.insertStmt.run(toRow(entry));
+        const { entry, canonicalDetails } = chainEntry(record, previous);
+        this.insertStmt.run(toRow(entry, canonicalDetails));
         entries.push(entry);
         previous = entry;
       }
@@ -112,7 +112,8 @@ export function entriesSql(filter: { subject?: AuditSubject; after?: number; lim
   return { sql, params };
 }
 
-export function toRow(entry: AuditEntry): AuditRow {
+/** `canonicalDetails`, when the caller has it, is canonicalJson(entry.details). */
+export function toRow(entry: AuditEntry, canonicalDetails = canonicalJson(entry.details)): AuditRow {
   return {
     seq: entry.seq,
     at: entry.at.getTime(),
@@ -120,7 +121,7 @@ export function toRow(entry: AuditEntry): AuditRow {
     subject_kind: entry.subject.kind,
     subject_id: entry.subject.id,
     action: entry.action,
-    details: canonicalJson(entry.details),
+    details: canonicalDetails,
     prev_hash: entry.prevHash,
     hash: entry.hash,
   };

@@ -31,8 +31,9 @@ export function canonicalJson(value: JsonValue): string {
 /**
  * sha256 hex over the canonical serialisation of (seq, at as ISO 8601, actor, subject kind,
  * subject id, action, canonical JSON of details, prevHash): a JSON array of those values.
+ * `canonicalDetails`, when the caller has it, is canonicalJson(entry.details).
  */
-export function auditEntryHash(entry: Omit<AuditEntry, 'hash'>): string {
+export function auditEntryHash(entry: Omit<AuditEntry, 'hash'>, canonicalDetails = canonicalJson(entry.details)): string {
   const fields: JsonValue[] = [
     entry.seq,
     entry.at.toISOString(),
@@ -40,10 +41,16 @@ export function auditEntryHash(entry: Omit<AuditEntry, 'hash'>): string {
     entry.subject.kind,
     entry.subject.id,
     entry.action,
-    canonicalJson(entry.details),
+    canonicalDetails,
     entry.prevHash,
   ];
   return sha256Hex(JSON.stringify(fields));
+}
+
+/** An entry with the canonical JSON of its details, which its hash covers and a store keeps: made once. */
+export interface ChainedEntry {
+  entry: AuditEntry;
+  canonicalDetails: string;
 }
 
 /**
@@ -51,7 +58,7 @@ export function auditEntryHash(entry: Omit<AuditEntry, 'hash'>): string {
  * gives them back (undefined fields dropped, a stray Date as its ISO string), so the entry
  * hashes the same before it is stored and after it is read.
  */
-export function chainedEntry(record: AuditRecord, previous: Pick<AuditEntry, 'seq' | 'hash'> | undefined): AuditEntry {
+export function chainEntry(record: AuditRecord, previous: Pick<AuditEntry, 'seq' | 'hash'> | undefined): ChainedEntry {
   const details = JSON.parse(JSON.stringify(record.details)) as AuditDetails;
   const entry: Omit<AuditEntry, 'hash'> = {
     seq: (previous?.seq ?? 0) + 1,
@@ -62,5 +69,11 @@ export function chainedEntry(record: AuditRecord, previous: Pick<AuditEntry, 'se
     details,
     prevHash: previous?.hash ?? genesisHash,
   };
-  return { ...entry, hash: auditEntryHash(entry) };
+  const canonicalDetails = canonicalJson(details);
+  return { entry: { ...entry, hash: auditEntryHash(entry, canonicalDetails) }, canonicalDetails };
+}
+
+/** chainEntry's entry alone, for a store that keeps the details as they are. */
+export function chainedEntry(record: AuditRecord, previous: Pick<AuditEntry, 'seq' | 'hash'> | undefined): AuditEntry {
+  return chainEntry(record, previous).entry;
 }

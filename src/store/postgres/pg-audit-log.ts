@@ -1,4 +1,4 @@
-import { chainedEntry } from '../../engine/audit/index.js';
+import { chainEntry } from '../../engine/audit/index.js';
 import type { AuditEntry, AuditLog, AuditRecord, AuditSubject } from '../../engine/ports.js';
 import { columns, entriesSql, fromRow, toRow, type AuditRow } from '../sqlite-audit-log.js';
 import { numbered, type PgConnection, type Queryable } from './pg-connection.js';
@@ -29,13 +29,14 @@ export class PgAuditLog implements AuditLog {
     await tx.query('SELECT pg_advisory_xact_lock(727002)');
     let previous = (await tx.query<Pick<AuditRow, 'seq' | 'hash'>>('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1')).rows[0];
     const entries: AuditEntry[] = [];
+    const rows: AuditRow[] = [];
     for (const record of records) {
-      const entry = chainedEntry(record, previous);
+      const { entry, canonicalDetails } = chainEntry(record, previous);
       entries.push(entry);
+      rows.push(toRow(entry, canonicalDetails));
       previous = entry;
     }
     // One statement for all of a change's entries: one round trip, not one per entry.
-    const rows = entries.map(toRow);
     const column = <K extends keyof AuditRow>(key: K) => rows.map((row) => row[key]);
     await tx.query(
       `INSERT INTO audit_log (${columns})
