@@ -48,7 +48,7 @@ export function registerSchemaFiles(): void {
  * inherits from a class and gets a property of its own makes V8 give the class fast
  * properties, once per thread (test/xml/libxml-classes.test.ts).
  */
-export function giveFastProperties(classes: readonly object[]): void {
+function giveFastProperties(classes: readonly object[]): void {
   for (const constructor of classes) {
     const heir = Object.create(constructor) as { made?: boolean };
     heir.made = true;
