@@ -49,8 +49,13 @@ export interface NegotiationFilter extends ListPage {
 
 export interface AgreementRepository {
   insert(agreement: Agreement, audit?: readonly AuditNote[]): Promise<void>;
-  /** Replaces the stored agreement with the same id; rejects when there is none. */
-  update(agreement: Agreement, audit?: readonly AuditNote[]): Promise<void>;
+  /**
+   * Replaces the stored agreement with the same id; rejects when there is none. Resolves once
+   * the change is durable; `committed` runs before that, as soon as reads see the change (a
+   * store may make commits durable in groups), and never when the update fails. What it
+   * allows (capacity freed) can only be used by later writes, which are durable only with it.
+   */
+  update(agreement: Agreement, audit?: readonly AuditNote[], committed?: () => void): Promise<void>;
   get(id: string): Promise<Agreement | undefined>;
   list(filter?: AgreementFilter): Promise<Agreement[]>;
   /** How many agreements are in each state (states with none are left out): what /metrics reports. */

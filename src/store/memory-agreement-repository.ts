@@ -19,9 +19,10 @@ export class MemoryAgreementRepository implements AgreementRepository {
     this.store(agreement, notes);
   }
 
-  async update(agreement: Agreement, notes: readonly AuditNote[] = []): Promise<void> {
+  async update(agreement: Agreement, notes: readonly AuditNote[] = [], committed?: () => void): Promise<void> {
     if (!this.agreements.has(agreement.id)) throw new Error(`agreement ${agreement.id} does not exist`);
     this.store(agreement, notes);
+    committed?.();
   }
 
   async get(id: string): Promise<Agreement | undefined> {

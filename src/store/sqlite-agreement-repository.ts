@@ -97,12 +97,14 @@ export class SqliteAgreementRepository implements AgreementRepository {
     await this.connection.durable();
   }
 
-  async update(agreement: Agreement, notes: readonly AuditNote[] = []): Promise<void> {
+  async update(agreement: Agreement, notes: readonly AuditNote[] = [], committed?: () => void): Promise<void> {
     const row = toRow(agreement);
     this.audit.appendWith(about(agreement.id, notes), () => {
       // Thrown inside the transaction: nothing is appended either.
       if (this.updateStmt.run(row).changes === 0) throw new Error(`agreement ${agreement.id} does not exist`);
     });
+    // Readable now; the log is synced in order, so what `committed` frees is durable before anything using it.
+    committed?.();
     await this.connection.durable();
   }
 

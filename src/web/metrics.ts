@@ -108,7 +108,7 @@ export class Metrics {
     };
     return {
       insert: (agreement: Agreement, audit?: readonly AuditNote[]) => time('insert', () => inner.insert(agreement, audit)),
-      update: (agreement: Agreement, audit?: readonly AuditNote[]) => time('update', () => inner.update(agreement, audit)),
+      update: (agreement: Agreement, audit?: readonly AuditNote[], committed?: () => void) => time('update', () => inner.update(agreement, audit, committed)),
       get: (id: string) => inner.get(id),
       list: (filter?: AgreementFilter) => inner.list(filter),
       countByState: (): Promise<Partial<Record<AgreementState, number>>> => inner.countByState(),

@@ -10,7 +10,8 @@ import { clusterDescription, defaultConfig } from '../../src/engine/configuratio
 import { NegotiationService } from '../../src/engine/negotiation/negotiation-service.js';
 import { persistPlanChanges } from '../../src/engine/planning/plan-persistence.js';
 import { PlanningService } from '../../src/engine/planning/planning-service.js';
-import type { AgreementRepository, NegotiationRepository } from '../../src/engine/ports.js';
+import type { Agreement } from '../../src/domain/agreement.js';
+import type { AgreementRepository, AuditNote, NegotiationRepository, ReceivedOffer } from '../../src/engine/ports.js';
 import { MemoryAgreementRepository } from '../../src/store/memory-agreement-repository.js';
 import { MemoryNegotiationRepository } from '../../src/store/memory-negotiation-repository.js';
 import { XmlAgreementWriter } from '../../src/xml/agreement-writer.js';
@@ -220,6 +221,44 @@ describe('a restart restores the plan', () => {
     await second.agreements.restorePlan();
     expect(await second.negotiations.restore()).toEqual({ held: 1, expired: 0, confirmed: 0 });
     expect(second.plan.allocationOf(`hold:${answer?.offerId}`)).toEqual(held);
+  });
+});
+
+/** A store whose commits are readable at once but durable only when `sync` is called, as SQLite's grouped log syncs. */
+class GroupSyncedRepository extends MemoryAgreementRepository {
+  private waiting: Array<() => void> = [];
+  override async update(agreement: Agreement, audit?: readonly AuditNote[], committed?: () => void): Promise<void> {
+    await super.update(agreement, audit, committed);
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+  sync(): void {
+    for (const resolve of this.waiting.splice(0)) resolve();
+  }
+}
+
+describe('an agreement that reads as ended has its capacity free', () => {
+  const nodes: OfferSetting[] = [{ location: 'NodeCount', value: '8' }];
+  const whole = () => offer('advance-reservation-v1', nodes);
+  async function endedBeforeDurable(first: ReceivedOffer, end: (s: ReturnType<typeof setUp>, id: string) => Promise<unknown>, state: string) {
+    const repository = new GroupSyncedRepository();
+    const s = setUp({ repository });
+    const { id } = await s.factory.createAgreement(first, alice);
+    const ending = end(s, id);
+    await expect.poll(async () => (await repository.get(id))?.state).toBe(state);
+    // Its end is not yet durable; an offer for the same nodes is admitted all the same.
+    expect(s.plan.job(id)).toBeUndefined();
+    expect((await s.factory.createAgreement(whole(), alice)).state).toBe('Observed');
+    repository.sync();
+    await ending;
+  }
+
+  it('terminated', () => endedBeforeDurable(whole(), (s, id) => s.agreements.terminate(id, alice), 'Terminated'));
+
+  it('expired (wsag:ExpirationTime)', () => {
+    const expiresAt = new Date(start.getTime() + 60_000);
+    const expiring = offerFromTemplate(rendered('advance-reservation-v1'), nodes)
+      .replace('</wsag:ServiceProvider>', `</wsag:ServiceProvider><wsag:ExpirationTime>${expiresAt.toISOString()}</wsag:ExpirationTime>`);
+    return endedBeforeDurable(receivedOffer(expiring), (s, id) => s.agreements.expire(id, expiresAt), 'Complete');
   });
 });
 

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Agreement } from '../../src/domain/agreement.js';
 import type { AgreementRepository } from '../../src/engine/ports.js';
 import { makeAgreement, makeFullAgreement } from './fixtures/make-agreement.js';
 
@@ -73,6 +74,21 @@ export function agreementRepositoryContract(
       });
       await repo.update(updated);
       expect(await repo.get('u-1')).toStrictEqual(updated);
+    });
+
+    it('runs an update\'s `committed` once, when reads see the change and before it resolves; never for a failed update', async () => {
+      await repo.insert(makeAgreement({ id: 'c-1' }));
+      const calls: Array<Promise<Agreement | undefined>> = [];
+      let resolved = false;
+      const update = repo.update(makeAgreement({ id: 'c-1', state: 'Complete' }), [], () => {
+        expect(resolved).toBe(false);
+        calls.push(repo.get('c-1'));
+      });
+      await update.then(() => { resolved = true; });
+      expect(calls).toHaveLength(1);
+      expect((await calls[0])?.state).toBe('Complete');
+      await expect(repo.update(makeAgreement({ id: 'ghost-8' }), [], () => calls.push(Promise.resolve(undefined)))).rejects.toThrow('ghost-8');
+      expect(calls).toHaveLength(1);
     });
 
     it('rejects updating an unknown id, naming it, and does not create it', async () => {

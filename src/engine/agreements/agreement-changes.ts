@@ -31,10 +31,10 @@ export class ObservedAgreementRepository implements AgreementRepository {
     this.tell({ after: agreement, notes: audit ?? [] });
   }
 
-  async update(agreement: Agreement, audit?: readonly AuditNote[]): Promise<void> {
+  async update(agreement: Agreement, audit?: readonly AuditNote[], committed?: () => void): Promise<void> {
     // Updates of one agreement are serialised by the engine, so what is read here is what is replaced.
     const before = this.listeners.length > 0 ? await this.inner.get(agreement.id) : undefined;
-    await this.inner.update(agreement, audit);
+    await this.inner.update(agreement, audit, committed);
     this.tell({ ...(before ? { before } : {}), after: agreement, notes: audit ?? [] });
   }
 

@@ -89,17 +89,21 @@ export class AgreementService {
     return this.lock.run(id, work);
   }
 
-  /** Reads, changes and stores one agreement under its lock, with the audit note of the change. */
+  /**
+   * Reads, changes and stores one agreement under its lock, with the audit note of the change.
+   * `committed` runs as soon as reads see the change (see AgreementRepository.update).
+   */
   async change(
     id: string,
     update: (agreement: Agreement) => Agreement,
     audit: { actor: string; action: string; details?: AuditDetails },
+    committed?: () => void,
   ): Promise<Agreement> {
     return this.locked(id, async () => {
       const current = await this.repository.get(id);
       if (!current) throw new UnknownResource(`no agreement with id "${id}"`);
       const updated = update(current);
-      await this.repository.update(updated, [agreementNote({ ...audit, before: current, after: updated })]);
+      await this.repository.update(updated, [agreementNote({ ...audit, before: current, after: updated })], committed);
       return updated;
     });
   }
@@ -107,10 +111,10 @@ export class AgreementService {
   /**
    * Terminate: the provider stops the service at once, so the agreement passes through
    * ObservedAndTerminating straight to Terminated; its service terms are Completed and
-   * its capacity is released.
+   * its capacity is released. An agreement reads as ended only with its capacity free.
    */
   async terminate(id: string, caller: Caller): Promise<Agreement> {
-    const updated = await this.change(id, (agreement) => {
+    return this.change(id, (agreement) => {
       assertOwner(agreement, caller);
       const terminating = nextAgreementState(agreement.state, 'terminateRequested');
       return {
@@ -119,9 +123,7 @@ export class AgreementService {
         serviceTerms: agreement.serviceTerms.map((t) => ({ termName: t.termName, state: 'Completed' })),
         updatedAt: this.clock.now(),
       };
-    }, { actor: actorOf(caller), action: 'terminated' });
-    this.plan.release(id);
-    return updated;
+    }, { actor: actorOf(caller), action: 'terminated' }, () => this.plan.release(id));
   }
 
   /**
@@ -143,8 +145,7 @@ export class AgreementService {
         updatedAt: now,
       };
       const details = { expirationTime: current.expiresAt.toISOString() };
-      await this.repository.update(expired, [agreementNote({ actor: systemActor, action: 'expired', before: current, after: expired, details })]);
-      this.plan.release(id);
+      await this.repository.update(expired, [agreementNote({ actor: systemActor, action: 'expired', before: current, after: expired, details })], () => this.plan.release(id));
       ended = true;
     });
     return ended;
@@ -184,8 +185,9 @@ export class AgreementService {
       ...agreement,
       state: nextAgreementState(agreement.state, decision === 'Accept' ? 'accept' : 'reject'),
       updatedAt: this.clock.now(),
-    }), { actor: actorOf(caller), action: decision === 'Accept' ? 'accepted' : 'rejected' });
-    if (decision === 'Reject') this.plan.release(id);
+    }), { actor: actorOf(caller), action: decision === 'Accept' ? 'accepted' : 'rejected' }, () => {
+      if (decision === 'Reject') this.plan.release(id);
+    });
     if (updated.acceptanceEpr !== undefined && this.notifier) {
       // The decision stands whether or not the initiator can be reached.
       this.notifier.notify(updated.acceptanceEpr, decision, id).catch((error: unknown) => this.onNotifyFailure(id, error));

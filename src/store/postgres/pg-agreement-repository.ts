@@ -25,11 +25,13 @@ export class PgAgreementRepository implements AgreementRepository {
     }
   }
 
-  async update(agreement: Agreement, notes: readonly AuditNote[] = []): Promise<void> {
+  async update(agreement: Agreement, notes: readonly AuditNote[] = [], committed?: () => void): Promise<void> {
     await this.audit.appendWith(about(agreement.id, notes), async (tx) => {
       // Thrown inside the transaction: nothing is appended either.
       if ((await tx.query(updateSql, values(toRow(agreement)))).rowCount === 0) throw new Error(`agreement ${agreement.id} does not exist`);
     });
+    // PostgreSQL's commit is durable when it returns.
+    committed?.();
   }
 
   async get(id: string): Promise<Agreement | undefined> {
