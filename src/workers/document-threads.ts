@@ -21,6 +21,17 @@ import type { DocumentWorkerData, NegotiationOffersReading, OfferReading } from 
 const TASKS_WAITING_PER_THREAD = 16;
 
 /**
+ * Tasks that may wait in the pool's queue once every thread holds its TASKS_WAITING_PER_THREAD.
+ * Beyond them, work stays on the calling thread: a task would wait behind two dozen others
+ * (about 9 ms of a thread's work), while the event loop, which has time when the threads are
+ * the busier side, does it in a fraction of a millisecond and spares both threads the hand-over.
+ * Under 64 concurrent creates on two cores: creates +6-7 % a second, p99 -10-20 %
+ * (docs/benchmarks.md, the ninth round); where the event loop is the busier side (negotiations)
+ * the threads' queue stays short and nothing changes.
+ */
+const TASKS_QUEUED_BEFORE_WORK_STAYS = 8;
+
+/**
  * The document work that needs nothing but the document: reading the offers of
  * CreateAgreement, Negotiate and Advertise (parse, schema validation, the domain view) and
  * signing agreements. On worker threads (piscina) it runs beside the event loop, which
@@ -78,9 +89,9 @@ export class DocumentThreads implements AgreementOfferReader, NegotiationOfferRe
     return this.pool?.completed ?? 0;
   }
 
-  /** The pool, when the work should go to it now. */
+  /** The pool, when the work should go to it now: while other requests are in progress, unless the threads are behind. */
   private get handOver(): Piscina | undefined {
-    return this.pool && this.busy() ? this.pool : undefined;
+    return this.pool && this.busy() && this.pool.queueSize < TASKS_QUEUED_BEFORE_WORK_STAYS ? this.pool : undefined;
   }
 
   async readAgreementOffer(request: SoapRequest, input: AgreementOfferInput): Promise<XmlReceivedOffer> {

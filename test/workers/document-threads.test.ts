@@ -61,7 +61,7 @@ async function expectSameFaults(bad: Array<[string, typeof SchemaViolation | typ
 const view = (offer: XmlReceivedOffer) => ({ ...offer.toParts(), offerXml: canonicalOfSource(offer.offerSource), alternatives: offer.alternatives().length });
 
 describe.runIf(available)('DocumentThreads: signing', () => {
-  // 40 on one thread: more than the tasks that wait on a thread, so some wait in the pool's queue.
+  // 40 on one thread: more than the tasks that wait on a thread and in the pool's queue, so some are signed here.
   for (const [threads, count] of [[0, 12], [2, 12], [1, 40]] as const) {
     it(`with ${threads} worker threads: ${count} agreements signed at once each verify as the provider's, on their own document`, async () => {
       const documents = DocumentThreads.start(threads, { credentials: credentials() });
@@ -125,6 +125,25 @@ describe.runIf(available)('DocumentThreads: only while other requests are in pro
       others = false;
       await check(3);
       expect(documents.tasksDoneOnThreads).toBe(2);
+    } finally {
+      await documents.close();
+    }
+  });
+
+  it('keeps work on the calling thread while the threads are behind: 16 tasks at the thread and 8 in the queue', async () => {
+    const documents = DocumentThreads.start(1, { credentials: credentials(), busy: () => true });
+    try {
+      await documents.signer?.sign(agreementXml()); // the thread is up
+      const inputs = Array.from({ length: 40 }, (_, i) => agreementXml('deadline-job', `agreement-${i}`));
+      const signed = await Promise.all(inputs.map((d) => documents.signer?.sign(d) as Promise<string>));
+      expect(documents.tasksDoneOnThreads).toBe(1 + 16 + 8);
+      signed.forEach((xml, i) => {
+        expect(xml).toMatch(new RegExp(`agreement-${i}(?!\\d)`));
+        expect(verifyAgreementSignatures(xml, { validateChain, at: new Date() }).provider.identity).toContain('CN=provider.example.org');
+      });
+      // Once the threads have caught up, work goes to them again.
+      await documents.signer?.sign(agreementXml());
+      expect(documents.tasksDoneOnThreads).toBe(1 + 16 + 8 + 1);
     } finally {
       await documents.close();
     }
