@@ -25,9 +25,9 @@ const TASKS_WAITING_PER_THREAD = 16;
  * Beyond them, work stays on the calling thread: a task would wait behind two dozen others
  * (about 9 ms of a thread's work), while the event loop, which has time when the threads are
  * the busier side, does it in a fraction of a millisecond and spares both threads the hand-over.
- * Under 64 concurrent creates on two cores: creates +6-7 % a second, p99 -10-20 %
- * (docs/benchmarks.md, the ninth round); where the event loop is the busier side (negotiations)
- * the threads' queue stays short and nothing changes.
+ * Under 64 concurrent creates on two cores, in paired runs: creates +2-7 % a second, p99 about
+ * -12 % (docs/benchmarks.md, the ninth round). Where the event loop is the busier side
+ * (negotiations) the threads' queue seldom gets that long: -1 to -3 %, within the runs' spread.
  */
 const TASKS_QUEUED_BEFORE_WORK_STAYS = 8;
 
