@@ -1,4 +1,4 @@
-import { chainedEntry } from '../engine/audit/index.js';
+import { chainEntry } from '../engine/audit/index.js';
 import type { AuditEntry, AuditLog, AuditRecord, AuditSubject } from '../engine/ports.js';
 
 /**
@@ -22,7 +22,7 @@ export class MemoryAuditLog implements AuditLog {
     const entries: AuditEntry[] = [];
     let previous = this.stored[this.stored.length - 1];
     for (const record of records) {
-      previous = chainedEntry(record, previous);
+      previous = chainEntry(record, previous).entry;
       entries.push(previous);
     }
     change();

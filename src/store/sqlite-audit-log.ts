@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { canonicalJson, chainEntry } from '../engine/audit/index.js';
+import { chainEntry } from '../engine/audit/index.js';
 import type { AuditDetails, AuditEntry, AuditLog, AuditRecord, AuditSubject } from '../engine/ports.js';
 import { SqliteConnection } from './sqlite-connection.js';
 
@@ -112,8 +112,8 @@ export function entriesSql(filter: { subject?: AuditSubject; after?: number; lim
   return { sql, params };
 }
 
-/** `canonicalDetails`, when the caller has it, is canonicalJson(entry.details). */
-export function toRow(entry: AuditEntry, canonicalDetails = canonicalJson(entry.details)): AuditRow {
+/** `canonicalDetails`: canonicalJson(entry.details), as chainEntry made it for the entry's hash. */
+export function toRow(entry: AuditEntry, canonicalDetails: string): AuditRow {
   return {
     seq: entry.seq,
     at: entry.at.getTime(),

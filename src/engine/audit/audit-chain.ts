@@ -3,7 +3,7 @@ import type { AuditDetails, AuditEntry, AuditRecord, JsonValue } from '../ports.
 
 /**
  * The audit log's hash chain (the AuditLog contract in ports.ts). Every AuditLog
- * implementation builds its entries with `chainedEntry`, and AuditService checks them with
+ * implementation builds its entries with `chainEntry`, and AuditService checks them with
  * `auditEntryHash`, so there is one definition of the chain.
  */
 
@@ -71,9 +71,4 @@ export function chainEntry(record: AuditRecord, previous: Pick<AuditEntry, 'seq'
   };
   const canonicalDetails = canonicalJson(details);
   return { entry: { ...entry, hash: auditEntryHash(entry, canonicalDetails) }, canonicalDetails };
-}
-
-/** chainEntry's entry alone, for a store that keeps the details as they are. */
-export function chainedEntry(record: AuditRecord, previous: Pick<AuditEntry, 'seq' | 'hash'> | undefined): AuditEntry {
-  return chainEntry(record, previous).entry;
 }
