@@ -33,6 +33,7 @@ import { startPostgres, type TestPostgres } from '../test/support/postgres.js';
 import { oneNodeJobOffer } from './job-offer.js';
 import { machineHeading, publish } from './report.js';
 import { cpuSeconds, rssMiB, startProcess } from './server-process.js';
+import { scrapeStages, stagesTable } from './server-metrics.js';
 
 const option = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -160,7 +161,7 @@ async function stopAll(children: ChildProcess[]): Promise<void> {
   })));
 }
 
-async function measureTarget(target: string, pg: TestPostgres | undefined): Promise<{ label: string; result: Load; cpuMs: number; generatorMs: number; rss: number[] }> {
+async function measureTarget(target: string, pg: TestPostgres | undefined): Promise<{ label: string; result: Load; cpuMs: number; generatorMs: number; rss: number[]; stages: string[] }> {
   const instances = target === 'sqlite' ? 1 : Number(target.slice(2));
   const env = target === 'sqlite' ? serverEnv() : serverEnv({ WSAG_DATABASE_URL: (pg as TestPostgres).url });
   const started = [];
@@ -172,15 +173,17 @@ async function measureTarget(target: string, pg: TestPostgres | undefined): Prom
     await load(urls, work(), 2); // warm up
     const pids = started.map((s) => s.child.pid as number);
     const cpuBefore = pids.map(cpuSeconds);
+    const stagesBefore = await scrapeStages(urls);
     const generatorBefore = process.cpuUsage();
     const result = await load(urls, work());
     const generator = process.cpuUsage(generatorBefore);
+    const stages = stagesTable(stagesBefore, await scrapeStages(urls));
     // Servers' CPU per agreement: steadier than the rate when the machine is noisy, and what the rate follows.
     const cpuMs = (1000 * pids.reduce((sum, pid, i) => sum + cpuSeconds(pid) - (cpuBefore[i] as number), 0)) / Math.max(result.ok, 1);
     const label = target === 'sqlite' ? 'SQLite, one server' : `PostgreSQL, ${instances === 1 ? 'one instance' : `${instances} instances (one leader, ${instances - 1} forwarding)`}`;
     // The load generator's own CPU (it shares the cores): what it leaves the servers.
     const generatorMs = (generator.user + generator.system) / 1000 / Math.max(result.ok, 1);
-    return { label, result, cpuMs, generatorMs, rss: pids.map(rssMiB) };
+    return { label, result, cpuMs, generatorMs, rss: pids.map(rssMiB), stages };
   } finally {
     await stopAll(started.map((s) => s.child));
   }
@@ -199,8 +202,10 @@ try {
   const floorHttp = await bareHttp(body);
   const floorCommits = sqliteCommits();
   const rows: string[] = [];
+  const stageTables: string[] = [];
   for (const target of targets) {
-    const { label, result, cpuMs, generatorMs, rss } = await measureTarget(target, pg);
+    const { label, result, cpuMs, generatorMs, rss, stages } = await measureTarget(target, pg);
+    stageTables.push('', `Where the time went, ${label} (means over the run, from the servers' /metrics):`, '', ...stages);
     rows.push(`| ${label} | ${result.ok} | ${result.errors} | ${result.perSecond.toFixed(0)} | ${result.p50.toFixed(0)} | ${result.p99.toFixed(0)} | ${cpuMs.toFixed(2)} | ${generatorMs.toFixed(2)} | ${(result.perSecond / floorHttp.perSecond).toFixed(4)} | ${(result.perSecond / floorCommits).toFixed(3)} | ${rss.join(', ')} |`);
     console.error(rows.at(-1));
     if (result.errors > 0) console.error(`warning: ${label}: ${result.errors} requests were not answered 2xx (refused, or failed); the figures are not of agreements alone`);
@@ -215,6 +220,7 @@ try {
     '| server | agreements created | errors | agreements/s | p50 ms | p99 ms | server CPU ms per agreement | load generator CPU ms per agreement | ÷ bare HTTP | ÷ SQLite commits | RSS MiB after |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
+    ...stageTables,
     '',
   ].join('\n'));
 } finally {

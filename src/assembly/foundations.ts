@@ -101,6 +101,8 @@ export async function openFoundations(config: ServerConfig, parts: ServerParts):
     ...(credentials ? { credentials } : {}),
     busy: () => requestsInProgress.others(),
     templates: templates.sources(),
+    // Called only while requests are served, after `observed` below exists.
+    observe: (done) => observed.metrics.documentWorkDone(done),
   });
   const peers = config.peers ?? (config.peersFile ? readPeersFile(config.peersFile) : undefined);
   const ownStore = !(parts.repository && parts.negotiationRepository) && !parts.store;

@@ -29,8 +29,12 @@ export interface EndpointOptions {
   identify: (req: IncomingMessage, soap: SoapRequest | undefined, now: Date) => Caller;
   now: () => Date;
   logger: Logger;
-  /** Told of every SOAP request once answered (metrics): its port, operation (when known), outcome (ok or the fault code) and seconds. */
-  onRequest?: (done: { port: string; operation: string; outcome: string; seconds: number }) => void;
+  /**
+   * Told of every SOAP request once answered (metrics): its port, operation (when known),
+   * outcome (ok or the fault code), seconds, and the seconds it waited to start once its
+   * body had arrived (absent when it was refused before).
+   */
+  onRequest?: (done: { port: string; operation: string; outcome: string; seconds: number; startWaitSeconds?: number }) => void;
 }
 
 /** Placeholder in wsdl/*.wsdl replaced by the public base URL when served. */
@@ -94,11 +98,14 @@ async function handleSoap(port: Port, req: IncomingMessage, res: ServerResponse,
   let operation: Operation | undefined;
   let caller: Caller | undefined;
   let outcome = 'ok';
+  let startWaitSeconds: number | undefined;
   requestsInProgress.count++;
   try {
     checkCharset(req);
     const body = await readBody(req, options.maxBodyBytes);
+    const arrived = performance.now();
     await fairStart.turn();
+    startWaitSeconds = (performance.now() - arrived) / 1000;
     const text = guardRawXml(body, { maxBytes: options.maxBodyBytes, maxDepth: options.maxXmlDepth });
     // The guard found the bytes to be UTF-8 and returned them decoded: libxml2 reads the bytes.
     const doc = parseXml(body, 'SOAP message');
@@ -126,7 +133,7 @@ async function handleSoap(port: Port, req: IncomingMessage, res: ServerResponse,
     requestsInProgress.count--;
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     options.logger.info({ port: port.name, operation: operation?.name, caller: caller?.identity, outcome, ms: Math.round(ms * 10) / 10 }, 'soap');
-    options.onRequest?.({ port: port.name, operation: operation?.name ?? 'unknown', outcome, seconds: ms / 1000 });
+    options.onRequest?.({ port: port.name, operation: operation?.name ?? 'unknown', outcome, seconds: ms / 1000, ...(startWaitSeconds !== undefined ? { startWaitSeconds } : {}) });
   }
 }
 

@@ -7,6 +7,7 @@ import type { AgreementChange } from '../engine/agreements/index.js';
 import type { PlanningService, ReplanCause } from '../engine/planning/index.js';
 import type { AgreementFilter, AgreementRepository, AuditNote } from '../engine/ports.js';
 import type { ReplanReport } from '../scheduler/model.js';
+import type { DocumentWorkDone } from '../workers/document-threads.js';
 import { sendProblem } from './problem.js';
 
 /** Seconds: from a fast SOAP answer or store write to a slow re-plan. */
@@ -20,8 +21,8 @@ export interface MetricsSources {
 
 /**
  * Metrics for the site's monitoring (docs/operations.md, "Metrics"), in Prometheus' text
- * format from prom-client: SOAP requests by operation and outcome with their latency,
- * agreements by state and their state changes, open holds, the plan's load, re-plans and
+ * format from prom-client: SOAP requests by operation and outcome with their latency and
+ * their wait to start, the document work and its wait for a thread, agreements by state and their state changes, open holds, the plan's load, re-plans and
  * their duration, agreement store writes, and the process (CPU, memory, event loop, GC).
  * The server tells it what happens; gauges are read when /metrics is scraped.
  */
@@ -33,6 +34,8 @@ export class Metrics {
   private readonly replans: Counter<'cause'>;
   private readonly replanSeconds: Histogram<'cause'>;
   private readonly writes: Histogram<'operation'>;
+  private readonly startWaits: Histogram<'port'>;
+  private readonly documentWork: Histogram<'work' | 'on'>;
 
   /** `sources` is read at each scrape (the server builds the store before the plan). */
   constructor(sources: () => MetricsSources) {
@@ -44,6 +47,8 @@ export class Metrics {
     this.replans = new Counter({ name: 'wsag_replans_total', help: 'Re-plans of the schedule, by cause', labelNames: ['cause'], registers });
     this.replanSeconds = new Histogram({ name: 'wsag_replan_duration_seconds', help: 'Time the planning scheduler took to re-plan, by cause', labelNames: ['cause'], buckets, registers });
     this.writes = new Histogram({ name: 'wsag_store_write_seconds', help: 'Time to store an agreement durably with its audit entries (insert or update)', labelNames: ['operation'], buckets, registers });
+    this.startWaits = new Histogram({ name: 'wsag_soap_request_start_wait_seconds', help: 'Time a SOAP request waited to start once its body had arrived (requests start a few per turn of the event loop)', labelNames: ['port'], buckets, registers });
+    this.documentWork = new Histogram({ name: 'wsag_document_work_seconds', help: 'Time from asking to the answer for reading an offer or signing an agreement, waiting for a document thread included, by work and where it ran', labelNames: ['work', 'on'], buckets, registers });
     new Gauge({
       name: 'wsag_agreements', help: 'Stored agreements by state', labelNames: ['state'], registers,
       async collect() {
@@ -77,9 +82,15 @@ export class Metrics {
     });
   }
 
-  request(done: { port: string; operation: string; outcome: string; seconds: number }): void {
+  request(done: { port: string; operation: string; outcome: string; seconds: number; startWaitSeconds?: number }): void {
     this.requests.inc({ port: done.port, operation: done.operation, outcome: done.outcome });
     this.latency.observe({ port: done.port, operation: done.operation }, done.seconds);
+    if (done.startWaitSeconds !== undefined) this.startWaits.observe({ port: done.port }, done.startWaitSeconds);
+  }
+
+  /** A reading or signing done by the document threads or on the event loop (DocumentThreads' `observe`). */
+  documentWorkDone(done: DocumentWorkDone): void {
+    this.documentWork.observe({ work: done.work, on: done.on }, done.seconds);
   }
 
   /** Counted, and logged with its ids, so logs and metrics tell one story. */

@@ -39,6 +39,8 @@ function value(families: ReturnType<typeof parse>, name: string, labels: Record<
 describe('GET /metrics', () => {
   it('counts requests by operation and outcome, agreements by state and their changes, with latency histograms', async () => {
     const before = await scrape();
+    const startWaitsBefore = histogramCount('wsag_soap_request_start_wait_seconds', 'port="AgreementFactory"');
+    const readsBefore = histogramCount('wsag_document_work_seconds', 'work="read-offer",on="event-loop"');
     const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
     const { agreementId } = await client.createAgreement(offerFromTemplate(template, [{ location: 'NodeCount', value: '2' }]));
     await client.createAgreement(offerFromTemplate(template, [{ location: 'NodeCount', value: '64' }])).catch(() => undefined); // 64 nodes on 8: CannotSatisfy
@@ -52,6 +54,13 @@ describe('GET /metrics', () => {
     expect(value(after, 'wsag_agreements', { state: 'Observed' }) - value(before, 'wsag_agreements', { state: 'Observed' })).toBe(1);
     expect(value(after, 'wsag_agreement_transitions_total', { from: 'none', to: 'Observed' }) - value(before, 'wsag_agreement_transitions_total', { from: 'none', to: 'Observed' })).toBe(1);
     expect(histogramCount('wsag_store_write_seconds', 'operation="insert"')).toBeGreaterThanOrEqual(1);
+    // Where a request's time went: its wait to start, and reading its offer (alone, on the event loop).
+    // Every request the port answered waited to start (the templates' read and the two creates).
+    const answered = (families: ReturnType<typeof parse>) => (families.find((f) => f.name === 'wsag_soap_requests_total')?.metrics ?? [])
+      .filter((m) => m.labels?.port === 'AgreementFactory').reduce((sum, m) => sum + Number(m.value), 0);
+    expect(histogramCount('wsag_soap_request_start_wait_seconds', 'port="AgreementFactory"') - startWaitsBefore).toBe(answered(after) - answered(before));
+    expect(answered(after) - answered(before)).toBeGreaterThanOrEqual(2);
+    expect(histogramCount('wsag_document_work_seconds', 'work="read-offer",on="event-loop"') - readsBefore).toBe(2);
     expect(value(after, 'wsag_plan_load', { period: 'next_hour' })).toBeGreaterThanOrEqual(0);
 
     await client.terminate(agreementId);

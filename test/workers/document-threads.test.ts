@@ -6,7 +6,7 @@ import type { AgreementTemplate } from '../../src/domain/template.js';
 import type { AgreementOfferInput } from '../../src/soap/agreement-offer-input.js';
 import { readEnvelope, type SoapRequest } from '../../src/soap/envelope.js';
 import type { NegotiationOfferInput } from '../../src/soap/negotiation-offer-input.js';
-import { DocumentThreads } from '../../src/workers/document-threads.js';
+import { DocumentThreads, type DocumentWorkDone } from '../../src/workers/document-threads.js';
 import { negotiationOffer } from '../../src/xml/accepting-offer.js';
 import { canonicalOfSource } from '../../src/xml/canonical.js';
 import { withXml } from '../../src/xml/libxml.js';
@@ -131,12 +131,19 @@ describe.runIf(available)('DocumentThreads: only while other requests are in pro
   });
 
   it('keeps work on the calling thread while the threads are behind: 16 tasks at the thread and 8 in the queue', async () => {
-    const documents = DocumentThreads.start(1, { credentials: credentials(), busy: () => true });
+    const observed: DocumentWorkDone[] = [];
+    const documents = DocumentThreads.start(1, { credentials: credentials(), busy: () => true, observe: (done) => observed.push(done) });
     try {
       await documents.signer?.sign(agreementXml()); // the thread is up
       const inputs = Array.from({ length: 40 }, (_, i) => agreementXml('deadline-job', `agreement-${i}`));
       const signed = await Promise.all(inputs.map((d) => documents.signer?.sign(d) as Promise<string>));
       expect(documents.tasksDoneOnThreads).toBe(1 + 16 + 8);
+      // Each signing is observed where it ran, with its time from asking to the answer.
+      const where = (on: DocumentWorkDone['on']) => observed.filter((done) => done.on === on);
+      expect([where('thread').length, where('event-loop').length]).toEqual([1 + 16 + 8, 40 - 16 - 8]);
+      expect(observed.every((done) => done.work === 'sign' && done.seconds > 0)).toBe(true);
+      // The last of the 24 at the thread waited behind the others: longer than any signing kept here.
+      expect(Math.max(...where('thread').map((done) => done.seconds))).toBeGreaterThan(Math.max(...where('event-loop').map((done) => done.seconds)));
       signed.forEach((xml, i) => {
         expect(xml).toMatch(new RegExp(`agreement-${i}(?!\\d)`));
         expect(verifyAgreementSignatures(xml, { validateChain, at: new Date() }).provider.identity).toContain('CN=provider.example.org');
@@ -158,10 +165,12 @@ describe('DocumentThreads: how many by default', () => {
 
 describe('DocumentThreads: reading offers', () => {
   it('without signing credentials, has no signer and still reads offers on its thread', async () => {
-    const documents = DocumentThreads.start(1);
+    const observed: DocumentWorkDone[] = [];
+    const documents = DocumentThreads.start(1, { observe: (done) => observed.push(done) });
     try {
       expect(documents.signer).toBeUndefined();
       expect((await read(documents, soap11(createAgreementBody(offerFromTemplate(deadlineTemplate))))).name).toBe('deadline-job');
+      expect(observed.map(({ work, on }) => ({ work, on }))).toEqual([{ work: 'read-offer', on: 'thread' }]);
     } finally {
       await documents.close();
     }
