@@ -26,8 +26,10 @@ export class PgAuditLog implements AuditLog {
 
   async appendIn(tx: Queryable, records: readonly AuditRecord[]): Promise<AuditEntry[]> {
     if (records.length === 0) return [];
-    await tx.query('SELECT pg_advisory_xact_lock(727002)');
-    let previous = (await tx.query<Pick<AuditRow, 'seq' | 'hash'>>('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1')).rows[0];
+    // The lock and the read in one round trip (two statements, no parameters): the lock is held
+    // until the commit, so every round trip under it is a wait for every other writer.
+    const [, last] = (await tx.query('SELECT pg_advisory_xact_lock(727002); SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1')) as unknown as [unknown, { rows: Array<Pick<AuditRow, 'seq' | 'hash'>> }];
+    let previous = last.rows[0];
     const entries: AuditEntry[] = [];
     const rows: AuditRow[] = [];
     for (const record of records) {
