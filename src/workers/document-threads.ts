@@ -140,7 +140,13 @@ export class DocumentThreads implements AgreementOfferReader, NegotiationOfferRe
     if (!observe) return run();
     const started = performance.now();
     const answer = run();
-    const done = () => observe({ work, on: pool ? 'thread' : 'event-loop', seconds: (performance.now() - started) / 1000 });
+    const done = () => {
+      try {
+        observe({ work, on: pool ? 'thread' : 'event-loop', seconds: (performance.now() - started) / 1000 });
+      } catch {
+        // Counting the work must never fail it, nor leave a rejection nobody handles.
+      }
+    };
     answer.then(done, done);
     return answer;
   }

@@ -176,6 +176,13 @@ describe('DocumentThreads: reading offers', () => {
     }
   });
 
+  it('reads an offer even when telling of it fails (a metric that throws fails nothing)', async () => {
+    const documents = DocumentThreads.start(0, { observe: () => { throw new Error('the metric failed'); } });
+    const offer = await read(documents, soap11(createAgreementBody(offerFromTemplate(deadlineTemplate))));
+    expect(offer.name).toBe('deadline-job');
+    await new Promise((resolve) => setImmediate(resolve)); // an unhandled rejection would surface here and fail the run
+  });
+
   it('reads on a thread the very offer the calling thread reads, and raises the same faults by class and message', async () => {
     const here = DocumentThreads.start(0);
     const there = DocumentThreads.start(1);
