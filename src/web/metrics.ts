@@ -22,8 +22,9 @@ export interface MetricsSources {
 /**
  * Metrics for the site's monitoring (docs/operations.md, "Metrics"), in Prometheus' text
  * format from prom-client: SOAP requests by operation and outcome with their latency and
- * their wait to start, the document work and its wait for a thread, agreements by state and their state changes, open holds, the plan's load, re-plans and
- * their duration, agreement store writes, and the process (CPU, memory, event loop, GC).
+ * their wait to start, the document work and its wait for a thread, agreements by state and
+ * their state changes, open holds, the plan's load, re-plans and their duration, agreement
+ * store writes, and the process (CPU, memory, event loop, GC).
  * The server tells it what happens; gauges are read when /metrics is scraped.
  */
 export class Metrics {

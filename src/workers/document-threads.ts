@@ -134,7 +134,7 @@ export class DocumentThreads implements AgreementOfferReader, NegotiationOfferRe
     return this.timed('sign', pool, async () => (pool ? ((await pool.run(document, { name: 'sign' })) as string) : signAgreement(document, credentials)));
   }
 
-  /** Runs `work` and, when observed, tells how long it took and where (on `pool`'s threads or here), failed or not. */
+  /** Runs `run` and, when observed, tells how long the `work` took and where (on `pool`'s threads or here), failed or not. */
   private timed<T>(work: DocumentWork, pool: Piscina | undefined, run: () => Promise<T>): Promise<T> {
     const observe = this.observe;
     if (!observe) return run();
