@@ -13,7 +13,8 @@ const fdatasync = promisify(fs.fdatasync);
  * being killed, though not yet a power cut), and each write waits here until an
  * fdatasync of the log, started after its commit, has finished (fsync works on the file,
  * whichever descriptor asks). One fdatasync runs at a time on libuv's thread pool; commits
- * made while it runs share the next one, as in a database's group commit.
+ * made while it runs share the next one, as in a database's group commit. PgConnection
+ * groups PostgreSQL's log flushes the same way, with a flush of its own for `sync`.
  */
 export class WalSync {
   private running: Promise<void> | undefined;

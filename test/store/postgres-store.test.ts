@@ -118,6 +118,39 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
     }
   });
 
+  it('a transaction commits without waiting for the log, yet resolves only once its commit is flushed; `committed` runs before', async () => {
+    const connection = await PgConnection.open((pg as TestPostgres).url, { schema: `flush_${process.pid}` });
+    const flushed = async () => (await connection.query<{ flushed: boolean }>('SELECT pg_current_wal_flush_lsn() >= pg_current_wal_insert_lsn() AS flushed')).rows[0]?.flushed;
+    // The WAL writer flushes an asynchronous commit within a fraction of a second: slowed down, only the transaction's own flush can.
+    await connection.query("ALTER SYSTEM SET wal_writer_delay = '10s'");
+    await connection.query('SELECT pg_reload_conf()');
+    try {
+      await connection.query('CREATE TABLE IF NOT EXISTS flushes (v INTEGER)');
+      for (let i = 0; i < 5; i++) {
+        const seen: Array<boolean | undefined> = [];
+        await connection.transaction(async (tx) => {
+          await tx.query('INSERT INTO flushes (v) VALUES ($1)', [i]);
+        }, () => seen.push(true));
+        expect(seen).toEqual([true]);
+        expect(await flushed()).toBe(true);
+      }
+      // The commits did not wait: one made without the flush after it is not flushed yet.
+      const client = await connection.pool.connect();
+      try {
+        await client.query('BEGIN; SET LOCAL synchronous_commit TO OFF');
+        await client.query('INSERT INTO flushes (v) VALUES (99)');
+        await client.query('COMMIT');
+      } finally {
+        client.release();
+      }
+      expect(await flushed()).toBe(false);
+    } finally {
+      await connection.query('ALTER SYSTEM RESET wal_writer_delay');
+      await connection.query('SELECT pg_reload_conf()');
+      await connection.close();
+    }
+  });
+
   it('a transaction whose session the database ends fails with the connection error, and the process keeps running', async () => {
     const connection = await PgConnection.open((pg as TestPostgres).url, { schema: `ended_${process.pid}` });
     try {

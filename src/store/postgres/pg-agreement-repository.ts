@@ -29,9 +29,7 @@ export class PgAgreementRepository implements AgreementRepository {
     await this.audit.appendWith(about(agreement.id, notes), async (tx) => {
       // Thrown inside the transaction: nothing is appended either.
       if ((await tx.query(updateSql, values(toRow(agreement)))).rowCount === 0) throw new Error(`agreement ${agreement.id} does not exist`);
-    });
-    // PostgreSQL's commit is durable when it returns.
-    committed?.();
+    }, committed);
   }
 
   async get(id: string): Promise<Agreement | undefined> {

@@ -16,12 +16,12 @@ export class PgAuditLog implements AuditLog {
     return entry as AuditEntry;
   }
 
-  /** Runs `change` (a repository's write) and appends `records` after it, in one transaction. */
-  appendWith(records: readonly AuditRecord[], change: (tx: Queryable) => Promise<void>): Promise<AuditEntry[]> {
+  /** Runs `change` (a repository's write) and appends `records` after it, in one transaction; `committed` as PgConnection.transaction's. */
+  appendWith(records: readonly AuditRecord[], change: (tx: Queryable) => Promise<void>, committed?: () => void): Promise<AuditEntry[]> {
     return this.connection.transaction(async (tx) => {
       await change(tx);
       return this.appendIn(tx, records);
-    });
+    }, committed);
   }
 
   async appendIn(tx: Queryable, records: readonly AuditRecord[]): Promise<AuditEntry[]> {

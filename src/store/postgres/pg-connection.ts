@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { WalSync } from '../wal-sync.js';
 import { pgMigrations } from './pg-migrations.js';
 
 /** A query runner: the pool, or one client inside a transaction. */
@@ -15,18 +16,38 @@ const types = {
 /**
  * The PostgreSQL database of the server (WSAG_DATABASE_URL): a connection pool, the schema
  * brought up to date at open (numbered migrations, one transaction each, serialised by an
- * advisory lock so instances starting together apply each once), and transactions whose
- * COMMIT has returned before their promise resolves (synchronous_commit stays on).
+ * advisory lock so instances starting together apply each once), and transactions that are
+ * durable before their promise resolves.
+ *
+ * A transaction commits without waiting for the log's flush (`SET LOCAL synchronous_commit
+ * TO OFF`), and then waits for a flush started after its commit, shared by the transactions
+ * that committed meanwhile (WalSync), as a database's group commit does. Why: the audit
+ * chain's lock is held to the commit (PgAuditLog), so a commit that waited for the flush made
+ * every other writer wait for it too. The flush is a transaction that writes to the log and
+ * commits with synchronous_commit on, as it stays for the session: PostgreSQL flushes its log
+ * up to that commit, past every commit made before it. What it writes is a transactional
+ * logical decoding message (prefix `wsag-server`), which needs no table nor privilege and
+ * works at any wal_level; a transaction that only takes an ID (txid_current) writes nothing
+ * before its commit record and is not flushed. Until the flush a commit is readable but not
+ * durable, as with SQLite: the log is flushed in order, so whatever a later write builds on
+ * it is durable only after it (docs/architecture.md).
  */
 export class PgConnection {
-  private constructor(readonly pool: pg.Pool) {}
+  /** Groups the flushes that make commits durable (see above); none for a read-only connection. */
+  private readonly flushes: WalSync | undefined;
+
+  private constructor(readonly pool: pg.Pool, readOnly: boolean) {
+    this.flushes = readOnly ? undefined : new WalSync(async () => {
+      await pool.query("SELECT pg_logical_emit_message(true, 'wsag-server', 'flush')");
+    });
+  }
 
   static async open(url: string, options: { schema?: string; max?: number; readOnly?: boolean } = {}): Promise<PgConnection> {
     const settings = [...(options.schema ? [`-c search_path=${options.schema}`] : []), ...(options.readOnly ? ['-c default_transaction_read_only=on'] : [])];
     const pool = new pg.Pool({ connectionString: url, max: options.max ?? 8, types, ...(settings.length ? { options: settings.join(' ') } : {}) });
     // An idle client's error (the server went away) must not crash the process: the next query reports it.
     pool.on('error', () => {});
-    const connection = new PgConnection(pool);
+    const connection = new PgConnection(pool, options.readOnly === true);
     if (options.readOnly) return connection; // reading what a server wrote: its schema is its business
     if (options.schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
     await connection.migrate();
@@ -37,8 +58,20 @@ export class PgConnection {
     return this.pool.query<R>(sql, params);
   }
 
-  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
-  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` in one transaction: committed and durable when it resolves, rolled back when
+   * it throws. `committed` runs once the commit is readable, before it is durable (never when
+   * the transaction fails).
+   */
+  async transaction<T>(work: (tx: Queryable) => Promise<T>, committed?: () => void): Promise<T> {
+    const result = await this.committed(work);
+    committed?.();
+    await this.flushes?.durable();
+    return result;
+  }
+
+  /** `work` in one transaction, committed without waiting for the log's flush. */
+  private async committed<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     // A checked-out client has no pool listener: if the database ends the session mid-transaction,
     // its 'error' event would crash the process. The failure reaches `work` through its next query.
@@ -46,7 +79,7 @@ export class PgConnection {
     const onError = (error: Error) => (broken = error);
     client.on('error', onError);
     try {
-      await client.query('BEGIN');
+      await client.query('BEGIN; SET LOCAL synchronous_commit TO OFF');
       const result = await work(client);
       await client.query('COMMIT');
       return result;
