@@ -64,14 +64,14 @@ export class PgConnection {
    * the transaction fails).
    */
   async transaction<T>(work: (tx: Queryable) => Promise<T>, committed?: () => void): Promise<T> {
-    const result = await this.committed(work);
+    const result = await this.commitWithoutFlush(work);
     committed?.();
     await this.flushes?.durable();
     return result;
   }
 
   /** `work` in one transaction, committed without waiting for the log's flush. */
-  private async committed<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+  private async commitWithoutFlush<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     // A checked-out client has no pool listener: if the database ends the session mid-transaction,
     // its 'error' event would crash the process. The failure reaches `work` through its next query.
