@@ -23,9 +23,10 @@ export async function scrapeStages(urls: string[]): Promise<HistogramTotals> {
       for (const { series, label } of stages) {
         const m = series.exec(line);
         if (!m) continue;
-        const entry = totals.get(label(m)) ?? { sum: 0, count: 0 };
+        const name = label(m);
+        const entry = totals.get(name) ?? { sum: 0, count: 0 };
         entry[m[1] as 'sum' | 'count'] += Number(line.slice(line.lastIndexOf(' ') + 1));
-        totals.set(label(m), entry);
+        totals.set(name, entry);
       }
     }
   }

@@ -8,7 +8,7 @@ import { sameThreadNegotiationOfferReader, type NegotiationOfferInput, type Nego
 import type { XmlNegotiationOffer } from '../xml/negotiation-reader.js';
 import { XmlReceivedOffer } from '../xml/offer-reader.js';
 import type { TemplateSource } from '../xml/template-library.js';
-import type { DocumentWorkerData, NegotiationOffersReading, OfferReading } from './document-worker.js';
+import type { DocumentWorkerData, NegotiationOffersReading, OfferReading, ThreadFault } from './document-worker.js';
 
 /**
  * Tasks piscina may hand a thread before it finishes the one it runs (piscina's default is
@@ -111,22 +111,16 @@ export class DocumentThreads implements AgreementOfferReader, NegotiationOfferRe
 
   readAgreementOffer(request: SoapRequest, input: AgreementOfferInput): Promise<XmlReceivedOffer> {
     const pool = request.text === undefined ? undefined : this.handOver;
-    return this.timed('read-offer', pool, async () => {
-      if (!pool) return sameThreadOfferReader.readAgreementOffer(request, input);
-      const reading = (await pool.run({ text: request.text, input }, { name: 'readAgreementOffer' })) as OfferReading;
-      if ('fault' in reading) throw raised(reading.fault);
-      return new XmlReceivedOffer(reading.parts);
-    });
+    return this.timed('read-offer', pool, async () =>
+      pool ? new XmlReceivedOffer((await read<OfferReading>(pool, 'readAgreementOffer', request, input)).parts) : sameThreadOfferReader.readAgreementOffer(request, input));
   }
 
   readNegotiationOffers(request: SoapRequest, input: NegotiationOfferInput): Promise<XmlNegotiationOffer[]> {
     const pool = request.text === undefined ? undefined : this.handOver;
-    return this.timed('read-negotiation-offers', pool, async () => {
-      if (!pool) return sameThreadNegotiationOfferReader.readNegotiationOffers(request, input);
-      const reading = (await pool.run({ text: request.text, input }, { name: 'readNegotiationOffers' })) as NegotiationOffersReading;
-      if ('fault' in reading) throw raised(reading.fault);
-      return reading.offers.map((offer) => ({ ...offer, offer: new XmlReceivedOffer(offer.offer) }));
-    });
+    return this.timed('read-negotiation-offers', pool, async () =>
+      pool
+        ? (await read<NegotiationOffersReading>(pool, 'readNegotiationOffers', request, input)).offers.map((offer) => ({ ...offer, offer: new XmlReceivedOffer(offer.offer) }))
+        : sameThreadNegotiationOfferReader.readNegotiationOffers(request, input));
   }
 
   private sign(document: string, credentials: SigningCredentials): Promise<string> {
@@ -154,6 +148,13 @@ export class DocumentThreads implements AgreementOfferReader, NegotiationOfferRe
   async close(): Promise<void> {
     await this.pool?.destroy();
   }
+}
+
+/** The request's text read by the thread's function `name`; the fault it reported raised as the calling thread would. */
+async function read<Reading extends object>(pool: Piscina, name: string, request: SoapRequest, input: AgreementOfferInput | NegotiationOfferInput): Promise<Exclude<Reading, ThreadFault>> {
+  const reading = (await pool.run({ text: request.text, input }, { name })) as Reading;
+  if ('fault' in reading) throw raised((reading as ThreadFault).fault);
+  return reading as Exclude<Reading, ThreadFault>;
 }
 
 /** The fault a thread reported, as the class the calling thread would have raised. */
