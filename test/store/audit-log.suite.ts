@@ -87,6 +87,20 @@ export function auditLogContract(name: string, make: () => Promise<AuditedStore>
       });
     });
 
+    it('keeps text exactly as given: quotes, backslashes, SQL and any Unicode, in every field and in details', async () => {
+      const hostile = `o'brien \\ \\' E'\\x' $$ $q$ '); DROP TABLE audit_log; -- \u00e9 \u{1F600} \t\n\u2028`;
+      const appended = await store.audit.append(
+        record({ actor: `CN=${hostile}`, subject: { kind: 'agreement', id: hostile }, action: hostile, details: { [hostile]: [hostile, { nested: hostile }] } }),
+      );
+      await store.agreements.insert(makeAgreement({ id: 'after' }), [note('created', { why: hostile })]);
+      const entries = await store.audit.entries();
+      expect(entries[0]).toStrictEqual(appended);
+      expect(entries.map((e) => [e.actor, e.subject.id, e.action])).toEqual([[`CN=${hostile}`, hostile, hostile], ['CN=bob', 'after', 'created']]);
+      expect(entries[1]?.details).toEqual({ why: hostile });
+      expect(entries[1]?.prevHash).toBe(appended.hash);
+      expect(appended.hash).toBe(expectedHash(appended, JSON.stringify({ [hostile]: [hostile, { nested: hostile }] })));
+    });
+
     it('filters by subject, by seq and by count, and finds a subject\'s newest entry', async () => {
       const a1 = { kind: 'agreement', id: 'agr-1' } as const;
       const a2 = { kind: 'agreement', id: 'agr-2' } as const;

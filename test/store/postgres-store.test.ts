@@ -1,8 +1,8 @@
 import postgres from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { closeHold, credit, placeHold } from '../../src/domain/accounts.js';
 import { PgAccountStore } from '../../src/store/postgres/pg-account-store.js';
-import { PgConnection, type Queryable } from '../../src/store/postgres/pg-connection.js';
+import { PgConnection, sqlLiteral, type Queryable } from '../../src/store/postgres/pg-connection.js';
 import { pgMigrations } from '../../src/store/postgres/pg-migrations.js';
 import { PgStore } from '../../src/store/postgres/pg-store.js';
 import { skipPostgres, startPostgres, type TestPostgres } from '../support/postgres.js';
@@ -153,6 +153,56 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
       await connection.query('ALTER SYSTEM RESET wal_writer_delay');
       await connection.query('SELECT pg_reload_conf()');
       await connection.close();
+    }
+  });
+
+  it('what is sent with the commit is one message with it: when it fails, the commit does not happen and nothing is stored', async () => {
+    const connection = await PgConnection.open((pg as TestPostgres).url, { schema: `with_commit_${process.pid}` });
+    try {
+      await connection.query('CREATE TABLE IF NOT EXISTS notes (text TEXT NOT NULL)');
+      await expect(connection.transaction(async (tx) => {
+        await tx.query('INSERT INTO notes VALUES ($1)', ['written first']);
+        tx.withCommit('INSERT INTO no_such_table VALUES (1)');
+      })).rejects.toThrow(/no_such_table/);
+      expect((await connection.query('SELECT * FROM notes')).rows).toEqual([]);
+      await connection.transaction(async (tx) => {
+        await tx.query('INSERT INTO notes VALUES ($1)', ['kept']);
+        tx.withCommit(`INSERT INTO notes VALUES (${sqlLiteral("it's")})`);
+      });
+      expect((await connection.query('SELECT text FROM notes ORDER BY text')).rows).toEqual([{ text: 'it\'s' }, { text: 'kept' }]);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('an audited write holds the chain\'s lock over two messages: the lock with the read of the last entry, then the entries with the COMMIT', async () => {
+    const store = await PgStore.open((pg as TestPostgres).url, { schema: `messages_${process.pid}` });
+    const sent = vi.spyOn(postgres.Client.prototype, 'query');
+    try {
+      await store.agreements.insert(makeAgreement({ id: 'a-1' }), [{ at: new Date(), actor: 'CN=alice', action: 'created', details: {} }, { at: new Date(), actor: 'CN=alice', action: 'noted', details: {} }]);
+      const messages = sent.mock.calls.map(([sql]) => String(typeof sql === 'string' ? sql : (sql as { text: string }).text));
+      const locked = messages.findIndex((sql) => sql.includes('pg_advisory_xact_lock(727002)'));
+      expect(locked).toBeGreaterThan(0);
+      expect(messages[locked + 1]).toMatch(/^INSERT INTO audit_log \(.*\) VALUES \(1, .*\), \(2, .*\);\nCOMMIT$/s);
+      expect(messages.slice(locked + 2).every((sql) => !/audit_log|COMMIT/.test(sql))).toBe(true);
+      expect((await store.audit.entries()).map((e) => e.action)).toEqual(['created', 'noted']);
+    } finally {
+      sent.mockRestore();
+      await store.close();
+    }
+  });
+
+  it('an audit note holding NUL is refused, as PostgreSQL refuses NUL in text, and neither it nor its change is stored', async () => {
+    const store = await PgStore.open((pg as TestPostgres).url, { schema: `nul_${process.pid}` });
+    try {
+      const note = (actor: string) => [{ at: new Date(), actor, action: 'created', details: {} }];
+      await expect(store.agreements.insert(makeAgreement({ id: 'nul' }), note('CN=a\0b'))).rejects.toThrow(/NUL/);
+      expect(await store.agreements.get('nul')).toBeUndefined();
+      expect(await store.audit.entries()).toEqual([]);
+      await store.agreements.insert(makeAgreement({ id: 'nul' }), note('CN=ab'));
+      expect((await store.audit.entries()).map((e) => e.actor)).toEqual(['CN=ab']);
+    } finally {
+      await store.close();
     }
   });
 

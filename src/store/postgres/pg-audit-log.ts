@@ -1,7 +1,7 @@
 import { chainEntry } from '../../engine/audit/index.js';
 import type { AuditEntry, AuditLog, AuditRecord, AuditSubject } from '../../engine/ports.js';
 import { columns, entriesSql, fromRow, toRow, type AuditRow } from '../sqlite-audit-log.js';
-import { numbered, type PgConnection, type Queryable } from './pg-connection.js';
+import { numbered, sqlLiteral, type PgConnection, type PgTransaction, type Queryable } from './pg-connection.js';
 
 /**
  * The audit log in PostgreSQL (same table as SQLite's). Appends take a transaction-scoped
@@ -24,7 +24,8 @@ export class PgAuditLog implements AuditLog {
     }, committed);
   }
 
-  async appendIn(tx: Queryable, records: readonly AuditRecord[]): Promise<AuditEntry[]> {
+  /** Appends `records` in `tx`: the last of its statements, sent with its COMMIT. */
+  async appendIn(tx: PgTransaction, records: readonly AuditRecord[]): Promise<AuditEntry[]> {
     if (records.length === 0) return [];
     // The lock and the read in one round trip (two statements, no parameters): the lock is held
     // until the commit, so every round trip under it is a wait for every other writer.
@@ -38,13 +39,10 @@ export class PgAuditLog implements AuditLog {
       rows.push(toRow(entry, canonicalDetails));
       previous = entry;
     }
-    // One statement for all of a change's entries: one round trip, not one per entry.
-    const column = <K extends keyof AuditRow>(key: K) => rows.map((row) => row[key]);
-    await tx.query(
-      `INSERT INTO audit_log (${columns})
-       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])`,
-      [column('seq'), column('at'), column('actor'), column('subject_kind'), column('subject_id'), column('action'), column('details'), column('prev_hash'), column('hash')],
-    );
+    // One statement for all of a change's entries, sent with the COMMIT: the lock is then held
+    // for one round trip after the read, not two.
+    const values = rows.map((row) => `(${[row.seq, row.at, row.actor, row.subject_kind, row.subject_id, row.action, row.details, row.prev_hash, row.hash].map(sqlLiteral).join(', ')})`);
+    tx.withCommit(`INSERT INTO audit_log (${columns}) VALUES ${values.join(', ')}`);
     return entries;
   }
 

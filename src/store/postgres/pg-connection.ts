@@ -7,6 +7,17 @@ export interface Queryable {
   query<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
 }
 
+/** A client inside a transaction: its queries, and what is sent with its COMMIT. */
+export interface PgTransaction extends Queryable {
+  /**
+   * Sends `sql` with the COMMIT, in the same message just before it: one round trip for
+   * both, in the simple query protocol, so its values are literals (`sqlLiteral`). When it
+   * fails, the COMMIT is not run and the transaction rolls back. Why: the audit chain's lock
+   * is held to the commit, and each round trip under it is a wait for every other writer.
+   */
+  withCommit(sql: string): void;
+}
+
 /** BIGINT (int8) columns hold milliseconds and sums in cents: well within a JavaScript number. */
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -63,7 +74,7 @@ export class PgConnection {
    * it throws. `committed` runs once the commit is readable, before it is durable (never when
    * the transaction fails).
    */
-  async transaction<T>(work: (tx: Queryable) => Promise<T>, committed?: () => void): Promise<T> {
+  async transaction<T>(work: (tx: PgTransaction) => Promise<T>, committed?: () => void): Promise<T> {
     const result = await this.commitWithoutFlush(work);
     committed?.();
     await this.flushes?.durable();
@@ -71,7 +82,7 @@ export class PgConnection {
   }
 
   /** `work` in one transaction, committed without waiting for the log's flush. */
-  private async commitWithoutFlush<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+  private async commitWithoutFlush<T>(work: (tx: PgTransaction) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     // A checked-out client has no pool listener: if the database ends the session mid-transaction,
     // its 'error' event would crash the process. The failure reaches `work` through its next query.
@@ -80,8 +91,12 @@ export class PgConnection {
     client.on('error', onError);
     try {
       await client.query('BEGIN; SET LOCAL synchronous_commit TO OFF');
-      const result = await work(client);
-      await client.query('COMMIT');
+      const withCommit: string[] = [];
+      const result = await work({
+        query: <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => client.query<R>(sql, params),
+        withCommit: (sql) => void withCommit.push(sql),
+      });
+      await client.query([...withCommit, 'COMMIT'].join(';\n'));
       return result;
     } catch (error) {
       if (!broken) await client.query('ROLLBACK').catch(() => undefined);
@@ -108,6 +123,20 @@ export class PgConnection {
       await tx.query('UPDATE schema_version SET version = $1', [version]);
     });
   }
+}
+
+/**
+ * `value` as an SQL literal, for statements sent with a COMMIT (PgTransaction.withCommit):
+ * a safe integer as its digits, a string quoted by pg's escapeLiteral. A string holding NUL
+ * is refused, as PostgreSQL refuses it as a parameter: in a query's text it would end it.
+ */
+export function sqlLiteral(value: string | number): string {
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) throw new Error(`${value} is not an integer an SQL literal is written for`);
+    return String(value);
+  }
+  if (value.includes('\0')) throw new Error('a text value holds a NUL character, which PostgreSQL does not store');
+  return pg.escapeLiteral(value);
 }
 
 /** `?` placeholders (the SQL the SQLite stores share) as PostgreSQL's $1, $2, ... */
