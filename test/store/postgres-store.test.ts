@@ -2,7 +2,7 @@ import postgres from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { closeHold, credit, placeHold } from '../../src/domain/accounts.js';
 import { PgAccountStore } from '../../src/store/postgres/pg-account-store.js';
-import { PgConnection, sqlLiteral, type Queryable } from '../../src/store/postgres/pg-connection.js';
+import { PgConnection, sqlLiteral, unsupportedServer, type Queryable } from '../../src/store/postgres/pg-connection.js';
 import { pgMigrations } from '../../src/store/postgres/pg-migrations.js';
 import { PgStore } from '../../src/store/postgres/pg-store.js';
 import { skipPostgres, startPostgres, type TestPostgres } from '../support/postgres.js';
@@ -26,6 +26,14 @@ beforeAll(async () => {
 afterAll(async () => pg?.stop());
 
 const fresh = () => PgStore.open((pg as TestPostgres).url, { schema: `contract_${process.pid}_${++schemas}` });
+
+describe('the PostgreSQL version', () => {
+  it('is 11 or later (sha256()); an older server is refused naming both versions', () => {
+    expect(() => unsupportedServer(110000)).not.toThrow();
+    expect(() => unsupportedServer(150018)).not.toThrow();
+    expect(() => unsupportedServer(100023)).toThrow(/PostgreSQL 10; wsag-server needs PostgreSQL 11 or later/);
+  });
+});
 
 describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
   agreementRepositoryContract('PgAgreementRepository', async () => (await fresh()).agreements);
@@ -162,30 +170,32 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
       await connection.query('CREATE TABLE IF NOT EXISTS notes (text TEXT NOT NULL)');
       await expect(connection.transaction(async (tx) => {
         await tx.query('INSERT INTO notes VALUES ($1)', ['written first']);
-        tx.withCommit('INSERT INTO no_such_table VALUES (1)');
+        void tx.withCommit(['INSERT INTO no_such_table VALUES (1)']);
       })).rejects.toThrow(/no_such_table/);
       expect((await connection.query('SELECT * FROM notes')).rows).toEqual([]);
+      let sent: Promise<unknown> | undefined;
       await connection.transaction(async (tx) => {
         await tx.query('INSERT INTO notes VALUES ($1)', ['kept']);
-        tx.withCommit(`INSERT INTO notes VALUES (${sqlLiteral("it's")})`);
+        sent = tx.withCommit([`INSERT INTO notes VALUES (${sqlLiteral("it's")}) RETURNING text`, 'SELECT count(*)::int AS n FROM notes']);
       });
+      expect(await sent).toEqual([[{ text: "it's" }], [{ n: 2 }]]);
       expect((await connection.query('SELECT text FROM notes ORDER BY text')).rows).toEqual([{ text: 'it\'s' }, { text: 'kept' }]);
     } finally {
       await connection.close();
     }
   });
 
-  it('an audited write holds the chain\'s lock over two messages: the lock with the read of the last entry, then the entries with the COMMIT', async () => {
+  it('an audited write makes no round trip under the chain\'s lock: the lock, the entries and the COMMIT are one message', async () => {
     const store = await PgStore.open((pg as TestPostgres).url, { schema: `messages_${process.pid}` });
     const sent = vi.spyOn(postgres.Client.prototype, 'query');
     try {
       await store.agreements.insert(makeAgreement({ id: 'a-1' }), [{ at: new Date(), actor: 'CN=alice', action: 'created', details: {} }, { at: new Date(), actor: 'CN=alice', action: 'noted', details: {} }]);
       const messages = sent.mock.calls.map(([sql]) => String(typeof sql === 'string' ? sql : (sql as { text: string }).text));
-      const locked = messages.findIndex((sql) => sql.includes('pg_advisory_xact_lock(727002)'));
-      expect(locked).toBeGreaterThan(0);
-      expect(messages[locked + 1]).toMatch(/^INSERT INTO audit_log \(.*\) VALUES \(1, .*\), \(2, .*\);\nCOMMIT$/s);
-      expect(messages.slice(locked + 2).every((sql) => !/audit_log|COMMIT/.test(sql))).toBe(true);
-      expect((await store.audit.entries()).map((e) => e.action)).toEqual(['created', 'noted']);
+      const locked = messages.filter((sql) => sql.includes('pg_advisory_xact_lock(727002)'));
+      expect(locked).toHaveLength(1);
+      expect(locked[0]).toMatch(/^SELECT pg_advisory_xact_lock\(727002\);\nINSERT INTO audit_log .*;\nINSERT INTO audit_log .*;\nCOMMIT$/s);
+      expect(messages.filter((sql) => /audit_log|COMMIT/.test(sql))).toEqual(locked);
+      expect((await store.audit.entries()).map((e) => [e.seq, e.action])).toEqual([[1, 'created'], [2, 'noted']]);
     } finally {
       sent.mockRestore();
       await store.close();

@@ -34,17 +34,18 @@ export function canonicalJson(value: JsonValue): string {
  * `canonicalDetails`, when the caller has it, is canonicalJson(entry.details).
  */
 export function auditEntryHash(entry: Omit<AuditEntry, 'hash'>, canonicalDetails = canonicalJson(entry.details)): string {
-  const fields: JsonValue[] = [
-    entry.seq,
-    entry.at.toISOString(),
-    entry.actor,
-    entry.subject.kind,
-    entry.subject.id,
-    entry.action,
-    canonicalDetails,
-    entry.prevHash,
-  ];
-  return sha256Hex(JSON.stringify(fields));
+  // JSON.stringify of the array, written as its three parts: see hashedFieldsBetween.
+  return sha256Hex(`[${JSON.stringify(entry.seq)},${hashedFieldsBetween(entry, canonicalDetails)},${JSON.stringify(entry.prevHash)}]`);
+}
+
+/**
+ * The hashed text's fields between seq and prevHash, as JSON (without the brackets): what a
+ * store that numbers and chains entries where it keeps them (PostgreSQL, in SQL) needs from
+ * here, the text hashed being `[seq,` this `,"prevHash"]`.
+ */
+export function hashedFieldsBetween(entry: Pick<AuditEntry, 'at' | 'actor' | 'subject' | 'action'>, canonicalDetails: string): string {
+  const fields: JsonValue[] = [entry.at.toISOString(), entry.actor, entry.subject.kind, entry.subject.id, entry.action, canonicalDetails];
+  return JSON.stringify(fields).slice(1, -1);
 }
 
 /** An entry with the canonical JSON of its details, which its hash covers and a store keeps: made once. */
@@ -53,22 +54,39 @@ export interface ChainedEntry {
   canonicalDetails: string;
 }
 
+/** An entry before it is numbered and chained: its hash is still to be made. */
+export interface UnchainedEntry {
+  entry: Omit<AuditEntry, 'seq' | 'prevHash' | 'hash'>;
+  canonicalDetails: string;
+}
+
 /**
- * The entry that follows `previous` (undefined: the first entry). Details are taken as JSON
- * gives them back (undefined fields dropped, a stray Date as its ISO string), so the entry
- * hashes the same before it is stored and after it is read.
+ * The entry a record makes, not yet numbered nor chained. Details are taken as JSON gives
+ * them back (undefined fields dropped, a stray Date as its ISO string), so the entry hashes
+ * the same before it is stored and after it is read.
  */
-export function chainEntry(record: AuditRecord, previous: Pick<AuditEntry, 'seq' | 'hash'> | undefined): ChainedEntry {
+export function unchainedEntry(record: AuditRecord): UnchainedEntry {
   const details = JSON.parse(JSON.stringify(record.details)) as AuditDetails;
-  const entry: Omit<AuditEntry, 'hash'> = {
-    seq: (previous?.seq ?? 0) + 1,
-    at: new Date(record.at.getTime()),
-    actor: record.actor,
-    subject: { kind: record.subject.kind, id: record.subject.id },
-    action: record.action,
-    details,
-    prevHash: previous?.hash ?? genesisHash,
+  return {
+    entry: {
+      at: new Date(record.at.getTime()),
+      actor: record.actor,
+      subject: { kind: record.subject.kind, id: record.subject.id },
+      action: record.action,
+      details,
+    },
+    canonicalDetails: canonicalJson(details),
   };
-  const canonicalDetails = canonicalJson(details);
+}
+
+/** The entry that follows `previous` (undefined: the first entry). */
+export function chainEntry(record: AuditRecord, previous: Pick<AuditEntry, 'seq' | 'hash'> | undefined): ChainedEntry {
+  const { entry: unchained, canonicalDetails } = unchainedEntry(record);
+  const entry = chained(unchained, (previous?.seq ?? 0) + 1, previous?.hash ?? genesisHash);
   return { entry: { ...entry, hash: auditEntryHash(entry, canonicalDetails) }, canonicalDetails };
+}
+
+/** The entry numbered `seq` after the one whose hash is `prevHash`, its fields in the order entries are written. */
+export function chained(entry: UnchainedEntry['entry'], seq: number, prevHash: string): Omit<AuditEntry, 'hash'> {
+  return { seq, at: entry.at, actor: entry.actor, subject: entry.subject, action: entry.action, details: entry.details, prevHash };
 }

@@ -1,12 +1,20 @@
-import { chainEntry } from '../../engine/audit/index.js';
+import type pg from 'pg';
+import { chained, genesisHash, hashedFieldsBetween, unchainedEntry, type UnchainedEntry } from '../../engine/audit/index.js';
 import type { AuditEntry, AuditLog, AuditRecord, AuditSubject } from '../../engine/ports.js';
-import { columns, entriesSql, fromRow, toRow, type AuditRow } from '../sqlite-audit-log.js';
-import { numbered, sqlLiteral, type PgConnection, type PgTransaction, type Queryable } from './pg-connection.js';
+import { columns, entriesSql, fromRow, type AuditRow } from '../sqlite-audit-log.js';
+import { numbered, sqlLiteral, type PgConnection, type Queryable } from './pg-connection.js';
 
 /**
- * The audit log in PostgreSQL (same table as SQLite's). Appends take a transaction-scoped
- * advisory lock before reading the last entry, so however many connections or server
- * instances append at once, each chains onto the one before it: one unbroken chain.
+ * The audit log in PostgreSQL (same table as SQLite's). An append takes a transaction-scoped
+ * advisory lock, then each entry reads the last one and chains onto it, so however many
+ * connections or server instances append at once: one unbroken chain.
+ *
+ * The lock is held to the commit, which makes audited writes go one at a time; so the whole
+ * append goes in the COMMIT's message (PgTransaction.withCommit), and no round trip to the
+ * server is made under the lock. PostgreSQL numbers and chains the entries there, hashing the
+ * text of auditEntryHash: JavaScript writes all of it but the number and the previous hash
+ * (hashedFieldsBetween), which SQL puts around it. The contract suite checks every entry's
+ * hash against one computed independently, as the audit verification does.
  */
 export class PgAuditLog implements AuditLog {
   constructor(private readonly connection: PgConnection) {}
@@ -17,33 +25,19 @@ export class PgAuditLog implements AuditLog {
   }
 
   /** Runs `change` (a repository's write) and appends `records` after it, in one transaction; `committed` as PgConnection.transaction's. */
-  appendWith(records: readonly AuditRecord[], change: (tx: Queryable) => Promise<void>, committed?: () => void): Promise<AuditEntry[]> {
-    return this.connection.transaction(async (tx) => {
+  async appendWith(records: readonly AuditRecord[], change: (tx: Queryable) => Promise<void>, committed?: () => void): Promise<AuditEntry[]> {
+    const entries = records.map(unchainedEntry);
+    let appended: Promise<pg.QueryResultRow[][]> | undefined;
+    await this.connection.transaction(async (tx) => {
       await change(tx);
-      return this.appendIn(tx, records);
+      if (entries.length > 0) appended = tx.withCommit(['SELECT pg_advisory_xact_lock(727002)', ...entries.map(appendSql)]);
     }, committed);
-  }
-
-  /** Appends `records` in `tx`: the last of its statements, sent with its COMMIT. */
-  async appendIn(tx: PgTransaction, records: readonly AuditRecord[]): Promise<AuditEntry[]> {
-    if (records.length === 0) return [];
-    // The lock and the read in one round trip (two statements, no parameters): the lock is held
-    // until the commit, so every round trip under it is a wait for every other writer.
-    const [, last] = (await tx.query('SELECT pg_advisory_xact_lock(727002); SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1')) as unknown as [unknown, { rows: Array<Pick<AuditRow, 'seq' | 'hash'>> }];
-    let previous = last.rows[0];
-    const entries: AuditEntry[] = [];
-    const rows: AuditRow[] = [];
-    for (const record of records) {
-      const { entry, canonicalDetails } = chainEntry(record, previous);
-      entries.push(entry);
-      rows.push(toRow(entry, canonicalDetails));
-      previous = entry;
-    }
-    // One statement for all of a change's entries, sent with the COMMIT: the lock is then held
-    // for one round trip after the read, not two.
-    const values = rows.map((row) => `(${[row.seq, row.at, row.actor, row.subject_kind, row.subject_id, row.action, row.details, row.prev_hash, row.hash].map(sqlLiteral).join(', ')})`);
-    tx.withCommit(`INSERT INTO audit_log (${columns}) VALUES ${values.join(', ')}`);
-    return entries;
+    if (!appended) return [];
+    const [, ...inserted] = await appended;
+    return entries.map(({ entry }, i) => {
+      const row = inserted[i]?.[0] as Pick<AuditRow, 'seq' | 'prev_hash' | 'hash'>;
+      return { ...chained(entry, row.seq, row.prev_hash), hash: row.hash };
+    });
   }
 
   async entries(filter: { subject?: AuditSubject; after?: number; limit?: number } = {}): Promise<AuditEntry[]> {
@@ -55,4 +49,20 @@ export class PgAuditLog implements AuditLog {
     const { rows } = await this.connection.query<AuditRow>(`SELECT ${columns} FROM audit_log WHERE subject_kind = $1 AND subject_id = $2 ORDER BY seq DESC LIMIT 1`, [subject.kind, subject.id]);
     return rows[0] && fromRow(rows[0]);
   }
+}
+
+/**
+ * One entry after the last one (or the first, after the genesis hash): numbered, chained and
+ * hashed by PostgreSQL, the hashed text being `[seq,` hashedFieldsBetween `,"prevHash"]` as
+ * auditEntryHash writes it (seq as its digits, the previous hash being hex). The last entry
+ * is read by its own LIMIT 1 (the key's index backwards): over the union the planner scanned
+ * the whole table.
+ */
+function appendSql({ entry, canonicalDetails }: UnchainedEntry): string {
+  const between = sqlLiteral(hashedFieldsBetween(entry, canonicalDetails));
+  return `INSERT INTO audit_log (${columns})
+    SELECT last.seq + 1, ${[entry.at.getTime(), entry.actor, entry.subject.kind, entry.subject.id, entry.action, canonicalDetails].map(sqlLiteral).join(', ')}, last.hash,
+      encode(sha256(convert_to('[' || (last.seq + 1)::text || ',' || ${between} || ',"' || last.hash || '"]', 'UTF8')), 'hex')
+    FROM ((SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1) UNION ALL SELECT 0, ${sqlLiteral(genesisHash)} ORDER BY seq DESC LIMIT 1) AS last
+    RETURNING seq, prev_hash, hash`;
 }

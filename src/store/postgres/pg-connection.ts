@@ -10,12 +10,15 @@ export interface Queryable {
 /** A client inside a transaction: its queries, and what is sent with its COMMIT. */
 export interface PgTransaction extends Queryable {
   /**
-   * Sends `sql` with the COMMIT, in the same message just before it: one round trip for
-   * both, in the simple query protocol, so its values are literals (`sqlLiteral`). When it
-   * fails, the COMMIT is not run and the transaction rolls back. Why: the audit chain's lock
-   * is held to the commit, and each round trip under it is a wait for every other writer.
+   * Sends `statements` with the COMMIT, in the same message just before it: one round trip
+   * for all, in the simple query protocol, so their values are literals (`sqlLiteral`). Each
+   * statement runs with a snapshot of its own, taken when it starts. When one fails, the
+   * rest and the COMMIT are not run and the transaction rolls back; the promise resolves with
+   * each statement's rows once the transaction has committed (and never settles otherwise:
+   * the transaction's own promise says why). Why: the audit chain's lock is held to the
+   * commit, and a round trip under it is a wait for every other writer (PgAuditLog).
    */
-  withCommit(sql: string): void;
+  withCommit(statements: string[]): Promise<pg.QueryResultRow[][]>;
 }
 
 /** BIGINT (int8) columns hold milliseconds and sums in cents: well within a JavaScript number. */
@@ -60,6 +63,12 @@ export class PgConnection {
     pool.on('error', () => {});
     const connection = new PgConnection(pool, options.readOnly === true);
     if (options.readOnly) return connection; // reading what a server wrote: its schema is its business
+    try {
+      unsupportedServer(Number((await pool.query<{ server_version_num: string }>('SHOW server_version_num')).rows[0]?.server_version_num));
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
     if (options.schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
     await connection.migrate();
     return connection;
@@ -91,12 +100,16 @@ export class PgConnection {
     client.on('error', onError);
     try {
       await client.query('BEGIN; SET LOCAL synchronous_commit TO OFF');
-      const withCommit: string[] = [];
+      const withCommit: Array<{ statements: string[]; committed: (rows: pg.QueryResultRow[][]) => void }> = [];
       const result = await work({
         query: <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => client.query<R>(sql, params),
-        withCommit: (sql) => void withCommit.push(sql),
+        withCommit: (statements) => new Promise((committed) => void withCommit.push({ statements, committed })),
       });
-      await client.query([...withCommit, 'COMMIT'].join(';\n'));
+      const statements = withCommit.flatMap((sent) => sent.statements);
+      // With more than one statement, node-postgres answers with one result per statement.
+      const results = (await client.query([...statements, 'COMMIT'].join(';\n'))) as unknown as pg.QueryResult[] | pg.QueryResult;
+      let next = 0;
+      for (const sent of withCommit) sent.committed(sent.statements.map(() => (Array.isArray(results) ? results[next++]?.rows : undefined) ?? []));
       return result;
     } catch (error) {
       if (!broken) await client.query('ROLLBACK').catch(() => undefined);
@@ -123,6 +136,12 @@ export class PgConnection {
       await tx.query('UPDATE schema_version SET version = $1', [version]);
     });
   }
+}
+
+/** PostgreSQL's `server_version_num` (e.g. 150018): refused, saying why, when older than the audit chain needs. */
+export function unsupportedServer(versionNum: number): void {
+  if (versionNum >= 110000) return;
+  throw new Error(`the database is PostgreSQL ${Math.floor(versionNum / 10000)}; wsag-server needs PostgreSQL 11 or later (its audit chain is hashed with sha256()): docs/deployment.md`);
 }
 
 /**
