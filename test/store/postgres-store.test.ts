@@ -2,7 +2,7 @@ import postgres from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { closeHold, credit, placeHold } from '../../src/domain/accounts.js';
 import { PgAccountStore } from '../../src/store/postgres/pg-account-store.js';
-import { PgConnection, sqlLiteral, unsupportedServer, type Queryable } from '../../src/store/postgres/pg-connection.js';
+import { PgConnection, sqlLiteral, requireSupportedServer, type Queryable } from '../../src/store/postgres/pg-connection.js';
 import { pgMigrations } from '../../src/store/postgres/pg-migrations.js';
 import { PgStore } from '../../src/store/postgres/pg-store.js';
 import { skipPostgres, startPostgres, type TestPostgres } from '../support/postgres.js';
@@ -29,9 +29,9 @@ const fresh = () => PgStore.open((pg as TestPostgres).url, { schema: `contract_$
 
 describe('the PostgreSQL version', () => {
   it('is 11 or later (sha256()); an older server is refused naming both versions', () => {
-    expect(() => unsupportedServer(110000)).not.toThrow();
-    expect(() => unsupportedServer(150018)).not.toThrow();
-    expect(() => unsupportedServer(100023)).toThrow(/PostgreSQL 10; wsag-server needs PostgreSQL 11 or later/);
+    expect(() => requireSupportedServer(110000)).not.toThrow();
+    expect(() => requireSupportedServer(150018)).not.toThrow();
+    expect(() => requireSupportedServer(100023)).toThrow(/PostgreSQL 10; wsag-server needs PostgreSQL 11 or later/);
   });
 });
 

@@ -64,7 +64,7 @@ export class PgConnection {
     const connection = new PgConnection(pool, options.readOnly === true);
     if (options.readOnly) return connection; // reading what a server wrote: its schema is its business
     try {
-      unsupportedServer(Number((await pool.query<{ server_version_num: string }>('SHOW server_version_num')).rows[0]?.server_version_num));
+      requireSupportedServer(Number((await pool.query<{ server_version_num: string }>('SHOW server_version_num')).rows[0]?.server_version_num));
     } catch (error) {
       await pool.end();
       throw error;
@@ -138,8 +138,8 @@ export class PgConnection {
   }
 }
 
-/** PostgreSQL's `server_version_num` (e.g. 150018): refused, saying why, when older than the audit chain needs. */
-export function unsupportedServer(versionNum: number): void {
+/** Throws, saying why, when PostgreSQL's `server_version_num` (e.g. 150018) is older than the audit chain needs. */
+export function requireSupportedServer(versionNum: number): void {
   if (versionNum >= 110000) return;
   throw new Error(`the database is PostgreSQL ${Math.floor(versionNum / 10000)}; wsag-server needs PostgreSQL 11 or later (its audit chain is hashed with sha256()): docs/deployment.md`);
 }
