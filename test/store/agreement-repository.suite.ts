@@ -25,6 +25,14 @@ export function agreementRepositoryContract(
       expect(got?.request.window?.start).toBeInstanceOf(Date);
     });
 
+    it('keeps text exactly as given: quotes, backslashes, SQL and any Unicode, in its id, fields and document', async () => {
+      const hostile = `o'brien \\ \\' E'\\x' $$ '); DROP TABLE agreements; -- \u00e9 \u{1F600} \t\n\u2028`;
+      const full = makeFullAgreement();
+      const strange: Agreement = { ...full, id: `id ${hostile}`, name: hostile, initiator: `CN=${hostile}`, document: `<doc a="${hostile}">${hostile}</doc>` };
+      await repo.insert(strange);
+      expect(await repo.get(strange.id)).toStrictEqual(strange);
+    });
+
     it('leaves absent optional fields absent', async () => {
       const minimal = makeAgreement();
       await repo.insert(minimal);

@@ -173,6 +173,11 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
         void tx.withCommit(['INSERT INTO no_such_table VALUES (1)']);
       })).rejects.toThrow(/no_such_table/);
       expect((await connection.query('SELECT * FROM notes')).rows).toEqual([]);
+      // Without a query before it, BEGIN goes in the same message: it fails and rolls back as a whole.
+      await expect(connection.transaction(async (tx) => {
+        void tx.withCommit([`INSERT INTO notes VALUES (${sqlLiteral('only sent')})`, 'INSERT INTO no_such_table VALUES (1)']);
+      })).rejects.toThrow(/no_such_table/);
+      expect((await connection.query('SELECT * FROM notes')).rows).toEqual([]);
       let sent: Promise<unknown> | undefined;
       await connection.transaction(async (tx) => {
         await tx.query('INSERT INTO notes VALUES ($1)', ['kept']);
@@ -185,21 +190,36 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
     }
   });
 
-  it('an audited write makes no round trip under the chain\'s lock: the lock, the entries and the COMMIT are one message', async () => {
+  it('no round trip is made under the audit chain\'s lock, and a new agreement is stored in one message', async () => {
     const store = await PgStore.open((pg as TestPostgres).url, { schema: `messages_${process.pid}` });
     const sent = vi.spyOn(postgres.Client.prototype, 'query');
+    const messages = () => sent.mock.calls.splice(0).map(([sql]) => String(typeof sql === 'string' ? sql : (sql as { text: string }).text)).filter((sql) => !sql.includes('pg_logical_emit_message'));
+    const notes = (action: string) => [{ at: new Date(), actor: 'CN=alice', action, details: {} }, { at: new Date(), actor: 'CN=alice', action: 'noted', details: {} }];
+    const appended = /SELECT pg_advisory_xact_lock\(727002\);\nINSERT INTO audit_log .*;\nINSERT INTO audit_log .*;\nCOMMIT$/s;
     try {
-      await store.agreements.insert(makeAgreement({ id: 'a-1' }), [{ at: new Date(), actor: 'CN=alice', action: 'created', details: {} }, { at: new Date(), actor: 'CN=alice', action: 'noted', details: {} }]);
-      const messages = sent.mock.calls.map(([sql]) => String(typeof sql === 'string' ? sql : (sql as { text: string }).text));
-      const locked = messages.filter((sql) => sql.includes('pg_advisory_xact_lock(727002)'));
-      expect(locked).toHaveLength(1);
-      expect(locked[0]).toMatch(/^SELECT pg_advisory_xact_lock\(727002\);\nINSERT INTO audit_log .*;\nINSERT INTO audit_log .*;\nCOMMIT$/s);
-      expect(messages.filter((sql) => /audit_log|COMMIT/.test(sql))).toEqual(locked);
-      expect((await store.audit.entries()).map((e) => [e.seq, e.action])).toEqual([[1, 'created'], [2, 'noted']]);
+      await store.agreements.insert(makeAgreement({ id: 'a-1' }), notes('created'));
+      const inserted = messages();
+      expect(inserted).toHaveLength(1);
+      expect(inserted[0]).toMatch(/^BEGIN;\nSET LOCAL synchronous_commit TO OFF;\nINSERT INTO agreements \(.*\) VALUES \('a-1', .*\);\nSELECT pg_advisory_xact_lock/s);
+      expect(inserted[0]).toMatch(appended);
+      await store.agreements.update(makeAgreement({ id: 'a-1', state: 'Terminated' }), notes('terminated'));
+      const updated = messages();
+      expect(updated.map((sql) => sql.slice(0, 20))).toEqual(['BEGIN;\nSET LOCAL syn', 'UPDATE agreements SE', 'SELECT pg_advisory_x']);
+      expect(updated[2]).toMatch(appended);
+      expect((await store.audit.entries()).map((e) => [e.seq, e.action])).toEqual([[1, 'created'], [2, 'noted'], [3, 'terminated'], [4, 'noted']]);
+      expect(await store.agreements.get('a-1')).toEqual(makeAgreement({ id: 'a-1', state: 'Terminated' }));
     } finally {
       sent.mockRestore();
       await store.close();
     }
+  });
+
+  it('SQL literals are written as pg\'s escapeLiteral writes them, and refuse what no literal can hold', () => {
+    for (const text of ['plain', "it's", 'a\\b', "o'b\\\\'x", '', 'é\u{1F600}\n\t']) expect(sqlLiteral(text)).toBe(postgres.escapeLiteral(text));
+    expect([sqlLiteral(null), sqlLiteral(42), sqlLiteral(-7)]).toEqual(['NULL', '42', '-7']);
+    expect(() => sqlLiteral(1.5)).toThrow(/not an integer/);
+    expect(() => sqlLiteral(2 ** 60)).toThrow(/not an integer/);
+    expect(() => sqlLiteral('a\0b')).toThrow(/NUL/);
   });
 
   it('an audit note holding NUL is refused, as PostgreSQL refuses NUL in text, and neither it nor its change is stored', async () => {

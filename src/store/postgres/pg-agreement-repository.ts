@@ -2,11 +2,10 @@ import type { Agreement, AgreementState } from '../../domain/agreement.js';
 import type { AgreementFilter, AgreementRepository, AuditNote } from '../../engine/ports.js';
 import { listingSql } from '../by-creation.js';
 import { columns, fromRow, listedColumns, toRow, type AgreementRow } from '../sqlite-agreement-repository.js';
-import { numbered, type PgConnection } from './pg-connection.js';
+import { numbered, sqlLiteral, type PgConnection } from './pg-connection.js';
 import type { PgAuditLog } from './pg-audit-log.js';
 
 const names = columns.split(',').map((c) => c.trim());
-const insertSql = `INSERT INTO agreements (${columns}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')})`;
 const updateSql = `UPDATE agreements SET ${names.slice(1).map((c, i) => `${c} = $${i + 2}`).join(', ')} WHERE id = $1`;
 const values = (row: AgreementRow) => names.map((c) => row[c as keyof AgreementRow]);
 
@@ -16,8 +15,9 @@ export class PgAgreementRepository implements AgreementRepository {
 
   async insert(agreement: Agreement, notes: readonly AuditNote[] = []): Promise<void> {
     try {
+      // Sent with the COMMIT (and the audit entries): a new agreement is stored in one round trip.
       await this.audit.appendWith(about(agreement.id, notes), async (tx) => {
-        await tx.query(insertSql, values(toRow(agreement)));
+        void tx.withCommit([`INSERT INTO agreements (${columns}) VALUES (${values(toRow(agreement)).map(sqlLiteral).join(', ')})`]);
       });
     } catch (error) {
       if ((error as { code?: string }).code === '23505') throw new Error(`agreement ${agreement.id} already exists`, { cause: error });

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { chained, genesisHash, hashedFieldsBetween, unchainedEntry, type UnchainedEntry } from '../../engine/audit/index.js';
 import type { AuditEntry, AuditLog, AuditRecord, AuditSubject } from '../../engine/ports.js';
 import { columns, entriesSql, fromRow, type AuditRow } from '../sqlite-audit-log.js';
-import { numbered, sqlLiteral, type PgConnection, type Queryable } from './pg-connection.js';
+import { numbered, sqlLiteral, type PgConnection, type PgTransaction } from './pg-connection.js';
 
 /**
  * The audit log in PostgreSQL (same table as SQLite's). An append takes a transaction-scoped
@@ -25,7 +25,7 @@ export class PgAuditLog implements AuditLog {
   }
 
   /** Runs `change` (a repository's write) and appends `records` after it, in one transaction; `committed` as PgConnection.transaction's. */
-  async appendWith(records: readonly AuditRecord[], change: (tx: Queryable) => Promise<void>, committed?: () => void): Promise<AuditEntry[]> {
+  async appendWith(records: readonly AuditRecord[], change: (tx: PgTransaction) => Promise<void>, committed?: () => void): Promise<AuditEntry[]> {
     const entries = records.map(unchainedEntry);
     let appended: Promise<pg.QueryResultRow[][]> | undefined;
     await this.connection.transaction(async (tx) => {

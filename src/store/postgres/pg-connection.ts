@@ -99,16 +99,21 @@ export class PgConnection {
     const onError = (error: Error) => (broken = error);
     client.on('error', onError);
     try {
-      await client.query('BEGIN; SET LOCAL synchronous_commit TO OFF');
+      // BEGIN goes with the first query, or with the COMMIT when the work only sends statements with it:
+      // a write that needs no answer before its commit is then one round trip.
+      let begun: Promise<unknown> | undefined;
       const withCommit: Array<{ statements: string[]; committed: (rows: pg.QueryResultRow[][]) => void }> = [];
       const result = await work({
-        query: <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => client.query<R>(sql, params),
+        query: async <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => {
+          await (begun ??= client.query(beginSql));
+          return client.query<R>(sql, params);
+        },
         withCommit: (statements) => new Promise((committed) => void withCommit.push({ statements, committed })),
       });
-      const statements = withCommit.flatMap((sent) => sent.statements);
+      const statements = [...(begun ? [] : [beginSql]), ...withCommit.flatMap((sent) => sent.statements), 'COMMIT'];
       // With more than one statement, node-postgres answers with one result per statement.
-      const results = (await client.query([...statements, 'COMMIT'].join(';\n'))) as unknown as pg.QueryResult[] | pg.QueryResult;
-      let next = 0;
+      const results = (await client.query(statements.join(';\n'))) as unknown as pg.QueryResult[] | pg.QueryResult;
+      let next = begun ? 0 : beginStatements;
       for (const sent of withCommit) sent.committed(sent.statements.map(() => (Array.isArray(results) ? results[next++]?.rows : undefined) ?? []));
       return result;
     } catch (error) {
@@ -149,14 +154,22 @@ export function requireSupportedServer(versionNum: number): void {
  * a safe integer as its digits, a string quoted by pg's escapeLiteral. A string holding NUL
  * is refused, as PostgreSQL refuses it as a parameter: in a query's text it would end it.
  */
-export function sqlLiteral(value: string | number): string {
+export function sqlLiteral(value: string | number | null): string {
+  if (value === null) return 'NULL';
   if (typeof value === 'number') {
     if (!Number.isSafeInteger(value)) throw new Error(`${value} is not an integer an SQL literal is written for`);
     return String(value);
   }
   if (value.includes('\0')) throw new Error('a text value holds a NUL character, which PostgreSQL does not store');
-  return pg.escapeLiteral(value);
+  // As pg's escapeLiteral writes it (E'' with backslashes doubled when there are any: right
+  // whatever standard_conforming_strings says), with native replaces: it loops per character.
+  const quoted = `'${value.replace(/'/g, "''")}'`;
+  return value.includes('\\') ? ` E${quoted.replace(/\\/g, '\\\\')}` : quoted;
 }
+
+/** How a transaction begins: committing without waiting for the log's flush (see PgConnection). */
+const beginSql = 'BEGIN;\nSET LOCAL synchronous_commit TO OFF';
+const beginStatements = 2;
 
 /** `?` placeholders (the SQL the SQLite stores share) as PostgreSQL's $1, $2, ... */
 export function numbered(sql: string): string {
