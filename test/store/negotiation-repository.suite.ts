@@ -37,6 +37,17 @@ export function negotiationRepositoryContract(
       expect(await repo.get(minimal.id)).toStrictEqual(minimal);
     });
 
+    it('keeps text exactly as given: quotes, backslashes, SQL and any Unicode, in its id, fields, offers and their documents', async () => {
+      const hostile = `o'brien \\ \\' E'\\x' $$ '); DROP TABLE negotiations; -- \u00e9 \u{1F600} \t\n\u2028`;
+      const offer = (n: number) => makeOffer({ offerId: `offer-${n} ${hostile}`, note: hostile, document: `<o n="${n}" a="${hostile}">${hostile}</o>` });
+      const first = makeNegotiation({ id: `neg ${hostile}`, initiator: `CN=${hostile}`, offers: [offer(1)] });
+      await repo.insert(first);
+      expect(await repo.get(first.id)).toStrictEqual(first);
+      const second = { ...first, rounds: 1, offers: [offer(1), offer(2)] };
+      await repo.update(second);
+      expect(await repo.get(first.id)).toStrictEqual(second);
+    });
+
     it('returns undefined for an unknown id', async () => {
       expect(await repo.get('no-such-negotiation')).toBeUndefined();
     });

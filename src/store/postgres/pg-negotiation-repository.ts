@@ -2,7 +2,7 @@ import type { Negotiation } from '../../domain/negotiation.js';
 import type { AuditNote, NegotiationFilter, NegotiationRepository } from '../../engine/ports.js';
 import { listingSql } from '../by-creation.js';
 import { columns, fromRow, offerDocuments, toRow, type NegotiationRow, type OfferDocumentRow } from '../sqlite-negotiation-repository.js';
-import { numbered, type PgConnection, type Queryable } from './pg-connection.js';
+import { numbered, sqlLiteral, type PgConnection, type Queryable } from './pg-connection.js';
 import type { PgAuditLog } from './pg-audit-log.js';
 
 const values = (r: NegotiationRow) => [r.id, r.initiator, r.state, r.live_holds, r.created_at, r.updated_at, r.record];
@@ -13,9 +13,9 @@ export class PgNegotiationRepository implements NegotiationRepository {
 
   async insert(negotiation: Negotiation, notes: readonly AuditNote[] = []): Promise<void> {
     try {
+      // Sent with the COMMIT (and the audit entries): a new negotiation is stored in one round trip.
       await this.audit.appendWith(about(negotiation.id, notes), async (tx) => {
-        await tx.query(`INSERT INTO negotiations (${columns}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, values(toRow(negotiation)));
-        await insertDocuments(tx, offerDocuments(negotiation));
+        void tx.withCommit([`INSERT INTO negotiations (${columns}) VALUES (${values(toRow(negotiation)).map(sqlLiteral).join(', ')})`, ...insertDocuments(offerDocuments(negotiation))]);
       });
     } catch (error) {
       if ((error as { code?: string }).code === '23505') throw new Error(`negotiation ${negotiation.id} already exists`, { cause: error });
@@ -25,14 +25,17 @@ export class PgNegotiationRepository implements NegotiationRepository {
 
   async update(negotiation: Negotiation, notes: readonly AuditNote[] = []): Promise<void> {
     await this.audit.appendWith(about(negotiation.id, notes), async (tx) => {
-      const result = await tx.query(
-        'UPDATE negotiations SET initiator = $2, state = $3, live_holds = $4, created_at = $5, updated_at = $6, record = $7 WHERE id = $1',
+      // The update and the offers already stored, in one round trip.
+      const { rows } = await tx.query<{ updated: number; stored: string[] }>(
+        `WITH updated AS (
+           UPDATE negotiations SET initiator = $2, state = $3, live_holds = $4, created_at = $5, updated_at = $6, record = $7 WHERE id = $1 RETURNING id
+         )
+         SELECT (SELECT count(*) FROM updated)::int AS updated, ARRAY(SELECT offer_id FROM negotiation_offers WHERE negotiation_id = $1) AS stored`,
         values(toRow(negotiation)),
       );
-      if (result.rowCount === 0) throw new Error(`negotiation ${negotiation.id} does not exist`);
-      // Documents never change: only those of offers added since the last write are stored.
-      const stored = await tx.query<{ offer_id: string }>('SELECT offer_id FROM negotiation_offers WHERE negotiation_id = $1', [negotiation.id]);
-      await insertDocuments(tx, offerDocuments(negotiation, new Set(stored.rows.map((r) => r.offer_id))));
+      if (rows[0]?.updated !== 1) throw new Error(`negotiation ${negotiation.id} does not exist`);
+      // Documents never change: only those of offers added since the last write are stored, with the COMMIT.
+      void tx.withCommit(insertDocuments(offerDocuments(negotiation, new Set(rows[0].stored))));
     });
   }
 
@@ -59,12 +62,11 @@ export class PgNegotiationRepository implements NegotiationRepository {
   }
 }
 
-async function insertDocuments(tx: Queryable, documents: OfferDocumentRow[]): Promise<void> {
-  if (documents.length === 0) return;
-  await tx.query(
-    'INSERT INTO negotiation_offers (negotiation_id, offer_id, document) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])',
-    [documents.map((d) => d.negotiation_id), documents.map((d) => d.offer_id), documents.map((d) => d.document)],
-  );
+/** The statement storing `documents` (none when there are none), sent with a COMMIT. */
+function insertDocuments(documents: OfferDocumentRow[]): string[] {
+  if (documents.length === 0) return [];
+  const rows = documents.map((d) => `(${[d.negotiation_id, d.offer_id, d.document].map(sqlLiteral).join(', ')})`);
+  return [`INSERT INTO negotiation_offers (negotiation_id, offer_id, document) VALUES ${rows.join(', ')}`];
 }
 
 /** The offer documents of the negotiations `ids`, in one query. */
