@@ -151,8 +151,9 @@ export function requireSupportedServer(versionNum: number): void {
 
 /**
  * `value` as an SQL literal, for statements sent with a COMMIT (PgTransaction.withCommit):
- * a safe integer as its digits, a string quoted by pg's escapeLiteral. A string holding NUL
- * is refused, as PostgreSQL refuses it as a parameter: in a query's text it would end it.
+ * a safe integer as its digits, null as NULL, a string quoted as pg's escapeLiteral quotes it.
+ * A string holding NUL is refused, as PostgreSQL refuses it as a parameter: in a query's text
+ * it would end it.
  */
 export function sqlLiteral(value: string | number | null): string {
   if (value === null) return 'NULL';
