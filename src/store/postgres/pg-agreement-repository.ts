@@ -2,7 +2,7 @@ import type { Agreement, AgreementState } from '../../domain/agreement.js';
 import type { AgreementFilter, AgreementRepository, AuditNote } from '../../engine/ports.js';
 import { listingSql } from '../by-creation.js';
 import { columns, fromRow, listedColumns, toRow, type AgreementRow } from '../sqlite-agreement-repository.js';
-import { numbered, sqlLiteral, type PgConnection } from './pg-connection.js';
+import { literalInsert, numbered, type PgConnection } from './pg-connection.js';
 import type { PgAuditLog } from './pg-audit-log.js';
 
 const names = columns.split(',').map((c) => c.trim());
@@ -17,7 +17,7 @@ export class PgAgreementRepository implements AgreementRepository {
     try {
       // Sent with the COMMIT (and the audit entries): a new agreement is stored in one round trip.
       await this.audit.appendWith(about(agreement.id, notes), async (tx) => {
-        void tx.withCommit([`INSERT INTO agreements (${columns}) VALUES (${values(toRow(agreement)).map(sqlLiteral).join(', ')})`]);
+        void tx.withCommit([literalInsert('agreements', columns, [values(toRow(agreement))])]);
       });
     } catch (error) {
       if ((error as { code?: string }).code === '23505') throw new Error(`agreement ${agreement.id} already exists`, { cause: error });

@@ -105,15 +105,15 @@ export class PgConnection {
       const withCommit: Array<{ statements: string[]; committed: (rows: pg.QueryResultRow[][]) => void }> = [];
       const result = await work({
         query: async <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => {
-          await (begun ??= client.query(beginSql));
+          await (begun ??= client.query(begin.join(';\n')));
           return client.query<R>(sql, params);
         },
         withCommit: (statements) => new Promise((committed) => void withCommit.push({ statements, committed })),
       });
-      const statements = [...(begun ? [] : [beginSql]), ...withCommit.flatMap((sent) => sent.statements), 'COMMIT'];
+      const statements = [...(begun ? [] : begin), ...withCommit.flatMap((sent) => sent.statements), 'COMMIT'];
       // With more than one statement, node-postgres answers with one result per statement.
       const results = (await client.query(statements.join(';\n'))) as unknown as pg.QueryResult[] | pg.QueryResult;
-      let next = begun ? 0 : beginStatements;
+      let next = begun ? 0 : begin.length;
       for (const sent of withCommit) sent.committed(sent.statements.map(() => (Array.isArray(results) ? results[next++]?.rows : undefined) ?? []));
       return result;
     } catch (error) {
@@ -168,9 +168,13 @@ export function sqlLiteral(value: string | number | null): string {
   return value.includes('\\') ? ` E${quoted.replace(/\\/g, '\\\\')}` : quoted;
 }
 
+/** An INSERT of `rows` (each in `columns`' order) as literals, for a statement sent with a COMMIT. */
+export function literalInsert(table: string, columns: string, rows: ReadonlyArray<ReadonlyArray<string | number | null>>): string {
+  return `INSERT INTO ${table} (${columns}) VALUES ${rows.map((row) => `(${row.map(sqlLiteral).join(', ')})`).join(', ')}`;
+}
+
 /** How a transaction begins: committing without waiting for the log's flush (see PgConnection). */
-const beginSql = 'BEGIN;\nSET LOCAL synchronous_commit TO OFF';
-const beginStatements = 2;
+const begin = ['BEGIN', 'SET LOCAL synchronous_commit TO OFF'];
 
 /** `?` placeholders (the SQL the SQLite stores share) as PostgreSQL's $1, $2, ... */
 export function numbered(sql: string): string {

@@ -2,7 +2,7 @@ import type { Negotiation } from '../../domain/negotiation.js';
 import type { AuditNote, NegotiationFilter, NegotiationRepository } from '../../engine/ports.js';
 import { listingSql } from '../by-creation.js';
 import { columns, fromRow, offerDocuments, toRow, type NegotiationRow, type OfferDocumentRow } from '../sqlite-negotiation-repository.js';
-import { numbered, sqlLiteral, type PgConnection, type Queryable } from './pg-connection.js';
+import { literalInsert, numbered, type PgConnection, type Queryable } from './pg-connection.js';
 import type { PgAuditLog } from './pg-audit-log.js';
 
 const values = (r: NegotiationRow) => [r.id, r.initiator, r.state, r.live_holds, r.created_at, r.updated_at, r.record];
@@ -15,7 +15,7 @@ export class PgNegotiationRepository implements NegotiationRepository {
     try {
       // Sent with the COMMIT (and the audit entries): a new negotiation is stored in one round trip.
       await this.audit.appendWith(about(negotiation.id, notes), async (tx) => {
-        void tx.withCommit([`INSERT INTO negotiations (${columns}) VALUES (${values(toRow(negotiation)).map(sqlLiteral).join(', ')})`, ...insertDocuments(offerDocuments(negotiation))]);
+        void tx.withCommit([literalInsert('negotiations', columns, [values(toRow(negotiation))]), ...insertDocuments(offerDocuments(negotiation))]);
       });
     } catch (error) {
       if ((error as { code?: string }).code === '23505') throw new Error(`negotiation ${negotiation.id} already exists`, { cause: error });
@@ -65,8 +65,7 @@ export class PgNegotiationRepository implements NegotiationRepository {
 /** The statement storing `documents` (none when there are none), sent with a COMMIT. */
 function insertDocuments(documents: OfferDocumentRow[]): string[] {
   if (documents.length === 0) return [];
-  const rows = documents.map((d) => `(${[d.negotiation_id, d.offer_id, d.document].map(sqlLiteral).join(', ')})`);
-  return [`INSERT INTO negotiation_offers (negotiation_id, offer_id, document) VALUES ${rows.join(', ')}`];
+  return [literalInsert('negotiation_offers', 'negotiation_id, offer_id, document', documents.map((d) => [d.negotiation_id, d.offer_id, d.document]))];
 }
 
 /** The offer documents of the negotiations `ids`, in one query. */
