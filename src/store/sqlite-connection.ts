@@ -2,7 +2,13 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { migrations } from './sqlite-migrations.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 import { WalSync } from './wal-sync.js';
+
+export interface SqliteOpenOptions {
+  /** Checkpoint the write-ahead log on a thread of its own (WalCheckpointer), not in the commits: for the server. */
+  checkpointInBackground?: boolean;
+}
 
 /**
  * One better-sqlite3 connection with the server's pragmas and an up-to-date schema, shared
@@ -17,6 +23,8 @@ export class SqliteConnection {
   private constructor(
     readonly db: Database.Database,
     private readonly walSync?: WalSync,
+    /** Set when the log is checkpointed on a thread of its own. */
+    readonly checkpointer?: WalCheckpointer,
   ) {}
 
   /**
@@ -39,9 +47,9 @@ export class SqliteConnection {
   }
 
   /** Opens (creating if needed) the database file and brings its schema up to date. */
-  static open(file: string): SqliteConnection {
+  static open(file: string, options: SqliteOpenOptions = {}): SqliteConnection {
     mkdirSync(dirname(file), { recursive: true });
-    return SqliteConnection.configure(new Database(file), { wal: true });
+    return SqliteConnection.configure(new Database(file), { wal: true, ...options });
   }
 
   /**
@@ -75,11 +83,12 @@ export class SqliteConnection {
   /** Idempotent: every repository sharing the connection closes it. */
   close(): void {
     if (!this.db.open) return;
+    this.checkpointer?.close();
     this.db.close();
     this.walSync?.close();
   }
 
-  private static configure(db: Database.Database, options: { wal: boolean }): SqliteConnection {
+  private static configure(db: Database.Database, options: { wal: boolean } & SqliteOpenOptions): SqliteConnection {
     try {
       // Another process (the CLI, a second server) may hold the write lock briefly.
       db.pragma('busy_timeout = 5000');
@@ -95,7 +104,9 @@ export class SqliteConnection {
       // the memory stays with the process (docs/benchmarks.md: no slower under load).
       db.pragma('cache_size = -4000');
       migrate(db);
-      return new SqliteConnection(db, options.wal ? WalSync.forFile(`${db.name}-wal`) : undefined);
+      if (!options.wal) return new SqliteConnection(db);
+      const checkpointer = options.checkpointInBackground ? new WalCheckpointer(db) : undefined;
+      return new SqliteConnection(db, WalSync.forFile(`${db.name}-wal`), checkpointer);
     } catch (error) {
       db.close();
       throw error;

@@ -1,7 +1,7 @@
 import { SqliteAccountStore } from './sqlite-account-store.js';
 import { SqliteAgreementRepository } from './sqlite-agreement-repository.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
-import { SqliteConnection } from './sqlite-connection.js';
+import { SqliteConnection, type SqliteOpenOptions } from './sqlite-connection.js';
 import { SqliteNegotiationRepository } from './sqlite-negotiation-repository.js';
 import { SqliteUsageRecords } from './sqlite-usage-records.js';
 
@@ -28,8 +28,8 @@ export class SqliteStore {
   }
 
   /** Opens (creating if needed) the database file and brings its schema up to date. */
-  static open(file: string): SqliteStore {
-    return new SqliteStore(SqliteConnection.open(file));
+  static open(file: string, options: SqliteOpenOptions = {}): SqliteStore {
+    return new SqliteStore(SqliteConnection.open(file, options));
   }
 
   /** Opens an existing database file for reading only (see SqliteConnection.openReadOnly); writes reject. */

@@ -64,7 +64,11 @@ describe.skipIf(skipSlurm)('agreements run as Slurm jobs', () => {
     const id = (await client.createAgreement(await jobOffer(client, { runtimeSeconds: 60, level: 'Standard', deadline }))).agreementId;
     const first = (await bookingOf(id))?.nodeIds[0] as string;
     // A checkpoint counts once the plan's time for writing it has passed (as the scheduler counts it).
-    await eventually(() => server.execution.checkpointOf(id), (checkpoint) => checkpoint !== undefined);
+    if ((await eventually(() => server.execution.checkpointOf(id), (checkpoint) => checkpoint !== undefined)) === undefined) {
+      // Not on with the test: a node going down after the job has ended shows nothing. Why, from the agreement's history:
+      const { history } = (await (await fetch(`${server.url}/api/agreements/${id}`)).json()) as { history: Array<{ action: string; details: unknown }> };
+      throw new Error(`no checkpoint of the job within 60 s; its history: ${JSON.stringify(history.map((e) => [e.action, e.details]))}`);
+    }
     execFileSync('scontrol', ['update', `nodename=${first}`, 'state=down', 'reason=wsag-test'], { env: { ...process.env, SLURM_CONF: cluster.slurmConf } });
     try {
       const done = await eventually(() => state(id), (s) => s.state === 'Complete', 120_000);
