@@ -8,6 +8,9 @@ import type { Application } from '../../domain/terms.js';
  *    helper processes, and a shell that does not trap the signal would die of it);
  *  - the application's exit code is written to `exit-<Slurm job id>` in the job directory,
  *    so a restarted server learns how a job ended even after Slurm has forgotten it;
+ *  - `ready-<Slurm job id>` in the job directory says the wrapper passes the signal on: Slurm
+ *    reports a job RUNNING before its batch script runs, and a signal sent in between is
+ *    lost (seen under load), so the server signals only once the mark is there;
  *  - the environment is exactly the job's: the server submits with --export=NONE, and the
  *    script sets PATH, the WSAG_* variables of the checkpoint contract and the JSDL ones.
  */
@@ -24,6 +27,11 @@ export interface BatchScript {
 }
 
 export const defaultPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** What the wrapper of Slurm job `slurmJobId` leaves in the job directory once it passes the checkpoint signal on. */
+export function wrapperReadyFile(jobDirectory: string, slurmJobId: string): string {
+  return `${jobDirectory}/ready-${slurmJobId}`;
+}
 
 export function batchScript(s: BatchScript): string {
   const app = s.application;
@@ -46,6 +54,7 @@ export function batchScript(s: BatchScript): string {
     'child=$!',
     `trap 'kill -${signal} "$child" 2>/dev/null' ${signal}`,
     `trap 'kill -TERM "$child" 2>/dev/null' TERM`,
+    `: >${quote(wrapperReadyFile(s.jobDirectory, ''))}"$SLURM_JOB_ID"`,
     '# wait returns early when a signal arrives; wait again until the application has ended',
     'while kill -0 "$child" 2>/dev/null; do wait "$child"; done',
     'wait "$child"; code=$?',

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Application } from '../../domain/terms.js';
 import { exists, jobDirectory, stageOutput } from '../job-directories.js';
 import type { JobLaunch, PreparedJob, ResourceManager, ResourceManagerEvent, StopReason } from '../resource-manager.js';
-import { batchScript } from './slurm-batch-script.js';
+import { batchScript, wrapperReadyFile } from './slurm-batch-script.js';
 import { CheckpointFiles } from './slurm-checkpoints.js';
 import { SlurmCommandFailed, type SlurmCli } from './slurm-cli.js';
 import { isActive, outcomeOf, slurmJobName, slurmJobs, slurmJobState, type SlurmJob } from './slurm-jobs.js';
@@ -34,6 +34,8 @@ interface Tracked {
   nodes: readonly string[];
   /** When it was submitted or adopted (Date.now): a listing taken earlier cannot show it. */
   since: number;
+  /** Submitted by this server run, so its wrapper marks when it is ready for the checkpoint signal (an adopted job's may predate the mark). */
+  marksReady: boolean;
 }
 
 /** The default job: the example job of the checkpoint contract. */
@@ -119,7 +121,7 @@ export class SlurmResourceManager implements ResourceManager {
     ]);
     const slurmId = answer.trim().split(';')[0] as string;
     await writeWhole(join(dir, 'slurm-job'), `${slurmId}\n`);
-    this.tracked.set(jobId, { slurmId, nodes: [...launch.nodes], since: Date.now() });
+    this.tracked.set(jobId, { slurmId, nodes: [...launch.nodes], since: Date.now(), marksReady: true });
   }
 
   async checkpoint(jobId: string): Promise<string> {
@@ -128,14 +130,19 @@ export class SlurmResourceManager implements ResourceManager {
     const state = await slurmJobState(this.options.cli, job.slurmId);
     if (state !== 'RUNNING') throw new Error(`Slurm job ${job.slurmId} is ${state ?? 'unknown to Slurm'}, not RUNNING: no checkpoint`);
     const files = new CheckpointFiles(this.jobDirectory(jobId));
+    const timeoutMs = this.options.checkpointTimeoutMs ?? 60_000;
+    const until = Date.now() + timeoutMs;
+    const waitFor = async (file: string, late: string) => {
+      while (!(await exists(file))) {
+        if (this.tracked.get(jobId) !== job) throw new Error(`job ${jobId} ended before its checkpoint was complete`);
+        if (Date.now() > until) throw new Error(late);
+        await delay(this.pollMs);
+      }
+    };
+    if (job.marksReady) await waitFor(wrapperReadyFile(this.jobDirectory(jobId), job.slurmId), `Slurm job ${job.slurmId} reported RUNNING, but its batch script had not started within ${timeoutMs / 1000} s: no checkpoint`);
     await files.prepareRequest();
     await this.options.cli.run('scancel', ['--batch', `--signal=${this.signal}`, job.slurmId]);
-    const timeoutMs = this.options.checkpointTimeoutMs ?? 60_000;
-    for (const until = Date.now() + timeoutMs; !(await exists(files.marker)); ) {
-      if (this.tracked.get(jobId) !== job) throw new Error(`job ${jobId} ended before its checkpoint was complete`);
-      if (Date.now() > until) throw new Error(`Slurm job ${job.slurmId} did not complete its checkpoint (${CheckpointFiles.marker}) within ${timeoutMs / 1000} s of SIG${this.signal}`);
-      await delay(this.pollMs);
-    }
+    await waitFor(files.marker, `Slurm job ${job.slurmId} did not complete its checkpoint (${CheckpointFiles.marker}) within ${timeoutMs / 1000} s of SIG${this.signal}`);
     return files.archive();
   }
 
@@ -205,7 +212,7 @@ export class SlurmResourceManager implements ResourceManager {
     const sameNodes = job !== undefined && [...job.nodes].sort().join(',') === [...launch.nodes].sort().join(',');
     const ended = job ? !isActive(job.state) : (await this.exitCode(launch.jobId, recorded)) !== undefined;
     if ((job && isActive(job.state) && sameNodes) || ended) {
-      this.tracked.set(launch.jobId, { slurmId: recorded, nodes: [...launch.nodes], since: 0 });
+      this.tracked.set(launch.jobId, { slurmId: recorded, nodes: [...launch.nodes], since: 0, marksReady: false });
       this.options.log?.('adopted the Slurm job of an earlier server run', { jobId: launch.jobId, slurmJob: recorded, state: job?.state ?? 'ended' });
       return true;
     }

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { batchScript, quote } from '../../../src/runtime/slurm/slurm-batch-script.js';
+import { batchScript, quote, wrapperReadyFile } from '../../../src/runtime/slurm/slurm-batch-script.js';
 
 const run = promisify(execFile);
 
@@ -49,6 +49,22 @@ describe('the Slurm batch script', () => {
     expect(code).toBe(0);
     expect(fs.readFileSync(path.join(dir, 'signals'), 'utf8')).toBe('signalled\n');
     expect(fs.readFileSync(path.join(dir, 'exit-42'), 'utf8')).toBe('0\n');
+  });
+
+  it('marks itself ready (ready-<Slurm job id>) once it passes the signal on', async () => {
+    const text = batchScript({ jobId: 'job-1', jobDirectory: dir, checkpointDirectory: dir, nodes: ['n1'], application: { executable: '/bin/true', arguments: [], environment: [] }, checkpointSignal: 'USR2', environment: {} });
+    const mark = text.indexOf(`: >${quote(`${dir}/ready-`)}"$SLURM_JOB_ID"`);
+    expect(mark).toBeGreaterThan(text.indexOf("trap 'kill -USR2"));
+    expect(mark).toBeGreaterThan(text.indexOf("trap 'kill -TERM"));
+    const app = path.join(dir, 'ready-app.sh');
+    // The application's own handler is its business (the contract: installed first thing); it says when it is in place.
+    fs.writeFileSync(app, `#!/bin/sh\ntrap 'echo signalled >> ${dir}/ready-signals' USR2\n: > ${dir}/app-ready\ni=0; while [ $i -lt 10 ]; do sleep 0.05; i=$((i+1)); done\nexit 0\n`, { mode: 0o700 });
+    const child = spawn('/bin/sh', [script({ executable: app, arguments: [], environment: [] }, 'USR2')], { env: { SLURM_JOB_ID: '43' } });
+    const ended = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    while (!fs.existsSync(wrapperReadyFile(dir, '43')) || !fs.existsSync(path.join(dir, 'app-ready'))) await new Promise((resolve) => setTimeout(resolve, 5));
+    child.kill('SIGUSR2');
+    expect(await ended).toBe(0);
+    expect(fs.readFileSync(path.join(dir, 'ready-signals'), 'utf8')).toBe('signalled\n');
   });
 
   it('quotes any string as one shell word', async () => {
