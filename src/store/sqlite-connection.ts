@@ -24,7 +24,7 @@ export class SqliteConnection {
     readonly db: Database.Database,
     private readonly walSync?: WalSync,
     /** Set when the log is checkpointed on a thread of its own. */
-    readonly checkpointer?: WalCheckpointer,
+    private readonly checkpointer?: WalCheckpointer,
   ) {}
 
   /**
