@@ -36,6 +36,7 @@ export function agreementPorts(services: SoapServices): Port[] {
     element: 'CreateAgreementInput',
     action: wsagAction('AgreementFactory', 'CreateAgreementRequest'),
     responseAction: wsagAction('AgreementFactory', 'CreateAgreementResponse'),
+    readsBodyFromText: true,
     async handle(ctx) {
       const offer = await services.offers.readAgreementOffer(ctx.request, 'CreateAgreementInput');
       const agreement = await services.factory.createAgreement(offer, ctx.caller);

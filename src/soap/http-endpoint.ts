@@ -7,14 +7,15 @@ import type { Logger } from 'pino';
 import { ActionNotSupported, MessageTooLarge, UnsupportedMediaType, WsagError } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
 import { escapeXml } from '../xml/escape.js';
-import { parseXml, schemasDir } from '../xml/libxml.js';
+import { schemasDir } from '../xml/libxml.js';
 import { ns } from '../xml/namespaces.js';
-import { guardRawXml } from '../xml/raw-guard.js';
-import { contentType, envelope, readEnvelope, type SoapRequest, type SoapVersion } from './envelope.js';
+import { guardRawXml, type LastChildOutline } from '../xml/raw-guard.js';
+import { contentType, envelope, type SoapRequest, type SoapVersion } from './envelope.js';
 import { fairStart } from './fair-start.js';
 import { faultEnvelope } from './fault.js';
 import { checkMustUnderstand } from './must-understand.js';
 import type { Operation, Port } from './operation.js';
+import { readRequest } from './request-envelope.js';
 import { requestsInProgress } from './requests-in-progress.js';
 
 export const wsdlDir = path.resolve(schemasDir, '../wsdl');
@@ -106,21 +107,22 @@ async function handleSoap(port: Port, req: IncomingMessage, res: ServerResponse,
     const arrived = performance.now();
     await fairStart.turn();
     startWaitSeconds = (performance.now() - arrived) / 1000;
-    const text = guardRawXml(body, { maxBytes: options.maxBodyBytes, maxDepth: options.maxXmlDepth });
+    const outline: LastChildOutline = { children: 0 };
+    const text = guardRawXml(body, { maxBytes: options.maxBodyBytes, maxDepth: options.maxXmlDepth }, outline);
     // The guard found the bytes to be UTF-8 and returned them decoded: libxml2 reads the bytes.
-    const doc = parseXml(body, 'SOAP message');
+    const received = readRequest(body, text, outline, (namespace, element) => port.operations.some((o) => o.readsBodyFromText && o.namespace === namespace && o.element === element));
     try {
-      const request = { ...readEnvelope(doc), text };
+      const { request } = received;
       version = request.version;
       checkMustUnderstand(request);
-      operation = selectOperation(port, request.body.namespaceUri, request.body.name, soapAction(req, version), addressingAction(request.headers));
+      operation = selectOperation(port, received.operation.namespaceUri, received.operation.name, soapAction(req, version), addressingAction(request.headers));
       const now = options.now();
       caller = options.identify(req, request, now);
       const responseBody = await operation.handle({ request, caller, baseUrl: options.baseUrl(req), now });
       const headers = addressingHeaders(request.headers, operation.responseAction);
       sendEnvelope(res, 200, version, envelope(version, responseBody, headers));
     } finally {
-      doc.dispose();
+      received.dispose();
     }
   } catch (error) {
     outcome = error instanceof WsagError ? error.code : 'InternalError';

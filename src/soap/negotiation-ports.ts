@@ -47,6 +47,7 @@ export function negotiationPorts(services: SoapServices): Port[] {
     element: 'NegotiateInput',
     action: action('Negotiation', 'NegotiateRequest'),
     responseAction: action('Negotiation', 'NegotiateResponse'),
+    readsBodyFromText: true,
     async handle(ctx) {
       const offers = await services.offers.readNegotiationOffers(ctx.request, 'NegotiateInput');
       const counterOffers = await negotiations.negotiate(negotiationIdFrom(ctx), offers, ctx.caller);
@@ -60,6 +61,7 @@ export function negotiationPorts(services: SoapServices): Port[] {
     element: 'AdvertiseInput',
     action: action('Negotiation', 'AdvertiseRequest'),
     responseAction: action('Negotiation', 'AdvertiseResponse'),
+    readsBodyFromText: true,
     async handle(ctx) {
       const offers = await services.offers.readNegotiationOffers(ctx.request, 'AdvertiseInput');
       await negotiations.advertise(negotiationIdFrom(ctx), offers, ctx.caller);

@@ -19,6 +19,12 @@ export interface Operation {
   action: string;
   /** wsa:Action of the response. */
   responseAction: string;
+  /**
+   * The operation reads its Body only through the document readers (SoapServices.offers),
+   * which parse the envelope's text again, on a document thread: the endpoint then leaves
+   * the Body's content out of its own parse (readRequest).
+   */
+  readsBodyFromText?: true;
   /** Returns the response Body content. */
   handle(ctx: OperationContext): Promise<string>;
 }

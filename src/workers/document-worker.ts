@@ -7,7 +7,7 @@
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { workerData } from 'node:worker_threads';
-import type { XmlElement } from 'libxml2-wasm';
+import type { XmlDocument, XmlElement } from 'libxml2-wasm';
 import { WsagError } from '../domain/errors.js';
 import { signAgreement, type SigningCredentials } from '../crypto/xml-signature.js';
 import { readAgreementOfferInput, type AgreementOfferInput } from '../soap/agreement-offer-input.js';
@@ -49,7 +49,11 @@ export function sign(document: string): string {
   return signAgreement(document, credentials);
 }
 
-/** `text` passed the raw guard and parsed on the server's thread; it is parsed again here. */
+/**
+ * `text` passed the raw guard; the server's thread parsed the envelope without the
+ * operation's content (readRequest), so the whole is parsed here, and a message that is not
+ * well-formed is refused here.
+ */
 export function readAgreementOffer({ text, input }: { text: string; input: AgreementOfferInput }): OfferReading {
   return readingBody(text, (body) => ({ parts: checked(readAgreementOfferInput(body, input)).toParts() }));
 }
@@ -63,13 +67,14 @@ export function readNegotiationOffers({ text, input }: { text: string; input: Ne
 
 /** `read` on the Body of the envelope `text`; a protocol fault it raises comes back as its code and message. */
 function readingBody<T>(text: string, read: (body: XmlElement) => T): T | ThreadFault {
-  const doc = parseXml(text, 'SOAP message');
+  let doc: XmlDocument | undefined;
   try {
+    doc = parseXml(text, 'SOAP message');
     return read(readEnvelope(doc).body);
   } catch (error) {
     if (error instanceof WsagError) return { fault: { code: error.code, message: error.message } };
     throw error;
   } finally {
-    doc.dispose();
+    doc?.dispose();
   }
 }

@@ -7,12 +7,22 @@ export interface RawGuardLimits {
 }
 
 /**
+ * What the guard saw of the root's last child element (a SOAP envelope's Body): how many
+ * child elements it has, and where the first one's content lies (from just after its start
+ * tag to its end tag; none when it is empty or written `<x/>`).
+ */
+export interface LastChildOutline {
+  children: number;
+  content?: { start: number; end: number };
+}
+
+/**
  * Checks a request body before any XML parser sees it: size, no DTD (so no entity
  * declarations, no external entities, no expansion bombs), no processing instruction
  * other than the XML declaration, element nesting depth, and namespace names that are
  * absolute URIs. One linear pass.
  */
-export function guardRawXml(body: Buffer, limits: RawGuardLimits): string {
+export function guardRawXml(body: Buffer, limits: RawGuardLimits, outline?: LastChildOutline): string {
   if (body.length > limits.maxBytes) {
     throw new MessageTooLarge(`request body is ${body.length} bytes; the limit is ${limits.maxBytes} bytes`);
   }
@@ -50,10 +60,21 @@ export function guardRawXml(body: Buffer, limits: RawGuardLimits): string {
     const close = tagEnd(text, lt + 1);
     if (next === '/') {
       depth--;
-    } else if (text[close - 1] !== '/') {
-      depth++;
-      if (depth > limits.maxDepth) {
-        throw new MalformedMessage(`XML nesting deeper than ${limits.maxDepth} elements is not accepted`);
+      if (outline && depth === 2 && outline.children === 1 && outline.content?.end === -1) outline.content.end = lt;
+    } else {
+      const empty = text[close - 1] === '/';
+      if (outline && depth === 1) {
+        // A child of the root begins: the outline is of the last one.
+        outline.children = 0;
+        delete outline.content;
+      } else if (outline && depth === 2 && ++outline.children === 1 && !empty) {
+        outline.content = { start: close + 1, end: -1 };
+      }
+      if (!empty) {
+        depth++;
+        if (depth > limits.maxDepth) {
+          throw new MalformedMessage(`XML nesting deeper than ${limits.maxDepth} elements is not accepted`);
+        }
       }
     }
     if (nextXmlns >= 0 && nextXmlns < close) {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WsagClient } from '../../src/client/wsag-client.js';
+import { LEAVE_OUT_FROM_CHARS } from '../../src/soap/request-envelope.js';
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
 import { agreementHeader, createAgreementBody, faultOf, post, soap11, soap12 } from '../support/soap.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -41,6 +42,23 @@ function offerWith(edit: (offer: string) => string): string {
 describe('bad input is answered with a fault that names the problem', () => {
   it('malformed XML', async () => {
     await expectFault('<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><a></b></soap:Body></soap:Envelope>', 'MalformedMessage', /not well-formed XML at line 1/);
+  });
+
+  it('malformed XML inside an offer the event loop leaves to the document thread (readRequest), read there or here', async () => {
+    const padding = `<!-- ${'x'.repeat(LEAVE_OUT_FROM_CHARS)} -->`;
+    const broken = offerWith((offer) => offer.replace('</wsag:Terms>', `${padding}<a></b></wsag:Terms>`));
+    const threaded = await startTestServer({ config: { documentThreads: 1 } });
+    try {
+      // Several at once, so that some are read on the document thread and some on the event loop.
+      const faults = await Promise.all(Array.from({ length: 12 }, (_, i) => post(i % 2 ? factory : `${threaded.url}/wsag/AgreementFactory`, broken)));
+      for (const response of faults) {
+        expect(faultOf(response.text)).toMatchObject({ code: 'MalformedMessage', message: expect.stringMatching(/not well-formed XML at line \d+, column \d+: Opening and ending tag mismatch: a/) });
+      }
+      const metrics = await (await fetch(`${threaded.url}/metrics`)).text();
+      expect(Number(/wsag_document_work_seconds_count\{work="read-offer",on="thread"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThan(0);
+    } finally {
+      await threaded.close();
+    }
   });
 
   it('a DOCTYPE with an external entity', async () => {

@@ -1,11 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { MalformedMessage, MessageTooLarge } from '../../src/domain/errors.js';
-import { guardRawXml } from '../../src/xml/raw-guard.js';
+import { guardRawXml, type LastChildOutline } from '../../src/xml/raw-guard.js';
 
 const limits = { maxBytes: 1024, maxDepth: 4 };
 const guard = (xml: string) => guardRawXml(Buffer.from(xml), limits);
 
 describe('the raw-body guard', () => {
+  it('outlines the root\'s last child: its child elements, and where the first one\'s content lies', () => {
+    const outlined = (xml: string) => {
+      const outline: LastChildOutline = { children: 0 };
+      guardRawXml(Buffer.from(xml), { maxBytes: 1024, maxDepth: 8 }, outline);
+      return { ...outline, ...(outline.content ? { text: xml.slice(outline.content.start, outline.content.end) } : {}) };
+    };
+    const op = '<op a=">"><x><op>in</op></x><!-- </op> --><![CDATA[</op>]]></op>';
+    expect(outlined(`<e><h><m>1</m></h><b>\n${op}\n</b></e>`)).toEqual({ children: 1, content: expect.anything(), text: '<x><op>in</op></x><!-- </op> --><![CDATA[</op>]]>' });
+    expect(outlined('<e><b><op/></b></e>')).toEqual({ children: 1 });
+    expect(outlined('<e><b><op>1</op><op>2</op></b></e>')).toMatchObject({ children: 2, text: '1' });
+    expect(outlined('<e><b><op>1</op></b><h/></e>')).toEqual({ children: 0 });
+    expect(outlined('<e><b><op>1</op></b><h><x>2</x></h></e>')).toMatchObject({ children: 1, text: '2' });
+    expect(outlined('<e><b><op>never ends')).toMatchObject({ children: 1, content: { end: -1 } });
+  });
+
   it('passes ordinary XML, counting depth through comments, CDATA, quoted > and self-closing tags', () => {
     expect(() => guard('<?xml version="1.0"?><a><b x="1>2"><c/><!-- <d><e><f> --><![CDATA[<g><h><i>]]></b></a>')).not.toThrow();
   });
