@@ -43,6 +43,7 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime): R
     ...(signatures ? { signatures } : {}),
     maxBodyBytes: config.maxBodyBytes,
     maxXmlDepth: config.maxXmlDepth,
+    bodiesReadElsewhere: () => base.documents.handsWorkOver,
     // EPRs name the port the request came in on: HTTPS for TLS callers.
     baseUrl: (req) => (config.publicUrl === undefined && urls.tls && (req?.socket as { encrypted?: boolean } | undefined)?.encrypted ? urls.tls : urls.base),
     identify,

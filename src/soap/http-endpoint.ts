@@ -36,6 +36,11 @@ export interface EndpointOptions {
    * body had arrived (absent when it was refused before).
    */
   onRequest?: (done: { port: string; operation: string; outcome: string; seconds: number; startWaitSeconds?: number }) => void;
+  /**
+   * Whether a Body read now would be read on another thread (DocumentThreads): only then is
+   * the operation element's content left out of the event loop's parse (readRequest).
+   */
+  bodiesReadElsewhere?: () => boolean;
 }
 
 /** Placeholder in wsdl/*.wsdl replaced by the public base URL when served. */
@@ -110,7 +115,8 @@ async function handleSoap(port: Port, req: IncomingMessage, res: ServerResponse,
     const outline: LastChildOutline = { children: 0 };
     const text = guardRawXml(body, { maxBytes: options.maxBodyBytes, maxDepth: options.maxXmlDepth }, outline);
     // The guard found the bytes to be UTF-8 and returned them decoded: libxml2 reads the bytes.
-    const received = readRequest(body, text, outline, (namespace, element) => port.operations.some((o) => o.readsBodyFromText && o.namespace === namespace && o.element === element));
+    const received = readRequest(body, text, outline, (namespace, element) =>
+      options.bodiesReadElsewhere?.() === true && port.operations.some((o) => o.readsBodyFromText && o.namespace === namespace && o.element === element));
     try {
       const { request } = received;
       version = request.version;

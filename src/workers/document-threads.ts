@@ -104,6 +104,11 @@ export class DocumentThreads implements AgreementOfferReader, NegotiationOfferRe
     return this.pool?.completed ?? 0;
   }
 
+  /** Whether a reading or signing asked for now would go to a document thread. */
+  get handsWorkOver(): boolean {
+    return this.handOver !== undefined;
+  }
+
   /** The pool, when the work should go to it now: while other requests are in progress, unless the threads are behind. */
   private get handOver(): Piscina | undefined {
     return this.pool && this.busy() && this.pool.queueSize < TASKS_QUEUED_BEFORE_WORK_STAYS ? this.pool : undefined;

@@ -117,9 +117,11 @@ describe.runIf(available)('DocumentThreads: only while other requests are in pro
         const signed = await (documents.signer?.sign(agreementXml('deadline-job', `agreement-${i}`)) as Promise<string>);
         expect(verifyAgreementSignatures(signed, { validateChain, at: new Date() }).provider.identity).toContain('CN=provider.example.org');
       };
+      expect(documents.handsWorkOver).toBe(false);
       await check(1);
       expect(documents.tasksDoneOnThreads).toBe(0);
       others = true;
+      expect(documents.handsWorkOver).toBe(true);
       await check(2);
       expect(documents.tasksDoneOnThreads).toBe(2);
       others = false;
