@@ -17,8 +17,9 @@ export interface ReceivedRequest {
 
 /**
  * Reads a SOAP request whose `text` the raw guard has passed (with `outline`, what it saw of
- * the Body). Where the operation reads its Body from the envelope's text on a document
- * thread (`readsBodyFromText`), this thread parses the envelope without the operation
+ * the Body). Where the operation's Body will be read from the envelope's text on a
+ * document thread (`readsBodyFromText`: the operation does so, and the threads take work
+ * now), this thread parses the envelope without the operation
  * element's content, a fraction of the message, and parses the whole only if
  * `request.body` is asked for after all (the work stayed on this thread); a Body that is
  * not well-formed is then refused there, or by the thread that reads it, as MalformedMessage.
