@@ -16,10 +16,10 @@ const timer = setInterval(() => {
   if (connectionFinishing) return;
   try {
     // PASSIVE copies what it can without waiting for, or blocking, the server's writes.
-    const [{ log, checkpointed }] = db.pragma('wal_checkpoint(PASSIVE)');
+    const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)');
     if (log < restartFrames) return;
     connectionFinishing = true;
-    parentPort.postMessage({ log, checkpointed });
+    parentPort.postMessage({ log });
   } catch (error) {
     parentPort.postMessage({ error: String(error?.message ?? error) });
   }

@@ -60,7 +60,8 @@ export function guardRawXml(body: Buffer, limits: RawGuardLimits, outline?: Last
     const close = tagEnd(text, lt + 1);
     if (next === '/') {
       depth--;
-      if (outline && depth === 2 && outline.children === 1 && outline.content?.end === -1) outline.content.end = lt;
+      // The first child's content ends at the end tag that brings the depth back (later children have no outline).
+      if (outline && depth === 2 && outline.content?.end === -1) outline.content.end = lt;
     } else {
       const empty = text[close - 1] === '/';
       if (outline && depth === 1) {

@@ -32,10 +32,8 @@ export interface SlurmResourceManagerOptions {
 interface Tracked {
   slurmId: string;
   nodes: readonly string[];
-  /** When it was submitted or adopted (Date.now): a listing taken earlier cannot show it. */
+  /** When it was submitted (Date.now): a listing taken earlier cannot show it. 0: adopted from an earlier server run. */
   since: number;
-  /** Submitted by this server run, so its wrapper marks when it is ready for the checkpoint signal (an adopted job's may predate the mark). */
-  marksReady: boolean;
 }
 
 /** The default job: the example job of the checkpoint contract. */
@@ -121,7 +119,7 @@ export class SlurmResourceManager implements ResourceManager {
     ]);
     const slurmId = answer.trim().split(';')[0] as string;
     await writeWhole(join(dir, 'slurm-job'), `${slurmId}\n`);
-    this.tracked.set(jobId, { slurmId, nodes: [...launch.nodes], since: Date.now(), marksReady: true });
+    this.tracked.set(jobId, { slurmId, nodes: [...launch.nodes], since: Date.now() });
   }
 
   async checkpoint(jobId: string): Promise<string> {
@@ -139,7 +137,8 @@ export class SlurmResourceManager implements ResourceManager {
         await delay(this.pollMs);
       }
     };
-    if (job.marksReady) await waitFor(wrapperReadyFile(this.jobDirectory(jobId), job.slurmId), `Slurm job ${job.slurmId} reported RUNNING, but its batch script had not started within ${timeoutMs / 1000} s: no checkpoint`);
+    // A job submitted by this run has a wrapper that marks when it passes the signal on (an adopted job's may predate the mark).
+    if (job.since > 0) await waitFor(wrapperReadyFile(this.jobDirectory(jobId), job.slurmId), `Slurm job ${job.slurmId} reported RUNNING, but its batch script had not started within ${timeoutMs / 1000} s: no checkpoint`);
     await files.prepareRequest();
     await this.options.cli.run('scancel', ['--batch', `--signal=${this.signal}`, job.slurmId]);
     await waitFor(files.marker, `Slurm job ${job.slurmId} did not complete its checkpoint (${CheckpointFiles.marker}) within ${timeoutMs / 1000} s of SIG${this.signal}`);
@@ -212,7 +211,7 @@ export class SlurmResourceManager implements ResourceManager {
     const sameNodes = job !== undefined && [...job.nodes].sort().join(',') === [...launch.nodes].sort().join(',');
     const ended = job ? !isActive(job.state) : (await this.exitCode(launch.jobId, recorded)) !== undefined;
     if ((job && isActive(job.state) && sameNodes) || ended) {
-      this.tracked.set(launch.jobId, { slurmId: recorded, nodes: [...launch.nodes], since: 0, marksReady: false });
+      this.tracked.set(launch.jobId, { slurmId: recorded, nodes: [...launch.nodes], since: 0 });
       this.options.log?.('adopted the Slurm job of an earlier server run', { jobId: launch.jobId, slurmJob: recorded, state: job?.state ?? 'ended' });
       return true;
     }
