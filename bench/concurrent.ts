@@ -9,8 +9,10 @@
  * (the demo PKI's key, ECDSA P-256 by default as for every new demo PKI); `--operation
  * negotiate` measures negotiated agreements instead: each connection repeats
  * InitiateNegotiation, Negotiate with a Solicited offer (the server holds the capacity and
- * answers Acceptable) and CreateAgreement accepting that offer. `--write` appends the
- * table to docs/benchmarks.md.
+ * answers Acceptable) and CreateAgreement accepting that offer. `--rate N` offers creates at
+ * an even N a second instead of as fast as the server answers (bench/fixed-rate.ts), for the
+ * latency at a given load rather than at saturation. `--write` appends the table to
+ * docs/benchmarks.md.
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -30,6 +32,7 @@ import { withXml } from '../src/xml/libxml.js';
 import { ns } from '../src/xml/namespaces.js';
 import { one } from '../src/xml/xpath.js';
 import { startPostgres, type TestPostgres } from '../test/support/postgres.js';
+import { loadAtRate } from './fixed-rate.js';
 import { oneNodeJobOffer } from './job-offer.js';
 import { machineHeading, publish } from './report.js';
 import { cpuSeconds, rssMiB, startProcess } from './server-process.js';
@@ -46,6 +49,9 @@ const keyType = option('key-type', 'ec') as 'rsa' | 'ec';
 const operation = option('operation', 'create') as 'create' | 'negotiate';
 /** Worker threads reading offers and signing (WSAG_DOCUMENT_THREADS); unset: the server's default for the machine. */
 const documentThreads = option('document-threads', '');
+/** Creates due per second, all targets together (0: as many as the server answers). */
+const rate = Number(option('rate', '0'));
+if (rate > 0 && operation !== 'create') throw new Error('--rate measures CreateAgreement only; leave out --operation negotiate');
 const CLUSTER_NODES = 4096;
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-bench-concurrent-'));
@@ -64,7 +70,11 @@ const createBody = (offer: string) => plainEnvelope(`<wsag:CreateAgreementInput 
 const soapHeaders = (action: string) => ({ 'content-type': 'text/xml; charset=utf-8', soapaction: `"${action}"` });
 const createAction = `${ns.wsag}/AgreementFactory/CreateAgreementRequest`;
 
-interface Load { requests: number; ok: number; errors: number; perSecond: number; p50: number; p99: number }
+interface Load {
+  requests: number; ok: number; errors: number; perSecond: number; p50: number; p99: number;
+  /** At a fixed rate: the slowest answer, and how many requests waited for a free connection. */
+  atRate?: { max: number; waited: number };
+}
 
 /**
  * autocannon against each URL at once, the connections split between them: one request
@@ -85,6 +95,20 @@ async function load(urls: string[], work: { body: string; path?: string } | { re
     perSecond: ok / duration,
     p50: Math.max(...results.map((r) => r.latency.p50)),
     p99: Math.max(...results.map((r) => r.latency.p99)),
+  };
+}
+
+/** `--rate`: the creates due at an even rate, split between the URLs as the connections are. */
+async function loadAtFixedRate(urls: string[], body: string, duration = seconds): Promise<Load> {
+  const results = await Promise.all(urls.map((url) => loadAtRate(
+    { url: `${url}/wsag/AgreementFactory`, body, headers: soapHeaders(createAction) },
+    { rate: rate / urls.length, connections: Math.floor(connections / urls.length), seconds: duration },
+  )));
+  const sum = (f: (r: (typeof results)[number]) => number) => results.reduce((s, r) => s + f(r), 0);
+  const worst = (f: (r: (typeof results)[number]) => number) => Math.max(...results.map(f));
+  return {
+    requests: sum((r) => r.due), ok: sum((r) => r.ok), errors: sum((r) => r.errors), perSecond: sum((r) => r.perSecond),
+    p50: worst((r) => r.p50), p99: worst((r) => r.p99), atRate: { max: worst((r) => r.max), waited: sum((r) => r.waited) },
   };
 }
 
@@ -170,12 +194,14 @@ async function measureTarget(target: string, pg: TestPostgres | undefined): Prom
   try {
     const offer = await jobOffer(urls[0] as string);
     const work = () => (operation === 'negotiate' ? negotiatedAgreements(offer) : { body: createBody(offer) });
-    await load(urls, work(), 2); // warm up
+    // Warmed up as measured: a saturating warm-up would leave its backlog (collections, the log's checkpoints) to the run at a rate.
+    if (rate > 0) await loadAtFixedRate(urls, createBody(offer), 2);
+    else await load(urls, work(), 2);
     const pids = started.map((s) => s.child.pid as number);
     const cpuBefore = pids.map(cpuSeconds);
     const stagesBefore = await scrapeStages(urls);
     const generatorBefore = process.cpuUsage();
-    const result = await load(urls, work());
+    const result = rate > 0 ? await loadAtFixedRate(urls, createBody(offer)) : await load(urls, work());
     const generator = process.cpuUsage(generatorBefore);
     const stages = stagesTable(stagesBefore, await scrapeStages(urls));
     // Servers' CPU per agreement: steadier than the rate when the machine is noisy, and what the rate follows.
@@ -202,24 +228,27 @@ try {
   const floorHttp = await bareHttp(body);
   const floorCommits = sqliteCommits();
   const rows: string[] = [];
+  const atRate: string[] = [];
   const stageTables: string[] = [];
   for (const target of targets) {
     const { label, result, cpuMs, generatorMs, rss, stages } = await measureTarget(target, pg);
     stageTables.push('', `Where the time went, ${label} (means over the run, from the servers' /metrics):`, '', ...stages);
     rows.push(`| ${label} | ${result.ok} | ${result.errors} | ${result.perSecond.toFixed(0)} | ${result.p50.toFixed(0)} | ${result.p99.toFixed(0)} | ${cpuMs.toFixed(2)} | ${generatorMs.toFixed(2)} | ${(result.perSecond / floorHttp.perSecond).toFixed(4)} | ${(result.perSecond / floorCommits).toFixed(3)} | ${rss.join(', ')} |`);
     console.error(rows.at(-1));
+    if (result.atRate) atRate.push(`${label}: slowest answer ${result.atRate.max.toFixed(0)} ms; ${result.atRate.waited} of ${result.requests} requests found every connection busy and waited.`);
     if (result.errors > 0) console.error(`warning: ${label}: ${result.errors} requests were not answered 2xx (refused, or failed); the figures are not of agreements alone`);
   }
   publish([
     machineHeading(operation === 'negotiate' ? 'Negotiated agreements under concurrent load' : 'CreateAgreement under concurrent load'),
     '',
-    `Command: \`npm run bench:concurrent -- --seconds ${seconds} --connections ${connections} --targets ${targets.join(',')} --key-type ${keyType}${operation === 'negotiate' ? ' --operation negotiate' : ''}${documentThreads ? ` --document-threads ${documentThreads}` : ''}\` (autocannon, ${connections} connections, ${seconds} s after a 2 s warm-up, a ${CLUSTER_NODES}-node cluster, ${documentThreads ? `${documentThreads} document threads (WSAG_DOCUMENT_THREADS), ` : `the server's default document threads (${DocumentThreads.defaultCount(os.availableParallelism())} here), `}${operation === 'negotiate' ? 'each connection negotiating its agreements: InitiateNegotiation, Negotiate with a Solicited offer answered Acceptable with the capacity held, CreateAgreement accepting it (latencies are of single requests)' : 'one CreateAgreement after another'} (a one-node job of an hour, its deadline a day ahead), every agreement signed with the demo PKI's ${keyType === 'ec' ? 'ECDSA P-256' : 'RSA 2048'} key; PostgreSQL ${pg ? 'with fsync and synchronous_commit on, on the same machine, every write answered once the log is flushed' : 'not run'}). The load generator runs on the same two cores.`,
+    `Command: \`npm run bench:concurrent -- --seconds ${seconds} --connections ${connections} --targets ${targets.join(',')} --key-type ${keyType}${operation === 'negotiate' ? ' --operation negotiate' : ''}${documentThreads ? ` --document-threads ${documentThreads}` : ''}${rate > 0 ? ` --rate ${rate}` : ''}\` (${rate > 0 ? `creates due at an even ${rate} a second on at most ${connections} keep-alive connections (bench/fixed-rate.ts), each latency from when its request was due, a wait for a free connection included` : `autocannon, ${connections} connections`}, ${seconds} s after a 2 s warm-up, a ${CLUSTER_NODES}-node cluster, ${documentThreads ? `${documentThreads} document threads (WSAG_DOCUMENT_THREADS), ` : `the server's default document threads (${DocumentThreads.defaultCount(os.availableParallelism())} here), `}${operation === 'negotiate' ? 'each connection negotiating its agreements: InitiateNegotiation, Negotiate with a Solicited offer answered Acceptable with the capacity held, CreateAgreement accepting it (latencies are of single requests)' : 'one CreateAgreement after another'} (a one-node job of an hour, its deadline a day ahead), every agreement signed with the demo PKI's ${keyType === 'ec' ? 'ECDSA P-256' : 'RSA 2048'} key; PostgreSQL ${pg ? 'with fsync and synchronous_commit on, on the same machine, every write answered once the log is flushed' : 'not run'}). The load generator runs on the same two cores.`,
     '',
     `Floors in the same run: a bare node:http server answering the same request, ${floorHttp.perSecond.toFixed(0)} requests/s (p99 ${floorHttp.p99.toFixed(0)} ms); SQLite fsync'd commits, ${floorCommits.toFixed(0)}/s.`,
     '',
     '| server | agreements created | errors | agreements/s | p50 ms | p99 ms | server CPU ms per agreement | load generator CPU ms per agreement | ÷ bare HTTP | ÷ SQLite commits | RSS MiB after |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
+    ...(atRate.length > 0 ? ['', ...atRate] : []),
     ...stageTables,
     '',
   ].join('\n'));
