@@ -53,6 +53,7 @@ const documentThreads = option('document-threads', '');
 const rate = Number(option('rate', '0'));
 if (rate > 0 && operation !== 'create') throw new Error('--rate measures CreateAgreement only; leave out --operation negotiate');
 const CLUSTER_NODES = 4096;
+const RATE_WARM_UP_SECONDS = 5;
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-bench-concurrent-'));
 const pki = path.join(work, 'pki');
@@ -194,8 +195,10 @@ async function measureTarget(target: string, pg: TestPostgres | undefined): Prom
   try {
     const offer = await jobOffer(urls[0] as string);
     const work = () => (operation === 'negotiate' ? negotiatedAgreements(offer) : { body: createBody(offer) });
-    // Warmed up as measured: a saturating warm-up would leave its backlog (collections, the log's checkpoints) to the run at a rate.
-    if (rate > 0) await loadAtFixedRate(urls, createBody(offer), 2);
+    // At a rate, warmed up as measured and for longer: a saturating warm-up leaves a backlog
+    // to the run, and at 80 % of the cores a stall of the first seconds (compilation, the
+    // heap growing) takes seconds to drain.
+    if (rate > 0) await loadAtFixedRate(urls, createBody(offer), RATE_WARM_UP_SECONDS);
     else await load(urls, work(), 2);
     const pids = started.map((s) => s.child.pid as number);
     const cpuBefore = pids.map(cpuSeconds);
@@ -241,7 +244,7 @@ try {
   publish([
     machineHeading(operation === 'negotiate' ? 'Negotiated agreements under concurrent load' : 'CreateAgreement under concurrent load'),
     '',
-    `Command: \`npm run bench:concurrent -- --seconds ${seconds} --connections ${connections} --targets ${targets.join(',')} --key-type ${keyType}${operation === 'negotiate' ? ' --operation negotiate' : ''}${documentThreads ? ` --document-threads ${documentThreads}` : ''}${rate > 0 ? ` --rate ${rate}` : ''}\` (${rate > 0 ? `creates due at an even ${rate} a second on at most ${connections} keep-alive connections (bench/fixed-rate.ts), each latency from when its request was due, a wait for a free connection included` : `autocannon, ${connections} connections`}, ${seconds} s after a 2 s warm-up, a ${CLUSTER_NODES}-node cluster, ${documentThreads ? `${documentThreads} document threads (WSAG_DOCUMENT_THREADS), ` : `the server's default document threads (${DocumentThreads.defaultCount(os.availableParallelism())} here), `}${operation === 'negotiate' ? 'each connection negotiating its agreements: InitiateNegotiation, Negotiate with a Solicited offer answered Acceptable with the capacity held, CreateAgreement accepting it (latencies are of single requests)' : 'one CreateAgreement after another'} (a one-node job of an hour, its deadline a day ahead), every agreement signed with the demo PKI's ${keyType === 'ec' ? 'ECDSA P-256' : 'RSA 2048'} key; PostgreSQL ${pg ? 'with fsync and synchronous_commit on, on the same machine, every write answered once the log is flushed' : 'not run'}). The load generator runs on the same two cores.`,
+    `Command: \`npm run bench:concurrent -- --seconds ${seconds} --connections ${connections} --targets ${targets.join(',')} --key-type ${keyType}${operation === 'negotiate' ? ' --operation negotiate' : ''}${documentThreads ? ` --document-threads ${documentThreads}` : ''}${rate > 0 ? ` --rate ${rate}` : ''}\` (${rate > 0 ? `creates due at an even ${rate} a second on at most ${connections} keep-alive connections (bench/fixed-rate.ts), each latency from when its request was due, a wait for a free connection included` : `autocannon, ${connections} connections`}, ${seconds} s after a ${rate > 0 ? RATE_WARM_UP_SECONDS : 2} s warm-up${rate > 0 ? ' at the same rate' : ''}, a ${CLUSTER_NODES}-node cluster, ${documentThreads ? `${documentThreads} document threads (WSAG_DOCUMENT_THREADS), ` : `the server's default document threads (${DocumentThreads.defaultCount(os.availableParallelism())} here), `}${operation === 'negotiate' ? 'each connection negotiating its agreements: InitiateNegotiation, Negotiate with a Solicited offer answered Acceptable with the capacity held, CreateAgreement accepting it (latencies are of single requests)' : 'one CreateAgreement after another'} (a one-node job of an hour, its deadline a day ahead), every agreement signed with the demo PKI's ${keyType === 'ec' ? 'ECDSA P-256' : 'RSA 2048'} key; PostgreSQL ${pg ? 'with fsync and synchronous_commit on, on the same machine, every write answered once the log is flushed' : 'not run'}). The load generator runs on the same two cores.`,
     '',
     `Floors in the same run: a bare node:http server answering the same request, ${floorHttp.perSecond.toFixed(0)} requests/s (p99 ${floorHttp.p99.toFixed(0)} ms); SQLite fsync'd commits, ${floorCommits.toFixed(0)}/s.`,
     '',
