@@ -77,6 +77,9 @@ interface Load {
   atRate?: { max: number; waited: number };
 }
 
+/** The connections of the i-th of `targets` URLs loaded at once: the run's, split as evenly as they go. */
+const connectionsOf = (i: number, targets: number) => Math.floor(connections / targets) + (i < connections % targets ? 1 : 0);
+
 /**
  * autocannon against each URL at once, the connections split between them: one request
  * over and over, or a sequence of requests (`done` counts the sequences completed).
@@ -84,7 +87,7 @@ interface Load {
 async function load(urls: string[], work: { body: string; path?: string } | { requests: autocannon.Request[]; done: () => number }, duration = seconds): Promise<Load> {
   const results = await Promise.all(urls.map((url, i) => autocannon({
     url: url + ('path' in work && work.path ? work.path : '/wsag/AgreementFactory'), method: 'POST', duration,
-    connections: Math.floor(connections / urls.length) + (i < connections % urls.length ? 1 : 0),
+    connections: connectionsOf(i, urls.length),
     ...('requests' in work ? { requests: work.requests } : { body: work.body, headers: soapHeaders(createAction) }),
   })));
   const sum = (f: (r: autocannon.Result) => number) => results.reduce((s, r) => s + f(r), 0);
@@ -101,9 +104,9 @@ async function load(urls: string[], work: { body: string; path?: string } | { re
 
 /** `--rate`: the creates due at an even rate, split between the URLs as the connections are. */
 async function loadAtFixedRate(urls: string[], body: string, duration = seconds): Promise<Load> {
-  const results = await Promise.all(urls.map((url) => loadAtRate(
+  const results = await Promise.all(urls.map((url, i) => loadAtRate(
     { url: `${url}/wsag/AgreementFactory`, body, headers: soapHeaders(createAction) },
-    { rate: rate / urls.length, connections: Math.floor(connections / urls.length), seconds: duration },
+    { rate: rate / urls.length, connections: connectionsOf(i, urls.length), seconds: duration },
   )));
   const sum = (f: (r: (typeof results)[number]) => number) => results.reduce((s, r) => s + f(r), 0);
   const worst = (f: (r: (typeof results)[number]) => number) => Math.max(...results.map(f));
