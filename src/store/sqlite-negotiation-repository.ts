@@ -39,6 +39,7 @@ export const columns = 'id, initiator, state, live_holds, created_at, updated_at
 export class SqliteNegotiationRepository implements NegotiationRepository {
   private readonly insertStmt: Database.Statement<[NegotiationRow]>;
   private readonly updateStmt: Database.Statement<[NegotiationRow]>;
+  private readonly rewriteStmt: Database.Statement<[NegotiationRow]>;
   private readonly getStmt: Database.Statement<[string], NegotiationRow>;
   private readonly insertDocumentStmt: Database.Statement<[OfferDocumentRow]>;
   private readonly documentsStmt: Database.Statement<[string], OfferDocumentRow>;
@@ -54,7 +55,15 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
       `INSERT INTO negotiations (${columns})
        VALUES (@id, @initiator, @state, @live_holds, @created_at, @updated_at, @record)`,
     );
+    // SQLite rewrites the entries of every index on a column an UPDATE sets, to the same
+    // value or not: setting initiator and created_at, which never change, wrote two more
+    // pages of the log per write. So the update leaves them out where they are unchanged,
+    // and sets them only when they differ (rewriteStmt).
     this.updateStmt = db.prepare(
+      `UPDATE negotiations SET state = @state, live_holds = @live_holds, updated_at = @updated_at, record = @record
+       WHERE id = @id AND initiator = @initiator AND created_at = @created_at`,
+    );
+    this.rewriteStmt = db.prepare(
       `UPDATE negotiations SET initiator = @initiator, state = @state, live_holds = @live_holds,
          created_at = @created_at, updated_at = @updated_at, record = @record
        WHERE id = @id`,
@@ -85,7 +94,7 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
     const row = toRow(negotiation);
     this.audit.appendWith(about(negotiation.id, notes), () => {
       // Thrown inside the transaction: nothing is appended either.
-      if (this.updateStmt.run(row).changes === 0) throw new Error(`negotiation ${negotiation.id} does not exist`);
+      if (this.updateStmt.run(row).changes === 0 && this.rewriteStmt.run(row).changes === 0) throw new Error(`negotiation ${negotiation.id} does not exist`);
       // Documents never change: only those of offers added since the last write are stored.
       for (const document of offerDocuments(negotiation, new Set(this.storedOffersStmt.all(negotiation.id)))) this.insertDocumentStmt.run(document);
     });

@@ -84,6 +84,17 @@ export function agreementRepositoryContract(
       expect(await repo.get('u-1')).toStrictEqual(updated);
     });
 
+    it('stores a changed initiator and creation time on update, and lists by them', async () => {
+      const at = (ms: number) => new Date(Date.UTC(2030, 5, 1) + ms);
+      await repo.insert(makeAgreement({ id: 'moved', initiator: 'alice', createdAt: at(5) }));
+      await repo.insert(makeAgreement({ id: 'stays', initiator: 'alice', createdAt: at(3) }));
+      const moved = makeAgreement({ id: 'moved', initiator: 'bob', createdAt: at(1), state: 'Complete' });
+      await repo.update(moved);
+      expect(await repo.get('moved')).toStrictEqual(moved);
+      expect((await repo.list()).map((a) => a.id)).toEqual(['moved', 'stays']);
+      expect((await repo.list({ initiator: 'bob' })).map((a) => a.id)).toEqual(['moved']);
+    });
+
     it('runs an update\'s `committed` once, when reads see the change and before it resolves; never for a failed update', async () => {
       await repo.insert(makeAgreement({ id: 'c-1' }));
       const calls: Array<Promise<Agreement | undefined>> = [];

@@ -72,6 +72,17 @@ export function negotiationRepositoryContract(
       expect(await repo.get('u-1')).toStrictEqual(updated);
     });
 
+    it('stores a changed initiator and creation time on update, and lists by them', async () => {
+      const at = (ms: number) => new Date(Date.UTC(2030, 5, 1) + ms);
+      await repo.insert(makeNegotiation({ id: 'moved', initiator: 'alice', createdAt: at(5) }));
+      await repo.insert(makeNegotiation({ id: 'stays', initiator: 'alice', createdAt: at(3) }));
+      const moved = makeNegotiation({ id: 'moved', initiator: 'bob', createdAt: at(1), state: 'Terminated' });
+      await repo.update(moved);
+      expect(await repo.get('moved')).toStrictEqual(moved);
+      expect((await repo.list()).map((n) => n.id)).toEqual(['moved', 'stays']);
+      expect((await repo.list({ initiator: 'bob' })).map((n) => n.id)).toEqual(['moved']);
+    });
+
     it('rejects updating an unknown id, naming it, and does not create it', async () => {
       await expect(repo.update(makeNegotiation({ id: 'ghost-9' }))).rejects.toThrow('ghost-9');
       expect(await repo.get('ghost-9')).toBeUndefined();
