@@ -5,6 +5,7 @@ import type { ServiceRequest } from '../domain/terms.js';
 import type { AgreementFilter, AgreementRepository, AuditNote } from '../engine/ports.js';
 import { listingSql } from './by-creation.js';
 import { reviveAllocation, reviveRequest, type Json } from './json-dates.js';
+import { rowUpdate } from './row-update.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteConnection } from './sqlite-connection.js';
 
@@ -49,8 +50,7 @@ export const listedColumns = (filter: AgreementFilter): string => (filter.withou
  */
 export class SqliteAgreementRepository implements AgreementRepository {
   private readonly insertStmt: Database.Statement<[AgreementRow]>;
-  private readonly updateStmt: Database.Statement<[AgreementRow]>;
-  private readonly rewriteStmt: Database.Statement<[AgreementRow]>;
+  private readonly updateRow: (row: AgreementRow) => boolean;
   private readonly getStmt: Database.Statement<[string], AgreementRow>;
 
   /** Prefer SqliteStore, or open() / memory() for agreements alone. Audit notes go to `audit`, on the same connection. */
@@ -64,24 +64,7 @@ export class SqliteAgreementRepository implements AgreementRepository {
          @service_terms, @guarantee_terms, @request, @allocation_start, @allocation_end, @allocation_nodes,
          @allocation_plan, @document, @extras, @created_at, @updated_at)`,
     );
-    // Without initiator and created_at where they are unchanged, as the negotiations' update
-    // (SqliteNegotiationRepository): two index pages fewer in the log per write.
-    this.updateStmt = db.prepare(
-      `UPDATE agreements SET name = @name, template_id = @template_id, template_name = @template_name,
-         state = @state, service_terms = @service_terms, guarantee_terms = @guarantee_terms,
-         request = @request, allocation_start = @allocation_start, allocation_end = @allocation_end,
-         allocation_nodes = @allocation_nodes, allocation_plan = @allocation_plan, document = @document,
-         extras = @extras, updated_at = @updated_at
-       WHERE id = @id AND initiator = @initiator AND created_at = @created_at`,
-    );
-    this.rewriteStmt = db.prepare(
-      `UPDATE agreements SET name = @name, template_id = @template_id, template_name = @template_name,
-         initiator = @initiator, state = @state, service_terms = @service_terms, guarantee_terms = @guarantee_terms,
-         request = @request, allocation_start = @allocation_start, allocation_end = @allocation_end,
-         allocation_nodes = @allocation_nodes, allocation_plan = @allocation_plan, document = @document,
-         extras = @extras, created_at = @created_at, updated_at = @updated_at
-       WHERE id = @id`,
-    );
+    this.updateRow = rowUpdate(db, 'agreements', columns, ['initiator', 'created_at']);
     this.getStmt = db.prepare(`SELECT ${columns} FROM agreements WHERE id = ?`);
   }
 
@@ -112,7 +95,7 @@ export class SqliteAgreementRepository implements AgreementRepository {
     const row = toRow(agreement);
     this.audit.appendWith(about(agreement.id, notes), () => {
       // Thrown inside the transaction: nothing is appended either.
-      if (this.updateStmt.run(row).changes === 0 && this.rewriteStmt.run(row).changes === 0) throw new Error(`agreement ${agreement.id} does not exist`);
+      if (!this.updateRow(row)) throw new Error(`agreement ${agreement.id} does not exist`);
     });
     // Readable now; the log is synced in order, so what `committed` frees is durable before anything using it.
     committed?.();

@@ -4,6 +4,7 @@ import { liveHolds } from '../domain/negotiation.js';
 import type { AuditNote, NegotiationFilter, NegotiationRepository } from '../engine/ports.js';
 import { listingSql } from './by-creation.js';
 import { reviveAllocation, reviveRequest, type Json } from './json-dates.js';
+import { rowUpdate } from './row-update.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteConnection } from './sqlite-connection.js';
 
@@ -38,8 +39,7 @@ export const columns = 'id, initiator, state, live_holds, created_at, updated_at
  */
 export class SqliteNegotiationRepository implements NegotiationRepository {
   private readonly insertStmt: Database.Statement<[NegotiationRow]>;
-  private readonly updateStmt: Database.Statement<[NegotiationRow]>;
-  private readonly rewriteStmt: Database.Statement<[NegotiationRow]>;
+  private readonly updateRow: (row: NegotiationRow) => boolean;
   private readonly getStmt: Database.Statement<[string], NegotiationRow>;
   private readonly insertDocumentStmt: Database.Statement<[OfferDocumentRow]>;
   private readonly documentsStmt: Database.Statement<[string], OfferDocumentRow>;
@@ -55,19 +55,7 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
       `INSERT INTO negotiations (${columns})
        VALUES (@id, @initiator, @state, @live_holds, @created_at, @updated_at, @record)`,
     );
-    // SQLite rewrites the entries of every index on a column an UPDATE sets, to the same
-    // value or not: setting initiator and created_at, which never change, wrote two more
-    // pages of the log per write. So the update leaves them out where they are unchanged,
-    // and sets them only when they differ (rewriteStmt).
-    this.updateStmt = db.prepare(
-      `UPDATE negotiations SET state = @state, live_holds = @live_holds, updated_at = @updated_at, record = @record
-       WHERE id = @id AND initiator = @initiator AND created_at = @created_at`,
-    );
-    this.rewriteStmt = db.prepare(
-      `UPDATE negotiations SET initiator = @initiator, state = @state, live_holds = @live_holds,
-         created_at = @created_at, updated_at = @updated_at, record = @record
-       WHERE id = @id`,
-    );
+    this.updateRow = rowUpdate(db, 'negotiations', columns, ['initiator', 'created_at']);
     this.getStmt = db.prepare(`SELECT ${columns} FROM negotiations WHERE id = ?`);
     this.insertDocumentStmt = db.prepare('INSERT INTO negotiation_offers (negotiation_id, offer_id, document) VALUES (@negotiation_id, @offer_id, @document)');
     this.documentsStmt = db.prepare('SELECT negotiation_id, offer_id, document FROM negotiation_offers WHERE negotiation_id = ?');
@@ -94,7 +82,7 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
     const row = toRow(negotiation);
     this.audit.appendWith(about(negotiation.id, notes), () => {
       // Thrown inside the transaction: nothing is appended either.
-      if (this.updateStmt.run(row).changes === 0 && this.rewriteStmt.run(row).changes === 0) throw new Error(`negotiation ${negotiation.id} does not exist`);
+      if (!this.updateRow(row)) throw new Error(`negotiation ${negotiation.id} does not exist`);
       // Documents never change: only those of offers added since the last write are stored.
       for (const document of offerDocuments(negotiation, new Set(this.storedOffersStmt.all(negotiation.id)))) this.insertDocumentStmt.run(document);
     });
