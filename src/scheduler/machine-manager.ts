@@ -4,6 +4,7 @@ import type { ClusterNode, Instant, JobRequirements } from './model.js';
 import { kthSmallest } from './kth-smallest.js';
 import { NodeTimeline, type NodeBooking, type Passable } from './node-timeline.js';
 import { FreeStretchMemo } from './free-stretch-memo.js';
+import { EligibleListBlocks, SEARCH_BLOCK } from './free-stretch-blocks.js';
 import { SearchArrayPool, SlotSearch, type SearchSpace } from './slot-search.js';
 
 /** A booking as the node's timeline and the owner's list both hold it (one object, so a change is seen by both). */
@@ -32,6 +33,8 @@ export class MachineManager implements SearchSpace {
   private readonly lastEnds: Float64Array;
   /** What slot searches last learnt from each node's timeline (see FreeStretchMemo). */
   readonly freeStretches: FreeStretchMemo;
+  /** @internal for SlotSearch: what searches learnt of blocks of the eligible lists handed out (see FreeStretchBlocks). */
+  readonly freeStretchBlocks: EligibleListBlocks;
   private readonly index = new Map<string, number>();
   /** Each owner's bookings: most jobs have one, kept without a list around it (100,000 live jobs: 5 MB). */
   private readonly owned = new Map<string, OwnedBooking | OwnedBooking[]>();
@@ -57,10 +60,15 @@ export class MachineManager implements SearchSpace {
   /** @internal for SlotSearch */
   readonly searchArrays: SearchArrayPool;
 
-  constructor(readonly nodes: readonly ClusterNode[]) {
+  /** `searchBlock`: eligible positions slot searches pass together (tests make it small). */
+  constructor(
+    readonly nodes: readonly ClusterNode[],
+    searchBlock = SEARCH_BLOCK,
+  ) {
     this.timelines = nodes.map(() => new NodeTimeline());
     this.lastEnds = new Float64Array(nodes.length).fill(Number.NEGATIVE_INFINITY);
     this.freeStretches = new FreeStretchMemo(nodes.length);
+    this.freeStretchBlocks = new EligibleListBlocks(nodes.length, searchBlock);
     const islands = new Map<string, number>();
     this.islandOf = Int32Array.from(nodes, (node) => {
       const name = node.island ?? '';
@@ -102,6 +110,7 @@ export class MachineManager implements SearchSpace {
         if ((allowBuffer || !node.buffer) && satisfies(node, requirements)) cached?.push(i);
       });
       this.eligibleCache.set(key, cached);
+      this.freeStretchBlocks.register(cached);
     }
     return cached;
   }
@@ -151,8 +160,9 @@ export class MachineManager implements SearchSpace {
    * for any start where a mapping could exist. The search keeps, per node, a lower bound
    * for where its next free stretch begins, so a node is looked at again only once the
    * search has passed that bound: after a first pass over all nodes each step costs about
-   * the nodes it needs, not the cluster. It is asked for instants that never decrease, and
-   * the plan must not change while it is in use.
+   * the nodes it needs, not the cluster. Over a list `eligible` handed out, the first pass
+   * itself passes whole blocks of nodes earlier searches found busy (FreeStretchBlocks). It
+   * is asked for instants that never decrease, and the plan must not change while it is in use.
    */
   search(count: number, eligible: readonly number[], duration: number, options: Passable & { oneIsland?: boolean; limit?: Instant } = {}): SlotSearch {
     return new SlotSearch(this, count, eligible, duration, options);
@@ -302,7 +312,7 @@ export class MachineManager implements SearchSpace {
     for (const b of this.bookingsOf(owner)) {
       this.firmProfile.add(b.start, b.end, soft ? -1 : 1);
       (this.timelines[b.node] as NodeTimeline).setSoft(owner, b.start, soft);
-      this.freeStretches.forget(b.node);
+      this.forgetFreeStretches(b.node);
     }
   }
 
@@ -389,7 +399,12 @@ export class MachineManager implements SearchSpace {
   /** After any change to a node's bookings: what the searches keep about the node follows. */
   private nodeChanged(node: number): void {
     this.lastEnds[node] = (this.timelines[node] as NodeTimeline).lastEnd;
+    this.forgetFreeStretches(node);
+  }
+
+  private forgetFreeStretches(node: number): void {
     this.freeStretches.forget(node);
+    this.freeStretchBlocks.forget(node);
   }
 
   /** @internal for SlotSearch: each node's last booking end (see lastEnds). */
