@@ -133,11 +133,11 @@ export class SlotSearch {
 
   /** The nodes for a start at `start`, or a lower bound (> start) for any start that could work; Infinity if none ever can. */
   at(start: Instant): { nodes: number[] } | { next: Instant } {
-    const { count, eligible, options, mm, blocks } = this;
+    const { count, eligible, options, mm, unlookedBlocks: blocks } = this;
     if (!this.arrays) throw new Error('a slot search was asked after it was done: its arrays belong to another search now');
     if (count === 0) return { nodes: [] };
     if (eligible.length < count) return { next: Number.POSITIVE_INFINITY };
-    const free = blocks && this.lookedAt < blocks.count ? this.scanBlocks(blocks, start) : this.scan(0, eligible.length, start, 0);
+    const free = blocks ? this.scanBlocks(blocks, start) : this.scan(0, eligible.length, start, 0);
     const nodes = free >= count ? mm.choose(free, count, options.oneIsland) : undefined;
     if (nodes) return { nodes };
     return { next: this.kthBound() };
@@ -167,7 +167,7 @@ export class SlotSearch {
         passed++;
         continue;
       }
-      this.lookAt(b, blocks.first(b), blocks.end(b));
+      this.lookAt(blocks, b);
       free = this.scan(blocks.first(b), blocks.end(b), start, free);
       blocks.learn(b, start, this.duration, soft, this.bound);
     }
@@ -176,9 +176,16 @@ export class SlotSearch {
     return run >= 0 ? this.scan(run, this.eligible.length, start, free) : free;
   }
 
+  /** The blocks, while some are not looked at yet: once all are, the search scans like one without blocks. */
+  private get unlookedBlocks(): FreeStretchBlocks | undefined {
+    return this.blocks && this.lookedAt < this.blocks.count ? this.blocks : undefined;
+  }
+
   /** Block `b` from now on looked at node by node: its positions as they would be had the search looked from the start. */
-  private lookAt(b: number, lo: number, hi: number): void {
+  private lookAt(blocks: FreeStretchBlocks, b: number): void {
     const state = this.blockState;
+    const lo = blocks.first(b);
+    const hi = blocks.end(b);
     this.reset(lo, hi);
     // Passed so far: no node was free at any instant asked since, and each one's bound is what looking at the first would have found.
     if (state[b] === PASSED) this.scan(lo, hi, this.passedAt[b] as number, -1);
@@ -228,7 +235,7 @@ export class SlotSearch {
   /** The count-th smallest bound (in one island when one is required: the least over islands). */
   private kthBound(): Instant {
     const { count, eligible, bound, mm } = this;
-    const blocks = this.blocks && this.lookedAt < this.blocks.count ? this.blocks : undefined;
+    const blocks = this.unlookedBlocks;
     // With one node wanted, the least bound is the answer in one island too: every node has one.
     if (blocks && (count === 1 || !this.options.oneIsland)) return this.kthBoundOverBlocks(blocks);
     if (blocks) this.lookAtAll(blocks);
@@ -263,7 +270,7 @@ export class SlotSearch {
   /** Every block looked at (the islands' count-th bounds need every node's bound). */
   private lookAtAll(blocks: FreeStretchBlocks): void {
     const state = this.blockState;
-    for (let b = 0; b < blocks.count; b++) if (state[b] !== LOOKED_AT) this.lookAt(b, blocks.first(b), blocks.end(b));
+    for (let b = 0; b < blocks.count; b++) if (state[b] !== LOOKED_AT) this.lookAt(blocks, b);
   }
 
   /**
@@ -283,25 +290,23 @@ export class SlotSearch {
       return least;
     }
     const values = mm.scratch(eligible.length);
-    const passed: number[] = [];
     let m = 0;
     const take = (b: number) => {
       values.set(bound.subarray(blocks.first(b), blocks.end(b)), m);
       m += blocks.end(b) - blocks.first(b);
     };
-    for (let b = 0; b < blocks.count; b++) {
-      if (state[b] === LOOKED_AT) take(b);
-      else passed.push(b);
-    }
+    for (let b = 0; b < blocks.count; b++) if (state[b] === LOOKED_AT) take(b);
     // Rounds: every passed block whose least bound comes before the count-th so far is looked at; that count-th only falls.
     for (;;) {
       const kth = m >= count ? kthSmallest(values, m, count) : Number.POSITIVE_INFINITY;
-      const before = passed.filter((b) => state[b] !== LOOKED_AT && blocks.leastBound(b) < kth);
-      if (before.length === 0) return kth;
-      for (const b of before) {
-        this.lookAt(b, blocks.first(b), blocks.end(b));
+      let lookedAt = false;
+      for (let b = 0; b < blocks.count; b++) {
+        if (state[b] === LOOKED_AT || blocks.leastBound(b) >= kth) continue;
+        this.lookAt(blocks, b);
         take(b);
+        lookedAt = true;
       }
+      if (!lookedAt) return kth;
     }
   }
 }
