@@ -19,6 +19,7 @@ export class SqliteAccountStore implements AccountStore {
   constructor(private readonly connection: SqliteConnection) {}
 
   async createAccount(account: Account): Promise<void> {
+    this.connection.beginWrite();
     try {
       this.connection.statement(`INSERT INTO accounts (id, kind, owner, members, currency, overdraft, vo, grp, funds, held, allocated, created_at, updated_at)
         VALUES (@id, @kind, @owner, @members, @currency, @overdraft, @vo, @grp, @funds, @held, @allocated, @created_at, @updated_at)`).run(toRow(account));
@@ -54,6 +55,7 @@ export class SqliteAccountStore implements AccountStore {
 
   async apply(accountId: string, key: string, operation: (account: Account, hold: (id: string) => FundsHold | undefined) => LedgerChange): Promise<boolean> {
     const { db } = this.connection;
+    this.connection.beginWrite();
     const applied = db.transaction(() => {
       if (this.connection.statement<[string], { one: number }>('SELECT 1 AS one FROM ledger WHERE key = ?').get(key)) return false;
       const account = this.read(accountId);

@@ -21,8 +21,9 @@ export const columns = 'seq, at, actor, subject_kind, subject_id, action, detail
 /**
  * The audit log in the audit_log table (migration 5), on the connection of a SqliteStore.
  * The previous entry is read inside the appending transaction, which is IMMEDIATE (it takes
- * the write lock before reading), so two connections or processes never chain onto the same
- * entry; seq is the primary key, so the chain cannot fork either.
+ * the write lock before reading; inside the connection's write group, which took it, a
+ * savepoint), so two connections or processes never chain onto the same entry; seq is the
+ * primary key, so the chain cannot fork either.
  */
 export class SqliteAuditLog implements AuditLog {
   private readonly insertStmt: Database.Statement<[AuditRow]>;
@@ -69,6 +70,7 @@ export class SqliteAuditLog implements AuditLog {
    * disk once the connection's `durable()` resolves.
    */
   appendWith(records: readonly AuditRecord[], change: () => void): AuditEntry[] {
+    this.connection.beginWrite();
     return this.write.immediate(records, change);
   }
 

@@ -8,6 +8,7 @@ export class SqliteUsageRecords implements UsageRecordStore {
   constructor(private readonly connection: SqliteConnection) {}
 
   async add(record: StoredUsageRecord): Promise<boolean> {
+    this.connection.beginWrite();
     const result = this.connection.statement('INSERT OR IGNORE INTO usage_records (agreement_id, initiator, created_at, xml, signed) VALUES (?, ?, ?, ?, ?)')
       .run(record.agreementId, record.initiator, record.createdAt.getTime(), record.xml, record.signed ?? null);
     await this.connection.durable();

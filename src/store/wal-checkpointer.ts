@@ -36,6 +36,8 @@ export class WalCheckpointer {
   /** The thread, for tests. */
   readonly thread: Worker;
   private state: 'background' | 'inline' | 'closed' = 'background';
+  /** The thread asked for a checkpoint while a transaction was open. */
+  private waiting = false;
 
   constructor(
     private readonly db: Database.Database,
@@ -64,11 +66,21 @@ export class WalCheckpointer {
     this.state = 'closed';
   }
 
+  /**
+   * Runs the checkpoint the thread asked for if it had to wait for a transaction (the
+   * connection's write group) to end; call after each commit.
+   */
+  committed(): void {
+    if (this.waiting) this.finishCheckpoint();
+  }
+
   private finishCheckpoint(): void {
     if (this.state !== 'background' || !this.db.open) return;
+    // Inside a transaction the checkpoint cannot run: it runs after the commit (`committed`).
+    this.waiting = this.db.inTransaction;
+    if (this.waiting) return;
     try {
-      // Inside a transaction the checkpoint could not run; the thread reports again.
-      if (!this.db.inTransaction) this.db.pragma('wal_checkpoint(PASSIVE)');
+      this.db.pragma('wal_checkpoint(PASSIVE)');
       this.thread.postMessage('finished');
     } catch (error) {
       this.fallBack(`a checkpoint failed: ${(error as Error).message}`);

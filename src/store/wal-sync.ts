@@ -12,8 +12,9 @@ const fdatasync = promisify(fs.fdatasync);
  * synchronous=NORMAL (in WAL mode a commit is then an append that survives the process
  * being killed, though not yet a power cut), and each write waits here until an
  * fdatasync of the log, started after its commit, has finished (fsync works on the file,
- * whichever descriptor asks). One fdatasync runs at a time on libuv's thread pool; commits
- * made while it runs share the next one, as in a database's group commit. PgConnection
+ * whichever descriptor asks). One fdatasync runs at a time on libuv's thread pool; writes
+ * made while it runs share the next one, and SqliteConnection commits them in one
+ * transaction just before it (`commit`), as in a database's group commit. PgConnection
  * groups PostgreSQL's log flushes the same way, with a flush of its own for `sync`.
  */
 export class WalSync {
@@ -23,15 +24,17 @@ export class WalSync {
   constructor(
     private readonly sync: () => Promise<void>,
     readonly close: () => void = () => {},
+    /** Commits what is written but not yet committed (SqliteConnection's write group), just before each sync starts. */
+    private readonly commit: () => void = () => {},
   ) {}
 
   /** A WalSync for the log at `walFile`, opened once: SQLite keeps the file while a connection is open. */
-  static forFile(walFile: string): WalSync {
+  static forFile(walFile: string, commit?: () => void): WalSync {
     const fd = fs.openSync(walFile, fs.constants.O_RDONLY | fs.constants.O_CREAT, 0o644);
-    return new WalSync(() => fdatasync(fd), () => fs.closeSync(fd));
+    return new WalSync(() => fdatasync(fd), () => fs.closeSync(fd), commit);
   }
 
-  /** Resolves once everything committed before the call is on disk. */
+  /** Resolves once everything written before the call is committed and on disk. */
   durable(): Promise<void> {
     if (!this.running) return this.start();
     // The running sync may have started before the caller's commit: the caller needs the one after it.
@@ -48,7 +51,14 @@ export class WalSync {
   }
 
   private start(): Promise<void> {
-    const running: Promise<void> = this.sync().finally(() => {
+    let synced: Promise<void>;
+    try {
+      this.commit();
+      synced = this.sync();
+    } catch (error) {
+      synced = Promise.reject(error);
+    }
+    const running: Promise<void> = synced.finally(() => {
       if (this.running === running) this.running = undefined;
     });
     this.running = running;

@@ -65,6 +65,22 @@ describe('WalCheckpointer', () => {
     expect(statSync(file).size).toBeGreaterThan(before + 50 * 6000);
   });
 
+  it('runs a checkpoint the thread asked for while a transaction was open once it commits', async () => {
+    const { db, file, write } = walDatabase();
+    const checkpointer = checkpointed(db, { intervalMs: 5, restartFrames: 64 });
+    await threadCopying(file, () => write(-1));
+    // As the server's write groups do: every report of the thread arrives inside a transaction.
+    for (let n = 0; n < 6000; n++) {
+      db.exec('BEGIN IMMEDIATE');
+      write(n);
+      await new Promise(setImmediate);
+      db.exec('COMMIT');
+      checkpointer.committed();
+    }
+    expect(statSync(`${file}-wal`).size).toBeLessThan(20 * 2 ** 20);
+    expect(db.prepare('SELECT count(*) FROM rows WHERE id >= 0').pluck().get()).toBe(6000);
+  });
+
   it('has the connection start the log over once it is past restartFrames, though writes never pause', async () => {
     const { db, file, write } = walDatabase();
     checkpointed(db, { intervalMs: 5, restartFrames: 64 });

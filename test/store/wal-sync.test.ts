@@ -59,6 +59,29 @@ describe('WalSync', () => {
     await expect(second).resolves.toBeUndefined();
   });
 
+  it('commits what is written just before each sync starts, and fails the writes whose commit fails', async () => {
+    const { calls, sync } = manualSync();
+    const order: string[] = [];
+    let failCommit = false;
+    const walSync = new WalSync(async () => { order.push('sync'); await sync(); }, () => {}, () => {
+      order.push('commit');
+      if (failCommit) throw new Error('SQLITE_FULL');
+    });
+    const first = walSync.durable();
+    const second = walSync.durable();
+    expect(order).toEqual(['commit', 'sync']);
+    failCommit = true;
+    calls[0]?.finish();
+    await first;
+    await expect(second).rejects.toThrow('SQLITE_FULL');
+    expect(order).toEqual(['commit', 'sync', 'commit']);
+    failCommit = false;
+    const third = walSync.durable();
+    expect(order).toEqual(['commit', 'sync', 'commit', 'commit', 'sync']);
+    calls[1]?.finish();
+    await expect(third).resolves.toBeUndefined();
+  });
+
   it('syncs a real file', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wal-sync-'));
     const walSync = WalSync.forFile(path.join(dir, 'db-wal'));
