@@ -124,6 +124,15 @@ export function liveHolds(negotiation: Negotiation): NegotiationOfferRecord[] {
   return negotiation.offers.filter((o) => o.hold?.state === 'Held');
 }
 
+/** When the first of the negotiation's holds in state Held expires; undefined without one. */
+export function firstHoldExpiry(negotiation: Negotiation): Date | undefined {
+  let first: Date | undefined;
+  for (const offer of negotiation.offers) {
+    if (offer.hold?.state === 'Held' && (first === undefined || offer.hold.expiresAt < first)) first = offer.hold.expiresAt;
+  }
+  return first;
+}
+
 /** Offer ids the server writes are `<negotiation id>-<n>`, so an offer id alone finds its negotiation. */
 export function nextOfferId(negotiation: Negotiation): string {
   let n = negotiation.offers.length + 1;

@@ -45,6 +45,8 @@ export interface NegotiationFilter extends ListPage {
   state?: NegotiationState;
   /** Only negotiations with at least one hold in state Held. */
   withLiveHolds?: boolean;
+  /** Only negotiations with a hold in state Held that expires at or before this time (what the expiry timer asks). */
+  holdExpiringBy?: Date;
 }
 
 export interface AgreementRepository {

@@ -16,9 +16,14 @@ export function pageOf<T extends { id: string; createdAt: Date }>(sorted: T[], p
 
 /**
  * The SQL of a listing over (created_at, id): keyset conditions for the page, the
- * initiator and state filters, the given `extra` conditions, and the LIMIT.
+ * initiator and state filters, the given `extra` conditions (with `?` for `extraParams`, in
+ * order), and the LIMIT.
  */
-export function listingSql(filter: ListPage & { initiator?: string; state?: string | readonly string[] }, extra: string[] = []): { where: string; params: Array<string | number>; limit: string } {
+export function listingSql(
+  filter: ListPage & { initiator?: string; state?: string | readonly string[] },
+  extra: string[] = [],
+  extraParams: Array<string | number> = [],
+): { where: string; params: Array<string | number>; limit: string } {
   const conditions: string[] = [];
   const params: Array<string | number> = [];
   if (filter.after !== undefined) {
@@ -37,6 +42,7 @@ export function listingSql(filter: ListPage & { initiator?: string; state?: stri
     params.push(...states);
   }
   conditions.push(...extra);
+  params.push(...extraParams);
   return {
     where: conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`,
     params,

@@ -1,5 +1,5 @@
 import type { Negotiation } from '../domain/negotiation.js';
-import { liveHolds } from '../domain/negotiation.js';
+import { firstHoldExpiry, liveHolds } from '../domain/negotiation.js';
 import type { AuditNote, NegotiationFilter, NegotiationRepository } from '../engine/ports.js';
 import { byCreation, pageOf } from './by-creation.js';
 import { MemoryAuditLog } from './memory-audit-log.js';
@@ -30,10 +30,11 @@ export class MemoryNegotiationRepository implements NegotiationRepository {
   }
 
   async list(filter: NegotiationFilter = {}): Promise<Negotiation[]> {
-    const { initiator, state, withLiveHolds = false } = filter;
+    const { initiator, state, withLiveHolds = false, holdExpiringBy } = filter;
     const matching = [...this.negotiations.values()]
       .filter((n) => (initiator === undefined || n.initiator === initiator) && (state === undefined || n.state === state))
       .filter((n) => !withLiveHolds || liveHolds(n).length > 0)
+      .filter((n) => holdExpiringBy === undefined || (firstHoldExpiry(n)?.getTime() ?? Infinity) <= holdExpiringBy.getTime())
       .sort(byCreation);
     return pageOf(matching, filter).map((n) => structuredClone(n));
   }

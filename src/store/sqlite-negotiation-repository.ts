@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { Hold, Negotiation, NegotiationOfferRecord, NegotiationState } from '../domain/negotiation.js';
-import { liveHolds } from '../domain/negotiation.js';
+import { firstHoldExpiry, liveHolds } from '../domain/negotiation.js';
 import type { AuditNote, NegotiationFilter, NegotiationRepository } from '../engine/ports.js';
 import { listingSql } from './by-creation.js';
 import { reviveAllocation, reviveRequest, type Json } from './json-dates.js';
@@ -17,6 +17,8 @@ export interface NegotiationRow {
   updated_at: number;
   /** JSON of NegotiationRecord. */
   record: string;
+  /** When its first hold in state Held expires (ms); null without one (or written before migration 10). */
+  hold_expires_at: number | null;
 }
 
 /** A row of negotiation_offers: one offer's document, written once. */
@@ -31,7 +33,7 @@ type NegotiationRecord = Omit<Negotiation, 'id' | 'initiator' | 'state' | 'creat
   offers: Array<Omit<NegotiationOfferRecord, 'document'>>;
 };
 
-export const columns = 'id, initiator, state, live_holds, created_at, updated_at, record';
+export const columns = 'id, initiator, state, live_holds, created_at, updated_at, record, hold_expires_at';
 
 /**
  * Negotiations in SQLite, normally in the same database (and on the same connection) as
@@ -53,7 +55,7 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
     const { db } = connection;
     this.insertStmt = db.prepare(
       `INSERT INTO negotiations (${columns})
-       VALUES (@id, @initiator, @state, @live_holds, @created_at, @updated_at, @record)`,
+       VALUES (@id, @initiator, @state, @live_holds, @created_at, @updated_at, @record, @hold_expires_at)`,
     );
     this.updateRow = rowUpdate(db, 'negotiations', columns, ['initiator', 'created_at']);
     this.getStmt = db.prepare(`SELECT ${columns} FROM negotiations WHERE id = ?`);
@@ -95,8 +97,7 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
   }
 
   async list(filter: NegotiationFilter = {}): Promise<Negotiation[]> {
-    // live_holds > 0 is written exactly as the partial index's WHERE, so SQLite can use negotiations_with_live_holds.
-    const { where, params, limit } = listingSql(filter, filter.withLiveHolds === true ? ['live_holds > 0'] : []);
+    const { where, params, limit } = listingSql(filter, ...holdConditions(filter));
     return this.connection
       .statement<Array<string | number>, NegotiationRow>(`SELECT ${columns} FROM negotiations ${where} ORDER BY created_at, id${limit}`)
       .all(...params)
@@ -108,6 +109,19 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
     this.connection.close();
   }
 
+}
+
+/**
+ * The listing's conditions on holds, with their parameters. live_holds > 0 is written exactly
+ * as the partial index's WHERE, so both databases can use negotiations_with_live_holds. A
+ * NULL hold_expires_at (a row written before the column existed) is listed as due, so the
+ * expiry timer reads it and the write that follows sets it.
+ */
+export function holdConditions(filter: NegotiationFilter): [string[], number[]] {
+  if (filter.holdExpiringBy !== undefined) {
+    return [['live_holds > 0', '(hold_expires_at IS NULL OR hold_expires_at <= ?)'], [filter.holdExpiringBy.getTime()]];
+  }
+  return filter.withLiveHolds === true ? [['live_holds > 0'], []] : [[], []];
 }
 
 function about(id: string, notes: readonly AuditNote[]) {
@@ -126,6 +140,7 @@ export function toRow(negotiation: Negotiation): NegotiationRow {
     updated_at: updatedAt.getTime(),
     // Dates become ISO 8601 strings here; fromRow turns them back into Dates.
     record: JSON.stringify(record),
+    hold_expires_at: firstHoldExpiry(negotiation)?.getTime() ?? null,
   };
 }
 

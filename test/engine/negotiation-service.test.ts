@@ -122,6 +122,29 @@ describe('NegotiationService: the broker\'s three phases', () => {
     expect(after.offers.find((o) => o.offerId === answer?.offerId)?.hold).toMatchObject({ state: 'Confirmed' });
   });
 
+  it('reads only the negotiations with a hold due when it looks for holds to expire', async () => {
+    const negotiationRepository = new MemoryNegotiationRepository();
+    let read = 0;
+    const list = negotiationRepository.list.bind(negotiationRepository);
+    negotiationRepository.list = async (filter) => {
+      const listed = await list(filter);
+      read += listed.length;
+      return listed;
+    };
+    const s = setUp({ negotiationRepository });
+    const first = await s.initiate();
+    await s.negotiations.negotiate(first.id, [incoming(reservationOffer(), 'Solicited')], alice);
+    s.advance(200);
+    const second = await s.initiate();
+    await s.negotiations.negotiate(second.id, [incoming(reservationOffer(), 'Solicited')], alice);
+    read = 0;
+    expect(await s.negotiations.expireDue()).toBe(0);
+    expect(read).toBe(0);
+    s.advance(101); // the first hold's 300 s are up, not the second's
+    expect(await s.negotiations.expireDue()).toBe(1);
+    expect(read).toBe(1);
+  });
+
   it('releases an expired hold, charges the fee, and refuses to accept it', async () => {
     const s = setUp();
     const n = await s.initiate();

@@ -160,6 +160,34 @@ export function negotiationRepositoryContract(
       expect(await ids({ withLiveHolds: true })).toEqual(['none', 'bob-held']);
     });
 
+    it('lists only negotiations with a Held hold expiring by a given time, following updates', async () => {
+      const base = Date.UTC(2030, 5, 1);
+      const at = (ms: number) => new Date(base + ms);
+      const held = (offerId: string, expiresMs: number) => makeOffer({ offerId, hold: makeHold({ expiresAt: at(expiresMs) }) });
+      const released = (offerId: string, expiresMs: number) => makeOffer({ offerId, hold: makeHold({ state: 'Released', expiresAt: at(expiresMs), endedAt: at(1) }) });
+      await repo.insert(makeNegotiation({ id: 'early', createdAt: at(0), offers: [held('e-1', 60_000), held('e-2', 300_000)] }));
+      await repo.insert(makeNegotiation({ id: 'late', createdAt: at(1), offers: [held('l-1', 300_000)] }));
+      // Its hold expired on paper but ended before: nothing to expire.
+      await repo.insert(makeNegotiation({ id: 'ended', createdAt: at(2), offers: [released('x-1', 30_000)] }));
+      await repo.insert(makeNegotiation({ id: 'none', createdAt: at(3) }));
+
+      const due = async (ms: number) => (await repo.list({ holdExpiringBy: at(ms) })).map((n) => n.id);
+      expect(await due(59_999)).toEqual([]);
+      expect(await due(60_000)).toEqual(['early']);
+      expect(await due(300_000)).toEqual(['early', 'late']);
+
+      // The first hold ends: the negotiation is due when its second one expires.
+      const early = (await repo.get('early'))!;
+      early.offers[0]!.hold = { ...early.offers[0]!.hold!, state: 'Confirmed', endedAt: at(10) };
+      await repo.update(early);
+      expect(await due(60_000)).toEqual([]);
+      expect(await due(300_000)).toEqual(['early', 'late']);
+      // A new hold expiring sooner makes it due sooner.
+      early.offers.push(held('e-3', 30_000));
+      await repo.update(early);
+      expect(await due(30_000)).toEqual(['early']);
+    });
+
     it('does not let callers mutate stored state through objects passed in or handed out', async () => {
       const original = makeFullNegotiation({ id: 'm-1' });
       const inserted = structuredClone(original);

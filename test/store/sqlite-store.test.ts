@@ -151,6 +151,28 @@ describe('SqliteStore', () => {
     const sql = 'SELECT * FROM negotiations WHERE live_holds > 0 ORDER BY created_at, id';
     const plan = inspect(file, (db) => db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]);
     expect(plan.map((step) => step.detail)).toEqual(['SCAN negotiations USING INDEX negotiations_with_live_holds']);
+    // The expiry timer's query (holdExpiringBy) reads the same index, and only the rows it lists.
+    const due = 'SELECT * FROM negotiations WHERE live_holds > 0 AND (hold_expires_at IS NULL OR hold_expires_at <= ?) ORDER BY created_at, id';
+    const duePlan = inspect(file, (db) => db.prepare(`EXPLAIN QUERY PLAN ${due}`).all(0) as { detail: string }[]);
+    expect(duePlan.map((step) => step.detail)).toEqual(['SCAN negotiations USING INDEX negotiations_with_live_holds']);
+  });
+
+  it('lists a negotiation stored before migration 10 with a live hold as due, until its next write', async () => {
+    const file = freshFile();
+    const store = SqliteStore.open(file);
+    const held = makeOffer({ offerId: 'h-1', hold: makeHold() });
+    await store.negotiations.insert(makeNegotiation({ offers: [held] }));
+    await store.close();
+    // As the row was before the column existed.
+    const raw = new Database(file);
+    raw.exec('UPDATE negotiations SET hold_expires_at = NULL');
+    raw.close();
+    const reopened = SqliteStore.open(file);
+    const dueAtZero = async () => (await reopened.negotiations.list({ holdExpiringBy: new Date(0) })).map((n) => n.id);
+    expect(await dueAtZero()).toEqual(['neg-1']);
+    await reopened.negotiations.update((await reopened.negotiations.get('neg-1'))!);
+    expect(await dueAtZero()).toEqual([]);
+    await reopened.close();
   });
 
   it('lets the store and both repositories be closed, in any order, more than once', async () => {

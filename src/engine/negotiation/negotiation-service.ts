@@ -252,7 +252,8 @@ export class NegotiationService {
   async expireDue(): Promise<number> {
     const now = this.deps.clock.now();
     let expired = 0;
-    for (const candidate of await this.deps.negotiations.list({ withLiveHolds: true })) {
+    // Only the negotiations with a hold due are read: not every one holding capacity, each second.
+    for (const candidate of await this.deps.negotiations.list({ holdExpiringBy: now })) {
       if (!liveHolds(candidate).some((o) => (o.hold?.expiresAt.getTime() ?? Infinity) <= now.getTime())) continue;
       expired += await this.lock.run(candidate.id, async () => {
         const negotiation = await this.deps.negotiations.get(candidate.id);

@@ -128,4 +128,7 @@ export const pgMigrations: readonly string[] = [
      SELECT jsonb_agg(o.value - 'document' ORDER BY o.position)
      FROM jsonb_array_elements(negotiations.record::jsonb->'offers') WITH ORDINALITY o(value, position)
    ), '[]'::jsonb))::text;`,
+
+  // 4: when a negotiation's first hold in state Held expires (SQLite migration 10).
+  `ALTER TABLE negotiations ADD COLUMN hold_expires_at BIGINT;`,
 ];

@@ -1,11 +1,11 @@
 import type { Negotiation } from '../../domain/negotiation.js';
 import type { AuditNote, NegotiationFilter, NegotiationRepository } from '../../engine/ports.js';
 import { listingSql } from '../by-creation.js';
-import { columns, fromRow, offerDocuments, toRow, type NegotiationRow, type OfferDocumentRow } from '../sqlite-negotiation-repository.js';
+import { columns, fromRow, holdConditions, offerDocuments, toRow, type NegotiationRow, type OfferDocumentRow } from '../sqlite-negotiation-repository.js';
 import { literalInsert, numbered, type PgConnection, type Queryable } from './pg-connection.js';
 import type { PgAuditLog } from './pg-audit-log.js';
 
-const values = (r: NegotiationRow) => [r.id, r.initiator, r.state, r.live_holds, r.created_at, r.updated_at, r.record];
+const values = (r: NegotiationRow) => [r.id, r.initiator, r.state, r.live_holds, r.created_at, r.updated_at, r.record, r.hold_expires_at];
 
 /** Negotiations in PostgreSQL, a change and its audit entries in one transaction (see PgStore). */
 export class PgNegotiationRepository implements NegotiationRepository {
@@ -28,7 +28,7 @@ export class PgNegotiationRepository implements NegotiationRepository {
       // The update and the offers already stored, in one round trip.
       const { rows } = await tx.query<{ updated: number; stored: string[] }>(
         `WITH updated AS (
-           UPDATE negotiations SET initiator = $2, state = $3, live_holds = $4, created_at = $5, updated_at = $6, record = $7 WHERE id = $1 RETURNING id
+           UPDATE negotiations SET initiator = $2, state = $3, live_holds = $4, created_at = $5, updated_at = $6, record = $7, hold_expires_at = $8 WHERE id = $1 RETURNING id
          )
          SELECT (SELECT count(*) FROM updated)::int AS updated, ARRAY(SELECT offer_id FROM negotiation_offers WHERE negotiation_id = $1) AS stored`,
         values(toRow(negotiation)),
@@ -45,7 +45,7 @@ export class PgNegotiationRepository implements NegotiationRepository {
   }
 
   async list(filter: NegotiationFilter = {}): Promise<Negotiation[]> {
-    const { where, params, limit } = listingSql(filter, filter.withLiveHolds === true ? ['live_holds > 0'] : []);
+    const { where, params, limit } = listingSql(filter, ...holdConditions(filter));
     const sql = numbered(`SELECT ${columns} FROM negotiations ${where} ORDER BY created_at, id${limit}`);
     const { rows } = await this.connection.query<NegotiationRow>(sql, params);
     const documents = new Map<string, OfferDocumentRow[]>();
