@@ -151,7 +151,7 @@ export const migrations: readonly string[] = [
 
   // 10: when a negotiation's first hold in state Held expires, so the expiry timer reads only
   // the negotiations with a hold due (it read every one with a live hold, each second: with
-  // 2,000 held offers 120 ms of the event loop a second, docs/benchmarks.md). NULL for rows
-  // written before: those are read as due until their next write sets it.
+  // 5,000 held offers 546 ms of CPU a second, docs/benchmarks.md). NULL for rows written
+  // before: those are read as due until their next write sets it.
   `ALTER TABLE negotiations ADD COLUMN hold_expires_at INTEGER;`,
 ];
