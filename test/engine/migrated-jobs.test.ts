@@ -3,6 +3,7 @@ import type { AgreementFilter } from '../../src/engine/ports.js';
 import type { AgreementService } from '../../src/engine/agreements/agreement-service.js';
 import { MigratedJobs } from '../../src/engine/migration/migrated-jobs.js';
 import type { PeersConfig } from '../../src/engine/migration/peers.js';
+import type { PeerProviders } from '../../src/engine/migration/ports.js';
 import { MemoryAgreementRepository } from '../../src/store/memory-agreement-repository.js';
 import { makeAgreement } from '../store/fixtures/make-agreement.js';
 
@@ -28,7 +29,7 @@ describe('MigratedJobs', () => {
       repository,
       agreements: { change: async (id: string) => { changed.push(id); } } as unknown as AgreementService,
       peers: { peers: [{ name: 'cluster-b' }] } as unknown as PeersConfig,
-      providers: { agreementState: async () => ({ state: 'Complete', guaranteeTerms: [] }) },
+      providers: { agreementState: async () => ({ state: 'Complete', guaranteeTerms: [] }) } as unknown as PeerProviders,
       clock: { now: () => new Date(10_000) },
     });
     expect(await jobs.check()).toEqual(['agr-0005', 'agr-2050']);
