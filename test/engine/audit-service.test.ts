@@ -18,6 +18,7 @@ import { XmlAgreementWriter } from '../../src/xml/agreement-writer.js';
 import { XmlNegotiationWriter } from '../../src/xml/negotiation-writer.js';
 import { offerFromTemplate, type OfferSetting } from '../../src/xml/offer-from-template.js';
 import { TemplateLibrary } from '../../src/xml/template-library.js';
+import { makeAgreement } from '../store/fixtures/make-agreement.js';
 import { receivedOffer } from '../support/offers.js';
 import { projectRoot } from '../support/server.js';
 
@@ -358,5 +359,26 @@ describe('AuditService: stored agreements against their audit entries', () => {
     const report = await service.verify();
     expect(checked).toEqual([a.id, b.id]);
     expect(report).toMatchObject({ signaturesChecked: true, problems: [{ agreementId: b.id, problem: 'signature: the provider\'s signature does not verify' }] });
+  });
+});
+
+describe('AuditService.checkAgreements with many agreements', () => {
+  it('checks every agreement, reading them a page at a time', async () => {
+    const audit = new MemoryAuditLog();
+    const agreements = new MemoryAgreementRepository(audit);
+    for (let i = 0; i < 2100; i++) {
+      await agreements.insert(makeAgreement({ id: `agr-${String(i).padStart(4, '0')}`, createdAt: new Date(i) }), [{ at: new Date(i), actor: 'tester', action: 'created', details: {} }]);
+    }
+    const limits: Array<number | undefined> = [];
+    const list = agreements.list.bind(agreements);
+    agreements.list = async (filter = {}) => {
+      limits.push(filter.limit);
+      return list(filter);
+    };
+    const { agreements: checked, problems } = await new AuditService({ audit, agreements }).checkAgreements();
+    expect(checked).toBe(2100);
+    // The entries record no digest or state: each agreement's check finds both differ.
+    expect(new Set(problems.map((p) => p.agreementId)).size).toBe(2100);
+    expect(limits).toEqual([2000, 2000]);
   });
 });

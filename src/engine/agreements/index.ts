@@ -5,4 +5,4 @@ export { AgreementExpiry } from './agreement-expiry.js';
 export { AgreementFactory } from './agreement-factory.js';
 export { AgreementService } from './agreement-service.js';
 export { ReservationUse } from './reservation-use.js';
-export { liveAgreementPages } from './live-pages.js';
+export { agreementPages, liveAgreementPages } from './live-pages.js';
