@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WsagClient } from '../src/client/wsag-client.js';
+import { AuditService } from '../src/engine/audit/audit-service.js';
+import { SqliteStore } from '../src/store/sqlite-store.js';
 import { offerFromTemplate } from '../src/xml/offer-from-template.js';
 import { startServerProcess } from './support/server-process.js';
 
@@ -48,6 +50,57 @@ describe('nothing acknowledged is lost', () => {
     expect((await new WsagClient(second.url).state(created[0] as string)).state).toBe('Observed');
     expect(await plan(second.url)).toEqual(planBefore);
   }, 60_000);
+});
+
+describe('nothing acknowledged is lost under concurrent writes', () => {
+  it('every agreement answered while 16 clients were creating survives a kill -9 in their midst, and the audit chain holds', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-restart-concurrent-'));
+    // Commits are grouped (writes made while the log's sync runs share a transaction): an
+    // answer must never go out before its group is committed and synced.
+    const env = { WSAG_CLUSTER_NODES: '1024' };
+    const first = await startServerProcess(dataDir, env);
+    children.push(first.child);
+    const client = new WsagClient(first.url);
+    const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
+    const deadline = new Date(Math.ceil(Date.now() / 1000) * 1000 + 24 * 3600_000).toISOString().replace('.000Z', 'Z');
+    const offer = offerFromTemplate(template, [
+      { location: 'NodeCount', value: '1' },
+      { location: '//sla:ServiceLevel/sla:Deadline', value: deadline },
+      { location: '//sla:CompletedBy', value: deadline },
+    ]);
+    const acknowledged: string[] = [];
+    let killed = false;
+    const creating = async () => {
+      while (!killed) {
+        try {
+          acknowledged.push((await client.createAgreement(offer)).agreementId);
+        } catch (error) {
+          if (!killed) throw error;
+        }
+      }
+    };
+    const clients = Array.from({ length: 16 }, creating);
+    while (acknowledged.length < 200) await new Promise((resolve) => setTimeout(resolve, 2));
+    killed = true;
+    first.child.kill('SIGKILL');
+    await Promise.all(clients);
+    await new Promise((resolve) => first.child.exitCode !== null || first.child.signalCode !== null ? resolve(undefined) : first.child.once('exit', resolve));
+
+    const second = await startServerProcess(dataDir, env);
+    children.push(second.child);
+    const stored = new Set((await new WsagClient(second.url).agreements()).map((a) => a.id));
+    expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
+    second.child.kill('SIGTERM');
+    await new Promise((resolve) => second.child.once('exit', resolve));
+    const store = SqliteStore.openReadOnly(path.join(dataDir, 'wsag.db'));
+    try {
+      const chain = await new AuditService({ audit: store.audit, agreements: store.agreements }).verifyChain();
+      expect(chain.firstBroken).toBeUndefined();
+      expect(chain.entries).toBeGreaterThanOrEqual(acknowledged.length);
+    } finally {
+      await store.close();
+    }
+  }, 90_000);
 });
 
 describe('wsag:ExpirationTime across a restart (issue 12, case 3)', () => {
