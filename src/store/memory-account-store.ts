@@ -1,5 +1,5 @@
 import type { Account, FundsHold, LedgerChange, LedgerEntry } from '../domain/accounts.js';
-import type { AccountStore } from '../engine/accounting/index.js';
+import type { AccountStore, StatementPage } from '../engine/accounting/index.js';
 
 /** The accounting books in memory (tests, simulation); the same contract as SqliteAccountStore. */
 export class MemoryAccountStore implements AccountStore {
@@ -31,8 +31,10 @@ export class MemoryAccountStore implements AccountStore {
     return [...this.holdsById.values()].filter((h) => h.open && (accountId === undefined || h.accountId === accountId)).map((h) => structuredClone(h));
   }
 
-  async statement(accountId: string): Promise<LedgerEntry[]> {
-    return this.ledger.filter((e) => e.accountId === accountId).map((e) => structuredClone(e));
+  async statement(accountId: string, page: StatementPage = {}): Promise<LedgerEntry[]> {
+    const after = page.afterSeq ?? 0;
+    const entries = this.ledger.filter((e) => e.accountId === accountId && e.seq > after);
+    return entries.slice(0, page.limit ?? entries.length).map((e) => structuredClone(e));
   }
 
   async apply(accountId: string, key: string, operation: (account: Account, hold: (id: string) => FundsHold | undefined) => LedgerChange): Promise<boolean> {

@@ -1,5 +1,5 @@
 import type { Account, AccountKind, EntryKind, FundsHold, LedgerChange, LedgerEntry, Overdraft } from '../domain/accounts.js';
-import type { AccountStore } from '../engine/accounting/index.js';
+import type { AccountStore, StatementPage } from '../engine/accounting/index.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 
 export interface AccountRow {
@@ -49,8 +49,10 @@ export class SqliteAccountStore implements AccountStore {
     return rows.map(holdFromRow);
   }
 
-  async statement(accountId: string): Promise<LedgerEntry[]> {
-    return this.connection.statement<[string], EntryRow>('SELECT * FROM ledger WHERE account_id = ? ORDER BY seq').all(accountId).map(entryFromRow);
+  async statement(accountId: string, page: StatementPage = {}): Promise<LedgerEntry[]> {
+    // LIMIT -1: no limit. The (account_id, seq) index finds the page's first entry.
+    return this.connection.statement<[string, number, number], EntryRow>('SELECT * FROM ledger WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+      .all(accountId, page.afterSeq ?? 0, page.limit ?? -1).map(entryFromRow);
   }
 
   async apply(accountId: string, key: string, operation: (account: Account, hold: (id: string) => FundsHold | undefined) => LedgerChange): Promise<boolean> {

@@ -4,6 +4,7 @@ import { MalformedMessage } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
 import type { AccountService, NewAccount } from '../engine/accounting/index.js';
 import { declaredBodyWithin } from './error-boundary.js';
+import { maxPageSize } from './listing.js';
 import { sendProblem } from './problem.js';
 
 /**
@@ -12,6 +13,8 @@ import { sendProblem } from './problem.js';
  * with an optional "key" that makes a retry safe); owners, members and operators read an
  * account (GET /api/accounts/ID) and its statement (GET /api/accounts/ID/statement);
  * GET /api/accounts lists the accounts the caller may read.
+ * Statements come a page at a time (`?limit=`, `?after=`; `next` and a Link header say where
+ * the next page starts).
  */
 export function accountsRouter(accounts: AccountService, caller: (req: Request) => Caller, logger?: Logger): Router {
   const router = express.Router();
@@ -26,7 +29,18 @@ export function accountsRouter(accounts: AccountService, caller: (req: Request) 
   router.get('/api/accounts', json('listing accounts', async (req) => ({ accounts: await accounts.list(caller(req)) })));
   router.post('/api/accounts', ...body, json('creating an account', async (req) => accounts.create(jsonBody(req) as unknown as NewAccount, caller(req)), 201));
   router.get('/api/accounts/:id', json('reading an account', async (req) => accounts.get(String(req.params.id), caller(req))));
-  router.get('/api/accounts/:id/statement', json('reading a statement', async (req) => accounts.statement(String(req.params.id), caller(req))));
+  router.get('/api/accounts/:id/statement', async (req, res) => {
+    try {
+      const page = statementPage(req);
+      const statement = await accounts.statement(String(req.params.id), caller(req), page);
+      if (statement.next !== undefined) {
+        res.set('link', `<${req.baseUrl}${req.path}?${new URLSearchParams({ limit: String(page.limit), after: String(statement.next) }).toString()}>; rel="next"`);
+      }
+      res.status(200).json(statement);
+    } catch (error) {
+      sendProblem(res, error, 'reading a statement', logger);
+    }
+  });
   for (const [path, kind] of [['deposits', 'deposit'], ['allocations', 'allocation']] as const) {
     router.post(`/api/accounts/:id/${path}`, ...body, json(`crediting an account`, async (req) => {
       const input = jsonBody(req);
@@ -46,4 +60,28 @@ function jsonBody(req: Request): Record<string, unknown> {
     // answered below
   }
   throw new MalformedMessage('send a JSON object as the body');
+}
+
+/**
+ * `?limit=` (1 to 1000, default 1000) and `?after=` (the seq of the last entry read, as the
+ * `next` of the previous page and its Link rel="next" header give it): a statement is read
+ * a page at a time, so its cost does not grow with the account's history.
+ */
+function statementPage(req: Request): { afterSeq?: number; limit: number } {
+  const { limit: rawLimit, after: rawAfter, ...unknown } = req.query as Record<string, unknown>;
+  const extra = Object.keys(unknown);
+  if (extra.length > 0) throw new MalformedMessage(`unknown query parameter ${extra.map((k) => `"${k.slice(0, 40)}"`).join(', ')}: a statement takes limit and after`);
+  const whole = (raw: unknown) => (typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : NaN);
+  const page: { afterSeq?: number; limit: number } = { limit: maxPageSize };
+  if (rawLimit !== undefined) {
+    const limit = whole(rawLimit);
+    if (!(limit >= 1 && limit <= maxPageSize)) throw new MalformedMessage(`limit must be a whole number from 1 to ${maxPageSize}`);
+    page.limit = limit;
+  }
+  if (rawAfter !== undefined) {
+    const after = whole(rawAfter);
+    if (Number.isNaN(after)) throw new MalformedMessage('after must be the seq of a statement entry (a whole number), as the next page\'s link gives it');
+    page.afterSeq = after;
+  }
+  return page;
 }

@@ -53,6 +53,35 @@ describe('accounts, holds and settlement', () => {
     expect((await statement('astro')).map((e) => e.kind)).toEqual(['allocation', 'hold', 'release', 'charge']);
   });
 
+  it('sends a statement a page at a time, and wsag account statement reads every page', async () => {
+    expect((await wsag(['account', 'create', 'paged', '--owner', 'anonymous'], { url: server.url })).code).toBe(0);
+    // One page more than the largest (1,000 entries).
+    for (let i = 0; i < 1001; i += 50) {
+      await Promise.all(Array.from({ length: Math.min(50, 1001 - i) }, (_, j) => fetch(`${server.url}/api/accounts/paged/deposits`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount: 0.01, key: `d-${i + j}` }),
+      }).then((r) => expect(r.status).toBe(200))));
+    }
+    const first = await fetch(`${server.url}/api/accounts/paged/statement?limit=400`);
+    const page = (await first.json()) as { entries: Array<{ seq: number; key: string }>; next?: number };
+    expect(page.entries).toHaveLength(400);
+    expect(page.next).toBe(page.entries.at(-1)?.seq);
+    expect(first.headers.get('link')).toBe(`</api/accounts/paged/statement?limit=400&after=${page.next}>; rel="next"`);
+    const rest = (await (await fetch(`${server.url}/api/accounts/paged/statement?after=${page.next}`)).json()) as { entries: unknown[]; next?: number };
+    expect(rest.entries).toHaveLength(601);
+    expect(rest.next).toBeUndefined();
+    const printed = await wsag(['account', 'statement', 'paged', '--json'], { url: server.url });
+    expect(printed.code).toBe(0);
+    const statement = JSON.parse(printed.stdout) as { entries: Array<{ key: string }>; account: { funds: number } };
+    expect(statement.entries).toHaveLength(1001);
+    expect(new Set(statement.entries.map((e) => e.key)).size).toBe(1001);
+    expect(statement.account.funds).toBeCloseTo(10.01, 2);
+    for (const [query, named] of [['limit=0', 'limit'], ['limit=1001', 'limit'], ['after=x', 'after'], ['page=2', '"page"']]) {
+      const bad = await fetch(`${server.url}/api/accounts/paged/statement?${query}`);
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as { detail: string }).detail).toContain(named);
+    }
+  });
+
   it('a terminated agreement releases its hold without charge', async () => {
     const before = await account('astro');
     const created = await server.client.createAgreement(await offer('astro', 1));

@@ -32,6 +32,24 @@ export function accountStoreContract(name: string, make: () => Promise<AccountSt
       expect(await store.account('nobody')).toBeUndefined();
     });
 
+    it('reads a statement a page at a time: the entries after a seq, at most a limit, of that account only', async () => {
+      await store.createAccount(makeAccount('a'));
+      await store.createAccount(makeAccount('b'));
+      const at = new Date('2026-11-25T11:00:00Z');
+      for (let i = 0; i < 5; i++) {
+        await store.apply('a', `a-${i}`, (account) => credit(account, 'deposit', 100, at, `a-${i}`, 'grant'));
+        await store.apply('b', `b-${i}`, (account) => credit(account, 'deposit', 100, at, `b-${i}`, 'grant'));
+      }
+      const all = await store.statement('a');
+      expect(all.map((e) => e.key)).toEqual(['a-0', 'a-1', 'a-2', 'a-3', 'a-4']);
+      const first = await store.statement('a', { limit: 2 });
+      expect(first.map((e) => e.key)).toEqual(['a-0', 'a-1']);
+      const second = await store.statement('a', { afterSeq: first.at(-1)!.seq, limit: 2 });
+      expect(second.map((e) => e.key)).toEqual(['a-2', 'a-3']);
+      expect((await store.statement('a', { afterSeq: second.at(-1)!.seq })).map((e) => e.key)).toEqual(['a-4']);
+      expect(await store.statement('a', { afterSeq: all.at(-1)!.seq })).toEqual([]);
+    });
+
     it('applies an operation once per key: the ledger, the sums and the holds change together', async () => {
       await store.createAccount(makeAccount('a'));
       const at = new Date('2026-11-25T11:00:00Z');

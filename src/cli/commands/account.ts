@@ -84,7 +84,14 @@ export const accountCommand: Command = {
         amount: number(amountText, 'AMOUNT'), ...(args.string('note') ? { note: args.string('note') } : {}), ...(args.string('key') ? { key: args.string('key') } : {}),
       }));
     } else if (action === 'statement') {
-      const statement = await client.request<{ account: AccountView; entries: Array<{ at: string; kind: string; amount: number; heldChange: number; holdId?: string; note: string }> }>(path('/statement'), `reading the statement of ${id}`);
+      type Page = { account: AccountView; entries: Array<{ at: string; kind: string; amount: number; heldChange: number; holdId?: string; note: string }>; next?: number };
+      // The server sends a statement a page at a time: the whole one is every page's entries.
+      let page = await client.request<Page>(path('/statement'), `reading the statement of ${id}`);
+      const statement = { account: page.account, entries: [...page.entries] };
+      while (page.next !== undefined) {
+        page = await client.request<Page>(path(`/statement?after=${page.next}`), `reading the statement of ${id}`);
+        statement.entries.push(...page.entries);
+      }
       if (args.flag('json')) return printJson(ctx.out, statement);
       const c = statement.account.currency;
       const rows = statement.entries.map((e) => [e.at.replace('.000Z', 'Z'), e.kind, e.amount ? money(e.amount, c) : '', e.heldChange ? money(e.heldChange, c) : '', e.holdId ?? '', e.note]);

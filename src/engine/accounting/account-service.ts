@@ -17,6 +17,9 @@ export interface NewAccount {
   group?: string;
 }
 
+/** A ledger entry as a statement shows it: amounts in the currency's units, the time as ISO 8601. */
+export type StatementLine = Omit<LedgerEntry, 'amount' | 'heldChange' | 'at'> & { at: string; amount: number; heldChange: number };
+
 /** An account as shown to its readers: amounts in the currency's units, with what is available. */
 export interface AccountView {
   id: string;
@@ -96,10 +99,17 @@ export class AccountService {
     return (await this.deps.accounts.accounts()).filter((a) => caller.isAdmin || mayUse(a, caller.identity)).map(view);
   }
 
-  async statement(id: string, caller: Caller): Promise<{ account: AccountView; entries: Array<Omit<LedgerEntry, 'amount' | 'heldChange' | 'at'> & { at: string; amount: number; heldChange: number }> }> {
+  /**
+   * A page of the account's statement: at most `limit` entries after `afterSeq`, and `next`
+   * (the afterSeq of the next page) when more follow.
+   */
+  async statement(id: string, caller: Caller, page: { afterSeq?: number; limit: number }): Promise<{ account: AccountView; entries: StatementLine[]; next?: number }> {
     const account = await this.readable(id, caller);
-    const entries = (await this.deps.accounts.statement(id)).map((e) => ({ ...e, at: e.at.toISOString(), amount: e.amount / 100, heldChange: e.heldChange / 100 }));
-    return { account: view(account), entries };
+    // One more than the page, to know whether another follows.
+    const read = await this.deps.accounts.statement(id, { ...page, limit: page.limit + 1 });
+    const entries = read.slice(0, page.limit).map((e) => ({ ...e, at: e.at.toISOString(), amount: e.amount / 100, heldChange: e.heldChange / 100 }));
+    const last = entries.at(-1);
+    return { account: view(account), entries, ...(read.length > page.limit && last ? { next: last.seq } : {}) };
   }
 
   private async readable(id: string, caller: Caller): Promise<Account> {

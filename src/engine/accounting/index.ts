@@ -3,7 +3,7 @@ export { AccountService } from './account-service.js';
 export type { AccountView, NewAccount } from './account-service.js';
 export { Charging } from './charging.js';
 export { FollowedNegotiations } from './followed-negotiations.js';
-export type { AccountStore, StoredUsageRecord, UsageRecordStore } from './ports.js';
+export type { AccountStore, StatementPage, StoredUsageRecord, UsageRecordStore } from './ports.js';
 export { Settlement } from './settlement.js';
 export { UsageRecording } from './usage-recording.js';
 export { VoUsage } from './vo-usage.js';

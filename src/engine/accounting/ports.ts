@@ -17,8 +17,8 @@ export interface AccountStore {
   hold(id: string): Promise<FundsHold | undefined>;
   /** Open holds, oldest first; of one account when given. */
   openHolds(accountId?: string): Promise<FundsHold[]>;
-  /** The account's ledger, oldest first. */
-  statement(accountId: string): Promise<LedgerEntry[]>;
+  /** The account's ledger, oldest first: the entries after `afterSeq`, at most `limit` of them (all when unset). */
+  statement(accountId: string, page?: StatementPage): Promise<LedgerEntry[]>;
   /**
    * True when applied; false when `key` was applied before. The account must exist.
    * `operation` must be a pure function of the account and the holds it looks up: a store
@@ -47,4 +47,10 @@ export interface UsageRecordStore {
   get(agreementId: string): Promise<StoredUsageRecord | undefined>;
   /** In order of creation; of one initiator when given; after a cursor; at most `limit`. */
   list(filter?: { initiator?: string; after?: { createdAt: Date; id: string }; limit?: number }): Promise<StoredUsageRecord[]>;
+}
+
+/** A page of a statement: the entries after the seq of the last one read. */
+export interface StatementPage {
+  afterSeq?: number;
+  limit?: number;
 }

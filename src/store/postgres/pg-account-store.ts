@@ -1,5 +1,5 @@
 import type { Account, FundsHold, LedgerChange, LedgerEntry } from '../../domain/accounts.js';
-import type { AccountStore } from '../../engine/accounting/index.js';
+import type { AccountStore, StatementPage } from '../../engine/accounting/index.js';
 import { entryFromRow, fromRow, holdFromRow, holdToRow, toRow, type AccountRow, type EntryRow, type HoldRow } from '../sqlite-account-store.js';
 import type { PgConnection, Queryable } from './pg-connection.js';
 
@@ -46,8 +46,10 @@ export class PgAccountStore implements AccountStore {
     return rows.map(holdFromRow);
   }
 
-  async statement(accountId: string): Promise<LedgerEntry[]> {
-    return (await this.connection.query<EntryRow>('SELECT * FROM ledger WHERE account_id = $1 ORDER BY seq', [accountId])).rows.map(entryFromRow);
+  async statement(accountId: string, page: StatementPage = {}): Promise<LedgerEntry[]> {
+    // LIMIT NULL: no limit.
+    const { rows } = await this.connection.query<EntryRow>('SELECT * FROM ledger WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [accountId, page.afterSeq ?? 0, page.limit ?? null]);
+    return rows.map(entryFromRow);
   }
 
   async apply(accountId: string, key: string, operation: (account: Account, hold: (id: string) => FundsHold | undefined) => LedgerChange): Promise<boolean> {
