@@ -41,10 +41,12 @@ const problem = (error) => h('p', { class: 'error', role: 'alert' }, error.messa
 async function showSchedule() {
   const now = Date.now();
   schedule.from ??= now - hour;
-  const [plan, nodes, negotiations] = await Promise.all([api('/api/plan'), api('/api/nodes'), api('/api/negotiations?limit=1000')]);
+  const to = schedule.from + schedule.span;
+  // Only the bookings in view: the whole plan grows with the live agreements.
+  const window = new URLSearchParams({ from: new Date(schedule.from).toISOString(), to: new Date(to).toISOString() });
+  const [plan, nodes, negotiations] = await Promise.all([api(`/api/plan?${window}`), api('/api/nodes'), api('/api/negotiations?limit=1000')]);
   const holds = new Map();
   for (const n of negotiations) for (const o of n.offers) if (o.hold?.state === 'Held') holds.set(o.offerId, o.hold.expiresAt);
-  const to = schedule.from + schedule.span;
   const zoom = (span) => h('button', { onclick: () => { schedule.span = span; render(); }, 'data-zoom': span / hour }, span >= 168 * hour ? `${span / (168 * hour)} week${span > 168 * hour ? 's' : ''}` : span >= 24 * hour ? `${span / (24 * hour)} day` : `${span / hour} h`);
   const shift = (by, label) => h('button', { onclick: () => { schedule.from += by * schedule.span; render(); } }, label);
   view.replaceChildren(
@@ -52,7 +54,7 @@ async function showSchedule() {
     h('div', { class: 'toolbar' },
       zoom(6 * hour), zoom(24 * hour), zoom(168 * hour), zoom(4 * 168 * hour),
       shift(-0.5, '◀ earlier'), h('button', { onclick: () => { schedule.from = Date.now() - hour; render(); } }, 'now'), shift(0.5, 'later ▶'),
-      h('span', { class: 'muted' }, `${when(new Date(schedule.from).toISOString())} to ${when(new Date(to).toISOString())}; ${plan.bookings.length} bookings, ${nodes.nodes.filter((n) => n.failed).length} failed nodes, ${plan.problematic.length} jobs in P`)),
+      h('span', { class: 'muted' }, `${when(new Date(schedule.from).toISOString())} to ${when(new Date(to).toISOString())}; ${plan.total} bookings (${plan.bookings.length} in view), ${nodes.nodes.filter((n) => n.failed).length} failed nodes, ${plan.problematic.length} jobs in P`)),
     h('div', { class: 'legend' }, Object.entries(levelColours).map(([level, c]) => h('span', { style: `--c:${c}` }, level)), h('span', { style: '--c:#fff' }, 'hold (dashed)'), h('span', { style: '--c:repeating-linear-gradient(45deg,#0005 0 2px,#0000 2px 6px)' }, 'restart piece')),
     h('div', { class: 'gantt', id: 'gantt' }, gantt({ plan, nodes: nodes.nodes, holds, from: schedule.from, to, now, width: Math.max(800, view.clientWidth - 4) })),
     plan.problematic.length ? h('div', {}, h('h3', {}, 'Jobs in P'), table(['booking', 'reason'], plan.problematic.map((p) => ({ key: p.id, cells: [p.id, p.reason] })))) : '',

@@ -29,6 +29,7 @@ import { checkpointUploadRouter, type CheckpointUploadOptions } from './checkpoi
 import { declaredBodyWithin, errorBoundary } from './error-boundary.js';
 import { listingQuery, sendListing, type ListingQuery } from './listing.js';
 import { sendProblem } from './problem.js';
+import { planWindow } from './plan-window.js';
 import { agreementSummary, negotiationSummary, nodeSummary, planEntries, replanSummary } from './summaries.js';
 
 export interface AppOptions extends EndpointOptions {
@@ -101,7 +102,9 @@ export function createApp(options: AppOptions): RequestListener {
   // What capacity is booked, by agreements and by preparatory holds (operators only: it shows everyone's bookings).
   app.get('/api/plan', json('reading the plan', async (req) => {
     operator(req, 'the plan shows every party\'s bookings');
-    return { clusterNodes: options.plan.clusterNodes, bookings: planEntries(options.plan), problematic: options.plan.manager.problematic() };
+    const window = planWindow(req);
+    const bookings = planEntries(options.plan, window);
+    return { clusterNodes: options.plan.clusterNodes, total: options.plan.bookingCount, bookings, problematic: options.plan.manager.problematic() };
   }));
   // The cluster's nodes, their properties and whether they are failed; operators report failures and repairs.
   app.get('/api/nodes', json('listing the nodes', async (req) => {

@@ -55,8 +55,9 @@ export function negotiationSummary(n: Negotiation) {
  * `nodes` is the node count (as on the wire); `nodeIds` the concrete working nodes of every
  * piece still booked, `spareNodeIds` the spares kept for restarts (Enhanced, Full).
  */
-export function planEntries(plan: PlanningService) {
-  return [...plan.booked()].map(([key, a]) => {
+/** The plan's bookings, those overlapping [from, to) when a window is given (the dashboard's view). */
+export function planEntries(plan: PlanningService, window?: { from: Date; to: Date }) {
+  return [...(window === undefined ? plan.booked() : plan.bookedBetween(window.from, window.to))].map(([key, a]) => {
     const offerId = offerIdOfHoldKey(key);
     const segments = a.segments ?? [];
     const spec = plan.job(key)?.spec;

@@ -70,6 +70,26 @@ describe('operators see and change the cluster', () => {
     expect(deadlineJob.problem).toBeUndefined();
   });
 
+  it('/api/plan?from=&to= keeps the bookings overlapping the window, and counts them all', async () => {
+    const all = await get<{ total: number; bookings: Booking[] }>(server, '/api/plan');
+    expect(all.body.total).toBe(all.body.bookings.length);
+    expect(all.body.total).toBeGreaterThan(1);
+    // The reservation above runs 14:00-16:00 on the simulated day; the deadline job starts at 12:00.
+    const window = async (from: string, to: string) => (await get<{ total: number; bookings: Booking[] }>(server, `/api/plan?from=${from}&to=${to}`)).body;
+    const afternoon = await window('2026-11-21T14:30:00Z', '2026-11-21T15:00:00Z');
+    expect(afternoon.total).toBe(all.body.total);
+    expect(afternoon.bookings.length).toBeLessThan(all.body.total);
+    for (const b of afternoon.bookings) expect(new Date(b.start) < new Date('2026-11-21T15:00:00Z') && new Date(b.end) > new Date('2026-11-21T14:30:00Z')).toBe(true);
+    expect(afternoon.bookings.some((b) => b.start === '2026-11-21T14:00:00.000Z' && b.nodes === 3)).toBe(true);
+    // A window ending where a booking starts does not hold it.
+    expect((await window('2026-11-21T13:00:00Z', '2026-11-21T14:00:00Z')).bookings.some((b) => b.start === '2026-11-21T14:00:00.000Z' && b.nodes === 3)).toBe(false);
+    for (const [query, named] of [['from=2026-11-21T12:00:00Z', 'both from and to'], ['from=yesterday&to=2026-11-21T12:00:00Z', 'from must be'], ['from=2026-11-21T12:00:00Z&to=2026-11-21T11:00:00Z', 'must be after'], ['limit=3', '"limit"']]) {
+      const bad = await get<{ detail: string }>(server, `/api/plan?${query}`);
+      expect(bad.status).toBe(400);
+      expect(bad.body.detail).toContain(named);
+    }
+  });
+
   it('POST /api/nodes/ID/fail re-plans, stores the moved bookings and answers with the report; repair brings the node back', async () => {
     const before = await plan();
     const reservation = before.bookings.find((b) => b.checkpoints === 0) as Booking;

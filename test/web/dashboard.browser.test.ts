@@ -71,7 +71,7 @@ describe.skipIf(skip)('the dashboard', () => {
     const before = await nodesOf();
     expect(before).toHaveLength(2);
     expect(await page.locator('rect[data-booking][stroke-dasharray="4 2"]').count()).toBeGreaterThan(0); // the hold
-    expect(await page.textContent('.toolbar .muted')).toMatch(/bookings, 0 failed nodes/);
+    expect(await page.textContent('.toolbar .muted')).toMatch(/\d+ bookings \(\d+ in view\), 0 failed nodes/);
     await page.screenshot({ path: path.join(shots, 'schedule.png') });
 
     const victim = before[0] as string;

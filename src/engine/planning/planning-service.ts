@@ -244,6 +244,21 @@ export class PlanningService {
     return out;
   }
 
+  /** The bookings whose time overlaps [from, to), as `booked` gives them; only those are built. */
+  bookedBetween(from: Date, to: Date): ReadonlyMap<string, Allocation> {
+    const out = new Map<string, Allocation>();
+    for (const job of this.manager.allJobs()) {
+      const { start, end } = plannedSpan(job);
+      if (start < to.getTime() && end > from.getTime()) out.set(job.spec.id, allocationOf(job));
+    }
+    return out;
+  }
+
+  /** How many bookings the plan holds. */
+  get bookingCount(): number {
+    return this.manager.size;
+  }
+
   // --- nodes and events -----------------------------------------------------------------
 
   nodes(): NodeView[] {
@@ -412,25 +427,21 @@ function options(replacing: string | undefined): { replacing?: string } {
  * its requested node count, with the plan behind it. A job without pieces (in P) keeps the
  * times it had, or its window, or its earliest start and runtime.
  */
-export function allocationOf(job: PlannedJob, previous?: Allocation): Allocation {
+/** When the job's booking starts and ends (ms): its planned pieces', else `previous`'s, else what its request asked. */
+function plannedSpan(job: PlannedJob, previous?: Allocation): { start: number; end: number } {
   const first = job.segments[0];
   const last = job.segments[job.segments.length - 1];
   const spec = job.spec;
-  let start: number;
-  let end: number;
-  if (first && last) {
-    start = first.start;
-    end = last.end;
-  } else if (previous) {
-    start = previous.start.getTime();
-    end = previous.end.getTime();
-  } else if (spec.window) {
-    start = spec.window.start;
-    end = spec.window.end;
-  } else {
-    start = spec.earliestStart ?? spec.arrival;
-    end = start + spec.runtimeSeconds * 1000;
-  }
+  if (first && last) return { start: first.start, end: last.end };
+  if (previous) return { start: previous.start.getTime(), end: previous.end.getTime() };
+  if (spec.window) return { start: spec.window.start, end: spec.window.end };
+  const start = spec.earliestStart ?? spec.arrival;
+  return { start, end: start + spec.runtimeSeconds * 1000 };
+}
+
+export function allocationOf(job: PlannedJob, previous?: Allocation): Allocation {
+  const spec = job.spec;
+  const { start, end } = plannedSpan(job, previous);
   const allocation: Allocation = {
     start: new Date(start),
     end: new Date(end),
