@@ -4,7 +4,7 @@ import { MalformedMessage } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
 import type { AccountService, NewAccount } from '../engine/accounting/index.js';
 import { declaredBodyWithin } from './error-boundary.js';
-import { maxPageSize } from './listing.js';
+import { knownQuery, maxPageSize } from './listing.js';
 import { sendProblem } from './problem.js';
 
 /**
@@ -68,9 +68,7 @@ function jsonBody(req: Request): Record<string, unknown> {
  * a page at a time, so its cost does not grow with the account's history.
  */
 function statementPage(req: Request): { afterSeq?: number; limit: number } {
-  const { limit: rawLimit, after: rawAfter, ...unknown } = req.query as Record<string, unknown>;
-  const extra = Object.keys(unknown);
-  if (extra.length > 0) throw new MalformedMessage(`unknown query parameter ${extra.map((k) => `"${k.slice(0, 40)}"`).join(', ')}: a statement takes limit and after`);
+  const { limit: rawLimit, after: rawAfter } = knownQuery(req, ['limit', 'after'], 'a statement takes limit and after');
   const whole = (raw: unknown) => (typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : NaN);
   const page: { afterSeq?: number; limit: number } = { limit: maxPageSize };
   if (rawLimit !== undefined) {

@@ -17,10 +17,16 @@ export interface ListingQuery<S extends string> extends ListPage {
   state?: S;
 }
 
+/** The request's query parameters; any but `known` is refused with a MalformedMessage naming it and saying what `takes`. */
+export function knownQuery(req: Request, known: readonly string[], takes: string): Record<string, unknown> {
+  const query = req.query as Record<string, unknown>;
+  const extra = Object.keys(query).filter((k) => !known.includes(k));
+  if (extra.length > 0) throw new MalformedMessage(`unknown query parameter ${extra.map((k) => `"${k.slice(0, 40)}"`).join(', ')}: ${takes}`);
+  return query;
+}
+
 export function listingQuery<S extends string>(req: Request, states: readonly S[]): ListingQuery<S> {
-  const { limit: rawLimit, after: rawAfter, state: rawState, ...unknown } = req.query as Record<string, unknown>;
-  const extra = Object.keys(unknown);
-  if (extra.length > 0) throw new MalformedMessage(`unknown query parameter ${extra.map((k) => `"${k.slice(0, 40)}"`).join(', ')}: a listing takes limit, after and state`);
+  const { limit: rawLimit, after: rawAfter, state: rawState } = knownQuery(req, ['limit', 'after', 'state'], 'a listing takes limit, after and state');
   const query: ListingQuery<S> = { limit: defaultPageSize };
   if (rawLimit !== undefined) {
     const limit = typeof rawLimit === 'string' && /^\d{1,7}$/.test(rawLimit) ? Number(rawLimit) : NaN;

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { MalformedMessage } from '../domain/errors.js';
+import { knownQuery } from './listing.js';
 
 /**
  * The window of GET /api/plan: `?from=` and `?to=` (ISO 8601 times, both or neither) keep the
@@ -7,9 +8,7 @@ import { MalformedMessage } from '../domain/errors.js';
  * the whole plan (every booking at 100,000 live agreements took about 2 s, docs/benchmarks.md).
  */
 export function planWindow(req: Request): { from: Date; to: Date } | undefined {
-  const { from: rawFrom, to: rawTo, ...unknown } = req.query as Record<string, unknown>;
-  const extra = Object.keys(unknown);
-  if (extra.length > 0) throw new MalformedMessage(`unknown query parameter ${extra.map((k) => `"${k.slice(0, 40)}"`).join(', ')}: the plan takes from and to`);
+  const { from: rawFrom, to: rawTo } = knownQuery(req, ['from', 'to'], 'the plan takes from and to');
   if (rawFrom === undefined && rawTo === undefined) return undefined;
   const time = (raw: unknown, name: string): Date => {
     const date = typeof raw === 'string' && /^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/.test(raw) ? new Date(raw) : new Date(NaN);

@@ -422,11 +422,6 @@ function options(replacing: string | undefined): { replacing?: string } {
   return replacing !== undefined ? { replacing } : {};
 }
 
-/**
- * A planned job as an allocation: from its first piece's start to its last piece's end on
- * its requested node count, with the plan behind it. A job without pieces (in P) keeps the
- * times it had, or its window, or its earliest start and runtime.
- */
 /** When the job's booking starts and ends (ms): its planned pieces', else `previous`'s, else what its request asked. */
 function plannedSpan(job: PlannedJob, previous?: Allocation): { start: number; end: number } {
   const first = job.segments[0];
@@ -439,6 +434,11 @@ function plannedSpan(job: PlannedJob, previous?: Allocation): { start: number; e
   return { start, end: start + spec.runtimeSeconds * 1000 };
 }
 
+/**
+ * A planned job as an allocation: from its first piece's start to its last piece's end on
+ * its requested node count, with the plan behind it. A job without pieces (in P) keeps the
+ * times it had, or its window, or its earliest start and runtime.
+ */
 export function allocationOf(job: PlannedJob, previous?: Allocation): Allocation {
   const spec = job.spec;
   const { start, end } = plannedSpan(job, previous);
