@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,12 +8,27 @@ import { WsagClient } from '../src/client/wsag-client.js';
 import { AuditService } from '../src/engine/audit/audit-service.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import { offerFromTemplate } from '../src/xml/offer-from-template.js';
+import { oneNodeJobOffer } from '../bench/job-offer.js';
 import { startServerProcess } from './support/server-process.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const c of children.splice(0)) c.kill('SIGKILL');
 });
+
+/** The server on `dataDir`, killed after the test if it still runs. */
+async function started(dataDir: string, env: Record<string, string>) {
+  const server = await startServerProcess(dataDir, env);
+  children.push(server.child);
+  return server;
+}
+
+/** Sends `signal`; resolves once the process has exited (listening first, so no exit is missed). */
+function stopped(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<unknown> {
+  const exited = once(child, 'exit');
+  child.kill(signal);
+  return exited;
+}
 
 describe('nothing acknowledged is lost', () => {
   it('agreements created before kill -9 are all there after restart, with their state', async () => {
@@ -24,8 +40,7 @@ describe('nothing acknowledged is lost', () => {
       expect(response.status).toBe(200);
       return ((await response.json()) as { bookings: Array<{ id: string }> }).bookings.sort((a, b) => a.id.localeCompare(b.id));
     };
-    const first = await startServerProcess(dataDir, env);
-    children.push(first.child);
+    const first = await started(dataDir, env);
     const client = new WsagClient(first.url);
     const templates = await client.templates();
     const created: string[] = [];
@@ -38,11 +53,9 @@ describe('nothing acknowledged is lost', () => {
     const planBefore = await plan(first.url);
     expect(planBefore.map((b) => b.id)).toEqual(created.filter((id) => id !== created[1]).sort());
 
-    first.child.kill('SIGKILL');
-    await new Promise((resolve) => first.child.once('exit', resolve));
+    await stopped(first.child);
 
-    const second = await startServerProcess(dataDir, env);
-    children.push(second.child);
+    const second = await started(dataDir, env);
     const after = await new WsagClient(second.url).agreements();
     expect(after.map((a) => [a.id, a.state, a.name])).toEqual(before.map((a) => [a.id, a.state, a.name]));
     expect(after.map((a) => a.id)).toEqual(created);
@@ -58,16 +71,10 @@ describe('nothing acknowledged is lost under concurrent writes', () => {
     // Commits are grouped (writes made while the log's sync runs share a transaction): an
     // answer must never go out before its group is committed and synced.
     const env = { WSAG_CLUSTER_NODES: '1024' };
-    const first = await startServerProcess(dataDir, env);
-    children.push(first.child);
+    const first = await started(dataDir, env);
     const client = new WsagClient(first.url);
-    const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
-    const deadline = new Date(Math.ceil(Date.now() / 1000) * 1000 + 24 * 3600_000).toISOString().replace('.000Z', 'Z');
-    const offer = offerFromTemplate(template, [
-      { location: 'NodeCount', value: '1' },
-      { location: '//sla:ServiceLevel/sla:Deadline', value: deadline },
-      { location: '//sla:CompletedBy', value: deadline },
-    ]);
+    // A one-node job of an hour with a day's deadline: a thousand fit on 1,024 nodes.
+    const offer = await oneNodeJobOffer(client);
     const acknowledged: string[] = [];
     let killed = false;
     const creating = async () => {
@@ -82,16 +89,14 @@ describe('nothing acknowledged is lost under concurrent writes', () => {
     const clients = Array.from({ length: 16 }, creating);
     while (acknowledged.length < 200) await new Promise((resolve) => setTimeout(resolve, 2));
     killed = true;
-    first.child.kill('SIGKILL');
+    const exited = stopped(first.child);
     await Promise.all(clients);
-    await new Promise((resolve) => first.child.exitCode !== null || first.child.signalCode !== null ? resolve(undefined) : first.child.once('exit', resolve));
+    await exited;
 
-    const second = await startServerProcess(dataDir, env);
-    children.push(second.child);
+    const second = await started(dataDir, env);
     const stored = new Set((await new WsagClient(second.url).agreements()).map((a) => a.id));
     expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
-    second.child.kill('SIGTERM');
-    await new Promise((resolve) => second.child.once('exit', resolve));
+    await stopped(second.child, 'SIGTERM');
     const store = SqliteStore.openReadOnly(path.join(dataDir, 'wsag.db'));
     try {
       const chain = await new AuditService({ audit: store.audit, agreements: store.agreements }).verifyChain();
@@ -107,8 +112,7 @@ describe('wsag:ExpirationTime across a restart (issue 12, case 3)', () => {
   it('an agreement that expired while the server was down is ended at start-up, and its capacity is free', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-expiry-'));
     const env = { WSAG_CLUSTER_NODES: '8' };
-    const first = await startServerProcess(dataDir, env);
-    children.push(first.child);
+    const first = await started(dataDir, env);
     const client = new WsagClient(first.url);
     const template = (await client.templates()).find((t) => t.includes('advance-reservation-v1')) as string;
     const whole = offerFromTemplate(template, [{ location: 'NodeCount', value: '8' }]);
@@ -116,12 +120,10 @@ describe('wsag:ExpirationTime across a restart (issue 12, case 3)', () => {
     const { agreementId } = await client.createAgreement(
       whole.replace('</wsag:ServiceProvider>', `</wsag:ServiceProvider><wsag:ExpirationTime>${expiresAt.toISOString()}</wsag:ExpirationTime>`),
     );
-    first.child.kill('SIGKILL');
-    await new Promise((resolve) => first.child.once('exit', resolve));
+    await stopped(first.child);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt.getTime() - Date.now() + 200)));
 
-    const second = await startServerProcess(dataDir, env);
-    children.push(second.child);
+    const second = await started(dataDir, env);
     const again = new WsagClient(second.url);
     await expect.poll(async () => (await again.state(agreementId)).state, { timeout: 5000 }).toBe('Complete');
     expect((await again.state((await again.createAgreement(whole)).agreementId)).state).toBe('Observed');

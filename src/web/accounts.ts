@@ -4,7 +4,7 @@ import { MalformedMessage } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
 import type { AccountService, NewAccount } from '../engine/accounting/index.js';
 import { declaredBodyWithin } from './error-boundary.js';
-import { knownQuery, maxPageSize } from './listing.js';
+import { knownQuery, maxPageSize, pageLimit } from './listing.js';
 import { sendProblem } from './problem.js';
 
 /**
@@ -69,17 +69,10 @@ function jsonBody(req: Request): Record<string, unknown> {
  */
 function statementPage(req: Request): { afterSeq?: number; limit: number } {
   const { limit: rawLimit, after: rawAfter } = knownQuery(req, ['limit', 'after'], 'a statement takes limit and after');
-  const whole = (raw: unknown) => (typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : NaN);
-  const page: { afterSeq?: number; limit: number } = { limit: maxPageSize };
-  if (rawLimit !== undefined) {
-    const limit = whole(rawLimit);
-    if (!(limit >= 1 && limit <= maxPageSize)) throw new MalformedMessage(`limit must be a whole number from 1 to ${maxPageSize}`);
-    page.limit = limit;
-  }
+  const page: { afterSeq?: number; limit: number } = { limit: pageLimit(rawLimit, maxPageSize) };
   if (rawAfter !== undefined) {
-    const after = whole(rawAfter);
-    if (Number.isNaN(after)) throw new MalformedMessage('after must be the seq of a statement entry (a whole number), as the next page\'s link gives it');
-    page.afterSeq = after;
+    if (!(typeof rawAfter === 'string' && /^\d{1,15}$/.test(rawAfter))) throw new MalformedMessage('after must be the seq of a statement entry (a whole number), as the next page\'s link gives it');
+    page.afterSeq = Number(rawAfter);
   }
   return page;
 }

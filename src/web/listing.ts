@@ -25,14 +25,17 @@ export function knownQuery(req: Request, known: readonly string[], takes: string
   return query;
 }
 
+/** `?limit=`: a whole number from 1 to maxPageSize, `fallback` when absent. */
+export function pageLimit(raw: unknown, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const limit = typeof raw === 'string' && /^\d{1,7}$/.test(raw) ? Number(raw) : NaN;
+  if (!(limit >= 1 && limit <= maxPageSize)) throw new MalformedMessage(`limit must be a whole number from 1 to ${maxPageSize}`);
+  return limit;
+}
+
 export function listingQuery<S extends string>(req: Request, states: readonly S[]): ListingQuery<S> {
   const { limit: rawLimit, after: rawAfter, state: rawState } = knownQuery(req, ['limit', 'after', 'state'], 'a listing takes limit, after and state');
-  const query: ListingQuery<S> = { limit: defaultPageSize };
-  if (rawLimit !== undefined) {
-    const limit = typeof rawLimit === 'string' && /^\d{1,7}$/.test(rawLimit) ? Number(rawLimit) : NaN;
-    if (!(limit >= 1 && limit <= maxPageSize)) throw new MalformedMessage(`limit must be a whole number from 1 to ${maxPageSize}`);
-    query.limit = limit;
-  }
+  const query: ListingQuery<S> = { limit: pageLimit(rawLimit, defaultPageSize) };
   if (rawAfter !== undefined) query.after = cursorFrom(rawAfter);
   if (rawState !== undefined) {
     if (typeof rawState !== 'string' || !states.includes(rawState as S)) throw new MalformedMessage(`state must be one of ${states.join(', ')}`);

@@ -53,11 +53,11 @@ export function negotiationSummary(n: Negotiation) {
 /**
  * Every booking in the plan: agreements under their id, preparatory holds as `hold:<offer id>`.
  * `nodes` is the node count (as on the wire); `nodeIds` the concrete working nodes of every
- * piece still booked, `spareNodeIds` the spares kept for restarts (Enhanced, Full).
+ * piece still booked, `spareNodeIds` the spares kept for restarts (Enhanced, Full). With
+ * `window`, only the bookings overlapping it (the dashboard's view).
  */
-/** The plan's bookings, those overlapping [from, to) when a window is given (the dashboard's view). */
 export function planEntries(plan: PlanningService, window?: { from: Date; to: Date }) {
-  return [...(window === undefined ? plan.booked() : plan.bookedBetween(window.from, window.to))].map(([key, a]) => {
+  return [...plan.booked(window)].map(([key, a]) => {
     const offerId = offerIdOfHoldKey(key);
     const segments = a.segments ?? [];
     const spec = plan.job(key)?.spec;

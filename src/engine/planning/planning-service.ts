@@ -237,19 +237,18 @@ export class PlanningService {
     return this.manager.jobIds();
   }
 
-  /** Every booking: agreements under their id, preparatory holds under `hold:<offer id>`. */
-  booked(): ReadonlyMap<string, Allocation> {
-    const out = new Map<string, Allocation>();
-    for (const job of this.manager.allJobs()) out.set(job.spec.id, allocationOf(job));
-    return out;
-  }
-
-  /** The bookings whose time overlaps [from, to), as `booked` gives them; only those are built. */
-  bookedBetween(from: Date, to: Date): ReadonlyMap<string, Allocation> {
+  /**
+   * Every booking: agreements under their id, preparatory holds under `hold:<offer id>`;
+   * with `window`, only those overlapping [from, to), and only those are built.
+   */
+  booked(window?: { from: Date; to: Date }): ReadonlyMap<string, Allocation> {
     const out = new Map<string, Allocation>();
     for (const job of this.manager.allJobs()) {
-      const { start, end } = plannedSpan(job);
-      if (start < to.getTime() && end > from.getTime()) out.set(job.spec.id, allocationOf(job));
+      if (window) {
+        const { start, end } = plannedSpan(job);
+        if (start >= window.to.getTime() || end <= window.from.getTime()) continue;
+      }
+      out.set(job.spec.id, allocationOf(job));
     }
     return out;
   }
