@@ -11,7 +11,9 @@
  * InitiateNegotiation, Negotiate with a Solicited offer (the server holds the capacity and
  * answers Acceptable) and CreateAgreement accepting that offer. `--rate N` offers creates at
  * an even N a second instead of as fast as the server answers (bench/fixed-rate.ts), for the
- * latency at a given load rather than at saturation. `--write` appends the table to
+ * latency at a given load rather than at saturation. `--warm-up N`: seconds of the same load
+ * before the measured run (default 2, 5 at a rate; a server just started compiles its code
+ * for several seconds more, so steady-state figures take 10). `--write` appends the table to
  * docs/benchmarks.md.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -21,13 +23,13 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import type { XmlElement } from 'libxml2-wasm';
 import Database from 'better-sqlite3';
 import { initiateNegotiationInput, plainEnvelope } from '../src/client/soap-requests.js';
 import { WsagClient } from '../src/client/wsag-client.js';
 import { createDemoPki } from '../src/crypto/demo-pki.js';
 import { DocumentThreads } from '../src/workers/document-threads.js';
 import { acceptingOffer, negotiationOffer } from '../src/xml/accepting-offer.js';
-import { c14n } from '../src/xml/item-constraint.js';
 import { withXml } from '../src/xml/libxml.js';
 import { ns } from '../src/xml/namespaces.js';
 import { one } from '../src/xml/xpath.js';
@@ -53,7 +55,8 @@ const documentThreads = option('document-threads', '');
 const rate = Number(option('rate', '0'));
 if (rate > 0 && operation !== 'create') throw new Error('--rate measures CreateAgreement only; leave out --operation negotiate');
 const CLUSTER_NODES = 4096;
-const RATE_WARM_UP_SECONDS = 5;
+/** Seconds of the same load before the measured run (compilation, the heap growing): 5 at a rate, else 2 unless `--warm-up N`. */
+const warmUp = Number(option('warm-up', rate > 0 ? '5' : '2'));
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-bench-concurrent-'));
 const pki = path.join(work, 'pki');
@@ -123,7 +126,7 @@ async function loadAtFixedRate(urls: string[], body: string, duration = seconds)
  */
 function negotiatedAgreements(offer: string): { requests: autocannon.Request[]; done: () => number } {
   let created = 0;
-  type Context = { negotiationId?: string; counterOffer?: string };
+  type Context = { negotiationId?: string; accepting?: string };
   const solicited = `<wsag-neg:NegotiateInput xmlns:wsag-neg="${ns.wsagNeg}">${negotiationOffer(offer, { counterOfferTo: 'deadline-job-v1', state: 'Solicited' })}</wsag-neg:NegotiateInput>`;
   const negAction = (port: string, message: string) => `${ns.wsagNeg}/${port}/${message}`;
   return {
@@ -137,13 +140,14 @@ function negotiatedAgreements(offer: string): { requests: autocannon.Request[]; 
         method: 'POST', path: '/wsag/Negotiation', headers: soapHeaders(negAction('Negotiation', 'NegotiateRequest')),
         setupRequest: (request, context: Context) => ({ ...request, body: plainEnvelope(solicited, { parameter: 'NegotiationId', id: context.negotiationId as string }) }),
         onResponse: (status, body, context: Context) => {
-          context.counterOffer = status === 200 ? withXml(body, 'NegotiateOutput', (doc) => c14n(one(doc.root, '//wsag-neg:NegotiationCounterOffer') as NonNullable<ReturnType<typeof one>>)) : undefined;
+          // The accepting offer is built here, from the answer as parsed (as a broker would).
+          context.accepting = status === 200 ? withXml(body, 'NegotiateOutput', (doc) => acceptingOffer(one(doc.root, '//wsag-neg:NegotiationCounterOffer') as XmlElement)) : undefined;
         },
       },
       {
         method: 'POST', path: '/wsag/AgreementFactory', headers: soapHeaders(createAction),
         // Without an Acceptable offer to accept, the sequence starts again.
-        setupRequest: (request, context: Context) => (context.counterOffer ? { ...request, body: createBody(acceptingOffer(context.counterOffer)) } : (undefined as unknown as autocannon.Request)),
+        setupRequest: (request, context: Context) => (context.accepting ? { ...request, body: createBody(context.accepting) } : (undefined as unknown as autocannon.Request)),
         onResponse: (status) => { if (status === 200) created++; },
       },
     ],
@@ -201,8 +205,8 @@ async function measureTarget(target: string, pg: TestPostgres | undefined): Prom
     // At a rate, warmed up as measured and for longer: a saturating warm-up leaves a backlog
     // to the run, and at 80 % of the cores a stall of the first seconds (compilation, the
     // heap growing) takes seconds to drain.
-    if (rate > 0) await loadAtFixedRate(urls, createBody(offer), RATE_WARM_UP_SECONDS);
-    else await load(urls, work(), 2);
+    if (rate > 0) await loadAtFixedRate(urls, createBody(offer), warmUp);
+    else await load(urls, work(), warmUp);
     const pids = started.map((s) => s.child.pid as number);
     const cpuBefore = pids.map(cpuSeconds);
     const stagesBefore = await scrapeStages(urls);
@@ -247,7 +251,7 @@ try {
   publish([
     machineHeading(operation === 'negotiate' ? 'Negotiated agreements under concurrent load' : 'CreateAgreement under concurrent load'),
     '',
-    `Command: \`npm run bench:concurrent -- --seconds ${seconds} --connections ${connections} --targets ${targets.join(',')} --key-type ${keyType}${operation === 'negotiate' ? ' --operation negotiate' : ''}${documentThreads ? ` --document-threads ${documentThreads}` : ''}${rate > 0 ? ` --rate ${rate}` : ''}\` (${rate > 0 ? `creates due at an even ${rate} a second on at most ${connections} keep-alive connections (bench/fixed-rate.ts), each latency from when its request was due, a wait for a free connection included` : `autocannon, ${connections} connections`}, ${seconds} s after a ${rate > 0 ? RATE_WARM_UP_SECONDS : 2} s warm-up${rate > 0 ? ' at the same rate' : ''}, a ${CLUSTER_NODES}-node cluster, ${documentThreads ? `${documentThreads} document threads (WSAG_DOCUMENT_THREADS), ` : `the server's default document threads (${DocumentThreads.defaultCount(os.availableParallelism())} here), `}${operation === 'negotiate' ? 'each connection negotiating its agreements: InitiateNegotiation, Negotiate with a Solicited offer answered Acceptable with the capacity held, CreateAgreement accepting it (latencies are of single requests)' : 'one CreateAgreement after another'} (a one-node job of an hour, its deadline a day ahead), every agreement signed with the demo PKI's ${keyType === 'ec' ? 'ECDSA P-256' : 'RSA 2048'} key; PostgreSQL ${pg ? 'with fsync and synchronous_commit on, on the same machine, every write answered once the log is flushed' : 'not run'}). The load generator runs on the same two cores.`,
+    `Command: \`npm run bench:concurrent -- --seconds ${seconds} --connections ${connections} --targets ${targets.join(',')} --key-type ${keyType}${operation === 'negotiate' ? ' --operation negotiate' : ''}${documentThreads ? ` --document-threads ${documentThreads}` : ''}${rate > 0 ? ` --rate ${rate}` : ''}${process.argv.includes('--warm-up') ? ` --warm-up ${warmUp}` : ''}\` (${rate > 0 ? `creates due at an even ${rate} a second on at most ${connections} keep-alive connections (bench/fixed-rate.ts), each latency from when its request was due, a wait for a free connection included` : `autocannon, ${connections} connections`}, ${seconds} s after a ${warmUp} s warm-up${rate > 0 ? ' at the same rate' : ''}, a ${CLUSTER_NODES}-node cluster, ${documentThreads ? `${documentThreads} document threads (WSAG_DOCUMENT_THREADS), ` : `the server's default document threads (${DocumentThreads.defaultCount(os.availableParallelism())} here), `}${operation === 'negotiate' ? 'each connection negotiating its agreements: InitiateNegotiation, Negotiate with a Solicited offer answered Acceptable with the capacity held, CreateAgreement accepting it (latencies are of single requests)' : 'one CreateAgreement after another'} (a one-node job of an hour, its deadline a day ahead), every agreement signed with the demo PKI's ${keyType === 'ec' ? 'ECDSA P-256' : 'RSA 2048'} key; PostgreSQL ${pg ? 'with fsync and synchronous_commit on, on the same machine, every write answered once the log is flushed' : 'not run'}). The load generator runs on the same two cores.`,
     '',
     `Floors in the same run: a bare node:http server answering the same request, ${floorHttp.perSecond.toFixed(0)} requests/s (p99 ${floorHttp.p99.toFixed(0)} ms); SQLite fsync'd commits, ${floorCommits.toFixed(0)}/s.`,
     '',

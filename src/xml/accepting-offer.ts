@@ -1,3 +1,4 @@
+import type { XmlElement } from 'libxml2-wasm';
 import { escapeXml } from './escape.js';
 import { c14n } from './item-constraint.js';
 import { withXml } from './libxml.js';
@@ -32,10 +33,13 @@ interface OfferParts {
  * counter-offer (CounterOfferTo = its OfferId). The server-written srv:* parts of the
  * Context may stay: the server ignores them when reading an offer. With `negotiation`,
  * the extension also carries the ResponderNegotiationEPR, so the server need not derive
- * the negotiation from the offer id.
+ * the negotiation from the offer id. The counter-offer may be given as the element of an
+ * answer already parsed (no second parse); that element then loses any negotiation
+ * extension its Context carries. The offer is assembled from canonical parts and not
+ * parsed again to make it canonical as a whole: the server reads it either way.
  */
-export function acceptingOffer(counterOfferXml: string, options: { negotiation?: NegotiationEpr } = {}): string {
-  const parts = offerParts(counterOfferXml);
+export function acceptingOffer(counterOffer: string | XmlElement, options: { negotiation?: NegotiationEpr } = {}): string {
+  const parts = typeof counterOffer === 'string' ? withXml(counterOffer, 'offer', (doc) => offerParts(doc.root)) : offerParts(counterOffer);
   if (!parts.offerId) throw new Error('the counter-offer has no wsag-neg:OfferId: there is nothing to accept');
   const epr = options.negotiation
     ? `<wsag-neg:ResponderNegotiationEPR xmlns:wsa="${ns.wsa}" xmlns:srv="${ns.srv}">` +
@@ -49,10 +53,7 @@ export function acceptingOffer(counterOfferXml: string, options: { negotiation?:
     '</wsag-neg:NegotiationExtension>';
   const closing = parts.context.lastIndexOf('</');
   const context = parts.context.slice(0, closing) + extension + parts.context.slice(closing);
-  return canonical(
-    `<wsag:AgreementOffer xmlns:wsag="${ns.wsag}">${parts.name ?? ''}${context}${parts.terms}</wsag:AgreementOffer>`,
-    'accepting offer',
-  );
+  return `<wsag:AgreementOffer xmlns:wsag="${ns.wsag}">${parts.name ?? ''}${context}${parts.terms}</wsag:AgreementOffer>`;
 }
 
 /**
@@ -65,7 +66,7 @@ export function negotiationOffer(
   offerXml: string,
   options: { offerId?: string; counterOfferTo: string; state: InitiatorOfferState; expirationTime?: string },
 ): string {
-  const parts = offerParts(offerXml);
+  const parts = withXml(offerXml, 'offer', (doc) => offerParts(doc.root));
   const offerId = options.offerId === undefined ? '' : ` wsag-neg:OfferId="${escapeXml(options.offerId)}"`;
   return canonical(
     `<wsag-neg:NegotiationOffer xmlns:wsag-neg="${ns.wsagNeg}" xmlns:wsag="${ns.wsag}"${offerId}>` +
@@ -96,24 +97,21 @@ function offerContext(options: { counterOfferTo: string; state: InitiatorOfferSt
  * negotiation extension already in the Context is dropped: it belongs to the offer it
  * came with (each offer states its own negotiation context).
  */
-function offerParts(xml: string): OfferParts {
-  return withXml(xml, 'offer', (doc) => {
-    const root = doc.root;
-    const known =
-      (root.namespaceUri === ns.wsag && root.name === 'AgreementOffer') ||
-      (root.namespaceUri === ns.wsagNeg && (root.name === 'NegotiationOffer' || root.name === 'NegotiationCounterOffer'));
-    if (!known) throw new Error(`expected wsag:AgreementOffer, wsag-neg:NegotiationOffer or wsag-neg:NegotiationCounterOffer, found ${qname(root)}`);
-    const context = one(root, 'wsag:Context');
-    const terms = one(root, 'wsag:Terms');
-    if (!context || !terms) throw new Error(`${qname(root)} needs wsag:Context and wsag:Terms`);
-    for (const old of all(context, 'wsag-neg:NegotiationExtension | wsag-neg:RenegotiationExtension')) old.remove();
-    const name = one(root, 'wsag:Name');
-    const offerId = (root.eval('string(@wsag-neg:OfferId)', { 'wsag-neg': ns.wsagNeg }) as string).trim();
-    return {
-      ...(offerId ? { offerId } : {}),
-      ...(name ? { name: c14n(name) } : {}),
-      context: c14n(context),
-      terms: c14n(terms),
-    };
-  });
+function offerParts(root: XmlElement): OfferParts {
+  const known =
+    (root.namespaceUri === ns.wsag && root.name === 'AgreementOffer') ||
+    (root.namespaceUri === ns.wsagNeg && (root.name === 'NegotiationOffer' || root.name === 'NegotiationCounterOffer'));
+  if (!known) throw new Error(`expected wsag:AgreementOffer, wsag-neg:NegotiationOffer or wsag-neg:NegotiationCounterOffer, found ${qname(root)}`);
+  const context = one(root, 'wsag:Context');
+  const terms = one(root, 'wsag:Terms');
+  if (!context || !terms) throw new Error(`${qname(root)} needs wsag:Context and wsag:Terms`);
+  for (const old of all(context, 'wsag-neg:NegotiationExtension | wsag-neg:RenegotiationExtension')) old.remove();
+  const name = one(root, 'wsag:Name');
+  const offerId = (root.eval('string(@wsag-neg:OfferId)', { 'wsag-neg': ns.wsagNeg }) as string).trim();
+  return {
+    ...(offerId ? { offerId } : {}),
+    ...(name ? { name: c14n(name) } : {}),
+    context: c14n(context),
+    terms: c14n(terms),
+  };
 }

@@ -4,6 +4,7 @@ import { offerStates, type OfferCreator, type OfferState } from '../domain/negot
 import type { NegotiationRequest, ReceivedNegotiationOffer } from '../engine/ports.js';
 import { date } from './datetime.js';
 import { c14n } from './item-constraint.js';
+import { standaloneSource } from './canonical.js';
 import { ns } from './namespaces.js';
 import { readEmbeddedOffer, type XmlReceivedOffer } from './offer-reader.js';
 import { one, qname, text } from './xpath.js';
@@ -38,7 +39,7 @@ export function readNegotiationOffer(element: XmlElement): XmlNegotiationOffer {
     creator,
     state,
     offer: readOfferPart(element, where),
-    document: c14n(element),
+    document: standaloneSource(element),
   };
   if (offerId) result.offerId = offerId;
   const expires = date(text(offerContext, 'wsag-neg:ExpirationTime'), 'wsag-neg:ExpirationTime');

@@ -16,7 +16,11 @@ export { historyEntry, negotiableTemplate, negotiationPropertiesDocument } from 
 /** wsag-neg:NegotiationContextType's sequence. */
 const contextOrder = ['NegotiationType', 'ExpirationTime', 'NegotiationInitiator', 'NegotiationResponder', 'AgreementResponder', 'AgreementFactoryEPR'];
 
-/** The negotiation documents the server writes (GFD.193), all as canonical XML. */
+/**
+ * The negotiation documents the server writes (GFD.193). A counter-offer is written from
+ * the offer's parts as text that parses on its own (every namespace it uses declared), not
+ * parsed again to make it canonical: that was a sixth of a Negotiate's event-loop time.
+ */
 export class XmlNegotiationWriter implements NegotiationDocumentWriter {
   withSlot(offer: ReceivedOffer, slot: Allocation, completion?: Date): XmlReceivedOffer {
     return offerInSlot(asXml(offer), slot, completion);
@@ -45,15 +49,14 @@ export class XmlNegotiationWriter implements NegotiationDocumentWriter {
       (quoteXml(details.price, details.fee) ?? '') +
       (details.slot ? slotXml(details.slot) : '') +
       (alternative ? chosenAlternativeXml(alternative) : '');
-    return canonical(
+    return (
       `<wsag-neg:NegotiationCounterOffer xmlns:wsag-neg="${ns.wsagNeg}" xmlns:wsag="${ns.wsag}" wsag-neg:OfferId="${escapeXml(details.offerId)}">` +
         (xml.name === undefined ? '' : `<wsag:Name>${escapeXml(xml.name)}</wsag:Name>`) +
         contextXml(xml, details) +
-        xml.termsSource + // not canonical: the whole counter-offer is, below
+        xml.termsSource +
         neg('NegotiationOfferContext', offerContext) +
         '<wsag-neg:NegotiationConstraints></wsag-neg:NegotiationConstraints>' +
-        '</wsag-neg:NegotiationCounterOffer>',
-      'counter-offer',
+        '</wsag-neg:NegotiationCounterOffer>'
     );
   }
 

@@ -31,7 +31,7 @@ export function quoteXml(price: Money | undefined, fee: Money | undefined): stri
 
 export function chosenAlternativeXml(choice: AlternativeChoice): string {
   return (
-    `<srv:ChosenAlternative ${decl} Index="${choice.index}" Count="${choice.count}">` +
+    `<srv:ChosenAlternative ${decl} Count="${choice.count}" Index="${choice.index}">` +
     choice.terms.map((t) => element('Term', escapeXml(t))).join('') +
     '</srv:ChosenAlternative>'
   );

@@ -21,7 +21,8 @@ describe('readNegotiationOffer', () => {
       offerId: 'i-1', counterOfferTo: 'deadline-job-v1', creator: 'NegotiationInitiator', state: 'Solicited',
       expirationTime: new Date('2026-11-21T12:30:00Z'),
     });
-    expect(offer.document).toBe(canonical(solicited, 'offer'));
+    // As exchanged: the element written out on its own, the same XML (not made canonical).
+    expect(canonical(offer.document, 'kept')).toBe(canonical(solicited, 'offer'));
     if (haveXmllint) expect(referenceProblems({ solicited })).toEqual({});
   });
 
@@ -52,7 +53,9 @@ describe('readNegotiationOffer', () => {
       templateId: 'advance-reservation-v1', templateName: 'advance-reservation', note: 'a slot tomorrow morning',
     });
     const back = readOfferElement(counterOffer);
-    expect(back).toMatchObject({ offerId: 'r-2', counterOfferTo: 'i-1', creator: 'NegotiationResponder', state: 'Advisory', document: counterOffer });
+    expect(back).toMatchObject({ offerId: 'r-2', counterOfferTo: 'i-1', creator: 'NegotiationResponder', state: 'Advisory' });
+    // The element as exchanged: the same XML, written out on its own (not made canonical).
+    expect(canonical(back.document, 'kept')).toBe(canonical(counterOffer, 'written'));
     expect(back).not.toHaveProperty('expirationTime');
     expect(back.offer.request).toEqual(moved.request);
     expect(back.offer.serviceTermNames).toEqual(moved.serviceTermNames);
