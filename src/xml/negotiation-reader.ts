@@ -3,7 +3,6 @@ import { InvalidTerms, SchemaViolation } from '../domain/errors.js';
 import { offerStates, type OfferCreator, type OfferState } from '../domain/negotiation.js';
 import type { NegotiationRequest, ReceivedNegotiationOffer } from '../engine/ports.js';
 import { date } from './datetime.js';
-import { c14n } from './item-constraint.js';
 import { standaloneSource } from './canonical.js';
 import { ns } from './namespaces.js';
 import { readEmbeddedOffer, type XmlReceivedOffer } from './offer-reader.js';
@@ -64,7 +63,7 @@ export function readNegotiationRequest(element: XmlElement): NegotiationRequest 
   const request: NegotiationRequest = {
     type,
     agreementResponder: role(required(element, 'wsag-neg:AgreementResponder', where)),
-    document: c14n(element),
+    document: standaloneSource(element),
   };
   if (type === 'Renegotiation') {
     const path = 'wsag-neg:ResponderAgreementEPR/wsa:ReferenceParameters/srv:AgreementId';

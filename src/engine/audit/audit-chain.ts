@@ -17,15 +17,47 @@ export function sha256Hex(text: string): string {
 /**
  * JSON with object keys sorted (by UTF-16 code units) and no whitespace: the same value
  * always gives the same text. Hand-written rather than a library's output, because stored
- * hashes depend on it byte for byte and must never change with a dependency upgrade.
+ * hashes depend on it byte for byte and must never change with a dependency upgrade. A
+ * value that is not plain JSON is read as JSON.stringify reads it (toJSON applied, so a
+ * Date is its ISO string; undefined members left out, undefined in an array null), so
+ * canonicalJson(x) is canonicalJson(JSON.parse(JSON.stringify(x))), written in one pass.
  */
 export function canonicalJson(value: JsonValue): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key] as JsonValue)}`).join(',')}}`;
+  const text = canonicalPart(value);
+  if (text === undefined) throw new TypeError(`${typeof value} has no JSON form`);
+  return text;
+}
+
+/** One value's canonical JSON; undefined where JSON.stringify leaves the value out. */
+function canonicalPart(value: unknown): string | undefined {
+  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    value = (value as { toJSON: () => unknown }).toJSON();
   }
-  return JSON.stringify(value);
+  switch (typeof value) {
+    case 'string':
+    case 'number':
+    case 'bigint': // JSON.stringify throws for it, as JSON has none
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object': {
+      if (value === null) return 'null';
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) out += `${i === 0 ? '' : ','}${canonicalPart(value[i]) ?? 'null'}`;
+        return `${out}]`;
+      }
+      const record = value as Record<string, unknown>;
+      let out = '{';
+      for (const key of Object.keys(record).sort()) {
+        const part = canonicalPart(record[key]);
+        if (part !== undefined) out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${part}`;
+      }
+      return `${out}}`;
+    }
+    default: // undefined, a function, a symbol
+      return undefined;
+  }
 }
 
 /**
@@ -66,7 +98,8 @@ export interface UnchainedEntry {
  * the same before it is stored and after it is read.
  */
 export function unchainedEntry(record: AuditRecord): UnchainedEntry {
-  const details = JSON.parse(JSON.stringify(record.details)) as AuditDetails;
+  const canonicalDetails = canonicalJson(record.details);
+  const details = JSON.parse(canonicalDetails) as AuditDetails;
   return {
     entry: {
       at: new Date(record.at.getTime()),
@@ -75,7 +108,7 @@ export function unchainedEntry(record: AuditRecord): UnchainedEntry {
       action: record.action,
       details,
     },
-    canonicalDetails: canonicalJson(details),
+    canonicalDetails,
   };
 }
 
