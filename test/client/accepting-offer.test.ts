@@ -1,10 +1,12 @@
 import path from 'node:path';
+import type { XmlElement } from 'libxml2-wasm';
 import { describe, expect, it } from 'vitest';
 import { acceptingOffer, negotiationOffer } from '../../src/xml/accepting-offer.js';
 import { withXml } from '../../src/xml/libxml.js';
 import { ns, prefixes } from '../../src/xml/namespaces.js';
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
 import { XmlNegotiationWriter } from '../../src/xml/negotiation-writer.js';
+import { canonical } from '../../src/xml/xml-edit.js';
 import { SchemaSet } from '../../src/xml/schema-set.js';
 import { TemplateLibrary } from '../../src/xml/template-library.js';
 import { receivedOffer } from '../support/offers.js';
@@ -69,6 +71,15 @@ describe('acceptingOffer', () => {
     expect(text(once, '//wsag-neg:ResponderNegotiationEPR/wsa:ReferenceParameters/srv:NegotiationId')).toBe('n1');
     const counterWithExtension = counterOffer.replace('</wsag:Context>', once.slice(once.indexOf('<wsag-neg:NegotiationExtension'), once.indexOf('</wsag:Context>')) + '</wsag:Context>');
     expect(count(acceptingOffer(counterWithExtension), '//wsag-neg:NegotiationExtension')).toBe(1);
+  });
+
+  it('takes the counter-offer as an element of an answer already parsed, with the same result', () => {
+    const answer = `<wsag-neg:NegotiateOutput xmlns:wsag-neg="${ns.wsagNeg}">${counterOffer}</wsag-neg:NegotiateOutput>`;
+    const fromElement = withXml(answer, 'answer', (doc) => acceptingOffer(doc.root.firstChild as XmlElement, { negotiation: { address: 'http://p/wsag/Negotiation', negotiationId: 'n1' } }));
+    const fromText = acceptingOffer(counterOffer, { negotiation: { address: 'http://p/wsag/Negotiation', negotiationId: 'n1' } });
+    valid(fromElement, 'wsag:AgreementOffer');
+    expect(canonical(fromElement, 'from the element')).toBe(canonical(fromText, 'from the text'));
+    expect(text(fromElement, '//wsag-neg:NegotiationExtension/wsag-neg:NegotiationOfferContext/wsag-neg:CounterOfferTo')).toBe('n1-3');
   });
 
   it('refuses documents that are no offers, and offers without an OfferId', () => {
