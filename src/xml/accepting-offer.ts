@@ -1,6 +1,6 @@
 import type { XmlElement } from 'libxml2-wasm';
 import { escapeXml } from './escape.js';
-import { c14n } from './item-constraint.js';
+import { standaloneSource } from './canonical.js';
 import { withXml } from './libxml.js';
 import { ns } from './namespaces.js';
 import { canonical } from './xml-edit.js';
@@ -8,8 +8,8 @@ import { all, one, qname } from './xpath.js';
 
 /**
  * The initiator's side of WS-Agreement Negotiation (GFD.193): the offers a client sends.
- * Both functions copy Name, Context and Terms as canonical XML, which carries every
- * in-scope namespace declaration, so the terms keep their meaning wherever they land.
+ * Both functions copy Name, Context and Terms as XML that stands on its own (every in-scope
+ * namespace declared on it), so the terms keep their meaning wherever they land.
  */
 
 export type InitiatorOfferState = 'Advisory' | 'Solicited' | 'Acceptable' | 'Rejected';
@@ -35,8 +35,8 @@ interface OfferParts {
  * the extension also carries the ResponderNegotiationEPR, so the server need not derive
  * the negotiation from the offer id. The counter-offer may be given as the element of an
  * answer already parsed (no second parse); that element then loses any negotiation
- * extension its Context carries. The offer is assembled from canonical parts and not
- * parsed again to make it canonical as a whole: the server reads it either way.
+ * extension its Context carries. The offer is assembled from those parts as written out
+ * and not parsed again to make it canonical: the server reads it either way.
  */
 export function acceptingOffer(counterOffer: string | XmlElement, options: { negotiation?: NegotiationEpr } = {}): string {
   const parts = typeof counterOffer === 'string' ? withXml(counterOffer, 'offer', (doc) => offerParts(doc.root)) : offerParts(counterOffer);
@@ -110,8 +110,13 @@ function offerParts(root: XmlElement): OfferParts {
   const offerId = (root.eval('string(@wsag-neg:OfferId)', { 'wsag-neg': ns.wsagNeg }) as string).trim();
   return {
     ...(offerId ? { offerId } : {}),
-    ...(name ? { name: c14n(name) } : {}),
-    context: c14n(context),
-    terms: c14n(terms),
+    ...(name ? { name: standaloneSource(name) } : {}),
+    context: withEndTag(standaloneSource(context), qname(context)),
+    terms: standaloneSource(terms),
   };
+}
+
+/** An element written out on its own with an end tag, when it was written empty (`<x/>`), so content can go before it. */
+function withEndTag(source: string, name: string): string {
+  return source.endsWith('/>') ? `${source.slice(0, -2)}></${name}>` : source;
 }

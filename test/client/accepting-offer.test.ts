@@ -82,6 +82,12 @@ describe('acceptingOffer', () => {
     expect(text(fromElement, '//wsag-neg:NegotiationExtension/wsag-neg:NegotiationOfferContext/wsag-neg:CounterOfferTo')).toBe('n1-3');
   });
 
+  it('puts the extension into a Context that was empty', () => {
+    const xml = acceptingOffer(counterOffer.replace(/<wsag:Context>.*<\/wsag:Context>/s, '<wsag:Context/>'));
+    expect(count(xml, '/wsag:AgreementOffer/wsag:Context/wsag-neg:NegotiationExtension/wsag-neg:NegotiationOfferContext')).toBe(1);
+    expect(text(xml, '//wsag-neg:CounterOfferTo')).toBe('n1-3');
+  });
+
   it('refuses documents that are no offers, and offers without an OfferId', () => {
     expect(() => acceptingOffer('<x/>')).toThrow('expected wsag:AgreementOffer, wsag-neg:NegotiationOffer or wsag-neg:NegotiationCounterOffer, found x');
     expect(() => acceptingOffer(offer)).toThrow(/no wsag-neg:OfferId/);
