@@ -9,7 +9,7 @@ import { ns } from './namespaces.js';
 import { XmlReceivedOffer } from './offer-reader.js';
 import { offerInSlot, offerWithTerms } from './offer-slot.js';
 import { chosenAlternativeXml, noteXml, quoteXml, slotXml } from './srv-elements.js';
-import { canonical, childInOrder, setText } from './xml-edit.js';
+import { childInOrder, setText } from './xml-edit.js';
 
 export { historyEntry, negotiableTemplate, negotiationPropertiesDocument } from './negotiation-properties.js';
 

@@ -1,7 +1,7 @@
 import type { Agreement } from '../../domain/agreement.js';
 import { isFinal, nextAgreementState } from '../../domain/agreement-state-machine.js';
 import type { AgreementService } from '../agreements/agreement-service.js';
-import { liveAgreementPages } from '../agreements/live-pages.js';
+import { agreementPages } from '../agreements/live-pages.js';
 import { systemActor } from '../audit/audit-notes.js';
 import type { PeersConfig } from './peers.js';
 import type { AgreementRepository, Clock } from '../ports.js';
@@ -40,12 +40,11 @@ export class MigratedJobs {
     const { providers } = this.deps;
     if (!providers.agreementState) return [];
     const completed: string[] = [];
-    // Page by page and without documents, as start-up reads them: every Observed agreement
-    // read whole at once, every 30 s, held about 500 MB at 100,000 live ones (live-pages.ts).
-    for await (const page of liveAgreementPages(this.deps.repository)) {
+    // Page by page and without documents: every Observed agreement read whole at once, every
+    // 30 s, held about 500 MB at 100,000 live ones (live-pages.ts).
+    for await (const page of agreementPages(this.deps.repository, { state: 'Observed', withoutDocument: true })) {
       for (const agreement of page) {
-        if (agreement.state !== 'Observed' || !agreement.migratedTo) continue;
-        if (await this.follow(agreement)) completed.push(agreement.id);
+        if (agreement.migratedTo && (await this.follow(agreement))) completed.push(agreement.id);
       }
     }
     return completed;

@@ -5,7 +5,7 @@ import {
   TooManyRounds, UnknownResource,
 } from '../../domain/errors.js';
 import {
-  findOffer, holdKey, liveHolds, negotiationIdOf, nextOfferId, snapshotOf, type Negotiation, type NegotiationOfferRecord, type OfferState,
+  findOffer, firstHoldExpiry, holdKey, liveHolds, negotiationIdOf, nextOfferId, snapshotOf, type Negotiation, type NegotiationOfferRecord, type OfferState,
 } from '../../domain/negotiation.js';
 import { negotiationStep, type CounteredOffer, type NegotiationMessage } from '../../domain/negotiation-state-machine.js';
 import { feeCharged } from '../../domain/pricing.js';
@@ -254,7 +254,8 @@ export class NegotiationService {
     let expired = 0;
     // Only the negotiations with a hold due are read: not every one holding capacity, each second.
     for (const candidate of await this.deps.negotiations.list({ holdExpiringBy: now })) {
-      if (!liveHolds(candidate).some((o) => (o.hold?.expiresAt.getTime() ?? Infinity) <= now.getTime())) continue;
+      // A row written before hold_expires_at existed is listed as due whether or not it is.
+      if ((firstHoldExpiry(candidate)?.getTime() ?? Infinity) > now.getTime()) continue;
       expired += await this.lock.run(candidate.id, async () => {
         const negotiation = await this.deps.negotiations.get(candidate.id);
         return negotiation ? this.expireAndSave(negotiation, now) : 0;
