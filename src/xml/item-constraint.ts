@@ -25,8 +25,10 @@ const facetNames = new Set([
 ]);
 const particleNames = new Set(['sequence', 'choice', 'all', 'group']);
 const itemNs = 'urn:wsag-server:item-constraint';
-/** Verdicts a simple-type constraint keeps, per constraint. */
+/** Verdicts a constraint keeps, per constraint. */
 const remembered = 256;
+/** Longer instances of a content model are validated every time, not remembered. */
+const rememberedInstanceChars = 2048;
 const subjectName = 'ItemConstraintSubject';
 
 export function compileItemConstraint(constraint: XmlElement): ItemConstraintCheck {
@@ -82,6 +84,18 @@ function particleCheck(particle: XmlElement): ItemConstraintCheck {
   const compile = (target: string): ConstraintSchema =>
     new ConstraintSchema(target, `<xs:element name="${subjectName}"><xs:complexType>${particleXml}<xs:anyAttribute processContents="skip"/></xs:complexType></xs:element>`, named);
   byNamespace.set('', compile('')); // compiled at load, so a broken constraint fails the template, not a client's offer
+  // As for values: the verdict depends on the instance's text and namespace alone, and offers repeat a
+  // few elements (a node count, a time window); those seen lately are answered without a parse.
+  const seen = new Map<string, string | null>();
+  const verdictIn = (target: string, instance: string): string | undefined => {
+    const key = `${target.length}:${target}${instance}`;
+    const known = seen.get(key);
+    if (known !== undefined) return known ?? undefined;
+    const problem = validateIn(target, instance);
+    if (seen.size >= remembered) seen.clear();
+    if (instance.length <= rememberedInstanceChars) seen.set(key, problem ?? null);
+    return problem;
+  };
   const validateIn = (target: string, instance: string): string | undefined => {
     const cached = byNamespace.get(target);
     const schema = cached ?? compile(target);
@@ -102,7 +116,7 @@ function particleCheck(particle: XmlElement): ItemConstraintCheck {
       let instance = `<${renamedQName}${serialized.slice(qname.length + 1)}`;
       const closing = `</${qname}>`;
       if (instance.endsWith(closing)) instance = instance.slice(0, -closing.length) + `</${renamedQName}>`;
-      const problem = validateIn(node.namespaceUri, instance);
+      const problem = verdictIn(node.namespaceUri, instance);
       return problem && `content of ${qname} does not match the constraint: ${problem.replace(/^line \d+: /, '').replace(new RegExp(subjectName, 'g'), node.name)}`;
     },
   };

@@ -1,4 +1,4 @@
-import { XmlXPath, type XmlElement, type XmlNode } from 'libxml2-wasm';
+import { XmlElement, XmlXPath, type XmlNode } from 'libxml2-wasm';
 import { prefixes } from './namespaces.js';
 
 /** XPath over our own prefixes (namespaces.ts), for reading documents. */
@@ -43,8 +43,58 @@ export function evaluate(context: XmlNode, path: string): ReturnType<XmlNode['ev
 }
 
 export function all(context: XmlNode, path: string): XmlElement[] {
+  const steps = childStepsOf(path);
+  if (steps !== null && context instanceof XmlElement) return walked(context, steps);
   const result = evaluate(context, path);
   return Array.isArray(result) ? (result as XmlElement[]) : [];
+}
+
+/** One step down to child elements: a name in a namespace, any name in one (`p:*`), or any element (`*`). */
+interface ChildStep {
+  uri?: string;
+  name?: string;
+}
+
+/** Paths read as child steps (or null: evaluated as XPath), by their text. */
+const childSteps = new Map<string, readonly ChildStep[] | null>();
+const childStep = /^(?:\*|([A-Za-z_][\w.-]*):([A-Za-z_][\w.-]*|\*))$/;
+
+/**
+ * The steps of a path made only of child steps over our prefixes (`wsag:Terms/wsag:All/*`),
+ * which `all` walks in the tree: the same elements in the same (document) order as XPath
+ * gives, without an XPath context made and namespaces registered for each evaluation
+ * (reading an offer evaluates some 30 such paths; a one-step lookup takes half the time).
+ * Null for any other path.
+ */
+function childStepsOf(path: string): readonly ChildStep[] | null {
+  let steps = childSteps.get(path);
+  if (steps === undefined) {
+    const parsed = path.split('/').map((text): ChildStep | undefined => {
+      const match = childStep.exec(text);
+      if (!match) return undefined;
+      if (match[1] === undefined) return {};
+      const uri = prefixes[match[1]];
+      return uri === undefined ? undefined : { uri, ...(match[2] === '*' ? {} : { name: match[2] }) };
+    });
+    steps = parsed.every((step) => step !== undefined) ? (parsed as ChildStep[]) : null;
+    if (childSteps.size < maxCompiled) childSteps.set(path, steps);
+  }
+  return steps;
+}
+
+/** The elements `steps` lead to from `context`, parent by parent and child by child: document order. */
+function walked(context: XmlElement, steps: readonly ChildStep[]): XmlElement[] {
+  let current: XmlElement[] = [context];
+  for (const step of steps) {
+    const next: XmlElement[] = [];
+    for (const parent of current) {
+      for (let child = parent.firstChild; child; child = child.next) {
+        if (child instanceof XmlElement && (step.name === undefined || child.name === step.name) && (step.uri === undefined || child.namespaceUri === step.uri)) next.push(child);
+      }
+    }
+    current = next;
+  }
+  return current;
 }
 
 export function one(context: XmlNode, path: string): XmlElement | undefined {

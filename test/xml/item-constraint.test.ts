@@ -48,6 +48,23 @@ describe('content-model item constraints', () => {
     expect(on(count, subject('<Exact epsilon="0.5">4</Exact>'))).toBeUndefined();
     expect(on(count, subject('<Exact>four</Exact>'))).toMatch(/'four' is not a valid value of the atomic type 'xs:double'/);
   });
+
+  it('give the same verdict for an element seen before, past those they remember and for long ones', () => {
+    const count = compile(`<xs:sequence xmlns:jsdl="${ns.jsdl}"><xs:element name="Exact" type="jsdl:Exact_Type"/></xs:sequence>`);
+    const inJsdl = (content: string) => `<jsdl:TotalResourceCount xmlns:jsdl="${ns.jsdl}">${content}</jsdl:TotalResourceCount>`;
+    const long = `<Exact>${'7'.repeat(3000)}</Exact>`;
+    for (let round = 0; round < 3; round++) {
+      expect(on(count, subject('<Exact>4</Exact>'))).toBeUndefined();
+      expect(on(count, subject('<Exact>four</Exact>'))).toMatch(/'four' is not a valid value/);
+      // In the jsdl: namespace the content model's Exact is jsdl:Exact.
+      expect(on(count, inJsdl('<Exact>4</Exact>'))).toMatch(/^content of jsdl:TotalResourceCount does not match the constraint: Element 'Exact': This element is not expected/);
+      expect(on(count, inJsdl('<jsdl:Exact>4</jsdl:Exact>'))).toBeUndefined();
+      expect(on(count, subject(long))).toBeUndefined();
+      expect(on(count, subject(`${long}<Extra/>`))).toMatch(/Extra.*not expected/);
+    }
+    for (let i = 0; i < 300; i++) expect(on(count, subject(`<Exact>${i}</Exact>`))).toBeUndefined();
+    expect(on(count, subject('<Exact>four</Exact>'))).toMatch(/'four' is not a valid value/);
+  });
 });
 
 describe('item constraints naming the xml: namespace', () => {

