@@ -76,15 +76,19 @@ function isLoneRoot(node: XmlNode): boolean {
  * when an ancestor carries an xml:* attribute, which Canonical XML copies onto a subtree.
  */
 function standaloneCopy(element: XmlElement): string | undefined {
+  // The declarations in scope from the ancestors, nearest first (as libxml2's xmlGetNsList
+  // finds them, without libxml2-wasm's object rebuilt for each one).
+  const inherited = new Map<string, string>();
+  const declared = element.nsDeclarations;
   for (let ancestor = element.parent; ancestor; ancestor = ancestor.parent) {
     if (ancestor.attrs.some((a) => a.namespaceUri === xmlNamespace)) return undefined;
+    for (const [prefix, uri] of Object.entries(ancestor.nsDeclarations)) {
+      if (!Object.hasOwn(declared, prefix) && !inherited.has(prefix)) inherited.set(prefix, uri);
+    }
   }
   const text = element.toString({ format: false, noDeclaration: true, encoding: 'utf-8' });
-  const declared = element.localNamespaces;
   let declarations = '';
-  for (const [prefix, uri] of Object.entries(element.namespaces)) {
-    if (!(prefix in declared)) declarations += ` ${prefix === '' ? 'xmlns' : `xmlns:${prefix}`}="${escapeXml(uri)}"`;
-  }
+  for (const [prefix, uri] of inherited) declarations += ` ${prefix === '' ? 'xmlns' : `xmlns:${prefix}`}="${escapeXml(uri)}"`;
   const nameEnd = text.search(/[\s/>]/);
   return text.slice(0, nameEnd) + declarations + text.slice(nameEnd);
 }
