@@ -16,7 +16,12 @@ export interface AgreementOfferReader {
 /** The Body validated against our schemas, then its wsag:AgreementOffer mapped to the domain. */
 export function readAgreementOfferInput(body: XmlElement, input: AgreementOfferInput): XmlReceivedOffer {
   SchemaSet.get().validate(body, `wsag:${input}`);
-  return readOffer(requiredChildren(body, ns.wsag, 'wsag:AgreementOffer')[0] as XmlElement);
+  return readOffer(agreementOfferElement(body));
+}
+
+/** The wsag:AgreementOffer of a CreateAgreement or CreatePendingAgreement Body. */
+export function agreementOfferElement(body: XmlElement): XmlElement {
+  return requiredChildren(body, ns.wsag, 'wsag:AgreementOffer')[0] as XmlElement;
 }
 
 /** Reads offers on the calling thread, from the envelope already parsed. */

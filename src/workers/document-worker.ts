@@ -10,7 +10,7 @@ import { workerData } from 'node:worker_threads';
 import type { XmlDocument, XmlElement } from 'libxml2-wasm';
 import { WsagError } from '../domain/errors.js';
 import { signAgreement, type SigningCredentials } from '../crypto/xml-signature.js';
-import { readAgreementOfferInput, type AgreementOfferInput } from '../soap/agreement-offer-input.js';
+import { agreementOfferElement, readAgreementOfferInput, type AgreementOfferInput } from '../soap/agreement-offer-input.js';
 import { readEnvelope } from '../soap/envelope.js';
 import { readNegotiationOffersInput, type NegotiationOfferInput } from '../soap/negotiation-offer-input.js';
 import { parseXml } from '../xml/libxml.js';
@@ -38,7 +38,7 @@ export type NegotiationOffersReading = { offers: NegotiationOfferParts[] } | Thr
 
 const { signing, templates } = workerData as DocumentWorkerData;
 const library = templates && TemplateLibrary.fromSources(templates);
-const checked = (offer: XmlReceivedOffer): XmlReceivedOffer => (library ? withConstraintsChecked(library, offer) : offer);
+const checked = (offer: XmlReceivedOffer, element?: XmlElement): XmlReceivedOffer => (library ? withConstraintsChecked(library, offer, element) : offer);
 const credentials: SigningCredentials | undefined = signing && {
   key: createPrivateKey(signing.keyPem),
   chain: signing.chainPem.map((pem) => new X509Certificate(pem)),
@@ -55,7 +55,8 @@ export function sign(document: string): string {
  * well-formed is refused here.
  */
 export function readAgreementOffer({ text, input }: { text: string; input: AgreementOfferInput }): OfferReading {
-  return readingBody(text, (body) => ({ parts: checked(readAgreementOfferInput(body, input)).toParts() }));
+  // The offer's element is moved out of the envelope to check its creation constraints: read it first.
+  return readingBody(text, (body) => ({ parts: checked(readAgreementOfferInput(body, input), agreementOfferElement(body)).toParts() }));
 }
 
 /** As readAgreementOffer, for the offers of a Negotiate or Advertise. */

@@ -1,4 +1,4 @@
-import { XmlC14NMode, XmlElement, type XmlNode } from 'libxml2-wasm';
+import { XmlC14NMode, XmlDocument, XmlElement, type XmlNode } from 'libxml2-wasm';
 import { escapeXml } from './escape.js';
 import { parseXml } from './libxml.js';
 
@@ -76,8 +76,23 @@ function isLoneRoot(node: XmlNode): boolean {
  * when an ancestor carries an xml:* attribute, which Canonical XML copies onto a subtree.
  */
 function standaloneCopy(element: XmlElement): string | undefined {
-  // The declarations in scope from the ancestors, nearest first (as libxml2's xmlGetNsList
-  // finds them, without libxml2-wasm's object rebuilt for each one).
+  const inherited = inheritedNamespaces(element);
+  if (!inherited) return undefined;
+  const text = element.toString({ format: false, noDeclaration: true, encoding: 'utf-8' });
+  let declarations = '';
+  for (const [prefix, uri] of inherited) declarations += ` ${prefix === '' ? 'xmlns' : `xmlns:${prefix}`}="${escapeXml(uri)}"`;
+  const nameEnd = text.search(/[\s/>]/);
+  return text.slice(0, nameEnd) + declarations + text.slice(nameEnd);
+}
+
+/**
+ * The namespace declarations `element` inherits from its ancestors, by prefix ('' the default
+ * namespace), nearest first as libxml2's xmlGetNsList finds them, those it declares itself left
+ * out (without libxml2-wasm's in-scope map, rebuilt with a spread for each namespace).
+ * Undefined when an ancestor carries an xml:* attribute, which a copy of the element would
+ * have to carry too (Canonical XML copies it onto a subtree).
+ */
+export function inheritedNamespaces(element: XmlElement): Map<string, string> | undefined {
   const inherited = new Map<string, string>();
   const declared = element.nsDeclarations;
   for (let ancestor = element.parent; ancestor; ancestor = ancestor.parent) {
@@ -86,11 +101,23 @@ function standaloneCopy(element: XmlElement): string | undefined {
       if (!Object.hasOwn(declared, prefix) && !inherited.has(prefix)) inherited.set(prefix, uri);
     }
   }
-  const text = element.toString({ format: false, noDeclaration: true, encoding: 'utf-8' });
-  let declarations = '';
-  for (const [prefix, uri] of inherited) declarations += ` ${prefix === '' ? 'xmlns' : `xmlns:${prefix}`}="${escapeXml(uri)}"`;
-  const nameEnd = text.search(/[\s/>]/);
-  return text.slice(0, nameEnd) + declarations + text.slice(nameEnd);
+  return inherited;
+}
+
+/**
+ * `element` taken out of its document into a new one, as its root, the namespaces it
+ * inherited declared on it: the tree a parse of its standalone copy gives, without writing it
+ * out and parsing it again. Undefined (nothing moved) where `inheritedNamespaces` is. The old
+ * document no longer holds the element; dispose the new one first, as its elements may still
+ * name namespace declarations of the old.
+ */
+export function movedIntoOwnDocument(element: XmlElement): XmlDocument | undefined {
+  const inherited = inheritedNamespaces(element);
+  if (!inherited) return undefined;
+  for (const [prefix, uri] of inherited) element.addNsDeclaration(uri, prefix === '' ? undefined : prefix);
+  const doc = XmlDocument.create();
+  doc.root = element;
+  return doc;
 }
 
 /** The copy parsed keeping every text node as the tree had it; undefined if it does not parse (an entity reference the copy has no declaration for). */
