@@ -114,7 +114,11 @@ export function inheritedNamespaces(element: XmlElement): Map<string, string> | 
 export function movedIntoOwnDocument(element: XmlElement): XmlDocument | undefined {
   const inherited = inheritedNamespaces(element);
   if (!inherited) return undefined;
-  for (const [prefix, uri] of inherited) element.addNsDeclaration(uri, prefix === '' ? undefined : prefix);
+  try {
+    for (const [prefix, uri] of inherited) element.addNsDeclaration(uri, prefix === '' ? undefined : prefix);
+  } catch {
+    return undefined; // a declaration libxml2 will not add: the caller parses the copy instead
+  }
   const doc = XmlDocument.create();
   doc.root = element;
   return doc;

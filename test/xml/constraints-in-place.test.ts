@@ -55,6 +55,13 @@ describe('creation constraints checked on the offer as parsed with its envelope'
     }
   });
 
+  it('fall back to the standalone copy where the envelope declares the xml: prefix itself, with the same verdict', () => {
+    const envelope = soap11(createAgreementBody(offerFromTemplate(deadlineTemplate, [{ location: 'NodeCount', value: '100' }]))).replace('<soap:Envelope ', '<soap:Envelope xmlns:xml="http://www.w3.org/XML/1998/namespace" ');
+    const { inPlace, parsedAgain } = verdicts(envelope);
+    expect(inPlace).toMatch(/^Item 'NodeCount' at /);
+    expect(inPlace).toBe(parsedAgain);
+  });
+
   it('fall back to the standalone copy where an ancestor carries xml:lang, with the same verdict', () => {
     const envelope = soap11(createAgreementBody(offerFromTemplate(deadlineTemplate, [{ location: 'NodeCount', value: '100' }]))).replace('<soap:Body>', '<soap:Body xml:lang="en">');
     const { inPlace, parsedAgain } = verdicts(envelope);
