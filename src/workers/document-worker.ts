@@ -2,21 +2,15 @@
  * A thread of DocumentThreads: signs agreements with the key and chain it was started with
  * (workerData, as PEM) and reads the offers of CreateAgreement, Negotiate and Advertise
  * requests, exactly as the server's own thread would, checking them against the creation
- * constraints of the templates it was started with. Each task is one exported function
- * (piscina's `name`).
+ * constraints of the templates it was started with (document-tasks.ts). Each task is one
+ * exported function (piscina's `name`).
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { workerData } from 'node:worker_threads';
-import type { XmlDocument, XmlElement } from 'libxml2-wasm';
-import { WsagError } from '../domain/errors.js';
-import { signAgreement, type SigningCredentials } from '../crypto/xml-signature.js';
-import { agreementOfferElement, readAgreementOfferInput, type AgreementOfferInput } from '../soap/agreement-offer-input.js';
-import { readEnvelope } from '../soap/envelope.js';
-import { readNegotiationOffersInput, type NegotiationOfferInput } from '../soap/negotiation-offer-input.js';
-import { parseXml } from '../xml/libxml.js';
-import type { XmlNegotiationOffer } from '../xml/negotiation-reader.js';
-import type { XmlOfferParts, XmlReceivedOffer } from '../xml/offer-reader.js';
-import { TemplateLibrary, withConstraintsChecked, type TemplateSource } from '../xml/template-library.js';
+import { TemplateLibrary, type TemplateSource } from '../xml/template-library.js';
+import { documentTasks } from './document-tasks.js';
+
+export type { NegotiationOfferParts, NegotiationOffersReading, OfferReading, ThreadFault } from './document-tasks.js';
 
 export interface DocumentWorkerData {
   signing?: { keyPem: string; chainPem: string[] };
@@ -24,58 +18,9 @@ export interface DocumentWorkerData {
   templates?: TemplateSource[];
 }
 
-/** A fault's class does not cross threads: its code and message do. */
-export type ThreadFault = { fault: { code: string; message: string } };
-
-/** An offer read, or the fault reading it raised. */
-export type OfferReading = { parts: XmlOfferParts } | ThreadFault;
-
-/** A negotiation offer with its offer's plain parts in place of the offer. */
-export type NegotiationOfferParts = Omit<XmlNegotiationOffer, 'offer'> & { offer: XmlOfferParts };
-
-/** The offers of a Negotiate or Advertise read, or the fault reading them raised. */
-export type NegotiationOffersReading = { offers: NegotiationOfferParts[] } | ThreadFault;
-
 const { signing, templates } = workerData as DocumentWorkerData;
-const library = templates && TemplateLibrary.fromSources(templates);
-const checked = (offer: XmlReceivedOffer, element?: XmlElement): XmlReceivedOffer => (library ? withConstraintsChecked(library, offer, element) : offer);
-const credentials: SigningCredentials | undefined = signing && {
-  key: createPrivateKey(signing.keyPem),
-  chain: signing.chainPem.map((pem) => new X509Certificate(pem)),
-};
 
-export function sign(document: string): string {
-  if (!credentials) throw new Error('this document thread was started without signing credentials');
-  return signAgreement(document, credentials);
-}
-
-/**
- * `text` passed the raw guard; the server's thread parsed the envelope without the
- * operation's content (readRequest), so the whole is parsed here, and a message that is not
- * well-formed is refused here.
- */
-export function readAgreementOffer({ text, input }: { text: string; input: AgreementOfferInput }): OfferReading {
-  // The offer's element is moved out of the envelope to check its creation constraints: read it first.
-  return readingBody(text, (body) => ({ parts: checked(readAgreementOfferInput(body, input), agreementOfferElement(body)).toParts() }));
-}
-
-/** As readAgreementOffer, for the offers of a Negotiate or Advertise. */
-export function readNegotiationOffers({ text, input }: { text: string; input: NegotiationOfferInput }): NegotiationOffersReading {
-  return readingBody(text, (body) => ({
-    offers: readNegotiationOffersInput(body, input).map((offer) => ({ ...offer, offer: checked(offer.offer).toParts() })),
-  }));
-}
-
-/** `read` on the Body of the envelope `text`; a protocol fault it raises comes back as its code and message. */
-function readingBody<T>(text: string, read: (body: XmlElement) => T): T | ThreadFault {
-  let doc: XmlDocument | undefined;
-  try {
-    doc = parseXml(text, 'SOAP message');
-    return read(readEnvelope(doc).body);
-  } catch (error) {
-    if (error instanceof WsagError) return { fault: { code: error.code, message: error.message } };
-    throw error;
-  } finally {
-    doc?.dispose();
-  }
-}
+export const { sign, readAgreementOffer, readNegotiationOffers } = documentTasks({
+  ...(templates ? { library: TemplateLibrary.fromSources(templates) } : {}),
+  ...(signing ? { credentials: { key: createPrivateKey(signing.keyPem), chain: signing.chainPem.map((pem) => new X509Certificate(pem)) } } : {}),
+});
