@@ -29,13 +29,13 @@ import { initiateNegotiationInput, plainEnvelope } from '../src/client/soap-requ
 import { WsagClient } from '../src/client/wsag-client.js';
 import { createDemoPki } from '../src/crypto/demo-pki.js';
 import { DocumentThreads } from '../src/workers/document-threads.js';
-import { acceptingOffer, negotiationOffer } from '../src/xml/accepting-offer.js';
+import { acceptingOffer } from '../src/xml/accepting-offer.js';
 import { withXml } from '../src/xml/libxml.js';
 import { ns } from '../src/xml/namespaces.js';
 import { one } from '../src/xml/xpath.js';
 import { startPostgres, type TestPostgres } from '../test/support/postgres.js';
 import { loadAtRate } from './fixed-rate.js';
-import { oneNodeJobOffer } from './job-offer.js';
+import { createBody, oneNodeJobOffer, solicitedNegotiateInput } from './job-offer.js';
 import { machineHeading, publish } from './report.js';
 import { cpuSeconds, rssMiB, startProcess } from './server-process.js';
 import { scrapeStages, stagesTable } from './server-metrics.js';
@@ -70,7 +70,6 @@ let dirs = 0;
 const dataDir = () => fs.mkdtempSync(path.join(work, `data-${dirs++}-`));
 
 const jobOffer = (url: string) => oneNodeJobOffer(new WsagClient(url));
-const createBody = (offer: string) => plainEnvelope(`<wsag:CreateAgreementInput xmlns:wsag="${ns.wsag}">${offer}</wsag:CreateAgreementInput>`);
 const soapHeaders = (action: string) => ({ 'content-type': 'text/xml; charset=utf-8', soapaction: `"${action}"` });
 const createAction = `${ns.wsag}/AgreementFactory/CreateAgreementRequest`;
 
@@ -127,7 +126,7 @@ async function loadAtFixedRate(urls: string[], body: string, duration = seconds)
 function negotiatedAgreements(offer: string): { requests: autocannon.Request[]; done: () => number } {
   let created = 0;
   type Context = { negotiationId?: string; accepting?: string };
-  const solicited = `<wsag-neg:NegotiateInput xmlns:wsag-neg="${ns.wsagNeg}">${negotiationOffer(offer, { counterOfferTo: 'deadline-job-v1', state: 'Solicited' })}</wsag-neg:NegotiateInput>`;
+  const solicited = solicitedNegotiateInput(offer);
   const negAction = (port: string, message: string) => `${ns.wsagNeg}/${port}/${message}`;
   return {
     done: () => created,

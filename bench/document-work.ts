@@ -15,12 +15,10 @@ import { createCa, issueEndEntity } from '../src/crypto/certificate-authority.js
 import { nameFromParts } from '../src/crypto/distinguished-name.js';
 import { documentTasks } from '../src/workers/document-tasks.js';
 import { XmlAgreementWriter } from '../src/xml/agreement-writer.js';
-import { negotiationOffer } from '../src/xml/accepting-offer.js';
 import { withXml } from '../src/xml/libxml.js';
-import { ns } from '../src/xml/namespaces.js';
-import { offerFromTemplate } from '../src/xml/offer-from-template.js';
 import { readOffer } from '../src/xml/offer-reader.js';
 import { renderTimeTokens, TemplateLibrary } from '../src/xml/template-library.js';
+import { createBody, oneNodeJobOfferFrom, solicitedNegotiateInput } from './job-offer.js';
 import { machineHeading, publish } from './report.js';
 
 const calls = Number(process.env.BENCH_DOCUMENTS ?? 500);
@@ -28,15 +26,9 @@ const rounds = 8;
 const now = new Date();
 
 const library = TemplateLibrary.fromDirectory('templates');
-const template = renderTimeTokens(fs.readFileSync(path.join('templates', 'deadline-job.xml'), 'utf8'), now);
-const deadline = new Date(now.getTime() + 24 * 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
-const offer = offerFromTemplate(template, [
-  { location: 'NodeCount', value: '1' },
-  { location: '//sla:ServiceLevel/sla:Deadline', value: deadline },
-  { location: '//sla:CompletedBy', value: deadline },
-]);
-const createText = plainEnvelope(`<wsag:CreateAgreementInput xmlns:wsag="${ns.wsag}">${offer}</wsag:CreateAgreementInput>`);
-const negotiateText = plainEnvelope(`<wsag-neg:NegotiateInput xmlns:wsag-neg="${ns.wsagNeg}">${negotiationOffer(offer, { counterOfferTo: 'deadline-job-v1', state: 'Solicited' })}</wsag-neg:NegotiateInput>`);
+const offer = oneNodeJobOfferFrom(renderTimeTokens(fs.readFileSync(path.join('templates', 'deadline-job.xml'), 'utf8'), now));
+const createText = createBody(offer);
+const negotiateText = plainEnvelope(solicitedNegotiateInput(offer));
 
 const ca = await createCa({ subject: nameFromParts([['O', 'bench'], ['CN', 'bench CA']]), keyType: 'ec', days: 30, now });
 const provider = await issueEndEntity({ ca, subject: nameFromParts([['O', 'bench'], ['CN', 'provider.example.org']]), keyType: 'ec', days: 30, now, purpose: 'server' });

@@ -27,8 +27,6 @@ const particleNames = new Set(['sequence', 'choice', 'all', 'group']);
 const itemNs = 'urn:wsag-server:item-constraint';
 /** Verdicts a constraint keeps, per constraint. */
 const remembered = 256;
-/** Longer instances of a content model are validated every time, not remembered. */
-const rememberedInstanceChars = 2048;
 const subjectName = 'ItemConstraintSubject';
 
 export function compileItemConstraint(constraint: XmlElement): ItemConstraintCheck {
@@ -59,19 +57,30 @@ function simpleCheck(children: XmlElement[]): ItemConstraintCheck {
     const detail = problem.replace(/^line \d+: Element '[^']*':\s*/, '').replace(/^\[facet '\w+'\]\s*/, '');
     return facet ? `value "${value}" violates facet ${facet}: ${detail}` : `value "${value}" is not valid: ${detail}`;
   };
-  // The verdict depends on the value alone, and offers repeat a few values (node counts, service levels):
-  // those seen lately are answered without a document to parse and validate. Bounded: cleared when full.
-  const seen = new Map<string, string | null>();
+  // The verdict depends on the value alone, and offers repeat a few values (node counts, service levels).
+  const remembering = rememberedVerdicts(256);
   return {
     violation(node) {
       const value = node instanceof XmlAttribute ? node.value : node.content;
-      const known = seen.get(value);
-      if (known !== undefined) return known ?? undefined;
-      const problem = verdict(value);
-      if (seen.size >= remembered) seen.clear();
-      if (value.length <= 256) seen.set(value, problem ?? null);
-      return problem;
+      return remembering(value, () => verdict(value));
     },
+  };
+}
+
+/**
+ * A constraint's verdicts by the text they depend on alone: one seen lately is answered
+ * without a document to parse and validate. Bounded: at most `remembered` (cleared when
+ * full), none for a text longer than `longest`.
+ */
+function rememberedVerdicts(longest: number): (text: string, verdict: () => string | undefined) => string | undefined {
+  const seen = new Map<string, string | null>();
+  return (text, verdict) => {
+    const known = seen.get(text);
+    if (known !== undefined) return known ?? undefined;
+    const problem = verdict();
+    if (seen.size >= remembered) seen.clear();
+    if (text.length <= longest) seen.set(text, problem ?? null);
+    return problem;
   };
 }
 
@@ -84,18 +93,9 @@ function particleCheck(particle: XmlElement): ItemConstraintCheck {
   const compile = (target: string): ConstraintSchema =>
     new ConstraintSchema(target, `<xs:element name="${subjectName}"><xs:complexType>${particleXml}<xs:anyAttribute processContents="skip"/></xs:complexType></xs:element>`, named);
   byNamespace.set('', compile('')); // compiled at load, so a broken constraint fails the template, not a client's offer
-  // As for values: the verdict depends on the instance's text and namespace alone, and offers repeat a
-  // few elements (a node count, a time window); those seen lately are answered without a parse.
-  const seen = new Map<string, string | null>();
-  const verdictIn = (target: string, instance: string): string | undefined => {
-    const key = `${target.length}:${target}${instance}`;
-    const known = seen.get(key);
-    if (known !== undefined) return known ?? undefined;
-    const problem = validateIn(target, instance);
-    if (seen.size >= remembered) seen.clear();
-    if (instance.length <= rememberedInstanceChars) seen.set(key, problem ?? null);
-    return problem;
-  };
+  // As for values: the verdict depends on the instance's text alone (written out on its own, it
+  // names its namespaces), and offers repeat a few elements (a node count, a time window).
+  const remembering = rememberedVerdicts(2048);
   const validateIn = (target: string, instance: string): string | undefined => {
     const cached = byNamespace.get(target);
     const schema = cached ?? compile(target);
@@ -116,7 +116,7 @@ function particleCheck(particle: XmlElement): ItemConstraintCheck {
       let instance = `<${renamedQName}${serialized.slice(qname.length + 1)}`;
       const closing = `</${qname}>`;
       if (instance.endsWith(closing)) instance = instance.slice(0, -closing.length) + `</${renamedQName}>`;
-      const problem = verdictIn(node.namespaceUri, instance);
+      const problem = remembering(instance, () => validateIn(node.namespaceUri, instance));
       return problem && `content of ${qname} does not match the constraint: ${problem.replace(/^line \d+: /, '').replace(new RegExp(subjectName, 'g'), node.name)}`;
     },
   };
