@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { WsagClient } from '../src/client/wsag-client.js';
 import { oneNodeJobOffer } from './job-offer.js';
-import { startProcess, rssMiB } from './server-process.js';
+import { nodeFlagsPrefix, rssMiB, startProcess } from './server-process.js';
 import { stopProcess, storeClones } from './stored-clones.js';
 import { machineHeading, publish, quantiles } from './report.js';
 
@@ -89,7 +89,7 @@ for (const held of counts) {
 publish([
   machineHeading('agreements held'),
   '',
-  `Command: \`npm run bench:held\` (\`npm start\` as its own process: SQLite WAL, every commit synced before its answer, 4,096 nodes, no run time; the agreements held are ended ones in its store; ${sequential} sequential CreateAgreement from one client, then ${concurrent.clients} clients × ${concurrent.each} while two clients read GET /api/agreements?limit=1000 over and over and /healthz is asked every 20 ms).`,
+  `Command: \`${nodeFlagsPrefix()}npm run bench:held\` (\`npm start\` as its own process: SQLite WAL, every commit synced before its answer, 4,096 nodes, no run time; the agreements held are ended ones in its store; ${sequential} sequential CreateAgreement from one client, then ${concurrent.clients} clients × ${concurrent.each} while two clients read GET /api/agreements?limit=1000 over and over and /healthz is asked every 20 ms).`,
   '',
   '| agreements held | start-up s | sequential creates/s | p50 ms | p99 ms | 16 clients creates/s | p99 ms | /healthz p99 ms | RSS MiB |',
   '|---|---|---|---|---|---|---|---|---|',

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { WsagClient, WsagFault } from '../src/client/wsag-client.js';
 import { offerFromTemplate } from '../src/xml/offer-from-template.js';
 import { machineHeading, publish, quantiles } from './report.js';
-import { rssMiB, startProcess } from './server-process.js';
+import { nodeFlagsPrefix, rssMiB, startProcess } from './server-process.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const clients = 16;
@@ -85,7 +85,7 @@ const o = quantiles(otherAnswers);
 publish([
   machineHeading('interactive jobs under load'),
   '',
-  `Command: \`npm run bench:interactive\` (\`npm start\` as its own process, ${nodes} nodes, SQLite WAL, every commit synced before its answer, no run time; the cluster first filled with best-effort work running now, 512 jobs of 8 nodes; then ${clients} clients for ${seconds} s: 80 % best-effort, 15 % deadline and 5 % interactive CreateAgreement, interactive jobs of 1 to 4 nodes for 30 minutes, to start within 5 s).`,
+  `Command: \`${nodeFlagsPrefix()}npm run bench:interactive\` (\`npm start\` as its own process, ${nodes} nodes, SQLite WAL, every commit synced before its answer, no run time; the cluster first filled with best-effort work running now, 512 jobs of 8 nodes; then ${clients} clients for ${seconds} s: 80 % best-effort, 15 % deadline and 5 % interactive CreateAgreement, interactive jobs of 1 to 4 nodes for 30 minutes, to start within 5 s).`,
   '',
   'The floor is the same run\'s other CreateAgreement answers (best-effort and deadline jobs): the ratios say what deciding an interactive job (and suspending batch work for it) adds.',
   '',

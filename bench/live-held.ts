@@ -18,7 +18,7 @@ import { WsagClient } from '../src/client/wsag-client.js';
 import { offerFromTemplate } from '../src/xml/offer-from-template.js';
 import { oneNodeJobOffer } from './job-offer.js';
 import { machineHeading, publish } from './report.js';
-import { peakRssMiB, rssMiB, startProcess } from './server-process.js';
+import { nodeFlagsPrefix, peakRssMiB, rssMiB, startProcess } from './server-process.js';
 import { stopProcess, storeClones } from './stored-clones.js';
 
 const counts = (process.env.BENCH_LIVE ?? '10000,100000').split(',').map(Number);
@@ -110,7 +110,7 @@ for (const live of counts) {
 publish([
   machineHeading('A server holding live agreements'),
   '',
-  'Command: `npm run bench:live` (`npm start` as its own process on a data directory holding that many Observed one-node reservations, a 4,096-node cluster, SQLite WAL, every commit synced before its answer, no run time; then 2,000 more creates from 16 clients).',
+  `Command: \`${nodeFlagsPrefix()}npm run bench:live\` (\`npm start\` as its own process on a data directory holding that many Observed one-node reservations, a 4,096-node cluster, SQLite WAL, every commit synced before its answer, no run time; then 2,000 more creates from 16 clients).`,
   '',
   '| live agreements stored | bookings in the plan at the end (stored and created) | start-up until serving, s | peak RSS while starting, MiB | RSS serving (2 s after), MiB | a /metrics scrape (median of 5), ms | RSS after the scrapes and 2,000 more creates, MiB | GET /api/plan (every booking), ms | GET /api/plan for six hours (bookings in them), ms |',
   '|---|---|---|---|---|---|---|---|---|',

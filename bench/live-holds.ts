@@ -15,7 +15,7 @@ import { WsagClient } from '../src/client/wsag-client.js';
 import { negotiationOffer } from '../src/xml/accepting-offer.js';
 import { oneNodeJobOffer } from './job-offer.js';
 import { machineHeading, publish, quantiles } from './report.js';
-import { cpuSeconds, rssMiB, startProcess } from './server-process.js';
+import { cpuSeconds, nodeFlagsPrefix, rssMiB, startProcess } from './server-process.js';
 import { stopProcess } from './stored-clones.js';
 
 const counts = (process.env.BENCH_HOLDS ?? '0,1000,5000').split(',').map(Number);
@@ -69,7 +69,7 @@ try {
 publish([
   machineHeading('capacity held by negotiations, the server otherwise idle'),
   '',
-  `Command: \`npm run bench:holds\` (\`npm start\` as its own process: SQLite WAL, 4,096 nodes, no run time; each hold a negotiation whose one-node job's Solicited offer was answered Acceptable, held for 300 s; then ${MEASURED_SECONDS} s in which none expires, /healthz asked every 20 ms by one client; CPU time from /proc, every thread of the server).`,
+  `Command: \`${nodeFlagsPrefix()}npm run bench:holds\` (\`npm start\` as its own process: SQLite WAL, 4,096 nodes, no run time; each hold a negotiation whose one-node job's Solicited offer was answered Acceptable, held for 300 s; then ${MEASURED_SECONDS} s in which none expires, /healthz asked every 20 ms by one client; CPU time from /proc, every thread of the server).`,
   '',
   '| live holds | server CPU ms a second | /healthz p50 ms | p99 ms | max ms | RSS MiB |',
   '|---|---|---|---|---|---|',

@@ -17,7 +17,7 @@ import { createDemoPki } from '../src/crypto/demo-pki.js';
 import { acceptingOffer, negotiationOffer } from '../src/xml/accepting-offer.js';
 import { oneNodeJobOffer } from './job-offer.js';
 import { machineHeading, publish } from './report.js';
-import { startProcess } from './server-process.js';
+import { nodeFlagsPrefix, startProcess } from './server-process.js';
 
 const perRound = Number(process.env.BENCH_OPERATIONS ?? 1000);
 const clients = 8;
@@ -95,7 +95,7 @@ try {
     [
       machineHeading('server CPU an operation'),
       '',
-      `Command: \`npm run bench:operations\` (${perRound} of each operation a round from ${clients} concurrent clients, the least of ${rounds - 1} rounds after one to warm up; each thread's CPU from /proc/PID/task; every agreement signed with the demo PKI's ECDSA P-256 key, a 4096-node cluster, SQLite).`,
+      `Command: \`${nodeFlagsPrefix()}npm run bench:operations\` (${perRound} of each operation a round from ${clients} concurrent clients, the least of ${rounds - 1} rounds after one to warm up; each thread's CPU from /proc/PID/task; every agreement signed with the demo PKI's ECDSA P-256 key, a 4096-node cluster, SQLite).`,
       '',
       '| operation | server CPU ms | event loop ms | document thread ms | other threads ms |',
       '|---|---|---|---|---|',

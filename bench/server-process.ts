@@ -2,10 +2,22 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 
-/** The node flags `npm start` runs the server with (package.json's start script), so the benchmarks measure the same process. */
+/**
+ * The node flags `npm start` runs the server with (package.json's start script), so the
+ * benchmarks measure the same process; BENCH_NODE_FLAGS replaces them (set but empty: none,
+ * e.g. to measure V8's default young generation on the event loop, docs/deployment.md).
+ */
 function startFlags(): string[] {
+  const replaced = process.env.BENCH_NODE_FLAGS;
+  if (replaced !== undefined) return replaced.split(' ').filter(Boolean);
   const start = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
   return start.slice(start.indexOf('node') + 1, start.indexOf('dist/main.js'));
+}
+
+/** How a recorded command says its server's node flags were replaced: `BENCH_NODE_FLAGS="..." ` before it, or nothing. */
+export function nodeFlagsPrefix(): string {
+  const replaced = process.env.BENCH_NODE_FLAGS;
+  return replaced === undefined ? '' : `BENCH_NODE_FLAGS="${replaced}" `;
 }
 
 /** The compiled server, as `npm start` runs it, built from the sources once per benchmark run. */

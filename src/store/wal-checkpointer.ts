@@ -44,7 +44,8 @@ export class WalCheckpointer {
     options: WalCheckpointerOptions = defaultCheckpointing,
   ) {
     db.pragma('wal_autocheckpoint = 0');
-    this.thread = new Worker(new URL('./wal-checkpoint-worker.mjs', import.meta.url), { workerData: { file: db.name, ...options } });
+    // A small young generation: the thread allocates little, and without --max-semi-space-size V8's default would let it keep 32 MiB.
+    this.thread = new Worker(new URL('./wal-checkpoint-worker.mjs', import.meta.url), { workerData: { file: db.name, ...options }, resourceLimits: { maxYoungGenerationSizeMb: 3 } });
     // A process may end with its store open (the CLI's commands): the thread does not keep it alive.
     this.thread.unref();
     this.thread.on('message', (report: { log: number } | { error: string }) => {

@@ -1,3 +1,4 @@
+import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { faultClasses, InternalError } from '../domain/errors.js';
 import type { AgreementSigner } from '../engine/ports.js';
@@ -30,6 +31,16 @@ const TASKS_WAITING_PER_THREAD = 16;
  * (negotiations) the threads' queue seldom gets that long: -1 to -3 %, within the runs' spread.
  */
 const TASKS_QUEUED_BEFORE_WORK_STAYS = 8;
+
+/**
+ * Each document thread's young generation, in MiB: 4 MiB semi-spaces (V8 makes it three
+ * times the semi-space). It holds only where Node runs without `--max-semi-space-size`,
+ * which sets every thread's; then the event loop takes V8's default (16 MiB semi-spaces on
+ * a 64-bit host with memory to spare) while the threads stay small: their tasks are
+ * synchronous, so little outlives a cycle, and a larger one bought nothing (docs/benchmarks.md,
+ * the eighteenth round), while each would otherwise keep 32 MiB under load.
+ */
+export const DOCUMENT_THREAD_YOUNG_GENERATION_MIB = 12;
 
 /** The document work DocumentThreads does: reading a CreateAgreement or Advertise offer, reading a Negotiate message's offers, signing an agreement. */
 export type DocumentWork = 'read-offer' | 'read-negotiation-offers' | 'sign';
@@ -81,7 +92,10 @@ export class DocumentThreads implements AgreementOfferReader, NegotiationOfferRe
       ...(credentials ? { signing: { keyPem: credentials.key.export({ type: 'pkcs8', format: 'pem' }) as string, chainPem: credentials.chain.map((c) => c.toString()) } } : {}),
       ...(templates ? { templates } : {}),
     };
-    const pool = new Piscina({ filename: new URL(worker, import.meta.url).href, workerData, minThreads: threads, maxThreads: threads, concurrentTasksPerWorker: TASKS_WAITING_PER_THREAD });
+    const pool = new Piscina({
+      filename: new URL(worker, import.meta.url).href, workerData, minThreads: threads, maxThreads: threads, concurrentTasksPerWorker: TASKS_WAITING_PER_THREAD,
+      resourceLimits: { maxYoungGenerationSizeMb: DOCUMENT_THREAD_YOUNG_GENERATION_MIB },
+    });
     return new DocumentThreads(pool, credentials, busy, observe);
   }
 
@@ -93,6 +107,11 @@ export class DocumentThreads implements AgreementOfferReader, NegotiationOfferRe
    */
   static defaultCount(cores: number): number {
     return cores < 2 ? 0 : Math.max(1, cores - 2);
+  }
+
+  /** The threads themselves, for tests. */
+  get workers(): readonly Worker[] {
+    return this.pool?.threads ?? [];
   }
 
   get threads(): number {

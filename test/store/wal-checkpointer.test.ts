@@ -8,7 +8,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { openServerStore } from '../../src/assembly/store.js';
 import { loadConfig } from '../../src/engine/configuration/index.js';
 import { SqliteStore } from '../../src/store/index.js';
-import { WalCheckpointer } from '../../src/store/wal-checkpointer.js';
+import { defaultCheckpointing, WalCheckpointer } from '../../src/store/wal-checkpointer.js';
 import { auditLogContract } from './audit-log.suite.js';
 import { makeFullNegotiation } from './fixtures/make-negotiation.js';
 import { negotiationRepositoryContract } from './negotiation-repository.suite.js';
@@ -69,6 +69,11 @@ describe('WalCheckpointer', () => {
     // A pass of the thread may start amid the writes and copy only some: wait for all of them.
     await fileLargerThan(file, before + 50 * 6000);
     expect(statSync(file).size).toBeGreaterThan(before + 50 * 6000);
+  });
+
+  it('starts its thread with a small young generation (it allocates little)', () => {
+    const { db } = walDatabase();
+    expect(checkpointed(db, defaultCheckpointing).thread.resourceLimits?.maxYoungGenerationSizeMb).toBe(3);
   });
 
   it('runs a checkpoint the thread asked for while a transaction was open once it commits', async () => {

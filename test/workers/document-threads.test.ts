@@ -6,7 +6,7 @@ import type { AgreementTemplate } from '../../src/domain/template.js';
 import type { AgreementOfferInput } from '../../src/soap/agreement-offer-input.js';
 import { readEnvelope, type SoapRequest } from '../../src/soap/envelope.js';
 import type { NegotiationOfferInput } from '../../src/soap/negotiation-offer-input.js';
-import { DocumentThreads, type DocumentWorkDone } from '../../src/workers/document-threads.js';
+import { DOCUMENT_THREAD_YOUNG_GENERATION_MIB, DocumentThreads, type DocumentWorkDone } from '../../src/workers/document-threads.js';
 import { negotiationOffer } from '../../src/xml/accepting-offer.js';
 import { canonicalOfSource } from '../../src/xml/canonical.js';
 import { withXml } from '../../src/xml/libxml.js';
@@ -173,6 +173,18 @@ describe('DocumentThreads: reading offers', () => {
       expect(documents.signer).toBeUndefined();
       expect((await read(documents, soap11(createAgreementBody(offerFromTemplate(deadlineTemplate))))).name).toBe('deadline-job');
       expect(observed.map(({ work, on }) => ({ work, on }))).toEqual([{ work: 'read-offer', on: 'thread' }]);
+    } finally {
+      await documents.close();
+    }
+  });
+
+  it('starts each thread with a young generation of 4 MiB semi-spaces, whatever the event loop runs with', async () => {
+    const documents = DocumentThreads.start(2);
+    try {
+      expect(documents.workers).toHaveLength(2);
+      // V8 makes a young generation three semi-spaces.
+      expect(DOCUMENT_THREAD_YOUNG_GENERATION_MIB).toBe(3 * 4);
+      for (const worker of documents.workers) expect(worker.resourceLimits?.maxYoungGenerationSizeMb).toBe(DOCUMENT_THREAD_YOUNG_GENERATION_MIB);
     } finally {
       await documents.close();
     }
