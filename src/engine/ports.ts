@@ -50,7 +50,14 @@ export interface NegotiationFilter extends ListPage {
 }
 
 export interface AgreementRepository {
-  insert(agreement: Agreement, audit?: readonly AuditNote[]): Promise<void>;
+  /**
+   * Stores a new agreement; resolves once it is durable. `committed`, as `update`'s, runs
+   * before that, as soon as reads see it, and never when the insert fails: a caller that
+   * makes another write of the same store durable next may go on from there, since the
+   * log is made durable in order (accepting a negotiated offer: one sync for the agreement
+   * and the negotiation).
+   */
+  insert(agreement: Agreement, audit?: readonly AuditNote[], committed?: () => void): Promise<void>;
   /**
    * Replaces the stored agreement with the same id; rejects when there is none. Resolves once
    * the change is durable; `committed` runs before that, as soon as reads see the change (a

@@ -14,9 +14,10 @@ export class MemoryAgreementRepository implements AgreementRepository {
 
   constructor(readonly audit: MemoryAuditLog = new MemoryAuditLog()) {}
 
-  async insert(agreement: Agreement, notes: readonly AuditNote[] = []): Promise<void> {
+  async insert(agreement: Agreement, notes: readonly AuditNote[] = [], committed?: () => void): Promise<void> {
     if (this.agreements.has(agreement.id)) throw new Error(`agreement ${agreement.id} already exists`);
     this.store(agreement, notes);
+    committed?.();
   }
 
   async update(agreement: Agreement, notes: readonly AuditNote[] = [], committed?: () => void): Promise<void> {

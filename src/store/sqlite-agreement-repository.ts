@@ -78,7 +78,7 @@ export class SqliteAgreementRepository implements AgreementRepository {
     return new SqliteAgreementRepository(SqliteConnection.memory());
   }
 
-  async insert(agreement: Agreement, notes: readonly AuditNote[] = []): Promise<void> {
+  async insert(agreement: Agreement, notes: readonly AuditNote[] = [], committed?: () => void): Promise<void> {
     const row = toRow(agreement);
     try {
       this.audit.appendWith(about(agreement.id, notes), () => this.insertStmt.run(row));
@@ -88,6 +88,7 @@ export class SqliteAgreementRepository implements AgreementRepository {
       }
       throw error;
     }
+    committed?.();
     await this.connection.durable();
   }
 

@@ -119,7 +119,7 @@ export class Metrics {
       writes.observe({ operation }, (performance.now() - started) / 1000);
     };
     return {
-      insert: (agreement: Agreement, audit?: readonly AuditNote[]) => time('insert', () => inner.insert(agreement, audit)),
+      insert: (agreement: Agreement, audit?: readonly AuditNote[], committed?: () => void) => time('insert', () => inner.insert(agreement, audit, committed)),
       update: (agreement: Agreement, audit?: readonly AuditNote[], committed?: () => void) => time('update', () => inner.update(agreement, audit, committed)),
       get: (id: string) => inner.get(id),
       list: (filter?: AgreementFilter) => inner.list(filter),

@@ -346,6 +346,47 @@ describe('renegotiation, pending agreements, reservations, alternatives', () => 
 });
 
 describe('concluding a negotiation', () => {
+  /** An agreement repository whose inserts are readable at once but durable only when the test says so. */
+  function syncedByHand() {
+    const inner = new MemoryAgreementRepository();
+    const syncs: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
+    const repository: AgreementRepository = Object.assign(Object.create(inner) as MemoryAgreementRepository, {
+      insert: async (agreement: Parameters<AgreementRepository['insert']>[0], audit?: Parameters<AgreementRepository['insert']>[1], committed?: () => void) => {
+        await inner.insert(agreement, audit, committed);
+        await new Promise<void>((resolve, reject) => syncs.push({ resolve, reject }));
+      },
+    });
+    return { repository, syncs };
+  }
+
+  it('stores the negotiation without waiting for the agreement\'s sync, and answers only once the agreement is durable', async () => {
+    const { repository, syncs } = syncedByHand();
+    const s = setUp({ repository });
+    const n = await s.initiate();
+    const [answer] = await s.negotiations.negotiate(n.id, [incoming(reservationOffer(), 'Solicited')], alice);
+    let answered = false;
+    const accept = s.factory.createAgreement(receivedOffer(accepting(reservationOffer(), answer?.offerId as string)), alice).then((a) => { answered = true; return a; });
+    // The negotiation is stored concluded while the agreement's sync is still to come.
+    await expect.poll(async () => (await s.negotiationRepository.get(n.id))?.state).toBe('Concluded');
+    expect(syncs).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(answered).toBe(false);
+    syncs[0]?.resolve();
+    const agreement = await accept;
+    expect((await s.negotiationRepository.get(n.id))?.agreementCreated).toBe(agreement.id);
+  });
+
+  it('answers the fault when the agreement\'s sync fails after the negotiation was stored', async () => {
+    const { repository, syncs } = syncedByHand();
+    const s = setUp({ repository });
+    const n = await s.initiate();
+    const [answer] = await s.negotiations.negotiate(n.id, [incoming(reservationOffer(), 'Solicited')], alice);
+    const accept = s.factory.createAgreement(receivedOffer(accepting(reservationOffer(), answer?.offerId as string)), alice);
+    await expect.poll(async () => (await s.negotiationRepository.get(n.id))?.state).toBe('Concluded');
+    syncs[0]?.reject(new Error('the log could not be synced'));
+    await expect(accept).rejects.toThrow('the log could not be synced');
+  });
+
   it('releases the other holds of the negotiation when one offer becomes the agreement', async () => {
     const s = setUp();
     const n = await s.initiate();

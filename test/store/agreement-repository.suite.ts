@@ -95,6 +95,20 @@ export function agreementRepositoryContract(
       expect((await repo.list({ initiator: 'bob' })).map((a) => a.id)).toEqual(['moved']);
     });
 
+    it('runs an insert\'s `committed` once, when reads see the agreement and before it resolves; never for a failed insert', async () => {
+      const calls: Array<Promise<Agreement | undefined>> = [];
+      let resolved = false;
+      const insert = repo.insert(makeAgreement({ id: 'i-1' }), [], () => {
+        expect(resolved).toBe(false);
+        calls.push(repo.get('i-1'));
+      });
+      await insert.then(() => { resolved = true; });
+      expect(calls).toHaveLength(1);
+      expect((await calls[0])?.id).toBe('i-1');
+      await expect(repo.insert(makeAgreement({ id: 'i-1' }), [], () => calls.push(Promise.resolve(undefined)))).rejects.toThrow('i-1');
+      expect(calls).toHaveLength(1);
+    });
+
     it('runs an update\'s `committed` once, when reads see the change and before it resolves; never for a failed update', async () => {
       await repo.insert(makeAgreement({ id: 'c-1' }));
       const calls: Array<Promise<Agreement | undefined>> = [];

@@ -26,8 +26,8 @@ export class ObservedAgreementRepository implements AgreementRepository {
     this.listeners.push(listener);
   }
 
-  async insert(agreement: Agreement, audit?: readonly AuditNote[]): Promise<void> {
-    await this.inner.insert(agreement, audit);
+  async insert(agreement: Agreement, audit?: readonly AuditNote[], committed?: () => void): Promise<void> {
+    await this.inner.insert(agreement, audit, committed);
     this.tell({ after: agreement, notes: audit ?? [] });
   }
 

@@ -75,6 +75,12 @@ interface CreateAgreementContext {
   /** The quoted price (a negotiated offer's own quote when one is accepted) and its demand factor. */
   price?: Quote;
   agreement?: Agreement;
+  /**
+   * Accepting a negotiated offer: the agreement is stored (readable) but this resolves only
+   * once it is durable; NegotiationService.confirm awaits it after storing the negotiation,
+   * so one sync of the log makes both durable (docs/benchmarks.md, the eighteenth round).
+   */
+  durable?: Promise<void>;
   /** Full service: the standby held at a peer, bound once the agreement is stored. */
   standby?: { peer: Peer; hold: StandbyHold };
   /** Undo what earlier steps did to the plan (and the funds), newest first, if a later step fails. */
@@ -290,9 +296,10 @@ export const persistAgreement: Step = {
       },
     });
     deps.termsRead?.know(agreement.id, chosen.guaranteeTerms);
+    const store = (committed?: () => void) => (replaced ? deps.repository.update(agreement, [audit], committed) : deps.repository.insert(agreement, [audit], committed));
     try {
-      if (replaced) await deps.repository.update(agreement, [audit]);
-      else await deps.repository.insert(agreement, [audit]);
+      if (ctx.committed) ctx.durable = (await storedReadable(store)).durable;
+      else await store();
     } catch (error) {
       deps.termsRead?.forget(agreement.id);
       throw error;
@@ -404,7 +411,7 @@ export class AgreementFactory {
         ctx.replaces = current;
         ctx.agreementId = current.id;
       }
-      const run = () => this.run(acceptOfferSteps, ctx);
+      const run = async () => ({ agreement: await this.run(acceptOfferSteps, ctx), durable: required(ctx.durable) });
       // Changing an existing agreement is serialised with its other updates (terminate, decisions).
       return renegotiated !== undefined && this.deps.agreements ? this.deps.agreements.locked(renegotiated, run) : run();
     });
@@ -423,6 +430,22 @@ export class AgreementFactory {
     }
     return required(ctx.agreement);
   }
+}
+
+/**
+ * Starts a write and resolves as soon as reads see it (its `committed`), with the promise of
+ * its durability; rejects if the write fails first. A failure after that (the log's sync)
+ * rejects the promise handed back, which its taker awaits.
+ */
+async function storedReadable(write: (committed: () => void) => Promise<void>): Promise<{ durable: Promise<void> }> {
+  let readable!: () => void;
+  const seen = new Promise<void>((resolve) => (readable = resolve));
+  const durable = write(readable);
+  // Awaited later by the taker; until then a failed sync is not an unhandled rejection.
+  durable.catch(() => {});
+  await Promise.race([seen, durable]);
+  // Wrapped: an async function's promise would wait for a promise it returns.
+  return { durable };
 }
 
 function required<T>(value: T | undefined): T {

@@ -222,7 +222,7 @@ export class NegotiationService {
     ref: { offerId: string; negotiationId?: string },
     accepting: ReceivedOffer,
     caller: Caller,
-    create: (committed: CommittedOffer) => Promise<Agreement>,
+    create: (committed: CommittedOffer) => Promise<{ agreement: Agreement; durable: Promise<void> }>,
   ): Promise<Agreement> {
     const id = ref.negotiationId ?? negotiationIdOf(ref.offerId);
     return this.lock.run(id, async () => {
@@ -236,7 +236,7 @@ export class NegotiationService {
       if (countered === 'ResponderAcceptableExpired') throw expiredOffer(offer);
       negotiationStep(negotiation.state, 'AcceptOffer', countered, { offerId: offer.offerId, closedBecause: negotiation.closedBecause });
       assertSameTerms(offer, accepting);
-      const agreement = await create({ negotiation, offer });
+      const { agreement, durable } = await create({ negotiation, offer });
       if (offer.hold) offer.hold = { ...offer.hold, state: 'Confirmed', endedAt: now };
       // The negotiation ends with this agreement: the other committing offers it holds are released.
       for (const other of liveHolds(negotiation)) this.endHold(negotiation, other.offerId, 'Released', now);
@@ -244,6 +244,8 @@ export class NegotiationService {
       negotiation.agreementCreated = agreement.id;
       negotiation.updatedAt = now;
       await this.save(before, negotiation, caller);
+      // Synced with the negotiation above (the log is synced in order): no wait of its own.
+      await durable;
       return agreement;
     });
   }

@@ -13,12 +13,12 @@ const values = (row: AgreementRow) => names.map((c) => row[c as keyof AgreementR
 export class PgAgreementRepository implements AgreementRepository {
   constructor(private readonly connection: PgConnection, private readonly audit: PgAuditLog) {}
 
-  async insert(agreement: Agreement, notes: readonly AuditNote[] = []): Promise<void> {
+  async insert(agreement: Agreement, notes: readonly AuditNote[] = [], committed?: () => void): Promise<void> {
     try {
       // Sent with the COMMIT (and the audit entries): a new agreement is stored in one round trip.
       await this.audit.appendWith(about(agreement.id, notes), async (tx) => {
         void tx.withCommit([literalInsert('agreements', columns, [values(toRow(agreement))])]);
-      });
+      }, committed);
     } catch (error) {
       if ((error as { code?: string }).code === '23505') throw new Error(`agreement ${agreement.id} already exists`, { cause: error });
       throw error;
