@@ -95,33 +95,43 @@ export function agreementRepositoryContract(
       expect((await repo.list({ initiator: 'bob' })).map((a) => a.id)).toEqual(['moved']);
     });
 
-    it('runs an insert\'s `committed` once, when reads see the agreement and before it resolves; never for a failed insert', async () => {
+    /**
+     * `write(committed)` stores agreement `id`; `failing(committed)` is a write of the same kind that fails (naming `failingId`).
+     * Its `committed` runs once, when reads see the change and before the write resolves; never for the failed write.
+     */
+    async function committedOnceBeforeResolving(
+      write: (committed: () => void) => Promise<void>,
+      id: string,
+      failing: (committed: () => void) => Promise<void>,
+      failingId: string,
+    ): Promise<Agreement | undefined> {
       const calls: Array<Promise<Agreement | undefined>> = [];
       let resolved = false;
-      const insert = repo.insert(makeAgreement({ id: 'i-1' }), [], () => {
+      await write(() => {
         expect(resolved).toBe(false);
-        calls.push(repo.get('i-1'));
-      });
-      await insert.then(() => { resolved = true; });
+        calls.push(repo.get(id));
+      }).then(() => { resolved = true; });
       expect(calls).toHaveLength(1);
-      expect((await calls[0])?.id).toBe('i-1');
-      await expect(repo.insert(makeAgreement({ id: 'i-1' }), [], () => calls.push(Promise.resolve(undefined)))).rejects.toThrow('i-1');
+      await expect(failing(() => calls.push(Promise.resolve(undefined)))).rejects.toThrow(failingId);
       expect(calls).toHaveLength(1);
+      return calls[0];
+    }
+
+    it('runs an insert\'s `committed` once, when reads see the agreement and before it resolves; never for a failed insert', async () => {
+      const seen = await committedOnceBeforeResolving(
+        (committed) => repo.insert(makeAgreement({ id: 'i-1' }), [], committed), 'i-1',
+        (committed) => repo.insert(makeAgreement({ id: 'i-1' }), [], committed), 'i-1',
+      );
+      expect(seen?.id).toBe('i-1');
     });
 
     it('runs an update\'s `committed` once, when reads see the change and before it resolves; never for a failed update', async () => {
       await repo.insert(makeAgreement({ id: 'c-1' }));
-      const calls: Array<Promise<Agreement | undefined>> = [];
-      let resolved = false;
-      const update = repo.update(makeAgreement({ id: 'c-1', state: 'Complete' }), [], () => {
-        expect(resolved).toBe(false);
-        calls.push(repo.get('c-1'));
-      });
-      await update.then(() => { resolved = true; });
-      expect(calls).toHaveLength(1);
-      expect((await calls[0])?.state).toBe('Complete');
-      await expect(repo.update(makeAgreement({ id: 'ghost-8' }), [], () => calls.push(Promise.resolve(undefined)))).rejects.toThrow('ghost-8');
-      expect(calls).toHaveLength(1);
+      const seen = await committedOnceBeforeResolving(
+        (committed) => repo.update(makeAgreement({ id: 'c-1', state: 'Complete' }), [], committed), 'c-1',
+        (committed) => repo.update(makeAgreement({ id: 'ghost-8' }), [], committed), 'ghost-8',
+      );
+      expect(seen?.state).toBe('Complete');
     });
 
     it('rejects updating an unknown id, naming it, and does not create it', async () => {
