@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WsagClient } from '../src/client/wsag-client.js';
 import { AuditService } from '../src/engine/audit/audit-service.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
+import { acceptingOffer, negotiationOffer } from '../src/xml/accepting-offer.js';
 import { offerFromTemplate } from '../src/xml/offer-from-template.js';
 import { oneNodeJobOffer } from '../bench/job-offer.js';
 import { startServerProcess } from './support/server-process.js';
@@ -104,6 +105,47 @@ describe('nothing acknowledged is lost under concurrent writes', () => {
       expect(chain.entries).toBeGreaterThanOrEqual(acknowledged.length);
     } finally {
       await store.close();
+    }
+  }, 90_000);
+});
+
+describe('nothing acknowledged is lost when negotiated offers are accepted', () => {
+  it('every agreement answered while 8 clients were negotiating and accepting survives a kill -9 in their midst, its negotiation concluded', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-restart-accepts-'));
+    // Accepting stores the agreement, then the negotiation, and answers once one sync of
+    // the log has made both durable: no answer may go out before the agreement's sync.
+    const env = { WSAG_CLUSTER_NODES: '1024' };
+    const first = await started(dataDir, env);
+    const client = new WsagClient(first.url);
+    const solicited = negotiationOffer(await oneNodeJobOffer(client), { counterOfferTo: 'deadline-job-v1', state: 'Solicited' });
+    const acknowledged: Array<{ agreementId: string; negotiationId: string }> = [];
+    let killed = false;
+    const negotiating = async () => {
+      while (!killed) {
+        try {
+          const { negotiationId } = await client.initiateNegotiation();
+          const [answer] = await client.negotiate(negotiationId, [solicited]);
+          const { agreementId } = await client.createAgreement(acceptingOffer(answer?.xml as string));
+          acknowledged.push({ agreementId, negotiationId });
+        } catch (error) {
+          if (!killed) throw error;
+        }
+      }
+    };
+    const clients = Array.from({ length: 8 }, negotiating);
+    while (acknowledged.length < 60) await new Promise((resolve) => setTimeout(resolve, 2));
+    killed = true;
+    const exited = stopped(first.child);
+    await Promise.all(clients);
+    await exited;
+
+    const second = await started(dataDir, env);
+    const secondClient = new WsagClient(second.url);
+    const stored = new Set((await secondClient.agreements()).map((a) => a.id));
+    expect(acknowledged.filter(({ agreementId }) => !stored.has(agreementId))).toEqual([]);
+    for (const { agreementId, negotiationId } of acknowledged.slice(-8)) {
+      const negotiation = (await (await fetch(`${second.url}/api/negotiations/${negotiationId}`)).json()) as { state: string; agreementCreated?: string };
+      expect(negotiation).toMatchObject({ state: 'Concluded', agreementCreated: agreementId });
     }
   }, 90_000);
 });
