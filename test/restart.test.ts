@@ -66,6 +66,31 @@ describe('nothing acknowledged is lost', () => {
   }, 60_000);
 });
 
+/**
+ * `clients` loops of `work` against the server, a kill -9 in their midst once `count` of
+ * them were answered; resolves with every answer, once the process has exited.
+ */
+async function answeredUntilKilled<T>(child: ChildProcess, clients: number, count: number, work: () => Promise<T>): Promise<T[]> {
+  const acknowledged: T[] = [];
+  let killed = false;
+  const looping = async () => {
+    while (!killed) {
+      try {
+        acknowledged.push(await work());
+      } catch (error) {
+        if (!killed) throw error;
+      }
+    }
+  };
+  const running = Array.from({ length: clients }, looping);
+  while (acknowledged.length < count) await new Promise((resolve) => setTimeout(resolve, 2));
+  killed = true;
+  const exited = stopped(child);
+  await Promise.all(running);
+  await exited;
+  return acknowledged;
+}
+
 describe('nothing acknowledged is lost under concurrent writes', () => {
   it('every agreement answered while 16 clients were creating survives a kill -9 in their midst, and the audit chain holds', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-restart-concurrent-'));
@@ -76,23 +101,7 @@ describe('nothing acknowledged is lost under concurrent writes', () => {
     const client = new WsagClient(first.url);
     // A one-node job of an hour with a day's deadline: a thousand fit on 1,024 nodes.
     const offer = await oneNodeJobOffer(client);
-    const acknowledged: string[] = [];
-    let killed = false;
-    const creating = async () => {
-      while (!killed) {
-        try {
-          acknowledged.push((await client.createAgreement(offer)).agreementId);
-        } catch (error) {
-          if (!killed) throw error;
-        }
-      }
-    };
-    const clients = Array.from({ length: 16 }, creating);
-    while (acknowledged.length < 200) await new Promise((resolve) => setTimeout(resolve, 2));
-    killed = true;
-    const exited = stopped(first.child);
-    await Promise.all(clients);
-    await exited;
+    const acknowledged = await answeredUntilKilled(first.child, 16, 200, async () => (await client.createAgreement(offer)).agreementId);
 
     const second = await started(dataDir, env);
     const stored = new Set((await new WsagClient(second.url).agreements()).map((a) => a.id));
@@ -118,30 +127,15 @@ describe('nothing acknowledged is lost when negotiated offers are accepted', () 
     const first = await started(dataDir, env);
     const client = new WsagClient(first.url);
     const solicited = negotiationOffer(await oneNodeJobOffer(client), { counterOfferTo: 'deadline-job-v1', state: 'Solicited' });
-    const acknowledged: Array<{ agreementId: string; negotiationId: string }> = [];
-    let killed = false;
-    const negotiating = async () => {
-      while (!killed) {
-        try {
-          const { negotiationId } = await client.initiateNegotiation();
-          const [answer] = await client.negotiate(negotiationId, [solicited]);
-          const { agreementId } = await client.createAgreement(acceptingOffer(answer?.xml as string));
-          acknowledged.push({ agreementId, negotiationId });
-        } catch (error) {
-          if (!killed) throw error;
-        }
-      }
-    };
-    const clients = Array.from({ length: 8 }, negotiating);
-    while (acknowledged.length < 60) await new Promise((resolve) => setTimeout(resolve, 2));
-    killed = true;
-    const exited = stopped(first.child);
-    await Promise.all(clients);
-    await exited;
+    const acknowledged = await answeredUntilKilled(first.child, 8, 60, async () => {
+      const { negotiationId } = await client.initiateNegotiation();
+      const [answer] = await client.negotiate(negotiationId, [solicited]);
+      const { agreementId } = await client.createAgreement(acceptingOffer(answer?.xml as string));
+      return { agreementId, negotiationId };
+    });
 
     const second = await started(dataDir, env);
-    const secondClient = new WsagClient(second.url);
-    const stored = new Set((await secondClient.agreements()).map((a) => a.id));
+    const stored = new Set((await new WsagClient(second.url).agreements()).map((a) => a.id));
     expect(acknowledged.filter(({ agreementId }) => !stored.has(agreementId))).toEqual([]);
     for (const { agreementId, negotiationId } of acknowledged.slice(-8)) {
       const negotiation = (await (await fetch(`${second.url}/api/negotiations/${negotiationId}`)).json()) as { state: string; agreementCreated?: string };

@@ -27,6 +27,9 @@ const particleNames = new Set(['sequence', 'choice', 'all', 'group']);
 const itemNs = 'urn:wsag-server:item-constraint';
 /** Verdicts a constraint keeps, per constraint. */
 const remembered = 256;
+/** Longer values, and longer instances of a content model, are checked every time, not remembered. */
+const rememberedValueChars = 256;
+const rememberedInstanceChars = 2048;
 const subjectName = 'ItemConstraintSubject';
 
 export function compileItemConstraint(constraint: XmlElement): ItemConstraintCheck {
@@ -58,7 +61,7 @@ function simpleCheck(children: XmlElement[]): ItemConstraintCheck {
     return facet ? `value "${value}" violates facet ${facet}: ${detail}` : `value "${value}" is not valid: ${detail}`;
   };
   // The verdict depends on the value alone, and offers repeat a few values (node counts, service levels).
-  const remembering = rememberedVerdicts(256);
+  const remembering = rememberedVerdicts(rememberedValueChars);
   return {
     violation(node) {
       const value = node instanceof XmlAttribute ? node.value : node.content;
@@ -95,7 +98,7 @@ function particleCheck(particle: XmlElement): ItemConstraintCheck {
   byNamespace.set('', compile('')); // compiled at load, so a broken constraint fails the template, not a client's offer
   // As for values: the verdict depends on the instance's text alone (written out on its own, it
   // names its namespaces), and offers repeat a few elements (a node count, a time window).
-  const remembering = rememberedVerdicts(2048);
+  const remembering = rememberedVerdicts(rememberedInstanceChars);
   const validateIn = (target: string, instance: string): string | undefined => {
     const cached = byNamespace.get(target);
     const schema = cached ?? compile(target);
