@@ -16,6 +16,9 @@ import type { XmlNegotiationOffer } from '../xml/negotiation-reader.js';
 import type { XmlOfferParts, XmlReceivedOffer } from '../xml/offer-reader.js';
 import { withConstraintsChecked, type TemplateLibrary } from '../xml/template-library.js';
 
+/** What a thread posts (piscina passes it on as the pool's 'message') once its tasks are loaded. */
+export const THREAD_LOADED = 'wsag-document-thread-loaded';
+
 /** A fault's class does not cross threads: its code and message do. */
 export type ThreadFault = { fault: { code: string; message: string } };
 

@@ -9,6 +9,7 @@ import { sameThreadNegotiationOfferReader, type NegotiationOfferInput, type Nego
 import type { XmlNegotiationOffer } from '../xml/negotiation-reader.js';
 import { XmlReceivedOffer } from '../xml/offer-reader.js';
 import type { TemplateSource } from '../xml/template-library.js';
+import { THREAD_LOADED } from './document-tasks.js';
 import type { DocumentWorkerData, NegotiationOffersReading, OfferReading, ThreadFault } from './document-worker.js';
 
 /**
@@ -68,6 +69,8 @@ export class DocumentThreads implements AgreementOfferReader, NegotiationOfferRe
     credentials: SigningCredentials | undefined,
     private readonly busy: () => boolean,
     private readonly observe?: (done: DocumentWorkDone) => void,
+    /** Resolves once every thread has loaded its tasks (or ended). */
+    private readonly loaded: Promise<void> = Promise.resolve(),
   ) {
     if (credentials) this.signer = { sign: (document) => this.sign(document, credentials) };
   }
@@ -96,7 +99,7 @@ export class DocumentThreads implements AgreementOfferReader, NegotiationOfferRe
       filename: new URL(worker, import.meta.url).href, workerData, minThreads: threads, maxThreads: threads, concurrentTasksPerWorker: TASKS_WAITING_PER_THREAD,
       resourceLimits: { maxYoungGenerationSizeMb: DOCUMENT_THREAD_YOUNG_GENERATION_MIB },
     });
-    return new DocumentThreads(pool, credentials, busy, observe);
+    return new DocumentThreads(pool, credentials, busy, observe, threadsLoaded(pool));
   }
 
   /**
@@ -170,8 +173,41 @@ export class DocumentThreads implements AgreementOfferReader, NegotiationOfferRe
   }
 
   async close(): Promise<void> {
+    await this.loaded;
     await this.pool?.destroy();
   }
+}
+
+/** How long `close` waits at most for a thread still loading its tasks. */
+const LOADING_WAIT_MS = 10_000;
+
+/**
+ * Resolves once each of the pool's threads has posted THREAD_LOADED or ended, or after
+ * LOADING_WAIT_MS. Why: ending a thread while Node 20 still instantiates its module aborts
+ * the whole process (a fatal "v8::Module::IsGraphAsync must be used on an instantiated
+ * module"), which a server closed right after it started (tests) ran into.
+ */
+function threadsLoaded(pool: Piscina): Promise<void> {
+  const threads = [...pool.threads];
+  let pending = threads.length;
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(finish, LOADING_WAIT_MS);
+    const onMessage = (message: unknown) => {
+      if (message === THREAD_LOADED) settled();
+    };
+    function settled(): void {
+      if (--pending <= 0) finish();
+    }
+    function finish(): void {
+      clearTimeout(timer);
+      pool.off('message', onMessage);
+      for (const thread of threads) thread.off('exit', settled);
+      resolve();
+    }
+    if (pending === 0) return finish();
+    pool.on('message', onMessage);
+    for (const thread of threads) thread.once('exit', settled);
+  });
 }
 
 /** The request's text read by the thread's function `name`; the fault it reported raised as the calling thread would. */

@@ -6,9 +6,9 @@
  * exported function (piscina's `name`).
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { workerData } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { TemplateLibrary, type TemplateSource } from '../xml/template-library.js';
-import { documentTasks } from './document-tasks.js';
+import { documentTasks, THREAD_LOADED } from './document-tasks.js';
 
 export type { NegotiationOfferParts, NegotiationOffersReading, OfferReading, ThreadFault } from './document-tasks.js';
 
@@ -24,3 +24,6 @@ export const { sign, readAgreementOffer, readNegotiationOffers } = documentTasks
   ...(templates ? { library: TemplateLibrary.fromSources(templates) } : {}),
   ...(signing ? { credentials: { key: createPrivateKey(signing.keyPem), chain: signing.chainPem.map((pem) => new X509Certificate(pem)) } } : {}),
 });
+
+// Loaded: DocumentThreads.close may end the thread from now on (see threadsLoaded there).
+parentPort?.postMessage(THREAD_LOADED);

@@ -6,6 +6,7 @@ import type { AgreementTemplate } from '../../src/domain/template.js';
 import type { AgreementOfferInput } from '../../src/soap/agreement-offer-input.js';
 import { readEnvelope, type SoapRequest } from '../../src/soap/envelope.js';
 import type { NegotiationOfferInput } from '../../src/soap/negotiation-offer-input.js';
+import { THREAD_LOADED } from '../../src/workers/document-tasks.js';
 import { DOCUMENT_THREAD_YOUNG_GENERATION_MIB, DocumentThreads, type DocumentWorkDone } from '../../src/workers/document-threads.js';
 import { negotiationOffer } from '../../src/xml/accepting-offer.js';
 import { canonicalOfSource } from '../../src/xml/canonical.js';
@@ -188,6 +189,14 @@ describe('DocumentThreads: reading offers', () => {
     } finally {
       await documents.close();
     }
+  });
+
+  it('closed right after it started, ends its threads only once they have loaded their tasks (Node 20 aborts on a thread ended mid-load)', async () => {
+    const documents = DocumentThreads.start(2);
+    const loaded: unknown[] = [];
+    for (const worker of documents.workers) worker.on('message', (message) => { if (message === THREAD_LOADED) loaded.push(message); });
+    await documents.close();
+    expect(loaded).toHaveLength(2);
   });
 
   it('reads an offer even when telling of it fails (a metric that throws fails nothing)', async () => {
