@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { chainEntry } from '../engine/audit/index.js';
+import { chainRow, entryOf, type ChainedRow } from '../engine/audit/index.js';
 import type { AuditDetails, AuditEntry, AuditLog, AuditRecord, AuditSubject } from '../engine/ports.js';
 import { SqliteConnection } from './sqlite-connection.js';
 
@@ -29,8 +29,7 @@ export class SqliteAuditLog implements AuditLog {
   private readonly insertStmt: Database.Statement<[AuditRow]>;
   private readonly lastStmt: Database.Statement<[], Pick<AuditRow, 'seq' | 'hash'>>;
   private readonly latestStmt: Database.Statement<[string, string], AuditRow>;
-  private readonly write: Database.Transaction<(records: readonly AuditRecord[], change: () => void) => AuditEntry[]>;
-  /** One statement per combination of filters, prepared on first use. */
+  private readonly write: Database.Transaction<(records: readonly AuditRecord[], change: () => void) => ChainedRow[]>;
   private readonly listStmts = new Map<string, Database.Statement<Array<string | number>, AuditRow>>();
 
   /** Prefer SqliteStore, which shares one log between its repositories. */
@@ -46,30 +45,30 @@ export class SqliteAuditLog implements AuditLog {
     );
     this.write = db.transaction((records: readonly AuditRecord[], change: () => void) => {
       change();
-      const entries: AuditEntry[] = [];
-      let previous = this.lastStmt.get();
+      const rows: ChainedRow[] = [];
+      let previous: Pick<ChainedRow, 'seq' | 'hash'> | undefined = this.lastStmt.get();
       for (const record of records) {
-        const { entry, canonicalDetails } = chainEntry(record, previous);
-        this.insertStmt.run(toRow(entry, canonicalDetails));
-        entries.push(entry);
-        previous = entry;
+        const row = chainRow(record, previous);
+        this.insertStmt.run(toRow(row));
+        rows.push(row);
+        previous = row;
       }
-      return entries;
+      return rows;
     });
   }
 
   async append(record: AuditRecord): Promise<AuditEntry> {
-    const [entry] = this.appendWith([record], () => {});
+    const [row] = this.appendWith([record], () => {});
     await this.connection.durable();
-    return entry as AuditEntry;
+    return entryOf(row as ChainedRow);
   }
 
   /**
    * Runs `change` (a repository's write) and appends `records` after it in one transaction:
-   * both are stored, or neither. Synchronous, like better-sqlite3; committed on return, on
-   * disk once the connection's `durable()` resolves.
+   * both are stored, or neither; returns the rows written. Synchronous, like better-sqlite3;
+   * committed on return, on disk once the connection's `durable()` resolves.
    */
-  appendWith(records: readonly AuditRecord[], change: () => void): AuditEntry[] {
+  appendWith(records: readonly AuditRecord[], change: () => void): ChainedRow[] {
     this.connection.beginWrite();
     return this.write.immediate(records, change);
   }
@@ -114,18 +113,18 @@ export function entriesSql(filter: { subject?: AuditSubject; after?: number; lim
   return { sql, params };
 }
 
-/** `canonicalDetails`: canonicalJson(entry.details), as chainEntry made it for the entry's hash. */
-export function toRow(entry: AuditEntry, canonicalDetails: string): AuditRow {
+/** The table's row of a chained entry. */
+export function toRow(row: ChainedRow): AuditRow {
   return {
-    seq: entry.seq,
-    at: entry.at.getTime(),
-    actor: entry.actor,
-    subject_kind: entry.subject.kind,
-    subject_id: entry.subject.id,
-    action: entry.action,
-    details: canonicalDetails,
-    prev_hash: entry.prevHash,
-    hash: entry.hash,
+    seq: row.seq,
+    at: row.at.getTime(),
+    actor: row.actor,
+    subject_kind: row.subject.kind,
+    subject_id: row.subject.id,
+    action: row.action,
+    details: row.canonicalDetails,
+    prev_hash: row.prevHash,
+    hash: row.hash,
   };
 }
 

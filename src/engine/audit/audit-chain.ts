@@ -50,9 +50,9 @@ function canonicalPart(value: unknown): string | undefined {
       }
       const record = value as Record<string, unknown>;
       let out = '{';
-      for (const key of Object.keys(record).sort()) {
+      for (const key of sortedKeys(record)) {
         const part = canonicalPart(record[key]);
-        if (part !== undefined) out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${part}`;
+        if (part !== undefined) out += `${out.length === 1 ? '' : ','}${quotedKey(key)}:${part}`;
       }
       return `${out}}`;
     }
@@ -62,11 +62,45 @@ function canonicalPart(value: unknown): string | undefined {
 }
 
 /**
+ * The object's keys in UTF-16 code unit order (what Array.prototype.sort gives), sorted in
+ * place: an audit entry's objects have a few keys, and sort() would copy them to sort.
+ */
+function sortedKeys(record: object): string[] {
+  const keys = Object.keys(record);
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i] as string;
+    let j = i - 1;
+    for (; j >= 0 && (keys[j] as string) > key; j--) keys[j + 1] = keys[j] as string;
+    keys[j + 1] = key;
+  }
+  return keys;
+}
+
+/** Keys as JSON strings, remembered: entries use a few dozen names, and each entry wrote them again. */
+const quotedKeys = new Map<string, string>();
+const quotedKeysKept = 1024;
+
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size < quotedKeysKept) quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
+
+/**
  * sha256 hex over the canonical serialisation of (seq, at as ISO 8601, actor, subject kind,
  * subject id, action, canonical JSON of details, prevHash): a JSON array of those values.
  * `canonicalDetails`, when the caller has it, is canonicalJson(entry.details).
  */
 export function auditEntryHash(entry: Omit<AuditEntry, 'hash'>, canonicalDetails = canonicalJson(entry.details)): string {
+  return hashOf(entry, canonicalDetails);
+}
+
+/** auditEntryHash of an entry's fields but its details, given as their canonical JSON. */
+function hashOf(entry: Omit<AuditEntry, 'hash' | 'details'>, canonicalDetails: string): string {
   // JSON.stringify of the array, written as its three parts: see hashedFieldsBetween.
   return sha256Hex(`[${JSON.stringify(entry.seq)},${hashedFieldsBetween(entry, canonicalDetails)},${JSON.stringify(entry.prevHash)}]`);
 }
@@ -113,11 +147,35 @@ export function unchainedEntry(record: AuditRecord): UnchainedEntry {
   };
 }
 
+/**
+ * What a store writes of an entry: its fields, the canonical JSON of its details (which
+ * the hash covers and the store keeps), its number and both hashes. The details object
+ * itself is made only for an entry handed back (`entryOf`): a repository's writes never
+ * read it, and parsing the details again was a sixth of chaining an entry.
+ */
+export interface ChainedRow extends Omit<AuditEntry, 'details'> {
+  canonicalDetails: string;
+}
+
+/** The row of the entry that follows `previous` (undefined: the first entry). */
+export function chainRow(record: AuditRecord, previous: Pick<AuditEntry, 'seq' | 'hash'> | undefined): ChainedRow {
+  const canonicalDetails = canonicalJson(record.details);
+  const seq = (previous?.seq ?? 0) + 1;
+  const prevHash = previous?.hash ?? genesisHash;
+  const fields = { seq, at: new Date(record.at.getTime()), actor: record.actor, subject: { kind: record.subject.kind, id: record.subject.id }, action: record.action, prevHash };
+  return { ...fields, hash: hashOf(fields, canonicalDetails), canonicalDetails };
+}
+
+/** The entry a chained row stands for, its details as JSON gives them back. */
+export function entryOf(row: ChainedRow): AuditEntry {
+  const { seq, at, actor, subject, action, prevHash, hash, canonicalDetails } = row;
+  return { seq, at, actor, subject, action, details: JSON.parse(canonicalDetails) as AuditDetails, prevHash, hash };
+}
+
 /** The entry that follows `previous` (undefined: the first entry). */
 export function chainEntry(record: AuditRecord, previous: Pick<AuditEntry, 'seq' | 'hash'> | undefined): ChainedEntry {
-  const { entry: unchained, canonicalDetails } = unchainedEntry(record);
-  const entry = chained(unchained, (previous?.seq ?? 0) + 1, previous?.hash ?? genesisHash);
-  return { entry: { ...entry, hash: auditEntryHash(entry, canonicalDetails) }, canonicalDetails };
+  const row = chainRow(record, previous);
+  return { entry: entryOf(row), canonicalDetails: row.canonicalDetails };
 }
 
 /** The entry numbered `seq` after the one whose hash is `prevHash`, its fields in the order entries are written. */
