@@ -30,6 +30,7 @@ export class SqliteAuditLog implements AuditLog {
   private readonly lastStmt: Database.Statement<[], Pick<AuditRow, 'seq' | 'hash'>>;
   private readonly latestStmt: Database.Statement<[string, string], AuditRow>;
   private readonly write: Database.Transaction<(records: readonly AuditRecord[], change: () => void) => ChainedRow[]>;
+  /** One statement per combination of filters, prepared on first use. */
   private readonly listStmts = new Map<string, Database.Statement<Array<string | number>, AuditRow>>();
 
   /** Prefer SqliteStore, which shares one log between its repositories. */

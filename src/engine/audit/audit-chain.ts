@@ -151,7 +151,7 @@ export function unchainedEntry(record: AuditRecord): UnchainedEntry {
  * What a store writes of an entry: its fields, the canonical JSON of its details (which
  * the hash covers and the store keeps), its number and both hashes. The details object
  * itself is made only for an entry handed back (`entryOf`): a repository's writes never
- * read it, and parsing the details again was a sixth of chaining an entry.
+ * read it, and parsing the details again was about a tenth of chaining an entry.
  */
 export interface ChainedRow extends Omit<AuditEntry, 'details'> {
   canonicalDetails: string;
