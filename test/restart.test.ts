@@ -91,6 +91,13 @@ async function answeredUntilKilled<T>(child: ChildProcess, clients: number, coun
   return acknowledged;
 }
 
+/** The server started again on `dataDir`, with the ids of the agreements it holds. */
+async function restartedWithAgreements(dataDir: string, env: Record<string, string>) {
+  const second = await started(dataDir, env);
+  const stored = new Set((await new WsagClient(second.url).agreements()).map((a) => a.id));
+  return { second, stored };
+}
+
 describe('nothing acknowledged is lost under concurrent writes', () => {
   it('every agreement answered while 16 clients were creating survives a kill -9 in their midst, and the audit chain holds', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-restart-concurrent-'));
@@ -103,8 +110,7 @@ describe('nothing acknowledged is lost under concurrent writes', () => {
     const offer = await oneNodeJobOffer(client);
     const acknowledged = await answeredUntilKilled(first.child, 16, 200, async () => (await client.createAgreement(offer)).agreementId);
 
-    const second = await started(dataDir, env);
-    const stored = new Set((await new WsagClient(second.url).agreements()).map((a) => a.id));
+    const { second, stored } = await restartedWithAgreements(dataDir, env);
     expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
     await stopped(second.child, 'SIGTERM');
     const store = SqliteStore.openReadOnly(path.join(dataDir, 'wsag.db'));
@@ -134,8 +140,7 @@ describe('nothing acknowledged is lost when negotiated offers are accepted', () 
       return { agreementId, negotiationId };
     });
 
-    const second = await started(dataDir, env);
-    const stored = new Set((await new WsagClient(second.url).agreements()).map((a) => a.id));
+    const { second, stored } = await restartedWithAgreements(dataDir, env);
     expect(acknowledged.filter(({ agreementId }) => !stored.has(agreementId))).toEqual([]);
     for (const { agreementId, negotiationId } of acknowledged.slice(-8)) {
       const negotiation = (await (await fetch(`${second.url}/api/negotiations/${negotiationId}`)).json()) as { state: string; agreementCreated?: string };

@@ -134,17 +134,12 @@ export interface UnchainedEntry {
  */
 export function unchainedEntry(record: AuditRecord): UnchainedEntry {
   const canonicalDetails = canonicalJson(record.details);
-  const details = JSON.parse(canonicalDetails) as AuditDetails;
-  return {
-    entry: {
-      at: new Date(record.at.getTime()),
-      actor: record.actor,
-      subject: { kind: record.subject.kind, id: record.subject.id },
-      action: record.action,
-      details,
-    },
-    canonicalDetails,
-  };
+  return { entry: { ...recordFields(record), details: JSON.parse(canonicalDetails) as AuditDetails }, canonicalDetails };
+}
+
+/** The record's fields an entry copies, but its details. */
+function recordFields(record: AuditRecord): Pick<AuditEntry, 'at' | 'actor' | 'subject' | 'action'> {
+  return { at: new Date(record.at.getTime()), actor: record.actor, subject: { kind: record.subject.kind, id: record.subject.id }, action: record.action };
 }
 
 /**
@@ -162,7 +157,7 @@ export function chainRow(record: AuditRecord, previous: Pick<AuditEntry, 'seq' |
   const canonicalDetails = canonicalJson(record.details);
   const seq = (previous?.seq ?? 0) + 1;
   const prevHash = previous?.hash ?? genesisHash;
-  const fields = { seq, at: new Date(record.at.getTime()), actor: record.actor, subject: { kind: record.subject.kind, id: record.subject.id }, action: record.action, prevHash };
+  const fields = { seq, ...recordFields(record), prevHash };
   return { ...fields, hash: hashOf(fields, canonicalDetails), canonicalDetails };
 }
 
