@@ -67,3 +67,13 @@ export function cpuSeconds(pid: number): number {
   const ticksPerSecond = 100; // USER_HZ on Linux
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
+
+/**
+ * The whole machine's CPU time so far, every process and the kernel's own work (/proc/stat's
+ * first line: user, nice, system, irq and softirq; idle, I/O wait and a hypervisor's steal
+ * left out), and the machine's clock: two readings give the cores kept busy between them.
+ */
+export function machineCpu(): { busySeconds: number; at: number } {
+  const [user, nice, system, , , irq, softirq] = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] as string).trim().split(/\s+/).slice(1).map(Number);
+  return { busySeconds: ((user as number) + (nice as number) + (system as number) + (irq as number) + (softirq as number)) / 100, at: performance.now() };
+}
