@@ -60,11 +60,13 @@ export const rssMiB = (pid: number) => statusMiB(pid, 'VmRSS');
 /** The most resident memory the process has had (its start-up peak, when read soon after). */
 export const peakRssMiB = (pid: number) => statusMiB(pid, 'VmHWM');
 
+/** Clock ticks a second in /proc's CPU times (USER_HZ on Linux). */
+const ticksPerSecond = 100;
+
 /** CPU time the process has used, user and system, all its threads (/proc/PID/stat in clock ticks of 10 ms). */
 export function cpuSeconds(pid: number): number {
   // The fields after the command name, which is in parentheses and may hold spaces.
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
-  const ticksPerSecond = 100; // USER_HZ on Linux
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
@@ -75,5 +77,5 @@ export function cpuSeconds(pid: number): number {
  */
 export function machineCpu(): { busySeconds: number; at: number } {
   const [user, nice, system, , , irq, softirq] = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] as string).trim().split(/\s+/).slice(1).map(Number);
-  return { busySeconds: ((user as number) + (nice as number) + (system as number) + (irq as number) + (softirq as number)) / 100, at: performance.now() };
+  return { busySeconds: ((user as number) + (nice as number) + (system as number) + (irq as number) + (softirq as number)) / ticksPerSecond, at: performance.now() };
 }
