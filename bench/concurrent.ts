@@ -221,10 +221,8 @@ async function measureTarget(target: string, pg: TestPostgres | undefined): Prom
     // The load generator's own CPU (it shares the cores): what it leaves the servers.
     const generatorMs = (generator.user + generator.system) / 1000 / Math.max(result.ok, 1);
     // All of it (PostgreSQL's processes and the kernel's threads too): how close the run came to the machine's cores.
-    const machine = {
-      msPerAgreement: (1000 * (machineAfter.busySeconds - machineBefore.busySeconds)) / Math.max(result.ok, 1),
-      coresBusy: (machineAfter.busySeconds - machineBefore.busySeconds) / ((machineAfter.at - machineBefore.at) / 1000),
-    };
+    const machineBusy = machineAfter.busySeconds - machineBefore.busySeconds;
+    const machine = { msPerAgreement: (1000 * machineBusy) / Math.max(result.ok, 1), coresBusy: machineBusy / ((machineAfter.at - machineBefore.at) / 1000) };
     return { label, result, cpuMs, generatorMs, machine, rss: pids.map(rssMiB), stages };
   } finally {
     await stopAll(started.map((s) => s.child));

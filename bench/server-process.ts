@@ -76,6 +76,7 @@ export function cpuSeconds(pid: number): number {
  * left out), and the machine's clock: two readings give the cores kept busy between them.
  */
 export function machineCpu(): { busySeconds: number; at: number } {
-  const [user, nice, system, , , irq, softirq] = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] as string).trim().split(/\s+/).slice(1).map(Number);
-  return { busySeconds: ((user as number) + (nice as number) + (system as number) + (irq as number) + (softirq as number)) / ticksPerSecond, at: performance.now() };
+  const ticks = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] as string).trim().split(/\s+/).slice(1).map(Number);
+  const busy = [0, 1, 2, 5, 6].reduce((sum, field) => sum + (ticks[field] ?? 0), 0); // user, nice, system, irq, softirq
+  return { busySeconds: busy / ticksPerSecond, at: performance.now() };
 }
