@@ -37,7 +37,7 @@ import { startPostgres, type TestPostgres } from '../test/support/postgres.js';
 import { loadAtRate } from './fixed-rate.js';
 import { createBody, oneNodeJobOffer, solicitedNegotiateInput } from './job-offer.js';
 import { machineHeading, publish } from './report.js';
-import { cpuSeconds, machineCpu, nodeFlagsPrefix, rssMiB, startProcess } from './server-process.js';
+import { cpuSeconds, machineCpu, nodeFlagsPrefix, rssMiB, startProcess, storageWriteBytes } from './server-process.js';
 import { scrapeStages, stagesTable } from './server-metrics.js';
 
 const option = (name: string, fallback: string) => {
@@ -192,7 +192,7 @@ async function stopAll(children: ChildProcess[]): Promise<void> {
   })));
 }
 
-async function measureTarget(target: string, pg: TestPostgres | undefined): Promise<{ label: string; result: Load; cpuMs: number; generatorMs: number; machine: { msPerAgreement: number; coresBusy: number }; rss: number[]; stages: string[] }> {
+async function measureTarget(target: string, pg: TestPostgres | undefined): Promise<{ label: string; result: Load; cpuMs: number; generatorMs: number; machine: { msPerAgreement: number; coresBusy: number }; writtenKiB?: number; rss: number[]; stages: string[] }> {
   const instances = target === 'sqlite' ? 1 : Number(target.slice(2));
   const env = target === 'sqlite' ? serverEnv() : serverEnv({ WSAG_DATABASE_URL: (pg as TestPostgres).url });
   const started = [];
@@ -208,11 +208,13 @@ async function measureTarget(target: string, pg: TestPostgres | undefined): Prom
     else await load(urls, work(), warmUp);
     const pids = started.map((s) => s.child.pid as number);
     const cpuBefore = pids.map(cpuSeconds);
+    const writtenBefore = pids.map(storageWriteBytes);
     const stagesBefore = await scrapeStages(urls);
     const generatorBefore = process.cpuUsage();
     const machineBefore = machineCpu();
     const result = rate > 0 ? await loadAtFixedRate(urls, createBody(offer)) : await load(urls, work());
     const generator = process.cpuUsage(generatorBefore);
+    const written = pids.reduce((sum, pid, i) => sum + storageWriteBytes(pid) - (writtenBefore[i] as number), 0);
     const machineAfter = machineCpu();
     const stages = stagesTable(stagesBefore, await scrapeStages(urls));
     // Servers' CPU per agreement: steadier than the rate when the machine is noisy, and what the rate follows.
@@ -223,7 +225,9 @@ async function measureTarget(target: string, pg: TestPostgres | undefined): Prom
     // All of it (PostgreSQL's processes and the kernel's threads too): how close the run came to the machine's cores.
     const machineBusy = machineAfter.busySeconds - machineBefore.busySeconds;
     const machine = { msPerAgreement: (1000 * machineBusy) / Math.max(result.ok, 1), coresBusy: machineBusy / ((machineAfter.at - machineBefore.at) / 1000) };
-    return { label, result, cpuMs, generatorMs, machine, rss: pids.map(rssMiB), stages };
+    // With PostgreSQL the database's own processes write the data: only SQLite's figure is the store's.
+    const writtenKiB = target === 'sqlite' ? written / 1024 / Math.max(result.ok, 1) : undefined;
+    return { label, result, cpuMs, generatorMs, machine, ...(writtenKiB !== undefined ? { writtenKiB } : {}), rss: pids.map(rssMiB), stages };
   } finally {
     await stopAll(started.map((s) => s.child));
   }
@@ -245,9 +249,9 @@ try {
   const atRate: string[] = [];
   const stageTables: string[] = [];
   for (const target of targets) {
-    const { label, result, cpuMs, generatorMs, machine, rss, stages } = await measureTarget(target, pg);
+    const { label, result, cpuMs, generatorMs, machine, writtenKiB, rss, stages } = await measureTarget(target, pg);
     stageTables.push('', `Where the time went, ${label} (means over the run, from the servers' /metrics):`, '', ...stages);
-    rows.push(`| ${label} | ${result.ok} | ${result.errors} | ${result.perSecond.toFixed(0)} | ${result.p50.toFixed(0)} | ${result.p99.toFixed(0)} | ${cpuMs.toFixed(2)} | ${generatorMs.toFixed(2)} | ${machine.msPerAgreement.toFixed(2)} | ${machine.coresBusy.toFixed(2)} of ${os.availableParallelism()} | ${(result.perSecond / floorHttp.perSecond).toFixed(4)} | ${(result.perSecond / floorCommits).toFixed(3)} | ${rss.join(', ')} |`);
+    rows.push(`| ${label} | ${result.ok} | ${result.errors} | ${result.perSecond.toFixed(0)} | ${result.p50.toFixed(0)} | ${result.p99.toFixed(0)} | ${cpuMs.toFixed(2)} | ${generatorMs.toFixed(2)} | ${machine.msPerAgreement.toFixed(2)} | ${machine.coresBusy.toFixed(2)} of ${os.availableParallelism()} | ${writtenKiB === undefined ? '—' : writtenKiB.toFixed(0)} | ${(result.perSecond / floorHttp.perSecond).toFixed(4)} | ${(result.perSecond / floorCommits).toFixed(3)} | ${rss.join(', ')} |`);
     console.error(rows.at(-1));
     if (result.atRate) atRate.push(`${label}: slowest answer ${result.atRate.max.toFixed(0)} ms; ${result.atRate.waited} of ${result.requests} requests found every connection busy and waited.`);
     if (result.errors > 0) console.error(`warning: ${label}: ${result.errors} requests were not answered 2xx (refused, or failed); the figures are not of agreements alone`);
@@ -259,8 +263,8 @@ try {
     '',
     `Floors in the same run: a bare node:http server answering the same request, ${floorHttp.perSecond.toFixed(0)} requests/s (p99 ${floorHttp.p99.toFixed(0)} ms); SQLite fsync'd commits, ${floorCommits.toFixed(0)}/s.`,
     '',
-    '| server | agreements created | errors | agreements/s | p50 ms | p99 ms | server CPU ms per agreement | load generator CPU ms per agreement | machine CPU ms per agreement | cores busy | ÷ bare HTTP | ÷ SQLite commits | RSS MiB after |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| server | agreements created | errors | agreements/s | p50 ms | p99 ms | server CPU ms per agreement | load generator CPU ms per agreement | machine CPU ms per agreement | cores busy | KiB written to storage per agreement | ÷ bare HTTP | ÷ SQLite commits | RSS MiB after |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     ...(atRate.length > 0 ? ['', ...atRate] : []),
     ...stageTables,

@@ -70,6 +70,11 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
+/** Bytes the process has had written to storage so far, all its threads (/proc/PID/io's write_bytes: the log, the database file, its checkpoints). */
+export function storageWriteBytes(pid: number): number {
+  return Number(/^write_bytes: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? 0);
+}
+
 /**
  * The whole machine's CPU time so far, every process and the kernel's own work (/proc/stat's
  * first line: user, nice, system, irq and softirq; idle, I/O wait and a hypervisor's steal
