@@ -1,6 +1,7 @@
 import type { XmlElement } from 'libxml2-wasm';
 import { MustUnderstand } from '../domain/errors.js';
 import { ns } from '../xml/namespaces.js';
+import { evaluate } from '../xml/xpath.js';
 import type { SoapRequest } from './envelope.js';
 
 /** Header blocks this server processes: WS-Addressing, WS-Security, and its own reference parameters (srv:AgreementId ...). */
@@ -33,7 +34,8 @@ export function checkMustUnderstand(request: SoapRequest): void {
   );
 }
 
+/** The attribute's value; the expression (one of four: two versions, two attributes) is compiled once. */
 function attribute(e: XmlElement, namespace: string, name: string): string | undefined {
-  const found = e.eval(`@*[local-name()="${name}" and namespace-uri()="${namespace}"]`);
+  const found = evaluate(e, `@*[local-name()="${name}" and namespace-uri()="${namespace}"]`);
   return Array.isArray(found) && found[0] ? found[0].content.trim() : undefined;
 }
