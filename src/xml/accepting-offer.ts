@@ -4,7 +4,7 @@ import { standaloneSource } from './canonical.js';
 import { withXml } from './libxml.js';
 import { ns } from './namespaces.js';
 import { canonical } from './xml-edit.js';
-import { all, one, qname } from './xpath.js';
+import { all, one, qname, stringAt } from './xpath.js';
 
 /**
  * The initiator's side of WS-Agreement Negotiation (GFD.193): the offers a client sends.
@@ -107,7 +107,7 @@ function offerParts(root: XmlElement): OfferParts {
   if (!context || !terms) throw new Error(`${qname(root)} needs wsag:Context and wsag:Terms`);
   for (const old of all(context, 'wsag-neg:NegotiationExtension | wsag-neg:RenegotiationExtension')) old.remove();
   const name = one(root, 'wsag:Name');
-  const offerId = (root.eval('string(@wsag-neg:OfferId)', { 'wsag-neg': ns.wsagNeg }) as string).trim();
+  const offerId = stringAt(root, '@wsag-neg:OfferId');
   return {
     ...(offerId ? { offerId } : {}),
     ...(name ? { name: standaloneSource(name) } : {}),

@@ -6,7 +6,7 @@ import { date } from './datetime.js';
 import { standaloneSource } from './canonical.js';
 import { ns } from './namespaces.js';
 import { readEmbeddedOffer, type XmlReceivedOffer } from './offer-reader.js';
-import { one, qname, text } from './xpath.js';
+import { one, qname, stringAt, text } from './xpath.js';
 
 /**
  * WS-Agreement Negotiation (GFD.193) inputs, read after schema validation. A missing
@@ -32,7 +32,7 @@ export function readNegotiationOffer(element: XmlElement): XmlNegotiationOffer {
   if (!state || !offerStates.includes(state)) {
     throw new SchemaViolation(`${where}/wsag-neg:NegotiationOfferContext/wsag-neg:State needs one of ${offerStates.map((s) => `wsag-neg:${s}`).join(', ')}`);
   }
-  const offerId = (element.eval('string(@wsag-neg:OfferId)', { 'wsag-neg': ns.wsagNeg }) as string).trim();
+  const offerId = stringAt(element, '@wsag-neg:OfferId');
   const result: XmlNegotiationOffer = {
     counterOfferTo,
     creator,
