@@ -192,7 +192,7 @@ async function stopAll(children: ChildProcess[]): Promise<void> {
   })));
 }
 
-async function measureTarget(target: string, pg: TestPostgres | undefined): Promise<{ label: string; result: Load; cpuMs: number; generatorMs: number; machine: { msPerAgreement: number; coresBusy: number }; writtenKiB?: number; rss: number[]; stages: string[] }> {
+async function measureTarget(target: string, pg: TestPostgres | undefined): Promise<{ label: string; result: Load; cpuMs: number; generatorMs: number; machine: { msPerAgreement: number; coresBusy: number }; writtenKiB: number | undefined; rss: number[]; stages: string[] }> {
   const instances = target === 'sqlite' ? 1 : Number(target.slice(2));
   const env = target === 'sqlite' ? serverEnv() : serverEnv({ WSAG_DATABASE_URL: (pg as TestPostgres).url });
   const started = [];
@@ -207,6 +207,8 @@ async function measureTarget(target: string, pg: TestPostgres | undefined): Prom
     if (rate > 0) await loadAtFixedRate(urls, createBody(offer), warmUp);
     else await load(urls, work(), warmUp);
     const pids = started.map((s) => s.child.pid as number);
+    // What the servers' processes used or wrote between two readings, all of them together.
+    const serversSince = (read: (pid: number) => number, before: number[]) => pids.reduce((sum, pid, i) => sum + read(pid) - (before[i] as number), 0);
     const cpuBefore = pids.map(cpuSeconds);
     const writtenBefore = pids.map(storageWriteBytes);
     const stagesBefore = await scrapeStages(urls);
@@ -214,20 +216,21 @@ async function measureTarget(target: string, pg: TestPostgres | undefined): Prom
     const machineBefore = machineCpu();
     const result = rate > 0 ? await loadAtFixedRate(urls, createBody(offer)) : await load(urls, work());
     const generator = process.cpuUsage(generatorBefore);
-    const written = pids.reduce((sum, pid, i) => sum + storageWriteBytes(pid) - (writtenBefore[i] as number), 0);
+    const written = serversSince(storageWriteBytes, writtenBefore);
     const machineAfter = machineCpu();
     const stages = stagesTable(stagesBefore, await scrapeStages(urls));
+    const perAgreement = (total: number) => total / Math.max(result.ok, 1);
     // Servers' CPU per agreement: steadier than the rate when the machine is noisy, and what the rate follows.
-    const cpuMs = (1000 * pids.reduce((sum, pid, i) => sum + cpuSeconds(pid) - (cpuBefore[i] as number), 0)) / Math.max(result.ok, 1);
+    const cpuMs = perAgreement(1000 * serversSince(cpuSeconds, cpuBefore));
     const label = target === 'sqlite' ? 'SQLite, one server' : `PostgreSQL, ${instances === 1 ? 'one instance' : `${instances} instances (one leader, ${instances - 1} forwarding)`}`;
     // The load generator's own CPU (it shares the cores): what it leaves the servers.
-    const generatorMs = (generator.user + generator.system) / 1000 / Math.max(result.ok, 1);
+    const generatorMs = perAgreement((generator.user + generator.system) / 1000);
     // All of it (PostgreSQL's processes and the kernel's threads too): how close the run came to the machine's cores.
     const machineBusy = machineAfter.busySeconds - machineBefore.busySeconds;
-    const machine = { msPerAgreement: (1000 * machineBusy) / Math.max(result.ok, 1), coresBusy: machineBusy / ((machineAfter.at - machineBefore.at) / 1000) };
+    const machine = { msPerAgreement: perAgreement(1000 * machineBusy), coresBusy: machineBusy / ((machineAfter.at - machineBefore.at) / 1000) };
     // With PostgreSQL the database's own processes write the data: only SQLite's figure is the store's.
-    const writtenKiB = target === 'sqlite' ? written / 1024 / Math.max(result.ok, 1) : undefined;
-    return { label, result, cpuMs, generatorMs, machine, ...(writtenKiB !== undefined ? { writtenKiB } : {}), rss: pids.map(rssMiB), stages };
+    const writtenKiB = target === 'sqlite' ? perAgreement(written / 1024) : undefined;
+    return { label, result, cpuMs, generatorMs, machine, writtenKiB, rss: pids.map(rssMiB), stages };
   } finally {
     await stopAll(started.map((s) => s.child));
   }
