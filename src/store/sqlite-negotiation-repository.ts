@@ -4,6 +4,7 @@ import { firstHoldExpiry, liveHolds } from '../domain/negotiation.js';
 import type { AuditNote, NegotiationFilter, NegotiationRepository } from '../engine/ports.js';
 import { listingSql } from './by-creation.js';
 import { reviveAllocation, reviveRequest, type Json } from './json-dates.js';
+import { RecentNegotiations } from './recent-negotiations.js';
 import { rowUpdate } from './row-update.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteConnection } from './sqlite-connection.js';
@@ -46,6 +47,7 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
   private readonly insertDocumentStmt: Database.Statement<[OfferDocumentRow]>;
   private readonly documentsStmt: Database.Statement<[string], OfferDocumentRow>;
   private readonly storedOffersStmt: Database.Statement<[string], string>;
+  private readonly recent = new RecentNegotiations();
 
   /** Prefer SqliteStore. Audit notes go to `audit`, on the same connection. */
   constructor(
@@ -77,7 +79,8 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
       }
       throw error;
     }
-    await this.connection.durable();
+    this.recent.written(negotiation);
+    await this.durable(negotiation.id);
   }
 
   async update(negotiation: Negotiation, notes: readonly AuditNote[] = []): Promise<void> {
@@ -86,12 +89,16 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
       // Thrown inside the transaction: nothing is appended either.
       if (!this.updateRow(row)) throw new Error(`negotiation ${negotiation.id} does not exist`);
       // Documents never change: only those of offers added since the last write are stored.
-      for (const document of offerDocuments(negotiation, new Set(this.storedOffersStmt.all(negotiation.id)))) this.insertDocumentStmt.run(document);
+      const stored = this.recent.storedOfferIds(negotiation.id) ?? new Set(this.storedOffersStmt.all(negotiation.id));
+      for (const document of offerDocuments(negotiation, stored)) this.insertDocumentStmt.run(document);
     });
-    await this.connection.durable();
+    this.recent.written(negotiation);
+    await this.durable(negotiation.id);
   }
 
   async get(id: string): Promise<Negotiation | undefined> {
+    const recent = this.recent.get(id);
+    if (recent !== undefined) return recent;
     const row = this.getStmt.get(id);
     return row === undefined ? undefined : fromRow(row, this.documentsStmt.all(id));
   }
@@ -102,6 +109,16 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
       .statement<Array<string | number>, NegotiationRow>(`SELECT ${columns} FROM negotiations ${where} ORDER BY created_at, id${limit}`)
       .all(...params)
       .map((row) => fromRow(row, this.documentsStmt.all(row.id)));
+  }
+
+  /** Once `id`'s write is on disk; a write whose commit failed is not read back from memory. */
+  private async durable(id: string): Promise<void> {
+    try {
+      await this.connection.durable();
+    } catch (error) {
+      this.recent.forget(id);
+      throw error;
+    }
   }
 
   /** Closes the connection, which the other repositories of its SqliteStore share. */

@@ -16,8 +16,9 @@ export function negotiationRepositoryContract(
       await repo.close();
     });
 
-    it('returns an inserted negotiation unchanged, Dates and all optional fields included', async () => {
-      const full = makeFullNegotiation();
+    // An open negotiation may be read back from memory (SqliteNegotiationRepository's RecentNegotiations), a closed one from its row.
+    it.each(['Open', 'Concluded'] as const)('returns an inserted negotiation unchanged, Dates and all optional fields included (%s)', async (state) => {
+      const full = makeFullNegotiation({ state });
       await repo.insert(full);
       const got = await repo.get(full.id);
       expect(got).toStrictEqual(full);
@@ -59,11 +60,11 @@ export function negotiationRepositoryContract(
       expect(await repo.get('dup-1')).toStrictEqual(first);
     });
 
-    it('replaces the stored negotiation on update, including removing optional fields', async () => {
-      await repo.insert(makeFullNegotiation({ id: 'u-1' }));
+    it.each(['Open', 'Terminated'] as const)('replaces the stored negotiation on update, including removing optional fields (%s)', async (state) => {
+      await repo.insert(makeFullNegotiation({ id: 'u-1', state: 'Open' }));
       const updated = makeNegotiation({
         id: 'u-1',
-        state: 'Terminated',
+        state,
         rounds: 4,
         offers: [makeOffer({ offerId: 'o-1' })],
         updatedAt: new Date(Date.UTC(2030, 0, 2)),
@@ -188,8 +189,8 @@ export function negotiationRepositoryContract(
       expect(await due(30_000)).toEqual(['early']);
     });
 
-    it('does not let callers mutate stored state through objects passed in or handed out', async () => {
-      const original = makeFullNegotiation({ id: 'm-1' });
+    it.each(['Open', 'Concluded'] as const)('does not let callers mutate stored state through objects passed in or handed out (%s)', async (state) => {
+      const original = makeFullNegotiation({ id: 'm-1', state });
       const inserted = structuredClone(original);
       await repo.insert(inserted);
       inserted.state = 'Terminated';
