@@ -1,11 +1,14 @@
 import { ConfigError, loadConfig } from './engine/configuration/index.js';
 import { startConfigured } from './assembly/cluster.js';
+import { describeScheduling, scheduleProcess } from './runtime/cpu-scheduling.js';
 import { DataDirInUse } from './store/data-dir-lock.js';
 import { TemplateError } from './xml/template-library.js';
 
 /** `npm start`: serve with configuration from the environment until SIGINT or SIGTERM. */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  // Before the server starts its threads, which inherit the policy.
+  const scheduling = scheduleProcess(config.cpuScheduling);
   // On PostgreSQL, instances sharing the database elect a planning leader (docs/deployment.md).
   const server = await startConfigured(config);
   const role = 'role' in server ? ` (${server.role() === 'leader' ? 'the planning leader' : 'a standby: requests go to the planning leader'})` : '';
@@ -16,6 +19,7 @@ async function main(): Promise<void> {
   console.log(`  metrics                  ${server.url}/metrics`);
   if (server.tlsUrl) console.log(`  TLS (client certificates) ${server.tlsUrl}  (the same ports under this base URL)`);
   console.log(`  data                     ${config.dataDir}`);
+  console.log(`  CPU scheduling           ${describeScheduling(scheduling)}`);
   const stop = async (): Promise<void> => {
     await server.close();
     process.exit(0);

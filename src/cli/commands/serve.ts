@@ -61,6 +61,9 @@ export const serveCommand: Command = {
     // Loaded on demand: the client commands need none of the server's dependencies.
     const { startConfigured } = await import('../../assembly/cluster.js');
     const { TemplateError } = await import('../../xml/template-library.js');
+    const { describeScheduling, scheduleProcess } = await import('../../runtime/cpu-scheduling.js');
+    // Before the server starts its threads, which inherit the policy.
+    const scheduling = scheduleProcess(config.cpuScheduling);
     let server: Awaited<ReturnType<typeof startConfigured>>;
     try {
       server = await startConfigured(config);
@@ -82,6 +85,7 @@ export const serveCommand: Command = {
     ctx.out(`  ${'plan (JSON, operators)'.padEnd(24)} ${server.url}/api/plan`);
     ctx.out(`  ${'data'.padEnd(24)} ${config.dataDir}`);
     ctx.out(`  ${'templates'.padEnd(24)} ${config.templatesDir}`);
+    ctx.out(`  ${'CPU scheduling'.padEnd(24)} ${describeScheduling(scheduling)}`);
     ctx.out(`try: wsag templates --url ${server.url}`);
     await ctx.untilStopped();
     await server.close();

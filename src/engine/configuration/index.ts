@@ -1,3 +1,3 @@
 /** Configuration: the validated settings and the cluster description. */
 export { ConfigError, clusterDescription, loadConfig } from './config.js';
-export type { ServerConfig, SlurmConfig } from './config.js';
+export type { CpuScheduling, ServerConfig, SlurmConfig } from './config.js';
