@@ -16,8 +16,7 @@ describe('wsag serve', () => {
     const banner: string[] = [];
     let duringServe: CliResult | undefined;
     const result = await wsag(['serve', '--port', '0', '--data-dir', dataDir], {
-      // `normal`: this test's own process would otherwise be put under SCHED_BATCH (test/runtime/cpu-scheduling.test.ts checks that).
-      env: { LOG_LEVEL: 'silent', PORT: 'ignored-because---port-wins', WSAG_CPU_SCHEDULING: 'normal' },
+      env: { LOG_LEVEL: 'silent', PORT: 'ignored-because---port-wins' },
       io: {
         // Runs while the server is up: the banner is already printed, so the URL is known.
         untilStopped: async () => {
@@ -32,7 +31,7 @@ describe('wsag serve', () => {
     expect(banner[0]).toMatch(/^wsag-server listening on http:\/\/127\.0\.0\.1:\d+$/);
     expect(banner.join('\n')).toMatch(/AgreementFactory\s+http:\/\/127\.0\.0\.1:\d+\/wsag\/AgreementFactory/);
     expect(banner.join('\n')).toContain(dataDir);
-    expect(banner).toContain(`  ${'CPU scheduling'.padEnd(24)} the default (WSAG_CPU_SCHEDULING=normal)`);
+    expect(banner).toContain(`  ${'CPU scheduling'.padEnd(24)} the default (WSAG_CPU_SCHEDULING is normal)`);
     expect(duringServe?.code).toBe(0);
     expect((JSON.parse(duringServe?.stdout ?? '[]') as { name: string }[]).map((t) => t.name).sort()).toEqual(['advance-reservation', 'background-job', 'best-effort-job', 'deadline-job', 'interactive-job']);
     expect(fs.existsSync(path.join(dataDir, 'wsag.db'))).toBe(true);

@@ -6,13 +6,13 @@ import { ConfigError, loadConfig } from '../../src/engine/configuration/config.j
 describe('run-time configuration', () => {
   it('has documented defaults: the local executor, an hour in 3.6 s, checkpoints under the data directory', () => {
     const config = loadConfig({ WSAG_DATA_DIR: '/srv/wsag' });
-    expect(config).toMatchObject({ executor: 'local', cpuScheduling: 'batch', cpuTimeScale: 0.001, checkpointDir: path.resolve('/srv/wsag/checkpoints'), maxCheckpointBytes: 1024 ** 3 });
+    expect(config).toMatchObject({ executor: 'local', cpuScheduling: 'normal', cpuTimeScale: 0.001, checkpointDir: path.resolve('/srv/wsag/checkpoints'), maxCheckpointBytes: 1024 ** 3 });
     expect(config.peersFile).toBeUndefined();
   });
 
   it('reads the environment', () => {
-    const config = loadConfig({ WSAG_EXECUTOR: 'simulated', WSAG_CPU_SCHEDULING: 'normal', WSAG_CPU_TIME_SCALE: '0.01', WSAG_CHECKPOINT_DIR: '/tmp/cp', WSAG_MAX_CHECKPOINT_BYTES: '2048', WSAG_PEERS_FILE: 'examples/peers.json' });
-    expect(config).toMatchObject({ executor: 'simulated', cpuScheduling: 'normal', cpuTimeScale: 0.01, checkpointDir: path.resolve('/tmp/cp'), maxCheckpointBytes: 2048, peersFile: path.resolve('examples/peers.json') });
+    const config = loadConfig({ WSAG_EXECUTOR: 'simulated', WSAG_CPU_SCHEDULING: 'batch', WSAG_CPU_TIME_SCALE: '0.01', WSAG_CHECKPOINT_DIR: '/tmp/cp', WSAG_MAX_CHECKPOINT_BYTES: '2048', WSAG_PEERS_FILE: 'examples/peers.json' });
+    expect(config).toMatchObject({ executor: 'simulated', cpuScheduling: 'batch', cpuTimeScale: 0.01, checkpointDir: path.resolve('/tmp/cp'), maxCheckpointBytes: 2048, peersFile: path.resolve('examples/peers.json') });
     expect(loadConfig({}, { dataDir: '/data' }).checkpointDir).toBe(path.resolve('/data/checkpoints'));
   });
 

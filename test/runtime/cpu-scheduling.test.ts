@@ -23,7 +23,7 @@ afterAll(() => {
 
 describe('the server threads\' CPU scheduling (WSAG_CPU_SCHEDULING)', () => {
   it('leaves the policy alone when asked, or off Linux, and says why', () => {
-    expect(scheduleProcess('normal')).toEqual({ policy: 'normal', why: 'WSAG_CPU_SCHEDULING=normal' });
+    expect(scheduleProcess('normal')).toEqual({ policy: 'normal', why: 'WSAG_CPU_SCHEDULING is normal' });
     const elsewhere = scheduleProcess('batch', process.pid, 'darwin');
     expect(elsewhere).toEqual({ policy: 'normal', why: 'SCHED_BATCH is a Linux policy and this is darwin' });
     expect(describeScheduling(elsewhere)).toBe('the default (SCHED_BATCH is a Linux policy and this is darwin)');
@@ -50,8 +50,8 @@ describe('the server threads\' CPU scheduling (WSAG_CPU_SCHEDULING)', () => {
   });
 
   it.each([
-    ['batch (the default)', {}, SCHED_BATCH],
-    ['normal', { WSAG_CPU_SCHEDULING: 'normal' }, SCHED_OTHER],
+    ['normal (the default)', {}, SCHED_OTHER],
+    ['batch', { WSAG_CPU_SCHEDULING: 'batch' }, SCHED_BATCH],
   ] as const)('npm start runs every thread, the document threads included, with policy %s', async (_name, env, expected) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-sched-'));
     dirs.push(dir);

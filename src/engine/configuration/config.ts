@@ -136,7 +136,8 @@ export interface ServerConfig {
   /**
    * `batch`: `npm start` and `wsag serve` put every thread of the server under Linux's
    * SCHED_BATCH policy (src/runtime/cpu-scheduling.ts: a woken thread does not take the event
-   * loop's core); `normal` leaves the default. Env WSAG_CPU_SCHEDULING. Default batch.
+   * loop's core; more negotiations a second under load, a longer tail of latencies at a
+   * steady rate); `normal` leaves the default. Env WSAG_CPU_SCHEDULING. Default normal.
    */
   cpuScheduling: CpuScheduling;
   /**
@@ -204,7 +205,7 @@ export const defaultConfig: ServerConfig = {
   anonymous: 'allow',
   signAgreements: false,
   executor: 'local',
-  cpuScheduling: 'batch',
+  cpuScheduling: 'normal',
   cpuTimeScale: 0.001,
   checkpointDir: path.resolve('data/checkpoints'),
   maxCheckpointBytes: 1024 * 1024 * 1024,
