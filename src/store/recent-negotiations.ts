@@ -9,13 +9,14 @@ import { plainCopy } from './plain-copy.js';
  * directory's lock) and every write goes through the repository, which updates this first
  * thing after its transaction and forgets an entry whose commit failed. Deep copies go in
  * and out, as the store's rows would give, so a caller changing what it read changes
- * nothing here. Only open negotiations are kept, at most
- * `capacity`, the least recently written leaving first: a concluded one is rarely read again.
+ * nothing here. Only open negotiations are kept, at most `capacity` (256: a few MiB, four
+ * times the connections of the benchmarks), the least recently written leaving first; a
+ * concluded one is rarely read again.
  */
 export class RecentNegotiations {
   private readonly entries = new Map<string, Negotiation>();
 
-  constructor(private readonly capacity = 1024) {}
+  constructor(private readonly capacity = 256) {}
 
   get(id: string): Negotiation | undefined {
     const negotiation = this.entries.get(id);
