@@ -1,7 +1,8 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
+#!/usr/bin/env -S node --max-semi-space-size=4 --v8-pool-size=1
 // The `wsag` command: the compiled CLI (dist/, built by `npm run build`, which `npm install`
-// runs as its prepare step), from any working directory. V8's young generation is capped
-// at 4 MiB per semi-space, as `npm start` does it (docs/deployment.md, "Memory and restart time").
+// runs as its prepare step), from any working directory. With the node flags of `npm start`:
+// V8's young generation capped at 4 MiB per semi-space, its background work on one thread
+// (docs/deployment.md, "Memory and restart time" and "V8's background thread").
 import fs from 'node:fs';
 
 const main = new URL('../dist/cli/main.js', import.meta.url);
