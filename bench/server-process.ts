@@ -10,7 +10,12 @@ import fs from 'node:fs';
 function startFlags(): string[] {
   const replaced = process.env.BENCH_NODE_FLAGS;
   if (replaced !== undefined) return replaced.split(' ').filter(Boolean);
-  const start = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
+  return npmStartFlags(fs.readFileSync('package.json', 'utf8'));
+}
+
+/** The node flags of package.json's start script (`packageJson`: the file's text). */
+export function npmStartFlags(packageJson: string): string[] {
+  const start = (JSON.parse(packageJson) as { scripts: { start: string } }).scripts.start.split(/\s+/);
   return start.slice(start.indexOf('node') + 1, start.indexOf('dist/main.js'));
 }
 

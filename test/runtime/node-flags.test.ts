@@ -3,18 +3,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { npmStartFlags } from '../../bench/server-process.js';
 import { projectRoot } from '../support/server.js';
 
 const run = promisify(execFile);
 
 /** The node flags of `npm start` (package.json) and of the `wsag` command (bin/wsag.js's first line). */
-function startFlags(): string[] {
-  const start = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
-  return start.slice(start.indexOf('node') + 1, start.indexOf('dist/main.js'));
-}
+const startFlags = () => npmStartFlags(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8'));
 function binFlags(): string[] {
-  const shebang = fs.readFileSync(path.join(projectRoot, 'bin', 'wsag.js'), 'utf8').split('\n')[0] as string;
-  return shebang.split(/\s+/).slice(shebang.split(/\s+/).indexOf('node') + 1);
+  const shebang = (fs.readFileSync(path.join(projectRoot, 'bin', 'wsag.js'), 'utf8').split('\n')[0] as string).split(/\s+/);
+  return shebang.slice(shebang.indexOf('node') + 1);
 }
 
 /** Threads of a node process started with `flags`, counted from /proc while it runs. */
