@@ -55,7 +55,7 @@ async function showSchedule() {
       zoom(6 * hour), zoom(24 * hour), zoom(168 * hour), zoom(4 * 168 * hour),
       shift(-0.5, '◀ earlier'), h('button', { onclick: () => { schedule.from = Date.now() - hour; render(); } }, 'now'), shift(0.5, 'later ▶'),
       h('span', { class: 'muted' }, `${when(new Date(schedule.from).toISOString())} to ${when(new Date(to).toISOString())}; ${plan.total} bookings (${plan.bookings.length} in view), ${nodes.nodes.filter((n) => n.failed).length} failed nodes, ${plan.problematic.length} jobs in P`)),
-    h('div', { class: 'legend' }, Object.entries(levelColours).map(([level, c]) => h('span', { style: `--c:${c}` }, level)), h('span', { style: '--c:#fff' }, 'hold (dashed)'), h('span', { style: '--c:repeating-linear-gradient(45deg,#0005 0 2px,#0000 2px 6px)' }, 'restart piece')),
+    h('div', { class: 'legend' }, Object.entries(levelColours).map(([level, c]) => h('span', { style: `--c:${c}` }, level)), h('span', { style: '--c:#fff' }, 'hold (dashed)'), h('span', { style: '--c:repeating-linear-gradient(45deg,#0005 0 2px,#0000 2px 6px)' }, 'restart piece'), h('span', { style: '--c:radial-gradient(#0007 30%,#fffa 35%) 0 0/4px 4px' }, 'preparation and release of the nodes')),
     h('div', { class: 'gantt', id: 'gantt' }, gantt({ plan, nodes: nodes.nodes, holds, from: schedule.from, to, now, width: Math.max(800, view.clientWidth - 4) })),
     plan.problematic.length ? h('div', {}, h('h3', {}, 'Jobs in P'), table(['booking', 'reason'], plan.problematic.map((p) => ({ key: p.id, cells: [p.id, p.reason] })))) : '',
   );

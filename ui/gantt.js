@@ -1,6 +1,7 @@
 // The schedule as a Gantt chart (SVG): nodes against time, one bar per booked piece,
 // coloured by guarantee level; holds dashed with their expiry; planned checkpoints as ticks;
-// restart pieces (after a suspension or failure) hatched; failed nodes shaded.
+// restart pieces (after a suspension or failure) hatched; failed nodes shaded; the nodes'
+// preparation before a piece's work and their release after it dotted, in a paler shade.
 
 export const levelColours = {
   Background: '#b7c4cf', Legacy: '#8fb8e8', Standard: '#6cc08b', Enhanced: '#e8b04f', Full: '#d9739b',
@@ -30,7 +31,9 @@ export function gantt({ plan, nodes, holds, from, to, now, width = 1100 }) {
   const defs = el('defs');
   const hatch = el('pattern', { id: 'restart', width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' });
   hatch.append(el('rect', { width: 6, height: 6, fill: '#0000' }), el('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#0005', 'stroke-width': 2 }));
-  defs.append(hatch);
+  const dots = el('pattern', { id: 'preparation', width: 4, height: 4, patternUnits: 'userSpaceOnUse' });
+  dots.append(el('rect', { width: 4, height: 4, fill: '#fffa' }), el('circle', { cx: 2, cy: 2, r: 0.9, fill: '#0007' }));
+  defs.append(hatch, dots);
   svg.append(defs);
 
   // Rows: failed nodes shaded, a label per node.
@@ -75,6 +78,12 @@ export function gantt({ plan, nodes, holds, from, to, now, width = 1100 }) {
         bar.append(el('title', {}, title));
         svg.append(bar);
         if (piece.restart) svg.append(el('rect', { x: bx, y, width: bw, height: rowHeight - 4, fill: 'url(#restart)', 'pointer-events': 'none' }));
+        // The nodes' preparation (before readyAt) and release (after releaseFrom): booked, but not the job's own time.
+        for (const [kind, a, b] of [['preparation', start, piece.readyAt ? Date.parse(piece.readyAt) : start], ['release', piece.releaseFrom ? Date.parse(piece.releaseFrom) : end, end]]) {
+          const [pa, pb] = [Math.max(a, from), Math.min(b, to)];
+          if (pb <= pa) continue;
+          svg.append(el('rect', { x: x(pa), y, width: Math.max(1, x(pb) - x(pa)), height: rowHeight - 4, fill: 'url(#preparation)', 'pointer-events': 'none', 'data-phase': kind, 'data-phase-of': booking.id }));
+        }
       }
       // Planned checkpoints: a tick every interval on the piece's first node.
       if (booking.checkpointIntervalSeconds && piece.nodeIds.length > 0) {

@@ -107,7 +107,8 @@ export interface NegotiationSummary {
 /** The capacity plan at /api/plan (operators only): agreements and preparatory holds. */
 export interface PlanSummary {
   clusterNodes: number;
-  bookings: { kind: 'agreement' | 'hold'; id: string; nodes: number; start: string; end: string }[];
+  /** `start` and `end` include the nodes' preparation and release; `promised` is a reservation's or session's window inside them. */
+  bookings: { kind: 'agreement' | 'hold'; id: string; nodes: number; start: string; end: string; promised?: { start: string; end: string } }[];
 }
 
 /** A cluster node at /api/nodes (operators only). */

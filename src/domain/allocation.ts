@@ -23,6 +23,12 @@ export interface Allocation {
   problem?: string;
   /** When the request was admitted: orders best-effort jobs (first come first served). */
   arrival?: Date;
+  /**
+   * What is promised inside the booking, for a job promised from a time (a reservation
+   * window, an interactive session): [start, end) adds the nodes' preparation before it and
+   * their release after it. Prices and usage count the promise.
+   */
+  promised?: { start: Date; end: Date };
 }
 
 /** One booked piece of a job: `nodeIds` work over [start, end); `spareNodeIds` are kept for restarts (Enhanced, Full). */

@@ -68,21 +68,28 @@ export function unmetObjective(terms: readonly GuaranteeTerm[], request: Service
 /** sla:SubmittedBefore: the offer must come at least that long before the job starts (a reservation's window, else the booking). */
 function unqualified(term: GuaranteeTerm, booking: Allocation, submittedAt: Date): string | undefined {
   if (term.submittedBefore === undefined) return undefined;
-  const ahead = booking.start.getTime() - submittedAt.getTime();
+  const starts = promisedSpan(booking).start;
+  const ahead = starts.getTime() - submittedAt.getTime();
   return ahead < durationMs(term.submittedBefore)
-    ? `its wsag:QualifyingCondition sla:SubmittedBefore ${term.submittedBefore} does not hold: the job starts at ${isoTime(booking.start)}, ${describeMs(Math.max(0, ahead))} after this offer; submit earlier, or leave the guarantee term out`
+    ? `its wsag:QualifyingCondition sla:SubmittedBefore ${term.submittedBefore} does not hold: the job starts at ${isoTime(starts)}, ${describeMs(Math.max(0, ahead))} after this offer; submit earlier, or leave the guarantee term out`
     : undefined;
 }
 
+/** When the booking's promise starts and ends: a window's own times (its booking adds the nodes' preparation and release), else the booking's. */
+function promisedSpan(booking: Allocation): { start: Date; end: Date } {
+  return booking.promised ?? booking;
+}
+
 function brokenBy(target: KpiTarget, request: ServiceRequest, booking: Allocation): string | undefined {
+  const span = promisedSpan(booking);
   switch (target.kind) {
     case 'CompletedBy':
-      return booking.end.getTime() > target.at.getTime()
-        ? `sla:CompletedBy ${isoTime(target.at)}, but the plan completes the job at ${isoTime(booking.end)} at the earliest`
+      return span.end.getTime() > target.at.getTime()
+        ? `sla:CompletedBy ${isoTime(target.at)}, but the plan completes the job at ${isoTime(span.end)} at the earliest`
         : undefined;
     case 'StartBy':
-      return booking.start.getTime() > target.at.getTime()
-        ? `sla:StartBy ${isoTime(target.at)}, but the plan starts the job at ${isoTime(booking.start)} at the earliest`
+      return span.start.getTime() > target.at.getTime()
+        ? `sla:StartBy ${isoTime(target.at)}, but the plan starts the job at ${isoTime(span.start)} at the earliest`
         : undefined;
     case 'NodesAvailable':
       return target.nodes > booking.nodes

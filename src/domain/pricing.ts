@@ -73,7 +73,8 @@ export const levelFactor: Record<GuaranteeLevel, number> = {
 
 /** The price of the request on its allocation; `factor` is the demand factor of the slot's period (1: the list price). */
 export function regularPrice(request: ServiceRequest, allocation: Allocation | undefined, prices: PriceList, factor = 1): Money {
-  const seconds = allocation ? (allocation.end.getTime() - allocation.start.getTime()) / 1000 : (request.runtimeSeconds ?? 0);
+  const span = allocation?.promised ?? allocation;
+  const seconds = span ? (span.end.getTime() - span.start.getTime()) / 1000 : (request.runtimeSeconds ?? 0);
   return usagePrice(request, allocation?.nodes ?? request.nodeCount, seconds, prices, factor);
 }
 

@@ -1,4 +1,4 @@
-import { totalIntervals, type JobShape } from '../scheduler/job-timing.js';
+import { initSeconds, releaseMs, totalIntervals, type JobShape } from '../scheduler/job-timing.js';
 import type { Instant, PlannedJob, Segment } from '../scheduler/model.js';
 
 /**
@@ -56,16 +56,18 @@ function pieceOf(job: PlannedJob, shape: JobShape, segment: Segment, index: numb
   const interval = job.checkpoints.intervalSeconds * 1000;
   const cp = job.checkpoints.checkpointSeconds * 1000;
   const finishes = before + segment.intervals >= total;
-  const computeStart = segment.start + (segment.restart ? t.tInitRestart : t.tInitNew) * 1000;
+  // A promise with a start time is booked with its preparation before it: the session is handed over when the nodes are ready.
+  const computeStart = segment.start + initSeconds(shape, segment.restart, job.spec.window !== undefined && job.spec.prepared) * 1000;
   const written = finishes ? segment.intervals - 1 : segment.intervals;
+  const planned = computeStart + segment.intervals * interval + Math.max(0, written) * cp;
+  // A reservation's holder has the nodes for its whole window, however late a piece (re)started: its session ends with the window.
+  const computeEnd = job.spec.window ? segment.end - releaseMs(shape) : planned;
   const checkpoints: PlannedCheckpoint[] = [];
   for (let i = 1; i <= written; i++) {
     const begin = computeStart + i * interval + (i - 1) * cp;
+    if (begin + cp > computeEnd) break;
     checkpoints.push({ interval: before + i, begin: Math.round(begin), end: Math.round(begin + cp) });
   }
-  const planned = computeStart + segment.intervals * interval + Math.max(0, written) * cp;
-  // A reservation's holder has the nodes for its window, not longer: a piece restarted after an outage ends with the window too.
-  const computeEnd = job.spec.window ? Math.min(planned, segment.end - t.tDeinit * 1000) : planned;
   return {
     segment: index,
     start: segment.start,

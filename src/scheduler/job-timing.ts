@@ -17,6 +17,8 @@ export interface JobShape {
   booksWorstCase: boolean;
   /** Deadlines must leave room for the worst case: every fault-tolerant level. */
   deadlineCoversOutages: boolean;
+  /** t_handover (SiteTiming.handoverSeconds): the holder's session starts this much before a promised start. */
+  handoverSeconds: number;
 }
 
 const faultTolerant = new Set(['Standard', 'Enhanced', 'Full']);
@@ -40,7 +42,29 @@ export function shapeOf(spec: JobSpec, site: SiteTiming): JobShape {
     spare: guarded && spec.kind !== 'Background' ? timing.outages : 0,
     booksWorstCase: guarded && spec.kind !== 'Background',
     deadlineCoversOutages: tolerant,
+    handoverSeconds: site.handoverSeconds,
   };
+}
+
+/**
+ * Milliseconds booked before a promised start (a reservation window, an interactive
+ * session; seed 002 section 3.4): the nodes initialised (t_initnew, or t_initrestart when
+ * the piece resumes from a checkpoint; nothing on nodes kept prepared) and the holder's
+ * session handed over (t_handover), in whole seconds. The promise starts when they end.
+ */
+export function preparationMs(shape: JobShape, restart: boolean, prepared = false): number {
+  return Math.ceil(initSeconds(shape, restart, prepared) + shape.handoverSeconds) * 1000;
+}
+
+/** Seconds a piece spends initialising its nodes before it computes (hands over, for a promise with a start time). */
+export function initSeconds(shape: JobShape, restart: boolean, prepared = false): number {
+  if (prepared) return 0;
+  return restart ? shape.timing.tInitRestart : shape.timing.tInitNew;
+}
+
+/** Milliseconds booked after a promise ends: the nodes released (t_deinit), in whole seconds. */
+export function releaseMs(shape: JobShape): number {
+  return Math.ceil(shape.timing.tDeinit) * 1000;
 }
 
 /**
@@ -119,4 +143,15 @@ export function expectedCompletion(job: PlannedJob, shape: JobShape): Instant | 
     before += segment.intervals;
   }
   return undefined;
+}
+
+/**
+ * Where a booked piece's own work begins and ends (the Gantt shows the rest as the nodes'
+ * preparation and release): after initialisation (the hand-over, for a promise with a start
+ * time), and before the release of the nodes (t_deinit).
+ */
+export function segmentPhases(job: PlannedJob, shape: JobShape, segment: Segment): { readyAt: Instant; releaseFrom: Instant } {
+  const readyAt = segment.start + initSeconds(shape, segment.restart, job.spec.window !== undefined && job.spec.prepared) * 1000;
+  const releaseFrom = segment.end - releaseMs(shape);
+  return { readyAt: Math.min(readyAt, segment.end), releaseFrom: Math.max(releaseFrom, Math.min(readyAt, segment.end)) };
 }

@@ -100,14 +100,18 @@ export class MachineManager implements SearchSpace {
     return i;
   }
 
-  /** Nodes (by index, in cluster order) whose properties satisfy the requirements; buffer nodes only for best-effort work. */
-  eligible(requirements: JobRequirements, allowBuffer: boolean): number[] {
-    const key = JSON.stringify([requirements, allowBuffer]);
+  /**
+   * Nodes (by index, in cluster order) whose properties satisfy the requirements; buffer and
+   * warm nodes only for best-effort work, and `warmOnly` the warm nodes alone (interactive sessions).
+   */
+  eligible(requirements: JobRequirements, allowBuffer: boolean, warmOnly = false): number[] {
+    const key = JSON.stringify([requirements, allowBuffer, warmOnly]);
     let cached = this.eligibleCache.get(key);
     if (!cached) {
       cached = [];
       this.nodes.forEach((node, i) => {
-        if ((allowBuffer || !node.buffer) && satisfies(node, requirements)) cached?.push(i);
+        const pool = warmOnly ? node.warm === true : allowBuffer || (!node.buffer && !node.warm);
+        if (pool && satisfies(node, requirements)) cached?.push(i);
       });
       this.eligibleCache.set(key, cached);
       this.freeStretchBlocks.register(cached);

@@ -24,6 +24,12 @@ export interface ClusterNode {
   libraries?: Library[];
   /** A buffer node (002 section 3.5.4): only best-effort and background jobs are planned on it. */
   buffer?: boolean;
+  /**
+   * Kept prepared for interactive sessions (a warm pool): a session on it needs only the
+   * hand-over (t_handover). Interactive sessions, best-effort and background work are planned
+   * on it; best-effort work there runs on the prepared image and gives way to a session.
+   */
+  warm?: boolean;
   /** Security policies the node meets (002 section 3.2.3): hardened, in an isolated partition, sandboxed. */
   securityPolicies?: SecurityRequirement[];
 }
@@ -71,6 +77,8 @@ export interface JobSpec {
   earliestStart?: Instant;
   deadline?: Instant;
   window?: { start: Instant; end: Instant };
+  /** An interactive session on nodes kept prepared (a warm pool): its preparation is the hand-over alone. */
+  prepared?: boolean;
   /** n_romax as requested (0: the site's default for fault-tolerant levels). */
   coveredOutages: number;
   /** Requested checkpoints per hour of computation. */

@@ -1,5 +1,5 @@
 import type { CheckpointPlan } from './checkpoint-plan.js';
-import { checkpointPlanAt, pieceMs, securedIntervals, shapeOf, totalIntervals, type JobShape } from './job-timing.js';
+import { checkpointPlanAt, pieceMs, preparationMs, releaseMs, securedIntervals, shapeOf, totalIntervals, type JobShape } from './job-timing.js';
 import type { Instant, JobSpec, PlannedJob, Segment } from './model.js';
 import { nodeList } from './model.js';
 import { PlanBook } from './plan-book.js';
@@ -17,7 +17,7 @@ export abstract class PlanPlacement extends PlanBook {
     const numbers = [spec.nodes, spec.runtimeSeconds, spec.arrival, spec.earliestStart, spec.deadline, spec.window?.start, spec.window?.end, spec.storageGB];
     if (numbers.some((n) => n !== undefined && !Number.isFinite(n))) return 'the request holds a time or a count that is not a finite number';
     if (spec.window && spec.window.end <= spec.window.start) return 'the reservation window ends before it starts';
-    const usable = this.mm.eligible(spec.requirements, isBestEffort(spec)).length;
+    const usable = this.eligibleFor(spec).length;
     if (spec.nodes < 1) return 'a job needs at least one node';
     if (spec.nodes + shapeOf(spec, this.cluster.timing).spare > usable) {
       const spare = shapeOf(spec, this.cluster.timing).spare;
@@ -26,10 +26,10 @@ export abstract class PlanPlacement extends PlanBook {
       const policyNote =
         (policies ? ` (sla:SecurityPolicy ${policies.join(', ')}: ${this.mm.eligible({ securityPolicies: policies }, true).length} node(s) of the cluster meet it)` : '') +
         (hosts ? ` (jsdl:CandidateHosts ${hosts.join(', ')}: ${this.mm.eligible({ candidateHosts: hosts }, true).length} of them are nodes of the cluster)` : '');
-      return `${spec.nodes} nodes${spare ? ` plus ${spare} spare node(s) for ${spec.level} service` : ''} requested but the cluster has ${usable} ${usable === this.cluster.nodes.length ? 'nodes' : 'nodes that meet the requirements'}${isBestEffort(spec) ? '' : ' available to SLA jobs'}${policyNote}`;
+      return `${spec.nodes} nodes${spare ? ` plus ${spare} spare node(s) for ${spec.level} service` : ''} requested but the cluster has ${usable} ${usable === this.cluster.nodes.length ? 'nodes' : 'nodes that meet the requirements'}${spec.prepared ? ' kept prepared for interactive sessions' : isBestEffort(spec) ? '' : ' available to SLA jobs'}${policyNote}`;
     }
     if (spec.requirements.interconnect !== undefined) {
-      const largest = this.mm.largestIsland(this.mm.eligible(spec.requirements, isBestEffort(spec)));
+      const largest = this.mm.largestIsland(this.eligibleFor(spec));
       const spare = shapeOf(spec, this.cluster.timing).spare;
       if (spec.nodes + spare > largest) {
         return `${spec.nodes + spare} nodes on ${spec.requirements.interconnect} must share one interconnect island, but the largest suitable island has ${largest}`;
@@ -48,11 +48,16 @@ export abstract class PlanPlacement extends PlanBook {
     return undefined;
   }
 
+  /** The nodes a job may be planned on: its requirements, and the pool its kind uses (buffer and warm nodes, see ClusterNode). */
+  protected eligibleFor(spec: JobSpec): number[] {
+    return this.mm.eligible(spec.requirements, isBestEffort(spec), spec.prepared === true);
+  }
+
   protected needFor(spec: JobSpec, shape: JobShape, lengthMs: number, replacing?: string): Need {
     return {
       nodes: spec.nodes,
       spare: shape.spare,
-      eligible: this.mm.eligible(spec.requirements, isBestEffort(spec)),
+      eligible: this.eligibleFor(spec),
       oneIsland: spec.requirements.interconnect !== undefined,
       lengthMs,
       ...(replacing !== undefined ? { replacing } : {}),
@@ -63,32 +68,45 @@ export abstract class PlanPlacement extends PlanBook {
   /** The whole placement of a new job as the rules of its kind and level demand, or why not. */
   protected findPlacement(spec: JobSpec, now: Instant, options: AdmitOptions): Placement | { reason: string } {
     const shape = shapeOf(spec, this.cluster.timing);
-    if (spec.window) return this.placeReservation(spec, shape, spec.window.start, spec.window.end, options.replacing, 0, totalIntervalsOf(shape, spec, spec.window.start));
+    if (spec.window) {
+      // A new promise must leave time to prepare its nodes; a renegotiated one keeps the preparation it has.
+      const prepare = preparationMs(shape, false, spec.prepared);
+      if (options.replacing === undefined && spec.window.start - prepare < now) return { reason: tooSoonReason(spec.window.start, prepare, now) };
+      return this.placeReservation(spec, shape, spec.window.start, spec.window.end, options.replacing, 0, totalIntervalsOf(shape, spec, spec.window.start));
+    }
     const from = Math.max(now, spec.earliestStart ?? now);
     const plan = checkpointPlanAt(spec, shape, from);
     if ('reason' in plan) return { reason: this.deadlineReason(spec, plan.reason) };
     return this.placeRun(spec, shape, plan, from, plan.count + 1, false, options.replacing);
   }
 
-  /** A reservation keeps its window; only the nodes may change. */
+  /**
+   * A reservation keeps its window; only the nodes may change. The booking begins with the
+   * nodes' preparation before `start` (from now at the earliest) and ends with their release
+   * after `end`: the promise covers [start, end), the work to keep it is booked around it.
+   */
   protected placeReservation(spec: JobSpec, shape: JobShape, start: Instant, end: Instant, replacing: string | undefined, doneIntervals: number, total: number): Placement | { reason: string } {
     const checkpoints = checkpointPlanAt({ ...spec, deadline: undefined }, shape, start);
     if ('reason' in checkpoints) return checkpoints;
-    const need = this.needFor(spec, shape, end - start, replacing);
-    const nodes = this.mapAt(need, start);
+    const restart = doneIntervals > 0;
+    const bookedFrom = Math.max(this.now, start - preparationMs(shape, restart, spec.prepared));
+    const bookedTo = end + releaseMs(shape);
+    const need = this.needFor(spec, shape, bookedTo - bookedFrom, replacing);
+    const nodes = this.mapAt(need, bookedFrom);
     if (!nodes) {
-      const free = this.freeThroughout(need, start, end);
+      const free = this.freeThroughout(need, bookedFrom, bookedTo);
       return {
         reason:
           `${spec.nodes}${shape.spare ? ` + ${shape.spare} spare` : ''} nodes are not free from ${at(start)} to ${at(end)}: ` +
-          `${free} of ${need.eligible.length} ${need.eligible.length === this.cluster.nodes.length ? '' : 'suitable '}nodes are free throughout that window`,
+          `${free} of ${need.eligible.length} ${need.eligible.length === this.cluster.nodes.length ? '' : 'suitable '}nodes are free throughout that window ` +
+          `with its preparation and release (${at(bookedFrom)} to ${at(bookedTo)})`,
       };
     }
-    const remote = this.remoteCheck(spec, start, end);
+    const remote = this.remoteCheck(spec, bookedFrom, bookedTo);
     if (remote) return { reason: remote };
     return {
       checkpoints,
-      segments: [this.segment(spec, nodes, start, end, doneIntervals > 0, Math.max(1, total - doneIntervals))],
+      segments: [this.segment(spec, nodes, bookedFrom, bookedTo, restart, Math.max(1, total - doneIntervals))],
     };
   }
 
@@ -225,4 +243,12 @@ export abstract class PlanPlacement extends PlanBook {
     }
     return moved;
   }
+}
+
+/** Why a promised start is too soon: the nodes could not be ready by then. */
+export function tooSoonReason(start: Instant, prepareMs: number, now: Instant): string {
+  return (
+    `the window starts at ${at(start)}, but its nodes need ${prepareMs / 1000} s of preparation before it ` +
+    `(node initialisation, storage, mount and hand-over, the site's timing model): the earliest start the site can promise is ${at(now + prepareMs)}`
+  );
 }

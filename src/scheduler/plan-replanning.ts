@@ -28,6 +28,7 @@ export abstract class PlanReplanning extends PlanSuspension {
     // A job whose last segment has ended has started; an unsolved one is in P: the indexes hold both.
     const candidates = new Set([...this.startedJobs(), ...this.problemJobs()]);
     const left: PlannedJob[] = [];
+    this.keptShort(now);
     for (const job of candidates) {
       const last = job.segments[job.segments.length - 1];
       const unsolvedPast = job.problem !== undefined && !job.segments.some((s) => s.end > now) && (job.spec.deadline ?? job.spec.window?.end ?? Infinity) <= now;
@@ -46,7 +47,10 @@ export abstract class PlanReplanning extends PlanSuspension {
     if (!job) return report;
     const freed = job.segments.filter((s) => s.end > now).map((s) => ({ start: Math.max(now, s.start), end: s.end, nodes: this.nodeIndices(s) }));
     this.release(id);
-    report.moved = this.fillGaps(now, freed);
+    // Reservations running short take freed nodes first: their promise was made before any waiting job's.
+    report.moved = this.regrowShort(now);
+    report.solved = [...report.moved];
+    report.moved.push(...this.fillGaps(now, freed));
     // Problems waiting for capacity get another chance now that some is free.
     if (this.problemsInHorizon(now, now + this.cluster.timing.problemHorizonSeconds * 1000).length > 0) {
       const replanned = this.replan(now);
@@ -55,6 +59,13 @@ export abstract class PlanReplanning extends PlanSuspension {
       report.solved.push(...replanned.solved);
     }
     return this.withProblems(report);
+  }
+
+  /** Reservations running short of nodes (after a failure) that free nodes make whole again. */
+  protected regrowShort(now: Instant): string[] {
+    const grown: string[] = [];
+    for (const job of this.problemJobs()) if (job.spec.window && this.regrow(job, now)) grown.push(job.spec.id);
+    return grown;
   }
 
   /**
@@ -104,12 +115,24 @@ export abstract class PlanReplanning extends PlanSuspension {
       const job = this.jobs.get(owner);
       if (job?.problem !== undefined && job.segments.some((s) => s.end > now)) delete job.problem;
     }
+    const grown = this.regrowShort(now);
     const report = this.replan(now);
+    report.moved.push(...grown);
+    report.solved.push(...grown);
     report.moved.push(...this.fillGaps(now, [{ start: now, end: failure.until, nodes: [node] }]));
     return this.withProblems(report);
   }
 
+  /** Reservations that ran short of nodes to their window's end were kept, not given up: they are no longer problems. */
+  protected keptShort(now: Instant): void {
+    for (const job of this.problemJobs()) {
+      const last = job.segments.at(-1);
+      if (job.spec.window && last && job.spec.window.end <= now && last.end >= job.spec.window.end) delete job.problem;
+    }
+  }
+
   protected withProblems(report: ReplanReport): ReplanReport {
+    this.keptShort(this.now);
     report.problematic = this.problematic();
     report.moved = [...new Set(report.moved)].filter((id) => this.jobs.has(id));
     return report;
@@ -149,7 +172,8 @@ export abstract class PlanReplanning extends PlanSuspension {
 
   /** P within the horizon, ordered: running before waiting, then value descending, then id. */
   protected problemsInHorizon(now: Instant, horizonEnd: Instant): string[] {
-    const inP = this.problemJobs().filter((j) => !j.segments.some((s) => s.end > now) && this.startsBefore(j, horizonEnd));
+    // A reservation whose window is over has nothing left to place: it leaves with the clock (`advance`).
+    const inP = this.problemJobs().filter((j) => !j.segments.some((s) => s.end > now) && this.startsBefore(j, horizonEnd) && !(j.spec.window && j.spec.window.end <= now));
     const rank = (j: PlannedJob) => (j.segments.length > 0 ? 0 : 1);
     inP.sort((a, b) => rank(a) - rank(b) || b.spec.value - a.spec.value || (a.spec.id < b.spec.id ? -1 : 1));
     return inP.map((j) => j.spec.id);

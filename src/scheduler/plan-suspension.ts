@@ -1,5 +1,6 @@
 import { pieceMs, securedIntervals, totalIntervals, type JobShape } from './job-timing.js';
 import type { Instant, PlannedJob, ReplanReport, Segment } from './model.js';
+import { nodeList } from './model.js';
 import { PlanPlacement } from './plan-placement.js';
 import { at, isBestEffort } from './plan-book.js';
 
@@ -36,7 +37,7 @@ export abstract class PlanSuspension extends PlanPlacement {
     if (future.length !== 1 || !segment || segment.spare.length === 0 || !segment.nodes.includes(nodeId)) return false;
     const island = this.cluster.nodes[node]?.island;
     const oneIsland = job.spec.requirements.interconnect !== undefined;
-    const eligible = this.mm.eligible(job.spec.requirements, isBestEffort(job.spec)).filter((n) => n !== node && (!oneIsland || this.cluster.nodes[n]?.island === island));
+    const eligible = this.eligibleFor(job.spec).filter((n) => n !== node && (!oneIsland || this.cluster.nodes[n]?.island === island));
     const [free] = this.mm.map(1, eligible, segment.start, segment.end) ?? [];
     if (free === undefined && job.outagesLeft <= 0) return false;
     this.mm.unbook(job.spec.id, now, node);
@@ -91,15 +92,16 @@ export abstract class PlanSuspension extends PlanPlacement {
    * keeps its surviving nodes for the rest of the window: the failed node's place goes to
    * one of its spares, else to a node free throughout the rest of the window (not a buffer
    * node: those stay with best-effort work), else the reservation carries on with the
-   * nodes it has left. Giving it up whole would break the promise for every node, and hand
-   * the survivors to other work; with fewer nodes only its NodesAvailable objective is
-   * broken, for the time it is short.
+   * nodes it has left and is put in P at once, saying so (its owner is told; `regrow` gives
+   * it a node back when one is repaired or freed). Giving it up whole would break the promise
+   * for every node, and hand the survivors to other work; with fewer nodes only its
+   * NodesAvailable objective is broken, for the time it is short.
    */
   protected keepSurvivors(job: PlannedJob, nodeId: string, node: number, now: Instant): boolean {
     if (!job.spec.window || !job.segments.some((s) => s.end > now && s.nodes.includes(nodeId))) return false;
     const island = this.cluster.nodes[node]?.island;
     const oneIsland = job.spec.requirements.interconnect !== undefined;
-    const eligible = this.mm.eligible(job.spec.requirements, false).filter((n) => n !== node && (!oneIsland || this.cluster.nodes[n]?.island === island));
+    const eligible = this.eligibleFor(job.spec).filter((n) => n !== node && (!oneIsland || this.cluster.nodes[n]?.island === island));
     // Decide every affected piece first: a piece left with no node at all is given up the usual way.
     const changes = job.segments.map((s) => {
       if (s.end <= now || !s.nodes.includes(nodeId)) return undefined;
@@ -125,6 +127,32 @@ export abstract class PlanSuspension extends PlanPlacement {
     job.segments = segments;
     this.segmentsChanged(job);
     this.mm.unbook(job.spec.id, now, node);
+    const kept = segments.at(-1)?.nodes.length ?? 0;
+    if (kept < job.spec.nodes) this.setProblem(job, `node ${nodeId} failed at ${at(now)}: the reservation keeps ${kept} of its ${job.spec.nodes} node(s) until a node is repaired or freed`);
+    return true;
+  }
+
+  /**
+   * A reservation running short of nodes (`keepSurvivors` found none to replace a failed one)
+   * takes free nodes back for the rest of its window: the last piece is split where they
+   * join. True when it is whole again.
+   */
+  protected regrow(job: PlannedJob, now: Instant): boolean {
+    const last = job.segments.at(-1);
+    if (!job.spec.window || !last || last.end <= now || last.nodes.length >= job.spec.nodes) return false;
+    const from = Math.max(now, last.start);
+    const has = new Set(last.nodes);
+    const island = last.nodes[0] !== undefined ? this.cluster.nodes[this.mm.nodeIndex(last.nodes[0])]?.island : undefined;
+    const oneIsland = job.spec.requirements.interconnect !== undefined;
+    const eligible = this.eligibleFor(job.spec).filter((n) => !has.has(this.cluster.nodes[n]?.id as string) && (!oneIsland || island === undefined || this.cluster.nodes[n]?.island === island));
+    const found = this.mm.map(job.spec.nodes - last.nodes.length, eligible, from, last.end);
+    if (!found) return false;
+    this.mm.book(job.spec.id, found, from, last.end);
+    const nodes = nodeList([...last.nodes, ...found.map((n) => this.cluster.nodes[n]?.id as string)]);
+    const grown: Segment = { ...last, start: from, nodes };
+    job.segments = from > last.start ? [...job.segments.slice(0, -1), { ...last, end: from, intervals: 0 }, grown] : [...job.segments.slice(0, -1), grown];
+    this.segmentsChanged(job);
+    delete job.problem;
     return true;
   }
 
@@ -317,7 +345,7 @@ export abstract class PlanSuspension extends PlanPlacement {
       if (busy + need > total) continue; // not even enough free nodes at the start
       if (!usesFreed(job.spec.id, from, from + length)) continue;
       if (this.mm.profile.maxOver(from, from + length) - own + need > total) continue;
-      const nodes = this.mm.map(segment.nodes.length + segment.spare.length, this.mm.eligible(job.spec.requirements, isBestEffort(job.spec)), from, from + length, { ignoreOwner: job.spec.id, oneIsland: job.spec.requirements.interconnect !== undefined });
+      const nodes = this.mm.map(segment.nodes.length + segment.spare.length, this.eligibleFor(job.spec), from, from + length, { ignoreOwner: job.spec.id, oneIsland: job.spec.requirements.interconnect !== undefined });
       if (!nodes) continue;
       this.dropRemote(job); // its own standby must not count against its move
       if (job.spec.level === 'Full' && this.remoteCheck(job.spec, from, from + length) !== undefined) {

@@ -1,4 +1,4 @@
-import { checkpointPlanAt, pieceMs, securedIntervals, shapeOf } from './job-timing.js';
+import { checkpointPlanAt, pieceMs, preparationMs, releaseMs, securedIntervals, shapeOf } from './job-timing.js';
 import type { AdmissionDecision, Alternative, Instant, JobSpec, PlannedJob, Segment, StartSlot } from './model.js';
 import { PlanReplanning } from './plan-replanning.js';
 import { at, isBestEffort, type AdmitOptions } from './plan-book.js';
@@ -80,7 +80,9 @@ export class PlanningManager extends PlanReplanning {
   admitInteractive(spec: JobSpec, now: Instant, boundMs: number, options: AdmitOptions & { suspend?: boolean } = {}): AdmissionDecision & { moved?: string[]; suspended?: string[] } {
     this.clock(now);
     const length = spec.runtimeSeconds * 1000;
-    const startingAt = (start: Instant): JobSpec => ({ ...spec, kind: 'Reservation', window: { start, end: start + length } });
+    // Nodes kept prepared for sessions need only the hand-over; without a warm pool a session waits for cold nodes.
+    const prepared = this.cluster.nodes.some((node) => node.warm);
+    const startingAt = (start: Instant): JobSpec => ({ ...spec, kind: 'Reservation', window: { start, end: start + length }, ...(prepared ? { prepared } : {}) });
     let reason = `no ${spec.nodes} nodes are free within ${boundMs / 1000} s of now`;
     const startSoon = () => {
       const [slot] = this.slots(startingAt(now), now, 1, options);
@@ -89,6 +91,18 @@ export class PlanningManager extends PlanReplanning {
       if (!decision.accepted) reason = decision.reason;
       return decision.accepted ? decision : undefined;
     };
+    // Preparation longer than the bound: no suspension can help; the soonest start is the answer.
+    const prepare = preparationMs(shapeOf(spec, this.cluster.timing), false, prepared);
+    if (prepare > boundMs) {
+      const [soonest] = this.slots(startingAt(now), now, 1, options);
+      return {
+        accepted: false,
+        reason:
+          `an interactive job starts within ${boundMs / 1000} s or not at all: its nodes need ${prepare / 1000} s of preparation (node initialisation, storage, mount and hand-over)` +
+          (prepared ? '' : ' and no nodes are kept prepared for interactive sessions (WSAG_WARM_NODES)') +
+          (soonest ? `; the soonest start the site can promise is ${at(soonest.start)}` : ''),
+      };
+    }
     const direct = startSoon();
     if (direct) return direct;
     if (options.suspend === false) return { accepted: false, reason: `an interactive job starts within ${boundMs / 1000} s or not at all: ${reason}` };
@@ -173,16 +187,19 @@ export class PlanningManager extends PlanReplanning {
     const shape = shapeOf(spec, this.cluster.timing);
     const plan = checkpointPlanAt({ ...spec, deadline: undefined }, shape, now);
     if ('reason' in plan) return [];
+    // A window's slot is the promise: its booking adds the nodes' preparation before and their release after.
+    const before = spec.window ? preparationMs(shape, false, spec.prepared) : 0;
     const lengthMs = spec.window ? spec.window.end - spec.window.start : pieceMs(shape, plan, plan.count + 1, false, shape.booksWorstCase ? shape.timing.outages : 0, true);
-    const need = this.needFor(spec, shape, lengthMs, options.replacing);
+    const bookedMs = spec.window ? before + lengthMs + releaseMs(shape) : lengthMs;
+    const need = this.needFor(spec, shape, bookedMs, options.replacing);
     const out: StartSlot[] = [];
-    let from = Math.max(now, spec.window?.start ?? spec.earliestStart ?? now);
+    let from = Math.max(now, (spec.window?.start ?? spec.earliestStart ?? now) - before);
     while (out.length < count) {
       const found = this.findSlot(need, from);
       if (!found) break;
-      out.push({ start: found.start, end: found.start + lengthMs, nodes: spec.nodes });
+      out.push({ start: found.start + before, end: found.start + before + lengthMs, nodes: spec.nodes });
       // The next slot begins where a booking ends or right after this one.
-      from = Math.min(found.start + lengthMs, this.mm.profile.nextReleaseAfter(found.start) ?? Infinity);
+      from = Math.min(found.start + bookedMs, this.mm.profile.nextReleaseAfter(found.start) ?? Infinity);
     }
     return out;
   }
@@ -219,7 +236,8 @@ export class PlanningManager extends PlanReplanning {
       const decision = this.probe(fewer, now, options);
       if (!decision.accepted) continue;
       const first = decision.job.segments[0] as Segment;
-      out.push({ kind: 'FewerNodes', spec: fewer, slot: { start: first.start, end: first.end, nodes }, description: `${nodes} nodes instead of ${spec.nodes}${spec.window ? '' : ` (runtime ${fewer.runtimeSeconds} s)`}` });
+      const slot = fewer.window ? { ...fewer.window, nodes } : { start: first.start, end: first.end, nodes }; // a window's slot is the promise
+      out.push({ kind: 'FewerNodes', spec: fewer, slot, description: `${nodes} nodes instead of ${spec.nodes}${spec.window ? '' : ` (runtime ${fewer.runtimeSeconds} s)`}` });
       break;
     }
     return out;

@@ -15,6 +15,12 @@ export interface SiteTiming {
   storageMountSeconds: number;
   /** t_deinit: releasing the nodes and storage after the job, seconds. */
   deinitSeconds: number;
+  /**
+   * t_handover: starting the holder's session on prepared nodes, seconds. A promise that
+   * starts at a time (a reservation window, an interactive session) is prepared this much
+   * before it, so the nodes are the holder's when the promise starts, not a moment after.
+   */
+  handoverSeconds: number;
   /** f_slow: slowdown of running under the checkpointing environment (1.01 = 1 %). */
   slowdownFactor: number;
   /** t_cpnode(m): checkpointing one node, seconds per GB of main memory. */
@@ -39,6 +45,7 @@ export const defaultSiteTiming: SiteTiming = {
   storageRollbackSecondsPerGB: 1,
   storageMountSeconds: 5,
   deinitSeconds: 15,
+  handoverSeconds: 1,
   slowdownFactor: 1.01,
   checkpointSecondsPerNodeGB: 4,
   snapshotSecondsPerGB: 0.5,

@@ -1,6 +1,6 @@
 import type { Outage } from '../domain/execution.js';
 import type { CheckpointPlan } from '../scheduler/checkpoint-plan.js';
-import { checkpointsWritten, securedIntervals, type JobShape } from '../scheduler/job-timing.js';
+import { checkpointsWritten, initSeconds, securedIntervals, type JobShape } from '../scheduler/job-timing.js';
 import type { Instant, JobSpec, PlannedJob, Segment } from '../scheduler/model.js';
 import { liabilityOf, type LiabilityFacts, type PlanChange } from './liability.js';
 import type { MigrationTally, Saved } from './migration.js';
@@ -114,10 +114,13 @@ export class SimOutcomes {
       return i > 0 && s.restart && before !== undefined && s.start === before.end && before.spare.some((n) => s.nodes.includes(n));
     }).length;
     const first = executed[0];
+    // A promise with a start time is prepared before it: its holder has the nodes from the hand-over (the window's start, as planned).
+    const window = job.spec.window;
+    const handedOver = (s: Segment) => s.start + initSeconds(track.shape, s.restart, job.spec.prepared) * 1000;
     const outcome: JobOutcome = {
       ...this.base(input),
       status,
-      ...(first ? { start: this.seconds(first.start) } : {}),
+      ...(first ? { start: this.seconds(window ? Math.max(window.start, handedOver(first)) : first.start) } : {}),
       ...(status === 'completed' || status === 'dropped' ? { end: this.seconds(peer ? peer.end : at) } : {}),
       checkpoints,
       pieces: executed.length,
@@ -144,8 +147,10 @@ export class SimOutcomes {
       }
     }
     if (input.kind === 'reservation' && (status === 'completed' || status === 'dropped')) {
-      const window = job.spec.window as { start: Instant; end: Instant };
-      const gap = status === 'completed' && !peer ? firstGap(executed, window.start, at) : undefined;
+      const promised = window as { start: Instant; end: Instant };
+      // Each piece holds the nodes for its holder from its hand-over: a piece re-placed after a failure is prepared first, and that is a gap.
+      const held = executed.map((s) => ({ ...s, start: Math.min(handedOver(s), s.end) }));
+      const gap = status === 'completed' && !peer ? firstGap(held, promised.start, Math.min(at, promised.end)) : undefined;
       outcome.honoured = status === 'completed' && gap === undefined;
       if (status === 'dropped') {
         violation = 'left-in-P';

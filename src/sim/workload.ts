@@ -349,7 +349,7 @@ function describeIds(nodes: readonly ClusterNode[]): string {
 
 // ------------------------------------------------------------------ cluster
 
-const nodeFields = ['id', 'count', 'prefix', 'first', 'digits', 'memoryGB', 'cpus', 'interconnect', 'island', 'operatingSystem', 'architecture', 'buffer'] as const;
+const nodeFields = ['id', 'count', 'prefix', 'first', 'digits', 'memoryGB', 'cpus', 'interconnect', 'island', 'operatingSystem', 'architecture', 'buffer', 'warm'] as const;
 const timingKeys = Object.keys(defaultSiteTiming) as Array<keyof SiteTiming>;
 
 /**
@@ -386,6 +386,7 @@ export function parseCluster(input: unknown): ClusterDescription {
       ...optional('operatingSystem', f.string('operatingSystem')),
       ...optional('architecture', f.string('architecture')),
       ...(f.boolean('buffer') ? { buffer: true } : {}),
+      ...(f.boolean('warm') ? { warm: true } : {}),
     };
     const ids = count === undefined ? [id as string] : Array.from({ length: count }, (_, k) => `${prefix}${String(first + k).padStart(digits, '0')}`);
     for (const nodeId of ids) {

@@ -25,8 +25,9 @@ export function reviveRequest(json: Json<ServiceRequest>): ServiceRequest {
 }
 
 export function reviveAllocation(json: Json<Allocation>): Allocation {
-  const { start, end, segments, arrival, ...rest } = json;
+  const { start, end, segments, arrival, promised, ...rest } = json;
   const allocation: Allocation = { ...rest, start: new Date(start), end: new Date(end) };
+  if (promised !== undefined) allocation.promised = { start: new Date(promised.start), end: new Date(promised.end) };
   if (segments !== undefined) {
     allocation.segments = segments.map((s) => ({ ...s, start: new Date(s.start), end: new Date(s.end) }));
   }

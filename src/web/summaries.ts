@@ -53,7 +53,9 @@ export function negotiationSummary(n: Negotiation) {
 /**
  * Every booking in the plan: agreements under their id, preparatory holds as `hold:<offer id>`.
  * `nodes` is the node count (as on the wire); `nodeIds` the concrete working nodes of every
- * piece still booked, `spareNodeIds` the spares kept for restarts (Enhanced, Full). With
+ * piece still booked, `spareNodeIds` the spares kept for restarts (Enhanced, Full); each piece's
+ * `readyAt` and `releaseFrom` bound its work, before and after which its nodes are prepared and
+ * released; `promised` is a reservation's or session's window inside the booking. With
  * `window`, only the bookings overlapping it (the dashboard's view).
  */
 export function planEntries(plan: PlanningService, window?: { from: Date; to: Date }) {
@@ -61,6 +63,7 @@ export function planEntries(plan: PlanningService, window?: { from: Date; to: Da
     const offerId = offerIdOfHoldKey(key);
     const segments = a.segments ?? [];
     const spec = plan.job(key)?.spec;
+    const phases = plan.phasesOf(key);
     return {
       kind: offerId !== undefined ? 'hold' : 'agreement',
       id: offerId ?? key,
@@ -69,9 +72,11 @@ export function planEntries(plan: PlanningService, window?: { from: Date; to: Da
       nodes: a.nodes,
       start: a.start,
       end: a.end,
+      // A promise with a start time: the window inside the booking (the rest is the nodes' preparation and release).
+      promised: a.promised,
       nodeIds: [...new Set(segments.flatMap((s) => s.nodeIds))],
       spareNodeIds: [...new Set(segments.flatMap((s) => s.spareNodeIds))],
-      segments: segments.map((s) => ({ start: s.start, end: s.end, nodeIds: s.nodeIds, spareNodeIds: s.spareNodeIds, restart: s.restart })),
+      segments: segments.map((s, i) => ({ start: s.start, end: s.end, readyAt: phases[i]?.readyAt, releaseFrom: phases[i]?.releaseFrom, nodeIds: s.nodeIds, spareNodeIds: s.spareNodeIds, restart: s.restart })),
       checkpoints: a.checkpoints?.count ?? 0,
       checkpointIntervalSeconds: a.checkpoints && a.checkpoints.count > 0 ? Math.round(a.checkpoints.intervalSeconds) : undefined,
       outagesLeft: a.outagesLeft,

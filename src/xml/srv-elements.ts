@@ -46,8 +46,10 @@ export function acceptedOfferXml(accepts: { offerId: string; negotiationId?: str
   );
 }
 
+/** The slot as promised: a window's booking adds the nodes' preparation and release, which are the provider's. */
 export function slotXml(slot: Allocation): string {
-  return `<srv:Slot ${decl} Nodes="${slot.nodes}">${element('Start', xsDateTime(slot.start))}${element('End', xsDateTime(slot.end, 'up'))}</srv:Slot>`;
+  const { start, end } = slot.promised ?? slot;
+  return `<srv:Slot ${decl} Nodes="${slot.nodes}">${element('Start', xsDateTime(start))}${element('End', xsDateTime(end, 'up'))}</srv:Slot>`;
 }
 
 export function holdXml(hold: Hold): string {

@@ -11,6 +11,9 @@ const hour = 3600_000;
 const base = Math.ceil((Date.now() + 3 * hour) / 60_000) * 60_000;
 const at = (h: number) => new Date(base + h * hour).toISOString().replace('.000Z', 'Z');
 const window = (from: number, to: number) => `//arp:StartTime=${at(from)},//arp:EndTime=${at(to)}`;
+// After a booking, its nodes are released (15 s) and prepared for the next window (36 s): a window can start 51 s after another ends.
+const turnaround = 51_000;
+const after = (h: number, turns = 1) => new Date(base + h * hour + turns * turnaround).toISOString().replace('.000Z', 'Z');
 
 let siteA: TestServer;
 let siteB: TestServer;
@@ -36,13 +39,13 @@ describe('wsag coallocate searches for a common start', () => {
     expect(result.err).toEqual([]);
     expect(result.code).toBe(0);
     const { agreements, search } = JSON.parse(result.stdout) as { agreements: Array<{ agreementId: string; slot: { start: string; end: string } }>; search: { start: string; rounds: number; milliseconds: number } };
-    // Round 1 at hour 0: A answers 4, B 0. Round 2 at hour 4: A 4, B 7. Round 3 at hour 7: both 7.
-    expect(search).toMatchObject({ start: at(7), rounds: 3 });
+    // Round 1 at hour 0: A answers 4 (and the turnaround), B 0. Round 2 there: A the same, B 7. Round 3 at 7: both 7.
+    expect(search).toMatchObject({ start: after(7), rounds: 3 });
     expect(search.milliseconds).toBeGreaterThanOrEqual(0);
     for (const [server, agreement] of [[siteA, agreements[0]], [siteB, agreements[1]]] as const) {
       const booked = (await bookings(server)).find((b) => b.id === agreement?.agreementId);
       expect(booked).toMatchObject({ kind: 'agreement' });
-      expect([Date.parse(booked?.start as string), Date.parse(booked?.end as string)]).toEqual([base + 7 * hour, base + 9 * hour]);
+      expect([Date.parse(booked?.promised?.start as string), Date.parse(booked?.promised?.end as string)]).toEqual([base + 7 * hour + turnaround, base + 9 * hour + turnaround]);
       expect((await bookings(server)).filter((b) => b.kind === 'hold')).toEqual([]);
     }
   });
@@ -51,8 +54,8 @@ describe('wsag coallocate searches for a common start', () => {
     const result = await wsag(['coallocate', '--task', `${siteA.url}=advance-reservation,NodeCount=2,${window(0, 1)}`, '--task', `${siteB.url}=advance-reservation,NodeCount=2,${window(0, 1)}`]);
     expect(result.code).toBe(0);
     // Round 1 at hour 0: A answers 4 (full until then), B 0. Round 2 at hour 4: A 4, B 9 (full from 3 to
-    // 7, then the windows of the first test). Round 3 at hour 9: both 9.
-    expect(result.out.at(-1)).toMatch(new RegExp(`^common start ${at(9)}: found in 3 Advisory rounds \\(\\d+ ms\\)$`));
+    // 7, then the windows of the first test), each past two turnarounds. Round 3 there: both.
+    expect(result.out.at(-1)).toMatch(new RegExp(`^common start ${after(9, 2)}: found in 3 Advisory rounds \\(\\d+ ms\\)$`));
   });
 
   it('--no-search solicits the windows as written: refused where a site is full, nothing kept', async () => {

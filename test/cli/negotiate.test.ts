@@ -44,7 +44,8 @@ describe('wsag negotiate', () => {
     expect(offerId).toBeDefined();
     expect(solicit.stdout).toMatch(/fee\s+\d+\.\d\d EUR/);
     expect(solicit.stdout).toContain(`hold     4 nodes from ${chosen.start} to ${chosen.end}`);
-    expect(await holds()).toEqual([expect.objectContaining({ id: offerId, nodes: 4, start: expect.stringMatching(chosen.start.replace('Z', '')) })]);
+    // The hold books the window (promised) with its nodes' preparation before it.
+    expect(await holds()).toEqual([expect.objectContaining({ id: offerId, nodes: 4, promised: expect.objectContaining({ start: expect.stringMatching(chosen.start.replace('Z', '')) }) })]);
 
     const accept = await wsag(['negotiate', '--negotiation', negotiationId, '--accept', offerId], { url });
     expect(accept.err).toEqual([]);

@@ -23,7 +23,7 @@ describe('wsag sim', () => {
     expect(result.out).toContain('requests       total  accepted  rejected  completed  dropped  open');
     expect(result.out).toContain('  deadline     6      4         2         3          1        0');
     expect(figure(result.out, 'SLA acceptance')).toMatch(/ 5 of 8 reservation and deadline requests \(62\.5 %\)$/);
-    expect(figure(result.out, 'utilisation')).toMatch(/ 73\.4 % busy \(working nodes, overheads included\), 68\.9 % useful work, 4\.2 % spare nodes held, 4\.2 % failed$/);
+    expect(figure(result.out, 'utilisation')).toMatch(/ 73\.7 % busy \(working nodes, overheads included\), 68\.9 % useful work, 4\.2 % spare nodes held, 4\.2 % failed$/);
     expect(figure(result.out, 'deadlines')).toMatch(/ 4 accepted: 3 met, 1 missed$/);
     expect(figure(result.out, 'reservations')).toMatch(/ 1 accepted: 1 honoured, 0 not honoured$/);
     expect(figure(result.out, 'SLA violations')).toMatch(/ 1: 0 deadline missed, 0 reservation not honoured, 1 left in P$/);

@@ -39,7 +39,8 @@ describe('AgreementFactory.createAgreement', () => {
       id: 'a1', state: 'Observed', templateId: 'advance-reservation-v1', initiator: 'anonymous',
       serviceTerms: [{ termName: 'Nodes', state: 'NotReady' }, { termName: 'Window', state: 'NotReady' }],
       guaranteeTerms: [{ termName: 'NodesThroughWindow', state: 'NotDetermined' }],
-      allocation: { start: new Date('2026-11-21T14:00:00Z'), end: new Date('2026-11-21T16:00:00Z'), nodes: 8 },
+      // Booked with the nodes' preparation before the window (36 s) and their release after it (15 s); the promise is the window.
+      allocation: { start: new Date('2026-11-21T13:59:24Z'), end: new Date('2026-11-21T16:00:15Z'), nodes: 8, promised: { start: new Date('2026-11-21T14:00:00Z'), end: new Date('2026-11-21T16:00:00Z') } },
     });
     expect(agreement.document).toContain('wsag:AgreementId="a1"');
     expect(agreement.document).toContain('<wsag:AgreementResponder>test-provider</wsag:AgreementResponder>');

@@ -105,7 +105,7 @@ describe('WSAG_CLUSTER_FILE', () => {
       [{ nodeGroups: [{ ...group, interconnect: '' }] }, ': nodeGroups[0].interconnect must be a non-empty string, got ""'],
       [{ nodeGroups: [{ ...group, buffer: 'yes' }] }, ': nodeGroups[0].buffer must be true or false, got "yes"'],
       [{ nodeGroups: [{ ...group, gpus: 4 }] }, ': nodeGroups[0] has an unknown setting "gpus"; known: count, idPrefix, memoryGB, cpus, interconnect, island, operatingSystem, architecture, buffer'],
-      [{ nodeGroups: [{ ...group, buffer: true }] }, ': every node group is a buffer group: SLA jobs need at least one node that is not a buffer node'],
+      [{ nodeGroups: [{ ...group, buffer: true }] }, ': every node group is a buffer or warm group: SLA jobs need at least one node of their own'],
       [{ nodeGroups: [group], timing: { nodeInit: 3 } }, `: timing has an unknown setting "nodeInit"; known: ${Object.keys(defaultSiteTiming).join(', ')}`],
       [{ nodeGroups: [group], timing: { slowdownFactor: 0.9 } }, ': timing.slowdownFactor must be a number of at least 1, got 0.9'],
       [{ nodeGroups: [group], timing: { parallelCheckpoint: 1 } }, ': timing.parallelCheckpoint must be true or false, got 1'],

@@ -48,8 +48,8 @@ describe('prices rise with the load along the published curve', () => {
     // 2 node-hours x 1 EUR x the curve's factor at booked/8: 1, 1, 1.2083, 1.4167.
     expect(quotes).toEqual([[0, 2], [4, 2], [5, 2.42], [6, 2.83]]);
     for (const [booked, price] of quotes) expect(price).toBeCloseTo(2 * demandFactor(defaultPriceCurve, booked / 8), 2);
-    // The next slot, 15:00 to 16:00, is empty: a customer who can wait pays the list price.
-    expect((await quotesForTwo())['2026-11-21T15:00:00Z']).toBe(2);
+    // The next slot, once the others' nodes are released (15:00:15) and prepared again (36 s), is empty: a customer who can wait pays the list price.
+    expect((await quotesForTwo())['2026-11-21T15:00:51Z']).toBe(2);
 
     // Created now, at 6 of 8 booked, the agreement is priced as quoted and records its factor.
     const created = await client.createAgreement(reservation(2));
@@ -61,12 +61,13 @@ describe('prices rise with the load along the published curve', () => {
   it('GET /api/prices and wsag prices publish the curve and the hours ahead with their load and price', async () => {
     const doc = await client.request<{ curve: unknown; outlook: Array<{ start: string; load: number; factor: number; nodeHour: number }> }>('/api/prices?hours=4', 'prices');
     expect(doc.curve).toEqual(defaultPriceCurve);
-    // 12:00 and 13:00 are empty; 14:00 is full (8 of 8 booked by the test above): twice the list price.
+    // 12:00 is empty; 14:00 is full (8 of 8 booked by the test above): twice the list price. The nodes' preparation
+    // (36 s before 14:00) and release (15 s after 15:00) are booked too: 8 x 36 / (8 x 3600) and 8 x 15 / (8 x 3600).
     expect(doc.outlook.map((o) => [o.start, o.load, o.factor, o.nodeHour])).toEqual([
       ['2026-11-21T12:00:00.000Z', 0, 1, 1],
-      ['2026-11-21T13:00:00.000Z', 0, 1, 1],
+      ['2026-11-21T13:00:00.000Z', 0.01, 1, 1],
       ['2026-11-21T14:00:00.000Z', 1, 2, 2],
-      ['2026-11-21T15:00:00.000Z', 0, 1, 1],
+      ['2026-11-21T15:00:00.000Z', 0.0042, 1, 1],
     ]);
     const printed = await wsag(['prices', '--hours', '3'], { url: server.url });
     expect(printed.code).toBe(0);

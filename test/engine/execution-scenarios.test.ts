@@ -106,7 +106,7 @@ describe('issue 6 acceptance through the agreement: a node fails halfway', () =>
     const s = server;
     const id = await agreeTo(s, 'Enhanced');
     // A reservation takes the other three nodes for three hours: no free capacity is left.
-    const reservation = (await s.client.createAgreement(await reservationOffer(s.client, 3, at(0), at(3 * 3600)))).agreementId;
+    const reservation = (await s.client.createAgreement(await reservationOffer(s.client, 3, at(60), at(3 * 3600)))).agreementId;
     const booking = (await planOf(s)).bookings.find((b) => b.id === id);
     expect(booking?.spareNodeIds).toHaveLength(1);
     const spare = booking?.spareNodeIds[0] as string;

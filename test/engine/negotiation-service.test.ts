@@ -99,8 +99,9 @@ describe('NegotiationService: the broker\'s three phases', () => {
     await s.factory.createAgreement(receivedOffer(reservationOffer()), alice); // takes the whole 14:00-16:00 window
     const n = await s.initiate();
     const [first] = await s.negotiations.negotiate(n.id, [incoming(reservationOffer(), 'Advisory')], alice);
-    expect(first?.note).toContain('from 2026-11-21T16:00:00Z to 2026-11-21T18:00:00Z');
-    expect(first?.request.window?.start).toEqual(new Date('2026-11-21T16:00:00Z'));
+    // The nodes are released at 16:00:15 and prepared again in 36 s.
+    expect(first?.note).toContain('from 2026-11-21T16:00:51Z to 2026-11-21T18:00:51Z');
+    expect(first?.request.window?.start).toEqual(new Date('2026-11-21T16:00:51Z'));
   });
 
   it('holds capacity for an Acceptable counter-offer until it expires, and turns the hold into the agreement', async () => {
@@ -182,7 +183,7 @@ describe('NegotiationService: the broker\'s three phases', () => {
     const n = await s.initiate();
     const [answer] = await s.negotiations.negotiate(n.id, [incoming(reservationOffer(), 'Solicited')], alice);
     expect(answer?.state).toBe('Rejected');
-    expect(answer?.note).toMatch(/8 nodes are not free from 2026-11-21T14:00:00Z.*earliest feasible start for 8 nodes: 2026-11-21T16:00:00Z/);
+    expect(answer?.note).toMatch(/8 nodes are not free from 2026-11-21T14:00:00Z.*earliest feasible start for 8 nodes: 2026-11-21T16:00:51Z/);
   });
 
   it('gives the last free nodes to exactly one of two racing negotiations', async () => {
@@ -314,7 +315,7 @@ describe('renegotiation, pending agreements, reservations, alternatives', () => 
     s.advance(2 * 3600 + 60); // inside 14:00-16:00
     await expect(s.factory.createAgreement(receivedOffer(job), bob)).rejects.toThrow(NotAuthorized);
     const used = await s.factory.createAgreement(receivedOffer(job), alice);
-    expect(used.allocation).toMatchObject({ nodes: 4, end: reservation.allocation?.end });
+    expect(used.allocation).toMatchObject({ nodes: 4, end: reservation.allocation?.promised?.end });
     expect(s.plan.booked().size).toBe(1); // the job runs on the reservation's capacity
     expect((await s.repository.get(reservation.id))?.usedBy).toBe(used.id);
     await expect(s.factory.createAgreement(receivedOffer(job), alice)).rejects.toThrow(/already been used by agreement/);

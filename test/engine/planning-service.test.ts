@@ -78,12 +78,14 @@ function setUp(options: { clusterNodes?: number; repository?: AgreementRepositor
 }
 
 describe('admission through the planning scheduler', () => {
-  it('books a reservation on concrete nodes for exactly its window; a Legacy reservation has no checkpoints', async () => {
+  it('books a reservation on concrete nodes for its window with their preparation and release; a Legacy reservation has no checkpoints', async () => {
     const s = setUp();
     const agreement = await s.factory.createAgreement(offer('advance-reservation-v1'), alice);
+    // t_initnew 35 s and t_handover 1 s before the window, t_deinit 15 s after it.
     expect(agreement.allocation).toMatchObject({
-      start: new Date('2026-11-21T14:00:00Z'), end: new Date('2026-11-21T16:00:00Z'), nodes: 8,
-      segments: [{ start: new Date('2026-11-21T14:00:00Z'), end: new Date('2026-11-21T16:00:00Z'), nodeIds: ['n001', 'n002', 'n003', 'n004', 'n005', 'n006', 'n007', 'n008'], spareNodeIds: [] }],
+      start: new Date('2026-11-21T13:59:24Z'), end: new Date('2026-11-21T16:00:15Z'), nodes: 8,
+      promised: { start: new Date('2026-11-21T14:00:00Z'), end: new Date('2026-11-21T16:00:00Z') },
+      segments: [{ start: new Date('2026-11-21T13:59:24Z'), end: new Date('2026-11-21T16:00:15Z'), nodeIds: ['n001', 'n002', 'n003', 'n004', 'n005', 'n006', 'n007', 'n008'], spareNodeIds: [] }],
       checkpoints: { count: 0 },
       arrival: start,
     });
@@ -108,9 +110,9 @@ describe('admission through the planning scheduler', () => {
     const waiting = await s.factory.createAgreement(batch(4, '2026-11-21T14:00:00Z'), alice);
     expect(waiting.allocation?.start).toEqual(new Date('2026-11-21T14:00:00Z'));
     const reservation = await s.factory.createAgreement(offer('advance-reservation-v1', [{ location: 'NodeCount', value: '4' }]), alice);
-    expect(reservation.allocation?.start).toEqual(new Date('2026-11-21T14:00:00Z'));
+    expect(reservation.allocation?.start).toEqual(new Date('2026-11-21T13:59:24Z')); // its nodes prepared from 36 s before the window
     const moved = await s.repository.get(waiting.id);
-    expect(moved?.allocation?.start).toEqual(new Date('2026-11-21T16:00:00Z')); // after the reservation, first come first served
+    expect(moved?.allocation?.start).toEqual(new Date('2026-11-21T16:00:15Z')); // after the reservation and its release, first come first served
     expect(moved?.allocation).toEqual(s.plan.allocationOf(waiting.id));
     expect(s.plan.pendingChanges()).toEqual([]);
   });
@@ -124,7 +126,7 @@ describe('admission through the planning scheduler', () => {
     expect(held?.hold?.allocation.start).toEqual(new Date('2026-11-21T14:00:00Z'));
     await s.factory.createAgreement(offer('advance-reservation-v1', [{ location: 'NodeCount', value: '4' }]), alice);
     const stored = (await s.negotiationRepository.get(negotiation.id))?.offers.find((o) => o.offerId === held?.offerId)?.hold;
-    expect(stored).toMatchObject({ state: 'Held', allocation: { start: new Date('2026-11-21T16:00:00Z'), nodes: 4 } });
+    expect(stored).toMatchObject({ state: 'Held', allocation: { start: new Date('2026-11-21T16:00:15Z'), nodes: 4 } });
     expect(stored?.allocation).toEqual(s.plan.allocationOf(`hold:${held?.offerId}`));
   });
 });

@@ -6,6 +6,7 @@ import type { WsagFault } from '../../src/client/wsag-client.js';
 import { negotiationOffer } from '../../src/xml/accepting-offer.js';
 import { withChargeAccount } from '../../src/xml/offer-additions.js';
 import { wsag } from '../cli/support.js';
+import { paper } from '../scheduler/support.js';
 import { at, reservationOffer, simulatedServer, type SimulatedServer } from './run-time-support.js';
 
 /**
@@ -28,7 +29,9 @@ describe('VO shares at admission', () => {
         { name: 'hep', share: 0.25, limit: 'burst', burst: { share: 0.5, seconds: 7200 } },
       ],
     }));
-    server = await simulatedServer({ nodes: 8, config: { voPolicyFile: policy } });
+    // No set-up times: back-to-back windows on the same nodes, so each VO's node-hours are whole figures.
+    const instant = { ...paper, nodeInitSeconds: 0, handoverSeconds: 0 };
+    server = await simulatedServer({ nodes: 8, config: { voPolicyFile: policy, cluster: { nodeGroups: [{ count: 8, idPrefix: 'n', memoryGB: 16, cpus: 16, interconnect: 'InfiniBand' }], timing: instant } } });
     for (const vo of ['astro', 'bio', 'hep']) {
       await wsag(['account', 'create', vo, '--owner', 'anonymous', '--kind', 'vo', '--vo', vo], { url: server.url });
       await wsag(['account', 'allocate', vo, '1000'], { url: server.url });

@@ -121,18 +121,19 @@ describe.runIf(available)('documents the server emits validate against the refer
         { location: at('EndTime'), value: new Date(from.getTime() + hours * 3600_000).toISOString() },
       ];
     };
-    const most = offerFromTemplate(template, [{ location: 'NodeCount', value: '62' }, ...window(start, 2)]);
-    const whole = offerFromTemplate(template, [{ location: 'NodeCount', value: '64' }, ...window(start, 2)]);
-    // Two alternatives (ExactlyOne): all 64 nodes, or the 2 that negotiation 1 leaves free; either keeps a promise of 2.
-    const either = whole.replace('<sla:NodesAvailable>64</sla:NodesAvailable>', '<sla:NodesAvailable>2</sla:NodesAvailable>').replace(
+    const most = offerFromTemplate(template, [{ location: 'NodeCount', value: '58' }, ...window(start, 2)]);
+    const whole = offerFromTemplate(template, [{ location: 'NodeCount', value: '60' }, ...window(start, 2)]);
+    // The 60 nodes SLA jobs may use (4 of the 64 are kept warm for interactive sessions).
+    // Two alternatives (ExactlyOne): all 60 nodes, or the 2 that negotiation 1 leaves free; either keeps a promise of 2.
+    const either = whole.replace('<sla:NodesAvailable>60</sla:NodesAvailable>', '<sla:NodesAvailable>2</sla:NodesAvailable>').replace(
       /(<wsag:ServiceDescriptionTerm wsag:Name="Nodes"[\s\S]*?<\/wsag:ServiceDescriptionTerm>)/,
-      (sdt) => `<wsag:ExactlyOne>${sdt}${sdt.replace('wsag:Name="Nodes"', 'wsag:Name="FewerNodes"').replace('<jsdl:Exact>64<', '<jsdl:Exact>2<')}</wsag:ExactlyOne>`,
+      (sdt) => `<wsag:ExactlyOne>${sdt}${sdt.replace('wsag:Name="Nodes"', 'wsag:Name="FewerNodes"').replace('<jsdl:Exact>60<', '<jsdl:Exact>2<')}</wsag:ExactlyOne>`,
     );
     expect(either).toContain('wsag:ExactlyOne');
     const fromTemplate = (offer: string, offerId: string, state: 'Advisory' | 'Solicited') =>
       negotiationOffer(offer, { offerId, counterOfferTo: 'advance-reservation-v1', state });
 
-    // Negotiation 1: Advisory slots, then a Solicited offer countering the first -> Acceptable (a hold of 62 nodes).
+    // Negotiation 1: Advisory slots, then a Solicited offer countering the first -> Acceptable (a hold of 58 nodes).
     const first = await initiate('initiate-1');
     const slots = await negotiate(first, [fromTemplate(most, 'a-1', 'Advisory')], 'negotiate-advisory');
     expect(slots.length).toBeGreaterThan(1);
@@ -142,7 +143,7 @@ describe.runIf(available)('documents the server emits validate against the refer
     await exchange(negotiationPort, neg('AdvertiseInput', fromTemplate(most, 'a-3', 'Advisory')), 'advertise', negotiationHeader(first));
     await properties(first, 'negotiation-1');
 
-    // Negotiation 2: all 64 nodes of the held window -> Rejected; with alternatives -> the second is Acceptable
+    // Negotiation 2: all 60 nodes of the held window -> Rejected; with alternatives -> the second is Acceptable
     // (srv:ChosenAlternative); Advisory alternatives; rejecting that offer (an empty NegotiateOutput); Terminate.
     const second = await initiate('initiate-2');
     const [rejected] = await negotiate(second, [fromTemplate(whole, 'b-1', 'Solicited')], 'negotiate-rejected');

@@ -287,9 +287,9 @@ def api(base, path):
 
 
 def plan(base):
-    """/api/plan bookings as [kind, id, nodes, start, end], sorted."""
+    """/api/plan bookings as [kind, id, nodes, start, end], sorted: a window's promised times (its booking adds the nodes' preparation and release)."""
     bookings = api(base, "/api/plan")["bookings"]
-    return sorted([b["kind"], b["id"], b["nodes"], b["start"], b["end"]] for b in bookings)
+    return sorted([b["kind"], b["id"], b["nodes"], (b.get("promised") or b)["start"], (b.get("promised") or b)["end"]] for b in bookings)
 
 
 def holds(bookings):

@@ -4,7 +4,7 @@ import { postRuntimeReport } from '../../src/domain/post-runtime-report.js';
 import type { GuaranteeLevel, ServiceRequest } from '../../src/domain/terms.js';
 import type { PlannedJob } from '../../src/scheduler/model.js';
 import { PlanningManager } from '../../src/scheduler/planning-manager.js';
-import { cluster, hours, job, T0 } from '../scheduler/support.js';
+import { cluster, hours, job, minutes, T0 } from '../scheduler/support.js';
 import { at, completionTerm, copy, failNode, paper, secondsOf, simulatedRuntime } from './support.js';
 
 /**
@@ -28,7 +28,8 @@ function admitted(level: GuaranteeLevel, otherNodesBusy = 0): PlanningManager {
   if (!decision.accepted) throw new Error(decision.reason);
   if (otherNodesBusy > 0) {
     // A reservation takes the other free nodes for three hours: no spare capacity is left in the cluster.
-    const r = pm.admit(job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: otherNodesBusy, runtimeSeconds: 3 * 3600, window: { start: T0, end: T0 + hours(3) } }), T0);
+    // Its window starts a minute ahead, so its nodes can be prepared (31 s on the paper site) before it.
+    const r = pm.admit(job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: otherNodesBusy, runtimeSeconds: 3 * 3600, window: { start: T0 + minutes(1), end: T0 + hours(3) } }), T0);
     if (!r.accepted) throw new Error(r.reason);
   }
   return pm;

@@ -2,29 +2,61 @@ import { describe, expect, it } from 'vitest';
 import { PlanningManager } from '../../src/scheduler/planning-manager.js';
 import { cluster, hours, job, minutes, T0 } from './support.js';
 
-/** Issue 12, case 7: a multi-node reservation that loses a node keeps its surviving nodes. */
+/**
+ * A multi-node reservation that loses a node keeps its surviving nodes; left short, it is a
+ * problem at once (its owner is told) and grows back when a node is repaired or freed.
+ * Admitted a minute ahead of the window: its nodes are prepared before it.
+ */
 const reservation = (id: string, nodes: number) => job({ id, kind: 'Reservation', nodes, window: { start: T0, end: T0 + hours(2) }, runtimeSeconds: 7200 });
+const ahead = T0 - minutes(1);
 const nodesOf = (pm: PlanningManager, id: string, at: number) => pm.job(id)?.segments.find((s) => s.start <= at && at < s.end)?.nodes ?? [];
 
 describe('a reservation that loses one of its nodes (partial failure)', () => {
-  it('with no node to spare: keeps its surviving node for the rest of the window, and nobody else gets it', () => {
+  it('with no node to spare: keeps its surviving node for the rest of the window, is a problem at once, and nobody else gets the survivor', () => {
     const pm = new PlanningManager(cluster(3));
-    expect(pm.admit(reservation('A', 2), T0).accepted).toBe(true);
-    expect(pm.admit(reservation('B', 1), T0).accepted).toBe(true);
+    expect(pm.admit(reservation('A', 2), ahead).accepted).toBe(true);
+    expect(pm.admit(reservation('B', 1), ahead).accepted).toBe(true);
     const [lost, survivor] = nodesOf(pm, 'A', T0) as [string, string];
     const report = pm.nodeFailed(lost, T0 + minutes(30));
+    const reason = `node ${lost} failed at 2026-11-23T00:30:00Z: the reservation keeps 1 of its 2 node(s) until a node is repaired or freed`;
+    expect(report.problematic).toEqual([{ id: 'A', reason }]);
+    expect(pm.job('A')?.problem).toBe(reason);
+    expect(nodesOf(pm, 'A', T0 + minutes(10))).toEqual([lost, survivor]); // before the failure: both
+    expect(nodesOf(pm, 'A', T0 + minutes(40))).toEqual([survivor]); // after it: the survivor, to the window's end and the release
+    expect(pm.job('A')?.segments.at(-1)?.end).toBe(T0 + hours(2) + 15_000);
+    // The survivor stays A's: a one-node request in the window is refused.
+    expect(pm.admit(job({ id: 'C', kind: 'Reservation', nodes: 1, window: { start: T0 + minutes(35), end: T0 + hours(1) }, runtimeSeconds: 1500 }), T0 + minutes(31)).accepted).toBe(false);
+  });
+
+  it('left short, grows back to its size when the failed node is repaired, and leaves the plan whole at its end', () => {
+    const pm = new PlanningManager(cluster(3));
+    expect(pm.admit(reservation('A', 2), ahead).accepted).toBe(true);
+    expect(pm.admit(reservation('B', 1), ahead).accepted).toBe(true);
+    const [lost, survivor] = nodesOf(pm, 'A', T0) as [string, string];
+    pm.nodeFailed(lost, T0 + minutes(30));
+    const report = pm.nodeRepaired(lost, T0 + minutes(50));
+    expect(report.solved).toContain('A');
     expect(report.problematic).toEqual([]);
     expect(pm.job('A')?.problem).toBeUndefined();
-    expect(nodesOf(pm, 'A', T0 + minutes(10))).toEqual([lost, survivor]); // before the failure: both
-    expect(nodesOf(pm, 'A', T0 + minutes(40))).toEqual([survivor]); // after it: the survivor, to the window's end
-    expect(pm.job('A')?.segments.at(-1)?.end).toBe(T0 + hours(2));
-    // The survivor stays A's: a one-node request in the window is refused.
-    expect(pm.admit(reservation('C', 1), T0 + minutes(31)).accepted).toBe(false);
+    expect(nodesOf(pm, 'A', T0 + minutes(40))).toEqual([survivor]);
+    expect([...nodesOf(pm, 'A', T0 + minutes(60))].sort()).toEqual([lost, survivor].sort());
+    const { left } = pm.advance(T0 + hours(3));
+    expect(left.map((j) => [j.spec.id, j.problem])).toEqual([['A', undefined], ['B', undefined]]);
+  });
+
+  it('left short to the end of its window: it leaves the plan as kept, not as given up', () => {
+    const pm = new PlanningManager(cluster(3));
+    expect(pm.admit(reservation('A', 2), ahead).accepted).toBe(true);
+    expect(pm.admit(reservation('B', 1), ahead).accepted).toBe(true);
+    const [lost] = nodesOf(pm, 'A', T0) as [string, string];
+    pm.nodeFailed(lost, T0 + minutes(30));
+    const { left } = pm.advance(T0 + hours(3));
+    expect(left.find((j) => j.spec.id === 'A')?.problem).toBeUndefined();
   });
 
   it('with a free node: that node takes the failed one\'s place, and the reservation keeps its size', () => {
     const pm = new PlanningManager(cluster(4));
-    expect(pm.admit(reservation('A', 2), T0).accepted).toBe(true);
+    expect(pm.admit(reservation('A', 2), ahead).accepted).toBe(true);
     const [lost, survivor] = nodesOf(pm, 'A', T0) as [string, string];
     pm.nodeFailed(lost, T0 + minutes(30));
     const after = nodesOf(pm, 'A', T0 + minutes(40));

@@ -44,7 +44,7 @@ describe('checkpoint planning in admission', () => {
 
   it('says when the earliest completion is, given what is already planned', () => {
     const pm = new PlanningManager(cluster(8, { timing: paper }));
-    admitted(pm, job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: 6, runtimeSeconds: 3 * 3600, window: { start: T0, end: T0 + hours(3) } }));
+    admitted(pm, job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: 6, runtimeSeconds: 3 * 3600, window: { start: T0, end: T0 + hours(3) } }), T0 - minutes(1));
     const decision = pm.admit(deadlineJob('a', { deadline: T0 + hours(4) }), T0);
     expect(decision).toEqual({
       accepted: false,
@@ -113,7 +113,7 @@ describe('a node failure (figure 3.4)', () => {
 
   it('leaves the job in P with a reason when nothing can save it: reservations are never suspended', () => {
     const pm = new PlanningManager(cluster(8, { timing: paper }));
-    admitted(pm, job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: 4, runtimeSeconds: 10 * 3600, window: { start: T0, end: T0 + hours(10) } }));
+    admitted(pm, job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: 4, runtimeSeconds: 10 * 3600, window: { start: T0, end: T0 + hours(10) } }), T0 - minutes(1));
     admitted(pm, deadlineJob('a'));
     const failing = (pm.job('a') as PlannedJob).segments[0]?.nodes[0] as string;
     const report = pm.nodeFailed(failing, seconds(1800));
@@ -124,12 +124,13 @@ describe('a node failure (figure 3.4)', () => {
         reason: expect.stringMatching(new RegExp(`^node ${failing} failed at 2026-11-23T00:30:00Z: cannot restart in time: deadline 2026-11-23T02:00:00Z cannot be met`)),
       },
     ]);
-    expect((pm.job('r') as PlannedJob).segments).toEqual([expect.objectContaining({ start: T0, end: T0 + hours(10) })]);
+    // Its booking: 31 s to prepare its nodes and hand them over before the window (paper's site, t_handover 1 s), nothing to release after.
+    expect((pm.job('r') as PlannedJob).segments).toEqual([expect.objectContaining({ start: T0 - 31_000, end: T0 + hours(10) })]);
   });
 
   it('tries a problem again when a job finishes and frees nodes', () => {
     const pm = new PlanningManager(cluster(8, { timing: paper }));
-    admitted(pm, job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: 4, runtimeSeconds: 10 * 3600, window: { start: T0, end: T0 + hours(10) } }));
+    admitted(pm, job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: 4, runtimeSeconds: 10 * 3600, window: { start: T0, end: T0 + hours(10) } }), T0 - minutes(1));
     admitted(pm, deadlineJob('a'));
     pm.nodeFailed((pm.job('a') as PlannedJob).segments[0]?.nodes[0] as string, seconds(1800));
     expect(pm.problematic().map((p) => p.id)).toEqual(['a']);
@@ -142,7 +143,8 @@ describe('a node failure (figure 3.4)', () => {
   it('runs a job in pieces through gaps when no gap holds the rest whole (3.5.3)', () => {
     // Only n05 has 32 GB, and the reservations need it: they stay off the failing node.
     const pm = new PlanningManager(cluster(5, { timing: paper, node: (i) => ({ memoryGB: i === 4 ? 32 : 16 }) }));
-    for (const [from, to] of [[40, 50], [80, 90], [100, 300]] as const) {
+    // Each reservation's booking begins 31 s before its window (preparation): the gaps end at 40:29, 80:29 and 100:29.
+    for (const [from, to] of [[41, 50], [81, 90], [101, 300]] as const) {
       admitted(pm, job({ id: `r${from}`, kind: 'Reservation', level: 'Legacy', nodes: 1, requirements: { memoryPerNodeGB: 32 }, runtimeSeconds: (to - from) * 60, window: { start: T0 + minutes(from), end: T0 + minutes(to) } }));
     }
     admitted(pm, deadlineJob('a'));
@@ -223,7 +225,8 @@ describe('best-effort, background, buffer nodes, Full', () => {
     expect(pm.admit(wanted, T0).accepted).toBe(false);
     const alternatives = pm.alternatives(wanted, T0);
     expect(alternatives.map((a) => a.kind)).toEqual(['LaterStart', 'FewerNodes']);
-    expect(alternatives[0]?.spec.window).toEqual({ start: T0 + hours(3), end: T0 + hours(5) });
+    // The nodes are free from 3 h: the moved window starts once they are prepared, 31 s later.
+    expect(alternatives[0]?.spec.window).toEqual({ start: T0 + hours(3) + 31_000, end: T0 + hours(5) + 31_000 });
     expect(alternatives[1]?.spec.nodes).toBe(2);
     for (const alternative of alternatives) expect(pm.probe(alternative.spec, T0).accepted).toBe(true);
   });

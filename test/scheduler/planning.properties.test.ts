@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { GuaranteeLevel } from '../../src/domain/terms.js';
-import { expectedCompletion, pieceMs, shapeOf, totalIntervals } from '../../src/scheduler/job-timing.js';
+import { expectedCompletion, pieceMs, preparationMs, releaseMs, shapeOf, totalIntervals } from '../../src/scheduler/job-timing.js';
 import type { ClusterDescription, ClusterNode, Instant, JobKind, JobSpec, PlannedJob } from '../../src/scheduler/model.js';
 import { PlanningManager, failureOwner } from '../../src/scheduler/planning-manager.js';
 import { T0, cluster, hours, job, minutes } from './support.js';
@@ -319,10 +319,14 @@ function play(s: Scenario): Run {
         check(job.problem.trim().length > 0, () => `${where}: ${id} is in P without a reason`);
       }
       const hit = hitCount(id);
-      // Reservations stay in their window; untouched by failures they keep start, end and nodes.
+      // Reservations stay in their window with its preparation and release; untouched by failures they keep start, end and nodes.
       const window = job.spec.window;
       if (window) {
-        for (const s of job.segments) check(s.start >= window.start && s.end <= window.end, () => `${where}: reservation ${id} left its window`);
+        const shape = shapeOf(job.spec, description.timing);
+        const [from, to] = [window.start - preparationMs(shape, false, job.spec.prepared), window.end + releaseMs(shape)];
+        for (const s of job.segments) check(s.start >= from && s.end <= to, () => `${where}: reservation ${id} left its window`);
+        // Untouched by failures, its booking is prepared before the window and released after it: the promise is whole.
+        if (hit === 0 && job.segments.length > 0) check(job.segments[0]?.start === from && job.segments.at(-1)?.end === to, () => `${where}: reservation ${id}'s booking ${canonical(job.segments)} does not cover its preparation, window and release`);
         const original = reserved.get(id);
         if (hit === 0 && original) {
           const s = job.segments[0];

@@ -11,7 +11,7 @@ import { wsag } from '../cli/support.js';
  */
 const cluster = parseCluster({
   nodes: [{ count: 4, prefix: 'n', memoryGB: 32, cpus: 8 }],
-  timing: { nodeInitSeconds: 0, storageInitSecondsPerGB: 0, storageRollbackSecondsPerGB: 0, storageMountSeconds: 0, deinitSeconds: 0, slowdownFactor: 1 },
+  timing: { nodeInitSeconds: 0, storageInitSecondsPerGB: 0, storageRollbackSecondsPerGB: 0, storageMountSeconds: 0, deinitSeconds: 0, handoverSeconds: 0, slowdownFactor: 1 },
 });
 const share = 0.5;
 const salt = 0x1a7e;

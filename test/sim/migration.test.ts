@@ -10,7 +10,7 @@ import {
  * workloads/migration.json with the peers of workloads/peers-small.json, against the
  * figures worked out by hand in workloads/README.md ("migration.json, worked out by hand"):
  * n1 fails at 1000 s under the Standard job m1, which cannot restart before r1's window
- * ends at 8000 s, too late for its deadline at 6000 s.
+ * ends at 8060 s, too late for its deadline at 6000 s.
  */
 const workloadFile = fileURLToPath(new URL('../../workloads/migration.json', import.meta.url));
 const peersFile = fileURLToPath(new URL('../../workloads/peers-small.json', import.meta.url));
@@ -45,7 +45,7 @@ describe('workloads/migration.json without peers', () => {
   it('m1 stays in P from the failure until its deadline and its penalty is excused: the Grid had nothing to offer', () => {
     expect(job(report, 'm1')).toMatchObject({ status: 'dropped', start: 0, end: 6000, checkpoints: 1, hits: 1, violation: 'left-in-P', penalty: 100, paid: 0 });
     expect(report.violated[0]?.liability).toMatch(/^not liable: a resource outage hit the job and Standard's mechanisms were applied/);
-    expect(job(report, 'r1')).toMatchObject({ status: 'completed', start: 0, end: 8000, honoured: true });
+    expect(job(report, 'r1')).toMatchObject({ status: 'completed', start: 60, end: 8060, honoured: true });
     expect(report.deadlines).toEqual({ accepted: 1, met: 0, missed: 1, open: 0 });
     expect(report.penalties).toMatchObject({ owed: 100, paid: 0, excused: 100 });
     expect(report.migration).toBeUndefined();
@@ -90,7 +90,8 @@ describe('workloads/migration.json with workloads/peers-small.json (hand-checked
   });
 
   it('counts m1\'s work before the failure as busy, not as useful: it was done at the peer', () => {
-    expect(report.utilisation).toMatchObject({ busyNodeSeconds: 4 * 1000 + 3 * 8000, usefulNodeSeconds: 3 * 8000, failedNodeSeconds: 8000 });
+    // r1's nodes are busy from 0: their preparation for its window at 60.
+    expect(report.utilisation).toMatchObject({ busyNodeSeconds: 4 * 1000 + 3 * 8060, usefulNodeSeconds: 3 * 8000, failedNodeSeconds: 8000 });
     expect(report.checkpoints).toEqual({ taken: 1, jobs: 1 });
     expect(report.span).toEqual({ endSeconds: 9000, stoppedBy: 'end of workload' });
   });

@@ -32,7 +32,7 @@ describe('workloads/small.json (hand-checked)', () => {
     expect(report.requests.background).toMatchObject({ requests: 1, accepted: 1, completed: 1 });
     expect(report.acceptance).toEqual({ slaRequests: 8, slaAccepted: 5, slaRejected: 3, rate: 0.625, bestEffortRejected: 0 });
     expect(report.rejected).toEqual([
-      { id: 'a4', kind: 'reservation', level: 'Legacy', arrival: 180, reason: '4 nodes are not free from 2026-01-05T00:30:00Z to 2026-01-05T01:30:00Z: 1 of 7 suitable nodes are free throughout that window' },
+      { id: 'a4', kind: 'reservation', level: 'Legacy', arrival: 180, reason: '4 nodes are not free from 2026-01-05T00:30:00Z to 2026-01-05T01:30:00Z: 1 of 7 suitable nodes are free throughout that window with its preparation and release (2026-01-05T00:29:00Z to 2026-01-05T01:30:00Z)' },
       { id: 'a6', kind: 'deadline', level: 'Legacy', arrival: 300, reason: 'deadline 2026-01-05T00:25:00Z cannot be met: earliest completion without checkpoints is 2026-01-05T00:26:00Z on 2 nodes' },
       { id: 'a7', kind: 'deadline', level: 'Full', arrival: 360, reason: 'Full service needs 2 standby nodes reserved at a peer provider, but no peer standby capacity is configured' },
     ]);
@@ -91,11 +91,11 @@ describe('workloads/small.json (hand-checked)', () => {
     expect(report.span).toEqual({ endSeconds: 9000, stoppedBy: 'end of workload' });
     expect(report.utilisation).toEqual({
       capacityNodeSeconds: 72000,
-      busyNodeSeconds: 52820, // a1 2x3000+2x1360, a2 3x1460, a3 4x2460, a5 4x6600, a8 2x560, a10 1x2360
+      busyNodeSeconds: 53060, // a1 2x3000+2x1360, a2 3x1460, a3 4x2460, a5 4x6660 (prepared from 2340), a8 2x560, a10 1x2360
       spareNodeSeconds: 3000, // n3 beside a1 until the failure
       usefulNodeSeconds: 49600, // nodes x actual runtime of the completed jobs
       failedNodeSeconds: 3000, // n1 from 3000 to 6000
-      busy: 0.733611,
+      busy: 0.736944,
       spare: 0.041667,
       useful: 0.688889,
       failed: 0.041667,

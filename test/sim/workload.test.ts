@@ -119,7 +119,7 @@ describe('cluster validation', () => {
     [{ nodes: [{ id: 'x', cpus: 1 }] }, 'cluster nodes[0]: "memoryGB" is required'],
     [{ nodes: [node, { id: 'n2', memoryGB: 1, cpus: 1 }] }, 'cluster nodes[1]: node id "n2" is already used by cluster nodes[0]'],
     [{ nodes: [{ ...node, buffer: 'yes' }] }, 'cluster nodes[0]: "buffer" must be true or false, got "yes"'],
-    [{ nodes: [node], timing: { nodeInit: 3 } }, `cluster timing: unknown field "nodeInit" (allowed: nodeInitSeconds, storageInitSecondsPerGB, storageRollbackSecondsPerGB, storageMountSeconds, deinitSeconds, slowdownFactor, checkpointSecondsPerNodeGB, snapshotSecondsPerGB, parallelCheckpoint, defaultMemoryPerNodeGB, migrationBandwidthMBps, defaultCoveredOutages, problemHorizonSeconds)`],
+    [{ nodes: [node], timing: { nodeInit: 3 } }, `cluster timing: unknown field "nodeInit" (allowed: nodeInitSeconds, storageInitSecondsPerGB, storageRollbackSecondsPerGB, storageMountSeconds, deinitSeconds, handoverSeconds, slowdownFactor, checkpointSecondsPerNodeGB, snapshotSecondsPerGB, parallelCheckpoint, defaultMemoryPerNodeGB, migrationBandwidthMBps, defaultCoveredOutages, problemHorizonSeconds)`],
     [{ nodes: [node], timing: { slowdownFactor: 0.9 } }, 'cluster timing: "slowdownFactor" must be a number, 1 or more, got 0.9'],
     [{ nodes: [node], peerStandbyNodes: -1 }, 'cluster: "peerStandbyNodes" must be a whole number, 0 or more, got -1'],
   ])('%j: %s', (input, message) => {

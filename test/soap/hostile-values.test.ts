@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 /**
  * Issue 23, classes 1, 3, 6 and the values of 8: typed values are checked when they are
  * read, times beyond the planning horizon are refused naming the element, and no request
- * can leave the plan unusable for the next one. A 64-node cluster with its clock at 12:00.
+ * can leave the plan unusable for the next one. A 64-node cluster (none kept warm for sessions) with its clock at 12:00.
  */
 const now = new Date('2026-11-21T12:00:00Z');
 let server: TestServer;
@@ -15,7 +15,7 @@ let client: WsagClient;
 let templates: Record<string, string>;
 
 beforeAll(async () => {
-  server = await startTestServer({ config: { clusterNodes: 64 }, clock: { now: () => now } });
+  server = await startTestServer({ config: { clusterNodes: 64, warmNodes: 0 }, clock: { now: () => now } });
   client = new WsagClient(server.url);
   templates = Object.fromEntries((await client.templates()).map((t) => [/<wsag:Name>([^<]+)</.exec(t)?.[1] as string, t]));
 });

@@ -93,7 +93,7 @@ describe('Background and best-effort jobs have templates (case 8)', () => {
   it('both are accepted on a cluster the reservation fills, and wait after it', async () => {
     const full = await client.createAgreement(offer('advance-reservation', [
       { location: 'NodeCount', value: '8' },
-      { location: '//arp:StartTime', value: '2026-11-21T12:00:00Z' },
+      { location: '//arp:StartTime', value: '2026-11-21T12:01:00Z' }, // a minute ahead: its nodes are prepared first
       { location: '//arp:EndTime', value: '2026-11-22T12:00:00Z' },
     ]));
     for (const name of ['best-effort-job', 'background-job']) {

@@ -75,7 +75,7 @@ async function negotiate(id: string, offer: string): Promise<Answer[]> {
   );
 }
 
-async function plan(): Promise<Array<{ kind: string; id: string; nodes: number; start: string; end: string }>> {
+async function plan(): Promise<Array<{ kind: string; id: string; nodes: number; start: string; end: string; promised?: { start: string; end: string } }>> {
   const response = await fetch(`${server.url}/api/plan`);
   expect(response.status).toBe(200);
   return ((await response.json()) as { bookings: Array<{ kind: string; id: string; nodes: number; start: string; end: string }> }).bookings;
@@ -110,14 +110,17 @@ describe('two negotiations racing for the last free nodes', () => {
       const [lost, ...counterOffers] = answers[1 - winner] as Answer[];
       expect(answers[winner]).toHaveLength(1);
       const iso = (d: Date) => d.toISOString().replace('.000Z', 'Z');
-      const later = new Date(end.getTime() + 2 * 3600_000);
+      const seconds = (d: Date, s: number) => new Date(d.getTime() + s * 1000);
+      // Once the nodes are released (15 s after the window) and prepared again (36 s).
+      const next = seconds(end, 51);
+      const later = new Date(next.getTime() + 2 * 3600_000);
       expect(lost?.note).toBe(
-        `${wanted} nodes are not free from ${iso(start)} to ${iso(end)}: 0 of ${clusterNodes} nodes are free throughout that window` +
-          `; earliest feasible start for ${wanted} nodes: ${iso(end)} (ends ${iso(later)})`,
+        `${wanted} nodes are not free from ${iso(start)} to ${iso(end)}: 0 of ${clusterNodes} nodes are free throughout that window ` +
+          `with its preparation and release (${iso(seconds(start, -36))} to ${iso(seconds(end, 15))}); earliest feasible start for ${wanted} nodes: ${iso(next)} (ends ${iso(later)})`,
       );
       // No fewer nodes are free either: the one counter-offer is the same window, later.
       expect(counterOffers.map((c) => [c.state, c.note])).toEqual([
-        ['Advisory', `counter-offer (later start): the same window moved to start at ${iso(end)}; ${wanted} nodes from ${iso(end)} to ${iso(later)}; solicit it to hold the capacity`],
+        ['Advisory', `counter-offer (later start): the same window moved to start at ${iso(next)}; ${wanted} nodes from ${iso(next)} to ${iso(later)}; solicit it to hold the capacity`],
       ]);
       // The plan holds exactly the winner's nodes beside the agreement.
       expect((await plan()).map((b) => [b.kind, b.id, b.nodes]).sort()).toEqual([['agreement', agreementId, booked], ['hold', won.offerId, wanted]]);
@@ -147,7 +150,7 @@ describe('two negotiations racing for the last free nodes', () => {
     for (const answer of answers.filter((a) => a[0]?.state === 'Rejected')) {
       expect(answer[0]?.note).toMatch(/^4 nodes are not free from .*: 0 of 8 nodes are free throughout that window/);
     }
-    const holds = (await plan()).filter((b) => b.kind === 'hold' && new Date(b.start).getTime() === start.getTime());
+    const holds = (await plan()).filter((b) => b.kind === 'hold' && new Date(b.promised?.start as string).getTime() === start.getTime());
     expect(holds.map((h) => h.nodes)).toEqual([4, 4]);
   });
 });

@@ -48,7 +48,8 @@ describe('CreateAgreement for more nodes than are free in the window', () => {
     expect(refused).toBeInstanceOf(WsagFault);
     expect((refused as WsagFault).code).toBe('CannotSatisfy');
     expect((refused as WsagFault).description).toBe(
-      '8 nodes are not free from 2026-11-21T14:00:00Z to 2026-11-21T16:00:00Z: 3 of 8 nodes are free throughout that window',
+      '8 nodes are not free from 2026-11-21T14:00:00Z to 2026-11-21T16:00:00Z: 3 of 8 nodes are free throughout that window ' +
+        'with its preparation and release (2026-11-21T13:59:24Z to 2026-11-21T16:00:15Z)',
     );
   });
 });
@@ -61,15 +62,15 @@ describe('a Solicited offer the scheduler cannot serve', () => {
     ]);
     const [rejected, later, fewer] = answers as [NegotiationOfferInfo, NegotiationOfferInfo, NegotiationOfferInfo];
     expect(rejected.note).toBe(
-      '8 nodes are not free from 2026-11-21T14:00:00Z to 2026-11-21T16:00:00Z: 3 of 8 nodes are free throughout that window' +
-        '; earliest feasible start for 8 nodes: 2026-11-21T16:00:00Z (ends 2026-11-21T18:00:00Z)',
+      '8 nodes are not free from 2026-11-21T14:00:00Z to 2026-11-21T16:00:00Z: 3 of 8 nodes are free throughout that window ' +
+        'with its preparation and release (2026-11-21T13:59:24Z to 2026-11-21T16:00:15Z); earliest feasible start for 8 nodes: 2026-11-21T16:00:51Z (ends 2026-11-21T18:00:51Z)',
     );
-    // The same window, two hours later, on all 8 nodes.
-    expect(later.note).toBe('counter-offer (later start): the same window moved to start at 2026-11-21T16:00:00Z; 8 nodes from 2026-11-21T16:00:00Z to 2026-11-21T18:00:00Z; solicit it to hold the capacity');
-    expect(later.slot).toEqual({ nodes: 8, start: '2026-11-21T16:00:00Z', end: '2026-11-21T18:00:00Z' });
+    // The same window later, on all 8 nodes: once the others' nodes are released (16:00:15) and prepared again (36 s).
+    expect(later.note).toBe('counter-offer (later start): the same window moved to start at 2026-11-21T16:00:51Z; 8 nodes from 2026-11-21T16:00:51Z to 2026-11-21T18:00:51Z; solicit it to hold the capacity');
+    expect(later.slot).toEqual({ nodes: 8, start: '2026-11-21T16:00:51Z', end: '2026-11-21T18:00:51Z' });
     expect(later.price).toEqual({ amount: 16, currency: 'EUR' });
-    expect(later.xml).toContain('<arp:StartTime>2026-11-21T16:00:00Z</arp:StartTime>');
-    expect(later.xml).toContain('<arp:EndTime>2026-11-21T18:00:00Z</arp:EndTime>');
+    expect(later.xml).toContain('<arp:StartTime>2026-11-21T16:00:51Z</arp:StartTime>');
+    expect(later.xml).toContain('<arp:EndTime>2026-11-21T18:00:51Z</arp:EndTime>');
     // The same window, on the 3 nodes that are free: the node count and the promise both say 3.
     expect(fewer.note).toBe('counter-offer (fewer nodes): 3 nodes instead of 8; 3 nodes from 2026-11-21T14:00:00Z to 2026-11-21T16:00:00Z; solicit it to hold the capacity');
     expect(fewer.slot).toEqual({ nodes: 3, start: '2026-11-21T14:00:00Z', end: '2026-11-21T16:00:00Z' });
@@ -90,14 +91,15 @@ describe('a Solicited offer the scheduler cannot serve', () => {
     // Accepting one makes it the agreement (the other hold of the negotiation is released).
     const agreement = await client.createAgreement(acceptingOffer(heldFewer?.xml as string));
     const stored = await server.repository.get(agreement.agreementId);
-    expect(stored).toMatchObject({ state: 'Observed', request: { nodeCount: 3 }, allocation: { nodes: 3, start: new Date('2026-11-21T14:00:00Z') } });
+    expect(stored).toMatchObject({ state: 'Observed', request: { nodeCount: 3 }, allocation: { nodes: 3, promised: { start: new Date('2026-11-21T14:00:00Z') } } });
     expect((await client.plan()).bookings.filter((b) => b.kind === 'hold')).toEqual([]);
     await client.terminate(agreement.agreementId);
   });
 
   it('a deadline that cannot be met gets a counter-offer with a later deadline, which can be held', async () => {
-    // With the 5 nodes from 14:00, all 8 nodes are reserved from 12:30 to 16:00: the job cannot start before 16:00.
-    const first = await client.createAgreement(reservation(8, window('2026-11-21T12:30:00Z', '2026-11-21T14:00:00Z')));
+    // With the 5 nodes from 14:00, all 8 nodes are reserved from 12:30 to 16:00 (the first window ends a minute
+    // early: its nodes are released and prepared for the next): the job cannot start before 16:00:15, their release.
+    const first = await client.createAgreement(reservation(8, window('2026-11-21T12:30:00Z', '2026-11-21T13:59:00Z')));
     const second = await client.createAgreement(reservation(3));
 
     const job = offerFromTemplate(deadlineTemplate, [
@@ -112,13 +114,13 @@ describe('a Solicited offer the scheduler cannot serve', () => {
     expect(answers.map((a) => a.state)).toEqual(['Rejected', 'Advisory']);
     const [rejected, laterDeadline] = answers as [NegotiationOfferInfo, NegotiationOfferInfo];
     expect(rejected.note).toMatch(/^deadline 2026-11-21T14:00:00Z cannot be met: /);
-    expect(laterDeadline.note).toMatch(/^counter-offer \(later deadline\): deadline 2026-11-21T17:\d\d:\d\dZ instead of 2026-11-21T14:00:00Z; 4 nodes from 2026-11-21T16:00:00Z to /);
+    expect(laterDeadline.note).toMatch(/^counter-offer \(later deadline\): deadline 2026-11-21T17:\d\d:\d\dZ instead of 2026-11-21T14:00:00Z; 4 nodes from 2026-11-21T16:00:15Z to /);
     const deadline = /<sla:Deadline>([^<]+)</.exec(laterDeadline.xml)?.[1] as string;
     expect(deadline).toMatch(/^2026-11-21T17:\d\d:\d\dZ$/);
     expect(laterDeadline.xml).toContain(`<sla:CompletedBy>${deadline}</sla:CompletedBy>`);
 
     const [held] = (await solicit(laterDeadline.xml, laterDeadline.offerId, negotiationId)).answers;
-    expect(held).toMatchObject({ state: 'Acceptable', slot: { nodes: 4, start: '2026-11-21T16:00:00Z' } });
+    expect(held).toMatchObject({ state: 'Acceptable', slot: { nodes: 4, start: '2026-11-21T16:00:15Z' } });
     await client.terminateNegotiation(negotiationId);
     await client.terminate(first.agreementId);
     await client.terminate(second.agreementId);

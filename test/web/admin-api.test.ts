@@ -59,7 +59,10 @@ describe('operators see and change the cluster', () => {
     expect(clusterNodes).toBe(6);
     const byId = new Map(bookings.map((b) => [b.id, b]));
     expect(byId.get(r.agreementId)).toMatchObject({
-      kind: 'agreement', nodes: 3, start: '2026-11-21T14:00:00.000Z', end: '2026-11-21T16:00:00.000Z', nodeIds: ['n001', 'n002', 'n003'], spareNodeIds: [], checkpoints: 0,
+      kind: 'agreement', nodes: 3, start: '2026-11-21T13:59:24.000Z', end: '2026-11-21T16:00:15.000Z', nodeIds: ['n001', 'n002', 'n003'], spareNodeIds: [], checkpoints: 0,
+      // The window inside the booking; the piece's own time after its nodes' preparation (35 s) and before their release (15 s).
+      promised: { start: '2026-11-21T14:00:00.000Z', end: '2026-11-21T16:00:00.000Z' },
+      segments: [{ start: '2026-11-21T13:59:24.000Z', readyAt: '2026-11-21T13:59:59.000Z', releaseFrom: '2026-11-21T16:00:00.000Z', end: '2026-11-21T16:00:15.000Z', nodeIds: ['n001', 'n002', 'n003'], spareNodeIds: [], restart: false }],
     });
     const deadlineJob = byId.get(j.agreementId) as Booking;
     expect(deadlineJob).toMatchObject({ kind: 'agreement', nodes: 2, start: '2026-11-21T12:00:00.000Z', spareNodeIds: [], outagesLeft: 1 });
@@ -80,9 +83,9 @@ describe('operators see and change the cluster', () => {
     expect(afternoon.total).toBe(all.body.total);
     expect(afternoon.bookings.length).toBeLessThan(all.body.total);
     for (const b of afternoon.bookings) expect(new Date(b.start) < new Date('2026-11-21T15:00:00Z') && new Date(b.end) > new Date('2026-11-21T14:30:00Z')).toBe(true);
-    expect(afternoon.bookings.some((b) => b.start === '2026-11-21T14:00:00.000Z' && b.nodes === 3)).toBe(true);
+    expect(afternoon.bookings.some((b) => b.start === '2026-11-21T13:59:24.000Z' && b.nodes === 3)).toBe(true);
     // A window ending where a booking starts does not hold it.
-    expect((await window('2026-11-21T13:00:00Z', '2026-11-21T14:00:00Z')).bookings.some((b) => b.start === '2026-11-21T14:00:00.000Z' && b.nodes === 3)).toBe(false);
+    expect((await window('2026-11-21T13:00:00Z', '2026-11-21T13:59:24Z')).bookings.some((b) => b.start === '2026-11-21T13:59:24.000Z' && b.nodes === 3)).toBe(false);
     for (const [query, named] of [['from=2026-11-21T12:00:00Z', 'both from and to'], ['from=yesterday&to=2026-11-21T12:00:00Z', 'from must be'], ['from=2026-11-21T12:00:00Z&to=2026-11-21T11:00:00Z', 'must be after'], ['limit=3', '"limit"']]) {
       const bad = await get<{ detail: string }>(server, `/api/plan?${query}`);
       expect(bad.status).toBe(400);

@@ -50,7 +50,10 @@ afterAll(async () => {
 const template = async (name: string) => (await client.templates()).find((t) => t.includes(`${name}-v1`)) as string;
 async function open(hash: string, ready: string): Promise<void> {
   await page.evaluate(() => document.body.removeAttribute('data-ready')).catch(() => undefined);
-  await page.goto(`${server.url}/ui/${hash}`);
+  // Going to the page already shown changes no hash and loads nothing: nothing would render it again.
+  const url = `${server.url}/ui/${hash}`;
+  if (page.url() === url) await page.reload();
+  else await page.goto(url);
   await page.waitForSelector(`body[data-ready="${ready}"]`);
 }
 

@@ -87,8 +87,13 @@ export class VoUsage {
   }
 }
 
+/** What a booking counts against its VO: its pieces, or, for a promise with a start time, the promise alone (its preparation and release are the provider's). */
 function itemsOf(owner: Owner, allocation: Allocation): UsageItem[] {
   const segments = allocation.segments ?? [];
-  if (segments.length === 0) return [{ owner, nodes: allocation.nodes, start: allocation.start.getTime(), end: allocation.end.getTime() }];
-  return segments.map((s) => ({ owner, nodes: s.nodeIds.length, start: s.start.getTime(), end: s.end.getTime() }));
+  const from = allocation.promised?.start.getTime() ?? Number.NEGATIVE_INFINITY;
+  const to = allocation.promised?.end.getTime() ?? Number.POSITIVE_INFINITY;
+  if (segments.length === 0) return [{ owner, nodes: allocation.nodes, start: Math.max(from, allocation.start.getTime()), end: Math.min(to, allocation.end.getTime()) }];
+  return segments
+    .map((s) => ({ owner, nodes: s.nodeIds.length, start: Math.max(from, s.start.getTime()), end: Math.min(to, s.end.getTime()) }))
+    .filter((item) => item.end > item.start);
 }

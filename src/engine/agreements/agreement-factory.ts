@@ -268,8 +268,8 @@ export const persistAgreement: Step = {
       state: replaced?.state ?? ctx.state,
       serviceTerms: chosen.serviceTermNames.map((termName) => ({ termName, state: 'NotReady' })),
       guaranteeTerms: chosen.guaranteeTerms.map((g) => ({ termName: g.name, state: 'NotDetermined' })),
-      // An interactive job, once booked, holds its nodes like a reservation of the booked window.
-      request: chosen.request.interactive && ctx.allocation ? { ...chosen.request, window: { start: ctx.allocation.start, end: ctx.allocation.end } } : chosen.request,
+      // An interactive job, once booked, holds its nodes like a reservation of the promised session (its booking adds the preparation).
+      request: chosen.request.interactive && ctx.allocation ? { ...chosen.request, window: { ...(ctx.allocation.promised ?? { start: ctx.allocation.start, end: ctx.allocation.end }) } } : chosen.request,
       ...(ctx.allocation ? { allocation: ctx.allocation } : {}),
       document: required(ctx.document),
       price: quoted.price,

@@ -31,7 +31,7 @@ export function groupNodes(group: NodeGroup): ClusterNode[] {
   return Array.from({ length: count }, (_, i) => ({ id: `${idPrefix}${String(i + 1).padStart(width, '0')}`, ...properties }));
 }
 
-const groupKeys = ['count', 'idPrefix', 'memoryGB', 'cpus', 'interconnect', 'island', 'operatingSystem', 'architecture', 'buffer', 'securityPolicies'];
+const groupKeys = ['count', 'idPrefix', 'memoryGB', 'cpus', 'interconnect', 'island', 'operatingSystem', 'architecture', 'buffer', 'warm', 'securityPolicies'];
 const timingKeys = Object.keys(defaultSiteTiming) as Array<keyof SiteTiming>;
 
 /** Reads and checks a cluster file; every problem is a ConfigError naming the file and the setting. */
@@ -73,12 +73,15 @@ export function parseClusterFile(json: unknown, where: string): ClusterFile {
     const memoryGB = raw.memoryGB;
     if (typeof memoryGB !== 'number' || !(memoryGB > 0)) fail(`${name}.memoryGB must be a positive number, got ${show(memoryGB)}`);
     if (raw.buffer !== undefined && typeof raw.buffer !== 'boolean') fail(`${name}.buffer must be true or false, got ${show(raw.buffer)}`);
+    if (raw.warm !== undefined && typeof raw.warm !== 'boolean') fail(`${name}.warm must be true or false, got ${show(raw.warm)}`);
+    if (raw.warm === true && raw.buffer === true) fail(`${name} is both "buffer" and "warm": a node is one or the other`);
     const group: NodeGroup = { count: whole('count', 1, 1_000_000), idPrefix, memoryGB: memoryGB as number, cpus: whole('cpus', 1, 1_000_000) };
     for (const key of ['interconnect', 'island', 'operatingSystem', 'architecture'] as const) {
       const value = text(key, false);
       if (value !== undefined) group[key] = value;
     }
     if (raw.buffer === true) group.buffer = true;
+    if (raw.warm === true) group.warm = true;
     if (raw.securityPolicies !== undefined) {
       const policies = raw.securityPolicies;
       if (!Array.isArray(policies) || policies.some((p) => !securityRequirements.includes(p as SecurityRequirement))) {
@@ -88,7 +91,7 @@ export function parseClusterFile(json: unknown, where: string): ClusterFile {
     }
     return group;
   });
-  if (nodeGroups.every((g) => g.buffer)) fail('every node group is a buffer group: SLA jobs need at least one node that is not a buffer node');
+  if (nodeGroups.every((g) => g.buffer || g.warm)) fail('every node group is a buffer or warm group: SLA jobs need at least one node of their own');
   const file: ClusterFile = { nodeGroups };
   if (json.timing !== undefined) {
     if (!isObject(json.timing)) return fail(`"timing" must be an object of site timing settings, got ${show(json.timing)}`);

@@ -49,6 +49,13 @@ export interface ServerConfig {
   clusterNodes: number;
   /** Without a cluster file: how many of those nodes (the last ones) are buffer nodes, which only best-effort and background jobs use. Env WSAG_BUFFER_NODES. Default 0. */
   bufferNodes: number;
+  /**
+   * Without a cluster file: how many of those nodes (the last ones before the buffer nodes) are
+   * kept prepared for interactive sessions, which start on them within WSAG_INTERACTIVE_START_SECONDS;
+   * SLA jobs other than sessions do not use them. Env WSAG_WARM_NODES. Default (unset) 4 of
+   * the shipped 64 nodes, else 0 (`warmNodesOf`).
+   */
+  warmNodes?: number;
   /** A JSON cluster description: node groups, timing overrides, peer standby nodes (see examples/cluster.json). Env WSAG_CLUSTER_FILE. Default none. */
   clusterFile?: string;
   /** The cluster file's contents, read and checked at start-up (or given directly). */
@@ -219,6 +226,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
   if (clusterFile !== undefined && env.WSAG_CLUSTER_NODES) {
     throw new ConfigError('WSAG_CLUSTER_NODES and WSAG_CLUSTER_FILE are both set: the cluster file lists the nodes; unset one of them');
   }
+  if (clusterFile !== undefined && env.WSAG_WARM_NODES) {
+    throw new ConfigError('WSAG_WARM_NODES applies to the identical nodes of WSAG_CLUSTER_NODES; with WSAG_CLUSTER_FILE mark node groups "warm": true');
+  }
   if (clusterFile !== undefined && env.WSAG_BUFFER_NODES) {
     throw new ConfigError('WSAG_BUFFER_NODES applies to the identical nodes of WSAG_CLUSTER_NODES; with WSAG_CLUSTER_FILE mark node groups "buffer": true');
   }
@@ -231,6 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     templatesDir: path.resolve(env.WSAG_TEMPLATES_DIR ?? defaultConfig.templatesDir),
     clusterNodes: integer(env, 'WSAG_CLUSTER_NODES', defaultConfig.clusterNodes, 1, 10_000_000),
     bufferNodes: integer(env, 'WSAG_BUFFER_NODES', defaultConfig.bufferNodes, 0, 10_000_000),
+    ...(env.WSAG_WARM_NODES ? { warmNodes: integer(env, 'WSAG_WARM_NODES', 0, 0, 10_000_000) } : {}),
     ...(clusterFile !== undefined ? { clusterFile: path.resolve(clusterFile) } : {}),
     ...(cluster !== undefined ? { cluster } : {}),
     problemHorizonSeconds: integer(env, 'WSAG_PROBLEM_HORIZON_SECONDS', cluster?.timing?.problemHorizonSeconds ?? defaultConfig.problemHorizonSeconds, 1, 365 * 24 * 3600),
@@ -272,6 +283,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
   if (!config.cluster && config.bufferNodes >= config.clusterNodes) {
     throw new ConfigError(
       `WSAG_BUFFER_NODES must be less than WSAG_CLUSTER_NODES (${config.clusterNodes}): SLA jobs need at least one node that is not a buffer node, got ${config.bufferNodes}`,
+    );
+  }
+  if (!config.cluster && warmNodesOf(config) > 0 && config.bufferNodes + warmNodesOf(config) >= config.clusterNodes) {
+    throw new ConfigError(
+      `WSAG_WARM_NODES and WSAG_BUFFER_NODES together must be less than WSAG_CLUSTER_NODES (${config.clusterNodes}): SLA jobs need at least one node of their own, got ${warmNodesOf(config)} warm and ${config.bufferNodes} buffer node(s)`,
     );
   }
   if (!/^[A-Z]{3}$/.test(config.currency)) throw new ConfigError(`WSAG_CURRENCY must be a three-letter ISO 4217 code such as EUR, got "${config.currency}"`);
@@ -374,13 +390,20 @@ function decimal(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
 
 // --- the cluster ------------------------------------------------------------------------
 
+/** Warm nodes among the identical nodes: as configured; unset, 4 on the shipped cluster of 64 nodes (its interactive sessions start at once), else 0. */
+export function warmNodesOf(config: Pick<ServerConfig, 'warmNodes' | 'clusterNodes'>): number {
+  return config.warmNodes ?? (config.clusterNodes === defaultConfig.clusterNodes ? 4 : 0);
+}
+
 /** The cluster the planning scheduler plans on, from the configuration. */
 export function clusterDescription(config: ServerConfig): ClusterDescription {
   const timing: SiteTiming = { ...defaultSiteTiming, ...config.cluster?.timing, problemHorizonSeconds: config.problemHorizonSeconds };
   const nodes: ClusterNode[] = config.cluster
     ? config.cluster.nodeGroups.flatMap((group) => groupNodes(group))
-    : groupNodes({ count: config.clusterNodes, idPrefix: 'n', ...identicalNode }).map((node, i) =>
-        i >= config.clusterNodes - config.bufferNodes ? { ...node, buffer: true } : node,
-      );
+    : groupNodes({ count: config.clusterNodes, idPrefix: 'n', ...identicalNode }).map((node, i) => {
+        const fromEnd = config.clusterNodes - i;
+        if (fromEnd <= config.bufferNodes) return { ...node, buffer: true };
+        return fromEnd <= config.bufferNodes + warmNodesOf(config) ? { ...node, warm: true } : node;
+      });
   return { nodes, timing, peerStandbyNodes: config.peerStandbyNodes };
 }

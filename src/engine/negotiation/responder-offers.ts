@@ -199,10 +199,11 @@ export class ResponderOffers {
   private objectivesKept(negotiation: Negotiation, record: NegotiationOfferRecord, template: AgreementTemplate, keepable: Array<{ alternative: ReceivedOffer; booking: Allocation }>, now: Date): NegotiationOfferRecord[] {
     const out: NegotiationOfferRecord[] = [];
     for (const { alternative, booking } of keepable) {
-      const changed = this.changedWithinTemplate(template, alternative, { objectives: { nodesAvailable: booking.nodes, completedBy: booking.end, startBy: booking.start } });
+      const span = booking.promised ?? booking;
+      const changed = this.changedWithinTemplate(template, alternative, { objectives: { nodesAvailable: booking.nodes, completedBy: span.end, startBy: span.start } });
       if (!changed) continue;
       const price = this.price(negotiation, changed.request, booking);
-      const note = `${alternativeLabel(alternative)}counter-offer (objectives the plan keeps): ${booking.nodes} nodes from ${isoTime(booking.start)} to ${isoTime(booking.end)}; solicit it to hold the capacity`;
+      const note = `${alternativeLabel(alternative)}counter-offer (objectives the plan keeps): ${booking.nodes} nodes from ${isoTime(span.start)} to ${isoTime(span.end)}; solicit it to hold the capacity`;
       out.push(this.counterOffer(negotiation, record, template, changed, 'Advisory', now, { price, note, slot: booking }));
     }
     return out;

@@ -6,7 +6,7 @@ import { unmetObjective } from '../../domain/objectives.js';
 import type { GuaranteeTerm, ServiceRequest } from '../../domain/terms.js';
 import { planFor, sharedPlan } from '../../scheduler/checkpoint-plan.js';
 import { jobSpecFor } from '../../scheduler/job-spec.js';
-import { checkpointPlanAt, pieceMs, shapeOf } from '../../scheduler/job-timing.js';
+import { checkpointPlanAt, pieceMs, segmentPhases, shapeOf } from '../../scheduler/job-timing.js';
 import type { Alternative, ClusterDescription, ClusterNode, JobSpec, PlannedJob, ReplanReport, Segment } from '../../scheduler/model.js';
 import { nodeList } from '../../scheduler/model.js';
 import { firmLoad } from '../../scheduler/load.js';
@@ -93,7 +93,10 @@ export class PlanningService {
 
   /** The scheduler's view of `request` under `key`; `arrival` orders best-effort jobs. */
   specFor(key: string, request: ServiceRequest, arrival: Date): JobSpec {
-    return jobSpecFor(key, request, arrival, { value: this.valueOf(request) });
+    const spec = jobSpecFor(key, request, arrival, { value: this.valueOf(request) });
+    // A booked interactive session (its window set at admission) is on the nodes kept prepared, as admission placed it.
+    if (request.interactive && request.window && this.cluster.nodes.some((node) => node.warm)) spec.prepared = true;
+    return spec;
   }
 
   /**
@@ -184,6 +187,17 @@ export class PlanningService {
   allocationOf(key: string, previous?: Allocation): Allocation | undefined {
     const job = this.manager.job(key);
     return job ? allocationOf(job, previous) : undefined;
+  }
+
+  /** For each booked piece under `key`, when its nodes are ready (preparation done) and when their release begins (the Gantt). */
+  phasesOf(key: string): Array<{ readyAt: Date; releaseFrom: Date }> {
+    const job = this.manager.job(key);
+    if (!job) return [];
+    const shape = this.manager.shape(job);
+    return job.segments.map((s) => {
+      const { readyAt, releaseFrom } = segmentPhases(job, shape, s);
+      return { readyAt: new Date(readyAt), releaseFrom: new Date(releaseFrom) };
+    });
   }
 
   /** The planned job under `key` (to put it back exactly after an undo). */
@@ -393,7 +407,7 @@ export class PlanningService {
       ? planned.segments.map((s) => ({ start: s.start, end: s.end, restart: s.restart, intervals: s.intervals, spare: s.spare.length }))
       : [{ start: allocation.start.getTime(), end: allocation.end.getTime(), restart: false, intervals: checkpoints.count + 1, spare }];
     const mm = this.manager.mm;
-    const eligible = mm.eligible(spec.requirements, isBestEffort(spec));
+    const eligible = mm.eligible(spec.requirements, isBestEffort(spec), spec.prepared === true);
     const segments: Segment[] = [];
     for (const piece of pieces) {
       const found = mm.map(spec.nodes + piece.spare, eligible, piece.start, piece.end, {
@@ -452,6 +466,7 @@ export function allocationOf(job: PlannedJob, previous?: Allocation): Allocation
   };
   if (job.remoteStandby !== undefined) allocation.remoteStandby = job.remoteStandby;
   if (job.problem !== undefined) allocation.problem = job.problem;
+  if (spec.window) allocation.promised = { start: new Date(spec.window.start), end: new Date(spec.window.end) };
   return allocation;
 }
 

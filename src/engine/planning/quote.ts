@@ -18,7 +18,7 @@ export function quote(plan: Pick<PlanningService, 'load'>, prices: PriceList, re
   const listRate = prices.nodeHour * levelFactor[request.guaranteeLevel];
   const factor = kind === 'BestEffort' || kind === 'Background'
     ? request.bid !== undefined && listRate > 0 ? request.bid / listRate : 1
-    : !slot || !prices.curve ? 1 : demandFactor(prices.curve, plan.load(slot.start, slot.end, excluding));
+    : !slot || !prices.curve ? 1 : demandFactor(prices.curve, plan.load((slot.promised ?? slot).start, (slot.promised ?? slot).end, excluding));
   return { price: regularPrice(request, slot, prices, factor), factor };
 }
 
