@@ -1,17 +1,19 @@
 import type { GuaranteeTermState } from './agreement.js';
 import { assessPenalty, assessReward, type Charge, type Measure } from './compensation.js';
 import { describeMs, durationMs } from './duration.js';
-import { currentPhase, hasEnded, type ExecutionRecord, type RunPhase } from './execution.js';
+import { hasEnded, type ExecutionRecord, type RunPhase } from './execution.js';
 import { liabilityFor } from './liability.js';
 import type { GuaranteeLevel, GuaranteeTerm, KpiTarget, ReservationWindow } from './terms.js';
 import { isoTime } from './time.js';
 
 /**
  * Judging a guarantee term from the execution record (seed 002 sections 2.3.2.3 and
- * 3.3.4): NotDetermined until the facts decide it, Violated as soon as the violation is
- * certain, Fulfilled once it can no longer be violated. A violation is assessed against the
- * penalty list and the guarantee level's liability rules; a fulfilment earns the rewards.
- * Pure: the time of judgement is passed in.
+ * 3.3.4): NotDetermined until the facts decide it, Fulfilled once it can no longer be
+ * violated, Violated once the evidence is final: the span the term promises is over, or the
+ * job has ended (a deadline missed is judged when the job completes, a shortfall of nodes when
+ * the window ends), so a violation and its penalty are assessed once, on the whole measure.
+ * A violation is assessed against the penalty list and the guarantee level's liability
+ * rules; a fulfilment earns the rewards. Pure: the time of judgement is passed in.
  */
 export interface GuaranteeContext {
   now: Date;
@@ -71,33 +73,20 @@ export function evaluateGuarantee(term: GuaranteeTerm, record: ExecutionRecord, 
 }
 
 /**
- * When judging again could change the state without a new fact (a deadline passing, a
- * checkpoint falling due); undefined when only a new fact can, or the state is decided.
+ * When judging again could change the state without a new fact: the end of the window a
+ * NodesAvailable term promises. Every other verdict follows a fact (the job starts,
+ * completes, fails, checkpoints); undefined when only a new fact can decide, or it is decided.
  */
 export function nextCheck(term: GuaranteeTerm, record: ExecutionRecord, context: GuaranteeContext): Date | undefined {
-  if (judge(term.target, record, context).state !== 'NotDetermined') return undefined;
+  if (judge(term.target, record, context).state !== 'NotDetermined' || term.target.kind !== 'NodesAvailable') return undefined;
   const now = context.now.getTime();
-  const after = (t: number) => new Date(Math.max(t, now) + 1);
-  const target = term.target;
-  switch (target.kind) {
-    case 'CompletedBy':
-    case 'StartBy':
-      return after(target.at.getTime());
-    case 'NodesAvailable': {
-      const span = requiredSpan(record, context);
-      if (!span) return undefined;
-      if (now < span.start) return after(span.start);
-      if (!holds(currentPhase(record))) return after(now);
-      return span.end !== undefined ? after(span.end) : undefined;
-    }
-    case 'MaxCheckpointInterval': {
-      const limit = safeDuration(target.interval);
-      const open = currentPhase(record) === 'Running' ? lastSavePoint(record) : undefined;
-      return limit !== undefined && open !== undefined ? after(open + limit) : undefined;
-    }
-    case 'Custom':
-      return undefined;
-  }
+  const span = requiredSpan(record, context);
+  return span?.end !== undefined && now < span.end ? new Date(span.end + 1) : undefined;
+}
+
+/** The record is closed or the job failed: no later fact changes what it delivered. */
+function ended(record: ExecutionRecord): boolean {
+  return record.failure !== undefined || record.closedAt !== undefined;
 }
 
 function judge(target: KpiTarget, record: ExecutionRecord, context: GuaranteeContext): Judgement {
@@ -133,16 +122,19 @@ function byTime(event: string, what: string, happened: Date | undefined, by: Dat
     return { state: 'Violated', explanation: `never ${event}: the job ended at ${isoTime(record.failure.at)} (${record.failure.reason}); ${what} ${isoTime(by)}`, measure: { durationMs: late, count: 1 } };
   }
   if (now.getTime() > deadline) {
+    // Late, but by how much is known only when it happens: the verdict and its penalty wait for it.
     const late = now.getTime() - deadline;
-    return { state: 'Violated', explanation: `not ${event} by the ${what} ${isoTime(by)}; ${describeMs(late)} late at ${isoTime(now)}`, measure: { durationMs: late, count: 1 } };
+    return { state: 'NotDetermined', explanation: `not ${event} by the ${what} ${isoTime(by)}: ${describeMs(late)} late at ${isoTime(now)}, judged when it has ${event}` };
   }
   return { state: 'NotDetermined', explanation: `not ${event} yet; ${what} ${isoTime(by)} is ${describeMs(deadline - now.getTime())} away` };
 }
 
 const holdingPhases: ReadonlyArray<RunPhase> = ['PreRuntime', 'Running', 'StageOut'];
+/** In a window the nodes are the holder's once handed over: their preparation is planned before the window, so it does not count in it. */
+const handedOverPhases: ReadonlyArray<RunPhase> = ['Running', 'StageOut'];
 
-function holds(phase: RunPhase | undefined): boolean {
-  return phase !== undefined && holdingPhases.includes(phase);
+function holds(phase: RunPhase | undefined, inWindow: boolean): boolean {
+  return phase !== undefined && (inWindow ? handedOverPhases : holdingPhases).includes(phase);
 }
 
 /**
@@ -158,16 +150,24 @@ function requiredSpan(record: ExecutionRecord, { window }: GuaranteeContext): { 
   return { start: first.start.getTime(), end: finished ?? record.failure?.at.getTime() };
 }
 
-/** The objective "this number of nodes is available to the job throughout the reservation window" (sla:NodesAvailable). */
+/**
+ * The objective "this number of nodes is available to the job throughout the reservation
+ * window" (sla:NodesAvailable), measured to the millisecond over exactly that span: every
+ * stretch with fewer nodes handed over counts. The verdict waits for the span's end (or the
+ * job's): a shortfall so far is reported, not yet assessed.
+ */
 function nodesAvailable(nodes: number, record: ExecutionRecord, context: GuaranteeContext): Judgement {
   const span = requiredSpan(record, context);
   if (!span) return { state: 'NotDetermined', explanation: `${nodes} node(s) promised while the job runs; it has not started` };
   const now = context.now.getTime();
-  const until = Math.min(span.end ?? now, now);
+  const final = ended(record) || (span.end !== undefined && now >= span.end);
+  // A job that ended inside its window leaves the rest of it unserved (unless it completed: the holder ended it).
+  const until = final && span.end !== undefined ? span.end : Math.min(span.end ?? now, now);
+  const inWindow = context.window !== undefined;
   const gaps: Array<{ from: number; to: number }> = [];
   let covered = span.start;
   for (const p of record.phases) {
-    if (!holds(p.phase) || p.nodes.length < nodes) continue;
+    if (!holds(p.phase, inWindow) || p.nodes.length < nodes) continue;
     const from = p.start.getTime();
     const to = p.end?.getTime() ?? now;
     if (to <= covered) continue;
@@ -179,13 +179,16 @@ function nodesAvailable(nodes: number, record: ExecutionRecord, context: Guarant
   const where = context.window ? `the window ${isoTime(context.window.start)} to ${isoTime(context.window.end)}` : 'the run';
   if (missing > 0) {
     const first = gaps[0] as { from: number; to: number };
+    if (!final) {
+      return { state: 'NotDetermined', explanation: `fewer than ${nodes} node(s) for ${describeMs(missing)} of ${where} so far (first from ${isoTime(new Date(first.from))}); judged when it ends` };
+    }
     return {
       state: 'Violated',
       explanation: `fewer than ${nodes} node(s) for ${describeMs(missing)} of ${where} (${gaps.length} time(s), first from ${isoTime(new Date(first.from))})`,
       measure: { durationMs: missing, count: gaps.length },
     };
   }
-  if (span.end !== undefined && now >= span.end) {
+  if (final) {
     return { state: 'Fulfilled', explanation: `${nodes} node(s) available throughout ${where}`, measure: { durationMs: 0, count: 1, timeless: true } };
   }
   return { state: 'NotDetermined', explanation: `${nodes} node(s) available so far in ${where}` };
@@ -204,6 +207,9 @@ function checkpointInterval(interval: string, record: ExecutionRecord, context: 
   const gaps = computeGaps(record, now);
   const over = gaps.filter((g) => g > limit);
   const longest = gaps.reduce((most, g) => Math.max(most, g), 0);
+  if (over.length > 0 && !hasEnded(record)) {
+    return { state: 'NotDetermined', explanation: `${over.length} stretch(es) of computation longer than ${interval} without a checkpoint so far, the longest ${describeMs(longest)}; judged when the job ends` };
+  }
   if (over.length > 0) {
     return {
       state: 'Violated',
@@ -235,15 +241,6 @@ function computeGaps(record: ExecutionRecord, now: number): number[] {
     if (end > from) gaps.push(end - from);
   }
   return gaps;
-}
-
-/** The last save point of the running job: its latest checkpoint in this run, or the run's start. */
-function lastSavePoint(record: ExecutionRecord): number | undefined {
-  const running = record.phases[record.phases.length - 1];
-  if (!running || running.phase !== 'Running' || running.end !== undefined) return undefined;
-  const start = running.start.getTime();
-  const last = record.checkpoints[record.checkpoints.length - 1];
-  return last && last.at.getTime() >= start ? last.at.getTime() : start;
 }
 
 function safeDuration(value: string): number | undefined {

@@ -12,7 +12,7 @@ export interface LocalProcessOptions {
   directory: string;
   /** The command run for every job (cwd: the job's directory); default: the demo job (`demo-job.mjs`). See the protocol there. */
   command?: { executable: string; args?: string[] };
-  /** Wall-clock seconds the demo job computes per second of runtime estimate: 0.001 runs an hour in 3.6 s. Default 0.001. */
+  /** Wall-clock seconds the demo job computes per second of runtime estimate: 0.001 runs an hour in 3.6 s. Default 0.001. Batch jobs only: a session holds its nodes to its window's end. */
   cpuTimeScale?: number;
   /** The demo job sleeps (default) or burns CPU. */
   demoMode?: 'sleep' | 'burn';
@@ -96,7 +96,7 @@ export class LocalProcessResourceManager implements ResourceManager {
         WSAG_JOB_ID: launch.jobId,
         WSAG_NODES: launch.nodes.join(','),
         WSAG_JOB_DIR: dir,
-        WSAG_WORK_MS: String(Math.max(1, Math.round(launch.runtimeSeconds * this.scale * 1000))),
+        WSAG_WORK_MS: String(Math.max(1, Math.round(launch.session ? launch.expectedRunMs : launch.runtimeSeconds * this.scale * 1000))),
         WSAG_DEMO_MODE: this.options.demoMode ?? 'sleep',
         ...(launch.fromCheckpoint !== undefined ? { WSAG_RESUME_FROM: launch.fromCheckpoint } : {}),
       },

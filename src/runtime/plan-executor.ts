@@ -263,6 +263,7 @@ export class PlanExecutor {
         runtimeSeconds: run.job.spec.runtimeSeconds,
         expectedRunMs: expectedRunMs(run.job, piece, fromInterval, this.clock.now().getTime()),
         ...(run.terms.application ? { application: run.terms.application } : {}),
+        ...(run.job.spec.window ? { session: true } : {}),
       });
     } catch (error) {
       if (run.generation === generation) await this.resourceManagerFailed(run, 'start', error);

@@ -54,6 +54,12 @@ export interface JobLaunch {
   expectedRunMs: number;
   /** What to run (JSDL POSIXApplication); absent: the resource manager's default job. */
   application?: Application;
+  /**
+   * The holder's session of a promise with a start time (a reservation window, an interactive
+   * session): it holds its nodes for `expectedRunMs` on the real clock, to the window's end. A
+   * resource manager's default job then runs that long, never time-scaled like a batch job.
+   */
+  session?: boolean;
 }
 
 export type StopReason = 'outage' | 'suspension' | 'piece-end' | 'terminated';

@@ -68,13 +68,14 @@ describe('CompletedBy', () => {
     expect(e).toEqual({ term: 'Term', kpi: 'CompletedBy', state: 'NotDetermined', explanation: 'not completed yet; deadline 2026-11-23T01:23:20Z is 50 min away' });
   });
 
-  it('is Violated as soon as the deadline passes without completion, with the penalty so far', () => {
+  it('past the deadline without completion: late so far, judged (and its penalty assessed) when the job completes', () => {
     const record = replay(startToOutage());
-    // 45 min after the deadline: two started half hours, 2 x 50 EUR (Legacy pays).
     const e = evaluateGuarantee(completedBy([perHalfHour]), record, context(s(5000 + 45 * 60), 'Legacy'));
-    expect(e.state).toBe('Violated');
-    expect(e.explanation).toBe('not completed by the deadline 2026-11-23T01:23:20Z; 45 min late at 2026-11-23T02:08:20Z');
-    expect(e.penalty).toEqual({ amount: 100, currency: 'EUR', lines: [{ per: 'PT30M', units: 2, rate: 50, amount: 100, capped: false, currency: 'EUR' }] });
+    expect(e).toEqual({ term: 'Term', kpi: 'CompletedBy', state: 'NotDetermined', explanation: 'not completed by the deadline 2026-11-23T01:23:20Z: 45 min late at 2026-11-23T02:08:20Z, judged when it has completed' });
+    // Completed 45 min late: two started half hours, 2 x 50 EUR (Legacy pays), once, on the whole measure.
+    const late = evaluateGuarantee(completedBy([perHalfHour]), replay([...startToOutage(), ...restartAndFinish(5000 + 45 * 60)]), context(s(9000), 'Legacy'));
+    expect(late.state).toBe('Violated');
+    expect(late.penalty).toEqual({ amount: 100, currency: 'EUR', lines: [{ per: 'PT30M', units: 2, rate: 50, amount: 100, capped: false, currency: 'EUR' }] });
   });
 
   it('is Fulfilled when the job completed in time, with a reward for every whole interval to spare', () => {
@@ -108,9 +109,10 @@ describe('CompletedBy', () => {
     expect(e.penalty?.amount).toBe(50);
   });
 
-  it('says when to look again: just after the deadline, and not once decided', () => {
+  it('needs no timed look: only the completion or the end of the job decides it', () => {
     const t = completedBy();
-    expect(nextCheck(t, replay(startToOutage()), context(s(2000)))).toEqual(new Date(deadline.getTime() + 1));
+    expect(nextCheck(t, replay(startToOutage()), context(s(2000)))).toBeUndefined();
+    expect(nextCheck(t, replay(startToOutage()), context(s(6000)))).toBeUndefined();
     expect(nextCheck(t, replay([...startToOutage(), ...restartAndFinish(4230)]), context(s(4230)))).toBeUndefined();
   });
 });
@@ -168,6 +170,8 @@ describe('liability of the guarantee levels (002 section 3.2.2)', () => {
       { kind: 'phase', at: s(4000), phase: 'PreRuntime', nodes: first },
       { kind: 'phase', at: s(4030), phase: 'Running', nodes: first },
       { kind: 'restart', at: s(4030), nodes: first, fromInterval: 0, cause: 'suspension' },
+      { kind: 'phase', at: s(7630), phase: 'StageOut', nodes: first },
+      { kind: 'completed', at: s(7630) },
     ]);
     expect(judged(record, 'Enhanced').penalty?.amount).toBeGreaterThan(0);
     expect(judged(record, 'Enhanced').liability).toMatch(/the provider suspended the job at 2026-11-23T00:10:00Z/);
@@ -227,15 +231,18 @@ describe('StartBy', () => {
     expect(late.penalty).toMatchObject({ amount: 5, currency: '' });
   });
 
-  it('NotDetermined before the latest start, Violated after it without a start', () => {
+  it('NotDetermined until it starts or ends; Violated when it ends without having started', () => {
     const waiting = newExecutionRecord('job-1');
     expect(evaluateGuarantee(term({ kind: 'StartBy', at: s(60) }), waiting, context(s(59))).state).toBe('NotDetermined');
-    expect(evaluateGuarantee(term({ kind: 'StartBy', at: s(60) }), waiting, context(s(61))).state).toBe('Violated');
+    expect(evaluateGuarantee(term({ kind: 'StartBy', at: s(60) }), waiting, context(s(61))).explanation).toBe('not started by the latest start 2026-11-23T00:01:00Z: 1 s late at 2026-11-23T00:01:01Z, judged when it has started');
+    const givenUp = appendFact(waiting, { kind: 'failed', at: s(61), cause: 'abandoned', reason: 'left the plan unsolved' });
+    expect(evaluateGuarantee(term({ kind: 'StartBy', at: s(60) }), givenUp, context(s(61))).state).toBe('Violated');
   });
 });
 
 describe('NodesAvailable', () => {
-  const window = { start: s(0), end: s(7200) };
+  // The window starts when the run hands the nodes over (30 s, after their preparation).
+  const window = { start: s(30), end: s(7200) };
   const nodes = (penalties: Compensation[] = [], rewards: Compensation[] = []) => term({ kind: 'NodesAvailable', nodes: 4 }, penalties, rewards);
   const restartedAfter10Minutes = replay([
     ...startToOutage(),
@@ -243,34 +250,47 @@ describe('NodesAvailable', () => {
     { kind: 'phase', at: s(2430), phase: 'Running', nodes: second },
   ]);
 
-  it('is Violated for the time the job had fewer nodes in the window, charged per started interval or per gap', () => {
-    const e = evaluateGuarantee(
-      nodes([
-        { assessmentInterval: { timeInterval: 'PT5M' }, valueUnit: 'EUR', amount: 20 },
-        { assessmentInterval: { count: 1 }, valueUnit: 'EUR', amount: 30 },
-      ]),
-      restartedAfter10Minutes,
-      context(s(3000), 'Legacy', { window }),
-    );
+  it('is Violated, once the window is over, for the time the job had fewer nodes in it, charged per started interval or per gap', () => {
+    const penalties: Compensation[] = [
+      { assessmentInterval: { timeInterval: 'PT5M' }, valueUnit: 'EUR', amount: 20 },
+      { assessmentInterval: { count: 1 }, valueUnit: 'EUR', amount: 30 },
+    ];
+    // While the window runs the shortfall is reported, not assessed: no penalty on the first tick.
+    expect(evaluateGuarantee(nodes(penalties), restartedAfter10Minutes, context(s(3000), 'Legacy', { window }))).toMatchObject({ state: 'NotDetermined', explanation: expect.stringMatching(/ so far .*judged when it ends$/) });
+    const e = evaluateGuarantee(nodes(penalties), restartedAfter10Minutes, context(s(7200), 'Legacy', { window }));
     expect(e.state).toBe('Violated');
-    // 1800 s to 2400 s without the nodes: 10 min, two 5-minute intervals (40 EUR), one gap (30 EUR).
-    expect(e.explanation).toBe('fewer than 4 node(s) for 10 min of the window 2026-11-23T00:00:00Z to 2026-11-23T02:00:00Z (1 time(s), first from 2026-11-23T00:30:00Z)');
+    // 1800 s to 2430 s without the nodes handed over (the restart's preparation counts: it was not planned before
+    // the window): 10 min 30 s, three started 5-minute intervals (60 EUR), one gap (30 EUR).
+    expect(e.explanation).toBe('fewer than 4 node(s) for 10 min 30 s of the window 2026-11-23T00:00:30Z to 2026-11-23T02:00:00Z (1 time(s), first from 2026-11-23T00:30:00Z)');
     expect(e.penalty?.lines.map((l) => [l.per, l.units, l.amount])).toEqual([
-      ['PT5M', 2, 40],
+      ['PT5M', 3, 60],
       ['1 violation', 1, 30],
     ]);
-    expect(e.penalty?.amount).toBe(70);
+    expect(e.penalty?.amount).toBe(90);
   });
 
   it('counts a gap that is still open up to now', () => {
     const e = evaluateGuarantee(nodes(), replay(startToOutage()), context(s(2000), 'Legacy', { window }));
-    expect(e.explanation).toMatch(/^fewer than 4 node\(s\) for 3 min 20 s of the window/);
+    expect(e.explanation).toMatch(/^fewer than 4 node\(s\) for 3 min 20 s of the window .* so far/);
   });
 
-  it('is Fulfilled once the window is over with the nodes held throughout, and earns its reward once', () => {
+  it('counts a preparation that runs into the window: the nodes are not the holder\'s until handed over', () => {
+    const e = evaluateGuarantee(nodes(), replay(startToOutage()), context(s(2000), 'Legacy', { window: { start: s(0), end: s(7200) } }));
+    expect(e.explanation).toMatch(/^fewer than 4 node\(s\) for 3 min 50 s of the window .* so far \(first from 2026-11-23T00:00:00Z\)/);
+  });
+
+  it('a job given up inside its window leaves the rest of the window unserved: Violated at once, to the window\'s end', () => {
+    const record = replay([...startToOutage(), { kind: 'failed', at: s(1800), cause: 'abandoned', reason: 'left the plan unsolved' }]);
+    const e = evaluateGuarantee(nodes(), record, context(s(1800), 'Legacy', { window: { start: s(30), end: s(7200) } }));
+    expect(e.state).toBe('Violated');
+    expect(e.explanation).toMatch(/^fewer than 4 node\(s\) for 1 h 30 min of the window/);
+  });
+
+  it('is Fulfilled once the window is over with the nodes handed over throughout, and earns its reward once', () => {
+    // Prepared before the window, handed over a second before it starts.
     const record = replay([
-      { kind: 'phase', at: s(0), phase: 'PreRuntime', nodes: first },
-      { kind: 'phase', at: s(30), phase: 'Running', nodes: first },
+      { kind: 'phase', at: s(-31), phase: 'PreRuntime', nodes: first },
+      { kind: 'phase', at: s(-1), phase: 'Running', nodes: first },
     ]);
     const reward: Compensation = { assessmentInterval: { timeInterval: 'PT1H' }, valueUnit: 'EUR', amount: 15 };
     expect(evaluateGuarantee(nodes([], [reward]), record, context(s(7000), 'Legacy', { window })).state).toBe('NotDetermined');
@@ -284,8 +304,14 @@ describe('NodesAvailable', () => {
     expect(evaluateGuarantee(nodes(), record, context(s(5000))).state).toBe('Fulfilled');
     const idle = replay(startToOutage());
     expect(evaluateGuarantee(nodes(), idle, context(s(1800))).state).toBe('NotDetermined');
-    expect(nextCheck(nodes(), idle, context(s(1800)))).toEqual(new Date(s(1800).getTime() + 1));
-    expect(evaluateGuarantee(nodes(), idle, context(new Date(s(1800).getTime() + 1))).state).toBe('Violated');
+    // Open-ended: only the end of the run decides; given up idle, it is Violated.
+    expect(nextCheck(nodes(), idle, context(s(1800)))).toBeUndefined();
+    const givenUp = appendFact(idle, { kind: 'failed', at: s(2400), cause: 'abandoned', reason: 'left the plan unsolved' });
+    expect(evaluateGuarantee(nodes(), givenUp, context(s(2400))).state).toBe('Violated');
+  });
+
+  it('with a window, looks again when the window ends', () => {
+    expect(nextCheck(nodes(), restartedAfter10Minutes, context(s(3000), 'Legacy', { window }))).toEqual(new Date(window.end.getTime() + 1));
   });
 });
 
@@ -309,12 +335,14 @@ describe('MaxCheckpointInterval', () => {
     expect(e.liability).toBe('liable: the checkpoint interval is itself the mechanism Standard agreed to apply');
   });
 
-  it('while running: NotDetermined until the open stretch exceeds the objective, checked again just then', () => {
+  it('while running: NotDetermined, a longer stretch reported so far; judged when the job ends', () => {
     const running = replay(startToOutage().slice(0, 3)); // running since 30 s, checkpoint at 870 s
     const t = term({ kind: 'MaxCheckpointInterval', interval: 'PT15M' });
     expect(evaluateGuarantee(t, running, context(s(1000))).state).toBe('NotDetermined');
-    expect(nextCheck(t, running, context(s(1000)))).toEqual(new Date(s(870 + 900).getTime() + 1));
-    expect(evaluateGuarantee(t, running, context(s(1771))).state).toBe('Violated');
+    expect(nextCheck(t, running, context(s(1000)))).toBeUndefined();
+    expect(evaluateGuarantee(t, running, context(s(1771)))).toMatchObject({ state: 'NotDetermined', explanation: expect.stringMatching(/^1 stretch\(es\) .* so far/) });
+    const failed = appendFact(running, { kind: 'failed', at: s(1771), cause: 'application', reason: 'exit code 1' });
+    expect(evaluateGuarantee(t, failed, context(s(1771))).state).toBe('Violated');
   });
 
   it('cannot judge an interval measured in months', () => {
@@ -332,7 +360,7 @@ describe('other KPIs and business values', () => {
   });
 
   it('says when a penalty cannot be assessed instead of guessing', () => {
-    const e = evaluateGuarantee(completedBy([{ assessmentInterval: { timeInterval: 'P1Y' }, amount: 10 }]), replay(startToOutage()), context(s(9000), 'Full'));
+    const e = evaluateGuarantee(completedBy([{ assessmentInterval: { timeInterval: 'P1Y' }, amount: 10 }]), replay([...startToOutage(), ...restartAndFinish(8000)]), context(s(9000), 'Full'));
     expect(e.state).toBe('Violated');
     expect(e.penalty).toBeUndefined();
     expect(e.explanation).toMatch(/; business value not assessed: duration "P1Y" uses years or months/);

@@ -123,12 +123,13 @@ describe('migration between two servers', () => {
     expect(answer.migration.violations[0]?.reason).toContain('the SLA forbids migration');
     expect((await b.client.negotiations()).length).toBe(before);
     expect((await auditOf(a, jId)).find((e) => e.action === 'not-migrated')?.details).toMatchObject({ reason: 'customer-policy', unsolved: true });
-    // The job stays, and its promise is broken: Violated once the deadline passes; the scheduler then gives it up.
+    // The job stays, and its promise is broken: judged once the scheduler gives it up (the lateness is then final).
     await a.advanceTo(180 * 60 + 1);
-    expect((await a.client.state(jId)).guaranteeTerms).toEqual([{ termName: 'CompletionByDeadline', state: 'Violated' }]);
+    expect((await a.client.state(jId)).guaranteeTerms).toEqual([{ termName: 'CompletionByDeadline', state: 'NotDetermined' }]);
     await a.advanceTo(200 * 60);
     await a.execution.advance(a.clock.now());
     await a.runUntilIdle();
+    expect((await a.client.state(jId)).guaranteeTerms).toEqual([{ termName: 'CompletionByDeadline', state: 'Violated' }]);
     expect((await a.client.state(jId)).state).toBe('Complete');
     const report = (await getJson<StoredReport['report']>(`${a.url}/api/agreements/${jId}/report`)).body;
     expect(report.guarantees[0]?.state).toBe('Violated');

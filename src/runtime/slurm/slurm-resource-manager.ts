@@ -233,7 +233,8 @@ export class SlurmResourceManager implements ResourceManager {
   }
 
   private defaultJob(launch: JobLaunch): Application {
-    const seconds = Math.max(0.1, launch.runtimeSeconds * this.options.cpuTimeScale);
+    // A session holds its nodes to its window's end; a batch job runs time-scaled.
+    const seconds = Math.max(0.1, launch.session ? launch.expectedRunMs / 1000 : launch.runtimeSeconds * this.options.cpuTimeScale);
     return { executable: exampleJob, arguments: [seconds.toFixed(1)], environment: [] };
   }
 
