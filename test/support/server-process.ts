@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { npmStartFlags } from '../../bench/server-process.js';
 import { projectRoot } from './server.js';
 
 export interface ServerProcess {
@@ -7,11 +10,16 @@ export interface ServerProcess {
 }
 
 /**
- * `npm start` as a separate process on a free port (so tests can kill it with SIGKILL);
+ * The server as a separate process on a free port (so tests can kill it with SIGKILL);
  * resolves with its URL once it listens. `env` adds configuration (WSAG_HOLD_SECONDS, ...).
+ * By default the TypeScript sources run; `compiled` runs what `npm start` runs: the compiled
+ * server with the start script's node flags (`npm test` builds it first).
  */
-export function startServerProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+export function startServerProcess(dataDir: string, env: Record<string, string> = {}, options: { compiled?: boolean } = {}): Promise<ServerProcess> {
+  const args = options.compiled
+    ? [...npmStartFlags(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')), 'dist/main.js']
+    : ['--import', 'tsx', 'src/main.ts'];
+  const child = spawn(process.execPath, args, {
     cwd: projectRoot,
     env: { ...process.env, PORT: '0', WSAG_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
