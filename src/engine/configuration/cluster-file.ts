@@ -10,7 +10,7 @@ export const identicalNode: Omit<ClusterNode, 'id'> = { memoryGB: 256, cpus: 64,
 /**
  * A group of identical nodes in a cluster file; ids are idPrefix + a number (ib001, ib002,
  * ...); every node has the group's properties (ClusterNode: memory, CPUs, interconnect and
- * island, JSDL operating system and architecture, buffer).
+ * island, JSDL operating system and architecture, buffer, warm).
  */
 export type NodeGroup = Omit<ClusterNode, 'id' | 'libraries'> & {
   count: number;

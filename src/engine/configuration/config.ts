@@ -166,7 +166,7 @@ export interface ServerConfig {
    * checkpoint (WSAG_SLURM_CHECKPOINT_TIMEOUT_SECONDS; default 60).
    */
   slurm?: SlurmConfig;
-  /** The local executor's demo job: wall-clock seconds per second of runtime estimate. Env WSAG_CPU_TIME_SCALE. Default 0.001 (an hour runs in 3.6 s). */
+  /** The local executor's demo job of a batch job: wall-clock seconds per second of runtime estimate (a session holds its nodes to its window's end). Env WSAG_CPU_TIME_SCALE. Default 0.001 (an hour runs in 3.6 s). */
   cpuTimeScale: number;
   /** Where the local executor keeps job directories and checkpoints, and received checkpoints are stored. Env WSAG_CHECKPOINT_DIR. Default DATA_DIR/checkpoints. */
   checkpointDir: string;
