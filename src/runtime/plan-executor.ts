@@ -1,6 +1,6 @@
 import { appendFact, currentPhase, hasEnded, lastCheckpoint, newExecutionRecord, type ExecutionFact, type ExecutionRecord, type RestartCause } from '../domain/execution.js';
 import { evaluateGuarantee, nextCheck, type GuaranteeContext, type GuaranteeEvaluation } from '../domain/guarantee-evaluation.js';
-import type { ExecutionEvent, ExecutionTerms, ResumePoint } from '../engine/execution/index.js';
+import type { ExecutionEvent, ExecutionTerms, HandOver, ResumePoint } from '../engine/execution/index.js';
 import type { JobShape } from '../scheduler/job-timing.js';
 import type { PlannedJob } from '../scheduler/model.js';
 import type { RuntimeClock } from './clock.js';
@@ -82,8 +82,10 @@ export class PlanExecutor {
   /**
    * Starts executing a planned job: its pieces run at their planned times. With
    * `resumeFrom`, it first computes from that checkpoint (recorded as a planned restart).
+   * With `handedOver` (a session whose nodes were handed over before a server restart), the
+   * piece under way on those nodes is the holder's since then: its session starts again at once.
    */
-  execute(job: PlannedJob, shape: JobShape, terms: ExecutionTerms = { guaranteeTerms: [] }, resumeFrom?: ResumePoint): void {
+  execute(job: PlannedJob, shape: JobShape, terms: ExecutionTerms = { guaranteeTerms: [] }, resumeFrom?: ResumePoint, handedOver?: HandOver): void {
     const jobId = job.spec.id;
     if (this.runs.has(jobId)) throw new Error(`job ${jobId} is already being executed`);
     const run: Run = {
@@ -102,7 +104,18 @@ export class PlanExecutor {
       ...(resumeFrom ? { initial: { ...resumeFrom } } : {}),
     };
     this.runs.set(jobId, run);
-    this.schedulePieces(run, plannedPieces(job, shape));
+    const pieces = plannedPieces(job, shape);
+    const now = this.clock.now().getTime();
+    const held = handedOver && job.spec.window ? pieces.find((p) => p.start <= now && now < p.end && sameNodes(p.nodes, handedOver.nodes)) : undefined;
+    if (held && handedOver) {
+      run.begun.add(pieceKey(held));
+      run.record = appendFact(appendFact(run.record, { kind: 'phase', at: handedOver.at, phase: 'PreRuntime', nodes: held.nodes }), { kind: 'phase', at: handedOver.at, phase: 'Running', nodes: held.nodes });
+      const active: ActivePiece = { piece: held, timers: [], writing: new Map() };
+      run.active = active;
+      const generation = ++run.generation;
+      void this.enqueue(run, () => this.launch(run, active, generation, true));
+    }
+    this.schedulePieces(run, pieces);
     this.judge(run);
   }
 
@@ -247,8 +260,12 @@ export class PlanExecutor {
     active.timers.push(this.clock.at(new Date(piece.computeStart + shift), () => this.enqueue(run, () => this.launch(run, active, generation))));
   }
 
-  /** Runtime: the job computes, from its last checkpoint if it ran before; checkpoints and the piece's end are set on the clock. */
-  private async launch(run: Run, active: ActivePiece, generation: number): Promise<void> {
+  /**
+   * Runtime: the job computes, from its last checkpoint if it ran before; checkpoints and the
+   * piece's end are set on the clock. `handedOver`: its nodes have been the holder's since
+   * before a server restart (already Running in the record); only its session starts again.
+   */
+  private async launch(run: Run, active: ActivePiece, generation: number, handedOver = false): Promise<void> {
     if (run.generation !== generation) return;
     const piece = active.piece;
     const resumes = run.record.startedAt !== undefined;
@@ -274,7 +291,7 @@ export class PlanExecutor {
       return;
     }
     const at = this.clock.now();
-    this.append(run, { kind: 'phase', at, phase: 'Running', nodes: piece.nodes });
+    if (!handedOver) this.append(run, { kind: 'phase', at, phase: 'Running', nodes: piece.nodes });
     if (resumes || from) {
       const cause = resumes ? run.resumeCause : 'planned';
       this.append(run, { kind: 'restart', at, nodes: piece.nodes, fromInterval, ...(from ? { reference: from.reference } : {}), cause });

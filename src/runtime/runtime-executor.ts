@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import type { ExecutionRecord } from '../domain/execution.js';
 import type { GuaranteeEvaluation } from '../domain/guarantee-evaluation.js';
-import type { ExecutionEvent, ExecutionTerms, JobExecutor, ResumePoint } from '../engine/execution/index.js';
+import type { ExecutionEvent, ExecutionTerms, HandOver, JobExecutor, ResumePoint } from '../engine/execution/index.js';
 import type { CheckpointData } from '../engine/migration/index.js';
 import type { JobShape } from '../scheduler/job-timing.js';
 import type { PlannedJob } from '../scheduler/model.js';
@@ -39,8 +39,8 @@ export class RuntimeExecutor implements JobExecutor {
     });
   }
 
-  execute(job: PlannedJob, shape: JobShape, terms: ExecutionTerms, resumeFrom?: ResumePoint): void {
-    this.executor.execute(job, shape, terms, resumeFrom);
+  execute(job: PlannedJob, shape: JobShape, terms: ExecutionTerms, resumeFrom?: ResumePoint, handedOver?: HandOver): void {
+    this.executor.execute(job, shape, terms, resumeFrom, handedOver);
   }
 
   has(jobId: string): boolean {

@@ -93,3 +93,43 @@ describe('promises kept on the real clock (npm start, the local executor)', () =
     expect(account.funds).toBeCloseTo(1000 - agreement.price.amount, 2);
   });
 });
+
+describe('a reservation across kill -9 (npm start, the local executor)', () => {
+  it('killed and restarted in the middle of its window: still Complete, its nodes held throughout, no penalty', { timeout: 240_000 }, async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-promises-kill-'));
+    let running = await startServerProcess(dir, { WSAG_ADMINS: 'anonymous' }, { compiled: true });
+    try {
+      const windowStart = Math.ceil((Date.now() + seconds(45)) / 1000) * 1000;
+      const windowEnd = windowStart + seconds(40);
+      const create = await wsag(['create', '--template', 'advance-reservation', '--set', 'NodeCount=2', '--set', `//arp:StartTime=${iso(windowStart)}`, '--set', `//arp:EndTime=${iso(windowEnd)}`, '--json'], { url: running.url });
+      expect(create.code, create.stderr).toBe(0);
+      const id = (JSON.parse(create.stdout) as { agreementId: string }).agreementId;
+
+      // In the middle of the window, the server dies without warning and comes back on the same data.
+      await new Promise((resolve) => setTimeout(resolve, windowStart + seconds(10) - Date.now()));
+      expect((await new WsagClient(running.url).state(id)).serviceTerms.map((t) => t.state)).toEqual(['Ready', 'Ready']);
+      running.child.kill('SIGKILL');
+      await new Promise((resolve) => running.child.once('exit', resolve));
+      running = await startServerProcess(dir, { WSAG_ADMINS: 'anonymous' }, { compiled: true });
+      const client = new WsagClient(running.url);
+
+      for (;;) {
+        const state = await client.state(id);
+        if (state.state === 'Complete') break;
+        expect(Date.now()).toBeLessThan(windowEnd + seconds(60));
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+      expect((await client.state(id)).guaranteeTerms).toEqual([{ termName: 'NodesThroughWindow', state: 'Fulfilled' }]);
+      const report = await client.request<{ totals: { penalties: unknown[] }; happened: { started: string; completed: string } }>(`/api/agreements/${id}/report`, 'report');
+      expect(report.totals.penalties).toEqual([]);
+      // The record kept from before the kill: handed over before the window, held to its end.
+      expect(Date.parse(report.happened.started)).toBeLessThanOrEqual(windowStart);
+      expect(Date.parse(report.happened.completed)).toBeGreaterThanOrEqual(windowEnd);
+      const { history } = await client.request<{ history: Array<{ action: string }> }>(`/api/agreements/${id}`, 'agreement');
+      expect(history.map((e) => e.action).filter((a) => a.includes('violated'))).toEqual([]);
+    } finally {
+      running.child.kill('SIGTERM');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -14,7 +14,7 @@ import { eventAction, serviceTermsAre, serviceTermsIn } from './execution-notes.
 import { migrationJson, planSummary } from './execution-summaries.js';
 import type { PlanningService } from '../planning/planning-service.js';
 import type { AgreementRepository, AuditDetails, AuditLog, Clock } from '../ports.js';
-import type { ExecutionEvent, JobExecutor, ReportStore, ResumePoint, StoredReport } from './ports.js';
+import type { ExecutionEvent, HandOver, JobExecutor, ReportStore, ResumePoint, StoredReport } from './ports.js';
 import type { CheckpointData } from '../migration/ports.js';
 
 export interface ExecutionServiceDeps {
@@ -122,7 +122,7 @@ export class ExecutionService {
    * already, moved away, has no booking of its own (it uses a reservation, or its booking was
    * lost), waits for a checkpoint, or there is no run time.
    */
-  private async start(agreement: Agreement, resumeFrom?: ResumePoint): Promise<StartOutcome> {
+  private async start(agreement: Agreement, resumeFrom?: ResumePoint, handedOver?: HandOver): Promise<StartOutcome> {
     const { executor, plan } = this.deps;
     if (executor.has(agreement.id) || agreement.migratedTo) return 'not-started';
     const planned = plan.job(agreement.id);
@@ -132,7 +132,7 @@ export class ExecutionService {
     if (executor.runsJobs) {
       const application = agreement.request.application;
       this.plans.set(agreement.id, planSummary(planned));
-      executor.execute(planned, plan.manager.shape(planned), { guaranteeTerms: this.termsFor(agreement), ...(application ? { application } : {}) }, resumeFrom ?? received);
+      executor.execute(planned, plan.manager.shape(planned), { guaranteeTerms: this.termsFor(agreement), ...(application ? { application } : {}) }, resumeFrom ?? received, handedOver);
       if (executor.has(agreement.id)) return 'started';
     }
     // No run time (WSAG_EXECUTOR=none): nothing is read or kept for a report that will not come.
@@ -435,7 +435,9 @@ export class ExecutionService {
       const point = await this.lastCheckpoint(id);
       if (point?.received) this.received.set(id, point.point);
       const resumeFrom = ran ? point?.point : point?.received ? point.point : undefined;
-      const started = await this.start(agreement, resumeFrom);
+      // A session whose nodes were handed over keeps them through the restart: the plan never released them.
+      const handedOver = ran && agreement.request.window ? await this.lastHandOver(id) : undefined;
+      const started = await this.start(agreement, resumeFrom, handedOver);
       if (started === 'no-run-time') continue;
       if (started !== 'started') {
         outcome.notExecuted.push({ id, reason: started === 'waits-for-checkpoint' ? 'it holds standby capacity and waits for a checkpoint' : 'it is not executed here' });
@@ -445,6 +447,20 @@ export class ExecutionService {
       else outcome.started.push(id);
     }
     return outcome;
+  }
+
+  /** When the job's nodes were last handed over (its Running phase), if that is the last phase the audit trail has. */
+  private async lastHandOver(id: string): Promise<HandOver | undefined> {
+    if (!this.deps.audit) return undefined;
+    const entries = await this.deps.audit.entries({ subject: { kind: 'agreement', id } });
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const details = entries[i]?.details;
+      if (!details || typeof details.phase !== 'string') continue;
+      const nodes = details.nodes;
+      if (details.phase !== 'Running' || !Array.isArray(nodes) || !nodes.every((n) => typeof n === 'string')) return undefined;
+      return { at: (entries[i] as { at: Date }).at, nodes: nodes as string[] };
+    }
+    return undefined;
   }
 
   /** The last checkpoint taken here, or received from another provider, as the audit trail has it. */

@@ -3,4 +3,4 @@ export { ExecutionService } from './execution-service.js';
 export { LeaseNotices, leaseEnd } from './lease-notices.js';
 export { NotificationService } from './notifications.js';
 export type { StateNotification } from './notifications.js';
-export type { ExecutionEvent, ExecutionTerms, JobExecutor, ReportStore, ResumePoint, StoredReport, Subscription, SubscriptionStore } from './ports.js';
+export type { ExecutionEvent, ExecutionTerms, HandOver, JobExecutor, ReportStore, ResumePoint, StoredReport, Subscription, SubscriptionStore } from './ports.js';

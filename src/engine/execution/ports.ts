@@ -52,6 +52,16 @@ export interface ResumePoint {
 }
 
 /**
+ * A session's nodes (a reservation's or interactive job's) were handed over at `at`, before
+ * the server restarted: the plan kept them the holder's, and they are still prepared, so its
+ * session starts on them again at once (no preparation, no gap in the window).
+ */
+export interface HandOver {
+  at: Date;
+  nodes: readonly string[];
+}
+
+/**
  * Executes the scheduler's plans (src/runtime: a PlanExecutor over a resource manager and a
  * clock). Contract: `execute` starts a job whose pieces then run at their planned times;
  * events reach the subscribers in the order things happened, `closed` last; `nodeFailed`
@@ -62,7 +72,7 @@ export interface ResumePoint {
 export interface JobExecutor {
   /** False for no run time (WSAG_EXECUTOR=none): nothing is executed, so nothing is prepared for it. */
   readonly runsJobs: boolean;
-  execute(job: PlannedJob, shape: JobShape, terms: ExecutionTerms, resumeFrom?: ResumePoint): void;
+  execute(job: PlannedJob, shape: JobShape, terms: ExecutionTerms, resumeFrom?: ResumePoint, handedOver?: HandOver): void;
   /** The job is being executed (or has ended and is not forgotten yet). */
   has(jobId: string): boolean;
   record(jobId: string): ExecutionRecord | undefined;
