@@ -1,9 +1,10 @@
 import { appendFact, currentPhase, hasEnded, lastCheckpoint, newExecutionRecord, type ExecutionFact, type ExecutionRecord, type RestartCause } from '../domain/execution.js';
-import { evaluateGuarantee, nextCheck, type GuaranteeContext, type GuaranteeEvaluation } from '../domain/guarantee-evaluation.js';
+import { evaluateGuarantee, nextCheck, type GuaranteeEvaluation } from '../domain/guarantee-evaluation.js';
 import type { ExecutionEvent, ExecutionTerms, HandOver, ResumePoint } from '../engine/execution/index.js';
 import type { JobShape } from '../scheduler/job-timing.js';
 import type { PlannedJob } from '../scheduler/model.js';
 import type { RuntimeClock } from './clock.js';
+import { heldPiece, heldSince, judgingContext } from './hand-over.js';
 import { expectedRunMs, pieceKey, plannedPieces, sameNodes, type PlannedPiece } from './piece-timeline.js';
 import { eventOf } from './execution-events.js';
 import type { ResourceManager, ResourceManagerEvent } from './resource-manager.js';
@@ -81,9 +82,8 @@ export class PlanExecutor {
 
   /**
    * Starts executing a planned job: its pieces run at their planned times. With
-   * `resumeFrom`, it first computes from that checkpoint (recorded as a planned restart).
-   * With `handedOver` (a session whose nodes were handed over before a server restart), the
-   * piece under way on those nodes is the holder's since then: its session starts again at once.
+   * `resumeFrom`, it first computes from that checkpoint (recorded as a planned restart);
+   * with `handedOver`, a session holds its nodes since then and starts again at once.
    */
   execute(job: PlannedJob, shape: JobShape, terms: ExecutionTerms = { guaranteeTerms: [] }, resumeFrom?: ResumePoint, handedOver?: HandOver): void {
     const jobId = job.spec.id;
@@ -105,11 +105,10 @@ export class PlanExecutor {
     };
     this.runs.set(jobId, run);
     const pieces = plannedPieces(job, shape);
-    const now = this.clock.now().getTime();
-    const held = handedOver && job.spec.window ? pieces.find((p) => p.start <= now && now < p.end && sameNodes(p.nodes, handedOver.nodes)) : undefined;
+    const held = handedOver && heldPiece(job, pieces, handedOver, this.clock.now().getTime());
     if (held && handedOver) {
       run.begun.add(pieceKey(held));
-      run.record = appendFact(appendFact(run.record, { kind: 'phase', at: handedOver.at, phase: 'PreRuntime', nodes: held.nodes }), { kind: 'phase', at: handedOver.at, phase: 'Running', nodes: held.nodes });
+      run.record = heldSince(run.record, handedOver.at, held.nodes);
       const active: ActivePiece = { piece: held, timers: [], writing: new Map() };
       run.active = active;
       const generation = ++run.generation;
@@ -141,20 +140,8 @@ export class PlanExecutor {
   evaluations(jobId: string): GuaranteeEvaluation[] {
     const run = this.runs.get(jobId);
     if (!run) return [];
-    const context = this.contextOf(run);
+    const context = judgingContext(run, this.clock.now());
     return run.terms.guaranteeTerms.map((term) => evaluateGuarantee(term, run.record, context));
-  }
-
-  /** What the guarantee terms are judged by, at the clock's time. */
-  private contextOf(run: Pick<Run, 'job' | 'shape' | 'terms'>): GuaranteeContext {
-    const spec = run.job.spec;
-    const window = run.terms.window ?? (spec.window ? { start: new Date(spec.window.start), end: new Date(spec.window.end) } : undefined);
-    return {
-      now: this.clock.now(),
-      level: run.terms.level ?? spec.level,
-      coveredOutages: run.terms.coveredOutages ?? run.shape.timing.outages,
-      ...(window ? { window } : {}),
-    };
   }
 
   /** Jobs being executed (finished ones included until `forget`). */
@@ -260,11 +247,7 @@ export class PlanExecutor {
     active.timers.push(this.clock.at(new Date(piece.computeStart + shift), () => this.enqueue(run, () => this.launch(run, active, generation))));
   }
 
-  /**
-   * Runtime: the job computes, from its last checkpoint if it ran before; checkpoints and the
-   * piece's end are set on the clock. `handedOver`: its nodes have been the holder's since
-   * before a server restart (already Running in the record); only its session starts again.
-   */
+  /** Runtime: the job computes, from its last checkpoint if it ran before; checkpoints and the piece's end are set on the clock. `handedOver`: already Running since before a restart. */
   private async launch(run: Run, active: ActivePiece, generation: number, handedOver = false): Promise<void> {
     if (run.generation !== generation) return;
     const piece = active.piece;
@@ -454,7 +437,7 @@ export class PlanExecutor {
 
   /** Judges every term; reports the ones whose state changed and sets the next check. */
   private judge(run: Run): void {
-    const context = this.contextOf(run);
+    const context = judgingContext(run, this.clock.now());
     for (const term of run.terms.guaranteeTerms) {
       const evaluation = evaluateGuarantee(term, run.record, context);
       const before = run.states.get(term.name) ?? 'NotDetermined';

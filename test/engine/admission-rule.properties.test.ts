@@ -58,8 +58,10 @@ const offer = fc.record({
 /** What each objective means for a booking, judged from the plan's own pieces. */
 function broken(term: GuaranteeTerm, request: ServiceRequest, booking: Allocation): string | undefined {
   const segments = booking.segments ?? [];
-  const first = Math.min(...segments.map((s) => s.start.getTime()));
-  const last = Math.max(...segments.map((s) => s.end.getTime()));
+  const booked = { first: Math.min(...segments.map((s) => s.start.getTime())), last: Math.max(...segments.map((s) => s.end.getTime())) };
+  // A window's pieces add its nodes' preparation before it and their release after it: the job itself holds them for the window.
+  const first = request.window ? Math.max(request.window.start.getTime(), booked.first) : booked.first;
+  const last = request.window ? Math.min(request.window.end.getTime(), booked.last) : booked.last;
   const t = term.target;
   switch (t.kind) {
     case 'CompletedBy': return last > t.at.getTime() ? `completes ${new Date(last).toISOString()} after ${t.at.toISOString()}` : undefined;

@@ -4,7 +4,6 @@ import { MemoryAgreementRepository } from '../../src/store/memory-agreement-repo
 import { MemoryNegotiationRepository } from '../../src/store/memory-negotiation-repository.js';
 import { negotiationOffer } from '../../src/xml/accepting-offer.js';
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
-import type { ServerConfig } from '../../src/engine/configuration/index.js';
 import { paper } from '../runtime/support.js';
 import { at, planOf, secondsOf, simulatedServer, type SimulatedServer } from './run-time-support.js';
 
@@ -21,8 +20,9 @@ afterEach(async () => {
   server = undefined;
 });
 
-const warmSite = (config: Partial<ServerConfig> = {}) =>
+const warmSite = (parts: NonNullable<Parameters<typeof simulatedServer>[0]>['parts'] = {}) =>
   simulatedServer({
+    parts,
     config: {
       cluster: {
         nodeGroups: [
@@ -31,7 +31,6 @@ const warmSite = (config: Partial<ServerConfig> = {}) =>
         ],
         timing: paper,
       },
-      ...config,
     },
   });
 
@@ -44,10 +43,7 @@ const interactive = (s: SimulatedServer, nodes: number, seconds = 600) =>
 describe('an interactive job', () => {
   it('on warm nodes full of best-effort work starts within the bound; the suspended job resumes after it and completes', async () => {
     const repository = new MemoryAgreementRepository();
-    server = await simulatedServer({
-      parts: { repository, negotiationRepository: new MemoryNegotiationRepository() },
-      config: { cluster: { nodeGroups: [{ count: 4, idPrefix: 'w', memoryGB: 16, cpus: 16, interconnect: 'InfiniBand', warm: true }, { count: 1, idPrefix: 'n', memoryGB: 16, cpus: 16, interconnect: 'InfiniBand' }], timing: paper } },
-    });
+    server = await warmSite({ repository, negotiationRepository: new MemoryNegotiationRepository() });
     const s = server;
     const batch = (await s.client.createAgreement(await offer(s, 'best-effort-job', [{ location: 'NodeCount', value: '5' }, { location: 'RuntimeEstimate', value: '3600' }]))).agreementId;
     await s.advanceTo(600);

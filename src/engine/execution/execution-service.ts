@@ -12,6 +12,7 @@ import type { AgreementService } from '../agreements/agreement-service.js';
 import { systemActor } from '../audit/audit-notes.js';
 import { eventAction, serviceTermsAre, serviceTermsIn } from './execution-notes.js';
 import { migrationJson, planSummary } from './execution-summaries.js';
+import { lastCheckpoint, lastHandOver } from './run-trail.js';
 import type { PlanningService } from '../planning/planning-service.js';
 import type { AgreementRepository, AuditDetails, AuditLog, Clock } from '../ports.js';
 import type { ExecutionEvent, HandOver, JobExecutor, ReportStore, ResumePoint, StoredReport } from './ports.js';
@@ -432,11 +433,11 @@ export class ExecutionService {
         if (agreement.request.useReservation === undefined) outcome.notExecuted.push({ id, reason: 'no booking in the plan (it could not be booked again at start-up)' });
         continue;
       }
-      const point = await this.lastCheckpoint(id);
+      const point = await lastCheckpoint(this.deps.audit, id);
       if (point?.received) this.received.set(id, point.point);
       const resumeFrom = ran ? point?.point : point?.received ? point.point : undefined;
       // A session whose nodes were handed over keeps them through the restart: the plan never released them.
-      const handedOver = ran && agreement.request.window ? await this.lastHandOver(id) : undefined;
+      const handedOver = ran && agreement.request.window ? await lastHandOver(this.deps.audit, id) : undefined;
       const started = await this.start(agreement, resumeFrom, handedOver);
       if (started === 'no-run-time') continue;
       if (started !== 'started') {
@@ -447,34 +448,6 @@ export class ExecutionService {
       else outcome.started.push(id);
     }
     return outcome;
-  }
-
-  /** When the job's nodes were last handed over (its Running phase), if that is the last phase the audit trail has. */
-  private async lastHandOver(id: string): Promise<HandOver | undefined> {
-    if (!this.deps.audit) return undefined;
-    const entries = await this.deps.audit.entries({ subject: { kind: 'agreement', id } });
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const details = entries[i]?.details;
-      if (!details || typeof details.phase !== 'string') continue;
-      const nodes = details.nodes;
-      if (details.phase !== 'Running' || !Array.isArray(nodes) || !nodes.every((n) => typeof n === 'string')) return undefined;
-      return { at: (entries[i] as { at: Date }).at, nodes: nodes as string[] };
-    }
-    return undefined;
-  }
-
-  /** The last checkpoint taken here, or received from another provider, as the audit trail has it. */
-  private async lastCheckpoint(id: string): Promise<{ point: ResumePoint; received: boolean } | undefined> {
-    if (!this.deps.audit) return undefined;
-    const entries = await this.deps.audit.entries({ subject: { kind: 'agreement', id } });
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const entry = entries[i];
-      if (!entry || (entry.action !== 'checkpoint-taken' && entry.action !== 'checkpoint-received')) continue;
-      const { reference, interval } = entry.details;
-      if (typeof reference !== 'string') continue;
-      return { point: { reference, interval: typeof interval === 'number' ? interval : 0 }, received: entry.action === 'checkpoint-received' };
-    }
-    return undefined;
   }
 
   // ------------------------------------------------------------------ plumbing
