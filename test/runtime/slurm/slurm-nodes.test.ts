@@ -38,3 +38,11 @@ describe.skipIf(skipSlurm)('the cluster as Slurm reports it', () => {
     expect((failure as Error).message).toMatch(/^scontrol show node nosuchnode failed \(exit 1\): Node nosuchnode not found/);
   });
 });
+
+describe('Slurm node features as node properties', () => {
+  it('wsag-warm marks a node kept prepared for interactive sessions; other features leave it an ordinary node', () => {
+    const node = (features: string) => clusterNodeOf({ name: 'n9', cpus: 2, real_memory: 1024, features, state: 'IDLE' });
+    expect(node('ib,wsag-warm')).toMatchObject({ interconnect: 'InfiniBand', warm: true });
+    expect(node('ib,warm-ish').warm).toBeUndefined();
+  });
+});
