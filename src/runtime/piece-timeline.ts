@@ -1,4 +1,4 @@
-import { initSeconds, releaseMs, totalIntervals, type JobShape } from '../scheduler/job-timing.js';
+import { segmentPhases, totalIntervals, type JobShape } from '../scheduler/job-timing.js';
 import type { Instant, PlannedJob, Segment } from '../scheduler/model.js';
 
 /**
@@ -56,12 +56,11 @@ function pieceOf(job: PlannedJob, shape: JobShape, segment: Segment, index: numb
   const interval = job.checkpoints.intervalSeconds * 1000;
   const cp = job.checkpoints.checkpointSeconds * 1000;
   const finishes = before + segment.intervals >= total;
-  // A promise with a start time is booked with its preparation before it: the session is handed over when the nodes are ready.
-  const computeStart = segment.start + initSeconds(shape, segment.restart, job.spec.window !== undefined && job.spec.prepared) * 1000;
+  // Computation starts when the nodes are ready (a session: handed over); a reservation's holder keeps them until their release.
+  const { readyAt: computeStart, releaseFrom } = segmentPhases(job, shape, segment);
   const written = finishes ? segment.intervals - 1 : segment.intervals;
   const planned = computeStart + segment.intervals * interval + Math.max(0, written) * cp;
-  // A reservation's holder has the nodes for its whole window, however late a piece (re)started: its session ends with the window.
-  const computeEnd = job.spec.window ? segment.end - releaseMs(shape) : planned;
+  const computeEnd = job.spec.window ? releaseFrom : planned;
   const checkpoints: PlannedCheckpoint[] = [];
   for (let i = 1; i <= written; i++) {
     const begin = computeStart + i * interval + (i - 1) * cp;

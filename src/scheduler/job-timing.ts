@@ -57,7 +57,7 @@ export function preparationMs(shape: JobShape, restart: boolean, prepared = fals
 }
 
 /** Seconds a piece spends initialising its nodes before it computes (hands over, for a promise with a start time). */
-export function initSeconds(shape: JobShape, restart: boolean, prepared = false): number {
+function initSeconds(shape: JobShape, restart: boolean, prepared = false): number {
   if (prepared) return 0;
   return restart ? shape.timing.tInitRestart : shape.timing.tInitNew;
 }

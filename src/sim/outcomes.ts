@@ -1,6 +1,6 @@
 import type { Outage } from '../domain/execution.js';
 import type { CheckpointPlan } from '../scheduler/checkpoint-plan.js';
-import { checkpointsWritten, initSeconds, securedIntervals, type JobShape } from '../scheduler/job-timing.js';
+import { checkpointsWritten, securedIntervals, segmentPhases, type JobShape } from '../scheduler/job-timing.js';
 import type { Instant, JobSpec, PlannedJob, Segment } from '../scheduler/model.js';
 import { liabilityOf, type LiabilityFacts, type PlanChange } from './liability.js';
 import type { MigrationTally, Saved } from './migration.js';
@@ -116,7 +116,7 @@ export class SimOutcomes {
     const first = executed[0];
     // A promise with a start time is prepared before it: its holder has the nodes from the hand-over (the window's start, as planned).
     const window = job.spec.window;
-    const handedOver = (s: Segment) => s.start + initSeconds(track.shape, s.restart, job.spec.prepared) * 1000;
+    const handedOver = (s: Segment) => segmentPhases(job, track.shape, s).readyAt;
     const outcome: JobOutcome = {
       ...this.base(input),
       status,
@@ -149,7 +149,7 @@ export class SimOutcomes {
     if (input.kind === 'reservation' && (status === 'completed' || status === 'dropped')) {
       const promised = window as { start: Instant; end: Instant };
       // Each piece holds the nodes for its holder from its hand-over: a piece re-placed after a failure is prepared first, and that is a gap.
-      const held = executed.map((s) => ({ ...s, start: Math.min(handedOver(s), s.end) }));
+      const held = executed.map((s) => ({ ...s, start: handedOver(s) }));
       const gap = status === 'completed' && !peer ? firstGap(held, promised.start, Math.min(at, promised.end)) : undefined;
       outcome.honoured = status === 'completed' && gap === undefined;
       if (status === 'dropped') {
