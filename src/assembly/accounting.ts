@@ -10,6 +10,7 @@ import { Charging } from '../engine/accounting/index.js';
 import { FollowedNegotiations } from '../engine/accounting/index.js';
 import { Settlement } from '../engine/accounting/index.js';
 import { UsageRecording } from '../engine/accounting/index.js';
+import { VerdictCorrections } from '../engine/accounting/index.js';
 import { VoUsage } from '../engine/accounting/index.js';
 import type { ServerConfig } from '../engine/configuration/index.js';
 import type { PlanningService } from '../engine/planning/index.js';
@@ -37,6 +38,8 @@ export interface AccountingParts {
   negotiations: NegotiationRepository;
   /** An agreement changed (the repository's onChange). */
   agreementChanged(change: AgreementChange): void;
+  /** Operators' corrections of false violations, made through `agreements` (which keeps the audit trail). */
+  corrections(agreements: ConstructorParameters<typeof VerdictCorrections>[0]['agreements']): VerdictCorrections;
   /** Start-up, with the plan restored: held offers and recent usage count for their VOs, open holds are settled. */
   restore(): Promise<number>;
   /** Once serving: usage records of agreements that ended just before the server stopped. */
@@ -79,6 +82,7 @@ export function accountingParts(options: {
     settlement,
     recording,
     ...(shares ? { shares } : {}),
+    corrections: (agreements) => new VerdictCorrections({ repository, agreements, reports, accounts: accountStore, settlement, clock }),
     negotiations: new FollowedNegotiations(negotiationRepository, (negotiation) => settlement.follow(() => settlement.negotiationChanged(negotiation), failed)),
     agreementChanged(change) {
       const after = change.after;

@@ -52,6 +52,7 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime): R
     execution,
     notifications: base.notifications,
     accounts: accounting.accounts,
+    corrections: accounting.corrections(base.agreements),
     usage: accounting.recording,
     ...(accounting.shares ? { shares: accounting.shares } : {}),
     prices: base.prices,

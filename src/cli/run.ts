@@ -15,6 +15,7 @@ import { certCommand } from './commands/cert.js';
 import { countersignCommand } from './commands/countersign.js';
 import { checkpointCommand } from './commands/checkpoint.js';
 import { coallocateCommand } from './commands/coallocate.js';
+import { correctCommand } from './commands/correct.js';
 import { createCommand } from './commands/create.js';
 import { negotiateCommand } from './commands/negotiate.js';
 import { negotiationsCommand } from './commands/negotiations.js';
@@ -31,7 +32,7 @@ import { CliError, exitCodes, UsageError } from './errors.js';
 export const commands: Command[] = [
   serveCommand, templatesCommand, createCommand, agreementsCommand, stateCommand, terminateCommand,
   negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand, checkpointCommand, simCommand, certCommand, countersignCommand, auditCommand, accountCommand, usageCommand, voCommand, leaseCommand, pricesCommand,
-  nodeCommand,
+  nodeCommand, correctCommand,
 ];
 
 /** What the CLI needs from the outside world; everything but out/err/env has a default. */

@@ -313,7 +313,6 @@ export class WsagClient {
     });
   }
 
-  /** A JSON view; an `{ error, message }` answer becomes a WsagFault, like a SOAP fault. */
   /** A JSON route of the /api face (the bank, for `wsag account`): its answer, or the problem document's fault as a WsagFault. */
   request<T>(path: string, what: string, init?: RequestInit): Promise<T> {
     return this.json<T>(path, what, init);

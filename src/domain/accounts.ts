@@ -49,7 +49,7 @@ export interface FundsHold {
   closedAt?: Date;
 }
 
-export type EntryKind = 'allocation' | 'deposit' | 'hold' | 'release' | 'charge' | 'fee' | 'penalty-credit' | 'reward-charge';
+export type EntryKind = 'allocation' | 'deposit' | 'hold' | 'release' | 'charge' | 'fee' | 'penalty-credit' | 'reward-charge' | 'penalty-withdrawal';
 
 export interface LedgerEntry {
   seq: number;
@@ -144,6 +144,18 @@ export function chargeReward(account: Account, amount: number, at: Date, key: st
   return {
     account: { ...account, funds: account.funds - charged, updatedAt: at },
     entries: [{ at, kind: 'reward-charge', amount: -charged, heldChange: 0, key, note: shortfall > 0 ? `${note}; ${formatMoney(shortfall, account.currency)} could not be charged (not enough funds)` : note }],
+    holds: [],
+  };
+}
+
+/**
+ * Takes back a penalty credit an operator found false (a compensating entry): the whole
+ * amount, even below zero funds, since the credit itself was the error.
+ */
+export function withdrawPenaltyCredit(account: Account, amount: number, at: Date, key: string, note: string): LedgerChange {
+  return {
+    account: { ...account, funds: account.funds - amount, updatedAt: at },
+    entries: [{ at, kind: 'penalty-withdrawal', amount: -amount, heldChange: 0, key, note }],
     holds: [],
   };
 }

@@ -71,7 +71,35 @@ export interface PostRuntimeReport {
 
 export function postRuntimeReport(input: PostRuntimeInput): { report: PostRuntimeReport; text: string } {
   const report = buildReport(input);
-  return { report, text: renderText(report) };
+  return { report, text: reportText(report) };
+}
+
+/**
+ * An operator's correction of a verdict the server got wrong (src/domain/verdict-correction.ts):
+ * the term, from Violated to Fulfilled, by whom, when and why, and the penalty withdrawn.
+ */
+export interface VerdictCorrection {
+  term: string;
+  from: 'Violated';
+  to: 'Fulfilled';
+  by: string;
+  at: string;
+  reason: string;
+  withdrawnPenalty?: Charge;
+}
+
+/** What a stored report adds: the server's notes (where the job went, why terms were not judged) and operators' corrections. */
+export interface ReportAdditions {
+  notes?: string[];
+  corrections?: VerdictCorrection[];
+}
+
+/** The report for people: every section, then the corrections made since and the server's notes. */
+export function reportText(r: PostRuntimeReport & ReportAdditions): string {
+  const corrections = (r.corrections ?? []).map((c) => `Corrected: ${c.term} Violated to Fulfilled by ${c.by} at ${c.at}${c.withdrawnPenalty ? `, penalty of ${formatCharge(c.withdrawnPenalty)} withdrawn` : ''}: ${c.reason}`);
+  const extra = [...corrections, ...(r.notes ?? [])];
+  const text = renderText(r);
+  return extra.length ? `${text}\n${extra.join('\n')}\n` : text;
 }
 
 export function describeObjective(target: KpiTarget): string {

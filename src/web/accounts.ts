@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { MalformedMessage } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
 import type { AccountService, NewAccount } from '../engine/accounting/index.js';
-import { declaredBodyWithin } from './error-boundary.js';
+import { jsonBody, smallBody } from './json-body.js';
 import { knownQuery, maxPageSize, pageLimit } from './listing.js';
 import { sendProblem } from './problem.js';
 
@@ -18,7 +18,7 @@ import { sendProblem } from './problem.js';
  */
 export function accountsRouter(accounts: AccountService, caller: (req: Request) => Caller, logger?: Logger): Router {
   const router = express.Router();
-  const body = [declaredBodyWithin(16 * 1024), express.text({ type: () => true, limit: 16 * 1024 })];
+  const body = smallBody;
   const json = (what: string, produce: (req: Request) => Promise<unknown>, status = 200) => async (req: Request, res: Response) => {
     try {
       res.status(status).json(await produce(req));
@@ -50,16 +50,6 @@ export function accountsRouter(accounts: AccountService, caller: (req: Request) 
     }));
   }
   return router;
-}
-
-function jsonBody(req: Request): Record<string, unknown> {
-  try {
-    const value = JSON.parse(typeof req.body === 'string' ? req.body : '') as unknown;
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // answered below
-  }
-  throw new MalformedMessage('send a JSON object as the body');
 }
 
 /**

@@ -1,9 +1,12 @@
 import express, { type Request, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { Agreement } from '../domain/agreement.js';
+import { MalformedMessage, UnknownResource } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
+import type { VerdictCorrections } from '../engine/accounting/index.js';
 import type { AgreementService } from '../engine/agreements/index.js';
 import type { AgreementSignatureVerifier, AuditEntry } from '../engine/ports.js';
+import { jsonBody, smallBody } from './json-body.js';
 import { sendProblem } from './problem.js';
 import { agreementSummary } from './summaries.js';
 
@@ -11,9 +14,10 @@ import { agreementSummary } from './summaries.js';
  * GET /api/agreements/ID: one agreement in full, for its owner, its eligible parties and
  * operators (the dashboard's detail view): its summary, term states, what was asked, the
  * allocation with its pieces, the audit history and whether its signatures verify now.
+ * POST /api/agreements/ID/corrections: an operator corrects a false violation.
  */
 export function agreementDetailRouter(
-  deps: { agreements: AgreementService; history?: (id: string) => Promise<AuditEntry[]>; signatures?: AgreementSignatureVerifier; now: () => Date },
+  deps: { agreements: AgreementService; history?: (id: string) => Promise<AuditEntry[]>; signatures?: AgreementSignatureVerifier; corrections?: VerdictCorrections; now: () => Date },
   caller: (req: Request) => Caller,
   logger?: Logger,
 ): Router {
@@ -33,6 +37,17 @@ export function agreementDetailRouter(
       });
     } catch (error) {
       sendProblem(res, error, 'reading an agreement', logger);
+    }
+  });
+  // An operator corrects a false violation: { "term": ..., "reason": ... } (docs/operations.md, "Correcting a false violation").
+  router.post('/api/agreements/:id/corrections', ...smallBody, async (req, res) => {
+    try {
+      if (!deps.corrections) throw new UnknownResource('this server keeps no post-runtime reports to correct (WSAG_EXECUTOR=none)');
+      const input = jsonBody(req);
+      if (typeof input.term !== 'string' || input.term === '') throw new MalformedMessage('send { "term": the guarantee term\'s name, "reason": why the violation was false }: "term" is missing');
+      res.json(await deps.corrections.correct(String(req.params.id), input.term, input.reason, caller(req)));
+    } catch (error) {
+      sendProblem(res, error, 'correcting a guarantee verdict', logger);
     }
   });
   return router;

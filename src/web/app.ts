@@ -7,7 +7,7 @@ import { MalformedMessage, NotAuthorized, UnknownResource } from '../domain/erro
 import type { Caller } from '../domain/identity.js';
 import { negotiationStates } from '../domain/negotiation.js';
 import type { PriceList } from '../domain/pricing.js';
-import type { AccountService } from '../engine/accounting/index.js';
+import type { AccountService, VerdictCorrections } from '../engine/accounting/index.js';
 import type { UsageRecording } from '../engine/accounting/index.js';
 import type { VoUsage } from '../engine/accounting/index.js';
 import type { AgreementService } from '../engine/agreements/index.js';
@@ -46,6 +46,8 @@ export interface AppOptions extends EndpointOptions {
   checkpointUpload?: Omit<CheckpointUploadOptions, 'identify' | 'logger'>;
   /** The bank: accounts and their statements (/api/accounts). */
   accounts?: AccountService;
+  /** Operators' corrections of false violations (POST /api/agreements/ID/corrections). */
+  corrections?: VerdictCorrections;
   /** Usage records (/api/usage). */
   usage?: UsageRecording;
   /** VO usage SLAs (/api/vo). */
@@ -191,7 +193,7 @@ export function createApp(options: AppOptions): RequestListener {
   if (options.prices) app.use(pricesRouter(options.prices, options.plan, caller, options.now, options.logger));
   if (options.metrics) app.use(metricsRouter(options.metrics, caller, options.logger));
   if (options.events) app.use(options.events.router(caller, options.logger));
-  app.use(agreementDetailRouter({ agreements: options.agreements, ...(options.history ? { history: options.history } : {}), ...(options.signatures ? { signatures: options.signatures } : {}), now: options.now }, caller, options.logger));
+  app.use(agreementDetailRouter({ agreements: options.agreements, ...(options.history ? { history: options.history } : {}), ...(options.signatures ? { signatures: options.signatures } : {}), ...(options.corrections ? { corrections: options.corrections } : {}), now: options.now }, caller, options.logger));
   // The dashboard: static pages that read /api (docs/operations.md, "Dashboard").
   app.get('/', (_req, res) => res.redirect('/ui/'));
   app.use('/ui', express.static(uiDir, { index: 'index.html', fallthrough: true }));

@@ -7,3 +7,5 @@ export type { AccountStore, StatementPage, StoredUsageRecord, UsageRecordStore }
 export { Settlement } from './settlement.js';
 export { UsageRecording } from './usage-recording.js';
 export { VoUsage } from './vo-usage.js';
+export { VerdictCorrections } from './verdict-corrections.js';
+export type { CorrectionOutcome } from './verdict-corrections.js';

@@ -3,7 +3,7 @@ import { liveStates, nextAgreementState } from '../../domain/agreement-state-mac
 import { UnknownResource } from '../../domain/errors.js';
 import { serviceTermStateOf, type ExecutionRecord } from '../../domain/execution.js';
 import type { Caller } from '../../domain/identity.js';
-import { postRuntimeReport, type PostRuntimeInput } from '../../domain/post-runtime-report.js';
+import { postRuntimeReport, reportText, type PostRuntimeInput } from '../../domain/post-runtime-report.js';
 import type { GuaranteeTerm } from '../../domain/terms.js';
 import { isoTime } from '../../domain/time.js';
 import type { ReplanReport } from '../../scheduler/model.js';
@@ -239,7 +239,7 @@ export class ExecutionService {
     } else if (!judged) {
       notes.push(`The agreement was ${agreement.state} before the job ended: its guarantee terms were not judged.`);
     }
-    const { report, text } = postRuntimeReport({
+    const { report } = postRuntimeReport({
       agreementId: id,
       request: agreement.request,
       guaranteeTerms: this.terms.get(id) ?? [],
@@ -248,14 +248,12 @@ export class ExecutionService {
       ...(this.plans.has(id) ? { plan: this.plans.get(id) as NonNullable<PostRuntimeInput['plan']> } : {}),
       generatedAt: this.deps.clock.now(),
     });
-    const stored: StoredReport = {
-      report: {
-        ...report,
-        ...(notes.length ? { notes } : {}),
-        ...(agreement.migratedTo ? { migratedTo: migrationJson(agreement.migratedTo) } : {}),
-      },
-      text: notes.length ? `${text}\n${notes.join('\n')}\n` : text,
+    const kept: StoredReport['report'] = {
+      ...report,
+      ...(notes.length ? { notes } : {}),
+      ...(agreement.migratedTo ? { migratedTo: migrationJson(agreement.migratedTo) } : {}),
     };
+    const stored: StoredReport = { report: kept, text: reportText(kept) };
     try {
       await reports.save(id, stored);
     } catch (error) {

@@ -1,6 +1,6 @@
 import type { ExecutionRecord, FailureCause, RestartCause, RunPhase } from '../../domain/execution.js';
 import type { GuaranteeEvaluation } from '../../domain/guarantee-evaluation.js';
-import type { PostRuntimeReport } from '../../domain/post-runtime-report.js';
+import type { PostRuntimeReport, ReportAdditions } from '../../domain/post-runtime-report.js';
 import type { JobShape } from '../../scheduler/job-timing.js';
 import type { PlannedJob } from '../../scheduler/model.js';
 import type { Application, GuaranteeLevel, GuaranteeTerm, ReservationWindow } from '../../domain/terms.js';
@@ -93,7 +93,7 @@ export interface JobExecutor {
 
 /** A post-runtime report as stored: the report, and what the server adds (where the job went, why terms were not judged). */
 export interface StoredReport {
-  report: PostRuntimeReport & { notes?: string[]; migratedTo?: JsonValue };
+  report: PostRuntimeReport & ReportAdditions & { migratedTo?: JsonValue };
   text: string;
 }
 
