@@ -3,11 +3,12 @@
 # MUNGE with its own key and socket, slurmctld, and one slurmd per emulated node
 # (`slurmd -N NAME`, each on its own port, NodeAddr=127.0.0.1), all under DIR.
 #
-#   scripts/slurm-test-cluster.sh start DIR [NODES] [BASE_PORT]   # prints SLURM_CONF=DIR/slurm.conf
+#   scripts/slurm-test-cluster.sh start DIR [NODES] [BASE_PORT] [WARM]   # prints SLURM_CONF=DIR/slurm.conf
 #   scripts/slurm-test-cluster.sh stop DIR
 #
 # Nodes are n1..nN with 2 CPUs and 1000 MB each; odd nodes carry the features
-# ib,island-a, even ones ib,island-b; n1 also has sec-HardenedNode. One partition, batch.
+# ib,island-a, even ones ib,island-b; n1 also has sec-HardenedNode; the last WARM nodes
+# (default 0) also wsag-warm, kept prepared for interactive sessions. One partition, batch.
 # Needs Debian's slurm-wlm and munge (.ci/run installs them) and root (slurmd runs jobs).
 set -euo pipefail
 
@@ -15,6 +16,7 @@ command=${1:?usage: $0 start|stop DIR [NODES] [BASE_PORT]}
 dir=$(realpath -m "${2:?usage: $0 start|stop DIR [NODES] [BASE_PORT]}")
 nodes=${3:-4}
 base=${4:-$((12000 + (RANDOM % 400) * 20))}  # below the ephemeral range (32768-)
+warm=${5:-0}
 export SLURM_CONF="$dir/slurm.conf"
 
 stop() {
@@ -64,6 +66,9 @@ TaskPlugin=task/none
 SwitchType=switch/none
 MpiDefault=none
 SchedulerType=sched/backfill
+# Start a batch job as soon as it is submitted, not up to 3 s later (Slurm's default): the
+# hand-over the tests' timing model plans (handoverSeconds) must cover Slurm's start latency.
+SchedulerParameters=batch_sched_delay=0
 SelectType=select/linear
 ReturnToService=1
 SlurmctldTimeout=30
@@ -80,6 +85,7 @@ CONF
   for i in $(seq 1 "$nodes"); do
     features="ib,island-$([ $((i % 2)) -eq 1 ] && echo a || echo b)"
     [ "$i" -eq 1 ] && features="$features,sec-HardenedNode"
+    [ "$i" -gt $((nodes - warm)) ] && features="$features,wsag-warm"
     echo "NodeName=n$i NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((base + 1 + i)) CPUs=2 RealMemory=1000 Feature=$features State=UNKNOWN"
   done
   echo "PartitionName=batch Nodes=n[1-$nodes] Default=YES MaxTime=INFINITE State=UP"

@@ -87,16 +87,16 @@ export class SlurmReservations {
       if (!current) continue;
       const started = current.start.getTime() <= now.getTime();
       // A reservation that has begun keeps its start (Slurm refuses to move it); its nodes and end follow the plan.
-      const startAgrees = started || current.start.getTime() === earliest(r.start, now).getTime();
+      const startAgrees = started || (r.start.getTime() > now.getTime() && current.start.getTime() === r.start.getTime());
       if (startAgrees && current.end.getTime() === r.end.getTime() && current.nodes.join(',') === r.nodes.join(',')) continue;
       const args = ['update', `ReservationName=${name}`, `EndTime=${slurmTime(r.end)}`, `Nodes=${r.nodes.join(',')}`];
-      if (!startAgrees) args.push(`StartTime=${slurmTime(earliest(r.start, now))}`);
+      if (!startAgrees) args.push(`StartTime=${startTime(r.start, now)}`);
       await attempt(name, report.updated, () => this.cli.run('scontrol', args));
     }
     for (const [name, r] of want) {
       if (have.has(name)) continue;
       await attempt(name, report.created, () => this.cli.run('scontrol', [
-        'create', `ReservationName=${name}`, `StartTime=${slurmTime(earliest(r.start, now))}`, `EndTime=${slurmTime(r.end)}`,
+        'create', `ReservationName=${name}`, `StartTime=${startTime(r.start, now)}`, `EndTime=${slurmTime(r.end)}`,
         `Nodes=${r.nodes.join(',')}`, `Users=${this.user}`, 'Flags=IGNORE_JOBS',
       ]));
     }
@@ -134,5 +134,8 @@ export function expandHostlist(list: string): string[] {
 
 const floorSecond = (d: Date) => new Date(Math.floor(d.getTime() / 1000) * 1000);
 const ceilSecond = (d: Date) => new Date(Math.ceil(d.getTime() / 1000) * 1000);
-/** A piece that should have begun already is reserved from the next second: Slurm takes no start in the past. */
-const earliest = (start: Date, now: Date) => (start.getTime() > now.getTime() ? start : new Date(Math.ceil(now.getTime() / 1000) * 1000 + 1000));
+/**
+ * A piece that should have begun already is reserved from `now`, Slurm's own present: it takes
+ * no start in the past, and a start a second ahead would keep a session's job waiting for it.
+ */
+const startTime = (start: Date, now: Date) => (start.getTime() > now.getTime() ? slurmTime(start) : 'now');

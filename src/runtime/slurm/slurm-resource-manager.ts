@@ -24,6 +24,8 @@ export interface SlurmResourceManagerOptions {
   checkpointTimeoutMs?: number;
   /** How often a checkpoint's completion or a cancelled job's end is looked for. Default 200 ms. */
   pollMs?: number;
+  /** How long a submitted job may take to run its application before it counts as started anyway. Default 60 s. */
+  startTimeoutMs?: number;
   /** How long a cancelled job may take to leave its nodes. Default 30 s. */
   stopTimeoutMs?: number;
   log?: (message: string, details: Record<string, unknown>) => void;
@@ -32,7 +34,7 @@ export interface SlurmResourceManagerOptions {
 interface Tracked {
   slurmId: string;
   nodes: readonly string[];
-  /** When it was submitted (Date.now): a listing taken earlier cannot show it. 0: adopted from an earlier server run. */
+  /** When it began running (Date.now; Infinity until then): a listing taken earlier cannot show its end. 0: adopted from an earlier server run. */
   since: number;
 }
 
@@ -108,6 +110,8 @@ export class SlurmResourceManager implements ResourceManager {
         WSAG_CHECKPOINT_SIGNAL: this.signal,
         WSAG_NODES: launch.nodes.join(','),
         WSAG_RUNTIME_SECONDS: String(launch.runtimeSeconds),
+        // A session holds its nodes to its end, however long Slurm took to start it.
+        ...(launch.session ? { WSAG_SESSION_END: ((Date.now() + launch.expectedRunMs) / 1000).toFixed(3) } : {}),
         ...(launch.fromCheckpoint !== undefined ? { WSAG_RESUME_FROM: files.live } : {}),
       },
     }), { mode: 0o700 });
@@ -119,7 +123,26 @@ export class SlurmResourceManager implements ResourceManager {
     ]);
     const slurmId = answer.trim().split(';')[0] as string;
     await writeWhole(join(dir, 'slurm-job'), `${slurmId}\n`);
-    this.tracked.set(jobId, { slurmId, nodes: [...launch.nodes], since: Date.now() });
+    // Not observed until it runs: "started" must mean computing, and its end come after its start.
+    const tracked: Tracked = { slurmId, nodes: [...launch.nodes], since: Number.POSITIVE_INFINITY };
+    this.tracked.set(jobId, tracked);
+    await this.running(jobId, slurmId);
+    tracked.since = Date.now();
+  }
+
+  /**
+   * Resolves once the job's batch script runs the application (the wrapper's mark) or has
+   * ended: Slurm reports RUNNING before that, and a site's hand-over time must cover the
+   * whole delay. After `startTimeoutMs` the job counts as started, and the monitor follows it.
+   */
+  private async running(jobId: string, slurmId: string): Promise<void> {
+    const dir = this.jobDirectory(jobId);
+    const timeoutMs = this.options.startTimeoutMs ?? 60_000;
+    for (const until = Date.now() + timeoutMs; Date.now() < until; await delay(Math.min(this.pollMs, 50))) {
+      if (this.tracked.get(jobId)?.slurmId !== slurmId) return;
+      if ((await exists(wrapperReadyFile(dir, slurmId))) || (await exists(join(dir, `exit-${slurmId}`)))) return;
+    }
+    this.options.log?.('Slurm has not started the job in time; it counts as started and is followed from here', { jobId, slurmJob: slurmId, waitedSeconds: timeoutMs / 1000 });
   }
 
   async checkpoint(jobId: string): Promise<string> {
