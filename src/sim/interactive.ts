@@ -41,6 +41,8 @@ export interface InteractiveOptions {
   boundSeconds: number;
   maxNodes?: number;
   maxSeconds?: number;
+  /** Nodes kept prepared for sessions, the last ones of the cluster, when it marks none warm itself. */
+  warmNodes?: number;
 }
 
 export interface InteractiveComparison extends InteractiveOptions {
@@ -49,7 +51,8 @@ export interface InteractiveComparison extends InteractiveOptions {
   suspend: InteractiveRun;
 }
 
-export function compareInteractive(workload: Workload, cluster: ClusterDescription, options: InteractiveOptions): InteractiveComparison {
+export function compareInteractive(workload: Workload, given: ClusterDescription, options: InteractiveOptions): InteractiveComparison {
+  const cluster = withWarmPool(given, options.warmNodes ?? 0);
   return {
     ...options,
     jobs: workload.jobs.length,
@@ -118,6 +121,18 @@ function runInteractive(workload: Workload, cluster: ClusterDescription, options
   };
 }
 
+/**
+ * The cluster with its last `count` ordinary nodes kept warm, unless it keeps some warm
+ * already: a session starts within seconds only on nodes prepared for it (docs/scheduler.md,
+ * "Preparation before a promise").
+ */
+export function withWarmPool(cluster: ClusterDescription, count: number): ClusterDescription {
+  if (count <= 0 || cluster.nodes.some((n) => n.warm)) return cluster;
+  let left = count;
+  const nodes = [...cluster.nodes].reverse().map((n) => (left > 0 && !n.buffer ? (left--, { ...n, warm: true }) : n)).reverse();
+  return { ...cluster, nodes };
+}
+
 /** Whether this job is made interactive (the same ones in both runs). */
 function isInteractive(input: WorkloadJob, share: number): boolean {
   return chosenByHash(input.id, share, 0x1a7e);
@@ -146,7 +161,8 @@ export function formatInteractiveComparison(c: InteractiveComparison): string[] 
   const width = Math.max(...rows.map(([label]) => label.length));
   return [
     `Interactive jobs (docs/scheduler.md): ${c.jobs} jobs, ${(c.share * 100).toFixed(1)} % interactive` +
-      `${c.maxNodes !== undefined ? `, at most ${c.maxNodes} nodes` : ''}${c.maxSeconds !== undefined ? `, at most ${c.maxSeconds / 60} minutes` : ''}, start within ${c.boundSeconds} s`,
+      `${c.maxNodes !== undefined ? `, at most ${c.maxNodes} nodes` : ''}${c.maxSeconds !== undefined ? `, at most ${c.maxSeconds / 60} minutes` : ''}, start within ${c.boundSeconds} s` +
+      `${c.warmNodes ? `, ${c.warmNodes} warm node${c.warmNodes === 1 ? '' : 's'}` : ''}`,
     '',
     `${''.padEnd(width)}  ${'free nodes only'.padStart(22)}  ${'suspend batch work'.padStart(22)}`,
     ...rows.map(([label, value]) => `${label.padEnd(width)}  ${value(c.freeOnly).padStart(22)}  ${value(c.suspend).padStart(22)}`),

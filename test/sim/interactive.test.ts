@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareInteractive, parseCluster, parseWorkload } from '../../src/sim/index.js';
+import { withWarmPool } from '../../src/sim/interactive.js';
 import { chosenByHash } from '../../src/sim/selection.js';
 import { wsag } from '../cli/support.js';
 
@@ -33,13 +34,27 @@ describe('wsag sim --interactive', () => {
     expect(c.suspend).toMatchObject({ interactive: 1, started: 1, refused: 0, startDelay: { p50: 0, p99: 0, max: 0, mean: 0 }, suspensions: 1, suspendedJobs: 1, lostNodeHours: 0.67, meanRuntimeImpact: 0.25 });
   });
 
+  it('on a site whose nodes take 30 s to prepare, starts sessions only on nodes kept warm', () => {
+    const slow = parseCluster({
+      nodes: [{ count: 4, prefix: 'n', memoryGB: 32, cpus: 8 }],
+      timing: { nodeInitSeconds: 30, storageInitSecondsPerGB: 0, storageRollbackSecondsPerGB: 0, storageMountSeconds: 0, deinitSeconds: 0, handoverSeconds: 1, slowdownFactor: 1 },
+    });
+    // No warm node: 31 s of preparation, more than the 5 s bound, whatever is suspended.
+    expect(compareInteractive(workload, slow, { share, boundSeconds: 5 }).suspend).toMatchObject({ started: 0, refused: 1, suspensions: 0 });
+    // The last two nodes kept warm: the best-effort job running there is suspended and the 2-node session starts on them.
+    const warm = compareInteractive(workload, slow, { share, boundSeconds: 5, warmNodes: 2 });
+    expect(warm.suspend).toMatchObject({ started: 1, refused: 0, suspensions: 1 });
+    expect(warm.freeOnly).toMatchObject({ started: 0, refused: 1 });
+    expect(withWarmPool(slow, 2).nodes.map((n) => n.warm === true)).toEqual([false, false, true, true]);
+  });
+
   it('caps the sessions and prints both policies beside CrossBroker\'s figures', async () => {
     // A 1-node session of 600 s: the batch job needs all 4 nodes, so it starts again at 1200 s: impact (600 + 600) / 7200.
     const c = compareInteractive(workload, cluster, { share, boundSeconds: 5, maxNodes: 1, maxSeconds: 600 });
     expect(c.suspend).toMatchObject({ started: 1, suspensions: 1, meanRuntimeImpact: 1200 / 7200 });
     const result = await wsag(['sim', '--workload', 'workloads/small.json', '--interactive', '0.5', '--session-nodes', '2']);
     expect(result.code).toBe(0);
-    expect(result.out[0]).toBe('Interactive jobs (docs/scheduler.md): 10 jobs, 50.0 % interactive, at most 2 nodes, start within 5 s');
+    expect(result.out[0]).toBe('Interactive jobs (docs/scheduler.md): 10 jobs, 50.0 % interactive, at most 2 nodes, start within 5 s, 1 warm node');
     expect(result.out.at(-2)).toMatch(/^CrossBroker \(seed 001/);
     expect((await wsag(['sim', '--workload', 'workloads/small.json', '--interactive', '0'])).err[0]).toBe('error: --interactive expects the share of jobs made interactive, above 0 and at most 1, got "0"');
   });

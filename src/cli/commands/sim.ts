@@ -12,7 +12,7 @@ import { defaultPriceCurve, parsePriceCurve } from '../../domain/pricing.js';
 export const simCommand: Command = {
   name: 'sim',
   summary: 'replay a workload and failures against a cluster offline: acceptance, utilisation, violations, penalties',
-  synopsis: 'wsag sim --workload FILE[.swf] [--cluster FILE] [--swf-rules FILE] [--failures FILE.csv | --failure-rate R] [--peers FILE [--compare-migration] | --vo-policy FILE | --compare-pricing [--flexible SHARE] [--price-curve CURVE] | --interactive SHARE [--start-within SECONDS] [--session-nodes N] [--session-minutes M] | --baselines [--loads L,L,...]] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]',
+  synopsis: 'wsag sim --workload FILE[.swf] [--cluster FILE] [--swf-rules FILE] [--failures FILE.csv | --failure-rate R] [--peers FILE [--compare-migration] | --vo-policy FILE | --compare-pricing [--flexible SHARE] [--price-curve CURVE] | --interactive SHARE [--start-within SECONDS] [--session-nodes N] [--session-minutes M] [--warm-nodes N] | --baselines [--loads L,L,...]] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]',
   description: [
     'Simulates the planning scheduler without a server: the jobs of a workload arrive at their',
     'times and are admitted or refused, node failures and repairs re-plan the schedule, and',
@@ -57,6 +57,8 @@ export const simCommand: Command = {
     '  --interactive SHARE  make this share of the jobs interactive (0 to 1) and compare the two policies',
     '  --start-within SECONDS  with --interactive: the bound on the start (default 5)',
     '  --session-nodes N, --session-minutes M  with --interactive: cap each session\'s nodes and length',
+    '  --warm-nodes N     with --interactive: nodes kept prepared for sessions, the last N (default a tenth of',
+    '                     the cluster, unless its file marks warm nodes)',
     '  --until SECONDS    stop the simulation at this time; jobs still planned are reported open',
     '  --jobs             also list every job\'s outcome',
     '  --progress         show progress on stderr even when it is not a terminal (one line per 10 %)',
@@ -86,6 +88,7 @@ export const simCommand: Command = {
     flexible: { type: 'string' },
     'price-curve': { type: 'string' },
     interactive: { type: 'string' },
+    'warm-nodes': { type: 'string' },
     baselines: { type: 'boolean' },
     loads: { type: 'string' },
     'start-within': { type: 'string' },
@@ -159,7 +162,11 @@ export const simCommand: Command = {
       };
       const nodes = cap('session-nodes');
       const minutes = cap('session-minutes');
-      const comparison = compareInteractive(inputs.workload, inputs.cluster, { share, boundSeconds: bound, ...(nodes ? { maxNodes: nodes } : {}), ...(minutes ? { maxSeconds: minutes * 60 } : {}) });
+      // Sessions start within seconds only on nodes kept prepared: a tenth of the cluster unless it marks its own.
+      const ownWarm = inputs.cluster.nodes.filter((n) => n.warm).length;
+      const warmNodes = ownWarm || (cap('warm-nodes') ?? Math.ceil(inputs.cluster.nodes.length / 10));
+      if (ownWarm && args.string('warm-nodes') !== undefined) throw new UsageError(`--warm-nodes: the cluster marks its own ${ownWarm} warm node(s); give one or the other`);
+      const comparison = compareInteractive(inputs.workload, inputs.cluster, { share, boundSeconds: bound, warmNodes, ...(nodes ? { maxNodes: nodes } : {}), ...(minutes ? { maxSeconds: minutes * 60 } : {}) });
       if (args.flag('json')) return printJson(ctx.out, comparison);
       for (const line of formatInteractiveComparison(comparison)) ctx.out(line);
       return;
