@@ -8,8 +8,9 @@ const hour = 3600e3;
 const schedule = { span: 24 * hour, from: undefined };
 
 /** GET (or POST) under /api; a problem document becomes an Error with its detail. */
-async function api(path, init) {
-  const response = await fetch(path, init);
+async function api(path, init = {}) {
+  // The server takes a request that may change something only with a header no form on another site can set.
+  const response = await fetch(path, { ...init, headers: { 'x-requested-with': 'wsag-dashboard', ...init.headers } });
   const text = await response.text();
   const body = text ? JSON.parse(text) : undefined;
   if (!response.ok) throw new Error(body?.detail ?? body?.title ?? `${response.status} ${response.statusText}`);
@@ -20,6 +21,8 @@ function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+    // Through the CSSOM: the page's policy allows no inline style attributes.
+    else if (k === 'style') node.style.cssText = v;
     else if (v !== undefined && v !== false) node.setAttribute(k, v === true ? '' : String(v));
   }
   for (const c of children.flat()) if (c !== undefined && c !== null) node.append(c instanceof Node ? c : String(c));
@@ -87,7 +90,7 @@ async function showAgreement(id) {
       h('dt', {}, 'state'), h('dd', { class: 'state', 'data-field': 'state' }, a.state),
       h('dt', {}, 'name / template'), h('dd', {}, `${a.name ?? ''} (${a.template})`),
       h('dt', {}, 'initiator'), h('dd', {}, a.initiator),
-      h('dt', {}, 'terms'), h('dd', {}, h('a', { href: `/api/agreements/${encodeURIComponent(a.id)}/document`, target: '_blank' }, 'the agreement document (XML)')),
+      h('dt', {}, 'terms'), h('dd', {}, documentView(a.id)),
       h('dt', {}, 'service terms'), h('dd', {}, a.serviceTerms.map((t) => `${t.termName}: ${t.state}`).join(', ')),
       h('dt', {}, 'guarantee terms'), h('dd', {}, a.guaranteeTerms.map((t) => `${t.termName}: ${t.state}`).join(', ') || 'none'),
       h('dt', {}, 'asked'), h('dd', {}, `${a.request.nodeCount} nodes, ${a.request.guaranteeLevel}${a.request.runtimeSeconds ? `, ${a.request.runtimeSeconds} s` : ''}${a.request.deadline ? `, deadline ${when(a.request.deadline)}` : ''}${a.request.interactive ? ', interactive' : ''}${a.request.bid ? `, bid ${a.request.bid}/node-hour` : ''}`),
@@ -101,6 +104,18 @@ async function showAgreement(id) {
     h('h3', {}, 'Post-runtime report'),
     report ? h('pre', {}, JSON.stringify(report, null, 2)) : h('p', { class: 'muted' }, 'not yet: the job has not ended'),
   );
+}
+
+/** The agreement document as text, read when opened: shown, never rendered, whatever markup it carries. */
+function documentView(id) {
+  const text = h('pre', { class: 'document', 'data-field': 'document' });
+  const box = h('details', {}, h('summary', {}, 'the agreement document (XML)'), text);
+  box.addEventListener('toggle', async () => {
+    if (!box.open || text.textContent) return;
+    const response = await fetch(`/api/agreements/${encodeURIComponent(id)}/document`);
+    text.textContent = await response.text();
+  });
+  return box;
 }
 
 async function showNegotiations() {

@@ -345,7 +345,8 @@ export class WsagClient {
     const url = `${this.baseUrl}${path}`;
     let response: Response;
     try {
-      response = await this.fetchImpl(url, init);
+      // The server takes a request that may change something only with a header no form on another site can set.
+      response = await this.fetchImpl(url, { ...init, headers: { 'x-requested-with': 'wsag-client', ...(init?.headers as Record<string, string> | undefined) } });
     } catch (error) {
       throw unreachable(url, error);
     }

@@ -5,6 +5,7 @@ import type { Router } from 'express';
 import express from 'express';
 import type { Logger } from 'pino';
 import { ActionNotSupported, MessageTooLarge, UnsupportedMediaType, WsagError } from '../domain/errors.js';
+import { crossSiteRefusal, dataHeaders } from './http-safety.js';
 import type { Caller } from '../domain/identity.js';
 import { escapeXml } from '../xml/escape.js';
 import { schemasDir } from '../xml/libxml.js';
@@ -107,6 +108,8 @@ async function handleSoap(port: Port, req: IncomingMessage, res: ServerResponse,
   let startWaitSeconds: number | undefined;
   requestsInProgress.count++;
   try {
+    const crossSite = crossSiteRefusal(req, new URL(options.baseUrl(req)).origin);
+    if (crossSite) throw crossSite;
     checkCharset(req);
     const body = await readBody(req, options.maxBodyBytes);
     const arrived = performance.now();
@@ -151,6 +154,7 @@ async function handleSoap(port: Port, req: IncomingMessage, res: ServerResponse,
  */
 function sendEnvelope(res: ServerResponse, status: number, version: SoapVersion, xml: string): void {
   res.statusCode = status;
+  for (const [name, value] of Object.entries(dataHeaders)) res.setHeader(name, value);
   res.setHeader('content-type', contentType(version));
   res.setHeader('content-length', Buffer.byteLength(xml, 'utf8'));
   res.end(xml, 'utf8');

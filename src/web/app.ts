@@ -28,6 +28,7 @@ import type { EventStream } from './events.js';
 import { checkpointUploadRouter, type CheckpointUploadOptions } from './checkpoint-upload.js';
 import { declaredBodyWithin, errorBoundary } from './error-boundary.js';
 import { listingQuery, sendListing, type ListingQuery } from './listing.js';
+import { crossSiteGuard, hardeningHeaders } from './hardening.js';
 import { sendProblem } from './problem.js';
 import { planWindow } from './plan-window.js';
 import { agreementSummary, negotiationSummary, nodeSummary, planEntries, replanSummary } from './summaries.js';
@@ -69,6 +70,9 @@ const uiDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../
 export function createApp(options: AppOptions): RequestListener {
   const app = express();
   app.disable('x-powered-by');
+  app.use(hardeningHeaders());
+  // SOAP posts are checked on their own fast path (soapPostsFirst); the dashboard's pages change nothing.
+  app.use('/api', crossSiteGuard((req) => new URL(options.baseUrl(req)).origin));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

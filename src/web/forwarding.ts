@@ -7,6 +7,7 @@ import { ServiceUnavailable } from '../domain/errors.js';
 import { clusterSecretHeader, encodedClientChain, forwardedChainHeader } from '../soap/authentication.js';
 import { readBody } from '../soap/http-endpoint.js';
 import { errorBoundary } from './error-boundary.js';
+import { crossSiteGuard, hardeningHeaders } from './hardening.js';
 
 /** Marks a request a standby forwarded; a standby never forwards such a request again. */
 export const forwardedByHeader = 'x-wsag-forwarded-by';
@@ -18,8 +19,9 @@ export const defaultLeaderWaitMs = 15_000;
 const retryEveryMs = 250;
 
 /** Connection-level headers (RFC 9110 section 7.6.1) and ours, which a caller may not set. */
+// Origin and Sec-Fetch-Site are checked here, against this instance's own address, and not sent on.
 const dropped = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host',
-  'content-length', forwardedChainHeader, clusterSecretHeader, forwardedByHeader, notLeaderHeader]);
+  'content-length', 'origin', 'sec-fetch-site', forwardedChainHeader, clusterSecretHeader, forwardedByHeader, notLeaderHeader]);
 
 export interface ForwardingOptions {
   /** The leader's base URL as last announced (`fresh`: read it again, the last one failed); undefined while none is known. */
@@ -59,6 +61,8 @@ export function standbyApp(options: ForwardingOptions): express.Express {
   app.get('/metrics', async (_req, res) => {
     res.type(registry.contentType).send(await registry.metrics());
   });
+  app.use(hardeningHeaders());
+  app.use(crossSiteGuard(() => undefined));
   app.use(async (req: Request, res: Response, next: NextFunction) => {
     try {
       if (req.headers[forwardedByHeader] !== undefined) {

@@ -13,6 +13,7 @@ import { withXml } from './libxml.js';
 import { ns, prefixes, schemaFiles } from './namespaces.js';
 import { declaredElementNames } from './schema-set.js';
 import { attr, readGuaranteeTerm, readServiceRequest } from './terms-reader.js';
+import { rejectBrowserMarkup } from './markup-guard.js';
 import { all, one, text } from './xpath.js';
 
 export { date };
@@ -173,6 +174,7 @@ function readOfferElement(
   const termsEl = one(offer, 'wsag:Terms');
   if (!contextEl || !termsEl) throw new InvalidTerms('wsag:AgreementOffer needs wsag:Context and wsag:Terms');
   rejectUnknownTermElements(termsEl);
+  rejectBrowserMarkup(offer);
   const alternativeCount = checkAlternativeCount(termsEl);
   const extensions = elementChildren(contextEl).filter((c) => !serverWritten[c.namespaceUri]?.has(c.name)).map(c14n);
   const { request, guaranteeTerms } = readTerms(termsEl);

@@ -127,7 +127,7 @@ export async function planOf(server: RunningServer): Promise<{ bookings: PlanBoo
 }
 
 export async function postJson<T>(url: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const response = await fetch(url, { method: 'POST', ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}) });
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
 }

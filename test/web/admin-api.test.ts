@@ -33,7 +33,7 @@ async function get<T>(target: TestServer, path: string): Promise<{ status: numbe
   return { status: response.status, body: (await response.json()) as T };
 }
 async function post<T>(target: TestServer, path: string): Promise<{ status: number; body: T }> {
-  const response = await fetch(target.url + path, { method: 'POST' });
+  const response = await fetch(target.url + path, { method: 'POST', headers: { 'x-requested-with': 'test' } });
   return { status: response.status, body: (await response.json()) as T };
 }
 const plan = async () => (await get<{ clusterNodes: number; bookings: Booking[] }>(server, '/api/plan')).body;

@@ -74,7 +74,7 @@ describe('GET /metrics', () => {
     await client.negotiate(negotiationId, [negotiationOffer(offerFromTemplate(template, [{ location: 'NodeCount', value: '2' }]), { counterOfferTo: 'advance-reservation-v1', state: 'Solicited' })]);
     const held = await scrape();
     expect(value(held, 'wsag_holds_open')).toBe(1);
-    const failed = await fetch(`${server.url}/api/nodes/n001/fail`, { method: 'POST' });
+    const failed = await fetch(`${server.url}/api/nodes/n001/fail`, { method: 'POST', headers: { 'x-requested-with': 'test' } });
     expect(failed.status).toBe(200);
     const replanned = await scrape();
     expect(value(replanned, 'wsag_replans_total', { cause: 'node-failed' }) - value(held, 'wsag_replans_total', { cause: 'node-failed' })).toBe(1);

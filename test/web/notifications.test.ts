@@ -78,7 +78,10 @@ describe('notifications of state changes', () => {
     expect(removed.status).toBe(204);
     expect((await subscribe(`${callbackUrl}?n=6`)).status).toBe(200);
     expect((await postJson(`${server.url}/api/agreements/no-such-agreement/subscriptions`, { url: callbackUrl })).status).toBe(404);
-    const notJson = await fetch(`${server.url}/api/agreements/${id}/subscriptions`, { method: 'POST', body: 'url=x' });
+    const notJson = await fetch(`${server.url}/api/agreements/${id}/subscriptions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'url=x' });
     expect(notJson.status).toBe(400);
+    // A form's body is refused before it is read: a page on another site could send it.
+    const form = await fetch(`${server.url}/api/agreements/${id}/subscriptions`, { method: 'POST', body: 'url=x' });
+    expect([form.status, ((await form.json()) as { error: string }).error]).toEqual([415, 'UnsupportedMediaType']);
   });
 });
