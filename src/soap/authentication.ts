@@ -19,15 +19,17 @@ export interface AuthenticationOptions {
 }
 
 /**
- * Who is calling. A request that presents a proof must pass it (a bad certificate is never
- * downgraded to anonymous); one without a proof is the anonymous party, if the site allows it.
+ * Who is calling. Every proof a request presents must pass (a bad certificate is never
+ * downgraded to anonymous, and a failing signature is never masked by a good TLS
+ * certificate); the first names the caller. One without a proof is the anonymous party, if
+ * the site allows it.
  */
 export function authenticator(options: AuthenticationOptions): (req: IncomingMessage, soap: SoapRequest | undefined, now: Date) => Caller {
   return (req, soap, now) => {
-    for (const proof of options.proofs) {
-      const identity = proof(req, soap, now);
-      if (identity !== undefined) return { identity, isAdmin: options.admins.includes(identity) };
-    }
+    // Each proof runs, so one that fails throws even when an earlier one passed.
+    const proven = options.proofs.map((proof) => proof(req, soap, now));
+    const caller = proven.find((identity) => identity !== undefined);
+    if (caller !== undefined) return { identity: caller, isAdmin: options.admins.includes(caller) };
     if (options.anonymous === 'deny') {
       throw new NotAuthenticated(
         'this server serves authenticated parties only: connect over TLS with a client certificate (or proxy certificate) from a trusted CA, or sign the message with WS-Security',

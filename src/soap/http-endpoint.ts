@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Router } from 'express';
 import express from 'express';
 import type { Logger } from 'pino';
-import { ActionNotSupported, MessageTooLarge, UnsupportedMediaType, WsagError } from '../domain/errors.js';
+import { ActionNotSupported, MessageTooLarge, NotAuthenticated, UnsupportedMediaType, WsagError } from '../domain/errors.js';
 import { crossSiteRefusal, dataHeaders } from './http-safety.js';
 import type { Caller } from '../domain/identity.js';
 import { escapeXml } from '../xml/escape.js';
@@ -124,6 +124,7 @@ async function handleSoap(port: Port, req: IncomingMessage, res: ServerResponse,
       const { request } = received;
       version = request.version;
       checkMustUnderstand(request);
+      checkAddressedHere(req, request.headers, port.path, options.baseUrl(req));
       operation = selectOperation(port, received.operation.namespaceUri, received.operation.name, soapAction(req, version), addressingAction(request.headers));
       const now = options.now();
       caller = options.identify(req, request, now);
@@ -194,6 +195,23 @@ function soapAction(req: IncomingMessage, version: SoapVersion): string | undefi
   }
   const m = /action\s*=\s*"?([^";]+)"?/.exec(req.headers['content-type'] ?? '');
   return m?.[1];
+}
+
+/**
+ * A message counts only where it was sent: its wsa:To, when present, and always when it is
+ * signed (so a captured message cannot be posted to another provider, or here from one), is
+ * this port at this server's address: the one the request came in on, or the public one.
+ */
+function checkAddressedHere(req: IncomingMessage, headers: { namespaceUri: string; name: string; content: string }[], portPath: string, baseUrl: string): void {
+  const to = headers.find((h) => h.namespaceUri === ns.wsa && h.name === 'To')?.content.trim();
+  const signed = headers.some((h) => h.namespaceUri === ns.wsse && h.name === 'Security');
+  if (to === undefined) {
+    if (signed) throw new NotAuthenticated(`a signed message must name its destination in a signed wsa:To header: ${baseUrl}${portPath}`);
+    return;
+  }
+  const secure = (req.socket as { encrypted?: boolean }).encrypted === true;
+  const here = new Set([`${secure ? 'https' : 'http'}://${req.headers.host ?? ''}${portPath}`, `${baseUrl}${portPath}`]);
+  if (!here.has(to)) throw new NotAuthenticated(`the message is addressed to ${to.slice(0, 200)} (wsa:To), not to this port (${baseUrl}${portPath}): a message counts only where it was sent`);
 }
 
 function addressingAction(headers: { namespaceUri: string; name: string; content: string }[]): string | undefined {

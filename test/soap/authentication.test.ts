@@ -118,6 +118,28 @@ describe('authentication and authorisation over TLS and WS-Security', () => {
     expect((await faultOf(wrongKey.templates())).description).toMatch(/SignatureValue does not verify|WS-Security/);
   });
 
+  it('refuses a signed message addressed to another provider, however often it is posted here', async () => {
+    // Alice signed a CreateAgreement for another provider; someone posts it here on the plain port.
+    const elsewhere = new WsagClient('http://other-provider.example:8080', (_url, init) => fetch(`${server.url}/wsag/AgreementFactory`, init), { key: alice.privateKey, chain: [alice.certificate] });
+    for (let i = 0; i < 3; i++) {
+      const fault = await faultOf(elsewhere.createAgreement(offer));
+      expect(fault.code).toBe('NotAuthenticated');
+      expect(fault.description).toBe(`the message is addressed to http://other-provider.example:8080/wsag/AgreementFactory (wsa:To), not to this port (${server.url}/wsag/AgreementFactory): a message counts only where it was sent`);
+    }
+  });
+
+  it('never lets a failing WS-Security signature hide behind a good TLS client certificate', async () => {
+    const tls = tlsFetch({ cert: [alice.certificate, ...alice.chain].map(certificatePem).join(''), key: privateKeyPem(alice.privateKey), ca: fs.readFileSync(path.join(pki, 'ca.pem'), 'utf8') });
+    // Alice's connection, a message signed by a key of an untrusted CA.
+    const masked = new WsagClient(server.tlsUrl as string, tls, { key: stranger.privateKey, chain: [stranger.certificate] });
+    const fault = await faultOf(masked.createAgreement(offer));
+    expect(fault.code).toBe('NotAuthenticated');
+    expect(fault.description).toMatch(/WS-Security: the signing certificate is not accepted/);
+    // Both proofs good: the connection's identity acts.
+    const both = new WsagClient(server.tlsUrl as string, tls, { key: alice.privateKey, chain: [alice.certificate] });
+    expect((await both.templates()).length).toBeGreaterThan(0);
+  });
+
   describe('signed agreements', () => {
     const verify = (document: string) => {
       const trust = TrustStore.fromFile(path.join(pki, 'ca.pem'));
