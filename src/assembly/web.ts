@@ -7,6 +7,7 @@ import type { AgreementSignatureVerifier } from '../engine/ports.js';
 import { agreementPorts, paths } from '../soap/agreement-ports.js';
 import { authenticator, forwardedClientChain, tlsClientCertificate, wsSecuritySignature, type ChainValidator } from '../soap/authentication.js';
 import { negotiationPaths, negotiationPorts } from '../soap/negotiation-ports.js';
+import { MemorySeenSignatures } from '../store/memory-seen-signatures.js';
 import { createApp } from '../web/app.js';
 import { checkpointFileOf, fileCheckpointStore } from '../web/checkpoint-upload.js';
 import type { Foundations } from './foundations.js';
@@ -47,6 +48,7 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime): R
     // EPRs name the port the request came in on: HTTPS for TLS callers.
     baseUrl: (req) => (config.publicUrl === undefined && urls.tls && (req?.socket as { encrypted?: boolean } | undefined)?.encrypted ? urls.tls : urls.base),
     identify,
+    seenSignatures: store?.seenSignatures ?? new MemorySeenSignatures(),
     now: () => base.clock.now(),
     logger: base.logger,
     execution,

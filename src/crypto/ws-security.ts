@@ -24,12 +24,19 @@ export const timestampLimits = { maxAgeSeconds: 300, skewSeconds: 60 } as const;
 export type ChainCheck = (chain: X509Certificate[], at: Date) => { identity: string };
 
 
+/** What a verified WS-Security header proves: who signed, the signature (SHA-256 of its value, hex) and until when the message may be accepted. */
+export interface SignedMessage {
+  identity: string;
+  signatureDigest: string;
+  acceptableUntil: Date;
+}
+
 /**
- * The identity proven by the message's WS-Security signature, or undefined when it carries
- * no wsse:Security header. `text` is the envelope as received: it is parsed again keeping
+ * What the message's WS-Security signature proves, or undefined when it carries no
+ * wsse:Security header. `text` is the envelope as received: it is parsed again keeping
  * whitespace, because the digests cover the exact text. Any flaw throws NotAuthenticated.
  */
-export function wsSecurityIdentity(text: string, validateChain: ChainCheck, now: Date): string | undefined {
+export function verifyWsSecurity(text: string, validateChain: ChainCheck, now: Date): SignedMessage | undefined {
   return withXml(text, 'SOAP message', (doc) => {
     const envelope = doc.root;
     const header = elementChildren(envelope).find((c) => c.name === 'Header' && c.namespaceUri === envelope.namespaceUri);
@@ -43,7 +50,7 @@ export function wsSecurityIdentity(text: string, validateChain: ChainCheck, now:
   }, { keepBlanks: true });
 }
 
-function verify(doc: XmlDocument, security: XmlElement, body: XmlElement, headers: XmlElement[], validateChain: ChainCheck, now: Date): string {
+function verify(doc: XmlDocument, security: XmlElement, body: XmlElement, headers: XmlElement[], validateChain: ChainCheck, now: Date): SignedMessage {
   const parts = elementChildren(security);
   const signatures = parts.filter((p) => is(p, ns.ds, 'Signature'));
   if (signatures.length !== 1) refuse(`wsse:Security must hold exactly one ds:Signature, found ${signatures.length}`);
@@ -52,7 +59,7 @@ function verify(doc: XmlDocument, security: XmlElement, body: XmlElement, header
   const tokens = parts.filter((p) => is(p, ns.wsse, 'BinarySecurityToken'));
   const signature = signatures[0] as XmlElement;
   const timestamp = timestamps[0] as XmlElement;
-  checkFreshness(timestamp, now);
+  const expires = checkFreshness(timestamp, now);
 
   const [signedInfo, signatureValue, keyInfo] = expect(signature, ['SignedInfo', 'SignatureValue', 'KeyInfo']) as [XmlElement, XmlElement, XmlElement];
   const [c14n, method, ...references] = elementChildren(signedInfo);
@@ -91,7 +98,8 @@ function verify(doc: XmlDocument, security: XmlElement, body: XmlElement, header
     refuse('ds:SignatureValue does not verify with the certificate in the wsse:BinarySecurityToken');
   }
   try {
-    return validateChain(chain, now).identity;
+    const { identity } = validateChain(chain, now);
+    return { identity, signatureDigest: sha256(value).toString('hex'), acceptableUntil: new Date(expires + timestampLimits.skewSeconds * 1000) };
   } catch (error) {
     refuse(`the signing certificate is not accepted: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -114,7 +122,8 @@ function signerChain(doc: XmlDocument, keyInfo: XmlElement, tokens: XmlElement[]
   return [certificate(token), ...tokens.filter((t) => !t.isSameNode(token)).map(certificate)];
 }
 
-function checkFreshness(timestamp: XmlElement, now: Date): void {
+/** Refuses a stale or future message; returns when it expires (ms since the epoch). */
+function checkFreshness(timestamp: XmlElement, now: Date): number {
   const created = Date.parse(child(timestamp, ns.wsu, 'Created')?.content.trim() ?? '');
   if (Number.isNaN(created)) refuse('wsu:Timestamp needs a wsu:Created time');
   const expiresText = child(timestamp, ns.wsu, 'Expires')?.content.trim();
@@ -123,6 +132,7 @@ function checkFreshness(timestamp: XmlElement, now: Date): void {
   if (created > now.getTime() + skew) refuse(`wsu:Created ${new Date(created).toISOString()} is in the future`);
   if (Number.isNaN(expires) || expires + skew < now.getTime()) refuse(`the message expired at ${Number.isNaN(expires) ? expiresText : new Date(expires).toISOString()}`);
   if (expires - created > timestampLimits.maxAgeSeconds * 1000) refuse(`wsu:Expires may be at most ${timestampLimits.maxAgeSeconds} s after wsu:Created`);
+  return expires;
 }
 
 /** The one element a same-document reference ("#id") names by wsu:Id; the id's syntax is checked before it goes into XPath. */

@@ -287,3 +287,12 @@ export interface AgreementSignatureVerifier {
 export interface AgreementDocumentWriter {
   write(offer: ReceivedOffer, details: AgreementDetails): string;
 }
+
+/**
+ * Signed messages already received (docs/security.md, "Replayed messages"): a WS-Security
+ * signature counts once. Kept, durably, until the message would be refused as expired anyway.
+ */
+export interface SeenSignatures {
+  /** True the first time `digest` is offered; false (and nothing changes) for a digest seen and not yet expired. Durable when it resolves. */
+  firstSeen(digest: string, until: Date, now: Date): Promise<boolean>;
+}

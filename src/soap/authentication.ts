@@ -3,7 +3,7 @@ import type { PeerCertificate, TLSSocket } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
 import { NotAuthenticated } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
-import { wsSecurityIdentity } from '../crypto/ws-security.js';
+import { verifyWsSecurity, type SignedMessage } from '../crypto/ws-security.js';
 import { ns } from '../xml/namespaces.js';
 import type { SoapRequest } from './envelope.js';
 
@@ -109,11 +109,21 @@ export function forwardedClientChain(validate: ChainValidator | undefined, secre
   };
 }
 
+/** The signed messages verified so far, by request: the endpoint then checks that each signature is used once. */
+const signedMessages = new WeakMap<IncomingMessage, SignedMessage>();
+
+/** What the request's WS-Security signature proved, once `wsSecuritySignature` verified it. */
+export function signedMessageOf(req: IncomingMessage): SignedMessage | undefined {
+  return signedMessages.get(req);
+}
+
 /** A WS-Security X.509 signature over the Body, the headers and a Timestamp (callers behind TLS terminators). */
 export function wsSecuritySignature(validate: ChainValidator): IdentityProof {
-  return (_req, soap, now) => {
+  return (req, soap, now) => {
     if (!soap?.text || !soap.headers.some((h) => h.namespaceUri === ns.wsse && h.name === 'Security')) return undefined;
-    return wsSecurityIdentity(soap.text, validate, now);
+    const signed = verifyWsSecurity(soap.text, validate, now);
+    if (signed) signedMessages.set(req, signed);
+    return signed?.identity;
   };
 }
 

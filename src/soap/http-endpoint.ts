@@ -7,6 +7,8 @@ import type { Logger } from 'pino';
 import { ActionNotSupported, MessageTooLarge, NotAuthenticated, UnsupportedMediaType, WsagError } from '../domain/errors.js';
 import { crossSiteRefusal, dataHeaders } from './http-safety.js';
 import type { Caller } from '../domain/identity.js';
+import type { SeenSignatures } from '../engine/ports.js';
+import { signedMessageOf } from './authentication.js';
 import { escapeXml } from '../xml/escape.js';
 import { schemasDir } from '../xml/libxml.js';
 import { ns } from '../xml/namespaces.js';
@@ -29,6 +31,8 @@ export interface EndpointOptions {
   baseUrl: (req?: IncomingMessage) => string;
   /** Who sent the request (TLS client certificate, WS-Security signature, or anonymous); throws NotAuthenticated. */
   identify: (req: IncomingMessage, soap: SoapRequest | undefined, now: Date) => Caller;
+  /** Signatures already received: a signed message is refused the second time. Absent: not checked (tests of other things). */
+  seenSignatures?: SeenSignatures;
   now: () => Date;
   logger: Logger;
   /**
@@ -128,6 +132,7 @@ async function handleSoap(port: Port, req: IncomingMessage, res: ServerResponse,
       operation = selectOperation(port, received.operation.namespaceUri, received.operation.name, soapAction(req, version), addressingAction(request.headers));
       const now = options.now();
       caller = options.identify(req, request, now);
+      await usedOnce(req, options.seenSignatures, now);
       const responseBody = await operation.handle({ request, caller, baseUrl: options.baseUrl(req), now });
       const headers = addressingHeaders(request.headers, operation.responseAction);
       sendEnvelope(res, 200, version, envelope(version, responseBody, headers));
@@ -195,6 +200,15 @@ function soapAction(req: IncomingMessage, version: SoapVersion): string | undefi
   }
   const m = /action\s*=\s*"?([^";]+)"?/.exec(req.headers['content-type'] ?? '');
   return m?.[1];
+}
+
+/** A signed message counts once: the same signature again is a replay (its digest is kept until the message expires). */
+async function usedOnce(req: IncomingMessage, seen: SeenSignatures | undefined, now: Date): Promise<void> {
+  const signed = signedMessageOf(req);
+  if (!signed || !seen) return;
+  if (!(await seen.firstSeen(signed.signatureDigest, signed.acceptableUntil, now))) {
+    throw new NotAuthenticated('WS-Security: this signed message was received already: each signature is used once; sign the request again to send it again');
+  }
 }
 
 /**

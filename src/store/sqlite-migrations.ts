@@ -154,4 +154,11 @@ export const migrations: readonly string[] = [
   // 5,000 held offers 546 ms of CPU a second, docs/benchmarks.md). NULL for rows written
   // before: those are read as due until their next write sets it.
   `ALTER TABLE negotiations ADD COLUMN hold_expires_at INTEGER;`,
+
+  // 11: WS-Security signatures received, each used once (docs/security.md), kept until the message would have expired.
+  `CREATE TABLE seen_signatures (
+     digest TEXT    PRIMARY KEY,
+     until  INTEGER NOT NULL
+   ) STRICT;
+   CREATE INDEX seen_signatures_by_until ON seen_signatures (until);`,
 ];

@@ -3,6 +3,7 @@ import { SqliteAgreementRepository } from './sqlite-agreement-repository.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteConnection, type SqliteOpenOptions } from './sqlite-connection.js';
 import { SqliteNegotiationRepository } from './sqlite-negotiation-repository.js';
+import { SqliteSeenSignatures } from './sqlite-seen-signatures.js';
 import { SqliteUsageRecords } from './sqlite-usage-records.js';
 
 /**
@@ -18,11 +19,13 @@ export class SqliteStore {
   readonly audit: SqliteAuditLog;
   readonly accounts: SqliteAccountStore;
   readonly usageRecords: SqliteUsageRecords;
+  readonly seenSignatures: SqliteSeenSignatures;
 
   private constructor(private readonly connection: SqliteConnection) {
     this.audit = new SqliteAuditLog(connection);
     this.accounts = new SqliteAccountStore(connection);
     this.usageRecords = new SqliteUsageRecords(connection);
+    this.seenSignatures = new SqliteSeenSignatures(connection);
     this.agreements = new SqliteAgreementRepository(connection, this.audit);
     this.negotiations = new SqliteNegotiationRepository(connection, this.audit);
   }

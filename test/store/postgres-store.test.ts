@@ -12,6 +12,7 @@ import { auditLogContract } from './audit-log.suite.js';
 import { makeAgreement } from './fixtures/make-agreement.js';
 import { makeFullNegotiation, makeOffer, rowWithDocuments } from './fixtures/make-negotiation.js';
 import { negotiationRepositoryContract } from './negotiation-repository.suite.js';
+import { seenSignaturesContract } from './seen-signatures.suite.js';
 import { usageRecordStoreContract } from './usage-records.suite.js';
 
 /**
@@ -41,6 +42,7 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
   auditLogContract('PgAuditLog', () => fresh());
   accountStoreContract('PgAccountStore', async () => (await fresh()).accounts);
   usageRecordStoreContract('PgUsageRecords', async () => (await fresh()).usageRecords);
+  seenSignaturesContract('PgSeenSignatures', async () => (await fresh()).seenSignatures);
 
   it('an account operation reads only the holds it asks for, however many the account has had', async () => {
     const connection = await PgConnection.open((pg as TestPostgres).url, { schema: `holds_${process.pid}` });

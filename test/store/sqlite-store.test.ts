@@ -47,7 +47,7 @@ describe('SqliteStore', () => {
     const tables = inspect(file, (db) =>
       db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all(),
     );
-    expect(tables).toEqual(['account_holds', 'accounts', 'agreements', 'audit_log', 'ledger', 'negotiation_offers', 'negotiations', 'schema_version', 'usage_records']);
+    expect(tables).toEqual(['account_holds', 'accounts', 'agreements', 'audit_log', 'ledger', 'negotiation_offers', 'negotiations', 'schema_version', 'seen_signatures', 'usage_records']);
 
     const second = SqliteStore.open(file); // migrations must not re-run
     expect(await second.agreements.get(agreement.id)).toStrictEqual(agreement);

@@ -131,4 +131,11 @@ export const pgMigrations: readonly string[] = [
 
   // 4: when a negotiation's first hold in state Held expires (SQLite migration 10).
   `ALTER TABLE negotiations ADD COLUMN hold_expires_at BIGINT;`,
+
+  // 5: WS-Security signatures received, each used once (SQLite migration 11).
+  `CREATE TABLE seen_signatures (
+     digest   TEXT   PRIMARY KEY,
+     until_ms BIGINT NOT NULL
+   );
+   CREATE INDEX seen_signatures_by_until ON seen_signatures (until_ms);`,
 ];

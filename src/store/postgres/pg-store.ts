@@ -5,6 +5,7 @@ import { PgAuditLog } from './pg-audit-log.js';
 import { PgConnection } from './pg-connection.js';
 import { PgLeadership } from './pg-leadership.js';
 import { PgNegotiationRepository } from './pg-negotiation-repository.js';
+import { PgSeenSignatures } from './pg-seen-signatures.js';
 import { PgUsageRecords } from './pg-usage-records.js';
 
 /**
@@ -18,6 +19,7 @@ export class PgStore {
   readonly negotiations: PgNegotiationRepository;
   readonly accounts: PgAccountStore;
   readonly usageRecords: PgUsageRecords;
+  readonly seenSignatures: PgSeenSignatures;
 
   /** The session that holds the one-server lock (`openExclusive`). */
   private holder: PgLeadership | undefined;
@@ -28,6 +30,7 @@ export class PgStore {
     this.negotiations = new PgNegotiationRepository(connection, this.audit);
     this.accounts = new PgAccountStore(connection);
     this.usageRecords = new PgUsageRecords(connection);
+    this.seenSignatures = new PgSeenSignatures(connection);
   }
 
   /** Connects and brings the schema up to date; `schema` keeps separate stores in one database (tests); `readOnly` only reads (wsag audit). */
