@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { pino } from 'pino';
@@ -169,10 +170,21 @@ export async function startInstance(config: ServerConfig, parts: ServerParts = {
 }
 
 /**
+ * What the server writes is for its own user alone (the database, subscriptions, reports,
+ * checkpoints, keys): files 0600 and directories 0700, the data directory included.
+ */
+function keepPrivate(dataDir: string): void {
+  process.umask(0o077);
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  fs.chmodSync(dataDir, 0o700);
+}
+
+/**
  * The server as `npm start` and `wsag serve` run it: on PostgreSQL an instance of a cluster
  * (a planning leader or a standby), else one server. An instance that loses its leadership
  * exits (code 75): crash-only, its supervisor starts it again as a standby (docs/deployment.md).
  */
 export function startConfigured(config: ServerConfig): Promise<RunningServer | RunningInstance> {
+  keepPrivate(config.dataDir);
   return config.databaseUrl ? startInstance(config, {}, { onLeadershipLost: () => process.exit(75) }) : startServer(config);
 }

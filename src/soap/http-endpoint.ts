@@ -5,7 +5,7 @@ import type { Router } from 'express';
 import express from 'express';
 import type { Logger } from 'pino';
 import { ActionNotSupported, MessageTooLarge, NotAuthenticated, UnsupportedMediaType, WsagError } from '../domain/errors.js';
-import { crossSiteRefusal, dataHeaders } from './http-safety.js';
+import { crossSiteRefusal, dataHeaders, refusalCodes, refusalContext } from './http-safety.js';
 import type { Caller } from '../domain/identity.js';
 import type { SeenSignatures } from '../engine/ports.js';
 import { signedMessageOf } from './authentication.js';
@@ -144,6 +144,7 @@ async function handleSoap(port: Port, req: IncomingMessage, res: ServerResponse,
     // A body refused before it was read whole is not read on: the connection ends with the answer.
     if (!req.complete) res.setHeader('connection', 'close');
     if (!(error instanceof WsagError) || !error.exposable) options.logger.error({ err: error, port: port.name }, 'request failed');
+    else if (refusalCodes.has(error.code)) options.logger.warn({ port: port.name, refused: error.code, reason: error.message, ...refusalContext(req) }, 'soap request refused');
     const fault = faultEnvelope(version, error, options.now());
     sendEnvelope(res, fault.status, version, fault.xml);
   } finally {

@@ -58,3 +58,19 @@ function ownOrigin(req: IncomingMessage): string {
   const secure = (req.socket as Partial<TLSSocket>).encrypted === true;
   return `${secure ? 'https' : 'http'}://${req.headers.host ?? ''}`;
 }
+
+/** Faults that refuse a party (who it is, or what it may do): each is logged with who asked and from where. */
+export const refusalCodes = new Set(['NotAuthenticated', 'NotAuthorized']);
+
+/** Where a refused request came from and what it presented, for the log line of a refusal. */
+export function refusalContext(req: IncomingMessage): { source?: string; forwardedFor?: string; subject?: string } {
+  const socket = req.socket as Partial<TLSSocket>;
+  const peer = socket.encrypted && typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
+  const subject = peer?.subject ? Object.entries(peer.subject).map(([key, value]) => `/${key}=${String(value)}`).join('') : undefined;
+  const forwardedFor = req.headers['x-forwarded-for'];
+  return {
+    ...(req.socket.remoteAddress ? { source: req.socket.remoteAddress } : {}),
+    ...(forwardedFor ? { forwardedFor: String(forwardedFor).slice(0, 200) } : {}),
+    ...(subject ? { subject } : {}),
+  };
+}

@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { Logger } from 'pino';
 import { WsagError } from '../domain/errors.js';
+import { refusalCodes, refusalContext } from '../soap/http-safety.js';
 
 /**
  * The /api face's one way to fail: an RFC 9457 problem document (application/problem+json)
@@ -44,6 +45,7 @@ export function sendProblem(res: Response, error: unknown, what: string, logger?
       ? problemOf(error.code, statusOf(error), error.message)
       : problemOf('InternalError', 500, `${what} failed; see the server log`);
   if (problem.status === 500) logger?.error({ err: error }, `${what} failed`);
+  if (refusalCodes.has(problem.error) && res.req) logger?.warn({ refused: problem.error, reason: problem.detail, method: res.req.method, path: res.req.path, ...refusalContext(res.req) }, `${what} refused`);
   if (res.headersSent) {
     res.destroy();
     return;
