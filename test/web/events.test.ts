@@ -5,8 +5,8 @@ import type { Caller } from '../../src/domain/identity.js';
 import type { AgreementChange } from '../../src/engine/agreements/agreement-changes.js';
 import { EventStream } from '../../src/web/events.js';
 
-/** /api/events on its own: who is told what, and the bound on open streams (2 here). */
-const stream = new EventStream(2);
+/** /api/events on its own: who is told what, and the bounds on open streams (2 here, 1 per party; operators exempt). */
+const stream = new EventStream(2, 1);
 let server: http.Server;
 let url = '';
 beforeAll(async () => {
@@ -60,16 +60,24 @@ describe('GET /api/events', () => {
     expect(events(operator.text())).toEqual(['event: agreement', 'event: agreement', 'event: replan', 'event: agreement']);
     expect(operator.text()).toContain('data: {"kind":"replan","cause":"node-failed","moved":["agr-1"]}');
 
-    // Two streams are open, the most this one keeps: a third is refused with a problem document.
-    const third = await fetch(url);
-    expect(third.status).toBe(503);
-    expect(third.headers.get('retry-after')).toBe('30');
-    expect(((await third.json()) as { title: string }).title).toBe('TooManyStreams');
+    // Alice has one stream open, the most one party keeps here: a second is refused, with a problem document.
+    const second = await fetch(url, { headers: { 'x-who': 'alice' } });
+    expect(second.status).toBe(429);
+    expect(second.headers.get('retry-after')).toBe('30');
+    expect((await second.json()) as { title: string; detail: string }).toMatchObject({ title: 'TooManyStreams', detail: 'alice has 1 event streams open, the most one party keeps: close a dashboard first' });
+    // Bob takes the last of the two; then the server is full for parties, never for an operator.
+    const bob = await follow('bob');
+    const carol = await fetch(url, { headers: { 'x-who': 'carol' } });
+    expect(carol.status).toBe(503);
+    expect(((await carol.json()) as { title: string }).title).toBe('TooManyStreams');
+    const operator2 = await follow('operator');
+    operator2.close();
+    bob.close();
     // A stream closed makes room for another.
     alice.close();
     operator.close();
     for (const started = Date.now(); ; ) {
-      const response = await fetch(url);
+      const response = await fetch(url, { headers: { 'x-who': 'alice' } });
       if (response.status === 200) {
         await response.body?.cancel();
         break;
