@@ -12,6 +12,7 @@ import type { Clock } from '../engine/ports.js';
 import type { JobExecutor } from '../engine/execution/index.js';
 import type { PeerProviders } from '../engine/migration/index.js';
 import { LocalProcessResourceManager, NoExecutor, RuntimeExecutor, SimulatedResourceManager, SystemClock, type RuntimeClock } from '../runtime/index.js';
+import { OutboundPolicy } from '../client/outbound.js';
 import { ReportFiles } from '../store/report-files.js';
 import { SubscriptionFile } from '../store/subscription-file.js';
 import { withXml } from '../xml/libxml.js';
@@ -101,12 +102,17 @@ export function runTimeParts(base: Foundations & Scheduling & Services): RunTime
       },
     });
   }
+  const outbound = new OutboundPolicy(config.outboundAllow);
   const notifications = new NotificationService({
     agreements,
     subscriptions: new SubscriptionFile(path.join(config.dataDir, 'subscriptions.json')),
     ids: parts.ids ?? randomIds,
     clock,
-    send: postNotification,
+    checkUrl: (url) => outbound.check(url, 'the callback'),
+    send: async (url, notification) => {
+      await outbound.check(url, 'the callback');
+      await postNotification(url, notification);
+    },
     wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
     ...(parts.notificationBackoffMs !== undefined ? { backoffMs: parts.notificationBackoffMs } : {}),
     onFailure: (subscription, error, final) => logger.warn({ agreementId: subscription.agreementId, url: subscription.url, err: error, final },
@@ -123,6 +129,7 @@ async function postNotification(url: string, notification: StateNotification): P
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(notification),
     signal: AbortSignal.timeout(10_000),
+    redirect: 'manual', // not followed: the next address would not have been checked
   });
   await response.arrayBuffer();
   if (!response.ok) throw new Error(`${url} answered HTTP ${response.status}`);

@@ -7,6 +7,7 @@ import { ReservationUse } from '../engine/agreements/index.js';
 import { NegotiationService } from '../engine/negotiation/index.js';
 import { persistPlanChanges } from '../engine/planning/index.js';
 import { SoapAcceptanceNotifier } from '../client/acceptance-notifier.js';
+import { OutboundPolicy } from '../client/outbound.js';
 import { XmlNegotiationWriter } from '../xml/negotiation-writer.js';
 import { accountingParts, type AccountingParts } from './accounting.js';
 import { attempt, type Foundations } from './foundations.js';
@@ -22,7 +23,7 @@ export interface Services {
 
 export function serviceParts(base: Foundations & Scheduling): Services {
   const { config, logger, clock, plan, repository, prices } = base;
-  const agreements = new AgreementService(repository, plan, clock, new SoapAcceptanceNotifier(), (agreementId, error) =>
+  const agreements = new AgreementService(repository, plan, clock, new SoapAcceptanceNotifier(fetch, 10_000, new OutboundPolicy(config.outboundAllow)), (agreementId, error) =>
     logger.warn({ agreementId, err: error }, 'could not tell the initiator about the decision on its pending agreement'),
   );
   // The books, usage records and VO shares (issue 14): holds where capacity is promised, the ledger following what happens.

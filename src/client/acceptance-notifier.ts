@@ -1,5 +1,6 @@
 import { XmlElement } from 'libxml2-wasm';
 import type { AcceptanceNotifier } from '../engine/ports.js';
+import { OutboundPolicy } from './outbound.js';
 import { c14n } from '../xml/item-constraint.js';
 import { withXml } from '../xml/libxml.js';
 import { ns, prefixes } from '../xml/namespaces.js';
@@ -10,7 +11,7 @@ import { ns, prefixes } from '../xml/namespaces.js';
  * the EPR's reference parameters travel as SOAP headers, as WS-Addressing requires.
  */
 export class SoapAcceptanceNotifier implements AcceptanceNotifier {
-  constructor(private readonly fetchImpl: typeof fetch = fetch, private readonly timeoutMs = 10_000) {}
+  constructor(private readonly fetchImpl: typeof fetch = fetch, private readonly timeoutMs = 10_000, private readonly outbound = new OutboundPolicy()) {}
 
   async notify(acceptanceEpr: string, decision: 'Accept' | 'Reject', agreementId: string): Promise<void> {
     const { address, parameters } = withXml(acceptanceEpr, 'AgreementAcceptanceEPR', (doc) => ({
@@ -18,6 +19,7 @@ export class SoapAcceptanceNotifier implements AcceptanceNotifier {
       parameters: (doc.find('wsa:ReferenceParameters/*', prefixes) as XmlElement[]).map((p) => markAsReferenceParameter(c14n(p))),
     }));
     if (!/^https?:\/\//.test(address)) throw new Error(`AgreementAcceptanceEPR address "${address}" is not an http(s) URL`);
+    await this.outbound.check(address, 'the AgreementAcceptanceEPR address');
     const action = `${ns.wsag}/AgreementAcceptance/${decision}Request`;
     const envelope =
       `<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="${ns.soap11}" xmlns:wsa="${ns.wsa}">` +
@@ -29,6 +31,7 @@ export class SoapAcceptanceNotifier implements AcceptanceNotifier {
       headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: `"${action}"` },
       body: envelope,
       signal: AbortSignal.timeout(this.timeoutMs),
+      redirect: 'manual', // not followed: the next address would not have been checked
     });
     if (!response.ok) throw new Error(`${address} answered ${decision} with HTTP ${response.status}`);
   }

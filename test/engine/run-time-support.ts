@@ -47,6 +47,8 @@ export async function simulatedServer(options: { nodes?: number; config?: Partia
     logLevel: 'silent',
     admins: ['anonymous'],
     executor: 'simulated',
+    // Callbacks in tests listen on loopback.
+    outboundAllow: ['loopback'],
     cluster: { nodeGroups: [{ count: options.nodes ?? 8, idPrefix: 'n', memoryGB: 16, cpus: 16, interconnect: 'InfiniBand' }], timing: paper },
     ...options.config,
   });

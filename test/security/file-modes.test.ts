@@ -18,7 +18,7 @@ describe('the data directory as npm start leaves it', () => {
   it('holds files 0600 and directories 0700, itself included', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-modes-'));
     fs.chmodSync(dataDir, 0o755);
-    server = await startServerProcess(dataDir, { WSAG_ADMINS: 'anonymous' });
+    server = await startServerProcess(dataDir, { WSAG_ADMINS: 'anonymous', WSAG_OUTBOUND_ALLOW: 'loopback' });
     const client = new WsagClient(server.url);
     const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
     const { agreementId } = await client.createAgreement(offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]));

@@ -32,6 +32,8 @@ export async function startTestServer(
     dataDir,
     templatesDir: path.join(projectRoot, 'templates'),
     logLevel: 'silent',
+    // Callbacks in tests listen on loopback.
+    outboundAllow: ['loopback'],
     ...options.config,
   });
   const repository = options.repository ?? new MemoryAgreementRepository();

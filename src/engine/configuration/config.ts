@@ -117,6 +117,12 @@ export interface ServerConfig {
   priceCurve: PriceCurve;
   /** Identities with the operator (admin) role, comma-separated. Env WSAG_ADMINS. Default none. */
   admins: string[];
+  /**
+   * Address ranges callbacks and acceptance addresses may reach besides public ones
+   * (loopback, private, link-local; docs/security.md, "Outbound calls"). Env
+   * WSAG_OUTBOUND_ALLOW, comma-separated. Default none.
+   */
+  outboundAllow: Array<'loopback' | 'private' | 'link-local'>;
   /** HTTPS port with client certificates (TLS). Env WSAG_TLS_PORT. Default none: TLS is off. 0 picks a free port. */
   tlsPort?: number;
   /** The server's certificate (PEM; with its chain after it). Env WSAG_TLS_CERT. Default DATA_DIR/pki/server.pem. */
@@ -206,6 +212,7 @@ export const defaultConfig: ServerConfig = {
   priceCurve: defaultPriceCurve,
   interactiveStartSeconds: 5,
   admins: [],
+  outboundAllow: [],
   tlsCertFile: path.resolve('data/pki/server.pem'),
   tlsKeyFile: path.resolve('data/pki/server.key'),
   caFile: path.resolve('data/pki/ca.pem'),
@@ -267,6 +274,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     preparatoryFeeRate: decimal(env, 'WSAG_PREPARATORY_FEE_RATE', defaultConfig.preparatoryFeeRate, 0, 1),
     priceCurve: priceCurve(env),
     admins: (env.WSAG_ADMINS ?? '').split(',').map((a) => a.trim()).filter(Boolean),
+    outboundAllow: outboundAllow(env.WSAG_OUTBOUND_ALLOW ?? ''),
     ...security(env, overrides.dataDir ?? path.resolve(env.WSAG_DATA_DIR ?? defaultConfig.dataDir), overrides),
     ...runTime(env, overrides.dataDir ?? path.resolve(env.WSAG_DATA_DIR ?? defaultConfig.dataDir)),
     ...overrides,
@@ -406,4 +414,12 @@ export function clusterDescription(config: ServerConfig): ClusterDescription {
         return fromEnd <= config.bufferNodes + warmNodesOf(config) ? { ...node, warm: true } : node;
       });
   return { nodes, timing, peerStandbyNodes: config.peerStandbyNodes };
+}
+
+function outboundAllow(text: string): ServerConfig['outboundAllow'] {
+  const ranges = ['loopback', 'private', 'link-local'] as const;
+  return text.split(',').map((r) => r.trim()).filter(Boolean).map((r) => {
+    if (!(ranges as readonly string[]).includes(r)) throw new ConfigError(`WSAG_OUTBOUND_ALLOW: "${r}" is not a range; use ${ranges.join(', ')} (comma-separated)`);
+    return r as (typeof ranges)[number];
+  });
 }

@@ -26,6 +26,8 @@ export interface NotificationServiceDeps {
   clock: Clock;
   /** POSTs the notification; rejects when the subscriber did not answer 2xx. */
   send(url: string, notification: StateNotification): Promise<void>;
+  /** Refuses a callback URL the server may not call (its address's range); checked at registration, and by `send` at each call. */
+  checkUrl?(url: string): Promise<void>;
   /** Waits between attempts (a timer in the server, nothing in tests). */
   wait(ms: number): Promise<void>;
   /** Subscriptions one agreement may have. Default 5. */
@@ -56,6 +58,7 @@ export class NotificationService {
   async subscribe(agreementId: string, url: unknown, caller: Caller): Promise<Subscription> {
     await this.deps.agreements.get(agreementId, caller);
     const target = callbackUrl(url);
+    await this.deps.checkUrl?.(target);
     const existing = await this.deps.subscriptions.list(agreementId);
     const same = existing.find((s) => s.url === target);
     if (same) return same;
