@@ -1,4 +1,7 @@
+import fs from 'node:fs';
+import { isFinal } from '../domain/agreement-state-machine.js';
 import { LeaseNotices } from '../engine/execution/index.js';
+import { checkpointFileOf } from '../web/checkpoint-upload.js';
 import type { Foundations } from './foundations.js';
 import type { RunTime } from './run-time.js';
 import type { Scheduling } from './scheduling.js';
@@ -85,5 +88,10 @@ export function followChanges(base: Assembled, leases: LeaseNotices): void {
     base.notifications.agreementChanged(change);
     base.accounting.agreementChanged(change);
     base.expiration.watch(change.after);
+    // A checkpoint received for an agreement that has ended is of no more use: it does not stay on the disk.
+    if (isFinal(change.after.state) && change.before?.state !== change.after.state) {
+      fs.promises.rm(checkpointFileOf(base.receivedDir, change.after.id), { force: true })
+        .catch((error: unknown) => base.logger.warn({ err: error, agreementId: change.after.id }, 'a received checkpoint could not be removed'));
+    }
   });
 }
