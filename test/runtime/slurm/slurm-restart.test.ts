@@ -63,7 +63,8 @@ describe.skipIf(skipSlurm)('wsag-server killed and restarted in front of Slurm',
     client = new WsagClient(second.url);
     for (const id of [running, ending]) {
       const state = await eventually(() => client.state(id), (s) => s.state === 'Complete', 90_000);
-      expect(state.guaranteeTerms).toEqual([{ termName: 'CompletionByDeadline', state: 'Fulfilled' }]);
+      const report = await client.request<{ guarantees: unknown; happened: unknown }>(`/api/agreements/${id}/report`, 'report').catch(() => undefined);
+      expect(state.guaranteeTerms, JSON.stringify(report)).toEqual([{ termName: 'CompletionByDeadline', state: 'Fulfilled' }]);
       // One Slurm job each, and the application started once.
       expect((await jobsOf(cluster, id)).map((j) => j.state)).toEqual(['COMPLETED']);
       expect(exampleLog(dataDir, id).filter((l) => / start /.test(l))).toHaveLength(1);
