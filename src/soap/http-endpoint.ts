@@ -112,7 +112,7 @@ async function handleSoap(port: Port, req: IncomingMessage, res: ServerResponse,
   let startWaitSeconds: number | undefined;
   requestsInProgress.count++;
   try {
-    const crossSite = crossSiteRefusal(req, new URL(options.baseUrl(req)).origin);
+    const crossSite = crossSiteRefusal(req, () => new URL(options.baseUrl(req)).origin);
     if (crossSite) throw crossSite;
     checkCharset(req);
     const body = await readBody(req, options.maxBodyBytes);

@@ -31,16 +31,20 @@ export const dataHeaders: Readonly<Record<string, string>> = {
   'Content-Security-Policy': "default-src 'none'; sandbox; frame-ancestors 'none'",
 };
 
-/** Why `req` may not change anything here, or undefined when it may; `publicOrigin` is the server's configured address, if any. */
-export function crossSiteRefusal(req: IncomingMessage, publicOrigin?: string): WsagError | undefined {
+/**
+ * Why `req` may not change anything here, or undefined when it may; `publicOrigin` gives the
+ * server's configured address, read only when the request names an Origin (not on every request).
+ */
+export function crossSiteRefusal(req: IncomingMessage, publicOrigin: () => string | undefined): WsagError | undefined {
   if (safeMethods.has(req.method ?? 'GET')) return undefined;
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {
     return new NotAuthorized(`a request from another site (Sec-Fetch-Site: ${String(site).slice(0, 20)}) may not change anything here: only this server's own pages and clients may`);
   }
   const origin = req.headers.origin;
-  if (origin !== undefined && origin !== ownOrigin(req) && origin !== publicOrigin) {
-    return new NotAuthorized(`a request from ${origin.slice(0, 100)} may not change anything here: only pages of ${publicOrigin ?? ownOrigin(req)} may`);
+  if (origin !== undefined && origin !== ownOrigin(req)) {
+    const configured = publicOrigin();
+    if (origin !== configured) return new NotAuthorized(`a request from ${origin.slice(0, 100)} may not change anything here: only pages of ${configured ?? ownOrigin(req)} may`);
   }
   const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   // Only a POST can be sent from another site without asking first: PUT, PATCH and DELETE always ask (CORS preflight).

@@ -24,6 +24,6 @@ export function hardeningHeaders(): RequestHandler {
 
 /** No cross-site writes (src/soap/http-safety.ts, `crossSiteRefusal`): the refusal goes to the error boundary, which answers it as the face does. */
 export function crossSiteGuard(publicOrigin: (req: IncomingMessage) => string | undefined): RequestHandler {
-  return (req, _res, next) => next(crossSiteRefusal(req, publicOrigin(req)));
+  return (req, _res, next) => next(crossSiteRefusal(req, () => publicOrigin(req)));
 }
 
