@@ -1,3 +1,4 @@
+import { receivedDirOf } from '../web/checkpoint-upload.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { WsagPeerProviders } from '../client/peer-providers.js';
@@ -50,7 +51,7 @@ export function runTimeParts(base: Foundations & Scheduling & Services): RunTime
   const executorKind = runtimeClock ? config.executor : 'none';
   if (config.executor !== 'none' && !runtimeClock) logger.info('the run time is off: the server was given a clock without timers');
   fs.mkdirSync(config.checkpointDir, { recursive: true });
-  const receivedDir = path.join(config.checkpointDir, 'received');
+  const receivedDir = receivedDirOf(config.checkpointDir);
   fs.mkdirSync(receivedDir, { recursive: true });
   let executor: JobExecutor = new NoExecutor();
   if (runtimeClock && executorKind !== 'none') {

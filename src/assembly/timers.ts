@@ -88,6 +88,7 @@ export function followChanges(base: Assembled, leases: LeaseNotices): void {
     base.notifications.agreementChanged(change);
     base.accounting.agreementChanged(change);
     base.expiration.watch(change.after);
+    base.fairUse?.changed(change.after);
     // A checkpoint received for an agreement that has ended is of no more use: it does not stay on the disk.
     if (isFinal(change.after.state) && change.before?.state !== change.after.state) {
       fs.promises.rm(checkpointFileOf(base.receivedDir, change.after.id), { force: true })

@@ -1,3 +1,4 @@
+import type { Caller } from '../domain/identity.js';
 import { verifyAgreementSignatures } from '../crypto/xml-signature.js';
 import { AuditService } from '../engine/audit/index.js';
 import { AgreementFactory } from '../engine/agreements/index.js';
@@ -63,8 +64,10 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime): R
     ...(store ? { history: (id: string) => new AuditService({ audit: store.audit, agreements: repository }).history(id) } : {}),
     checkpointUpload: {
       agreement: (id) => repository.get(id),
+      ...(base.fairUse ? { checkFairUse: (caller: Caller, id: string, bytes: number) => base.fairUse?.checkCheckpoint(caller, id, bytes) } : {}),
       store: async (upload) => {
         await fileCheckpointStore(base.receivedDir)(upload);
+        base.fairUse?.checkpointKept(upload.agreementId, upload.uploader, upload.sizeBytes);
         await execution.checkpointReceived(upload.agreementId, checkpointFileOf(base.receivedDir, upload.agreementId), upload);
       },
       maxBytes: config.maxCheckpointBytes,
@@ -95,6 +98,7 @@ function agreementFactory(base: Foundations & Scheduling & Services & RunTime): 
     reservations: base.reservations,
     charging: accounting.charging,
     ...(accounting.shares ? { shares: accounting.shares } : {}),
+    ...(base.fairUse ? { fairUse: base.fairUse } : {}),
     ...(signer ? { signer } : {}),
     termsRead: { know: (id, terms) => base.execution.knowTerms(id, terms), forget: (id) => base.execution.forgetTerms(id) },
     ...(peers && providers ? { standby: new RemoteStandby({ peers, providers, providerName: config.providerName }) } : {}),

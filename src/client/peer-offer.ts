@@ -35,7 +35,7 @@ const resourcesOrder = [
 /** sla:ServiceLevelType's sequence (schemas/sla-terms.xsd), as src/xml/offer-slot.ts keeps it. */
 const serviceLevelOrder = [
   'RuntimeEstimate', 'EarliestStart', 'Deadline', 'RequestKind', 'GuaranteeLevel', 'CheckpointFrequency',
-  'MaxCoveredOutages', 'MigrationPolicy', 'SecurityPolicy', 'ChargeAccount', 'UseReservation',
+  'MaxCoveredOutages', 'MigrationPolicy', 'SecurityPolicy', 'ChargeAccount', 'UseReservation', 'Interactive', 'Bid', 'ResumesFromCheckpoint',
 ];
 
 /** Name and TemplateId of a served template document. */
@@ -136,6 +136,7 @@ function writeServiceLevel(level: XmlElement, request: ServiceRequest): void {
   if (!request.window || all(level, 'sla:MaxCoveredOutages').length > 0) setText(child('MaxCoveredOutages'), String(request.maxCoveredOutages));
   const policy = all(level, 'sla:MigrationPolicy')[0];
   if (policy && request.migrationPolicy) policy.setAttr('Scope', request.migrationPolicy.scope);
+  if (request.resumesFromCheckpointBytes !== undefined) setText(child('ResumesFromCheckpoint'), String(request.resumesFromCheckpointBytes));
 }
 
 /** The prefix bound to the SLA term namespace on the root, declared there if none is. */

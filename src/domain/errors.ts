@@ -106,6 +106,14 @@ export class ShareExceeded extends WsagError {
     super(message);
   }
 }
+/** The request would take its party past a fair-use limit (docs/security.md, "Fair use"): names the limit, the party, what it holds and the most it may. */
+export class FairUseExceeded extends WsagError {
+  readonly code = 'FairUseExceeded';
+  /** Which limit (share, nodeHours, agreements, pending, negotiations, checkpointBytes); `/metrics` counts refusals by it. */
+  constructor(message: string, readonly limit?: string) {
+    super(message);
+  }
+}
 /** Security is on and the request proves no identity: no client certificate or WS-Security signature, or one that does not lead to a trusted CA. */
 export class NotAuthenticated extends WsagError {
   readonly code = 'NotAuthenticated';
@@ -132,6 +140,6 @@ export const faultClasses: Readonly<Record<string, new (message: string) => Wsag
     ActionNotSupported, UnknownTemplate, CreationConstraintViolation, CannotSatisfy, UnknownResource,
     InvalidResourcePropertyQName, NotAuthorized, OfferExpired, NegotiationClosed, TooManyRounds,
     InvalidStateTransition, InternalError, InvalidTerms, UnsupportedTerm, UnknownAccount, InsufficientFunds,
-    ShareExceeded, NotAuthenticated, SignatureInvalid, ServiceUnavailable,
+    ShareExceeded, FairUseExceeded, NotAuthenticated, SignatureInvalid, ServiceUnavailable,
   ].map((fault) => [new fault('').code, fault]),
 );

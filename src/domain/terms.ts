@@ -93,6 +93,12 @@ export interface ServiceRequest {
    * bids, and the job is charged its bid for what it uses. Absent: the list price.
    */
   bid?: number;
+  /**
+   * sla:ResumesFromCheckpoint: a migrated job resumes from a checkpoint of at most this many
+   * bytes, uploaded by its initiator after acceptance (seed 002 section 3.6.7). Only such
+   * agreements take checkpoints.
+   */
+  resumesFromCheckpointBytes?: number;
 }
 
 export interface Compensation {

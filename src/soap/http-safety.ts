@@ -64,7 +64,7 @@ function ownOrigin(req: IncomingMessage): string {
 }
 
 /** Faults that refuse a party (who it is, or what it may do): each is logged with who asked and from where. */
-export const refusalCodes = new Set(['NotAuthenticated', 'NotAuthorized']);
+export const refusalCodes = new Set(['NotAuthenticated', 'NotAuthorized', 'FairUseExceeded']);
 
 /** Where a refused request came from and what it presented, for the log line of a refusal. */
 export function refusalContext(req: IncomingMessage): { source?: string; forwardedFor?: string; subject?: string } {

@@ -22,9 +22,12 @@ import { sendProblem } from './problem.js';
  *   <the checkpoint's bytes>
  *
  * answered 204 once stored. Only a party that may act on the agreement (its initiator, the
- * parties it named eligible, operators) may upload, and only while the agreement is
- * Observed. The body is streamed to a temporary file, never held in memory, and refused
- * (413) past `maxBytes`; a body whose digest differs is refused (400) and not stored.
+ * parties it named eligible, operators) may upload, only while the agreement is Observed,
+ * and only to an agreement whose offer said a checkpoint comes (sla:ResumesFromCheckpoint, a
+ * migrated job). The body is streamed to a temporary file, never held in memory, and
+ * refused (413) past the size the offer declared or `maxBytes`, whichever is smaller, or
+ * (429) past the uploader's fair use; a body whose digest differs is refused (400) and not
+ * stored.
  * Errors are JSON `{ error, message }`, like the other /api views.
  */
 
@@ -42,7 +45,9 @@ export interface CheckpointUploadOptions {
   /** Who sent the request; throws NotAuthenticated. */
   identify: (req: Request) => Caller;
   /** The agreement the checkpoint is for, or undefined when there is none. */
-  agreement: (id: string) => Promise<Pick<Agreement, 'initiator' | 'eligibleParties' | 'state'> | undefined>;
+  agreement: (id: string) => Promise<Pick<Agreement, 'initiator' | 'eligibleParties' | 'state' | 'request'> | undefined>;
+  /** Fair use: throws FairUseExceeded when the caller may not keep `bytes` more of checkpoints for the agreement. */
+  checkFairUse?: (caller: Caller, agreementId: string, bytes: number) => void;
   /** Keeps the checkpoint (and tells the run time a job resumes from it there). */
   store: (upload: CheckpointUpload) => Promise<void>;
   /** Largest checkpoint accepted, bytes. */
@@ -73,13 +78,19 @@ async function receive(req: Request, res: Response, options: CheckpointUploadOpt
     if (!agreement) throw new UnknownResource(`no agreement "${agreementId}"`);
     if (!mayActOn(caller, agreement)) throw new NotAuthorized(`agreement "${agreementId}" belongs to ${agreement.initiator}: only its initiator may send its checkpoint`);
     if (agreement.state !== 'Observed') throw new InvalidStateTransition(`agreement "${agreementId}" is ${agreement.state}: a checkpoint is taken only while it is Observed`);
+    const promised = agreement.request.resumesFromCheckpointBytes;
+    if (promised === undefined) throw new NotAuthorized(`agreement "${agreementId}" takes no checkpoint: only a migrated job, whose offer declares sla:ResumesFromCheckpoint, resumes from one`);
     const expected = req.get(digestHeader)?.trim().toLowerCase();
     if (!expected || !/^[0-9a-f]{64}$/.test(expected)) throw new MalformedMessage(`the ${digestHeader} header must carry the checkpoint's sha256 in hex`);
+    const maxBytes = Math.min(options.maxBytes, promised);
     const declared = req.get('content-length');
-    if (declared !== undefined && Number(declared) > options.maxBytes) throw tooLarge(Number(declared), options.maxBytes);
+    if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge(Number(declared), maxBytes);
+    options.checkFairUse?.(caller, agreementId, declared !== undefined ? Number(declared) : maxBytes);
     file = path.join(options.tempDir ?? os.tmpdir(), `checkpoint-${randomUUID()}.part`);
-    const { sizeBytes, sha256 } = await saveBody(req, file, options.maxBytes);
+    const { sizeBytes, sha256 } = await saveBody(req, file, maxBytes);
     if (sha256 !== expected) throw new MalformedMessage(`the checkpoint's sha256 is ${sha256}, not ${expected} as ${digestHeader} says: it was damaged on the way`);
+    // Another upload may have been kept while this one arrived.
+    options.checkFairUse?.(caller, agreementId, sizeBytes);
     await options.store({ agreementId, uploader: caller.identity, file, sizeBytes, sha256 });
     res.status(204).end();
   } catch (error) {
@@ -109,7 +120,12 @@ async function saveBody(req: Request, file: string, maxBytes: number): Promise<{
 }
 
 function tooLarge(size: number, maxBytes: number): MessageTooLarge {
-  return new MessageTooLarge(`the checkpoint is larger than the ${maxBytes} bytes this server accepts (at least ${size} bytes)`);
+  return new MessageTooLarge(`the checkpoint is larger than the ${maxBytes} bytes this server accepts for it (the smaller of the size its offer declared and the server's maximum; at least ${size} bytes)`);
+}
+
+/** Where checkpoints received from peers (migrated jobs) are kept, below the site's checkpoint directory. */
+export function receivedDirOf(checkpointDir: string): string {
+  return path.join(checkpointDir, 'received');
 }
 
 /** Where fileCheckpointStore keeps an agreement's latest checkpoint. */

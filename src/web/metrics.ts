@@ -2,6 +2,7 @@ import express, { type Request, type Router } from 'express';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { agreementStates, type Agreement, type AgreementState } from '../domain/agreement.js';
+import { fairUseLimitNames, type FairUseLimit } from '../domain/fair-use.js';
 import type { Caller } from '../domain/identity.js';
 import type { AgreementChange } from '../engine/agreements/index.js';
 import type { PlanningService, ReplanCause } from '../engine/planning/index.js';
@@ -37,6 +38,7 @@ export class Metrics {
   private readonly writes: Histogram<'operation'>;
   private readonly startWaits: Histogram<'port'>;
   private readonly documentWork: Histogram<'work' | 'on'>;
+  private readonly fairUseRefusals: Counter<'limit'>;
 
   /** `sources` is read at each scrape (the server builds the store before the plan). */
   constructor(sources: () => MetricsSources) {
@@ -50,6 +52,8 @@ export class Metrics {
     this.writes = new Histogram({ name: 'wsag_store_write_seconds', help: 'Time to store an agreement durably with its audit entries (insert or update)', labelNames: ['operation'], buckets, registers });
     this.startWaits = new Histogram({ name: 'wsag_soap_request_start_wait_seconds', help: 'Time a SOAP request waited to start once its body had arrived (requests start a few per turn of the event loop)', labelNames: ['port'], buckets, registers });
     this.documentWork = new Histogram({ name: 'wsag_document_work_seconds', help: 'Time from asking to the answer for reading an offer or signing an agreement, waiting for a document thread included, by work and where it ran', labelNames: ['work', 'on'], buckets, registers });
+    this.fairUseRefusals = new Counter({ name: 'wsag_fair_use_refusals_total', help: 'Requests refused because they would take a party past a fair-use limit, by limit', labelNames: ['limit'], registers });
+    for (const limit of fairUseLimitNames) this.fairUseRefusals.inc({ limit }, 0);
     new Gauge({
       name: 'wsag_agreements', help: 'Stored agreements by state', labelNames: ['state'], registers,
       async collect() {
@@ -90,6 +94,10 @@ export class Metrics {
   }
 
   /** A reading or signing done by the document threads or on the event loop (DocumentThreads' `observe`). */
+  fairUseRefused(limit: FairUseLimit): void {
+    this.fairUseRefusals.inc({ limit });
+  }
+
   documentWorkDone(done: DocumentWorkDone): void {
     this.documentWork.observe({ work: done.work, on: done.on }, done.seconds);
   }

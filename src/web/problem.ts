@@ -29,6 +29,7 @@ export function statusOf(error: WsagError): number {
     case 'MessageTooLarge': return 413;
     case 'UnsupportedMediaType': return 415;
     case 'InvalidStateTransition': return 409;
+    case 'FairUseExceeded': return 429;
     case 'ServiceUnavailable': return 503;
     default: return error.isClientError ? 400 : 409;
   }

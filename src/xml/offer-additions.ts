@@ -43,7 +43,7 @@ function posixApplication(a: Application): string {
 }
 
 /** sla:ServiceLevel's sequence (schemas/sla-terms.xsd). */
-const serviceLevelOrder = ['RuntimeEstimate', 'EarliestStart', 'Deadline', 'RequestKind', 'GuaranteeLevel', 'CheckpointFrequency', 'MaxCoveredOutages', 'MigrationPolicy', 'SecurityPolicy', 'ChargeAccount', 'UseReservation', 'Interactive', 'Bid'];
+const serviceLevelOrder = ['RuntimeEstimate', 'EarliestStart', 'Deadline', 'RequestKind', 'GuaranteeLevel', 'CheckpointFrequency', 'MaxCoveredOutages', 'MigrationPolicy', 'SecurityPolicy', 'ChargeAccount', 'UseReservation', 'Interactive', 'Bid', 'ResumesFromCheckpoint'];
 
 /** The offer with `charge` as the sla:ChargeAccount of its job's service level (what `wsag create --account` sends). */
 export function withChargeAccount(offerXml: string, charge: ChargeAccount): string {

@@ -11,7 +11,7 @@ import { all } from './xpath.js';
 /** sla:ServiceLevelType's sequence (schemas/sla-terms.xsd): inserted elements keep the document valid. */
 const serviceLevelOrder = [
   'RuntimeEstimate', 'EarliestStart', 'Deadline', 'RequestKind', 'GuaranteeLevel', 'CheckpointFrequency',
-  'MaxCoveredOutages', 'MigrationPolicy', 'SecurityPolicy', 'ChargeAccount', 'UseReservation', 'Interactive', 'Bid',
+  'MaxCoveredOutages', 'MigrationPolicy', 'SecurityPolicy', 'ChargeAccount', 'UseReservation', 'Interactive', 'Bid', 'ResumesFromCheckpoint',
 ];
 /** arp:AllocationTimeConstraint and wsag4jt:TimeConstraint share this sequence. */
 const windowOrder = ['StartTime', 'EndTime', 'Duration'];

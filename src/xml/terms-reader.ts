@@ -43,6 +43,7 @@ export function readServiceRequest(terms: XmlElement): ServiceRequest {
     useReservation: levelText('UseReservation'),
     interactive: boolean(levelText('Interactive'), 'sla:Interactive'),
     bid: number(levelText('Bid'), 'sla:Bid', limits.bid),
+    resumesFromCheckpointBytes: number(levelText('ResumesFromCheckpoint'), 'sla:ResumesFromCheckpoint', limits.checkpointBytes),
     application: readApplication(terms, sdt),
   };
   const migration = level.first(ns.sla, 'MigrationPolicy');

@@ -29,6 +29,7 @@ export const limits = {
   money: { min: 0, max: 1e12 },
   /** A bid per node-hour (sla:Bid): a zero bid would take capacity for nothing. */
   bid: { min: 0.000001, max: 1_000_000, unit: 'per node-hour' },
+  checkpointBytes: { integer: true, min: 1, max: 2 ** 40, unit: 'bytes' },
 } as const satisfies Record<string, NumberRule>;
 
 export function number(value: string | undefined, element: string, rule: NumberRule): number | undefined {

@@ -164,7 +164,7 @@ describe('WsagPeerProviders against a wsag-server peer', () => {
 describe('checkpoint transfer (PUT /api/agreements/{id}/checkpoint)', () => {
   let remoteId: string;
   beforeAll(async () => {
-    remoteId = (await providers.accept(peer, quoted(await providers.quote(peer, { request: jobRequest() })))).agreementId;
+    remoteId = (await providers.accept(peer, quoted(await providers.quote(peer, { request: jobRequest({ resumesFromCheckpointBytes: 1024 * 1024 }) })))).agreementId;
   });
   const stored = (id: string) => fs.readFileSync(path.join(storeDir, `${encodeURIComponent(id)}.checkpoint`));
 
@@ -196,7 +196,7 @@ describe('checkpoint transfer (PUT /api/agreements/{id}/checkpoint)', () => {
     const damaged = await put(remoteId, small, { 'x-checkpoint-sha256': createHash('sha256').update('other').digest('hex') });
     expect(damaged.status).toBe(400);
     expect((await damaged.json() as { message: string }).message).toMatch(/^the checkpoint's sha256 is [0-9a-f]{64}, not [0-9a-f]{64} as x-checkpoint-sha256 says/);
-    const ended = (await providers.accept(peer, quoted(await providers.quote(peer, { request: jobRequest({ nodeCount: 1 }) })))).agreementId;
+    const ended = (await providers.accept(peer, quoted(await providers.quote(peer, { request: jobRequest({ nodeCount: 1, resumesFromCheckpointBytes: 1024 }) })))).agreementId;
     await client.terminate(ended);
     const late = await put(ended, small);
     expect(late.status).toBe(409);
@@ -209,6 +209,26 @@ describe('checkpoint transfer (PUT /api/agreements/{id}/checkpoint)', () => {
     await expect(providers.transferCheckpoint(peer, ended, { bytes: small, sizeBytes: small.length })).rejects.toThrow(
       `peer cluster-b refused the checkpoint for agreement ${ended}: InvalidStateTransition: agreement "${ended}" is Terminated: a checkpoint is taken only while it is Observed`,
     );
+  });
+
+  it('only an agreement whose offer declares sla:ResumesFromCheckpoint takes one, up to the size declared', async () => {
+    const put = (id: string, body: Buffer) => fetch(`${uploadUrl}/api/agreements/${id}/checkpoint`, {
+      method: 'PUT', body: new Uint8Array(body), headers: { 'content-type': 'application/octet-stream', 'x-checkpoint-sha256': createHash('sha256').update(body).digest('hex') },
+    });
+    const quote = quoted(await providers.quote(peer, { request: jobRequest({ nodeCount: 1, resumesFromCheckpointBytes: 100 }) }));
+    expect(receivedOffer(quote.offer).request.resumesFromCheckpointBytes).toBe(100);
+    const small = (await providers.accept(peer, quote)).agreementId;
+    const over = await put(small, Buffer.alloc(101));
+    expect(over.status).toBe(413);
+    expect((await over.json() as { message: string }).message).toMatch(/larger than the 100 bytes this server accepts for it/);
+    expect((await put(small, Buffer.alloc(100))).status).toBe(204);
+    const plain = (await providers.accept(peer, quoted(await providers.quote(peer, { request: jobRequest({ nodeCount: 1 }) })))).agreementId;
+    const refused = await put(plain, Buffer.alloc(10));
+    expect(refused.status).toBe(403);
+    expect((await refused.json() as { message: string }).message).toBe(`agreement "${plain}" takes no checkpoint: only a migrated job, whose offer declares sla:ResumesFromCheckpoint, resumes from one`);
+    expect(fs.existsSync(path.join(storeDir, `${plain}.checkpoint`))).toBe(false);
+    await client.terminate(small);
+    await client.terminate(plain);
   });
 
   it('a body without Content-Length is cut off at the limit: 413, nothing stored', async () => {

@@ -66,7 +66,8 @@ describe('the jobs the Migration Controller weighs, from the plan', () => {
     expect(arrivalAt(job, 100, at(30))).toEqual(new Date('2026-11-23T12:40:56Z'));
     const asked = peerRequestFor(job, 100, at(30), 'site-a');
     expect(asked.name).toBe('migrated: agreement A from site-a');
-    expect(asked.request).toEqual({ ...a.request, earliestStart: new Date('2026-11-23T12:40:56Z'), runtimeSeconds: 2250, requestKind: 'Binding' });
+    // The offer declares the 65536 MB checkpoint it resumes from: the peer takes no other.
+    expect(asked.request).toEqual({ ...a.request, earliestStart: new Date('2026-11-23T12:40:56Z'), runtimeSeconds: 2250, requestKind: 'Binding', resumesFromCheckpointBytes: 65536 * 1024 * 1024 });
   });
 });
 

@@ -83,8 +83,10 @@ export async function simulatedServer(options: { nodes?: number; config?: Partia
 }
 
 /** A deadline job from the shipped template: 4 nodes of 16 GB for an hour, one covered outage, by `deadline`. */
-export async function deadlineOffer(client: WsagClient, options: { level: GuaranteeLevel; deadline: Date; nodes?: number; runtimeSeconds?: number; penalty?: number; migration?: 'None' | 'AdministrativeDomain' | 'Grid'; name?: string }): Promise<string> {
-  const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
+export async function deadlineOffer(client: WsagClient, options: { level: GuaranteeLevel; deadline: Date; nodes?: number; runtimeSeconds?: number; penalty?: number; migration?: 'None' | 'AdministrativeDomain' | 'Grid'; name?: string; resumesFromCheckpointBytes?: number }): Promise<string> {
+  const served = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
+  // A migrated job declares the checkpoint it resumes from, last in its service level.
+  const template = options.resumesFromCheckpointBytes === undefined ? served : served.replace('</sla:ServiceLevel>', `<sla:ResumesFromCheckpoint>${options.resumesFromCheckpointBytes}</sla:ResumesFromCheckpoint></sla:ServiceLevel>`);
   const deadline = options.deadline.toISOString().replace(/\.000Z$/, 'Z');
   return offerFromTemplate(template, [
     { location: 'NodeCount', value: String(options.nodes ?? 4) },

@@ -34,7 +34,8 @@ describe('authentication and authorisation over TLS and WS-Security', () => {
     stranger = loadCredential(path.join(foreign, 'alice.pem'), path.join(foreign, 'alice.key'));
     const proxy = await issueProxy({ issuerCert: alice.certificate, issuerKey: alice.privateKey, hours: 1 });
     aliceProxy = { certificate: proxy.certificate, privateKey: proxy.privateKey, chain: [alice.certificate] };
-    server = await startTestServer({ config: { dataDir, tlsPort: 0, anonymous: 'deny', signAgreements: true, ...paths(pki) } });
+    // Alice books the template's window many times over here: fair use (test/security/fair-use.test.ts) would stop her.
+    server = await startTestServer({ config: { dataDir, tlsPort: 0, anonymous: 'deny', signAgreements: true, fairUse: 'off', ...paths(pki) } });
     const templates = await tlsClient(aliceProxy).templates();
     offer = offerFromTemplate(templates.find((t) => t.includes('advance-reservation')) ?? (templates[0] as string), []);
   }, 60_000);

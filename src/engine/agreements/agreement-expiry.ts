@@ -1,4 +1,5 @@
 import type { Agreement } from '../../domain/agreement.js';
+import { endOf } from '../../domain/agreement-end.js';
 import { InstantQueue } from '../../scheduler/instant-queue.js';
 import type { AgreementService } from './agreement-service.js';
 
@@ -15,18 +16,21 @@ const expiringStates = new Set<Agreement['state']>(['Observed', 'Pending']);
 export class AgreementExpiry {
   private readonly due = new InstantQueue();
 
-  constructor(private readonly agreements: Pick<AgreementService, 'expire'>) {}
+  /** `pendingSeconds`: a Pending agreement no operator decided within it is Rejected (fair use, docs/security.md). */
+  constructor(private readonly agreements: Pick<AgreementService, 'expire'>, private readonly pendingSeconds?: number) {}
 
   watch(agreement: Agreement): void {
-    if (agreement.expiresAt && expiringStates.has(agreement.state)) this.due.push(agreement.expiresAt.getTime(), agreement.id);
+    const at = endOf(agreement, this.pendingSeconds);
+    if (at !== undefined && expiringStates.has(agreement.state)) this.due.push(at.getTime(), agreement.id);
   }
 
   /** Ends the agreements whose expiration time has come; their ids. */
   async expireDue(now: Date): Promise<string[]> {
     const ended: string[] = [];
     for (const id of new Set(this.due.takeUntil(now.getTime()))) {
-      if (await this.agreements.expire(id, now)) ended.push(id);
+      if (await this.agreements.expire(id, now, this.pendingSeconds)) ended.push(id);
     }
     return ended;
   }
 }
+

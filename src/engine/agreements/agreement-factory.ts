@@ -23,6 +23,7 @@ import { agreementHoldId } from '../accounting/charging.js';
 import { VoUsage } from '../accounting/vo-usage.js';
 import { refuseBidWithTimePromise, requireBindingRequest } from './refused-terms.js';
 import { templateOf } from './template-resolution.js';
+import type { FairUse } from '../fair-use/fair-use.js';
 
 export interface AgreementFactoryDeps {
   templates: TemplateCatalog;
@@ -45,6 +46,8 @@ export interface AgreementFactoryDeps {
   charging?: Pick<Charging, 'hold'>;
   /** VO usage SLAs (issue 14); absent: no shares are enforced. */
   shares?: Pick<VoUsage, 'check' | 'own' | 'forget' | 'rename'>;
+  /** Fair use (docs/security.md): one party's share of the site; absent: no limits. */
+  fairUse?: Pick<FairUse, 'check' | 'own' | 'forget' | 'rename'>;
   /**
    * The run time, told the guarantee terms as read from the offer before the agreement is
    * stored, so it does not parse the agreement document again to judge them.
@@ -183,7 +186,10 @@ export const takeOverHold: Step = {
       }
     }
     deps.shares?.rename(key, ctx.agreementId);
+    deps.fairUse?.rename(key, ctx.agreementId, 'agreement');
     ctx.undo.push(() => {
+      deps.fairUse?.rename(ctx.agreementId, key, 'hold');
+      if (ctx.replaces) deps.fairUse?.own(ctx.agreementId, ctx.replaces.initiator, 'agreement', ctx.replaces.request);
       deps.plan.release(ctx.agreementId);
       if (previous) deps.plan.restoreJob(previous);
       if (held) deps.plan.restoreJob(held, previous ? ctx.agreementId : undefined);
@@ -330,6 +336,19 @@ export const checkShares: Step = {
   },
 };
 
+/** The booking must keep its party within the site's fair-use limits; it is counted as the party's from now on. */
+export const checkFairUse: Step = {
+  name: 'checkFairUse',
+  run(ctx, deps) {
+    if (!deps.fairUse) return;
+    const chosen = required(ctx.chosen);
+    const kind = ctx.state === 'Pending' ? 'pending' : 'agreement';
+    deps.fairUse.check(ctx.agreementId, kind, chosen.request, ctx.allocation, ctx.caller, ctx.now);
+    deps.fairUse.own(ctx.agreementId, ctx.caller.identity, kind, chosen.request);
+    ctx.undo.push(() => deps.fairUse?.forget(ctx.agreementId));
+  },
+};
+
 /**
  * The quoted price is held on the charge account before the agreement is stored (issue 14):
  * not enough funds refuses the offer naming the account and both amounts. A renegotiation
@@ -357,7 +376,7 @@ function quotedPrice(ctx: CreateAgreementContext, deps: AgreementFactoryDeps): Q
 }
 
 export const createAgreementSteps: readonly Step[] = [
-  resolveTemplate, checkExpirationTime, checkCreationConstraints, requireBinding, admitToPlan, checkShares, holdFunds, reserveRemoteStandby, writeAgreementDocument, persistAgreement, bindRemoteStandby, markReservationUsed,
+  resolveTemplate, checkExpirationTime, checkCreationConstraints, requireBinding, admitToPlan, checkShares, checkFairUse, holdFunds, reserveRemoteStandby, writeAgreementDocument, persistAgreement, bindRemoteStandby, markReservationUsed,
 ];
 
 /** Accepting an Acceptable negotiation offer, with the negotiation locked. */

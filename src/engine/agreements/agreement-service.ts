@@ -5,6 +5,7 @@ import { InvalidStateTransition, NotAuthorized, SignatureInvalid, UnknownResourc
 import { actorOf, agreementNote, allocationSummary, systemActor } from '../audit/audit-notes.js';
 import { KeyedLock } from '../keyed-lock.js';
 import { liveAgreementPages } from './live-pages.js';
+import { endOf } from '../../domain/agreement-end.js';
 import type { PlanningService, RestoreOutcome } from '../planning/planning-service.js';
 import type { AcceptanceNotifier, AgreementFilter, AgreementRepository, AgreementSignatureVerifier, AuditDetails, Clock } from '../ports.js';
 
@@ -129,26 +130,34 @@ export class AgreementService {
   /**
    * The agreement's wsag:ExpirationTime has come: an Observed agreement is Complete (its
    * obligations end; its service terms are Completed), a Pending one that no operator
-   * decided in time is Rejected; either way its capacity is released. False when it had
-   * already ended, or its expiration time moved (renegotiation).
+   * decided in time is Rejected, as is one left undecided `pendingSeconds` after it was made
+   * (fair use); either way its capacity is released, and the initiator's acceptance
+   * endpoint hears of a rejection. False when it had already ended, or its time moved
+   * (renegotiation).
    */
-  async expire(id: string, now: Date): Promise<boolean> {
-    let ended = false;
+  async expire(id: string, now: Date, pendingSeconds?: number): Promise<boolean> {
+    let ended: Agreement | undefined;
     await this.locked(id, async () => {
       const current = await this.repository.get(id);
-      if (!current?.expiresAt || current.expiresAt.getTime() > now.getTime()) return;
-      if (current.state !== 'Observed' && current.state !== 'Pending') return;
+      if (!current || (current.state !== 'Observed' && current.state !== 'Pending')) return;
+      const end = endOf(current, pendingSeconds);
+      if (!end || end.getTime() > now.getTime()) return;
+      const undecided = current.state === 'Pending' && end.getTime() !== current.expiresAt?.getTime();
       const expired: Agreement = {
         ...current,
         state: nextAgreementState(current.state, current.state === 'Observed' ? 'complete' : 'reject'),
         serviceTerms: current.serviceTerms.map((t) => ({ termName: t.termName, state: 'Completed' })),
         updatedAt: now,
       };
-      const details = { expirationTime: current.expiresAt.toISOString() };
-      await this.repository.update(expired, [agreementNote({ actor: systemActor, action: 'expired', before: current, after: expired, details })], () => this.plan.release(id));
-      ended = true;
+      const details: AuditDetails = undecided ? { undecidedFor: `${pendingSeconds} s`, decideBy: end.toISOString() } : { expirationTime: end.toISOString() };
+      await this.repository.update(expired, [agreementNote({ actor: systemActor, action: undecided ? 'undecided-rejected' : 'expired', before: current, after: expired, details })], () => this.plan.release(id));
+      ended = expired;
     });
-    return ended;
+    const rejected = ended as Agreement | undefined;
+    if (rejected?.state === 'Rejected' && rejected.acceptanceEpr !== undefined && this.notifier) {
+      this.notifier.notify(rejected.acceptanceEpr, 'Reject', id).catch((error: unknown) => this.onNotifyFailure(id, error));
+    }
+    return rejected !== undefined;
   }
 
   /**

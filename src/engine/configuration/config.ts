@@ -6,6 +6,7 @@ import { dropUndefined } from '../../domain/drop-undefined.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { defaultPriceCurve, parsePriceCurve, type PriceCurve } from '../../domain/pricing.js';
+import { defaultFairUse, parseFairUse } from '../../domain/fair-use.js';
 import type { ClusterDescription, ClusterNode } from '../../scheduler/model.js';
 import { defaultSiteTiming, type SiteTiming } from '../../scheduler/site.js';
 export { ConfigError, readJsonFile } from './config-error.js';
@@ -123,6 +124,13 @@ export interface ServerConfig {
    * WSAG_OUTBOUND_ALLOW, comma-separated. Default none.
    */
   outboundAllow: Array<'loopback' | 'private' | 'link-local'>;
+  /**
+   * Fair-use limits per party (docs/security.md, "Fair use"): `off`, or NAME=VALUE pairs over
+   * the defaults (share=0.5, nodeHours, agreements=200, pending=20, pendingSeconds=3600,
+   * negotiations=20, checkpointBytes). Env WSAG_FAIR_USE. Default: the defaults when TLS is
+   * on; off when it is not (every caller is then the one party `anonymous`).
+   */
+  fairUse?: string;
   /** HTTPS port with client certificates (TLS). Env WSAG_TLS_PORT. Default none: TLS is off. 0 picks a free port. */
   tlsPort?: number;
   /** The server's certificate (PEM; with its chain after it). Env WSAG_TLS_CERT. Default DATA_DIR/pki/server.pem. */
@@ -275,6 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     priceCurve: priceCurve(env),
     admins: (env.WSAG_ADMINS ?? '').split(',').map((a) => a.trim()).filter(Boolean),
     outboundAllow: outboundAllow(env.WSAG_OUTBOUND_ALLOW ?? ''),
+    ...(env.WSAG_FAIR_USE?.trim() ? { fairUse: fairUse(env.WSAG_FAIR_USE.trim()) } : {}),
     ...security(env, overrides.dataDir ?? path.resolve(env.WSAG_DATA_DIR ?? defaultConfig.dataDir), overrides),
     ...runTime(env, overrides.dataDir ?? path.resolve(env.WSAG_DATA_DIR ?? defaultConfig.dataDir)),
     ...overrides,
@@ -300,6 +309,12 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
   }
   if (!/^[A-Z]{3}$/.test(config.currency)) throw new ConfigError(`WSAG_CURRENCY must be a three-letter ISO 4217 code such as EUR, got "${config.currency}"`);
   return config;
+}
+
+function fairUse(text: string): string {
+  const parsed = parseFairUse(text, defaultFairUse(1));
+  if ('error' in parsed) throw new ConfigError(`WSAG_FAIR_USE: ${parsed.error}`);
+  return text;
 }
 
 function databaseUrl(url: string): string {

@@ -113,6 +113,8 @@ export function peerRequestFor(job: MigrationJob, bandwidthMBps: number, now: Da
     request.earliestStart = earliest;
     request.runtimeSeconds = Math.ceil(job.remainingRuntimeSeconds);
   }
+  // The peer takes the checkpoint only if the offer says it comes, and up to the size said.
+  if (job.checkpointMB > 0) request.resumesFromCheckpointBytes = Math.ceil(job.checkpointMB * 1024 * 1024);
   const from = providerName ? ` from ${providerName}` : '';
   return { request, name: `migrated: agreement ${job.agreementId}${from}` };
 }

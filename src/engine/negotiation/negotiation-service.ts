@@ -13,6 +13,7 @@ import { offerHoldId, type Charging } from '../accounting/charging.js';
 import { VoUsage } from '../accounting/vo-usage.js';
 import { addSeconds, isoTime } from '../../domain/time.js';
 import { actorOf, negotiationNotes, systemActor } from '../audit/audit-notes.js';
+import type { FairUse } from '../fair-use/fair-use.js';
 import { KeyedLock } from '../keyed-lock.js';
 import type { PlanningService } from '../planning/planning-service.js';
 import { ResponderOffers } from './responder-offers.js';
@@ -37,6 +38,8 @@ export interface NegotiationServiceDeps {
   charging?: Pick<Charging, 'hold' | 'budget'>;
   /** VO usage SLAs (issue 14): a hold is capacity booked for its VO. */
   shares?: Pick<VoUsage, 'check' | 'own' | 'forget'>;
+  /** Fair use: open negotiations and held capacity per party. */
+  fairUse?: Pick<FairUse, 'check' | 'own' | 'forget' | 'checkNegotiations'>;
 }
 
 /** An Acceptable offer being accepted, handed to the agreement factory while the negotiation is locked. */
@@ -82,6 +85,7 @@ export class NegotiationService {
     if (request.expirationTime && request.expirationTime <= now) {
       throw new InvalidTerms(`wsag-neg:ExpirationTime ${isoTime(request.expirationTime)} is not in the future`);
     }
+    if (this.deps.fairUse) await this.deps.fairUse.checkNegotiations(caller, now, this.deps.settings.maxSeconds, this.deps.negotiations);
     const limit = addSeconds(now, this.deps.settings.maxSeconds);
     const expiresAt = request.expirationTime && request.expirationTime < limit ? request.expirationTime : limit;
     const negotiation: Negotiation = {
@@ -146,7 +150,9 @@ export class NegotiationService {
               for (const answer of answered) if (answer.hold) booked.push(holdKey(answer.offerId));
               // Capacity held is paid for: its quoted price is held on the charge account (refused when it cannot cover it).
               for (const answer of answered) {
-                if (answer.hold) this.deps.shares?.own(holdKey(answer.offerId), VoUsage.ownerOf(answer.request, negotiation.initiator));
+                if (!answer.hold) continue;
+                this.deps.shares?.own(holdKey(answer.offerId), VoUsage.ownerOf(answer.request, negotiation.initiator));
+                this.deps.fairUse?.own(holdKey(answer.offerId), caller.identity, 'hold', answer.request);
               }
               for (const answer of answered) {
                 if (!answer.hold || !this.deps.charging || !answer.price) continue;
@@ -169,6 +175,7 @@ export class NegotiationService {
         for (const key of booked) {
           this.deps.plan.release(key);
           this.deps.shares?.forget(key);
+          this.deps.fairUse?.forget(key);
         }
         for (const release of funds) await release();
         throw error;

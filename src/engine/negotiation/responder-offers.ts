@@ -1,5 +1,6 @@
 import type { Allocation } from '../../domain/allocation.js';
-import { CreationConstraintViolation, InvalidTerms, ShareExceeded } from '../../domain/errors.js';
+import { CreationConstraintViolation, FairUseExceeded, InvalidTerms, ShareExceeded } from '../../domain/errors.js';
+import type { FairUse } from '../fair-use/fair-use.js';
 import type { Caller } from '../../domain/identity.js';
 import { findOffer, holdKey, nextOfferId, type Money, type Negotiation, type NegotiationOfferRecord, type OfferState } from '../../domain/negotiation.js';
 import { preparatoryFee } from '../../domain/pricing.js';
@@ -50,6 +51,8 @@ export class ResponderOffers {
       settings: NegotiationSettings;
       /** VO usage SLAs: a hold must keep its VO within its share. */
       shares?: Pick<VoUsage, 'check'>;
+      /** Fair use: a hold must keep its party within the site's limits. */
+      fairUse?: Pick<FairUse, 'check'>;
     },
   ) {}
 
@@ -109,7 +112,7 @@ export class ResponderOffers {
         this.deps.plan.release(holdKey(offerId));
         reasons.push(`${alternativeLabel(alternative)}${refused.reason}`);
         if (refused.roomAt) laterForShare.push({ alternative, roomAt: refused.roomAt });
-        else overBudget.push(alternative);
+        else if (!refused.fairUse) overBudget.push(alternative);
         continue;
       }
       const fee = preparatoryFee(price, prices);
@@ -133,12 +136,14 @@ export class ResponderOffers {
     ];
   }
 
-  /** Why a booking the plan could make cannot be held: its VO's share, or the charge account's budget. */
-  private beyondShareOrBudget(key: string, alternative: ReceivedOffer, booking: Allocation, price: Money, context: DecideContext, now: Date): { reason: string; roomAt?: Date } | undefined {
+  /** Why a booking the plan could make cannot be held: its VO's share, the party's fair use, or the charge account's budget. */
+  private beyondShareOrBudget(key: string, alternative: ReceivedOffer, booking: Allocation, price: Money, context: DecideContext, now: Date): { reason: string; roomAt?: Date; fairUse?: true } | undefined {
     try {
       this.deps.shares?.check(holdKey(key), alternative.request, booking, context.caller, now);
+      this.deps.fairUse?.check(holdKey(key), 'hold', alternative.request, booking, context.caller, now);
     } catch (error) {
       if (error instanceof ShareExceeded) return { reason: error.message, ...(error.roomAt ? { roomAt: error.roomAt } : {}) };
+      if (error instanceof FairUseExceeded) return { reason: error.message, fairUse: true };
       throw error;
     }
     const budget = context.budget;

@@ -1,0 +1,1 @@
+export { FairUse, type BookingKind } from './fair-use.js';
