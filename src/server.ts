@@ -9,6 +9,7 @@ import { schedulingParts } from './assembly/scheduling.js';
 import { restoreState, serviceParts } from './assembly/services.js';
 import { followChanges, leaseNotices, startTimers } from './assembly/timers.js';
 import { serveWeb } from './assembly/web.js';
+import type { Route } from './web/route-list.js';
 import { collectStartUpGarbage } from './assembly/start-up-garbage.js';
 
 export { randomIds, systemClock, type ServerParts } from './assembly/foundations.js';
@@ -19,6 +20,8 @@ export interface RunningServer {
   /** The HTTPS base URL, when TLS is on (WSAG_TLS_PORT). */
   tlsUrl?: string;
   endpoints: Record<string, string>;
+  /** The HTTP routes and SOAP operations served (what the authorisation matrix gives a rule to). */
+  routes(): Route[];
   /** The run time (tests wait for it: `execution.idle()`). */
   execution: ExecutionService;
   notifications: NotificationService;
@@ -47,7 +50,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   // Who runs the jobs, notifications, migration to peers.
   const assembled = { ...restored, ...runTimeParts(restored) };
   // The SOAP ports, the API and the dashboard answer from here on.
-  const endpoints = serveWeb(assembled);
+  const { endpoints, routes } = serveWeb(assembled);
   const leases = leaseNotices(assembled);
   restored.leaseEnds.length = 0; // watched now
   const stopTimers = startTimers(assembled, leases);
@@ -63,6 +66,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     url: urls.base,
     ...(urls.tls ? { tlsUrl: urls.tls } : {}),
     endpoints,
+    routes,
     execution,
     notifications,
     accounting: accounting.settlement,

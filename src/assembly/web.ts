@@ -1,4 +1,5 @@
 import type { Caller } from '../domain/identity.js';
+import type { Route } from '../web/route-list.js';
 import { verifyAgreementSignatures } from '../crypto/xml-signature.js';
 import { AuditService } from '../engine/audit/index.js';
 import { AgreementFactory } from '../engine/agreements/index.js';
@@ -23,9 +24,10 @@ export const endpointsAt = (baseUrl: string): Record<string, string> =>
 /**
  * The faces (the SOAP ports, the JSON API, the dashboard, /metrics) behind the listeners,
  * with who may call: TLS client certificates, WS-Security signatures, a standby's forwarded
- * chain, or the anonymous party if the site allows it. Returns the SOAP endpoints.
+ * chain, or the anonymous party if the site allows it. Returns the SOAP endpoints and the
+ * routes served.
  */
-export function serveWeb(base: Foundations & Scheduling & Services & RunTime): Record<string, string> {
+export function serveWeb(base: Foundations & Scheduling & Services & RunTime): { endpoints: Record<string, string>; routes: () => Route[] } {
   const { config, trust, store, repository, execution, accounting, urls, front } = base;
   const validateChain: ChainValidator | undefined = trust && ((chain, at) => trust.validate(chain, at));
   const signatures: AgreementSignatureVerifier | undefined = validateChain && {
@@ -78,7 +80,7 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime): R
   if (!urls.base) urls.base = front.url;
   const tls = front.tlsUrl;
   if (tls) urls.tls = tls;
-  return endpointsAt(urls.base);
+  return { endpoints: endpointsAt(urls.base), routes: app.routes };
 }
 
 /** The CreateAgreement flow (src/engine/agreements/agreement-factory.ts) with the adapters it uses. */

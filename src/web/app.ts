@@ -25,6 +25,7 @@ import { pricesRouter } from './prices.js';
 import { metricsRouter, type Metrics } from './metrics.js';
 import { agreementDetailRouter } from './agreement-detail.js';
 import type { EventStream } from './events.js';
+import { routesOf, type Route } from './route-list.js';
 import { checkpointUploadRouter, type CheckpointUploadOptions } from './checkpoint-upload.js';
 import { declaredBodyWithin, errorBoundary } from './error-boundary.js';
 import { listingQuery, sendListing, type ListingQuery } from './listing.js';
@@ -67,7 +68,8 @@ export interface AppOptions extends EndpointOptions {
 const uiDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../ui');
 
 /** The HTTP application: SOAP ports, a health check, and JSON views for operators and the CLI. */
-export function createApp(options: AppOptions): RequestListener {
+/** The application, and the routes it answers (`routes`, for the authorisation matrix). */
+export function createApp(options: AppOptions): RequestListener & { routes(): Route[] } {
   const app = express();
   app.disable('x-powered-by');
   app.use(hardeningHeaders());
@@ -212,6 +214,6 @@ export function createApp(options: AppOptions): RequestListener {
     res.status(404).type('text/plain').send('not found: SOAP ports live under /wsag/, e.g. /wsag/AgreementFactory?wsdl\n');
   });
   app.use(errorBoundary({ soapPaths: options.ports.map((p) => p.path), now: options.now, logger: options.logger }));
-  return soapPostsFirst(soap, app);
+  return Object.assign(soapPostsFirst(soap, app), { routes: () => routesOf(app, options.ports) });
 }
 
