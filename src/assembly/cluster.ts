@@ -9,7 +9,11 @@ import { paths } from '../soap/agreement-ports.js';
 import { negotiationPaths } from '../soap/negotiation-ports.js';
 import { PgLeadership } from '../store/postgres/pg-leadership.js';
 import { PgStore } from '../store/postgres/pg-store.js';
-import { standbyApp } from '../web/forwarding.js';
+import { health, standbyApp } from '../web/forwarding.js';
+import { TrustStore } from '../crypto/trust-store.js';
+import type { Caller } from '../domain/identity.js';
+import { authenticator, tlsClientCertificate } from '../soap/authentication.js';
+import type { IncomingMessage } from 'node:http';
 
 /** One instance of a cluster on one PostgreSQL database (docs/deployment.md "Several instances"). */
 export interface RunningInstance {
@@ -56,7 +60,9 @@ export async function startInstance(config: ServerConfig, parts: ServerParts = {
   let becameLeader: (server: RunningServer) => void = () => {};
   let leadingPromise = new Promise<RunningServer>((resolve) => (becameLeader = resolve));
 
+  const identify = standbyCaller(config);
   const standby = standbyApp({
+    identify,
     leaderUrl: async (fresh) => {
       if (fresh || announced === undefined) announced = (await session?.leader())?.url;
       return announced;
@@ -81,7 +87,7 @@ export async function startInstance(config: ServerConfig, parts: ServerParts = {
       if (session !== held) throw new Error('the planning leadership was lost while this instance started');
       const app = front.current;
       // Load balancers and operators see which instance leads.
-      front.serve((req, res) => (req.url === '/healthz' ? res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', role: 'leader', leader: instanceUrl })) : app(req, res)));
+      front.serve((req, res) => (req.url === '/healthz' ? res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(health('leader', instanceUrl, req, identify))) : app(req, res)));
       const term = await held.announce(instance, instanceUrl, new Date());
       leader = { server, store };
       logger.info({ instance, url: instanceUrl, term }, 'this instance is the planning leader');
@@ -167,6 +173,13 @@ export async function startInstance(config: ServerConfig, parts: ServerParts = {
       await front.close();
     },
   };
+}
+
+/** Who calls a standby's own routes (/healthz, /metrics): a TLS client certificate from a trusted CA, or anonymous where the site allows it. */
+function standbyCaller(config: ServerConfig): (req: IncomingMessage) => Caller {
+  const trust = fs.existsSync(config.caFile) ? TrustStore.fromFile(config.caFile) : undefined;
+  const identify = authenticator({ proofs: trust ? [tlsClientCertificate((chain, at) => trust.validate(chain, at))] : [], anonymous: config.anonymous, admins: config.admins });
+  return (req) => identify(req, undefined, new Date());
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Caller } from '../domain/identity.js';
 import type { Route } from '../web/route-list.js';
+import { checkingForwards, wasForwarded } from '../web/forwarded-requests.js';
 import { verifyAgreementSignatures } from '../crypto/xml-signature.js';
 import { AuditService } from '../engine/audit/index.js';
 import { AgreementFactory } from '../engine/agreements/index.js';
@@ -34,7 +35,7 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime): {
     verify: (document, at) => verifyAgreementSignatures(document, { validateChain, at }),
   };
   const identify = authenticator({
-    proofs: [forwardedClientChain(validateChain, config.clusterSecret), ...(validateChain ? [tlsClientCertificate(validateChain), wsSecuritySignature(validateChain)] : [])],
+    proofs: [forwardedClientChain(validateChain, wasForwarded), ...(validateChain ? [tlsClientCertificate(validateChain), wsSecuritySignature(validateChain)] : [])],
     anonymous: config.anonymous,
     admins: config.admins,
   });
@@ -76,7 +77,7 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime): {
       tempDir: base.receivedDir,
     },
   });
-  front.serve(app);
+  front.serve(checkingForwards(app, { ...(config.clusterSecret ? { secret: config.clusterSecret } : {}), maxBodyBytes: config.maxBodyBytes, now: () => new Date(), logger: base.logger }));
   if (!urls.base) urls.base = front.url;
   const tls = front.tlsUrl;
   if (tls) urls.tls = tls;

@@ -1,4 +1,4 @@
-import { timingSafeEqual, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
 import { NotAuthenticated } from '../domain/errors.js';
@@ -46,25 +46,42 @@ export type ChainValidator = (chain: X509Certificate[], at: Date) => { identity:
 const resumedChainCache = 1000;
 
 /**
- * The TLS client certificate chain, validated with the RFC 3820 proxy rules. A resumed TLS
- * session carries only the leaf certificate: the chain its full handshake presented is
- * remembered by the leaf's fingerprint and validated again (validity is checked at every request).
+ * The TLS client's certificate chain, leaf first. A resumed TLS session carries only the
+ * leaf certificate: the chain its full handshake presented is remembered by the leaf's
+ * fingerprint and given again (a standby forwards it whole; the leader validates it at
+ * every request).
  */
-export function tlsClientCertificate(validate: ChainValidator): IdentityProof {
-  const chains = new Map<string, X509Certificate[]>();
-  return (req, _soap, now) => {
+export class ClientChains {
+  private readonly chains = new Map<string, X509Certificate[]>();
+
+  /** The chain `req`'s TLS client presented (remembered when the session was resumed); empty without TLS or a certificate. */
+  of(req: IncomingMessage): X509Certificate[] {
     const socket = req.socket as Partial<TLSSocket>;
-    if (!socket.encrypted || typeof socket.getPeerCertificate !== 'function') return undefined;
-    let chain = peerChain(socket.getPeerCertificate(true));
+    if (!socket.encrypted || typeof socket.getPeerCertificate !== 'function') return [];
+    const chain = peerChain(socket.getPeerCertificate(true));
     const leaf = chain[0];
-    if (!leaf) return undefined;
-    if (chain.length === 1) chain = chains.get(leaf.fingerprint256) ?? chain;
+    if (!leaf) return [];
+    return chain.length === 1 ? (this.chains.get(leaf.fingerprint256) ?? chain) : chain;
+  }
+
+  /** Keeps a chain of a full handshake for the sessions resumed from it. */
+  remember(chain: readonly X509Certificate[]): void {
+    const leaf = chain[0];
+    if (!leaf || chain.length < 2 || this.chains.get(leaf.fingerprint256)?.length === chain.length) return;
+    if (this.chains.size >= resumedChainCache) this.chains.delete(this.chains.keys().next().value as string);
+    this.chains.set(leaf.fingerprint256, [...chain]);
+  }
+}
+
+/** The TLS client certificate chain, validated with the RFC 3820 proxy rules (a resumed session's through ClientChains). */
+export function tlsClientCertificate(validate: ChainValidator): IdentityProof {
+  const chains = new ClientChains();
+  return (req, _soap, now) => {
+    const chain = chains.of(req);
+    if (chain.length === 0) return undefined;
     try {
       const { identity } = validate(chain, now);
-      if (chain.length > 1 && !chains.has(leaf.fingerprint256)) {
-        if (chains.size >= resumedChainCache) chains.delete(chains.keys().next().value as string);
-        chains.set(leaf.fingerprint256, chain);
-      }
+      chains.remember(chain);
       return identity;
     } catch (error) {
       throw new NotAuthenticated(`the TLS client certificate is not accepted: ${error instanceof Error ? error.message : String(error)}`);
@@ -74,30 +91,26 @@ export function tlsClientCertificate(validate: ChainValidator): IdentityProof {
 
 /** How a standby of a cluster hands its TLS caller's certificate chain to the planning leader (docs/deployment.md). */
 export const forwardedChainHeader = 'x-wsag-client-chain';
-/** WSAG_CLUSTER_SECRET, proving a forwarded chain comes from an instance that took the TLS handshake. */
-export const clusterSecretHeader = 'x-wsag-cluster-secret';
 
 /** The TLS client's certificate chain (leaf first, base64 DER, comma-separated) as a standby forwards it; none without TLS or a certificate. */
-export function encodedClientChain(req: IncomingMessage): string | undefined {
-  const socket = req.socket as Partial<TLSSocket>;
-  if (!socket.encrypted || typeof socket.getPeerCertificate !== 'function') return undefined;
-  const chain = peerChain(socket.getPeerCertificate(true));
+export function encodedClientChain(req: IncomingMessage, chains: ClientChains): string | undefined {
+  const chain = chains.of(req);
+  chains.remember(chain);
   return chain.length > 0 ? chain.map((c) => c.raw.toString('base64')).join(',') : undefined;
 }
 
 /**
  * A TLS client certificate chain forwarded by another instance of the cluster. It counts
- * only with the cluster's secret: a caller cannot claim someone else's certificate by
- * sending the header itself (a standby drops callers' own copies of both headers).
+ * only when the request's forward MAC held (`forwarded`, src/web/forwarded-requests.ts): a
+ * caller cannot claim someone else's certificate by sending the header itself (a standby
+ * drops callers' own copies).
  */
-export function forwardedClientChain(validate: ChainValidator | undefined, secret: string | undefined): IdentityProof {
-  const expected = secret === undefined ? undefined : Buffer.from(secret);
+export function forwardedClientChain(validate: ChainValidator | undefined, forwarded: (req: IncomingMessage) => boolean): IdentityProof {
   return (req, _soap, now) => {
     const header = req.headers[forwardedChainHeader];
     if (header === undefined) return undefined;
-    const given = Buffer.from(String(req.headers[clusterSecretHeader] ?? ''));
-    if (!expected || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw new NotAuthenticated(`the ${forwardedChainHeader} header is accepted only from another instance of this cluster (WSAG_CLUSTER_SECRET)`);
+    if (!forwarded(req)) {
+      throw new NotAuthenticated(`the ${forwardedChainHeader} header is accepted only from another instance of this cluster, with a forward MAC made with WSAG_CLUSTER_SECRET`);
     }
     try {
       if (!validate) throw new Error('this server trusts no CA (WSAG_CA_FILE)');

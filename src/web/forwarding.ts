@@ -1,12 +1,15 @@
-import http from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import { ServiceUnavailable } from '../domain/errors.js';
-import { clusterSecretHeader, encodedClientChain, forwardedChainHeader } from '../soap/authentication.js';
+import { forwardMac, forwardMacHeader } from '../crypto/forward-mac.js';
+import { ClientChains, encodedClientChain, forwardedChainHeader } from '../soap/authentication.js';
 import { readBody } from '../soap/http-endpoint.js';
+import type { Caller } from '../domain/identity.js';
 import { errorBoundary } from './error-boundary.js';
+import { sendProblem } from './problem.js';
 import { crossSiteGuard, hardeningHeaders } from './hardening.js';
 
 /** Marks a request a standby forwarded; a standby never forwards such a request again. */
@@ -21,20 +24,22 @@ const retryEveryMs = 250;
 /** Connection-level headers (RFC 9110 section 7.6.1) and ours, which a caller may not set. */
 // Origin and Sec-Fetch-Site are checked here, against this instance's own address, and not sent on.
 const dropped = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host',
-  'content-length', 'origin', 'sec-fetch-site', forwardedChainHeader, clusterSecretHeader, forwardedByHeader, notLeaderHeader]);
+  'content-length', 'origin', 'sec-fetch-site', forwardedChainHeader, forwardMacHeader, forwardedByHeader, notLeaderHeader]);
 
 export interface ForwardingOptions {
   /** The leader's base URL as last announced (`fresh`: read it again, the last one failed); undefined while none is known. */
   leaderUrl: (fresh: boolean) => Promise<string | undefined>;
   /** This instance's own URL: never forward to it. */
   instanceUrl: string;
-  /** WSAG_CLUSTER_SECRET, sent with a TLS caller's certificate chain. */
+  /** WSAG_CLUSTER_SECRET: the key of the MAC sent with a TLS caller's certificate chain (never the secret itself). */
   secret?: string;
   maxBodyBytes: number;
   waitMs?: number;
   soapPaths: readonly string[];
   now: () => Date;
   logger: Logger;
+  /** Who is calling (TLS client certificate, or anonymous where the site allows it); throws NotAuthenticated. Absent: everyone is anonymous. */
+  identify?: (req: Request) => Caller;
 }
 
 /** The leader could not be reached: nothing was sent to it, so the request may go to the next leader. */
@@ -54,12 +59,19 @@ export function standbyApp(options: ForwardingOptions): express.Express {
   const forwarded = new Counter({ name: 'wsag_forwarded_requests_total', help: 'Requests this standby forwarded to the planning leader, by outcome', labelNames: ['outcome'], registers: [registry] });
   const agent = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   let leader: string | undefined;
+  const chains = new ClientChains();
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok', role: 'standby', leader: leader ?? null });
+  app.get('/healthz', (req, res) => {
+    res.json(health('standby', leader ?? null, req, options.identify));
   });
-  app.get('/metrics', async (_req, res) => {
-    res.type(registry.contentType).send(await registry.metrics());
+  // The same rule as the leader's /metrics: authenticated parties only, where the site asks for them.
+  app.get('/metrics', async (req, res) => {
+    try {
+      options.identify?.(req);
+      res.type(registry.contentType).send(await registry.metrics());
+    } catch (error) {
+      sendProblem(res, error, 'reading the metrics', options.logger);
+    }
   });
   app.use(hardeningHeaders());
   app.use(crossSiteGuard(() => undefined));
@@ -70,7 +82,7 @@ export function standbyApp(options: ForwardingOptions): express.Express {
         return;
       }
       const body = await readBody(req, options.maxBodyBytes);
-      const headers = forwardHeaders(req, options, body.length);
+      const headers = forwardHeaders(req, options, body, chains);
       const deadline = Date.now() + (options.waitMs ?? defaultLeaderWaitMs);
       for (let fresh = false; ; fresh = true) {
         leader = await options.leaderUrl(fresh).catch(() => undefined);
@@ -100,17 +112,30 @@ export function standbyApp(options: ForwardingOptions): express.Express {
   return app;
 }
 
-function forwardHeaders(req: Request, options: ForwardingOptions, length: number): http.OutgoingHttpHeaders {
+/**
+ * An instance's /healthz: its status and role for anyone (load balancers), and the leader's
+ * address only for a caller the site lets in: it is an internal address.
+ */
+export function health(role: 'leader' | 'standby', leader: string | null, req: IncomingMessage, identify?: (req: Request) => Caller): { status: 'ok'; role: string; leader?: string | null } {
+  try {
+    identify?.(req as Request);
+    return { status: 'ok', role, leader };
+  } catch {
+    return { status: 'ok', role };
+  }
+}
+
+function forwardHeaders(req: Request, options: ForwardingOptions, body: Buffer, chains: ClientChains): http.OutgoingHttpHeaders {
   const headers: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) if (!dropped.has(name) && value !== undefined) headers[name] = value;
-  headers['content-length'] = String(length);
+  headers['content-length'] = String(body.length);
   headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
   headers['x-forwarded-proto'] = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
   headers[forwardedByHeader] = options.instanceUrl;
-  const chain = encodedClientChain(req);
+  const chain = encodedClientChain(req, chains);
   if (chain !== undefined && options.secret !== undefined) {
     headers[forwardedChainHeader] = chain;
-    headers[clusterSecretHeader] = options.secret;
+    headers[forwardMacHeader] = forwardMac(options.secret, { method: req.method, path: req.originalUrl, body, chain }, options.now());
   }
   return headers;
 }

@@ -118,12 +118,12 @@ describe.skipIf(skipPostgres)('three instances on one PostgreSQL', () => {
     expect(negotiation.offers.at(-1)?.hold?.state).toBe('Confirmed');
   }, 60_000);
 
-  it('a caller cannot pass itself off with a forwarded certificate chain: the leader refuses the header without the cluster secret, a standby drops it', async () => {
+  it('a caller cannot pass itself off with a forwarded certificate chain: the leader refuses the header without a forward MAC, a standby drops it', async () => {
     const forged = { 'x-wsag-client-chain': 'MIIB', 'x-wsag-cluster-secret': 'guess' };
     const response = await fetch(`${instances[0]?.url}/api/agreements`, { headers: forged });
     expect(response.status).toBe(401);
     expect(((await response.json()) as { error: string; message: string })).toMatchObject({
-      error: 'NotAuthenticated', message: 'the x-wsag-client-chain header is accepted only from another instance of this cluster (WSAG_CLUSTER_SECRET)',
+      error: 'NotAuthenticated', message: 'the x-wsag-client-chain header is accepted only from another instance of this cluster, with a forward MAC made with WSAG_CLUSTER_SECRET',
     });
     // Through a standby the caller is who it proves to be: here the anonymous party.
     expect((await fetch(`${instances[1]?.url}/api/agreements`, { headers: forged })).status).toBe(200);

@@ -34,12 +34,12 @@ describe('a standby forwarding to the planning leader', () => {
       req.on('end', () => res.writeHead(201, { 'content-type': 'text/plain', 'x-answer': 'yes' }).end(`got ${req.method} ${req.url}`));
     });
     const url = await standby(async () => leader);
-    const response = await fetch(`${url}/api/x?y=1`, { method: 'POST', body: 'hello', headers: { 'content-type': 'application/json', 'x-wsag-client-chain': 'forged', 'x-wsag-cluster-secret': 'forged', 'x-custom': 'kept' } });
+    const response = await fetch(`${url}/api/x?y=1`, { method: 'POST', body: 'hello', headers: { 'content-type': 'application/json', 'x-wsag-client-chain': 'forged', 'x-wsag-forward-mac': 'forged', 'x-custom': 'kept' } });
     expect([response.status, response.headers.get('x-answer'), await response.text()]).toEqual([201, 'yes', 'got POST /api/x?y=1']);
     expect(body).toBe('hello');
     expect(seen).toMatchObject({ 'x-custom': 'kept', 'x-wsag-forwarded-by': 'http://standby.invalid', 'x-forwarded-proto': 'http', 'content-length': '5' });
     expect(seen['x-wsag-client-chain']).toBeUndefined();
-    expect(seen['x-wsag-cluster-secret']).toBeUndefined();
+    expect(seen['x-wsag-forward-mac']).toBeUndefined();
   });
 
   it('with no leader: a SOAP caller gets a ServiceUnavailable fault, an API caller a problem document, both 503', async () => {
