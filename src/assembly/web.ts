@@ -1,6 +1,7 @@
 import type { Caller } from '../domain/identity.js';
 import type { Route } from '../web/route-list.js';
 import { checkingForwards, wasForwarded } from '../web/forwarded-requests.js';
+import { openNegotiations, type FairUse, type FairUseStanding } from '../engine/fair-use/index.js';
 import { verifyAgreementSignatures } from '../crypto/xml-signature.js';
 import { AuditService } from '../engine/audit/index.js';
 import { AgreementFactory } from '../engine/agreements/index.js';
@@ -62,6 +63,7 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime): {
     usage: accounting.recording,
     ...(accounting.shares ? { shares: accounting.shares } : {}),
     prices: base.prices,
+    ...(base.fairUse ? { fairUse: standingOf(base.fairUse, base) } : {}),
     metrics: base.observed.metrics,
     events: base.observed.events,
     ...(store ? { history: (id: string) => new AuditService({ audit: store.audit, agreements: repository }).history(id) } : {}),
@@ -82,6 +84,14 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime): {
   const tls = front.tlsUrl;
   if (tls) urls.tls = tls;
   return { endpoints: endpointsAt(urls.base), routes: app.routes };
+}
+
+/** What a party holds against the fair-use limits, its open negotiations counted from the store. */
+function standingOf(fairUse: FairUse, base: Foundations & Scheduling & Services & RunTime): (party: string) => Promise<FairUseStanding> {
+  return async (party) => {
+    const now = base.clock.now();
+    return fairUse.standing(party, now, await openNegotiations(party, now, base.config.negotiationMaxSeconds, base.negotiationRepository));
+  };
 }
 
 /** The CreateAgreement flow (src/engine/agreements/agreement-factory.ts) with the adapters it uses. */

@@ -10,6 +10,7 @@ import { usageCommand } from './commands/usage.js';
 import { voCommand } from './commands/vo.js';
 import { leaseCommand } from './commands/lease.js';
 import { pricesCommand } from './commands/prices.js';
+import { limitsCommand } from './commands/limits.js';
 import { auditCommand } from './commands/audit.js';
 import { certCommand } from './commands/cert.js';
 import { countersignCommand } from './commands/countersign.js';
@@ -31,7 +32,7 @@ import { CliError, exitCodes, UsageError } from './errors.js';
 
 export const commands: Command[] = [
   serveCommand, templatesCommand, createCommand, agreementsCommand, stateCommand, terminateCommand,
-  negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand, checkpointCommand, simCommand, certCommand, countersignCommand, auditCommand, accountCommand, usageCommand, voCommand, leaseCommand, pricesCommand,
+  negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand, checkpointCommand, simCommand, certCommand, countersignCommand, auditCommand, accountCommand, usageCommand, voCommand, leaseCommand, pricesCommand, limitsCommand,
   nodeCommand, correctCommand,
 ];
 

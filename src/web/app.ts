@@ -26,6 +26,8 @@ import { metricsRouter, type Metrics } from './metrics.js';
 import { agreementDetailRouter } from './agreement-detail.js';
 import type { EventStream } from './events.js';
 import { routesOf, type Route } from './route-list.js';
+import { fairUseRouter } from './fair-use.js';
+import type { FairUseStanding } from '../engine/fair-use/index.js';
 import { checkpointUploadRouter, type CheckpointUploadOptions } from './checkpoint-upload.js';
 import { declaredBodyWithin, errorBoundary } from './error-boundary.js';
 import { listingQuery, sendListing, type ListingQuery } from './listing.js';
@@ -56,6 +58,8 @@ export interface AppOptions extends EndpointOptions {
   shares?: Pick<VoUsage, 'standings'>;
   /** The published prices and the price curve (/api/prices). */
   prices?: PriceList;
+  /** Fair use: what a party holds against the limits; absent when the site has none. */
+  fairUse?: (party: string) => Promise<FairUseStanding>;
   /** Prometheus metrics (/metrics); SOAP requests are counted as they are answered. */
   metrics?: Metrics;
   /** Live changes for the dashboard (/api/events). */
@@ -197,6 +201,7 @@ export function createApp(options: AppOptions): RequestListener & { routes(): Ro
   if (options.usage) app.use(usageRouter(options.usage, caller, options.logger));
   if (options.shares) app.use(voRouter(options.shares, caller, options.now, options.logger));
   if (options.prices) app.use(pricesRouter(options.prices, options.plan, caller, options.now, options.logger));
+  app.use(fairUseRouter(options.fairUse, caller, options.logger));
   if (options.metrics) app.use(metricsRouter(options.metrics, caller, options.logger));
   if (options.events) app.use(options.events.router(caller, options.logger));
   app.use(agreementDetailRouter({ agreements: options.agreements, ...(options.history ? { history: options.history } : {}), ...(options.signatures ? { signatures: options.signatures } : {}), ...(options.corrections ? { corrections: options.corrections } : {}), now: options.now }, caller, options.logger));

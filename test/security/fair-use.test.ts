@@ -11,6 +11,7 @@ import { MemoryAgreementRepository } from '../../src/store/memory-agreement-repo
 import { MemoryNegotiationRepository } from '../../src/store/memory-negotiation-repository.js';
 import { reservationOffer } from '../engine/run-time-support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { wsag } from '../cli/support.js';
 
 /**
  * Issue 51, item 4: no single user takes what belongs to all. Over TLS, with the default
@@ -103,6 +104,17 @@ describe('fair use over TLS', () => {
     expect((await refusals()).negotiations).toBe(1);
     // Alice's are her own.
     await as(alice).initiateNegotiation();
+  });
+
+  it('wsag limits shows alice each limit and what she holds against it', async () => {
+    const env = { WSAG_CERT: path.join(pki, 'alice.pem'), WSAG_KEY: path.join(pki, 'alice.key'), WSAG_CA: path.join(pki, 'ca.pem') };
+    const { code, stdout } = await wsag(['limits'], { url: server.tlsUrl as string, env });
+    expect(code).toBe(0);
+    expect(stdout).toContain('/C=DE/O=wsag-demo/OU=users/CN=alice; the site has 16 SLA nodes');
+    expect(stdout).toMatch(/^share\s+nodes at one time \(most ahead\)\s+8\s+8$/m);
+    expect(stdout).toMatch(/^agreements\s+agreements holding capacity\s+4\s+200$/m);
+    expect(stdout).toMatch(/^negotiations\s+open negotiations\s+1\s+2$/m);
+    expect(stdout).toContain('a pending agreement not decided within 2 s is rejected');
   });
 
   it('after a restart, what each party holds still counts', async () => {

@@ -1,7 +1,7 @@
 import type { Agreement } from '../../domain/agreement.js';
 import type { Allocation } from '../../domain/allocation.js';
 import { FairUseExceeded } from '../../domain/errors.js';
-import { checkFairUse, type FairUseLimit, type FairUseLimits, type HeldBooking } from '../../domain/fair-use.js';
+import { checkFairUse, nodeHoursAhead, peakNodes, type FairUseLimit, type FairUseLimits, type HeldBooking } from '../../domain/fair-use.js';
 import type { Caller } from '../../domain/identity.js';
 import type { ServiceRequest } from '../../domain/terms.js';
 import type { NegotiationRepository } from '../ports.js';
@@ -63,9 +63,7 @@ export class FairUse {
   async checkNegotiations(caller: Caller, now: Date, maxSeconds: number, negotiations: Pick<NegotiationRepository, 'list'>): Promise<void> {
     const most = this.deps.limits.negotiations;
     if (most === undefined || caller.isAdmin) return;
-    const since = new Date(now.getTime() - maxSeconds * 1000);
-    const recent = await negotiations.list({ initiator: caller.identity, state: 'Open', after: { createdAt: since, id: '' } });
-    const open = recent.filter((n) => n.expiresAt.getTime() > now.getTime()).length;
+    const open = await openNegotiations(caller.identity, now, maxSeconds, negotiations);
     if (open >= most) {
       throw this.refused(new FairUseExceeded(`${caller.identity} already has ${open} open negotiations, the most one party may have at once (negotiations=${most} in WSAG_FAIR_USE): terminate one, or let one expire`, 'negotiations'));
     }
@@ -133,6 +131,24 @@ export class FairUse {
     else if (agreement.state !== 'Pending') this.forget(agreement.id);
   }
 
+  /** What `party` holds against each limit (`wsag limits`, GET /api/fair-use). */
+  standing(party: string, now: Date, openNegotiationCount: number): FairUseStanding {
+    const { bookings, agreements, pending } = this.holdings(party);
+    const until = Math.max(now.getTime(), ...bookings.map((b) => b.end));
+    let checkpointBytes = 0;
+    for (const checkpoint of this.checkpoints.values()) if (checkpoint.party === party) checkpointBytes += checkpoint.bytes;
+    return {
+      party,
+      limits: { ...this.deps.limits },
+      slaNodes: this.deps.slaNodes(),
+      holds: {
+        share: peakNodes(bookings, { start: now.getTime(), end: until, nodes: 0 }).nodes,
+        nodeHours: Math.round(bookings.reduce((sum, b) => sum + nodeHoursAhead(b, now.getTime()), 0) * 10) / 10,
+        agreements, pending, negotiations: openNegotiationCount, checkpointBytes,
+      },
+    };
+  }
+
   /** What `party` holds now, the booking `except` left out (a renegotiation's own). */
   holdings(party: string, except?: string): { bookings: HeldBooking[]; agreements: number; pending: number } {
     const bookings: HeldBooking[] = [];
@@ -152,6 +168,21 @@ export class FairUse {
     }
     return { bookings, agreements, pending };
   }
+}
+
+/** A party's standing against the limits: for `share`, the most nodes it holds at one time from now on. */
+export interface FairUseStanding {
+  party: string;
+  limits: FairUseLimits;
+  slaNodes: number;
+  holds: Record<FairUseLimit, number>;
+}
+
+/** A party's open negotiations: each expires within `maxSeconds` of its start, so only those started since are read. */
+export async function openNegotiations(party: string, now: Date, maxSeconds: number, negotiations: Pick<NegotiationRepository, 'list'>): Promise<number> {
+  const since = new Date(now.getTime() - maxSeconds * 1000);
+  const recent = await negotiations.list({ initiator: party, state: 'Open', after: { createdAt: since, id: '' } });
+  return recent.filter((n) => n.expiresAt.getTime() > now.getTime()).length;
 }
 
 /** The whole booking counts, its nodes' preparation and release included: they are taken from others as much as the promise is. */

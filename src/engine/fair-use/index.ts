@@ -1,1 +1,1 @@
-export { FairUse, type BookingKind } from './fair-use.js';
+export { FairUse, openNegotiations, type BookingKind, type FairUseStanding } from './fair-use.js';
