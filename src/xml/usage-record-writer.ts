@@ -6,7 +6,7 @@ export const urNs = 'http://schema.ogf.org/urf/2003/09/urf';
 /**
  * A usage record as an OGF Usage Record (GFD.98, `ur:JobUsageRecord`), in the order the
  * schema's sequence wants: identity, job, user, name, charge, status, then the measured
- * properties. Valid against ../shared/reference/usage-record/urf.xsd (tested with xmllint).
+ * properties. Valid against the OGF schema (test/reference/usage-record/urf.xsd) (tested with xmllint).
  */
 export function usageRecordXml(r: UsageRecord): string {
   const e = (name: string, value: string | number, attributes = '') => `<ur:${name}${attributes}>${escapeXml(String(value))}</ur:${name}>`;

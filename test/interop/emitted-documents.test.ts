@@ -13,7 +13,7 @@ import { referenceValidationErrors } from '../support/xmllint.js';
 
 /**
  * Every document the server emits for the foundation's operations validates against the
- * official WS-Agreement schemas (../shared/reference/ws-agreement) with Debian's xmllint.
+ * official WS-Agreement schemas (test/reference/ws-agreement) with Debian's xmllint.
  * WS-ResourceProperties wrappers are not in the reference set, so their content is checked.
  */
 const available = requireTool('xmllint');

@@ -11,7 +11,7 @@ import { projectRoot } from '../support/server.js';
 import { requireTool } from '../support/tools.js';
 
 const available = requireTool('xmllint') && requireTool('xmlsec1');
-const schema = path.resolve(projectRoot, '../shared/reference/usage-record/urf.xsd');
+const schema = path.resolve(projectRoot, 'test/reference/usage-record/urf.xsd');
 
 /**
  * Issue 14's usage records against tools nobody here wrote: every record the server emits

@@ -13,8 +13,8 @@ export const SCHEMA_DIR = join(PROJECT_ROOT, 'schemas');
 export const OUR_ALL_XSD = join(SCHEMA_DIR, 'all.xsd');
 export const CORPUS_DIR = join(PROJECT_ROOT, 'test', 'schemas', 'corpus');
 
-/** ../shared from the project root (see shared/README.md); read-only reference data. */
-export const REFERENCE_DIR = resolve(PROJECT_ROOT, '..', 'shared', 'reference', 'ws-agreement');
+/** The official schemas the tests validate against (test/reference/README.md); read-only reference data. */
+export const REFERENCE_DIR = resolve(PROJECT_ROOT, 'test', 'reference', 'ws-agreement');
 export const REFERENCE_ALL_XSD = join(REFERENCE_DIR, 'all.xsd');
 export const REFERENCE_CATALOG = join(REFERENCE_DIR, 'catalog.xml');
 export const REFERENCE_SAMPLE_TEMPLATE = join(REFERENCE_DIR, 'samples', 'wsag4j-sample-template.filled.xml');

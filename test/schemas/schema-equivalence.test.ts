@@ -1,6 +1,6 @@
 /**
  * Our own schemas (schemas/all.xsd, no catalog) must judge every document of the corpus the
- * same way as the reference WS-Agreement schemas (../shared/reference/ws-agreement/all.xsd
+ * same way as the reference WS-Agreement schemas (test/reference/ws-agreement/all.xsd
  * with its catalog) - and as the corpus says (valid/ accepted, invalid/ rejected).
  *
  * The one deliberate difference (ItemConstraint content, see ws-agreement-types.xsd) is pinned

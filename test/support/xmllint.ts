@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { projectRoot } from './server.js';
 
-export const referenceDir = path.resolve(projectRoot, '../shared/reference/ws-agreement');
+export const referenceDir = path.resolve(projectRoot, 'test/reference/ws-agreement');
 
 /** Validates documents against the official reference schemas with Debian's xmllint; returns xmllint's complaint per failing document. */
 export function referenceValidationErrors(documents: Record<string, string>): Record<string, string> {

@@ -7,7 +7,7 @@ import { TemplateError, TemplateLibrary, renderTimeTokens } from '../../src/xml/
 import { projectRoot } from '../support/server.js';
 import { receivedOffer, violationOf } from '../support/offers.js';
 
-const samples = path.resolve(projectRoot, '../shared/reference/ws-agreement/samples');
+const samples = path.resolve(projectRoot, 'test/reference/ws-agreement/samples');
 const shipped = TemplateLibrary.fromDirectory(path.join(projectRoot, 'templates'));
 
 function check(library: TemplateLibrary, templateName: string, offerXml: string): string | undefined {
