@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import { ConfigError } from '../engine/configuration/index.js';
 import type { AddressInfo } from 'node:net';
 import type { ServerConfig } from '../engine/configuration/index.js';
 
@@ -22,7 +23,7 @@ export class Front {
   static async open(config: ServerConfig): Promise<Front> {
     let front: Front | undefined;
     const dispatch: http.RequestListener = (req, res) => (front as Front).handler(req, res);
-    const plain = await listen(http.createServer({ connectionsCheckingInterval: 1000 }, dispatch), config.port, config.host, config.requestTimeoutSeconds);
+    const plain = await listen(http.createServer({ connectionsCheckingInterval: 1000 }, dispatch), config.port, config.host, config.requestTimeoutSeconds, 'PORT');
     // Node does not verify client certificates (OpenSSL refuses RFC 3820 proxies by default):
     // every request's chain is validated by the trust store instead.
     const tls = config.tlsPort === undefined ? undefined : await listen(https.createServer({
@@ -32,7 +33,7 @@ export class Front {
       requestCert: true,
       rejectUnauthorized: false,
       connectionsCheckingInterval: 1000,
-    }, dispatch), config.tlsPort, config.host, config.requestTimeoutSeconds).catch(async (error: unknown) => {
+    }, dispatch), config.tlsPort, config.host, config.requestTimeoutSeconds, 'WSAG_TLS_PORT').catch(async (error: unknown) => {
       await closeServer(plain);
       throw error;
     });
@@ -75,12 +76,21 @@ function closeServer(server: http.Server): Promise<void> {
   });
 }
 
-function listen<S extends http.Server | https.Server>(server: S, port: number, host: string, requestTimeoutSeconds: number): Promise<S> {
+/** Listens; a port in use, forbidden or an address not on this host is a ConfigError naming the setting. */
+function listen<S extends http.Server | https.Server>(server: S, port: number, host: string, requestTimeoutSeconds: number, setting: 'PORT' | 'WSAG_TLS_PORT'): Promise<S> {
   // A client that sends its request slowly (or never ends it) is cut off, so stalled connections cannot pile up.
   server.requestTimeout = requestTimeoutSeconds * 1000;
   server.headersTimeout = Math.min(10_000, server.requestTimeout);
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, host, port, setting)));
     server.listen(port, host, () => resolve(server));
   });
+}
+
+function listenError(error: NodeJS.ErrnoException, host: string, port: number, setting: string): Error {
+  const where = `cannot listen on ${host}:${port}`;
+  if (error.code === 'EADDRINUSE') return new ConfigError(`${where}: the port is already in use (another wsag-server?): stop what uses it, or set ${setting} (wsag serve --port) to a free port`);
+  if (error.code === 'EACCES') return new ConfigError(`${where}: permission denied (ports below 1024 need privileges): set ${setting} to 1024 or above`);
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') return new ConfigError(`${where}: ${host} is not an address of this host: set HOST to one of its addresses, such as 127.0.0.1`);
+  return error;
 }

@@ -32,7 +32,11 @@ export const jsonOption = { json: { type: 'boolean' } } as const satisfies Optio
 export const urlHelp = `  --url URL          server base URL (default: $WSAG_URL, else ${defaultUrl})`;
 export const jsonHelp = '  --json             print one JSON document on stdout instead of text';
 
-/** `--url`, else WSAG_URL, else the default; must be an http(s) URL. */
+/**
+ * `--url`, else WSAG_URL, else the default; must be an http(s) URL. An endpoint's address
+ * (`.../wsag/AgreementFactory`, with or without `?wsdl`) or the dashboard's (`.../ui/`) names
+ * the server it is on.
+ */
 export function serverUrl(args: Args, env: Env): string {
   const fromFlag = args.string('url');
   const fromEnv = env.WSAG_URL?.trim() || undefined;
@@ -40,5 +44,5 @@ export function serverUrl(args: Args, env: Env): string {
   if (!/^https?:\/\/[^/\s]+/.test(url)) {
     throw new UsageError(`${fromFlag !== undefined ? '--url' : 'WSAG_URL'} must be an http(s) URL such as ${defaultUrl}, got "${url}"`);
   }
-  return url.replace(/\/+$/, '');
+  return url.replace(/[?#].*$/, '').replace(/\/(wsag\/\w+|ui|api|metrics|healthz)(\/.*)?$/, '').replace(/\/+$/, '');
 }

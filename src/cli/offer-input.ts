@@ -5,6 +5,7 @@ import { offerFromTemplate, type OfferSetting } from '../xml/offer-from-template
 import type { OptionsConfig } from './command.js';
 import type { Args } from './context.js';
 import { CliError, UsageError } from './errors.js';
+import { didYouMean } from './suggest.js';
 import { pickTemplate, summarizeTemplate, type TemplateSummary } from './template-summary.js';
 
 /** `--template NAME [--set LOCATION=VALUE ...]`: how every command that sends an offer describes it. */
@@ -125,7 +126,7 @@ function checkItemNames(template: TemplateSummary, settings: OfferSetting[]): vo
   for (const { location } of settings) {
     if (/^[A-Za-z_][\w.-]*$/.test(location) && !template.items.some((i) => i.name === location)) {
       const known = template.items.map((i) => i.name).join(', ') || 'none';
-      throw new CliError(`--set ${location}: template ${template.name} has no Item "${location}"; its Items are: ${known}`);
+      throw new CliError(`--set ${location}: template ${template.name} has no Item "${location}"${didYouMean(location, template.items.map((i) => i.name))}; its Items are: ${known}`);
     }
   }
 }

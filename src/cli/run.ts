@@ -29,6 +29,7 @@ import { templatesCommand } from './commands/templates.js';
 import { terminateCommand } from './commands/terminate.js';
 import { Args, type CommandContext, type Env } from './context.js';
 import { CliError, exitCodes, UsageError } from './errors.js';
+import { didYouMean } from './suggest.js';
 
 export const commands: Command[] = [
   serveCommand, templatesCommand, createCommand, agreementsCommand, stateCommand, terminateCommand,
@@ -124,7 +125,7 @@ function parse(command: Command, argv: string[]): Args {
     });
   } catch (error) {
     // node:util reports unknown options and missing values as TypeError with an ERR_PARSE_ARGS_* code.
-    if ((error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) throw new UsageError(parseArgsMessage(error as Error));
+    if ((error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) throw new UsageError(parseArgsMessage(error as Error, command));
     throw error;
   }
   const args = new Args(parsed.values, parsed.positionals);
@@ -136,9 +137,18 @@ function parse(command: Command, argv: string[]): Args {
   return args;
 }
 
-/** node:util's messages carry advice for the programmer ("To specify a positional argument ..."); keep the first sentence. */
-function parseArgsMessage(error: Error): string {
-  return (error.message.split('\n')[0] ?? error.message).replace(/\. To specify a positional argument.*$/, '').replace(/\.$/, '');
+/**
+ * node:util's messages carry advice for the programmer ("To specify a positional argument
+ * ..."): keep the first sentence, say what a value starting with a dash needs, and suggest
+ * the option that was probably meant.
+ */
+function parseArgsMessage(error: Error, command: Command): string {
+  const first = (error.message.split('\n')[0] ?? error.message).replace(/\. To specify a positional argument.*$/, '').replace(/\.$/, '');
+  const ambiguous = /^Option '(--[\w-]+)(?:, -\w)? <value>' argument is ambiguous/.exec(first) ?? /^Option '(--[\w-]+)[^']*' argument is ambiguous/.exec(first);
+  if (ambiguous) return `${ambiguous[1]} needs a value; a value that starts with "-" is written ${ambiguous[1]}=-VALUE`;
+  const unknown = /^Unknown option '(-{1,2}[^']+)'/.exec(first);
+  if (unknown) return `unknown option ${unknown[1]}${didYouMean((unknown[1] as string).replace(/^-+/, ''), [...Object.keys(command.options), 'help'], (o) => `--${o}`)}`;
+  return first;
 }
 
 function report(error: unknown, command: Command, reached: { url?: string; failure?: unknown }, io: CliIo): number {
@@ -150,7 +160,7 @@ function report(error: unknown, command: Command, reached: { url?: string; failu
     io.err(`(more: wsag help ${command.name})`);
     code = exitCodes.usage;
   } else if (reached.failure !== undefined && !(error instanceof WsagFault) && !(error instanceof CliError)) {
-    io.err(`error: cannot reach ${reached.url ?? 'the server'}: is the server running? (start it with: npm start)`);
+    io.err(`error: cannot reach ${reached.url ?? 'the server'}: is the server running? (start it with: npm start; or give its address with --url or WSAG_URL)`);
     if (debug) io.err(`cause: ${describeCause(reached.failure)}`);
   } else {
     // WsagFault's message is "<Code>: <description>".
@@ -169,9 +179,8 @@ function describeCause(failure: unknown): string {
 }
 
 function unknownCommand(name: string, io: CliIo): number {
-  io.err(`error: unknown command "${name}"`);
-  io.err('');
-  usage().forEach(io.err);
+  io.err(`error: unknown command "${name}"${didYouMean(name, [...commands.map((c) => c.name), 'help'])}`);
+  io.err('(the commands: wsag help)');
   return exitCodes.usage;
 }
 

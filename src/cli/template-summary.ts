@@ -5,6 +5,7 @@ import { compileLocation } from '../xml/location.js';
 import { selectInTemplate } from '../xml/offer-from-template.js';
 import { prefixes } from '../xml/namespaces.js';
 import { CliError } from './errors.js';
+import { didYouMean } from './suggest.js';
 
 /** One creation-constraint Item of a template: what `--set NAME=VALUE` can change. */
 export interface ItemSummary {
@@ -89,6 +90,6 @@ export function pickTemplate(templates: TemplateSummary[], ref: string): Templat
   if (found) return found;
   if (templates.length === 0) throw new CliError(`no template "${ref}": the server offers no templates`);
   const offered = templates.map((t) => `${t.name} (id ${t.id})`).join(', ');
-  throw new CliError(`no template named "${ref}"; the server offers: ${offered}`);
+  throw new CliError(`no template named "${ref}"${didYouMean(ref, templates.map((t) => t.name))}; the server offers: ${offered}`);
 }
 

@@ -115,6 +115,11 @@ export function countersign(agreementXml: string, key: KeyObject, chain: X509Cer
   });
 }
 
+/** Whether the agreement carries no provider signature at all (stored while signing was off). */
+export function isUnsignedAgreement(xml: string): boolean {
+  return withAgreement(xml, defaultAgreementLimits, (doc) => !locateAgreement(doc).providerSignature);
+}
+
 /**
  * Verifies the provider's signature and, if present, the initiator's countersignature:
  * structure (see xml-signature-structure.ts), algorithms, the signer's key, digest,

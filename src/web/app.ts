@@ -199,7 +199,7 @@ export function createApp(options: AppOptions): RequestListener & { routes(): Ro
   }
   if (options.accounts) app.use(accountsRouter(options.accounts, caller, options.logger));
   if (options.usage) app.use(usageRouter(options.usage, caller, options.logger));
-  if (options.shares) app.use(voRouter(options.shares, caller, options.now, options.logger));
+  app.use(voRouter(options.shares, caller, options.now, options.logger));
   if (options.prices) app.use(pricesRouter(options.prices, options.plan, caller, options.now, options.logger));
   app.use(fairUseRouter(options.fairUse, caller, options.logger));
   if (options.metrics) app.use(metricsRouter(options.metrics, caller, options.logger));

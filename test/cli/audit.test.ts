@@ -157,13 +157,27 @@ describe('wsag audit verify: signatures', () => {
     expect((await audit(['verify'], signedDir, { WSAG_CA_FILE: pki.caFile })).code).toBe(0);
   });
 
-  it('reports signatures that do not lead to a trusted CA, and unsigned agreements', async () => {
+  it('reports signatures that do not lead to a trusted CA', async () => {
     const untrusted = await audit(['verify', '--ca-file', pki.strangerCaFile], signedDir);
     expect(untrusted.code).toBe(1);
     expect(untrusted.out.some((line) => line.startsWith(`  agreement ${second}: signature: `) && /untrusted chain/.test(line))).toBe(true);
+  });
+
+  it('counts agreements stored while signing was off, without calling them problems; a stripped signature still is one', async () => {
     const unsigned = await audit(['verify', '--ca-file', pki.caFile]);
-    expect(unsigned.code).toBe(1);
-    expect(unsigned.out.filter((line) => /: signature: .*not signed/.test(line))).toHaveLength(3);
+    expect(unsigned.code).toBe(0);
+    expect(unsigned.out).toContain(`signatures: checked against ${pki.caFile}; 3 agreements were stored unsigned (made while signing was off), their documents as stored`);
+    expect(unsigned.out.at(-1)).toBe('all well');
+    expect(JSON.parse((await audit(['verify', '--ca-file', pki.caFile, '--json'])).stdout)).toMatchObject({ ok: true, unsigned: 3, problems: [] });
+    const stripped = freshDir();
+    fs.copyFileSync(path.join(signedDir, 'wsag.db'), path.join(stripped, 'wsag.db'));
+    const db = new Database(path.join(stripped, 'wsag.db'));
+    const row = db.prepare('SELECT document FROM agreements WHERE id = ?').get(second) as { document: string };
+    db.prepare('UPDATE agreements SET document = ? WHERE id = ?').run(row.document.replace(/<ds:Signature[\s\S]*<\/ds:Signature>/, ''), second);
+    db.close();
+    const result = await audit(['verify', '--ca-file', pki.caFile], stripped);
+    expect(result.code).toBe(1);
+    expect(result.out.some((line) => line.startsWith(`  agreement ${second}: its document does not match the documentSha256`))).toBe(true);
   });
 });
 

@@ -178,7 +178,7 @@ describe('wsag checkpoint', () => {
       [['--runtime', 'abc'], 'error: --runtime must be a number greater than 0, got "abc"'],
       [['--runtime=-5'], 'error: --runtime must be a number greater than 0, got "-5"'],
       [['--runtime', '0'], 'error: --runtime must be a number greater than 0, got "0"'],
-      [['--runtime', '3600', '--checkpoint-cost', '-1'], 'error: Option \'--checkpoint-cost\' argument is ambiguous'],
+      [['--runtime', '3600', '--checkpoint-cost', '-1'], 'error: --checkpoint-cost needs a value; a value that starts with "-" is written --checkpoint-cost=-VALUE'],
       [['--runtime', '3600', '--checkpoint-cost=-1'], 'error: --checkpoint-cost must be a number greater than 0, got "-1"'],
       [['--runtime', '3600', '--checkpoint-cost', '2m'], 'error: --checkpoint-cost must be a number greater than 0, got "2m"'],
       [['--runtime', '3600', '--outages', '1.5'], 'error: --outages must be a whole number, 0 or more, got "1.5"'],
@@ -192,7 +192,7 @@ describe('wsag checkpoint', () => {
       [['--runtime', '3600', '--slot-seconds', '100'], 'error: --slot-seconds needs --deadline-seconds'],
       [['--runtime', '3600', '--checkpoint-cost', '120', '--nodes', '4'], 'error: give either --checkpoint-cost or --nodes/--memory-gb/--sequential to derive it, not both'],
       [['--runtime'], 'error: Option \'--runtime <value>\' argument missing'],
-      [['--runtime', '3600', '--url', 'http://x'], 'error: Unknown option \'--url\''],
+      [['--runtime', '3600', '--url', 'http://x'], 'error: unknown option --url'],
     ];
     for (const [argv, message] of cases) {
       it(`wsag checkpoint ${argv.join(' ')}`, async () => {

@@ -124,7 +124,7 @@ describe('wsag negotiate', () => {
     expect(none.err[0]).toBe('error: choose one of --advisory, --solicit, --accept OFFER_ID, --terminate (or run it on a terminal to be walked through)');
     expect(none.err[1]).toMatch(/^usage: wsag negotiate /);
     expect((await wsag(['negotiate', '--advisory', '--solicit', '-t', 'deadline-job'], { url })).err[0]).toBe('error: choose one of --advisory, --solicit, --accept, --terminate; got --advisory and --solicit');
-    expect((await wsag(['negotiate', '--accept', 'x'], { url })).err[0]).toBe('error: --accept needs --negotiation ID');
+    expect((await wsag(['negotiate', '--accept', 'x'], { url })).err[0]).toBe('error: --accept needs an offer id of the form NEGOTIATION-N, or --negotiation ID');
     expect((await wsag(['negotiate', '--terminate'], { url })).code).toBe(2);
     expect((await wsag(['negotiate', '--solicit', '--counter', 'x'], { url })).err[0]).toBe('error: --counter needs --negotiation ID: offer ids belong to a negotiation');
     expect((await wsag(['negotiate', '--solicit'], { url })).err[0]).toMatch(/^error: --template NAME is required/);

@@ -107,7 +107,7 @@ describe('AuditService: every state change is recorded', () => {
       details: { state: 'Terminated', previousState: 'Observed', documentSha256: sha256(terminated.document) },
     });
     expect(await s.service.verify()).toEqual({
-      chain: { entries: 2, head: history[1]?.hash }, agreements: 1, problems: [], signaturesChecked: false,
+      chain: { entries: 2, head: history[1]?.hash }, agreements: 1, problems: [], unsigned: 0, signaturesChecked: false,
     });
   });
 

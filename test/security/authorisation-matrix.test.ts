@@ -123,6 +123,7 @@ const table: Record<string, Row> = {
   ...Object.fromEntries(ports.flatMap((port) => [[`GET /wsag/${port}`, wsdl(port)], [`POST /wsag/${port}`, { rule: 'soap' }]])),
   'GET /metrics': { rule: 'party', call: http('GET', () => '/metrics') },
   'GET /api/events': { rule: 'party', call: http('GET', () => '/api/events', { stream: true }) },
+  'GET /api/vo': { rule: 'operator', call: http('GET', () => '/api/vo') },
   'GET /api/fair-use': { rule: 'party', call: http('GET', () => '/api/fair-use') },
   'GET /api/prices': { rule: 'party', call: http('GET', () => '/api/prices?nodes=1&hours=1') },
   'GET /api/agreements': { rule: 'party', call: http('GET', () => '/api/agreements'), hides: (f) => f.agreement },

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Agreement } from '../../domain/agreement.js';
-import type { AuditReport, SignatureCheck } from '../../engine/audit/index.js';
+import { unsignedAgreement, type AuditReport, type SignatureCheck, type SignatureVerdict } from '../../engine/audit/index.js';
 import type { AuditEntry } from '../../engine/ports.js';
 import type { ServerStore } from '../../assembly/store.js';
 
@@ -113,7 +113,7 @@ function printReport(report: AuditReport, signatures: string, out: (line: string
     out(`audit log: ${entriesText(chain.entries)}, the hash chain holds${chain.head ? ` (head ${chain.head})` : ''}`);
   }
   out(`agreements: ${report.agreements} checked against their audit entries${report.problems.length === 0 ? ', all match' : ''}`);
-  out(`signatures: ${signatures}`);
+  out(`signatures: ${signatures}${report.unsigned > 0 ? `; ${report.unsigned} agreement${report.unsigned === 1 ? ' was' : 's were'} stored unsigned (made while signing was off), their documents as stored` : ''}`);
   for (const { agreementId, problem } of report.problems) out(`  agreement ${agreementId}: ${problem}`);
   const count = (chain.firstBroken ? 1 : 0) + report.problems.length;
   out(count === 0 ? 'all well' : `${count} problem${count === 1 ? '' : 's'} found`);
@@ -126,14 +126,15 @@ function printReport(report: AuditReport, signatures: string, out: (line: string
 async function signatureCheck(caFile: string): Promise<{ check?: SignatureCheck; status: string }> {
   if (!fs.existsSync(caFile)) return { status: `not checked: no CA file (${caFile})` };
   const { TrustStore } = await import('../../crypto/trust-store.js');
-  const { verifyAgreementSignatures } = await import('../../crypto/xml-signature.js');
+  const { isUnsignedAgreement, verifyAgreementSignatures } = await import('../../crypto/xml-signature.js');
   let trust: ReturnType<typeof TrustStore.fromFile>;
   try {
     trust = TrustStore.fromFile(caFile);
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
-  const check = (agreement: Agreement, signedAt: Date): string | undefined => {
+  const check = (agreement: Agreement, signedAt: Date): SignatureVerdict => {
+    if (isUnsignedAgreement(agreement.document)) return unsignedAgreement;
     try {
       verifyAgreementSignatures(agreement.document, { validateChain: (chain, at) => trust.validate(chain, at), at: signedAt });
       return undefined;

@@ -3,6 +3,7 @@ import { negotiationOffer, type InitiatorOfferState } from '../../xml/accepting-
 import { jsonHelp, jsonOption, serverUrl, urlHelp, urlOption, type Command } from '../command.js';
 import type { Args, CommandContext } from '../context.js';
 import { exitCodes, UsageError } from '../errors.js';
+import { negotiationIdOf } from '../../domain/negotiation.js';
 import { acceptCounterOffer, findNegotiationOffer, negotiationAt, newOfferId, slotOf } from '../negotiation.js';
 import { additionsOf, offerOptions, parseSetting, runHelp, setHelp, templateHelp, templateOffer } from '../offer-input.js';
 import { money, printJson, shortTime, table } from '../output.js';
@@ -24,8 +25,8 @@ export const negotiateCommand: Command = {
     '  --solicit          ask for a committing offer: the provider answers Acceptable, holding',
     '                     the capacity until the offer expires (a preparatory fee is charged if',
     '                     it is not accepted), or Rejected with the reason (exit 1)',
-    '  --accept OFFER_ID  accept the committing offer OFFER_ID of --negotiation ID: sends',
-    '                     CreateAgreement with its terms and prints the agreement id',
+    '  --accept OFFER_ID  accept the committing offer OFFER_ID (the id names its negotiation):',
+    '                     sends CreateAgreement with its terms and prints the agreement id',
     '  --terminate        end --negotiation ID; its holds are released',
     'The offer is the template (--template, --set) or, with --counter and no --template, the',
     'terms of the countered offer unchanged (solicit a slot as advised). On a terminal, without',
@@ -46,7 +47,7 @@ export const negotiateCommand: Command = {
     '  wsag negotiate --template advance-reservation --set NodeCount=16 --advisory',
     '  wsag negotiate --negotiation N --solicit --counter N-2      # solicit slot N-2 as advised',
     '  wsag negotiate --template deadline-job --solicit            # a committing offer right away',
-    '  wsag negotiate --negotiation N --accept N-3',
+    '  wsag negotiate --accept N-3',
     '  wsag negotiate --negotiation N --terminate',
     '  wsag negotiate                                               # interactive, on a terminal',
   ],
@@ -73,8 +74,10 @@ export const negotiateCommand: Command = {
       return walk(client, url, args, ctx, ctx.prompt);
     }
     if (mode === 'accept' || mode === 'terminate') {
-      const id = args.string('negotiation');
-      if (!id) throw new UsageError(`--${mode} needs --negotiation ID`);
+      // An offer's id names its negotiation (NEGOTIATION-N): --accept needs nothing more.
+      const offerId = args.string('accept');
+      const id = args.string('negotiation') ?? (offerId?.includes('-') ? negotiationIdOf(offerId) : undefined);
+      if (!id) throw new UsageError(mode === 'accept' ? '--accept needs an offer id of the form NEGOTIATION-N, or --negotiation ID' : '--terminate needs --negotiation ID');
       return mode === 'accept' ? accept(client, negotiationAt(url, id), args.string('accept') as string, args, ctx) : terminate(client, id, args, ctx);
     }
     const state = mode === 'advisory' ? 'Advisory' : 'Solicited';

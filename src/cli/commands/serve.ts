@@ -68,11 +68,7 @@ export const serveCommand: Command = {
     try {
       server = await startConfigured(config);
     } catch (error) {
-      if (error instanceof TemplateError) throw new CliError(error.message);
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE') throw new CliError(`cannot listen on ${config.host}:${config.port}: the address is already in use (pick another with --port)`);
-      if (code === 'EACCES') throw new CliError(`cannot listen on ${config.host}:${config.port}: permission denied`);
-      if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new CliError(`cannot listen on ${config.host}: no such local address`);
+      if (error instanceof TemplateError || error instanceof ConfigError) throw new CliError(error.message);
       throw error;
     }
     ctx.out(`wsag-server listening on ${server.url}`);

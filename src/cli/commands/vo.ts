@@ -17,8 +17,12 @@ export const voCommand: Command = {
   positionals: [],
   async run(args, ctx) {
     const client = ctx.client(serverUrl(args, ctx.env));
-    const doc = await client.request<{ epoch: { start: string; end: string }; shares: Array<{ path: string; level: string; limit: string; share: number; entitledNodeHours: number; usedNodeHours: number }> }>('/api/vo', 'reading the VO shares');
+    const doc = await client.request<{ policy: boolean; epoch?: { start: string; end: string }; shares: Array<{ path: string; level: string; limit: string; share: number; entitledNodeHours: number; usedNodeHours: number }> }>('/api/vo', 'reading the VO shares');
     if (args.flag('json')) return printJson(ctx.out, doc);
+    if (!doc.policy || !doc.epoch) {
+      ctx.out('this site has no VO usage policy: no VO, group or user is held to a share (set one with WSAG_VO_POLICY_FILE, docs/vo-policy.md)');
+      return;
+    }
     ctx.out(`epoch ${doc.epoch.start} to ${doc.epoch.end}`);
     const rows = doc.shares.map((s) => [s.path, s.level, s.limit, `${(s.share * 100).toFixed(1)} %`, s.entitledNodeHours.toFixed(1), s.usedNodeHours.toFixed(1), s.entitledNodeHours > 0 ? `${((s.usedNodeHours / s.entitledNodeHours) * 100).toFixed(0)} %` : '']);
     for (const line of table(['SHARE', 'LEVEL', 'LIMIT', 'OF_SITE', 'ENTITLED_NH', 'USED_NH', 'USED'], rows)) ctx.out(line);

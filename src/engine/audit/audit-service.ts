@@ -28,16 +28,23 @@ export interface AuditReport {
   /** Stored agreements checked. */
   agreements: number;
   problems: AgreementProblem[];
+  /** Agreements stored without a signature (made while signing was off): counted, not problems; their digests are checked like any. */
+  unsigned: number;
   /** False when no signature check was given (AuditServiceDeps.checkSignatures). */
   signaturesChecked: boolean;
 }
+
+/** What a signature check says of an agreement stored without any signature. */
+export const unsignedAgreement = Symbol('unsigned');
 
 /**
  * A problem with an agreement's signatures, or undefined when they hold. `signedAt` is when
  * the stored document was written, by its audit entries: the time its certificates must
  * have been valid at.
  */
-export type SignatureCheck = (agreement: Agreement, signedAt: Date) => string | undefined | Promise<string | undefined>;
+export type SignatureCheck = (agreement: Agreement, signedAt: Date) => SignatureVerdict | Promise<SignatureVerdict>;
+/** A problem, undefined when the signatures hold, or `unsignedAgreement` when there are none. */
+export type SignatureVerdict = string | undefined | typeof unsignedAgreement;
 
 export interface AuditServiceDeps {
   audit: AuditLog;
@@ -97,18 +104,23 @@ export class AuditService {
    * Each stored agreement against its last audit entry: the document's sha256 and the
    * state must be what that entry recorded, and the signatures must hold if a check is given.
    */
-  async checkAgreements(): Promise<{ agreements: number; problems: AgreementProblem[] }> {
+  async checkAgreements(): Promise<{ agreements: number; problems: AgreementProblem[]; unsigned: number }> {
     const problems: AgreementProblem[] = [];
     let agreements = 0;
+    let unsigned = 0;
     // Page by page: 100,000 agreements with their documents read at once took over 500 MB.
     for await (const page of agreementPages(this.deps.agreements)) {
       agreements += page.length;
-      for (const agreement of page) await this.checkAgreement(agreement, problems);
+      for (const agreement of page) if ((await this.checkAgreement(agreement, problems)) === unsignedAgreement) unsigned++;
     }
-    return { agreements, problems };
+    return { agreements, problems, unsigned };
   }
 
-  private async checkAgreement(agreement: Agreement, problems: AgreementProblem[]): Promise<void> {
+  /**
+   * An agreement stored unsigned is no problem: its document digest, checked above against
+   * the audit entry written with it, shows a signature was not stripped later.
+   */
+  private async checkAgreement(agreement: Agreement, problems: AgreementProblem[]): Promise<SignatureVerdict> {
     const report = (problem: string) => problems.push({ agreementId: agreement.id, problem });
     const last = await this.deps.audit.latest(agreementSubject(agreement.id));
     if (!last) {
@@ -121,17 +133,17 @@ export class AuditService {
         report(`its state ${agreement.state} differs from the state ${String(last.details.state)} of its last audit entry (row ${last.seq})`);
       }
     }
-    if (this.deps.checkSignatures) {
-      const signatures = await this.deps.checkSignatures(agreement, await this.documentWrittenAt(agreement));
-      if (signatures !== undefined) report(`signature: ${signatures}`);
-    }
+    if (!this.deps.checkSignatures) return undefined;
+    const signatures = await this.deps.checkSignatures(agreement, await this.documentWrittenAt(agreement));
+    if (typeof signatures === 'string') report(`signature: ${signatures}`);
+    return signatures;
   }
 
   /** The chain and every stored agreement. */
   async verify(): Promise<AuditReport> {
     const chain = await this.verifyChain();
-    const { agreements, problems } = await this.checkAgreements();
-    return { chain, agreements, problems, signaturesChecked: this.deps.checkSignatures !== undefined };
+    const { agreements, problems, unsigned } = await this.checkAgreements();
+    return { chain, agreements, problems, unsigned, signaturesChecked: this.deps.checkSignatures !== undefined };
   }
 
   /**
