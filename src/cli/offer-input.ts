@@ -6,6 +6,7 @@ import type { OptionsConfig } from './command.js';
 import type { Args } from './context.js';
 import { CliError, UsageError } from './errors.js';
 import { didYouMean } from './suggest.js';
+import { itemValueProblem, settable, windowSettings } from './item-values.js';
 import { pickTemplate, summarizeTemplate, type TemplateSummary } from './template-summary.js';
 
 /** `--template NAME [--set LOCATION=VALUE ...]`: how every command that sends an offer describes it. */
@@ -48,8 +49,9 @@ export interface OfferAdditions {
 /** The served template named `ref` turned into an offer with `settings` applied, and what `--run` and `--account` add. */
 export async function templateOffer(client: WsagClient, ref: string, settings: OfferSetting[], additions: OfferAdditions = {}): Promise<{ template: TemplateSummary; offer: string }> {
   const template = pickTemplate((await client.templates()).map(summarizeTemplate), ref);
-  checkItemNames(template, settings);
-  let offer = offerFromTemplate(template.xml, settings);
+  const resolved = windowSettings(template, settings);
+  checkItemNames(template, resolved);
+  let offer = offerFromTemplate(template.xml, resolved);
   try {
     if (additions.application) offer = withApplication(offer, additions.application);
   } catch (error) {
@@ -121,12 +123,23 @@ export function splitPoints(text: string, separator: string): number[] {
   return points;
 }
 
-/** A bare name must be one of the template's Items: as XPath it would select nothing useful. */
+/**
+ * A bare name must be an Item of the template that a value can set (as XPath it would
+ * select nothing useful), and the value one the Item takes, said in plain words if not.
+ */
 function checkItemNames(template: TemplateSummary, settings: OfferSetting[]): void {
-  for (const { location } of settings) {
-    if (/^[A-Za-z_][\w.-]*$/.test(location) && !template.items.some((i) => i.name === location)) {
-      const known = template.items.map((i) => i.name).join(', ') || 'none';
-      throw new CliError(`--set ${location}: template ${template.name} has no Item "${location}"${didYouMean(location, template.items.map((i) => i.name))}; its Items are: ${known}`);
-    }
+  const names = itemNames(template);
+  for (const { location, value } of settings) {
+    if (!/^[A-Za-z_][\w.-]*$/.test(location)) continue;
+    const item = template.items.find((i) => i.name === location && settable(i));
+    if (!item) throw new CliError(`--set ${location}: template ${template.name} has no Item "${location}" to set${didYouMean(location, names)}; its Items are: ${names.join(', ') || 'none'}`);
+    const problem = itemValueProblem(item, value);
+    if (problem) throw new CliError(`--set ${problem}`);
   }
+}
+
+/** The names `--set` takes for a template: its settable Items, and a reservation's StartTime, EndTime and Duration. */
+export function itemNames(template: TemplateSummary): string[] {
+  const names = template.items.filter(settable).map((i) => i.name);
+  return template.window ? [...names, ...['StartTime', 'EndTime', 'Duration'].filter((n) => !names.includes(n))] : names;
 }

@@ -30,6 +30,7 @@ import { terminateCommand } from './commands/terminate.js';
 import { Args, type CommandContext, type Env } from './context.js';
 import { CliError, exitCodes, UsageError } from './errors.js';
 import { didYouMean } from './suggest.js';
+import { plainFaultText } from './plain-faults.js';
 
 export const commands: Command[] = [
   serveCommand, templatesCommand, createCommand, agreementsCommand, stateCommand, terminateCommand,
@@ -164,7 +165,9 @@ function report(error: unknown, command: Command, reached: { url?: string; failu
     if (debug) io.err(`cause: ${describeCause(reached.failure)}`);
   } else {
     // WsagFault's message is "<Code>: <description>".
-    io.err(`error: ${error instanceof Error ? error.message : String(error)}`);
+    const message = error instanceof Error ? error.message : String(error);
+    io.err(`error: ${error instanceof WsagFault ? plainFaultText(message) : message}`);
+    if (debug && error instanceof WsagFault && plainFaultText(message) !== message) io.err(`the server said: ${message}`);
   }
   if (debug && error instanceof Error && !(error instanceof UsageError) && !(error instanceof CliError)) io.err(error.stack ?? String(error));
   return code;

@@ -18,12 +18,16 @@ export interface ItemSummary {
   value?: string;
   /** The ItemConstraint's facets, e.g. `{ facet: 'maxInclusive', value: '64' }`; structural constraints have no value. */
   constraint: { facet: string; value?: string }[];
+  /** How many nodes the Location selects in the template (0: nothing to set). */
+  selected: number;
 }
 
 export interface TemplateSummary {
   name: string;
   id: string;
   items: ItemSummary[];
+  /** A reservation's window as the template has it (arp:StartTime and arp:EndTime), when it has one. */
+  window?: { start: string; end: string };
   /** The template document as the server served it. */
   xml: string;
 }
@@ -38,10 +42,12 @@ export function summarizeTemplate(xml: string): TemplateSummary {
       const location = (item.eval('string(wsag:Location)', prefixes) as string).trim();
       let xpath = compileLocation(location, { ...prefixes, ...root.namespaces }).xpath;
       let value: string | undefined;
+      let selected = 0;
       try {
-        const selected = selectInTemplate(root, location);
-        xpath = selected.xpath;
-        value = valueOf(selected.nodes);
+        const found = selectInTemplate(root, location);
+        xpath = found.xpath;
+        value = valueOf(found.nodes);
+        selected = found.nodes.length;
       } catch {
         value = undefined; // a Location the server accepted but libxml cannot evaluate here: show no default
       }
@@ -57,11 +63,14 @@ export function summarizeTemplate(xml: string): TemplateSummary {
         location,
         xpath,
         constraint,
+        selected,
       };
       if (value !== undefined) summary.value = value;
       return summary;
     });
-    return { name, id, items, xml };
+    const start = (doc.eval('string(//arp:AllocationTimeConstraint/arp:StartTime)', prefixes) as string).trim();
+    const end = (doc.eval('string(//arp:AllocationTimeConstraint/arp:EndTime)', prefixes) as string).trim();
+    return { name, id, items, ...(start && end ? { window: { start, end } } : {}), xml };
   });
 }
 

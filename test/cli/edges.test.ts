@@ -34,7 +34,7 @@ describe('forgiving edges of the CLI', () => {
     const template = await wsag(['create', '--template', 'advance-reservaton'], { url });
     expect([template.code, template.err[0]]).toEqual([1, expect.stringMatching(/^error: no template named "advance-reservaton"; did you mean "advance-reservation"\?; the server offers: /)]);
     const item = await wsag(['create', '--template', 'advance-reservation', '--set', 'NodeCont=2'], { url });
-    expect([item.code, item.err[0]]).toEqual([1, expect.stringMatching(/^error: --set NodeCont: template advance-reservation has no Item "NodeCont"; did you mean "NodeCount"\?; its Items are: /)]);
+    expect([item.code, item.err[0]]).toEqual([1, expect.stringMatching(/^error: --set NodeCont: template advance-reservation has no Item "NodeCont" to set; did you mean "NodeCount"\?; its Items are: /)]);
   });
 
   it('--url takes an endpoint\'s or the dashboard\'s address; an unreachable server names --url and WSAG_URL', async () => {

@@ -26,13 +26,13 @@ async function createOne(...settings: string[]): Promise<string> {
 
 describe('wsag templates', () => {
   it('lists both shipped templates with their Items, values and locations', async () => {
-    const result = await wsag(['templates'], { url });
+    const result = await wsag(['templates', '--wide'], { url });
     expect(result.code).toBe(0);
     expect(result.err).toEqual([]);
     expect(result.out).toContain('deadline-job  (TemplateId deadline-job-v1)');
     expect(result.out).toContain('advance-reservation  (TemplateId advance-reservation-v1)');
     const nodeCount = result.out.find((l) => /^\s+NodeCount\s+4\s/.test(l));
-    expect(nodeCount).toContain('maxInclusive=64');
+    expect(nodeCount).toContain('a whole number from 1 to 64');
     expect(nodeCount).toContain("/wsag:AgreementOffer/wsag:Terms/wsag:All/wsag:ServiceDescriptionTerm[@wsag:Name='Job']");
     // The XQuery-style prologue of advance-reservation's NodeCount is shown as plain XPath.
     expect(result.stdout).not.toContain('declare namespace');
@@ -85,12 +85,13 @@ describe('wsag create', () => {
     expect(stored?.document).toContain('<sla:GuaranteeLevel>Enhanced</sla:GuaranteeLevel>');
   });
 
-  it('a value outside the Item constraint is a CreationConstraintViolation naming the Item and the facet; exit 1', async () => {
-    const result = await wsag(['create', '--template', 'deadline-job', '--set', 'NodeCount=512'], { url });
+  it('a value outside the Item constraint is refused in plain words, by the CLI or (set by XPath) the server; exit 1', async () => {
+    const named = await wsag(['create', '--template', 'deadline-job', '--set', 'NodeCount=512'], { url });
+    expect([named.code, named.err]).toEqual([1, ['error: --set NodeCount must be a whole number from 1 to 64; got \'512\'']]);
+    const result = await wsag(['create', '--template', 'deadline-job', '--set', '//jsdl:TotalResourceCount/jsdl:Exact=512'], { url });
     expect(result.code).toBe(1);
     expect(result.out).toEqual([]);
-    expect(result.err).toHaveLength(1);
-    expect(result.err[0]).toMatch(/^error: CreationConstraintViolation: Item 'NodeCount' .*facet maxInclusive/);
+    expect(result.err).toEqual(['error: CreationConstraintViolation: Item NodeCount: 512 is more than 64, the most allowed']);
     expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
@@ -106,7 +107,7 @@ describe('wsag create', () => {
   it('an unknown Item name lists the template\'s Items', async () => {
     const result = await wsag(['create', '--template', 'deadline-job', '--set', 'Nodes=8'], { url });
     expect(result.code).toBe(1);
-    expect(result.err[0]).toMatch(/^error: --set Nodes: template deadline-job has no Item "Nodes"; its Items are: ServiceProvider, NodeCountForm, NodeCount, /);
+    expect(result.err[0]).toMatch(/^error: --set Nodes: template deadline-job has no Item "Nodes" to set; its Items are: ServiceProvider, NodeCount, /);
   });
 
   it('--dry-run prints the offer, with XPath settings applied, and creates nothing', async () => {
