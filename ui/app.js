@@ -1,7 +1,7 @@
 // The operator's dashboard (docs/operations.md, "Dashboard"): views over /api, the same
 // identities and rules as the API (operators see everything, a user sees their own), kept
 // live by /api/events.
-import { gantt, levelColours } from './gantt.js';
+import { busyColour, gantt, levelColours } from './gantt.js';
 
 const view = document.getElementById('view');
 const hour = 3600e3;
@@ -57,10 +57,10 @@ async function showSchedule() {
     h('div', { class: 'toolbar' },
       zoom(6 * hour), zoom(24 * hour), zoom(168 * hour), zoom(4 * 168 * hour),
       shift(-0.5, '◀ earlier'), h('button', { onclick: () => { schedule.from = Date.now() - hour; render(); } }, 'now'), shift(0.5, 'later ▶'),
-      h('span', { class: 'muted' }, `${when(new Date(schedule.from).toISOString())} to ${when(new Date(to).toISOString())}; ${plan.total} bookings (${plan.bookings.length} in view), ${nodes.nodes.filter((n) => n.failed).length} failed nodes, ${plan.problematic.length} jobs in P`)),
-    h('div', { class: 'legend' }, Object.entries(levelColours).map(([level, c]) => h('span', { style: `--c:${c}` }, level)), h('span', { style: '--c:#fff' }, 'hold (dashed)'), h('span', { style: '--c:repeating-linear-gradient(45deg,#0005 0 2px,#0000 2px 6px)' }, 'restart piece'), h('span', { style: '--c:radial-gradient(#0007 30%,#fffa 35%) 0 0/4px 4px' }, 'preparation and release of the nodes')),
-    h('div', { class: 'gantt', id: 'gantt' }, gantt({ plan, nodes: nodes.nodes, holds, from: schedule.from, to, now, width: Math.max(800, view.clientWidth - 4) })),
-    plan.problematic.length ? h('div', {}, h('h3', {}, 'Jobs in P'), table(['booking', 'reason'], plan.problematic.map((p) => ({ key: p.id, cells: [p.id, p.reason] })))) : '',
+      h('span', { class: 'muted' }, `${when(new Date(schedule.from).toISOString())} to ${when(new Date(to).toISOString())}; ${plan.scope === 'own' ? `your bookings and others' busy time: ${plan.bookings.length} in view` : `${plan.total} bookings (${plan.bookings.length} in view)`}, ${nodes.nodes.filter((n) => n.failed).length} failed nodes, ${plan.problematic.length} ${plan.problematic.length === 1 ? 'promise' : 'promises'} at risk`)),
+    h('div', { class: 'legend' }, Object.entries(levelColours).map(([level, c]) => h('span', { style: `--c:${c}` }, level)), h('span', { style: '--c:#fff' }, 'hold (dashed)'), h('span', { style: '--c:#6cc08b59' }, 'spare node (pale, dashed)'), h('span', { style: '--c:repeating-linear-gradient(45deg,#0005 0 2px,#0000 2px 6px)' }, 'restart piece'), h('span', { style: '--c:radial-gradient(#0007 30%,#fffa 35%) 0 0/4px 4px' }, 'preparation and release of the nodes'), plan.scope === 'own' ? h('span', { style: `--c:${busyColour}` }, 'another party\'s booking') : ''),
+    h('div', { class: 'gantt', id: 'gantt' }, gantt({ plan, nodes: nodes.nodes, holds, from: schedule.from, to, now, width: Math.max(800, view.clientWidth - 4), open: (id) => { location.hash = `#/agreements/${id}`; } })),
+    plan.problematic.length ? h('div', {}, h('h3', {}, 'Promises at risk (the scheduler cannot yet keep them)'), table(['booking', 'reason'], plan.problematic.map((p) => ({ key: p.id, cells: [p.id, p.reason] })))) : '',
   );
 }
 
@@ -149,7 +149,7 @@ async function showAccounts() {
     h('h2', {}, `Accounts (${accounts.length})`),
     table(['account', 'kind', 'owner', 'funds', 'held', 'available', 'overdraft'], accounts.map((a) => ({ key: a.id, cells: [a.id, a.kind, a.owner, a.funds?.toFixed(2), a.held?.toFixed(2), a.available?.toFixed(2), a.overdraft?.kind ?? ''] }))),
     h('h3', {}, 'VO shares this epoch'),
-    shares ? table(['share', 'level', 'limit', 'of site', 'entitled node-hours', 'used node-hours'], shares.shares.map((s) => ({ key: s.path, cells: [s.path, s.level, s.limit, `${(s.share * 100).toFixed(1)} %`, s.entitledNodeHours, s.usedNodeHours] }))) : h('p', { class: 'muted' }, 'no VO policy (WSAG_VO_POLICY_FILE), or operators only'),
+    shares?.policy ? table(['share', 'level', 'limit', 'of site', 'entitled node-hours', 'used node-hours'], shares.shares.map((s) => ({ key: s.path, cells: [s.path, s.level, s.limit, `${(s.share * 100).toFixed(1)} %`, s.entitledNodeHours, s.usedNodeHours] }))) : h('p', { class: 'muted' }, shares ? 'this site has no VO usage policy (WSAG_VO_POLICY_FILE)' : 'the VO shares are for operators'),
   );
 }
 

@@ -7,6 +7,8 @@ export const levelColours = {
   Background: '#b7c4cf', Legacy: '#8fb8e8', Standard: '#6cc08b', Enhanced: '#e8b04f', Full: '#d9739b',
 };
 const holdColour = '#ffffff';
+/** Another party's booking, shown to a user without its owner or terms. */
+export const busyColour = '#d5d9de';
 const svgNs = 'http://www.w3.org/2000/svg';
 
 function el(name, attrs = {}, text) {
@@ -20,7 +22,7 @@ function el(name, attrs = {}, text) {
  * Draws `plan` (GET /api/plan) over `nodes` (GET /api/nodes) for [from, to) (ms). `holds`
  * maps an offer id to its expiry (from /api/negotiations). Returns the SVG element.
  */
-export function gantt({ plan, nodes, holds, from, to, now, width = 1100 }) {
+export function gantt({ plan, nodes, holds, from, to, now, width = 1100, open }) {
   const rowHeight = 18;
   const labelWidth = 70;
   const top = 24;
@@ -54,7 +56,7 @@ export function gantt({ plan, nodes, holds, from, to, now, width = 1100 }) {
   }
   // Bookings: one bar per node of each piece.
   for (const booking of plan.bookings) {
-    const colour = booking.kind === 'hold' ? holdColour : levelColours[booking.level] ?? '#999';
+    const colour = booking.kind === 'hold' ? holdColour : booking.kind === 'busy' ? busyColour : levelColours[booking.level] ?? '#999';
     const expiry = booking.kind === 'hold' ? holds.get(booking.id) : undefined;
     for (const [p, piece] of booking.segments.entries()) {
       const start = Date.parse(piece.start);
@@ -72,11 +74,22 @@ export function gantt({ plan, nodes, holds, from, to, now, width = 1100 }) {
           'stroke-dasharray': booking.kind === 'hold' || spare ? '4 2' : 'none', 'fill-opacity': spare ? 0.35 : 1,
           'data-booking': booking.id, 'data-node': nodeId, 'data-piece': p,
         });
-        const title = `${booking.kind === 'hold' ? 'hold' : 'agreement'} ${booking.id}` + (booking.level ? ` (${booking.level}${booking.jobKind ? `, ${booking.jobKind}` : ''})` : '') +
+        const what = booking.kind === 'busy' ? 'booked by another party' : `${booking.kind === 'hold' ? 'hold' : 'agreement'} ${booking.id}`;
+        const title = what + (booking.level ? ` (${booking.level}${booking.jobKind ? `, ${booking.jobKind}` : ''})` : '') +
           `\n${piece.start} to ${piece.end}${spare ? '\nspare node' : ''}${piece.restart ? '\nrestart from a checkpoint' : ''}` +
           (expiry ? `\nheld until ${expiry}` : '') + (booking.problem ? `\nproblem: ${booking.problem}` : '');
         bar.append(el('title', {}, title));
+        // An agreement's bar opens the agreement.
+        if (booking.kind === 'agreement' && open) {
+          bar.setAttribute('class', 'clickable');
+          bar.addEventListener('click', () => open(booking.id));
+        }
         svg.append(bar);
+        // A label on the piece's first node, where it fits: the short id and the level.
+        const label = [`${booking.id.slice(0, 8)}${booking.level ? ` ${booking.level}` : ''}`, booking.id.slice(0, 8)].find((l) => l.length * 6 + 6 <= bw);
+        if (booking.kind !== 'busy' && nodeId === piece.nodeIds[0] && label) {
+          svg.append(el('text', { x: bx + 3, y: y + 11, class: 'bar-label', 'pointer-events': 'none', 'data-label': booking.id }, label));
+        }
         if (piece.restart) svg.append(el('rect', { x: bx, y, width: bw, height: rowHeight - 4, fill: 'url(#restart)', 'pointer-events': 'none' }));
         // The nodes' preparation (before readyAt) and release (after releaseFrom): booked, but not the job's own time.
         for (const [kind, a, b] of [['preparation', start, piece.readyAt ? Date.parse(piece.readyAt) : start], ['release', piece.releaseFrom ? Date.parse(piece.releaseFrom) : end, end]]) {

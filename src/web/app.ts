@@ -5,7 +5,7 @@ import express, { type Request, type Response } from 'express';
 import { agreementStates } from '../domain/agreement.js';
 import { MalformedMessage, NotAuthorized, UnknownResource } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
-import { negotiationStates } from '../domain/negotiation.js';
+import { liveHolds, negotiationStates } from '../domain/negotiation.js';
 import type { PriceList } from '../domain/pricing.js';
 import type { AccountService, VerdictCorrections } from '../engine/accounting/index.js';
 import type { UsageRecording } from '../engine/accounting/index.js';
@@ -34,7 +34,7 @@ import { listingQuery, sendListing, type ListingQuery } from './listing.js';
 import { crossSiteGuard, hardeningHeaders } from './hardening.js';
 import { sendProblem } from './problem.js';
 import { planWindow } from './plan-window.js';
-import { agreementSummary, negotiationSummary, nodeSummary, planEntries, replanSummary } from './summaries.js';
+import { agreementSummary, negotiationSummary, nodeSummary, partyView, planEntries, replanSummary } from './summaries.js';
 
 export interface AppOptions extends EndpointOptions {
   agreements: AgreementService;
@@ -108,19 +108,28 @@ export function createApp(options: AppOptions): RequestListener & { routes(): Ro
     negotiationSummary(await options.negotiations.get(String(req.params.id), caller(req)))));
   const operator = (req: Request, what: string): Caller => {
     const who = caller(req);
-    if (!who.isAdmin) throw new NotAuthorized(`${what}: operators (admin role, WSAG_ADMINS) only`);
+    if (!who.isAdmin) throw new NotAuthorized(`${what}: operators only (an operator is an identity the server lists in WSAG_ADMINS; a local server without TLS makes everyone one with WSAG_ADMINS=anonymous)`);
     return who;
   };
-  // What capacity is booked, by agreements and by preparatory holds (operators only: it shows everyone's bookings).
+  // What capacity is booked, by agreements and by preparatory holds: operators see everything, a party its own bookings and others' as busy time.
   app.get('/api/plan', json('reading the plan', async (req) => {
-    operator(req, 'the plan shows every party\'s bookings');
+    const who = caller(req);
     const window = planWindow(req);
     const bookings = planEntries(options.plan, window);
-    return { clusterNodes: options.plan.clusterNodes, total: options.plan.bookingCount, bookings, problematic: options.plan.manager.problematic() };
+    const problematic = options.plan.manager.problematic();
+    if (who.isAdmin) return { scope: 'all', clusterNodes: options.plan.clusterNodes, total: options.plan.bookingCount, bookings, problematic };
+    const own = await ownBookings(who);
+    return { scope: 'own', clusterNodes: options.plan.clusterNodes, total: bookings.length, bookings: partyView(bookings, own), problematic: problematic.filter((p) => own.has(p.id)) };
   }));
-  // The cluster's nodes, their properties and whether they are failed; operators report failures and repairs.
+  /** The bookings that are the caller's: its live agreements, and the holds of its negotiations. */
+  const ownBookings = async (who: Caller): Promise<Set<string>> => {
+    const agreements = await options.agreements.list(who, { state: ['Observed', 'Pending'] });
+    const negotiations = await options.negotiations.list(who, { state: 'Open' });
+    return new Set([...agreements.map((a) => a.id), ...negotiations.flatMap((n) => liveHolds(n).map((o) => o.offerId))]);
+  };
+  // The cluster's nodes, their properties and whether they are failed (offers name nodes, in jsdl:CandidateHosts); operators report failures and repairs.
   app.get('/api/nodes', json('listing the nodes', async (req) => {
-    operator(req, 'the nodes are the provider\'s');
+    caller(req);
     return { nodes: options.plan.nodes().map(nodeSummary) };
   }));
   for (const event of ['fail', 'repair'] as const) {

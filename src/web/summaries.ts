@@ -85,6 +85,19 @@ export function planEntries(plan: PlanningService, window?: { from: Date; to: Da
   });
 }
 
+/**
+ * A party's view of the plan: its own bookings in full, everyone else's as anonymous busy
+ * time (nodes and times only), so a user sees when and where the site is free without
+ * learning who booked what (docs/operations.md, "Dashboard").
+ */
+export function partyView(entries: ReturnType<typeof planEntries>, own: ReadonlySet<string>) {
+  return entries.map((entry) => (own.has(entry.id) ? entry : {
+    kind: 'busy' as const, id: '', nodes: entry.nodes, start: entry.start, end: entry.end, nodeIds: entry.nodeIds, spareNodeIds: entry.spareNodeIds,
+    segments: entry.segments.map((s) => ({ start: s.start, end: s.end, nodeIds: s.nodeIds, spareNodeIds: s.spareNodeIds, restart: false })),
+    checkpoints: 0,
+  }));
+}
+
 export function nodeSummary(node: NodeView) {
   return { ...node, buffer: node.buffer ?? false };
 }

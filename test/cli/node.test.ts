@@ -54,6 +54,6 @@ describe('wsag node', () => {
     expect((await wsag(['node', 'reboot', 'n001'], { url: server.url })).err[0]).toBe('error: unknown action "reboot": use list, fail or repair');
     const refused = await wsag(['node', 'fail', 'n001'], { url: plain.url });
     expect(refused.code).toBe(1);
-    expect(refused.err[0]).toBe('error: NotAuthorized: reporting a node failure: operators (admin role, WSAG_ADMINS) only');
+    expect(refused.err[0]).toBe('error: NotAuthorized: reporting a node failure: operators only (an operator is an identity the server lists in WSAG_ADMINS; a local server without TLS makes everyone one with WSAG_ADMINS=anonymous)');
   });
 });

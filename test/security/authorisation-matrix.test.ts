@@ -140,8 +140,9 @@ const table: Record<string, Row> = {
   'POST /api/agreements/:id/corrections': { rule: 'operator', call: http('POST', (f) => `/api/agreements/${f.agreement}/corrections`, { type: 'application/json', body: () => JSON.stringify({ term: 'NodesThroughWindow', reason: 'matrix' }) }) },
   'GET /api/negotiations': { rule: 'party', call: http('GET', () => '/api/negotiations'), hides: (f) => f.negotiation },
   'GET /api/negotiations/:id': { rule: 'owner', call: http('GET', (f) => `/api/negotiations/${f.negotiation}`) },
-  'GET /api/plan': { rule: 'operator', call: http('GET', () => '/api/plan') },
-  'GET /api/nodes': { rule: 'operator', call: http('GET', () => '/api/nodes') },
+  // Another party's bookings are busy time: nodes and times, no id.
+  'GET /api/plan': { rule: 'party', call: http('GET', () => '/api/plan'), hides: (f) => f.agreement },
+  'GET /api/nodes': { rule: 'party', call: http('GET', () => '/api/nodes') },
   'POST /api/nodes/:id/fail': { rule: 'operator', call: http('POST', () => '/api/nodes/n016/fail') },
   'POST /api/nodes/:id/repair': { rule: 'operator', call: http('POST', () => '/api/nodes/n016/repair') },
   'GET /api/accounts': { rule: 'party', call: http('GET', () => '/api/accounts'), hides: (f) => f.account },

@@ -121,12 +121,19 @@ describe('operators see and change the cluster', () => {
     });
   });
 
-  it('only operators may read or change the nodes', async () => {
-    expect(await get(outsider, '/api/nodes')).toMatchObject({
-      status: 403, body: { error: 'NotAuthorized', message: 'the nodes are the provider\'s: operators (admin role, WSAG_ADMINS) only' },
+  it('only operators change the nodes; a party reads them, and sees the plan as its own bookings and others\' busy time', async () => {
+    expect(await post(outsider, '/api/nodes/n001/fail')).toMatchObject({
+      status: 403, body: { error: 'NotAuthorized', message: 'reporting a node failure: operators only (an operator is an identity the server lists in WSAG_ADMINS; a local server without TLS makes everyone one with WSAG_ADMINS=anonymous)' },
     });
-    expect((await post(outsider, '/api/nodes/n001/fail')).status).toBe(403);
     expect((await post(outsider, '/api/nodes/n001/repair')).status).toBe(403);
-    expect((await get(outsider, '/api/plan')).status).toBe(403);
+    expect((await get<{ nodes: unknown[] }>(outsider, '/api/nodes')).body.nodes).toHaveLength(6);
+    const { WsagClient: Client } = await import('../../src/client/wsag-client.js');
+    const client = new Client(outsider.url);
+    const template = (await client.templates()).find((t) => t.includes('advance-reservation-v1')) as string;
+    const mine = (await client.createAgreement(offerFromTemplate(template, [{ location: 'NodeCount', value: '2' }]))).agreementId;
+    const view = await get<{ scope: string; bookings: Array<{ kind: string; id: string; level?: string; nodes: number }> }>(outsider, '/api/plan');
+    expect(view.status).toBe(200);
+    expect(view.body.scope).toBe('own');
+    expect(view.body.bookings.filter((b) => b.kind === 'agreement').map((b) => b.id)).toEqual([mine]);
   });
 });

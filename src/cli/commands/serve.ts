@@ -78,7 +78,7 @@ export const serveCommand: Command = {
     ctx.out(`  ${'metrics'.padEnd(24)} ${server.url}/metrics`);
     ctx.out(`  ${'agreements (JSON)'.padEnd(24)} ${server.url}/api/agreements`);
     ctx.out(`  ${'negotiations (JSON)'.padEnd(24)} ${server.url}/api/negotiations`);
-    ctx.out(`  ${'plan (JSON, operators)'.padEnd(24)} ${server.url}/api/plan`);
+    ctx.out(`  ${'plan (JSON)'.padEnd(24)} ${server.url}/api/plan`);
     ctx.out(`  ${'data'.padEnd(24)} ${config.dataDir}`);
     ctx.out(`  ${'templates'.padEnd(24)} ${config.templatesDir}`);
     ctx.out(`  ${'CPU scheduling'.padEnd(24)} ${describeScheduling(scheduling)}`);
