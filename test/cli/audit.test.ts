@@ -215,7 +215,7 @@ describe('wsag audit export', () => {
     expect(printed.stdout).toBe(document);
     const file = path.join(freshDir(), 'agreement.xml');
     const written = await audit(['export', second, '--out', file]);
-    expect(written.out).toEqual([]);
+    expect(written.out).toEqual([`wrote agreement ${second} (${Buffer.byteLength(document)} bytes, as stored) to ${file}`]);
     expect(fs.readFileSync(file, 'utf8')).toBe(document);
   });
 

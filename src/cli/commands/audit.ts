@@ -184,4 +184,5 @@ async function exportDocument(store: AuditedStore, id: string, file: string | un
   } catch (error) {
     throw new CliError(`cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
+  out(`wrote agreement ${id} (${Buffer.byteLength(agreement.document)} bytes, as stored) to ${file}`);
 }

@@ -23,7 +23,7 @@ export const createCommand: Command = {
     jsonHelp,
   ],
   examples: [
-    '  wsag create --template deadline-job --set NodeCount=16 --set GuaranteeLevel=Full',
+    '  wsag create --template deadline-job --set NodeCount=16 --set GuaranteeLevel=Enhanced',
     '  wsag create --template advance-reservation --set "//arp:StartTime=2026-12-01T08:00:00Z" --dry-run',
     '  wsag create --template deadline-job --set NodeCount=2 --run /opt/apps/cm5/run --arg=--years=10 --env OMP_NUM_THREADS=2',
   ],
