@@ -115,6 +115,10 @@ describe('fair use over TLS', () => {
     expect(stdout).toMatch(/^agreements\s+agreements holding capacity\s+4\s+200$/m);
     expect(stdout).toMatch(/^negotiations\s+open negotiations\s+1\s+2$/m);
     expect(stdout).toContain('a pending agreement not decided within 2 s is rejected');
+    // wsag create says who the server took the caller for.
+    const created = await wsag(['create', '--template', 'advance-reservation', '--set', 'NodeCount=1', '--set', `StartTime=${slot(9).start.toISOString()}`], { url: server.tlsUrl as string, env });
+    expect(created.err).toEqual([]);
+    expect(created.out).toContain('  as        /C=DE/O=wsag-demo/OU=users/CN=alice');
   });
 
   it('after a restart, what each party holds still counts', async () => {

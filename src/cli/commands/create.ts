@@ -55,6 +55,9 @@ export const createCommand: Command = {
     ctx.out(`created agreement ${created.agreementId}`);
     ctx.out(`  template  ${template.name} (TemplateId ${template.id})`);
     ctx.out(`  EPR       ${created.address}  (AgreementId ${created.agreementId})`);
+    // Who the server took the caller for: with TLS, the user behind a proxy certificate.
+    const { initiator } = await client.request<{ initiator: string }>(`/api/agreements/${encodeURIComponent(created.agreementId)}`, 'reading the agreement');
+    ctx.out(`  as        ${initiator}`);
     ctx.out(`see its state with: wsag state ${created.agreementId}`);
   },
 };
