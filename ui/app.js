@@ -67,22 +67,31 @@ async function showSchedule() {
 async function showAgreements() {
   const agreements = (await api('/api/agreements?limit=1000')).reverse();
   const search = h('input', { type: 'search', placeholder: 'search id, name, state, template, initiator', 'aria-label': 'search agreements' });
+  const guarantee = h('select', { 'aria-label': 'guarantee state' }, ['any guarantee state', 'Violated', 'NotDetermined', 'Fulfilled', 'none'].map((g) => h('option', { value: g }, g)));
   const list = h('div');
   const fill = () => {
     const q = search.value.trim().toLowerCase();
-    const shown = agreements.filter((a) => !q || [a.id, a.name, a.state, a.template, a.initiator].some((v) => String(v ?? '').toLowerCase().includes(q)));
-    list.replaceChildren(table(['agreement', 'name', 'state', 'template', 'initiator', 'nodes', 'start', 'end', 'price'],
-      shown.map((a) => ({ key: a.id, cells: [a.id, a.name, h('span', { class: 'state' }, a.state), a.template, a.initiator, a.nodes, when(a.start), when(a.end), money(a.price)] })),
-      (id) => { location.hash = `#/agreements/${id}`; }));
+    const g = guarantee.value;
+    const shown = agreements.filter((a) => (!q || [a.id, a.name, a.state, a.template, a.initiator].some((v) => String(v ?? '').toLowerCase().includes(q))) && (g === 'any guarantee state' || a.guarantee === g))
+      // Violated agreements first: they are what an operator looks for.
+      .sort((a, b) => Number(b.guarantee === 'Violated') - Number(a.guarantee === 'Violated'));
+    list.replaceChildren(shown.length === 0
+      ? h('p', { class: 'muted', 'data-empty': '' }, q || g !== 'any guarantee state' ? `no agreement matches${q ? ` "${search.value.trim()}"` : ''}${g !== 'any guarantee state' ? ` with guarantee state ${g}` : ''}` : 'no agreements yet')
+      : table(['agreement', 'name', 'state', 'guarantee', 'template', 'initiator', 'nodes', 'start', 'end', 'price'],
+        shown.map((a) => ({ key: a.id, cells: [h('span', { class: 'id' }, a.id), a.name, h('span', { class: 'state' }, a.state), h('span', { class: a.guarantee === 'Violated' ? 'bad' : a.guarantee === 'Fulfilled' ? 'ok' : '' }, a.guarantee), a.template, a.initiator, a.nodes, when(a.start), when(a.end), money(a.price)] })),
+        (id) => { location.hash = `#/agreements/${id}`; }));
   };
   search.addEventListener('input', fill);
+  guarantee.addEventListener('change', fill);
   fill();
-  view.replaceChildren(h('h2', {}, `Agreements (${agreements.length})`), h('div', { class: 'toolbar' }, search), list);
+  view.replaceChildren(h('h2', {}, `Agreements (${agreements.length})`), h('div', { class: 'toolbar' }, search, guarantee), list);
 }
 
 async function showAgreement(id) {
   const a = await api(`/api/agreements/${encodeURIComponent(id)}`);
-  const report = await api(`/api/agreements/${encodeURIComponent(id)}/report`).catch(() => undefined);
+  // The report as written for people (the JSON form is for programs).
+  const reportResponse = await fetch(`/api/agreements/${encodeURIComponent(id)}/report?format=text`);
+  const report = reportResponse.ok ? await reportResponse.text() : undefined;
   const sig = a.signatures;
   view.replaceChildren(
     h('h2', {}, `Agreement ${a.id}`),
@@ -102,7 +111,7 @@ async function showAgreement(id) {
     h('h3', {}, 'Audit history'),
     a.history.length ? table(['#', 'at', 'actor', 'action', 'details'], a.history.map((e) => ({ key: String(e.seq), cells: [e.seq, when(e.at), e.actor, e.action, details(e.details)] }))) : h('p', { class: 'muted' }, 'no audit trail in this store'),
     h('h3', {}, 'Post-runtime report'),
-    report ? h('pre', {}, JSON.stringify(report, null, 2)) : h('p', { class: 'muted' }, 'not yet: the job has not ended'),
+    report ? h('pre', { 'data-field': 'report' }, report) : h('p', { class: 'muted' }, 'not yet: the job has not ended'),
   );
 }
 

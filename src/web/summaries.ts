@@ -11,6 +11,7 @@ export function agreementSummary(a: Agreement) {
     state: a.state,
     template: a.templateName,
     initiator: a.initiator,
+    guarantee: guaranteeOf(a),
     nodes: a.allocation?.nodes ?? a.request.nodeCount,
     start: a.allocation?.start,
     end: a.allocation?.end,
@@ -22,6 +23,14 @@ export function agreementSummary(a: Agreement) {
     migratedTo: a.migratedTo,
     createdAt: a.createdAt,
   };
+}
+
+/** The agreement's guarantee terms in one word: Violated if any is, else Fulfilled when all are, else NotDetermined; none without terms. */
+function guaranteeOf(a: Agreement): 'Violated' | 'Fulfilled' | 'NotDetermined' | 'none' {
+  const states = a.guaranteeTerms.map((t) => t.state);
+  if (states.length === 0) return 'none';
+  if (states.includes('Violated')) return 'Violated';
+  return states.every((s) => s === 'Fulfilled') ? 'Fulfilled' : 'NotDetermined';
 }
 
 export function negotiationSummary(n: Negotiation) {

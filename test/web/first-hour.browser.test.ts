@@ -54,6 +54,13 @@ describe.skipIf(skip)('the first hour', () => {
     await page.waitForSelector('body[data-ready="agreements"]');
     expect(page.url()).toContain(`#/agreements/${agreementId}`);
     expect(await page.textContent('h2')).toBe(`Agreement ${agreementId}`);
+    // The list has a guarantee-state column and says when a search finds nothing.
+    await page.goto(`${server.url}/ui/#/agreements`);
+    await page.waitForSelector('body[data-ready="agreements"] table');
+    expect(await page.locator('th').allTextContents()).toContain('guarantee');
+    expect(await page.locator(`tr[data-key="${agreementId}"] td`).nth(3).textContent()).toBe('NotDetermined');
+    await page.fill('input[type=search]', 'no-such-thing');
+    expect(await page.textContent('[data-empty]')).toBe('no agreement matches "no-such-thing"');
     await page.close();
   });
 });
