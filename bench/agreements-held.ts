@@ -1,6 +1,6 @@
 /**
  * `npm run bench:held`: does the cost of a request grow with the agreements the server
- * holds (issue 23)? For 1,000, 10,000 and 100,000 stored agreements (ended ones, written
+ * holds? For 1,000, 10,000 and 100,000 stored agreements (ended ones, written
  * straight into the SQLite store of a data directory), `npm start` runs as its own process
  * (SQLite WAL, every commit synced before its answer, 4,096 nodes, no run time) and is measured: start-up time,
  * sequential CreateAgreement (one client), CreateAgreement from 16 concurrent clients while

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:interactive`: interactive jobs against the running server under load
- * (issue 15, CrossBroker). `npm start` as its own process (SQLite WAL, every commit synced before its answer,
+ * (CrossBroker). `npm start` as its own process (SQLite WAL, every commit synced before its answer,
  * 4,096 nodes, no run time, so the plan is what is measured). The cluster is first filled
  * with best-effort work that starts at once (512 jobs of 8 nodes for four hours); then 16 clients send CreateAgreement for
  * BENCH_SECONDS (default 20): 80 % best-effort jobs, 15 % deadline jobs, 5 % interactive

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:live`: a server holding many LIVE agreements (issue 18: "RSS with 100,000
+ * `npm run bench:live`: a server holding many LIVE agreements ("RSS with 100,000
  * stored agreements, and a restart with 100,000 agreements, plan rebuilt, serving again
  * within 10 s"). One real one-node advance reservation is made by the server, then cloned
  * into the SQLite store as Observed agreements tiling a 4,096-node cluster (each on its own

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A real Slurm cluster on this one machine, for tests and trying things out (issue 13):
+# A real Slurm cluster on this one machine, for tests and trying things out:
 # MUNGE with its own key and socket, slurmctld, and one slurmd per emulated node
 # (`slurmd -N NAME`, each on its own port, NodeAddr=127.0.0.1), all under DIR.
 #

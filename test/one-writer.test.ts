@@ -13,7 +13,7 @@ afterEach(() => {
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-one-writer-'));
 
-describe('one writer per data directory (issue 12, case 6)', () => {
+describe('one writer per data directory (case 6)', () => {
   it('a second server on the same WSAG_DATA_DIR refuses to start, naming the directory and the running process; kill -9 frees it', async () => {
     const dataDir = tempDir();
     const env = { WSAG_CLUSTER_NODES: '4' };

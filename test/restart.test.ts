@@ -149,7 +149,7 @@ describe('nothing acknowledged is lost when negotiated offers are accepted', () 
   }, 90_000);
 });
 
-describe('wsag:ExpirationTime across a restart (issue 12, case 3)', () => {
+describe('wsag:ExpirationTime across a restart (case 3)', () => {
   it('an agreement that expired while the server was down is ended at start-up, and its capacity is free', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-expiry-'));
     const env = { WSAG_CLUSTER_NODES: '8' };

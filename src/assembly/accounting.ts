@@ -24,7 +24,7 @@ import type { ServerStore } from './store.js';
 import { usageRecordXml } from '../xml/usage-record-writer.js';
 
 /**
- * The accounting side of the server (issue 14; docs/accounting.md, docs/vo-policy.md),
+ * The accounting side of the server (docs/accounting.md, docs/vo-policy.md),
  * assembled in one place: the bank (holds where capacity is promised, the books following
  * what happens), usage records, and VO usage SLAs when a policy file is configured.
  */

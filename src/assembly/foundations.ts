@@ -32,7 +32,7 @@ export const systemClock: Clock = { now: () => new Date() };
  * sort one after another, so the store's indexes on them (primary keys, the audit log by
  * subject) grow at their end, as a log does, rather than at a random page each: a
  * negotiated agreement wrote a third fewer bytes to disk than with random (version 4)
- * UUIDs (docs/benchmarks.md, issue 18).
+ * UUIDs (docs/benchmarks.md).
  */
 export const randomIds: IdSource = { next: () => uuidV7() };
 

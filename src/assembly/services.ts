@@ -35,7 +35,7 @@ export function serviceParts(base: Foundations & Scheduling): Services {
   const agreements = new AgreementService(repository, plan, clock, new SoapAcceptanceNotifier(fetch, 10_000, new OutboundPolicy(config.outboundAllow)), (agreementId, error) =>
     logger.warn({ agreementId, err: error }, 'could not tell the initiator about the decision on its pending agreement'),
   );
-  // The books, usage records and VO shares (issue 14): holds where capacity is promised, the ledger following what happens.
+  // The books, usage records and VO shares: holds where capacity is promised, the ledger following what happens.
   const accounting = accountingParts({
     config, store: base.store, given: base.parts, repository, negotiationRepository: base.negotiationRepository, plan, prices, clock, logger,
     recordSigner: base.recordSigner, baseUrl: () => base.urls.base, readPolicy: attempt,

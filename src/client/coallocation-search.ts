@@ -1,6 +1,6 @@
 /**
  * The search for a common start (CrossBroker's co-allocation of a parallel job across sites,
- * seed 001): every provider is asked, in parallel, for its earliest start at or after a
+ * Fernández del Castillo 2008): every provider is asked, in parallel, for its earliest start at or after a
  * candidate time (its first Advisory slot); the latest answer becomes the next candidate.
  * Each provider's earliest start is never before the candidate, so the candidate only moves
  * later, and the search ends at the first time every provider can start: the earliest

@@ -15,7 +15,7 @@ import { all } from '../xml/xpath.js';
  * peer's own templates with the job's terms filled in. The template becomes an offer
  * (offerFromTemplate), the static demands the compatibility profile needs are written into
  * jsdl:Resources and sla:ServiceLevel (operating system, architecture, libraries: the peer
- * checks them when it decides, seed 002 section 4.4.2), and the times and sizes are moved
+ * checks them when it decides, Hovestadt 2006, section 4.4.2), and the times and sizes are moved
  * with offerWithTerms, which keeps guarantee objectives in step with them.
  */
 

@@ -8,7 +8,7 @@ import { chooseTemplate, peerOffer, peerTemplate } from './peer-offer.js';
 import { WsagClient, type NegotiationReference } from './wsag-client.js';
 
 /**
- * Peer providers over the WS-Agreement client (seed 002 sections 3.6.6 and 4.2.4): a quote
+ * Peer providers over the WS-Agreement client (Hovestadt 2006, sections 3.6.6 and 4.2.4): a quote
  * is a negotiation with the peer (InitiateNegotiation, then a Solicited offer written from
  * one of the peer's templates), answered by the peer's committing (Acceptable) counter-offer
  * and its srv:Quote price; accepting is CreateAgreement with that offer's terms; declining

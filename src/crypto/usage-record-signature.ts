@@ -5,7 +5,7 @@ import { appendSignature } from './xml-signature-build.js';
 import { checkSigningCredentials, type SigningCredentials } from './xml-signature-credentials.js';
 
 /**
- * Signed usage records (issue 14). GFD.98 leaves no place for a signature inside a usage
+ * Signed usage records. GFD.98 leaves no place for a signature inside a usage
  * record, so the signed form wraps it: `srv:SignedUsageRecord` holds the ur:JobUsageRecord,
  * unchanged, and an enveloped ds:Signature over the whole document, made exactly as the
  * provider signs agreements (exclusive c14n, SHA-256, the signer's chain in ds:KeyInfo).

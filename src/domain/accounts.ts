@@ -1,7 +1,7 @@
 import { InsufficientFunds, InvalidTerms } from './errors.js';
 
 /**
- * Grid accounting (issue 14, seed 004's SGAS Bank): accounts for users, groups and virtual
+ * Grid accounting (Sandholm 2007's SGAS Bank): accounts for users, groups and virtual
  * organisations, holds that reserve funds before work starts, and a ledger of every
  * transaction. Amounts are integer minor units (cents), so sums are exact. Pure: the
  * stores apply these rules inside their transactions.

@@ -25,7 +25,7 @@ export interface ServiceTermStatus {
   subState?: ServiceTermSubState;
 }
 
-/** Where a migrated job went (seed 002 section 3.6.7): the peer, our agreement with it, when, and what it cost. */
+/** Where a migrated job went (Hovestadt 2006, section 3.6.7): the peer, our agreement with it, when, and what it cost. */
 export interface MigrationRecord {
   /** The peer's name in the peers configuration. */
   peer: string;
@@ -68,7 +68,7 @@ export interface Agreement {
   origin?: { negotiationId: string; offerId: string };
   /** Which alternative of an offer with ExactlyOne / OneOrMore compositors was agreed. */
   alternative?: AlternativeChoice;
-  /** A reservation is used once (seed 002 section 2.3): the agreement that used it. */
+  /** A reservation is used once (Hovestadt 2006, section 2.3): the agreement that used it. */
   usedBy?: string;
   /** CreatePendingAgreement's AgreementAcceptanceEPR (XML): where the provider reports its decision. */
   acceptanceEpr?: string;

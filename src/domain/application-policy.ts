@@ -2,7 +2,7 @@ import { UnsupportedTerm } from './errors.js';
 import type { ServiceRequest } from './terms.js';
 
 /**
- * Which applications (jsdl-posix:POSIXApplication) this site runs (issue 13). Only a
+ * Which applications (jsdl-posix:POSIXApplication) this site runs. Only a
  * resource manager that runs programs (Slurm) runs them, and only executables under the
  * prefixes the operator listed (WSAG_SLURM_EXECUTABLES): an agreement is a remote party's
  * program run on the cluster as the service's user, so nothing runs that the site did not

@@ -3,7 +3,7 @@ import type { Money } from './negotiation.js';
 import type { Compensation } from './terms.js';
 
 /**
- * Penalties and rewards from a guarantee term's business value list (seed 002 section
+ * Penalties and rewards from a guarantee term's business value list (Hovestadt 2006, section
  * 2.3.2.3, figure 2.7; TERMS.md "Guarantee terms"): an amount per assessment interval, the
  * interval being a time interval ("for every 30 minutes that the job is delayed") or a
  * count of violations, and an optional cap on the total.

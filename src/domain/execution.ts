@@ -2,13 +2,13 @@ import type { ServiceTermState, ServiceTermSubState } from './agreement.js';
 
 /**
  * What happened when one job ran: the recorded facts that guarantee terms are judged on
- * (seed 002 section 3.3.4: "a concluding analysis of these logs ... determine if all
+ * (Hovestadt 2006, section 3.3.4: "a concluding analysis of these logs ... determine if all
  * specifications of the SLA have been fulfilled"). Plain data, built only by appending
  * facts in time order (`appendFact`), so the record is the provider's log of the run.
  */
 
 /**
- * Phases of operation while the provider holds the job (seed 002 section 3.3): preparing
+ * Phases of operation while the provider holds the job (Hovestadt 2006, section 3.3): preparing
  * the nodes (pre-runtime), computing (runtime; checkpoints are taken in it), staging results
  * out, releasing the nodes (post-runtime). `Idle` is a job between pieces: interrupted by an
  * outage, suspended, or waiting for its next planned piece.
@@ -59,7 +59,7 @@ export interface Restart {
   cause: RestartCause;
 }
 
-/** The provider stopped the job for its own reasons (seed 002 section 3.5.2). */
+/** The provider stopped the job for its own reasons (Hovestadt 2006, section 3.5.2). */
 export interface Suspension {
   at: Date;
   reason: string;

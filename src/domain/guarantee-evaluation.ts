@@ -7,7 +7,7 @@ import type { GuaranteeLevel, GuaranteeTerm, KpiTarget, ReservationWindow } from
 import { isoTime } from './time.js';
 
 /**
- * Judging a guarantee term from the execution record (seed 002 sections 2.3.2.3 and
+ * Judging a guarantee term from the execution record (Hovestadt 2006, sections 2.3.2.3 and
  * 3.3.4): NotDetermined until the facts decide it, Fulfilled once it can no longer be
  * violated, Violated once the evidence is final: the span the term promises is over, or the
  * job has ended (a deadline missed is judged when the job completes, a shortfall of nodes when

@@ -3,7 +3,7 @@ import type { GuaranteeTerm, ServiceRequest } from './terms.js';
 import { isoTime } from './time.js';
 
 /**
- * The planning horizon (issue 23): the plan reaches this far ahead and no further. A time
+ * The planning horizon: the plan reaches this far ahead and no further. A time
  * beyond it is refused naming the element that holds it, in every form a window can be
  * written (an EndTime, a StartTime plus Duration, a Deadline, an objective), so no request
  * can book capacity decades ahead or push the scheduler's structures past what it plans.

@@ -6,7 +6,7 @@ export interface Caller {
 
 export const anonymousCaller: Caller = { identity: 'anonymous', isAdmin: false };
 
-/** What belongs to a party: its initiator, and the identities the initiator named as eligible (seed 002 section 2.3.2.1). */
+/** What belongs to a party: its initiator, and the identities the initiator named as eligible (Hovestadt 2006, section 2.3.2.1). */
 export interface Owned {
   initiator: string;
   eligibleParties?: string[];

@@ -3,7 +3,7 @@ import type { GuaranteeLevel } from './terms.js';
 import { isoTime } from './time.js';
 
 /**
- * Who pays a violated guarantee term: the liability rules of the guarantee levels (seed 002
+ * Who pays a violated guarantee term: the liability rules of the guarantee levels (Hovestadt 2006
  * section 3.2.2, TERMS.md "Guarantee levels"), proved from the execution record, which is
  * the provider's log of the run ("the provider has to be able to prove the fulfillment of
  * the agreement terms, e.g. by means of system protocols", 002 section 3.2.2).
@@ -37,7 +37,7 @@ export function liabilityFor(input: LiabilityInput): Liability {
       return { liable: true, rule: 'liable: Full pays the penalty for any violation (002 section 3.2.2; TERMS.md)' };
     case 'Legacy':
       // The seed leaves Legacy's liability open (deadline by advance reservation, no fault
-      // tolerance); issue 6 settles it: Legacy pays.
+      // tolerance); the liability rule settles it: Legacy pays.
       return { liable: true, rule: 'liable: Legacy holds its promise by the advance reservation alone and pays when it is broken (no fault-tolerance mechanism was agreed that could excuse it)' };
     case 'Standard':
     case 'Enhanced':

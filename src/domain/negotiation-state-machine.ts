@@ -3,7 +3,7 @@ import type { NegotiationState } from './negotiation.js';
 
 /**
  * The negotiation protocol as a table: which message the initiator may send about which
- * offer, and what the server then does (PROTOCOL.md, seed 002 section 2.3.3). The engine
+ * offer, and what the server then does (PROTOCOL.md, Hovestadt 2006, section 2.3.3). The engine
  * classifies the offer a message refers to, asks `negotiationStep`, and carries out the
  * effect; every pair not in the table is refused with a fault saying why.
  */

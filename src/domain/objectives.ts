@@ -5,7 +5,7 @@ import type { GuaranteeTerm, KpiTarget, ServiceRequest } from './terms.js';
 import { isoTime } from './time.js';
 
 /**
- * The admission rule (seed 002 section 3.1: an SLA is accepted only if it can be
+ * The admission rule (Hovestadt 2006, section 3.1: an SLA is accepted only if it can be
  * fulfilled): every guarantee term's objective must hold for the booking that would be
  * made. Two parts, both pure:
  *  - `requestServingObjectives`: the request the plan must serve so that the objectives can

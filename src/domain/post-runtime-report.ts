@@ -7,7 +7,7 @@ import type { GuaranteeTerm, KpiTarget, ServiceRequest } from './terms.js';
 import { isoTime } from './time.js';
 
 /**
- * The post-runtime analysis of one agreement (seed 002 section 3.3.4: "determine if all
+ * The post-runtime analysis of one agreement (Hovestadt 2006, section 3.3.4: "determine if all
  * specifications of the SLA have been fulfilled. In case of resource outages, it has to be
  * checked if the resource management system has reacted as agreed"): what was promised,
  * what happened, each guarantee's state and what is owed. A JSON-able report and the same

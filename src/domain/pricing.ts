@@ -3,7 +3,7 @@ import type { Money } from './negotiation.js';
 import type { GuaranteeLevel, ServiceRequest } from './terms.js';
 
 /**
- * Prices (TERMS.md "Prices", seed 002 section 3.1): binding requests pay nodes x hours x
+ * Prices (TERMS.md "Prices", Hovestadt 2006, section 3.1): binding requests pay nodes x hours x
  * the site's rate for the guarantee level; a preparatory hold costs a small fraction of
  * that, charged only if it is not confirmed in time; non-binding requests are free.
  */
@@ -13,7 +13,7 @@ export interface PriceList {
   nodeHour: number;
   /** Preparatory fee as a fraction of the regular price (0.05 = 5 %). */
   preparatoryFeeRate: number;
-  /** Demand pricing (Tycoon, seed 004): the price factor by the plan's load in the slot's period; absent, prices ignore the load. */
+  /** Demand pricing (Tycoon, Sandholm 2007): the price factor by the plan's load in the slot's period; absent, prices ignore the load. */
   curve?: PriceCurve;
 }
 

@@ -82,20 +82,20 @@ export interface ServiceRequest {
   /** jsdl:Application: what runs; absent, the site's default job. */
   application?: Application;
   /**
-   * sla:Interactive (CrossBroker, seed 001): the job starts within the site's bound of
+   * sla:Interactive (CrossBroker, Fernández del Castillo 2008): the job starts within the site's bound of
    * acceptance or is refused at once. Once accepted it holds its nodes like a reservation:
    * the engine sets `window` to the booked start and runtime.
    */
   interactive?: boolean;
   /**
-   * sla:Bid (Tycoon, seed 004): what a best-effort or background job offers per node-hour,
+   * sla:Bid (Tycoon, Sandholm 2007): what a best-effort or background job offers per node-hour,
    * in the site's currency. Spare capacity is shared among bidders in proportion to their
    * bids, and the job is charged its bid for what it uses. Absent: the list price.
    */
   bid?: number;
   /**
    * sla:ResumesFromCheckpoint: a migrated job resumes from a checkpoint of at most this many
-   * bytes, uploaded by its initiator after acceptance (seed 002 section 3.6.7). Only such
+   * bytes, uploaded by its initiator after acceptance (Hovestadt 2006, section 3.6.7). Only such
    * agreements take checkpoints.
    */
   resumesFromCheckpointBytes?: number;

@@ -18,7 +18,7 @@ export function usedPeriod(agreement: Agreement, run: RunFacts | undefined): { s
 }
 
 /**
- * What an ended agreement is charged (issue 14): Complete, its actual usage (a reservation
+ * What an ended agreement is charged: Complete, its actual usage (a reservation
  * its window: the capacity was kept for it whether used or not); Terminated, what it used
  * until then; otherwise nothing. The hold it was settled from caps it at the quoted price.
  */

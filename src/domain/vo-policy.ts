@@ -1,7 +1,7 @@
 import { InvalidTerms } from './errors.js';
 
 /**
- * VO usage SLAs (issue 14, seed 000's GRUBER uSLAs): the site grants each virtual
+ * VO usage SLAs (Dumitrescu 2007's GRUBER uSLAs): the site grants each virtual
  * organisation a share of its capacity over an epoch, each group a share of its VO's, each
  * user a share of the group's. Every share has a limit kind:
  * - fixed: a hard cap (GRUBER's fixed-limit: C_i + J <= R_i);

@@ -21,7 +21,7 @@ import type { GuaranteeTerm, ServiceRequest } from '../domain/terms.js';
  * agreement, in the same transaction as the change: both are stored, or neither.
  */
 /**
- * One page of a listing (issue 23: no request builds every row): the items after `after`
+ * One page of a listing (no request builds every row): the items after `after`
  * in list order (creation time, then id), at most `limit`. Without a limit, every item.
  */
 export interface ListPage {

@@ -2,7 +2,7 @@ import { segmentPhases, totalIntervals, type JobShape } from '../scheduler/job-t
 import type { Instant, PlannedJob, Segment } from '../scheduler/model.js';
 
 /**
- * When each phase of a planned piece happens, from the scheduler's timing model (seed 002
+ * When each phase of a planned piece happens, from the scheduler's timing model (Hovestadt 2006
  * section 3.4; src/scheduler/job-timing.ts `pieceMs` is the same sum): initialisation
  * (t_initnew, or t_initrestart for a piece that resumes from a checkpoint), compute intervals
  * of t_compint with a checkpoint of t_cp after each but the job's last, deinitialisation

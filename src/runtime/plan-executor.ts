@@ -53,7 +53,7 @@ interface Run {
 }
 
 /**
- * Executes the scheduler's plan on a clock through a resource manager (seed 002 section
+ * Executes the scheduler's plan on a clock through a resource manager (Hovestadt 2006, section
  * 3.3): at each planned piece's start the nodes are prepared (pre-runtime), after t_init the
  * job starts (from its last checkpoint if it ran before), checkpoints are taken at the
  * planned times, and when the resource manager reports the job finished its results are

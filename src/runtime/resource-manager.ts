@@ -24,7 +24,7 @@ export interface ResourceManager {
   checkpoint(jobId: string): Promise<string>;
   /** Stops the job's computation (outage, suspension, end of a planned piece, termination). No `finished` or `failed` follows. Idempotent. */
   stop(jobId: string, reason: StopReason): Promise<void>;
-  /** Hands the results back to the customer (stage-out, seed 002 section 3.3.3). */
+  /** Hands the results back to the customer (stage-out, Hovestadt 2006, section 3.3.3). */
   stageOut(jobId: string): Promise<void>;
   /** Post-runtime: releases the nodes; `final` also removes the job's checkpoints (nothing will restart from them). */
   cleanup(jobId: string, final: boolean): Promise<void>;

@@ -3,7 +3,7 @@ import { SharedValues } from './shared-values.js';
 import type { SiteTiming } from './site.js';
 
 /**
- * Checkpoint planning: the timing model of seed 002 section 3.4, formulas 3.1 to 3.17.
+ * Checkpoint planning: the timing model of Hovestadt 2006, section 3.4, formulas 3.1 to 3.17.
  * All durations are in seconds. Each function is one formula so the docs and tests can
  * name them.
  */

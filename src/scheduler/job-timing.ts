@@ -48,7 +48,7 @@ export function shapeOf(spec: JobSpec, site: SiteTiming): JobShape {
 
 /**
  * Milliseconds booked before a promised start (a reservation window, an interactive
- * session; seed 002 section 3.4): the nodes initialised (t_initnew, or t_initrestart when
+ * session; Hovestadt 2006, section 3.4): the nodes initialised (t_initnew, or t_initrestart when
  * the piece resumes from a checkpoint; nothing on nodes kept prepared) and the holder's
  * session handed over (t_handover), in whole seconds. The promise starts when they end.
  */

@@ -69,7 +69,7 @@ export class PlanningManager extends PlanReplanning {
   }
 
   /**
-   * An interactive job (CrossBroker, seed 001): it starts within `boundMs` of now or is
+   * An interactive job (CrossBroker, Fernández del Castillo 2008): it starts within `boundMs` of now or is
    * refused at once, never queued. It is planned as a reservation of its runtime from the
    * earliest start in the bound. When there is none, running best-effort and background
    * jobs are suspended (cut at now: what their checkpoints secured is kept) one at a time,

@@ -1,5 +1,5 @@
 /**
- * Tycoon's proportional share (seed 004, section 3.2) for best-effort and background work
+ * Tycoon's proportional share (Sandholm 2007, section 3.2) for best-effort and background work
  * in a planning scheduler: spare capacity is shared among bidders in proportion to their
  * bids (a rate per node-hour), recomputed as bids arrive. Whole nodes cannot be split by
  * bid at one instant, so the shares hold over time, by start-time fair queueing: each job

@@ -1,5 +1,5 @@
 /**
- * The site's timing model (seed 002 section 3.4): what initialising, checkpointing,
+ * The site's timing model (Hovestadt 2006, section 3.4): what initialising, checkpointing,
  * restarting and migrating cost on this cluster. An administrator measures these on the
  * deployed system; the defaults are plausible for a small cluster with a network
  * filesystem and a sequential checkpointer.

@@ -6,11 +6,11 @@ import { runSimulation, simulate } from './simulator.js';
 import type { Workload } from './workload.js';
 
 /**
- * What the planning bought (issue 19; docs/scheduler.md, "Baselines"): one workload and one
+ * What the planning bought (docs/scheduler.md, "Baselines"): one workload and one
  * failure trace, run by our scheduler and by the baselines, in the same process:
  * - no checkpoints: every SLA job at level Legacy (a failure restarts it from the start);
  * - fixed-interval checkpoints: one an hour where the job asks none (the site's habit),
- *   instead of the count of seed 002's formula (3.12-3.16);
+ *   instead of the count of Hovestadt 2006's formula (3.12-3.16);
  * - no planning: a batch queue, first come first served with EASY backfilling;
  * - a duplicate cluster (SMHI's approach): the same work with no failures, on twice the nodes.
  */
@@ -76,7 +76,7 @@ export function formatBaselines(c: BaselineComparison, currency: string): string
 }
 
 /**
- * The workload at another offered load (issue 19's load sweep): arrivals spread or squeezed
+ * The workload at another offered load (load sweep): arrivals spread or squeezed
  * so that the work asked for (nodes x estimate) over the cluster's node-time up to the last
  * arrival is `load`; each job keeps its deadline and window relative to its arrival, and
  * the failure trace is kept as it is.

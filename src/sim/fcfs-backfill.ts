@@ -3,7 +3,7 @@ import { inArrivalOrder } from './selection.js';
 import type { Workload, WorkloadJob } from './workload.js';
 
 /**
- * The no-planning baseline (issue 19): a batch queue, first come first served with EASY
+ * The no-planning baseline: a batch queue, first come first served with EASY
  * backfilling, as most sites run without SLAs. Every job is queued (no admission control):
  * deadline and best-effort jobs when they arrive, reservations at their window's start.
  * The head of the queue starts as soon as its nodes are free; a later job may start first
@@ -17,7 +17,7 @@ export interface BaselineOutcome {
   slaAccepted: number;
   slaRequests: number;
   deadlines: { accepted: number; met: number };
-  /** The deadlines of jobs at level Standard and above (issue 19's goal). */
+  /** The deadlines of jobs at level Standard and above (goal). */
   standardPlus: { accepted: number; met: number };
   /** Jobs moved to peers (our scheduler with --peers). */
   migrations: number;

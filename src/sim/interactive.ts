@@ -5,8 +5,8 @@ import { jobSpecOf } from './job-spec.js';
 import type { Workload, WorkloadJob } from './workload.js';
 
 /**
- * Interactive jobs on a busy cluster (issue 15; docs/scheduler.md, "Interactive jobs in the
- * simulator"), CrossBroker's experiment (seed 001, section 5.3.4) on our scheduler. A share
+ * Interactive jobs on a busy cluster (docs/scheduler.md, "Interactive jobs in the
+ * simulator"), CrossBroker's experiment (Fernández del Castillo 2008, section 5.3.4) on our scheduler. A share
  * of the workload's jobs (`share`, chosen by a hash of the job id, so the same ones in every
  * run) become interactive: the same nodes, held for the estimate (each at most `maxNodes`
  * and `maxSeconds` when given: CrossBroker's sessions are short), starting within
@@ -167,7 +167,7 @@ export function formatInteractiveComparison(c: InteractiveComparison): string[] 
     `${''.padEnd(width)}  ${'free nodes only'.padStart(22)}  ${'suspend batch work'.padStart(22)}`,
     ...rows.map(([label, value]) => `${label.padEnd(width)}  ${value(c.freeOnly).padStart(22)}  ${value(c.suspend).padStart(22)}`),
     '',
-    'CrossBroker (seed 001, Tables 5.5 to 5.7, high load): interactive jobs failed 14.6 % (FCFS) and 0 % (Glidein);',
+    'CrossBroker (Fernández del Castillo 2008, Tables 5.5 to 5.7, high load): interactive jobs failed 14.6 % (FCFS) and 0 % (Glidein);',
     'wait 233 s mean (FCFS), 148 to 163 s mean and 43 s min (Glidein); preempted batch jobs ran 13 to 14 % longer.',
   ];
 }

@@ -15,7 +15,7 @@ import type { Segment } from '../scheduler/model.js';
  *
  * One fact the execution record has no place for: Standard's mechanism goes on where local
  * resources end: "the system will query the Grid middleware for appropriate resources ...
- * If Grid resources are found, the job will be restarted on these" (seed 002 section
+ * If Grid resources are found, the job will be restarted on these" (Hovestadt 2006, section
  * 3.2.2). When the Migration Controller found a peer for the job and the provider kept it
  * anyway (the offer cost more than the penalty, or the provider's policy kept the job), the
  * mechanism was not applied, and a Standard job pays. Without peers the Grid has nothing
@@ -60,7 +60,7 @@ export function liabilityOf(facts: LiabilityFacts): Liability {
   }
   const rule = liabilityFor({ level: facts.level, record, coveredOutages: facts.coveredOutages, mechanism: false });
   if (!rule.liable && facts.level === 'Standard' && facts.gridDeclined !== undefined) {
-    return { liable: true, rule: `liable: Standard resumes the job on Grid resources when local ones are lacking (seed 002 section 3.2.2), but the provider kept it: ${facts.gridDeclined}` };
+    return { liable: true, rule: `liable: Standard resumes the job on Grid resources when local ones are lacking (Hovestadt 2006, section 3.2.2), but the provider kept it: ${facts.gridDeclined}` };
   }
   return rule;
 }

@@ -7,7 +7,7 @@ import { jobSpecOf } from './job-spec.js';
 import type { Workload, WorkloadJob } from './workload.js';
 
 /**
- * Fixed against demand prices on one workload (issue 15; docs/pricing.md, "Fixed and demand
+ * Fixed against demand prices on one workload (docs/pricing.md, "Fixed and demand
  * prices in the simulator"). The jobs arrive at the planning scheduler in order. A share of
  * the customers (`flexible`, chosen by a hash of the job id, so the same ones in both runs)
  * ask for start slots first (the Advisory answer: `slots` of them from the requested start)

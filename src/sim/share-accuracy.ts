@@ -7,7 +7,7 @@ import { jobSpecOf } from './job-spec.js';
 import type { Workload } from './workload.js';
 
 /**
- * Share accuracy of VO usage SLAs (issue 14; docs/vo-policy.md, "Share accuracy"): the jobs
+ * Share accuracy of VO usage SLAs (docs/vo-policy.md, "Share accuracy"): the jobs
  * of a multi-VO workload arrive at the planning scheduler, which admits them as it would
  * (capacity, deadlines), then checks the shares of the site's policy as the server does
  * (`enforce`; without it, first come first served). Per VO and epoch it reports what the
@@ -134,6 +134,6 @@ export function formatShareAccuracy(withShares: ShareAccuracyReport, without: Sh
   });
   lines.push('');
   lines.push(`overall epoch accuracy ${pct(withShares.overall.epochAccuracy)} with shares, ${pct(without.overall.epochAccuracy)} without; utilisation ${pct(withShares.overall.utilisation)} / ${pct(without.overall.utilisation)}`);
-  lines.push('GRUBER (seed 000, Table 6.3): burst accuracy 84-97 %, epoch accuracy 83-99 % (S-PEP 88-90 % and 92-99 %)');
+  lines.push('GRUBER (Dumitrescu 2007, Table 6.3): burst accuracy 84-97 %, epoch accuracy 83-99 % (S-PEP 88-90 % and 92-99 %)');
   return lines;
 }

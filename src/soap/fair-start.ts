@@ -9,7 +9,7 @@
  * they came. A few rather than one: what a request does before it first waits (the raw
  * guard, the parse, handing the offer over) is a fraction of a millisecond now, and one a
  * turn spent more of the loop's time turning than starting requests (docs/benchmarks.md,
- * the eighth round of issue 18: a new connection's first answer came no later).
+ * the eighth round: a new connection's first answer came no later).
  */
 export class FairStart {
   private readonly waiting: Array<() => void> = [];

@@ -77,7 +77,7 @@ export const migrations: readonly string[] = [
   // listings filter by state, without reading every agreement ever made.
   `CREATE INDEX agreements_by_state ON agreements (state, created_at, id);`,
 
-  // 7: accounting (issue 14): accounts with their sums, holds of funds, and the ledger. The
+  // 7: accounting: accounts with their sums, holds of funds, and the ledger. The
   // ledger's key is unique: an operation applied once is never applied again (a retry
   // after a crash finds its key and stops). Append-only like the audit log.
   `CREATE TABLE accounts (
@@ -121,7 +121,7 @@ export const migrations: readonly string[] = [
    CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger
    BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: its rows cannot be deleted'); END;`,
 
-  // 8: usage records (issue 14): one GFD.98 record per ended agreement, never changed.
+  // 8: usage records: one GFD.98 record per ended agreement, never changed.
   `CREATE TABLE usage_records (
      agreement_id TEXT    PRIMARY KEY,
      initiator    TEXT    NOT NULL,

@@ -21,7 +21,7 @@ const SQLITE_AUTOCHECKPOINT = 1000;
  * Why: SQLite checkpoints inside the commit that takes the log past 1,000 pages, on the
  * thread that commits, and with synchronous=NORMAL it syncs the log and the database file
  * there. On the server that thread is the event loop: measured, a third of what an
- * agreement's insert cost it (docs/benchmarks.md, issue 18). Here the connection's automatic
+ * agreement's insert cost it (docs/benchmarks.md). Here the connection's automatic
  * checkpoints are off and a thread with a connection of its own runs PASSIVE checkpoints,
  * which neither wait for nor block the connection's writes.
  *

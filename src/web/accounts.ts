@@ -8,7 +8,7 @@ import { knownQuery, maxPageSize, pageLimit } from './listing.js';
 import { sendProblem } from './problem.js';
 
 /**
- * The bank under /api/accounts (issue 14; docs/accounting.md): operators create accounts
+ * The bank under /api/accounts (docs/accounting.md): operators create accounts
  * (POST /api/accounts) and credit them (POST /api/accounts/ID/deposits and /allocations,
  * with an optional "key" that makes a retry safe); owners, members and operators read an
  * account (GET /api/accounts/ID) and its statement (GET /api/accounts/ID/statement);

@@ -12,7 +12,7 @@ import { mayActOn, type Caller } from '../domain/identity.js';
 import { sendProblem } from './problem.js';
 
 /**
- * Receiving a migrated job's checkpoint (seed 002 section 3.6.7: "the latest checkpoint
+ * Receiving a migrated job's checkpoint (Hovestadt 2006, section 3.6.7: "the latest checkpoint
  * dataset is transferred to the remote system and then restarted"). The contract the
  * migrating provider's client follows (src/client/peer-providers.ts):
  *

@@ -7,7 +7,7 @@ import { quoteValue } from '../xml/typed-values.js';
 import { sendProblem, statusOf } from './problem.js';
 
 /**
- * The last line of every face (issue 23): whatever the framework or a handler raised (URL
+ * The last line of every face: whatever the framework or a handler raised (URL
  * decoding, body reading, charset, decompression, size limits), the caller gets the face's
  * own answer: a problem document under /api, a SOAP Fault of the sent envelope version on
  * a SOAP port, a short plain text elsewhere. Never a stack, a path or the framework's page,

@@ -3,7 +3,7 @@ import { MalformedMessage } from '../domain/errors.js';
 import type { ListPage } from '../engine/ports.js';
 
 /**
- * Paged listings under /api (issue 23: the work of one request does not grow with what the
+ * Paged listings under /api (the work of one request does not grow with what the
  * server holds). `?limit=` (default 100, at most 1000), `?after=` the cursor of the page's
  * last item, `?state=` a filter. The answer is the page as a JSON array, written row by
  * row; when more follow, a `Link: <...>; rel="next"` header (RFC 8288) gives the next

@@ -7,7 +7,7 @@ import { listingQuery, sendListing } from './listing.js';
 import { sendProblem } from './problem.js';
 
 /**
- * Usage records under /api/usage (issue 14; docs/accounting.md, "Usage records"):
+ * Usage records under /api/usage (docs/accounting.md, "Usage records"):
  * GET /api/usage lists the caller's records (an operator's: all), paged as every listing;
  * GET /api/usage/AGREEMENT is the OGF Usage Record (GFD.98) document, and
  * GET /api/usage/AGREEMENT?signed=1 its form signed by the provider (when it signs).

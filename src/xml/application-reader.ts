@@ -5,7 +5,7 @@ import { prefixes } from './namespaces.js';
 import { all, one, qname, text } from './xpath.js';
 
 /**
- * jsdl:Application with a jsdl-posix:POSIXApplication: what the job runs (issue 13). The
+ * Jsdl:Application with a jsdl-posix:POSIXApplication: what the job runs. The
  * descriptive jsdl:ApplicationName, ApplicationVersion and Description are kept in the
  * agreement only; every POSIX element is acted on or refused by name: the limits, UserName
  * and GroupName would be ignored (the walltime comes from the plan, and jobs run as the

@@ -12,7 +12,7 @@ export interface LeaseChange {
 }
 
 /**
- * The renegotiation offer that changes a lease (issue 15, docs/leases.md): the agreement's
+ * The renegotiation offer that changes a lease (docs/leases.md): the agreement's
  * own terms with the reservation window's end moved (arp:EndTime, or arp:Duration) or the
  * node count changed (jsdl:TotalResourceCount and the sla:NodesAvailable objective), without
  * the provider's signature and the agreement's id, which belong to the agreement, not to an

@@ -1,7 +1,7 @@
 import { InvalidTerms } from '../domain/errors.js';
 
 /**
- * Typed values read at the boundary (issue 23): a number is checked against what the server
+ * Typed values read at the boundary: a number is checked against what the server
  * can act on when it is read, and refused with InvalidTerms naming the element and the
  * value. The schema has already checked the lexical form; these are the limits beyond it
  * (finite, integral where a count is meant, in range). docs/security.md lists them.

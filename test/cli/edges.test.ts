@@ -8,7 +8,7 @@ import { projectRoot, startTestServer, type TestServer } from '../support/server
 import { deadUrl, wsag } from './support.js';
 
 /**
- * Issue 52, item 4: natural mistakes get one plain line that says what to do, with the
+ * Natural mistakes get one plain line that says what to do, with the
  * command, option, template or Item that was probably meant; an endpoint's address works
  * as --url; a committing offer's id names its negotiation; a busy port names the setting.
  */

@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { wsag } from './support.js';
 
 /**
- * Issue 52, items 2 and 4: every Item `wsag templates` lists can be set, a reservation's
+ * Every Item `wsag templates` lists can be set, a reservation's
  * StartTime, EndTime and Duration included, and a value an Item does not take is refused
  * in one plain sentence, the same for any wrong value; the server's schema faults reach
  * the user in plain words too.

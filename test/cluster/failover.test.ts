@@ -13,7 +13,7 @@ import { startServerProcess, type ServerProcess } from '../support/server-proces
 
 /**
  * kill -9 of the planning leader of three `npm start` processes on one PostgreSQL, under
- * load through all three (issue 16): a standby takes over; no acknowledged agreement is
+ * load through all three: a standby takes over; no acknowledged agreement is
  * lost; the hold the dead leader made expires on time through the new one; the audit
  * chain verifies.
  */

@@ -15,7 +15,7 @@ import { projectRoot } from '../support/server.js';
 import { skipPostgres, startPostgres, type TestPostgres } from '../support/postgres.js';
 
 /**
- * Three instances on one PostgreSQL serve one cluster (issue 16): the first leads, the
+ * Three instances on one PostgreSQL serve one cluster: the first leads, the
  * others forward; racing creates through all three never over-allocate a node.
  */
 let postgres: TestPostgres | undefined;

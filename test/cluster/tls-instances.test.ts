@@ -18,7 +18,7 @@ import { skipPostgres, startPostgres, type TestPostgres } from '../support/postg
 import { projectRoot } from '../support/server.js';
 
 /**
- * Issue 51, item 7, over TLS: two instances on one PostgreSQL. A TLS caller of the standby
+ * Two instances on one PostgreSQL. A TLS caller of the standby
  * reaches the leader as itself (its chain handed on with a forward MAC, never the cluster
  * secret), also on a resumed TLS session with a proxy certificate; the standby's /metrics
  * and the leader's address on /healthz are for authenticated callers only.

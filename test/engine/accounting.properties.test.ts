@@ -14,7 +14,7 @@ import type { StoredReport } from '../../src/engine/execution/ports.js';
 import { SqliteStore } from '../../src/store/index.js';
 
 /**
- * Money is neither created nor lost (issue 14): random sequences of deposits, agreements
+ * Money is neither created nor lost: random sequences of deposits, agreements
  * and negotiated offers that hold funds (some lost to a crash before they were stored),
  * expiries, acceptances, completions with penalties and rewards, terminations, changes seen
  * twice, and restarts of the books (the SQLite file reopened, then reconciled). After every

@@ -6,7 +6,7 @@ import { wsag } from '../cli/support.js';
 import { at, deadlineOffer, simulatedServer, type SimulatedServer } from './run-time-support.js';
 
 /**
- * The bank through the server (issue 14), on a simulated clock: an operator creates and
+ * The bank through the server, on a simulated clock: an operator creates and
  * funds an account; agreements charged to it hold their price, are refused naming the
  * account and both amounts when it cannot cover them, are settled at actual usage when they
  * complete and released when terminated; a negotiated hold that expires charges its fee.

@@ -9,7 +9,7 @@ import type { Allocation } from '../../src/domain/allocation.js';
 import type { GuaranteeLevel, GuaranteeTerm, KpiTarget, ServiceRequest } from '../../src/domain/terms.js';
 
 /**
- * Issue 12's admission rule as a property: over random plans (earlier admissions) and random
+ * Admission rule as a property: over random plans (earlier admissions) and random
  * offers with random guarantee terms, no accepted booking breaks an objective of its own
  * agreement at acceptance. The checks below are written independently of
  * src/domain/objectives.ts. Runs: WSAG_PROPERTY_RUNS (default 1000).
@@ -75,7 +75,7 @@ function broken(term: GuaranteeTerm, request: ServiceRequest, booking: Allocatio
   }
 }
 
-describe('the admission rule (issue 12)', () => {
+describe('the admission rule', () => {
   it(`no accepted booking breaks its own guarantee objectives at acceptance (${runs} random plans and offers)`, () => {
     const cluster = clusterDescription(loadConfig({}, { clusterNodes: 8 }));
     let accepted = 0;

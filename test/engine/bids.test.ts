@@ -8,7 +8,7 @@ import { wsag } from '../cli/support.js';
 import { deadlineOffer, at, planOf, secondsOf, simulatedServer, type SimulatedServer } from './run-time-support.js';
 
 /**
- * Best-effort capacity sold by bid (issue 15, Tycoon) through the server: two accounts bid
+ * Best-effort capacity sold by bid (Tycoon) through the server: two accounts bid
  * for the spare capacity of a 2-node cluster on a simulated clock; the higher bid goes ahead
  * of waiting lower bids, and each job is priced at its bid.
  */

@@ -8,7 +8,7 @@ import { wsag } from '../cli/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
- * Demand pricing (issue 15, Tycoon): a slot's price is the list price times the price
+ * Demand pricing (Tycoon): a slot's price is the list price times the price
  * curve's factor at the plan's load over the slot (docs/pricing.md). An 8-node cluster at
  * 12:00; the priced window is 14:00 to 15:00; reservations fill it step by step.
  */

@@ -6,7 +6,7 @@ import type { StoredReport } from '../../src/engine/execution/ports.js';
 import { at, deadlineOffer, getJson, planOf, postJson, reservationOffer, secondsOf, simulatedServer, type SimulatedServer } from './run-time-support.js';
 
 /**
- * Issue 6 acceptance, through the agreement: the scenarios of test/runtime/scenarios.test.ts
+ * Acceptance, through the agreement: the scenarios of test/runtime/scenarios.test.ts
  * (4 nodes, 3600 s, one covered outage, deadline 5000 s after T0, the paper site; a working
  * node fails at 1800 s, halfway), run by the server on a simulated clock: the agreement is
  * created over SOAP, the node failure reported over the admin API, and the outcome read
@@ -43,7 +43,7 @@ async function reportOf(s: SimulatedServer, id: string): Promise<StoredReport['r
   return body;
 }
 
-describe('issue 6 acceptance through the agreement: a node fails halfway', () => {
+describe('through the agreement: a node fails halfway', () => {
   it('Standard restarts from its last checkpoint on a spare node and meets its deadline: Complete, Fulfilled, no penalty', async () => {
     server = await simulatedServer();
     const s = server;

@@ -7,7 +7,7 @@ import { clusterDescription, loadConfig } from '../../src/engine/configuration/c
 import { PlanningService } from '../../src/engine/planning/planning-service.js';
 
 /**
- * Issue 23: no input leaves the scheduler's structures inconsistent. Random offers, many
+ * No input leaves the scheduler's structures inconsistent. Random offers, many
  * of them failing (times beyond the horizon or not finite, too many nodes, deadlines
  * that cannot be met, objectives the booking would break, windows already taken), are
  * admitted one after the other: every refused one leaves the plan exactly as it was, and
@@ -57,7 +57,7 @@ const offer = fc.record({
 /** The plan as a restart would compare it: every booking's pieces, node by node. */
 const snapshot = (plan: PlanningService) => JSON.stringify([...plan.booked()].sort(([a], [b]) => (a < b ? -1 : 1)));
 
-describe('a failed booking leaves the plan exactly as it was (issue 23)', () => {
+describe('a failed booking leaves the plan exactly as it was', () => {
   it(`over ${runs} random sequences of offers, many of them failing`, () => {
     const cluster = clusterDescription(loadConfig({}, { clusterNodes: 8 }));
     let refused = 0;

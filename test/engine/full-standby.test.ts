@@ -6,7 +6,7 @@ import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { at, deadlineOffer, simulatedServer, type SimulatedServer } from './run-time-support.js';
 
 /**
- * Full service reserves remote standby capacity at acceptance (TERMS.md, seed 002 section
+ * Full service reserves remote standby capacity at acceptance (TERMS.md, Hovestadt 2006, section
  * 3.2.2): with a peer configured, a Full agreement at site A is made only once site B holds
  * standby capacity for it (a preparatory reservation, bound into an agreement with B once
  * A's agreement is stored). B keeps the capacity without running anything until a

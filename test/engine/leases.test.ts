@@ -8,7 +8,7 @@ import { wsag } from '../cli/support.js';
 import { at, planOf, reservationOffer, simulatedServer, type SimulatedServer } from './run-time-support.js';
 
 /**
- * Leases (issue 15, Shirako): a reservation agreement is a lease its holder extends or
+ * Leases (Shirako): a reservation agreement is a lease its holder extends or
  * shrinks with `wsag lease` (a renegotiation the plan must allow), and hears about
  * through its subscription before the window ends. An 8-node site on a simulated clock.
  */

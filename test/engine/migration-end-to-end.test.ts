@@ -8,7 +8,7 @@ import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { at, deadlineOffer, getJson, planOf, postJson, secondsOf, simulatedServer, type SimulatedServer } from './run-time-support.js';
 
 /**
- * Issue 6 acceptance: two servers on loopback ports, each on its own simulated clock (kept
+ * Two servers on loopback ports, each on its own simulated clock (kept
  * together by the test), with the simulated resource manager. Site A has 8 nodes: job J
  * (4 nodes, an hour, due at 180 min) and job K (4 nodes, 5 h, due at 360 min), both
  * Standard (on the paper site K needs 21000 s of its 21600). At 30 min a node of J fails; no node is free, so J cannot finish in time and is

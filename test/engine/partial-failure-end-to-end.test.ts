@@ -3,7 +3,7 @@ import { at, getJson, planOf, postJson, reservationOffer, secondsOf, simulatedSe
 import type { StoredReport } from '../../src/engine/execution/ports.js';
 
 /**
- * Issue 12, case 7, through the agreement: a 2-node reservation on a 3-node cluster whose
+ * A 2-node reservation on a 3-node cluster whose
  * third node another reservation holds. Halfway through the window one of its nodes fails.
  * It keeps the survivor to the end of its window (nobody else gets it); its agreement stays
  * Observed while the window runs and ends Complete at the window's end; only the

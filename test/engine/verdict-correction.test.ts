@@ -15,7 +15,7 @@ import { makeAgreement } from '../store/fixtures/make-agreement.js';
 import { at, deadlineOffer, getJson, planOf, postJson, simulatedServer, type SimulatedServer } from './run-time-support.js';
 
 /**
- * An operator corrects a recorded violation (issue 50): the term becomes Fulfilled, the
+ * An operator corrects a recorded violation: the term becomes Fulfilled, the
  * penalty credited to the charge account is taken back by one compensating entry, the report
  * and the audit trail keep who corrected what and why, and a correction cut short is
  * finished by sending it again, never applied twice. The violation is a real one (Legacy,

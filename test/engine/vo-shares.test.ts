@@ -10,7 +10,7 @@ import { paper } from '../scheduler/support.js';
 import { at, reservationOffer, simulatedServer, type SimulatedServer } from './run-time-support.js';
 
 /**
- * VO usage SLAs at admission (issue 14), one VO per limit kind on an 8-node site whose
+ * VO usage SLAs at admission, one VO per limit kind on an 8-node site whose
  * epoch is the day from T0 (192 node-hours; each VO's 25 % is 48): fixed caps, extensible
  * passes its cap only into capacity nobody else is entitled to, burst passes it by a
  * bounded amount at a bounded width. Refusals are ShareExceeded faults naming the VO.

@@ -6,7 +6,7 @@ import { startServerProcess, type ServerProcess } from '../support/server-proces
 import { runFuzz } from './harness.js';
 
 /**
- * Issue 23: the fuzz harness against `npm start` as its own process (SQLite, 64 nodes, the
+ * The fuzz harness against `npm start` as its own process (SQLite, 64 nodes, the
  * local executor), WSAG_FUZZ_RUNS cases (5,000 by default), 6 at a time. 0 exits, 0
  * InternalError, 0 stacks or paths, 0 answers that are not well-formed, /healthz within a
  * second (beyond a trivial reference server asked at the same moment) after every batch and throughout, a valid offer still accepted, every created agreement keeping

@@ -9,7 +9,7 @@ import { fuzzCase } from './mutations.js';
 import { faceOf, recordSeeds, type FuzzRequest } from './seeds.js';
 
 /**
- * The fuzz harness (issue 23): mutated requests for every operation, sent `concurrency` at
+ * The fuzz harness: mutated requests for every operation, sent `concurrency` at
  * a time to a running server, each answer checked against the rules every face keeps:
  *  - an answer at all, within `answerMs`;
  *  - no InternalError, no stack trace, no file path, no framework page;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { FuzzRequest } from './seeds.js';
 
 /**
- * What the fuzzer does to a valid request (issue 23): structure (drop, repeat, rename or
+ * What the fuzzer does to a valid request: structure (drop, repeat, rename or
  * move an element into another namespace), values (hostile text in any element or
  * attribute), bytes (flip, cut, insert invalid UTF-8 or control characters), SOAP headers
  * (unknown mustUnderstand blocks, odd MessageIDs and Actions) and HTTP (method, path,

@@ -18,7 +18,7 @@ import { requireTool } from '../support/tools.js';
 const available = requireTool('xmlsec1');
 
 /**
- * Issue 5 acceptance, end to end: an agreement the server signed and stored in SQLite is
+ * Acceptance, end to end: an agreement the server signed and stored in SQLite is
  * exported by `wsag audit export`; xmlsec1 verifies it with the CA file alone; one changed
  * character in its Terms makes both xmlsec1 and `wsag audit verify` fail.
  */

@@ -14,7 +14,7 @@ const available = requireTool('xmllint') && requireTool('xmlsec1');
 const schema = path.resolve(projectRoot, 'test/reference/usage-record/urf.xsd');
 
 /**
- * Issue 14's usage records against tools nobody here wrote: every record the server emits
+ * Usage records against tools nobody here wrote: every record the server emits
  * (a completed job, a terminated one, the CLI's export of all) validates against the OGF
  * Usage Record schema (GFD.98) with xmllint; the signed form verifies with xmlsec1 and the
  * CA file alone, and fails once a character changes.

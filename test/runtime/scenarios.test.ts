@@ -8,7 +8,7 @@ import { cluster, hours, job, minutes, T0 } from '../scheduler/support.js';
 import { at, completionTerm, copy, failNode, paper, secondsOf, simulatedRuntime } from './support.js';
 
 /**
- * The acceptance scenarios of issue 6, run with the real Planning Manager, the simulated
+ * The node-failure acceptance scenarios, run with the real Planning Manager, the simulated
  * clock and the simulated resource manager. The job: 4 nodes, 3600 s, one covered outage,
  * deadline 5000 s after the start; the site is the scheduler's paper site (t_init 30 s,
  * t_cp 120 s, no deinitialisation, no slowdown). Node n01 fails at 1800 s, halfway.
@@ -53,7 +53,7 @@ const request = (level: GuaranteeLevel): ServiceRequest => ({
   securityPolicy: [],
 });
 
-describe('issue 6 acceptance: a node fails halfway through the job', () => {
+describe('a node fails halfway through the job', () => {
   it('Standard restarts from its last checkpoint on a spare node and meets its deadline: Fulfilled, no penalty', async () => {
     const pm = admitted('Standard');
     const runtime = start(pm);

@@ -5,7 +5,7 @@ import { PlanningManager } from '../../src/scheduler/planning-manager.js';
 import { cluster, hours, job, minutes, paper, T0 } from './support.js';
 
 /**
- * Hand-worked scenarios from seed 002 chapter 3. The site is chosen so the figures can be
+ * Hand-worked scenarios from Hovestadt 2006 chapter 3. The site is chosen so the figures can be
  * checked on paper: 30 s to initialise or restart a job, nothing to deinitialise, no
  * slowdown, and a checkpoint of a 16 GB node takes 120 s. A 3600 s job covering two
  * outages then gets the seed's 7 checkpoints (3.16): compute intervals of 450 s, the

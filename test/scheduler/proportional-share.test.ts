@@ -5,7 +5,7 @@ import { ProportionalShare } from '../../src/scheduler/proportional-share.js';
 import { cluster, hours, job, minutes, T0 } from './support.js';
 
 /**
- * Tycoon's proportional share for best-effort work (issue 15, seed 004): bidders with a
+ * Tycoon's proportional share for best-effort work (Sandholm 2007): bidders with a
  * backlog get spare node-time in proportion to their bids. Four nodes with no set-up
  * times; each bidder keeps eight 10-minute one-node jobs waiting; the clock moves in
  * 5-minute steps and the node-time each bidder got is counted from hour 10 to hour 90.

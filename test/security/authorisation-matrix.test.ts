@@ -16,7 +16,7 @@ import { deadlineOffer, reservationOffer } from '../engine/run-time-support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
- * Issue 51: the whole authorisation matrix from one table. Every route the server answers
+ * The whole authorisation matrix from one table. Every route the server answers
  * (read from its router) and every SOAP operation has a rule here; each is called by every
  * kind of caller: anonymous on plain HTTP, TLS without a certificate, an untrusted CA, an
  * expired certificate, the owner (alice), another user (bob) and an operator. A route

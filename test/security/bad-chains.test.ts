@@ -13,7 +13,7 @@ import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
- * Issue 51, item 8: a bad chain on any port is answered, never cut off. A certificate under
+ * A bad chain on any port is answered, never cut off. A certificate under
  * a forged CA of the trusted CA's name, the forged CA sent along, and a self-signed one each
  * get a NotAuthenticated fault on the SOAP ports (with a whole offer as the body) and 401 on
  * /api, naming what is wrong; the TLS handshake itself completes, so the caller hears why.

@@ -15,7 +15,7 @@ import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
 import { projectRoot } from '../support/server.js';
 
 /**
- * Issue 51, items 1 and 2, in Debian's Chromium: an operator's browser (the local user is an
+ * In Debian's Chromium: an operator's browser (the local user is an
  * operator here, as a certificate-holding operator's browser would be) is made to act by a
  * stored document and by a page on another site. Neither may change anything: a document
  * is served sandboxed (its script never runs as a page of this origin) and a markup-bearing

@@ -14,7 +14,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { wsag } from '../cli/support.js';
 
 /**
- * Issue 51, item 4: no single user takes what belongs to all. Over TLS, with the default
+ * No single user takes what belongs to all. Over TLS, with the default
  * limits (a party holds at most half the SLA nodes at any time) and a few set low here,
  * alice cannot hold the whole site, bob still gets capacity, pending agreements expire
  * undecided, negotiations are bounded, /metrics counts each refusal by limit, and the

@@ -7,7 +7,7 @@ import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 /**
- * Issue 51, item 8: what the server writes (the database and its log, the lock, the
+ * What the server writes (the database and its log, the lock, the
  * subscriptions, and whatever else it creates: the process runs with umask 077) is readable
  * by its own user alone, in a data directory only that user may enter, as `npm start` runs it.
  */

@@ -7,7 +7,7 @@ import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
- * Issue 51, item 5: the server calls out only where the site allows. Callback and
+ * The server calls out only where the site allows. Callback and
  * acceptance URLs that reach loopback, private or link-local addresses are refused, at
  * registration and at each call, however they are written; redirects are not followed.
  */

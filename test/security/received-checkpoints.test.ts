@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { at, deadlineOffer, simulatedServer, type SimulatedServer } from '../engine/run-time-support.js';
 
 /**
- * Issue 51, item 6: a checkpoint received for an agreement does not outlive it. Uploaded
+ * A checkpoint received for an agreement does not outlive it. Uploaded
  * while the agreement is Observed, it is removed from the disk once the agreement ends.
  */
 describe('received checkpoints', () => {

@@ -10,7 +10,7 @@ import { startServer, type RunningServer } from '../../src/server.js';
 import { projectRoot } from '../support/server.js';
 
 /**
- * Issue 51, item 8: every refusal of a party is logged with its reason, where the request
+ * Every refusal of a party is logged with its reason, where the request
  * came from and what it presented, on the SOAP ports and under /api alike, so an operator can
  * follow an attempt from the log.
  */

@@ -3,7 +3,7 @@ import { atOfferedLoad, compareBaselines, loadInputs, parseCluster, parseWorkloa
 import { fcfsBackfill } from '../../src/sim/fcfs-backfill.js';
 import { wsag } from '../cli/support.js';
 
-/** Baselines (issue 19): the no-planning batch queue worked by hand, and the comparison through the CLI. */
+/** Baselines: the no-planning batch queue worked by hand, and the comparison through the CLI. */
 const cluster = parseCluster({
   nodes: [{ count: 4, prefix: 'n', memoryGB: 16, cpus: 8 }],
   timing: { nodeInitSeconds: 0, storageInitSecondsPerGB: 0, storageRollbackSecondsPerGB: 0, storageMountSeconds: 0, deinitSeconds: 0, slowdownFactor: 1 },

@@ -55,7 +55,7 @@ describe('wsag sim --interactive', () => {
     const result = await wsag(['sim', '--workload', 'workloads/small.json', '--interactive', '0.5', '--session-nodes', '2']);
     expect(result.code).toBe(0);
     expect(result.out[0]).toBe('Interactive jobs (docs/scheduler.md): 10 jobs, 50.0 % interactive, at most 2 nodes, start within 5 s, 1 warm node');
-    expect(result.out.at(-2)).toMatch(/^CrossBroker \(seed 001/);
+    expect(result.out.at(-2)).toMatch(/^CrossBroker \(Fernández del Castillo 2008/);
     expect((await wsag(['sim', '--workload', 'workloads/small.json', '--interactive', '0'])).err[0]).toBe('error: --interactive expects the share of jobs made interactive, above 0 and at most 1, got "0"');
   });
 });

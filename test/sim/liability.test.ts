@@ -42,7 +42,7 @@ describe('liability in the simulator', () => {
   it('a Grid offer the provider declined makes Standard pay, and only Standard', () => {
     const declined = 'the cheapest offer (120.00 EUR from dear) costs no less than the penalty 100.00 EUR; paying the penalty is cheaper';
     expect(liabilityOf(facts('Standard', { gridDeclined: declined })).rule).toBe(
-      `liable: Standard resumes the job on Grid resources when local ones are lacking (seed 002 section 3.2.2), but the provider kept it: ${declined}`,
+      `liable: Standard resumes the job on Grid resources when local ones are lacking (Hovestadt 2006, section 3.2.2), but the provider kept it: ${declined}`,
     );
     const restarted = facts('Enhanced', { executed: [piece(0, 1000, false), piece(1000, 3000, true)], gridDeclined: declined });
     expect(liabilityOf(restarted).liable).toBe(false);

@@ -108,7 +108,7 @@ describe('the variants of workloads/README.md', () => {
     expect(report.migration?.peers.map((p) => [p.name, p.quotes])).toEqual([['cheap', 0], ['dear', 1]]);
     expect(job(report, 'm1')).toMatchObject({ status: 'dropped', end: 6000, violation: 'left-in-P', paid: 100 });
     expect(report.violated[0]?.liability).toBe(
-      'liable: Standard resumes the job on Grid resources when local ones are lacking (seed 002 section 3.2.2), but the provider kept it: ' +
+      'liable: Standard resumes the job on Grid resources when local ones are lacking (Hovestadt 2006, section 3.2.2), but the provider kept it: ' +
         'the cheapest offer (120.00 EUR from dear) costs no less than the penalty 100.00 EUR; paying the penalty is cheaper',
     );
     expect(report.penalties).toMatchObject({ owed: 100, paid: 100, excused: 0 });

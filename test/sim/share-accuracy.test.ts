@@ -39,6 +39,6 @@ describe('share accuracy', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.out[0]).toBe('VO usage SLAs: share accuracy (docs/vo-policy.md)');
     expect(result.out.some((l) => /^astro\s+burst\s+30\.0 %/.test(l))).toBe(true);
-    expect(result.out.at(-1)).toMatch(/^GRUBER \(seed 000, Table 6\.3\)/);
+    expect(result.out.at(-1)).toMatch(/^GRUBER \(Dumitrescu 2007, Table 6\.3\)/);
   });
 });

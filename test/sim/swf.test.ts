@@ -5,7 +5,7 @@ import { loadInputs } from '../../src/sim/index.js';
 import { wsag } from '../cli/support.js';
 
 /**
- * Real traces (issue 19): the Standard Workload Format, node failures from CSV or drawn at a
+ * Real traces: the Standard Workload Format, node failures from CSV or drawn at a
  * rate. test/sim/fixtures/tiny.swf is a trace written for the tests (eight jobs: one never
  * ran, one has no processor count, one is larger than the 8-node machine).
  */

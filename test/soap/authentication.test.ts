@@ -13,7 +13,7 @@ import { countersign, verifyAgreementSignatures } from '../../src/crypto/xml-sig
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-/** Issue 5 acceptance: over TLS a user's proxy creates an agreement; others cannot read or terminate it; no or foreign certificates are refused. */
+/** Over TLS a user's proxy creates an agreement; others cannot read or terminate it; no or foreign certificates are refused. */
 describe('authentication and authorisation over TLS and WS-Security', () => {
   let server: TestServer;
   let pki: string;

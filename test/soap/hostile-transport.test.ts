@@ -10,7 +10,7 @@ import { createAgreementBody, faultOf, post, soap11, soap12 } from '../support/s
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
- * Issue 23, classes 2, 4, 5 and the transport of 8: every face answers every failure in
+ * Every face answers every failure in
  * its own form (a problem document under /api, a SOAP Fault on a port, plain text
  * elsewhere), never a stack, a path or the framework's page; every answer is well-formed.
  */

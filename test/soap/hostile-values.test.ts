@@ -5,7 +5,7 @@ import { offerFromTemplate, type OfferSetting } from '../../src/xml/offer-from-t
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
- * Issue 23, classes 1, 3, 6 and the values of 8: typed values are checked when they are
+ * Typed values are checked when they are
  * read, times beyond the planning horizon are refused naming the element, and no request
  * can leave the plan unusable for the next one. A 64-node cluster (none kept warm for sessions) with its clock at 12:00.
  */

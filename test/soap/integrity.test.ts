@@ -5,7 +5,7 @@ import { offerFromTemplate, type OfferSetting } from '../../src/xml/offer-from-t
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
- * Issue 12: what the server signs, its plan can keep. An 8-node cluster with its clock at
+ * What the server signs, its plan can keep. An 8-node cluster with its clock at
  * 12:00 (the templates' defaults are relative to it).
  */
 const now = new Date('2026-11-21T12:00:00Z');

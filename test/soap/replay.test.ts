@@ -12,7 +12,7 @@ import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
 import { projectRoot } from '../support/server.js';
 
 /**
- * Issue 51, item 3: a signed message counts once. Alice's CreateAgreement, signed with
+ * A signed message counts once. Alice's CreateAgreement, signed with
  * WS-Security, is posted again word for word by someone else on the plain HTTP port: the
  * copies are refused by name, before and after a restart of the server (the signatures seen
  * are kept in its SQLite database until the message would have expired), and her account

@@ -16,7 +16,7 @@ import { seenSignaturesContract } from './seen-signatures.suite.js';
 import { usageRecordStoreContract } from './usage-records.suite.js';
 
 /**
- * The PostgreSQL stores (issue 16) against the same contract suites as SQLite and the memory
+ * The PostgreSQL stores against the same contract suites as SQLite and the memory
  * twins, on a real PostgreSQL started for this file; each store gets a schema of its own.
  */
 let pg: TestPostgres | undefined;

@@ -12,7 +12,7 @@ import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
 import { projectRoot } from '../support/server.js';
 
 /**
- * The dashboard in a real browser (issue 17): Debian's Chromium driven by playwright-core.
+ * The dashboard in a real browser: Debian's Chromium driven by playwright-core.
  * A server with SQLite (so agreements have their audit history) on 6 nodes, no run time;
  * the pages are loaded, clicked through and screenshotted into test-results/screenshots/.
  * WSAG_SKIP_BROWSER=1 skips this on a machine without Chromium; CI never skips it.

@@ -9,7 +9,7 @@ import { startServerProcess, type ServerProcess } from '../support/server-proces
 import { projectRoot } from '../support/server.js';
 
 /**
- * Issue 52, item 1: the server started exactly as the README's first commands do (`npm
+ * The server started exactly as the README's first commands do (`npm
  * start`: the compiled server, nothing configured, so every caller is the party
  * `anonymous` and no one an operator) opens the dashboard on a schedule, not an error: the
  * party's own bookings labelled, clickable through to the agreement.

@@ -6,7 +6,7 @@ import { forwardMac } from '../../src/crypto/forward-mac.js';
 import { checkingForwards, wasForwarded } from '../../src/web/forwarded-requests.js';
 
 /**
- * Issue 51, item 7: instances prove a forwarded request with an HMAC, never the secret. The
+ * Instances prove a forwarded request with an HMAC, never the secret. The
  * leader's listener checks the MAC over method, path, time, nonce, body and chain before
  * anything reads the request, then hands the body on intact; a changed, stale, replayed or
  * unkeyed request is refused with 401.

@@ -5,7 +5,7 @@ import { makeAgreement } from '../store/fixtures/make-agreement.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
- * Issue 23, class 7: a listing's cost does not grow with what the server holds. 1,500
+ * A listing's cost does not grow with what the server holds. 1,500
  * stored agreements (ended, so the plan is empty); GET /api/agreements answers a page of at
  * most 100 by default with a Link to the next, and the client reads every page.
  */

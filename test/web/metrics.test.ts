@@ -6,7 +6,7 @@ import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
- * /metrics in Prometheus' text format (issue 17), read by a parser nobody here wrote
+ * /metrics in Prometheus' text format, read by a parser nobody here wrote
  * (parse-prometheus-text-format): the counters and gauges move as requests are made.
  */
 let server: TestServer;

@@ -5,7 +5,7 @@ import type { StateNotification } from '../../src/engine/execution/notifications
 import { at, deadlineOffer, getJson, postJson, simulatedServer, type SimulatedServer } from '../engine/run-time-support.js';
 
 /**
- * HTTP callback subscriptions (issue 6): the owner of an agreement registers a URL, and
+ * HTTP callback subscriptions: the owner of an agreement registers a URL, and
  * every change of the agreement's states is POSTed there as JSON. A local listener plays
  * the subscriber; the server runs on a simulated clock with the simulated executor.
  */

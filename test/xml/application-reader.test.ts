@@ -17,7 +17,7 @@ const refusal = (xml: string) => {
   return undefined;
 };
 
-describe('jsdl:Application (issue 13)', () => {
+describe('jsdl:Application', () => {
   it('reads a POSIXApplication: executable, arguments in order, environment, working directory and standard files', () => {
     const request = requestOf(withApplication([
       '<jsdl-posix:Executable> /opt/apps/cm5/run </jsdl-posix:Executable>',

@@ -26,7 +26,7 @@ export const checkpointCommand: Command = {
     '[--storage-gb GB] [--outages N] [--slowdown FACTOR] [--migration-seconds S] ' +
     '[--deadline-seconds S [--slot-seconds S]] [--frequency PER_HOUR] [--json]',
   description: [
-    'Computes a fault-tolerant job\'s checkpoint plan with the timing model of seed 002',
+    'Computes a fault-tolerant job\'s checkpoint plan with the timing model of Hovestadt 2006',
     'section 3.4 (formulas 3.1-3.17), without a server: the optimal number of checkpoints',
     'for the covered outages (3.16), the computation between checkpoints (3.6), the slot',
     'the job needs without outages (t_minslot, 3.7), its worst-case runtime (t_jobmax, 3.8)',

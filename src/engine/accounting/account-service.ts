@@ -40,7 +40,7 @@ export interface AccountView {
 }
 
 /**
- * The bank's face (issue 14, SGAS's Bank): operators create accounts, allocate and
+ * The bank's face (SGAS's Bank): operators create accounts, allocate and
  * deposit; an account's owner and members read it and its statement. Everything goes
  * through the AccountStore, once per key: a deposit sent twice with the same key is
  * credited once.

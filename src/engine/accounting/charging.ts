@@ -11,7 +11,7 @@ export const agreementHoldId = (agreementId: string) => `agreement:${agreementId
 export const offerHoldId = (negotiationId: string, offerId: string) => `offer:${negotiationId}/${offerId}`;
 
 /**
- * Holds of funds where capacity is promised (issue 14): before an agreement is stored, and
+ * Holds of funds where capacity is promised: before an agreement is stored, and
  * when a negotiation offer holds capacity, the charge account its sla:ChargeAccount names
  * must exist, belong to the caller (owner or member), match the VO and group named, and
  * cover the quoted price after its overdraft policy; else the request is refused naming

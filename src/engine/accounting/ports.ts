@@ -3,7 +3,7 @@ import type { Account, FundsHold, LedgerChange, LedgerEntry } from '../../domain
 /** The ports of this use case; the ports every use case shares are in ../ports.ts. */
 
 /**
- * The accounting books (issue 14): accounts, holds of funds and the ledger. Every change
+ * The accounting books: accounts, holds of funds and the ledger. Every change
  * goes through `apply`, which runs the domain's rule (src/domain/accounts.ts) on the
  * account as stored and writes its result in one transaction, once per key: an operation
  * whose key is already in the ledger changes nothing, so a retry after a crash never
@@ -40,7 +40,7 @@ export interface StoredUsageRecord {
   signed?: string;
 }
 
-/** Usage records (issue 14), one per ended agreement, never changed once stored. */
+/** Usage records, one per ended agreement, never changed once stored. */
 export interface UsageRecordStore {
   /** Stores the record; false (and nothing changes) when the agreement has one already. */
   add(record: StoredUsageRecord): Promise<boolean>;

@@ -11,7 +11,7 @@ import { agreementHoldId, Charging, offerHoldId } from './charging.js';
 const live = new Set(['Pending', 'Observed', 'PendingAndTerminating', 'ObservedAndTerminating']);
 
 /**
- * The books follow what was promised and what happened (issue 14). Holds are placed in
+ * The books follow what was promised and what happened. Holds are placed in
  * the flows (Charging); everything after follows the stored state, once per key, so a
  * change seen twice, or again after a crash, changes the books once:
  * - a negotiation offer's hold that expired or was released is closed, its preparatory

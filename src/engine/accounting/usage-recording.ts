@@ -14,7 +14,7 @@ export interface UsageRecordDocuments {
 }
 
 /**
- * Usage records (issue 14): every agreement that ends Complete or Terminated gets one OGF
+ * Usage records: every agreement that ends Complete or Terminated gets one OGF
  * Usage Record (GFD.98) of what its job used and was charged, written once (the store
  * keeps the first) when the change is seen, and at start-up for any ended agreement that
  * has none. The initiator and operators read them.

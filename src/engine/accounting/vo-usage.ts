@@ -7,7 +7,7 @@ import { epochAt, type SitePolicy } from '../../domain/vo-policy.js';
 import { checkShares, standings, type Owner, type UsageItem } from '../../domain/vo-shares.js';
 
 /**
- * VO usage SLAs at admission (issue 14; docs/vo-policy.md). Usage in an epoch is what the
+ * VO usage SLAs at admission (docs/vo-policy.md). Usage in an epoch is what the
  * plan has booked (agreements and held offers, by their owners) plus what ended jobs used
  * (from their runs); a new booking is checked against the shares before it is kept
  * (CreateAgreement, a negotiated hold), and refused with ShareExceeded naming the VO,

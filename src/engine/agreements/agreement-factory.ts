@@ -42,9 +42,9 @@ export interface AgreementFactoryDeps {
   signer?: AgreementSigner;
   /** Full service: remote standby capacity held at a peer at acceptance (present when peers are configured). */
   standby?: Pick<RemoteStandby, 'reserve' | 'bind' | 'release'>;
-  /** Holds of funds on the sla:ChargeAccount (issue 14); absent: nothing is charged. */
+  /** Holds of funds on the sla:ChargeAccount; absent: nothing is charged. */
   charging?: Pick<Charging, 'hold'>;
-  /** VO usage SLAs (issue 14); absent: no shares are enforced. */
+  /** VO usage SLAs; absent: no shares are enforced. */
   shares?: Pick<VoUsage, 'check' | 'own' | 'forget' | 'rename'>;
   /** Fair use (docs/security.md): one party's share of the site; absent: no limits. */
   fairUse?: Pick<FairUse, 'check' | 'own' | 'forget' | 'rename'>;
@@ -253,7 +253,7 @@ export const writeAgreementDocument: Step = {
       templateId: template.id,
       templateName: template.name,
     });
-    // The provider signs what it commits to, before it is stored (PROTOCOL.md, issue 5).
+    // The provider signs what it commits to, before it is stored (PROTOCOL.md).
     if (deps.signer) ctx.document = await deps.signer.sign(ctx.document);
   },
 };
@@ -350,7 +350,7 @@ export const checkFairUse: Step = {
 };
 
 /**
- * The quoted price is held on the charge account before the agreement is stored (issue 14):
+ * The quoted price is held on the charge account before the agreement is stored:
  * not enough funds refuses the offer naming the account and both amounts. A renegotiation
  * keeps the agreement's hold.
  */

@@ -161,7 +161,7 @@ export class AgreementService {
   }
 
   /**
-   * The initiator's countersignature (issue 5): `document` is the stored agreement with the
+   * The initiator's countersignature: `document` is the stored agreement with the
    * initiator's signature added inside the provider's. The provider's signature must be the
    * one stored (so nothing it covers changed) and the countersigner must be the initiator.
    */

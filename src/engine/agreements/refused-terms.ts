@@ -14,7 +14,7 @@ export function refuseBidWithTimePromise(request: ServiceRequest): void {
 }
 
 /**
- * CreateAgreement and CreatePendingAgreement make a binding agreement (seed 002 section
+ * CreateAgreement and CreatePendingAgreement make a binding agreement (Hovestadt 2006, section
  * 3.1): a non-binding quote or a preparatory hold is what negotiation is for.
  */
 export function requireBindingRequest(request: ServiceRequest): void {

@@ -10,7 +10,7 @@ import { actorOf } from '../audit/audit-notes.js';
 import type { AgreementRepository } from '../ports.js';
 
 /**
- * Using a binding reservation (seed 002 section 2.3): a later request names the
+ * Using a binding reservation (Hovestadt 2006, section 2.3): a later request names the
  * reservation's agreement id (sla:UseReservation); it is accepted once, only inside the
  * reserved window, and runs on the reservation's capacity, so it books nothing new.
  */

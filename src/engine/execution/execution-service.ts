@@ -62,7 +62,7 @@ type StartOutcome = 'started' | 'not-started' | 'waits-for-checkpoint' | 'no-run
 class Unchanged extends Error {}
 
 /**
- * The run time of accepted agreements (seed 002 section 3.3; docs/operations.md "Run time"):
+ * The run time of accepted agreements (Hovestadt 2006, section 3.3; docs/operations.md "Run time"):
  * every Observed agreement's planned job is handed to the executor; what the executor
  * reports moves the agreement's service term states (NotReady, Ready/Processing or Idle,
  * Completed), its guarantee term states (Fulfilled, Violated) and, once post-runtime is
@@ -214,7 +214,7 @@ export class ExecutionService {
       ...(noted?.details ?? (event.type === 'phase' ? { phase: event.phase, nodes: event.nodes } : {})),
       ...(service ? { serviceState: service.subState ? `${service.state}/${service.subState}` : service.state } : {}),
     });
-    // The job's nodes are free before its booking ends: waiting jobs may take them (seed 002 section 3.5, "job finishes").
+    // The job's nodes are free before its booking ends: waiting jobs may take them (Hovestadt 2006, section 3.5, "job finishes").
     if ((event.type === 'completed' || event.type === 'failed') && this.deps.plan.job(id)) {
       // Not waiting for the other jobs' queues from inside this one's.
       await this.followReplan(this.deps.plan.jobFinished(id, this.deps.clock.now()), false);

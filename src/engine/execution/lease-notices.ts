@@ -2,7 +2,7 @@ import type { Agreement } from '../../domain/agreement.js';
 import { InstantQueue } from '../../scheduler/instant-queue.js';
 
 /**
- * Notice before a lease ends (issue 15, Shirako's leases): every Observed agreement with a
+ * Notice before a lease ends (Shirako's leases): every Observed agreement with a
  * reservation window is a lease whose holder hears `noticeSeconds` before the window ends,
  * through its subscriptions (NotificationService.leaseEnding). Watched at start-up and on
  * every change, so an extended lease gets its notice at the new end; each end is noticed

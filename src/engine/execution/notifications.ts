@@ -43,7 +43,7 @@ export interface NotificationServiceDeps {
 }
 
 /**
- * Notifications of state changes (issue 6): an agreement's owner registers HTTP callbacks,
+ * Notifications of state changes: an agreement's owner registers HTTP callbacks,
  * and every change of its agreement state, service term states or guarantee term states is
  * POSTed to each, in order, with retries and backoff. Delivery never delays the change: it
  * runs on its own, and a subscriber that stays unreachable is only logged. Polling AgreementState

@@ -9,7 +9,7 @@ import type { CheckpointData } from '../migration/ports.js';
 
 /** The ports of this use case; the ports every use case shares are in ../ports.ts. */
 
-// run time (seed 002 section 3.3; docs/operations.md "Run time")
+// run time (Hovestadt 2006, section 3.3; docs/operations.md "Run time")
 
 /** What the guarantee terms of a job are judged by while it runs. */
 export interface ExecutionTerms {
@@ -36,7 +36,7 @@ export type ExecutionEvent =
   | { type: 'failed'; jobId: string; at: Date; cause: FailureCause; reason: string }
   /** Post-runtime is over: the agreement may complete and its report be written. */
   | { type: 'closed'; jobId: string; at: Date }
-  /** Still computing at the booked end of its last piece ("runtime exceeded", seed 002 section 3.5): the scheduler's event. */
+  /** Still computing at the booked end of its last piece ("runtime exceeded", Hovestadt 2006, section 3.5): the scheduler's event. */
   | { type: 'overrun'; jobId: string; at: Date; bookedEnd: Date }
   | { type: 'violated'; jobId: string; at: Date; evaluation: GuaranteeEvaluation }
   | { type: 'fulfilled'; jobId: string; at: Date; evaluation: GuaranteeEvaluation };

@@ -2,7 +2,7 @@ import type { Library, ServiceRequest } from '../../domain/terms.js';
 import type { LocalSite, PeerLibrary, PeerProfile } from './peers.js';
 
 /**
- * Compatibility profiles (seed 002 sections 3.6.3, 3.6.4 and 4.4): what a target must offer
+ * Compatibility profiles (Hovestadt 2006, sections 3.6.3, 3.6.4 and 4.4): what a target must offer
  * so that a job restarts there from its checkpoint, and the static matching of a peer's
  * configured profile against it.
  */

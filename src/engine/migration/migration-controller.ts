@@ -240,7 +240,7 @@ export const migrationSteps: readonly MigrationStep[] = [
 ];
 
 /**
- * The Migration Controller (seed 002 sections 3.6 and 4.2.4; SCHEDULER.md "Cross-border
+ * The Migration Controller (Hovestadt 2006, sections 3.6 and 4.2.4; SCHEDULER.md "Cross-border
  * migration"): when the Planning Manager cannot keep every promise with local resources,
  * it moves jobs to peer providers. Seven steps, in order, each a named function over the
  * run below: candidates by the provider's policy, the customer's policy, compatibility

@@ -9,7 +9,7 @@ import type { PeerRequest } from './ports.js';
 
 /**
  * A job as the Migration Controller weighs it: its terms, where it stands in the plan, and
- * the figures of the timing model (seed 002 section 3.4) that decide whether a move can
+ * the figures of the timing model (Hovestadt 2006, section 3.4) that decide whether a move can
  * still keep its promise.
  */
 export interface MigrationJob {

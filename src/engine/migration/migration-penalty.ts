@@ -4,7 +4,7 @@ import type { GuaranteeTerm } from '../../domain/terms.js';
 import type { MigrationJob } from './migration-jobs.js';
 
 /**
- * The penalty a job in P would cost if it stays (seed 002 section 3.6.7: a migration pays
+ * The penalty a job in P would cost if it stays (Hovestadt 2006, section 3.6.7: a migration pays
  * when the cheapest offer costs less than "the penalty fee that the provider would have to
  * pay in case of SLA-violation"). Each guarantee term whose objective the lost time breaks
  * (completion by a deadline, a start by a time, nodes through a reservation window) is

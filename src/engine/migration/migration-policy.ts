@@ -3,7 +3,7 @@ import type { MigrationJob } from './migration-jobs.js';
 import type { LocalSite, Peer, ProviderMigrationPolicy } from './peers.js';
 
 /**
- * The two policies of cross-border migration (seed 002 sections 3.6.1 and 3.6.2): the
+ * The two policies of cross-border migration (Hovestadt 2006, sections 3.6.1 and 3.6.2): the
  * provider's decides which jobs may leave and to which peers; the customer's, agreed in the
  * SLA, may only narrow it ("prohibition always overrules admission").
  */

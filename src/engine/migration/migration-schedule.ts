@@ -5,7 +5,7 @@ import type { PlannedJob } from '../../scheduler/model.js';
 export type ProblemList = Array<{ id: string; reason: string }>;
 
 /**
- * What the Migration Controller asks of the schedule for general jobs (seed 002 section
+ * What the Migration Controller asks of the schedule for general jobs (Hovestadt 2006, section
  * 3.6.8: "working on a copy of the current schedule ... the migrated job is removed from
  * the system and the scheduler generates a new schedule").
  */

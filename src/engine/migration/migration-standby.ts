@@ -8,7 +8,7 @@ import type { PeerProviders, RemoteAgreement, StandbyHold } from './ports.js';
 
 /**
  * Full service reserves remote capacity up front and is "accepted only if [it] can be
- * reserved" (TERMS.md "Guarantee levels", seed 002 section 3.2.2). At acceptance time the
+ * reserved" (TERMS.md "Guarantee levels", Hovestadt 2006, section 3.2.2). At acceptance time the
  * standby is held at a peer by a preparatory reservation (the peer's committing offer);
  * once the local agreement is made it is bound (an agreement with the peer), or released
  * if the local agreement is not made. The peer must be one the job could move to: the

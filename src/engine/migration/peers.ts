@@ -1,5 +1,5 @@
 /**
- * Peer providers for cross-border migration (seed 002 sections 3.6 and 4.2.4): other
+ * Peer providers for cross-border migration (Hovestadt 2006, sections 3.6 and 4.2.4): other
  * WS-Agreement servers this provider may move jobs to, or reserve standby capacity at for
  * Full service. Read from a JSON file (env WSAG_PEERS_FILE, see examples/peers.json and
  * docs/operations.md "Peers and migration"), checked at start-up with exact messages.
@@ -22,7 +22,7 @@ export interface PeerLibrary {
   version: string;
 }
 
-/** What a peer's nodes offer for restarting a checkpoint (seed 002 section 4.4). */
+/** What a peer's nodes offer for restarting a checkpoint (Hovestadt 2006, section 4.4). */
 export interface PeerProfile {
   /** As JSDL names them (LINUX, ...); compared without regard to case. */
   operatingSystems: string[];
@@ -54,7 +54,7 @@ export interface Peer {
   checkpointUrl?: string;
 }
 
-/** This provider as the compatibility profile of its jobs sees it (seed 002 section 3.6.3). */
+/** This provider as the compatibility profile of its jobs sees it (Hovestadt 2006, section 3.6.3). */
 export interface LocalSite {
   /** Our administrative domain; without it no peer counts as inside it. */
   domain?: string;
@@ -65,7 +65,7 @@ export interface LocalSite {
   checkpointSystem?: string;
 }
 
-/** The provider's migration policy (seed 002 section 3.6.1): which jobs may leave, and to whom. */
+/** The provider's migration policy (Hovestadt 2006, section 3.6.1): which jobs may leave, and to whom. */
 export interface ProviderMigrationPolicy {
   /** `problematic`: only jobs in P move; `all`: other jobs may also move to make room for P (002 section 3.6.8). */
   candidates: 'problematic' | 'all';

@@ -5,7 +5,7 @@ import type { Peer } from '../migration/peers.js';
 
 /** The ports of this use case; the ports every use case shares are in ../ports.ts. */
 
-// peer providers (cross-border migration, seed 002 sections 3.6 and 4.2.4)
+// peer providers (cross-border migration, Hovestadt 2006, sections 3.6 and 4.2.4)
 
 /** What is asked of a peer provider: terms it is to serve (src/client/peer-providers.ts writes them into an offer from the peer's template). */
 export interface PeerRequest {

@@ -34,9 +34,9 @@ export interface NegotiationServiceDeps {
   clock: Clock;
   ids: IdSource;
   settings: NegotiationSettings;
-  /** Holds of funds on the sla:ChargeAccount of offers that hold capacity (issue 14); absent: nothing is charged. */
+  /** Holds of funds on the sla:ChargeAccount of offers that hold capacity; absent: nothing is charged. */
   charging?: Pick<Charging, 'hold' | 'budget'>;
-  /** VO usage SLAs (issue 14): a hold is capacity booked for its VO. */
+  /** VO usage SLAs: a hold is capacity booked for its VO. */
   shares?: Pick<VoUsage, 'check' | 'own' | 'forget'>;
   /** Fair use: open negotiations and held capacity per party. */
   fairUse?: Pick<FairUse, 'check' | 'own' | 'forget' | 'checkNegotiations'>;
@@ -437,7 +437,7 @@ export class NegotiationService {
     return this.deps.negotiations.update(negotiation, negotiationNotes(before, negotiation, actor));
   }
 
-  /** Site limits (seed 002 section 2.3): past the duration or the rounds, the negotiation closes with a fault. */
+  /** Site limits (Hovestadt 2006, section 2.3): past the duration or the rounds, the negotiation closes with a fault. */
   private async enforceLimits(negotiation: Negotiation, before: Negotiation, now: Date, caller: Caller): Promise<void> {
     if (negotiation.state !== 'Open') return;
     const { maxRounds } = this.deps.settings;

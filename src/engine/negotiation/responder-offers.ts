@@ -246,7 +246,7 @@ export class ResponderOffers {
   }
 
   /**
-   * What the scheduler could serve instead of each alternative (seed 002 section 2.3.3:
+   * What the scheduler could serve instead of each alternative (Hovestadt 2006, section 2.3.3:
    * the responder's counter-offers), as Advisory offers with their terms rewritten, their
    * slot and price; nothing is held. Changed terms that break the template's creation
    * constraints, or that the offer's terms cannot express, are not offered.

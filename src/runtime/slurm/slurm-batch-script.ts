@@ -1,7 +1,7 @@
 import type { Application } from '../../domain/terms.js';
 
 /**
- * The batch script wsag-server submits for one piece of a job (issue 13). It is a wrapper
+ * The batch script wsag-server submits for one piece of a job. It is a wrapper
  * around the application, not the application itself, for three reasons:
  *  - the checkpoint signal reaches the application alone: `scancel --batch --signal` goes
  *    to the wrapper, which passes it on (Slurm's --full would also hit the application's

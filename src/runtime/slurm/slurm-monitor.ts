@@ -11,7 +11,7 @@ export interface NodeEvents {
 }
 
 /**
- * What Slurm knows that the plan must hear (issue 13), polled on the server's tick: nodes
+ * What Slurm knows that the plan must hear, polled on the server's tick: nodes
  * that go DOWN or DRAIN enter the failure path, as `/api/nodes/ID/fail` does, and come back
  * through the repair path; jobs that end are reported by the resource manager. Nodes are
  * read before jobs, so a job killed by a node failure is stopped as part of the outage

@@ -3,7 +3,7 @@ import type { ClusterNode } from '../../scheduler/model.js';
 import type { SlurmCli } from './slurm-cli.js';
 
 /**
- * The cluster as Slurm describes it (issue 13): nodes, CPUs, memory, architecture and
+ * The cluster as Slurm describes it: nodes, CPUs, memory, architecture and
  * features from `sinfo --json`. Features become our node properties by a documented
  * convention (docs/operations.md, "Slurm"):
  *   ib | infiniband      interconnect InfiniBand     eth | ethernet   interconnect Ethernet

@@ -2,7 +2,7 @@ import type { Allocation } from '../../domain/allocation.js';
 import { scontrolRecords, type SlurmCli } from './slurm-cli.js';
 
 /**
- * The plan in Slurm (issue 13): every booked piece of every booking (an agreement or a
+ * The plan in Slurm: every booked piece of every booking (an agreement or a
  * preparatory hold) is a Slurm advance reservation on the piece's nodes (its spares
  * included) for the piece's times, so nothing else in Slurm can take those nodes then.
  * Reservations are named `wsag_<booking>_<piece>`; the server owns every reservation with

@@ -42,7 +42,7 @@ interface Tracked {
 export const exampleJob = fileURLToPath(new URL('./example-job.sh', import.meta.url));
 
 /**
- * The resource manager in front of Slurm (issue 13). Each planned piece of a job runs as
+ * The resource manager in front of Slurm. Each planned piece of a job runs as
  * one Slurm batch job (`sbatch`) in the piece's reservation, on the planned nodes, with a
  * walltime from the plan; the application is the agreement's JSDL POSIXApplication, else
  * the example job. Checkpoints follow the contract in docs/operations.md: the job is

@@ -9,7 +9,7 @@ import { skipSlurm, startSlurmCluster, type SlurmTestCluster } from '../../suppo
 import { eventually, exampleLog, jobOffer, jobsOf, slurmServer } from './support.js';
 
 /**
- * Issue 13's acceptance against the real Slurm: an agreement's job runs as a Slurm batch
+ * Acceptance against the real Slurm: an agreement's job runs as a Slurm batch
  * job in its own reservation and completes; a node Slurm reports DOWN sends the job to
  * another node from its last checkpoint, and the deadline holds; Terminate cancels the job
  * and deletes the reservation.

@@ -3,7 +3,7 @@ import { SlurmCli, SlurmCommandFailed } from '../../../src/runtime/slurm/slurm-c
 import { clusterNodeOf, isUnavailable, slurmNodes } from '../../../src/runtime/slurm/slurm-nodes.js';
 import { skipSlurm, startSlurmCluster, type SlurmTestCluster } from '../../support/slurm.js';
 
-/** Issue 13: the cluster comes from Slurm (a real slurmctld with four emulated nodes). */
+/** The cluster comes from Slurm (a real slurmctld with four emulated nodes). */
 let cluster: SlurmTestCluster;
 let cli: SlurmCli;
 

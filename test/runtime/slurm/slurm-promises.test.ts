@@ -13,7 +13,7 @@ import { skipSlurm, startSlurmCluster, type SlurmTestCluster } from '../../suppo
 import { eventually, exampleJobDirectory, exampleLog, jobOffer, jobsOf, quickSite, slurmServer } from './support.js';
 
 /**
- * Promises kept on the test Slurm cluster, on the real clock (issue 50), one per shipped
+ * Promises kept on the test Slurm cluster, on the real clock, one per shipped
  * template, and a reservation across `kill -9`. The timing model is scaled for the test: 5 s
  * to initialise a node, 2 s to release it, and a hand-over of 5 s, which covers the time
  * this Slurm takes from sbatch to the application running (up to about 4 s on two busy

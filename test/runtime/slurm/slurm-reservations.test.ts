@@ -36,7 +36,7 @@ describe('the plan as reservations', () => {
   });
 });
 
-/** Issue 13: the plan's bookings as reservations in a real Slurm. */
+/** The plan's bookings as reservations in a real Slurm. */
 describe.skipIf(skipSlurm)('reconciling Slurm with the plan', () => {
   let cluster: SlurmTestCluster;
   let cli: SlurmCli;

@@ -9,7 +9,7 @@ import { skipSlurm, startSlurmCluster, type SlurmTestCluster } from '../../suppo
 import { eventually } from './support.js';
 
 /**
- * Issue 13 through the server (WSAG_EXECUTOR=slurm): the cluster is Slurm's, and every
+ * Through the server (WSAG_EXECUTOR=slurm): the cluster is Slurm's, and every
  * agreement's booking becomes a Slurm reservation on its nodes that Terminate removes.
  */
 describe.skipIf(skipSlurm)('a server in front of Slurm', () => {
