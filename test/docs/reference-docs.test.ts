@@ -1,0 +1,48 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { commands } from '../../src/cli/run.js';
+import { faultClasses } from '../../src/domain/errors.js';
+import { projectRoot, startTestServer } from '../support/server.js';
+
+/**
+ * The reference pages follow the code: docs/faults.md has one row per fault class,
+ * docs/api.md one per /api route the server answers, and docs/cli.md a section per command
+ * naming each of its options.
+ */
+const doc = (name: string) => fs.readFileSync(path.join(projectRoot, 'docs', name), 'utf8');
+/** The first cells of a page's table rows. */
+const rowNames = (text: string) => [...text.matchAll(/^\| `?([^|`]+?)`? \|/gm)].map((m) => (m[1] as string).trim());
+
+describe('the reference docs', () => {
+  it('docs/faults.md has one row per fault class, and none for a fault that does not exist', () => {
+    const documented = rowNames(doc('faults.md')).filter((name) => /^[A-Z][A-Za-z]+$/.test(name));
+    const faults = [...Object.keys(faultClasses), 'MustUnderstand'];
+    expect(faults.filter((f) => !documented.includes(f)), 'faults without a row').toEqual([]);
+    expect(documented.filter((d) => !faults.includes(d) && d !== 'Fault'), 'rows without a fault').toEqual([]);
+  });
+
+  it('docs/api.md lists every /api route the server answers, and only those', async () => {
+    const server = await startTestServer();
+    try {
+      const served = server.routes().filter((r) => r.path.startsWith('/api')).map((r) => `${r.method} ${r.path}`);
+      const documented = rowNames(doc('api.md')).filter((name) => /^(GET|POST|PUT|DELETE) \/api/.test(name));
+      expect(served.filter((r) => !documented.includes(r)), 'routes without a row').toEqual([]);
+      expect(documented.filter((d) => !served.includes(d)), 'rows without a route').toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('docs/cli.md has a section for each command, naming each of its options', () => {
+    const page = doc('cli.md');
+    for (const command of commands) {
+      const start = page.indexOf(`### \`wsag ${command.name}\``);
+      expect(start, `a section for wsag ${command.name}`).toBeGreaterThanOrEqual(0);
+      const ends = [page.indexOf('\n### ', start + 1), page.indexOf('\n## ', start + 1)].filter((i) => i > 0);
+      const section = page.slice(start, ends.length > 0 ? Math.min(...ends) : undefined);
+      const missing = Object.keys(command.options).filter((option) => !section.includes(`--${option}`));
+      expect(missing, `options of wsag ${command.name} the section does not name`).toEqual([]);
+    }
+  });
+});
