@@ -73,8 +73,8 @@ export function windowSettings(template: TemplateSummary, settings: OfferSetting
     if (problem) throw new CliError(problem);
     to = from + seconds * 1000;
   }
-  if (to <= from) throw new CliError(`the window must end after it starts: EndTime ${new Date(to).toISOString()} is not after StartTime ${new Date(from).toISOString()}`);
   const iso = (ms: number) => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
+  if (to <= from) throw new CliError(`the window must end after it starts: EndTime ${iso(to)} is not after StartTime ${iso(from)}`);
   return [
     ...settings.filter((s) => !['StartTime', 'EndTime', 'Duration'].includes(s.location)),
     { location: '//arp:AllocationTimeConstraint/arp:StartTime', value: iso(from) },

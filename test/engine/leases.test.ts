@@ -40,7 +40,7 @@ describe('leases', () => {
     const id = await lease(4, 2, 4);
     const extended = await wsag(['lease', 'extend', id, '--until', at(6 * hour).toISOString()], { url: server.url });
     expect(extended.err).toEqual([]);
-    expect(extended.out[0]).toMatch(new RegExp(`^lease ${id} extended until 2026-11-23T06:00:00.000Z \\(price now \\d+\\.\\d\\d EUR\\)$`));
+    expect(extended.out[0]).toMatch(new RegExp(`^lease ${id} extended until 2026-11-23T06:00:00Z \\(price now \\d+\\.\\d\\d EUR\\)$`));
     expect(new Date((await booking(id))?.end as string)).toEqual(at(6 * hour));
     // Another lease takes the other four nodes from 6 h and every node from 8 h: no room to extend past 8 h.
     await lease(4, 6, 10);

@@ -3,7 +3,7 @@ import { leaseOffer, type LeaseChange } from '../../xml/lease-offer.js';
 import { jsonHelp, jsonOption, serverUrl, urlHelp, urlOption, type Command } from '../command.js';
 import { CliError, exitCodes, UsageError } from '../errors.js';
 import { acceptCounterOffer } from '../negotiation.js';
-import { printJson } from '../output.js';
+import { printJson, shortTime } from '../output.js';
 
 const actions = ['extend', 'shrink'] as const;
 
@@ -53,7 +53,7 @@ export const leaseCommand: Command = {
       return exitCodes.failed;
     }
     await acceptCounterOffer(client, negotiation, acceptable);
-    const what = change.until ? `extended until ${change.until.toISOString()}` : `shrunk to ${change.nodes} node${change.nodes === 1 ? '' : 's'}`;
+    const what = change.until ? `extended until ${shortTime(change.until.toISOString())}` : `shrunk to ${change.nodes} node${change.nodes === 1 ? '' : 's'}`;
     if (args.flag('json')) return printJson(ctx.out, { agreementId: id, ...(change.until ? { until: change.until.toISOString() } : { nodes: change.nodes }), price: acceptable.price });
     ctx.out(`lease ${id} ${what}${acceptable.price ? ` (price now ${acceptable.price.amount.toFixed(2)} ${acceptable.price.currency})` : ''}`);
     return exitCodes.ok;

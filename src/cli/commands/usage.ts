@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { urNs } from '../../xml/usage-record-writer.js';
 import { jsonHelp, jsonOption, serverUrl, urlHelp, urlOption, type Command } from '../command.js';
 import { UsageError } from '../errors.js';
-import { printJson, table } from '../output.js';
+import { printJson, shortTime, table } from '../output.js';
 
 const actions = ['list', 'show', 'export'] as const;
 
@@ -43,7 +43,7 @@ export const usageCommand: Command = {
     const records = await client.allPages<{ agreementId: string; initiator: string; createdAt: string; signed: boolean }>('/api/usage?limit=1000', 'listing usage records');
     if (action === 'list') {
       if (args.flag('json')) return printJson(ctx.out, { records });
-      for (const line of table(['AGREEMENT', 'INITIATOR', 'CREATED', 'SIGNED'], records.map((r) => [r.agreementId, r.initiator, r.createdAt, r.signed ? 'yes' : 'no']))) ctx.out(line);
+      for (const line of table(['AGREEMENT', 'INITIATOR', 'CREATED', 'SIGNED'], records.map((r) => [r.agreementId, r.initiator, shortTime(r.createdAt), r.signed ? 'yes' : 'no']))) ctx.out(line);
       ctx.out(`${records.length} usage record${records.length === 1 ? '' : 's'}`);
       return;
     }
