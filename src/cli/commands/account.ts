@@ -1,7 +1,7 @@
 import type { AccountView } from '../../engine/accounting/index.js';
 import { jsonHelp, jsonOption, serverUrl, urlHelp, urlOption, type Command } from '../command.js';
 import { UsageError } from '../errors.js';
-import { money as formatMoney, printJson, table } from '../output.js';
+import { money as formatMoney, printJson, shortTime, table } from '../output.js';
 
 const actions = ['list', 'create', 'deposit', 'allocate', 'show', 'statement'] as const;
 
@@ -94,7 +94,7 @@ export const accountCommand: Command = {
       }
       if (args.flag('json')) return printJson(ctx.out, statement);
       const c = statement.account.currency;
-      const rows = statement.entries.map((e) => [e.at.replace('.000Z', 'Z'), e.kind, e.amount ? money(e.amount, c) : '', e.heldChange ? money(e.heldChange, c) : '', e.holdId ?? '', e.note]);
+      const rows = statement.entries.map((e) => [shortTime(e.at), e.kind, e.amount ? money(e.amount, c) : '', e.heldChange ? money(e.heldChange, c) : '', e.holdId ?? '', e.note]);
       for (const line of table(['AT', 'KIND', 'AMOUNT', 'HELD', 'HOLD', 'NOTE'], rows)) ctx.out(line);
       return describe(statement.account).forEach((line) => ctx.out(line));
     } else {
