@@ -46,3 +46,12 @@ describe('the reference docs', () => {
     }
   });
 });
+
+describe('docs/configuration.md', () => {
+  it('names every environment variable the configuration reads', () => {
+    const code = ['config.ts', 'cluster-file.ts'].map((f) => fs.readFileSync(path.join(projectRoot, 'src', 'engine', 'configuration', f), 'utf8')).join('\n');
+    const read = new Set([...code.matchAll(/\b(WSAG_[A-Z_]+|PORT|HOST|LOG_LEVEL)\b/g)].map((m) => m[1] as string));
+    const page = doc('configuration.md');
+    expect([...read].filter((name) => !page.includes(`\`${name}\``)), 'settings the page does not name').toEqual([]);
+  });
+});
