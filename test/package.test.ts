@@ -34,10 +34,11 @@ const installed = () => path.join(prefix, 'lib', 'node_modules', 'wsag-server');
 describe('the installed package', () => {
   it('carries the compiled code and what it reads at run time, not the sources, the tests or a compiler', () => {
     const root = installed();
-    for (const present of ['dist/cli/main.js', 'dist/main.js', 'dist/runtime/demo-job.mjs', 'dist/runtime/slurm/example-job.sh', 'templates', 'schemas', 'ui/index.html', 'bin/wsag.js']) {
+    for (const present of ['dist/cli/main.js', 'dist/main.js', 'dist/runtime/demo-job.mjs', 'dist/runtime/slurm/example-job.sh', 'templates', 'schemas', 'ui/index.html', 'bin/wsag.js', 'LICENSE', 'CHANGELOG.md', 'docs/configuration.md', 'docs/cli.md', 'docs/faults.md', 'docs/api.md']) {
       expect(fs.existsSync(path.join(root, present)), present).toBe(true);
     }
-    for (const absent of ['src', 'test', 'bench', 'node_modules/tsx', 'node_modules/typescript', 'node_modules/vitest']) {
+    // The docs a site needs ship; the benchmarks' lab notes, the code's map and the screenshots do not.
+    for (const absent of ['src', 'test', 'bench', 'docs/benchmarks.md', 'docs/architecture.md', 'docs/images', 'node_modules/tsx', 'node_modules/typescript', 'node_modules/vitest']) {
       expect(fs.existsSync(path.join(root, absent)), absent).toBe(false);
     }
   });
