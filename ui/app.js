@@ -13,7 +13,9 @@ async function api(path, init = {}) {
   const response = await fetch(path, { ...init, headers: { 'x-requested-with': 'wsag-dashboard', ...init.headers } });
   const text = await response.text();
   const body = text ? JSON.parse(text) : undefined;
-  if (!response.ok) throw new Error(body?.detail ?? body?.title ?? `${response.status} ${response.statusText}`);
+  // Over TLS a 401 most often means the browser presented no client certificate.
+  const hint = response.status === 401 && location.protocol === 'https:' ? ' (load your client certificate into the browser: docs/operations.md, "The dashboard over TLS")' : '';
+  if (!response.ok) throw new Error(`${body?.detail ?? body?.title ?? `${response.status} ${response.statusText}`}${hint}`);
   return body;
 }
 
