@@ -51,8 +51,7 @@ export class FairUse {
     try {
       checkFairUse(this.deps.limits, caller.identity, held, bookingOf(allocation), { now: now.getTime(), slaNodes: this.deps.slaNodes(), agreement: kind !== 'hold', pending: kind === 'pending' });
     } catch (error) {
-      if (error instanceof FairUseExceeded && error.limit) this.deps.onRefusal?.(error.limit as FairUseLimit);
-      throw error;
+      throw error instanceof FairUseExceeded ? this.refused(error) : error;
     }
   }
 
