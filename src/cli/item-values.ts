@@ -19,7 +19,8 @@ export function valuesInWords(item: Pick<ItemSummary, 'constraint' | 'value'>): 
   const low = facet('minInclusive') ?? facet('minExclusive');
   const high = facet('maxInclusive') ?? facet('maxExclusive');
   const times = [low, high, item.value].some((v) => v !== undefined && isoTime.test(v));
-  const kind = times ? 'a date and time such as 2026-11-29T14:00:00Z' : facet('fractionDigits') === '0' || [low, high].every((v) => v === undefined || /^-?\d+$/.test(v)) ? 'a whole number' : 'a number';
+  // Whole numbers only where the constraint says so: whole bounds alone do not (a penalty of 50.5 within 0 to 10000).
+  const kind = times ? 'a date and time such as 2026-11-29T14:00:00Z' : facet('fractionDigits') === '0' ? 'a whole number' : 'a number';
   if (low !== undefined && high !== undefined) return `${kind} from ${low} to ${high}`;
   if (low !== undefined) return `${kind}, ${low} or ${times ? 'later' : 'more'}`;
   if (high !== undefined) return `${kind}, at most ${high}`;

@@ -44,7 +44,7 @@ describe('setting template Items', () => {
     expect(await window(`StartTime=${at(20)}`, `EndTime=${at(21)}`)).toEqual({ start: new Date(at(20)).toISOString(), end: new Date(at(21)).toISOString() });
     // The shipped window is two hours long.
     expect(await window(`StartTime=${at(30)}`)).toEqual({ start: new Date(at(30)).toISOString(), end: new Date(at(32)).toISOString() });
-    expect((await create(`StartTime=${at(40)}`, 'Duration=30')).err).toEqual(['error: Duration (seconds) must be a whole number from 60 to 604800; got \'30\'']);
+    expect((await create(`StartTime=${at(40)}`, 'Duration=30')).err).toEqual(['error: Duration (seconds) must be a number from 60 to 604800; got \'30\'']);
   });
 
   it('wsag templates lists only what a value sets, in words, and the Location with --wide', async () => {
