@@ -54,7 +54,8 @@ export function gantt({ plan, nodes, holds, from, to, now, width = 1100, open })
     const label = step >= 24 * 3600e3 ? d.toISOString().slice(5, 10) : d.toISOString().slice(11, 16);
     svg.append(el('text', { x: x(t) + 2, y: 14 }, label));
   }
-  // Bookings: one bar per node of each piece.
+  // Bookings: one bar per node of each piece; their labels go on top of everything, checkpoint ticks included.
+  const labels = [];
   for (const booking of plan.bookings) {
     const colour = booking.kind === 'hold' ? holdColour : booking.kind === 'busy' ? busyColour : levelColours[booking.level] ?? '#999';
     const expiry = booking.kind === 'hold' ? holds.get(booking.id) : undefined;
@@ -88,7 +89,7 @@ export function gantt({ plan, nodes, holds, from, to, now, width = 1100, open })
         // A label on the piece's first node, where it fits: the short id and the level.
         const label = [`${booking.id.slice(0, 8)}${booking.level ? ` ${booking.level}` : ''}`, booking.id.slice(0, 8)].find((l) => l.length * 6 + 6 <= bw);
         if (booking.kind !== 'busy' && nodeId === piece.nodeIds[0] && label) {
-          svg.append(el('text', { x: bx + 3, y: y + 11, class: 'bar-label', 'pointer-events': 'none', 'data-label': booking.id }, label));
+          labels.push(el('text', { x: bx + 3, y: y + 11, class: 'bar-label', 'pointer-events': 'none', 'data-label': booking.id }, label));
         }
         if (piece.restart) svg.append(el('rect', { x: bx, y, width: bw, height: rowHeight - 4, fill: 'url(#restart)', 'pointer-events': 'none' }));
         // The nodes' preparation (before readyAt) and release (after releaseFrom): booked, but not the job's own time.
@@ -111,6 +112,7 @@ export function gantt({ plan, nodes, holds, from, to, now, width = 1100, open })
       }
     }
   }
+  svg.append(...labels);
   if (now > from && now < to) svg.append(el('line', { x1: x(now), x2: x(now), y1: top - 6, y2: height, class: 'now' }));
   return svg;
 }

@@ -50,6 +50,11 @@ describe.skipIf(skip)('the first hour', () => {
     expect(await page.locator(`text[data-label="${agreementId}"]`).first().textContent()).toMatch(new RegExp(`^${agreementId.slice(0, 8)}( Standard)?$`));
     fs.mkdirSync(shots, { recursive: true });
     await page.screenshot({ path: path.join(shots, 'first-hour.png') });
+    // On a smaller screen the toolbar and legend wrap rather than run off the page.
+    await page.setViewportSize({ width: 1024, height: 768 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1024);
+    await page.screenshot({ path: path.join(shots, 'first-hour-1024.png') });
+    await page.setViewportSize({ width: 1400, height: 900 });
     await page.locator(`rect[data-booking="${agreementId}"]`).first().click();
     await page.waitForSelector('body[data-ready="agreements"]');
     expect(page.url()).toContain(`#/agreements/${agreementId}`);
