@@ -1,3 +1,4 @@
+import { isFinal } from '../domain/agreement-state-machine.js';
 import type { Agreement } from '../domain/agreement.js';
 import type { Negotiation } from '../domain/negotiation.js';
 import { offerIdOfHoldKey } from '../domain/negotiation.js';
@@ -14,7 +15,7 @@ export function agreementSummary(a: Agreement) {
     guarantee: guaranteeOf(a),
     nodes: a.allocation?.nodes ?? a.request.nodeCount,
     start: a.allocation?.start,
-    end: a.allocation?.end,
+    end: endOf(a),
     price: a.price,
     origin: a.origin,
     alternative: a.alternative,
@@ -23,6 +24,13 @@ export function agreementSummary(a: Agreement) {
     migratedTo: a.migratedTo,
     createdAt: a.createdAt,
   };
+}
+
+/** When the booking ends: as planned, or, for an agreement that ended sooner (a job done early, a termination), when it ended. */
+function endOf(a: Agreement): Date | undefined {
+  const planned = a.allocation?.end;
+  if (!planned || !isFinal(a.state)) return planned;
+  return a.updatedAt < planned ? a.updatedAt : planned;
 }
 
 /** The agreement's guarantee terms in one word: Violated if any is, else Fulfilled when all are, else NotDetermined; none without terms. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WsagClient } from '../../src/client/wsag-client.js';
 import { MemoryAgreementRepository } from '../../src/store/memory-agreement-repository.js';
+import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
 import { makeAgreement } from '../store/fixtures/make-agreement.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -78,5 +79,24 @@ describe('GET /api/agreements is paged (class 7)', () => {
     const response = await fetch(`${server.url}/api/negotiations?limit=5&state=Open`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual([]);
+  });
+});
+
+describe('the agreement list after an early end', () => {
+  it('shows when a terminated agreement ended, not when its booking was planned to', async () => {
+    const server = await startTestServer();
+    try {
+      const client = new WsagClient(server.url);
+      const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
+      const { agreementId } = await client.createAgreement(offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]));
+      const planned = (await client.agreements()).find((a) => a.id === agreementId)?.end as string;
+      const before = Date.now();
+      await client.terminate(agreementId);
+      const ended = (await client.agreements()).find((a) => a.id === agreementId)?.end as string;
+      expect(Date.parse(ended)).toBeLessThan(Date.parse(planned));
+      expect(Date.parse(ended)).toBeGreaterThanOrEqual(before - 1000);
+    } finally {
+      await server.close();
+    }
   });
 });
