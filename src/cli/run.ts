@@ -211,8 +211,20 @@ export function usage(): string[] {
 
 export function commandHelp(command: Command): string[] {
   const lines = [`usage: ${command.synopsis}`, '', ...command.description, '', 'options:', ...command.optionHelp, '  -h, --help         this text'];
-  if (command.examples?.length) lines.push('', 'examples:', ...command.examples);
+  if (command.examples?.length) lines.push('', examplesHeading(command.examples), ...command.examples);
   return lines;
+}
+
+/** Names the placeholders the examples use, so none is mistaken for a literal value. */
+const placeholders: Record<string, string> = {
+  '<ID>': "an agreement's id",
+  '<NID>': "a negotiation's id",
+  '<OFFER>': "an offer's id",
+};
+
+function examplesHeading(examples: string[]): string {
+  const used = Object.entries(placeholders).filter(([name]) => examples.some((e) => e.includes(name)));
+  return used.length ? `examples (${used.map(([name, meaning]) => `${name}: ${meaning}`).join(', ')}):` : 'examples:';
 }
 
 function untilSignal(): Promise<void> {

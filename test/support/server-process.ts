@@ -13,14 +13,15 @@ export interface ServerProcess {
  * The server as a separate process on a free port (so tests can kill it with SIGKILL);
  * resolves with its URL once it listens. `env` adds configuration (WSAG_HOLD_SECONDS, ...).
  * By default the TypeScript sources run; `compiled` runs what `npm start` runs: the compiled
- * server with the start script's node flags (`npm test` builds it first).
+ * server with the start script's node flags (`npm test` builds it first). `cwd` is where it
+ * runs, as a user's shell would be (relative settings such as ./templates resolve there).
  */
-export function startServerProcess(dataDir: string, env: Record<string, string> = {}, options: { compiled?: boolean } = {}): Promise<ServerProcess> {
+export function startServerProcess(dataDir: string, env: Record<string, string> = {}, options: { compiled?: boolean; cwd?: string } = {}): Promise<ServerProcess> {
   const args = options.compiled
-    ? [...npmStartFlags(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')), 'dist/main.js']
-    : ['--import', 'tsx', 'src/main.ts'];
+    ? [...npmStartFlags(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')), path.join(projectRoot, 'dist/main.js')]
+    : ['--import', 'tsx', path.join(projectRoot, 'src/main.ts')];
   const child = spawn(process.execPath, args, {
-    cwd: projectRoot,
+    cwd: options.cwd ?? projectRoot,
     env: { ...process.env, PORT: '0', WSAG_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

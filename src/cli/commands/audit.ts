@@ -40,8 +40,8 @@ export const auditCommand: Command = {
   ],
   examples: [
     '  wsag audit verify',
-    '  wsag audit show 6f2c0a8e-... --json',
-    '  wsag audit export 6f2c0a8e-... --out agreement.xml',
+    '  wsag audit show <ID> --json',
+    '  wsag audit export <ID> --out agreement.xml',
   ],
   options: { ...jsonOption, 'data-dir': { type: 'string' }, 'database-url': { type: 'string' }, 'ca-file': { type: 'string' }, out: { type: 'string' } },
   positionals: ['ACTION'],

@@ -24,7 +24,7 @@ export const correctCommand: Command = {
     jsonHelp,
   ],
   examples: [
-    '  wsag correct 3f2a... --term NodesThroughWindow --reason "node start-up counted as missing nodes"',
+    '  wsag correct <ID> --term NodesThroughWindow --reason "node start-up counted as missing nodes"',
   ],
   options: { ...urlOption, ...jsonOption, term: { type: 'string' }, reason: { type: 'string' } },
   positionals: ['ID'],

@@ -24,8 +24,9 @@ export const createCommand: Command = {
   ],
   examples: [
     '  wsag create --template deadline-job --set NodeCount=16 --set GuaranteeLevel=Enhanced',
-    '  wsag create --template advance-reservation --set "//arp:StartTime=2026-12-01T08:00:00Z" --dry-run',
-    '  wsag create --template deadline-job --set NodeCount=2 --run /opt/apps/cm5/run --arg=--years=10 --env OMP_NUM_THREADS=2',
+    '  wsag create --template advance-reservation --set NodeCount=4 --set StartTime=2026-12-01T08:00:00Z --set EndTime=2026-12-01T12:00:00Z',
+    '  wsag create --template deadline-job --set NodeCount=2 --run /opt/apps/cm5/run --arg=--years=10 --env OMP_NUM_THREADS=2 --dry-run',
+    '                                   # the offer a server in front of Slurm runs (WSAG_SLURM_EXECUTABLES)',
   ],
   options: {
     ...urlOption,

@@ -19,7 +19,7 @@ export const leaseCommand: Command = {
     'why and nothing changes. Subscribers hear before a lease ends (WSAG_LEASE_NOTICE_SECONDS).',
   ],
   optionHelp: ['  --until TIME       the new end of the window (ISO 8601)', '  --nodes N          the nodes to keep', urlHelp, jsonHelp],
-  examples: ['  wsag lease extend 3f2a... --until 2026-12-01T18:00:00Z', '  wsag lease shrink 3f2a... --nodes 2'],
+  examples: ['  wsag lease extend <ID> --until 2026-12-01T18:00:00Z', '  wsag lease shrink <ID> --nodes 2'],
   options: { ...urlOption, ...jsonOption, until: { type: 'string' }, nodes: { type: 'string' } },
   positionals: ['ACTION', 'ID'],
   async run(args, ctx) {

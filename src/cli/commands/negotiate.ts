@@ -45,11 +45,11 @@ export const negotiateCommand: Command = {
   ],
   examples: [
     '  wsag negotiate --template advance-reservation --set NodeCount=16 --advisory',
-    '  wsag negotiate --negotiation N --solicit --counter N-2      # solicit slot N-2 as advised',
-    '  wsag negotiate --template deadline-job --solicit            # a committing offer right away',
-    '  wsag negotiate --accept N-3',
-    '  wsag negotiate --negotiation N --terminate',
-    '  wsag negotiate                                               # interactive, on a terminal',
+    '  wsag negotiate --negotiation <NID> --solicit --counter <OFFER>   # solicit a slot as advised',
+    '  wsag negotiate --negotiation <NID> --terminate                   # or walk away: its hold is freed',
+    '  wsag negotiate --template deadline-job --solicit                 # a committing offer right away',
+    '  wsag negotiate --accept <OFFER>                                  # the hold becomes an agreement',
+    '  wsag negotiate                                                   # interactive, on a terminal',
   ],
   options: {
     ...urlOption,

@@ -12,7 +12,7 @@ export const negotiationsCommand: Command = {
     'Read from the JSON views /api/negotiations and /api/negotiations/ID.',
   ],
   optionHelp: [urlHelp, jsonHelp],
-  examples: ['  wsag negotiations', '  wsag negotiations 3b9d...'],
+  examples: ['  wsag negotiations', '  wsag negotiations <NID>'],
   options: { ...urlOption, ...jsonOption },
   positionals: [],
   optionalPositionals: ['ID'],

@@ -26,8 +26,8 @@ export const pendingCommand: Command = {
   ],
   examples: [
     '  wsag pending create --template deadline-job --set NodeCount=16',
-    '  wsag pending accept 6f2c0a8e-...',
-    '  wsag pending reject 6f2c0a8e-...',
+    '  wsag pending accept <ID>',
+    '  wsag pending reject <ID>',
   ],
   options: { ...urlOption, ...jsonOption, ...offerOptions },
   positionals: ['ACTION'],

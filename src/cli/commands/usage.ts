@@ -19,7 +19,7 @@ export const usageCommand: Command = {
     'export: every record the caller may read as one ur:UsageRecords document.',
   ],
   optionHelp: ['  --signed           the provider-signed record', '  --out FILE         write the document to FILE instead of standard output', urlHelp, jsonHelp],
-  examples: ['  wsag usage list', '  wsag usage show 3f2a... --signed --out record.xml', '  wsag usage export --out usage.xml'],
+  examples: ['  wsag usage list', '  wsag usage show <ID> --signed --out record.xml', '  wsag usage export --out usage.xml'],
   options: { ...urlOption, ...jsonOption, signed: { type: 'boolean' }, out: { type: 'string' } },
   positionals: ['ACTION'],
   optionalPositionals: ['AGREEMENT'],
