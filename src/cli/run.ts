@@ -30,7 +30,6 @@ import { terminateCommand } from './commands/terminate.js';
 import { Args, type CommandContext, type Env } from './context.js';
 import { CliError, exitCodes, UsageError } from './errors.js';
 import { didYouMean } from './suggest.js';
-import { plainFaultText } from './plain-faults.js';
 
 export const commands: Command[] = [
   serveCommand, templatesCommand, createCommand, agreementsCommand, stateCommand, terminateCommand,
@@ -164,10 +163,9 @@ function report(error: unknown, command: Command, reached: { url?: string; failu
     io.err(`error: cannot reach ${reached.url ?? 'the server'}: is the server running? (start it with: npm start; or give its address with --url or WSAG_URL)`);
     if (debug) io.err(`cause: ${describeCause(reached.failure)}`);
   } else {
-    // WsagFault's message is "<Code>: <description>".
-    const message = error instanceof Error ? error.message : String(error);
-    io.err(`error: ${error instanceof WsagFault ? plainFaultText(message) : message}`);
-    if (debug && error instanceof WsagFault && plainFaultText(message) !== message) io.err(`the server said: ${message}`);
+    // WsagFault's message is "<Code>: <description>", in plain words; the validator's own follow under WSAG_DEBUG.
+    io.err(`error: ${error instanceof Error ? error.message : String(error)}`);
+    if (debug && error instanceof WsagFault && error.technicalDetail) io.err(`the server's technical detail: ${error.technicalDetail}`);
   }
   if (debug && error instanceof Error && !(error instanceof UsageError) && !(error instanceof CliError)) io.err(error.stack ?? String(error));
   return code;

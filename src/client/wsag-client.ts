@@ -13,7 +13,7 @@ export type { ResourceRef } from './soap-requests.js';
 
 /** A SOAP Fault the server answered with: `code` is the protocol fault code (PROTOCOL.md). */
 export class WsagFault extends Error {
-  constructor(readonly code: string, readonly description: string, readonly httpStatus: number) {
+  constructor(readonly code: string, readonly description: string, readonly httpStatus: number, readonly technicalDetail?: string) {
     super(`${code}: ${description}`);
     this.name = 'WsagFault';
   }
@@ -413,7 +413,7 @@ export class WsagClient {
     const text = await response.text();
     if (response.ok) return text;
     const fault = readFault(text);
-    if (fault) throw new WsagFault(fault.code, fault.message, response.status);
+    if (fault) throw new WsagFault(fault.code, fault.message, response.status, fault.technicalDetail);
     throw new Error(`${endpoint} answered HTTP ${response.status} without a SOAP Fault`);
   }
 }
@@ -472,14 +472,15 @@ function readNegotiationOfferInfo(element: XmlElement): NegotiationOfferInfo {
   return info;
 }
 
-function readFault(text: string): { code: string; message: string } | undefined {
+function readFault(text: string): { code: string; message: string; technicalDetail?: string } | undefined {
   try {
     return withXml(text, 'fault', (doc) => {
       const code = (doc.eval('string(//bf:BaseFault/bf:ErrorCode)', { bf: ns.wsrfBf }) as string).trim();
       const message = (doc.eval('string(//bf:BaseFault/bf:Description)', { bf: ns.wsrfBf }) as string).trim();
       const faultString = (doc.eval('string(//faultstring)') as string).trim();
       if (!code && !faultString) return undefined;
-      return { code: code || 'Fault', message: message || faultString };
+      const technicalDetail = (doc.eval('string(//bf:BaseFault/bf:Description[2])', { bf: ns.wsrfBf }) as string).trim();
+      return { code: code || 'Fault', message: message || faultString, ...(technicalDetail ? { technicalDetail } : {}) };
     });
   } catch {
     return undefined;

@@ -8,10 +8,13 @@ export abstract class WsagError extends Error {
   /** Client errors are the caller's to fix (SOAP 1.1 Client / 1.2 Sender). */
   readonly isClientError: boolean = true;
   readonly exposable: boolean = true;
+  /** The technical text behind a plain message (a schema validator's own words), for the fault's detail. */
+  readonly technicalDetail: string | undefined;
 
-  constructor(message: string) {
+  constructor(message: string, technicalDetail?: string) {
     super(message);
     this.name = new.target.name;
+    this.technicalDetail = technicalDetail;
   }
 }
 

@@ -6,7 +6,8 @@ import { envelope, type SoapVersion } from './envelope.js';
 /**
  * A SOAP Fault for a WsagError. The code travels three ways so every client finds it:
  * the fault string starts with it, SOAP 1.2 carries it as a Subcode, and the detail holds
- * a WS-BaseFaults BaseFault with the code as ErrorCode and the message as Description.
+ * a WS-BaseFaults BaseFault with the code as ErrorCode and the message as Description (a
+ * second Description holds the technical text behind a plain message, where there is one).
  * Errors that are not WsagErrors never show their text: the caller sees InternalError.
  */
 export function faultEnvelope(version: SoapVersion, error: unknown, now: Date): { status: number; xml: string } {
@@ -15,7 +16,10 @@ export function faultEnvelope(version: SoapVersion, error: unknown, now: Date): 
   const detail =
     `<bf:BaseFault xmlns:bf="${ns.wsrfBf}"><bf:Timestamp>${now.toISOString()}</bf:Timestamp>` +
     `<bf:ErrorCode dialect="${ns.srv}/faults">${fault.code}</bf:ErrorCode>` +
-    `<bf:Description>${escapeXml(fault.message)}</bf:Description></bf:BaseFault>`;
+    `<bf:Description>${escapeXml(fault.message)}</bf:Description>` +
+    // The plain words first; a schema validator's own words after them, for whoever needs them.
+    (fault.technicalDetail === undefined ? '' : `<bf:Description>${escapeXml(fault.technicalDetail)}</bf:Description>`) +
+    '</bf:BaseFault>';
   const status = fault.code === 'MessageTooLarge' ? 413 : fault.code === 'UnsupportedMediaType' ? 415 : fault.code === 'ServiceUnavailable' ? 503 : version === '1.2' && fault.isClientError ? 400 : 500;
   const mustUnderstand = fault instanceof MustUnderstand;
   if (version === '1.1') {

@@ -16,6 +16,8 @@ export interface Problem {
   detail: string;
   error: string;
   message: string;
+  /** The technical text behind a plain detail (a schema validator's own words). */
+  technicalDetail?: string;
 }
 
 export const problemType = (code: string) => `https://schemas.wsag-server.org/2026/11/faults#${code}`;
@@ -39,11 +41,16 @@ export function problemOf(code: string, status: number, detail: string): Problem
   return { type: problemType(code), title: code, status, detail, error: code, message: detail };
 }
 
+/** A schema validator's own words, where the detail says the same in plain ones. */
+function withTechnicalDetail(problem: Problem, error: WsagError): Problem {
+  return error.technicalDetail === undefined ? problem : { ...problem, technicalDetail: error.technicalDetail };
+}
+
 /** Answers `error` as a problem document; a failure of our own is logged and answered as InternalError. */
 export function sendProblem(res: Response, error: unknown, what: string, logger?: Logger): void {
   const problem =
     error instanceof WsagError && error.exposable
-      ? problemOf(error.code, statusOf(error), error.message)
+      ? withTechnicalDetail(problemOf(error.code, statusOf(error), error.message), error)
       : problemOf('InternalError', 500, `${what} failed; see the server log`);
   if (problem.status === 500) logger?.error({ err: error }, `${what} failed`);
   if (refusalCodes.has(problem.error) && res.req) logger?.warn({ refused: problem.error, reason: problem.detail, method: res.req.method, path: res.req.path, ...refusalContext(res.req) }, `${what} refused`);

@@ -15,6 +15,7 @@ function typeInWords(type: string): string {
   const local = qualified(type).replace(/^xs:/, '');
   if (/^(double|float|decimal)$/.test(local)) return 'a number';
   if (/(integer|Integer|int|long|short|byte)$/.test(local) || /CountType$/.test(local)) return 'a whole number';
+  if (/MoneyType$/.test(local)) return 'an amount such as 12.50';
   if (local === 'dateTime') return 'a date and time such as 2026-11-29T14:00:00Z';
   if (local === 'date') return 'a date such as 2026-11-29';
   if (local === 'duration') return 'a duration such as PT2H';
@@ -45,4 +46,17 @@ export function plainSchemaMessage(raw: string): string {
     return `${subject} ${value} is ${inclusive === 'In' ? 'more than' : 'not less than'} ${limit}, ${inclusive === 'In' ? 'the most allowed' : 'which it must stay below'}`;
   }
   return `${subject}: ${qualified(rest)}`;
+}
+
+/**
+ * A creation constraint's verdict in plain words: "Item NodeCount: 65 is more than 64, the
+ * most allowed" for "Item 'NodeCount' at /wsag:...: value "65" violates facet
+ * maxInclusive: ..."; a verdict of another shape as it is.
+ */
+export function plainConstraintMessage(verdict: string): string {
+  const item = /^Item '([^']+)' at .*?: value "(.*)" violates facet (\w+): (.*)$/s.exec(verdict);
+  if (!item) return verdict;
+  const [, name, value, facet, detail] = item as unknown as [string, string, string, string, string];
+  const plain = plainSchemaMessage(`Element 'v': [facet '${facet}'] ${detail}`).replace(/^v:? /, '');
+  return `Item ${name}: ${plain.startsWith(`${value} `) || plain.startsWith(`'${value}'`) ? plain : `'${value}' ${plain}`}`;
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { XmlDocument, XsdValidator, XmlValidateError, type XmlElement } from 'libxml2-wasm';
 import { SchemaViolation } from '../domain/errors.js';
 import { parseXml, registerSchemaFiles, schemasDir } from './libxml.js';
+import { plainSchemaMessage } from './plain-schema-message.js';
 
 /**
  * Compiles an XSD held as text, resolving includes and imports against schemas/.
@@ -45,7 +46,8 @@ export class SchemaSet {
       if (target instanceof XmlDocument) this.validator.validate(target);
       else this.validator.validate(target);
     } catch (error) {
-      throw new SchemaViolation(`${what} violates the schema: ${describeValidationError(error).join('; ')}`);
+      const found = describeValidationError(error);
+      throw new SchemaViolation(`${what} violates the schema: ${found.map(plainSchemaMessage).join('; ')}`, found.join('; '));
     }
   }
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { XmlElement, XmlXPath, type XmlDocument } from 'libxml2-wasm';
 import { CreationConstraintViolation } from '../domain/errors.js';
+import { plainConstraintMessage } from './plain-schema-message.js';
 import type { AgreementTemplate } from '../domain/template.js';
 import type { ReceivedOffer, TemplateCatalog } from '../engine/ports.js';
 import { movedIntoOwnDocument } from './canonical.js';
@@ -104,7 +105,7 @@ export class TemplateLibrary implements TemplateCatalog {
     if (!(offer instanceof XmlReceivedOffer)) throw new Error('creation constraints need the offer as XML');
     const verdict = offer.checkedVerdict(template.id);
     if (verdict === null) return;
-    if (verdict !== undefined) throw new CreationConstraintViolation(verdict);
+    if (verdict !== undefined) throw constraintViolation(verdict);
     withXml(offer.offerSource, 'offer', (doc) => checkIn(loaded, doc));
   }
 
@@ -120,12 +121,18 @@ export class TemplateLibrary implements TemplateCatalog {
   }
 }
 
+/** The verdict in plain words, its technical text kept for the fault's detail. */
+function constraintViolation(verdict: string): CreationConstraintViolation {
+  const plain = plainConstraintMessage(verdict);
+  return new CreationConstraintViolation(plain, plain === verdict ? undefined : verdict);
+}
+
 function checkIn(loaded: LoadedTemplate, doc: XmlDocument): void {
   for (const item of loaded.items) {
     for (const node of selectNodes(item.location, doc.root)) {
       const problem = item.check.violation(node);
       if (problem) {
-        throw new CreationConstraintViolation(`Item '${item.name}' at ${item.locationText}: ${problem}`);
+        throw constraintViolation(`Item '${item.name}' at ${item.locationText}: ${problem}`);
       }
     }
   }
@@ -160,7 +167,7 @@ export function withConstraintsChecked(library: TemplateLibrary, offer: XmlRecei
         verdicts.push(null);
       } catch (error) {
         if (!(error instanceof CreationConstraintViolation)) return offer;
-        verdicts.push(error.message);
+        verdicts.push(error.technicalDetail ?? error.message);
       }
     }
   } finally {

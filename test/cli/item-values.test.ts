@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { plainFaultText } from '../../src/cli/plain-faults.js';
+import { WsagClient, type WsagFault } from '../../src/client/wsag-client.js';
+import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { wsag } from './support.js';
 
@@ -65,10 +66,18 @@ describe('setting template Items', () => {
     }
   });
 
-  it('the server\'s schema faults are printed in plain words, with prefixes instead of namespace URLs', () => {
-    expect(plainFaultText("SchemaViolation: wsag:CreateAgreementInput violates the schema: line 1: Element '{http://schemas.ggf.org/jsdl/2005/11/jsdl}Exact': 'abc' is not a valid value of the atomic type 'xs:double'.; line 1: Element '{http://schemas.wsag-server.org/2026/11/sla-terms}GuaranteeLevel': [facet 'enumeration'] The value 'Gold' is not an element of the set {'Legacy', 'Full'}."))
-      .toBe('SchemaViolation: wsag:CreateAgreementInput violates the schema: jsdl:Exact \'abc\' is not a number; sla:GuaranteeLevel \'Gold\' is not one of Legacy, Full');
-    expect(plainFaultText("CreationConstraintViolation: Item 'NodeCount' at /wsag:AgreementOffer/jsdl:Exact: value \"65\" violates facet maxInclusive: The value '65' is greater than the maximum value allowed ('64')."))
-      .toBe('CreationConstraintViolation: Item NodeCount: 65 is more than 64, the most allowed');
+  it('the server answers a wrong value in plain words, the schema validator\'s own in the fault\'s detail', async () => {
+    const client = new WsagClient(url);
+    const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
+    const refusal = async (location: string, value: string) =>
+      (await client.createAgreement(offerFromTemplate(template, [{ location, value }])).then(() => undefined, (e: unknown) => e)) as WsagFault;
+    const typed = await refusal('NodeCount', 'abc');
+    expect(typed.message).toBe('SchemaViolation: wsag:CreateAgreementInput violates the schema: jsdl:Exact \'abc\' is not a number');
+    expect(typed.technicalDetail).toMatch(/Element '\{http:\/\/schemas\.ggf\.org\/jsdl\/2005\/11\/jsdl\}Exact': 'abc' is not a valid value of the atomic type 'xs:double'/);
+    const level = await refusal('GuaranteeLevel', 'Gold');
+    expect(level.message).toMatch(/sla:GuaranteeLevel 'Gold' is not one of Background, Legacy, Standard, Enhanced, Full$/);
+    const tooMany = await refusal('NodeCount', '65');
+    expect(tooMany.message).toBe('CreationConstraintViolation: Item NodeCount: 65 is more than 64, the most allowed');
+    expect(tooMany.technicalDetail).toMatch(/^Item 'NodeCount' at .*: value "65" violates facet maxInclusive/);
   });
 });

@@ -111,10 +111,9 @@ describe('bad input is answered with a fault that names the problem', () => {
     const fault = await expectFault(
       offerWith((o) => o.replace(/<jsdl:TotalResourceCount><jsdl:Exact>4</, '<jsdl:TotalResourceCount><jsdl:Exact>512<')),
       'CreationConstraintViolation',
-      /Item 'NodeCount'/,
+      /^Item NodeCount: 512 is more than 64, the most allowed$/,
     );
-    expect(fault.message).toMatch(/facet maxInclusive/);
-    expect(fault.message).toContain('512');
+    expect(fault.technicalDetail).toMatch(/^Item 'NodeCount' at .*: value "512" violates facet maxInclusive/);
   });
 
   it('a guarantee term whose value fails its XSD type', async () => {
@@ -123,7 +122,8 @@ describe('bad input is answered with a fault that names the problem', () => {
       'SchemaViolation',
       /Amount/,
     );
-    expect(fault.message).toMatch(/'fifty' is not a valid value/);
+    expect(fault.message).toMatch(/sla:Amount 'fifty' is not an amount such as 12\.50/);
+    expect(fault.technicalDetail).toMatch(/'fifty' is not a valid value/);
   });
 
   it('a service description term whose value fails its XSD type', async () => {
@@ -146,7 +146,7 @@ describe('bad input is answered with a fault that names the problem', () => {
     await expectFault(
       offerWith((o) => o.replace(/<sla:RuntimeEstimate>3600</, '<sla:RuntimeEstimate>0<')),
       'SchemaViolation',
-      /RuntimeEstimate.*minInclusive/,
+      /sla:RuntimeEstimate 0 is less than 1, the least allowed/,
     );
   });
 

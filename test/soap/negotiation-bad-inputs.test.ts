@@ -37,7 +37,7 @@ async function expectFault(path: string, body: string, code: string, mentions: R
   expect(response.status).toBeGreaterThanOrEqual(400);
   expect(response.text).not.toMatch(/at .*\.(ts|js):\d+/);
   const fault = faultOf(response.text);
-  expect(fault).toEqual({ code, message: expect.stringMatching(mentions) });
+  expect(fault).toMatchObject({ code, message: expect.stringMatching(mentions) });
   expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
 }
 

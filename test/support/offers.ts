@@ -13,7 +13,8 @@ export function violationOf(check: () => void): string | undefined {
     check();
     return undefined;
   } catch (error) {
-    if (error instanceof CreationConstraintViolation) return error.message;
+    // The verdict as checked (the fault's detail); its message says the same in plain words.
+    if (error instanceof CreationConstraintViolation) return error.technicalDetail ?? error.message;
     throw error;
   }
 }

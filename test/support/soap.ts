@@ -25,11 +25,12 @@ export async function post(url: string, body: string | Buffer, contentType = 'te
 }
 
 /** The fault code and message from a fault envelope (both SOAP versions carry a WS-BaseFaults detail). */
-export function faultOf(text: string): { code: string; message: string } {
+/** A fault's code, its plain message (the first bf:Description) and the technical text behind it (a second, if any). */
+export function faultOf(text: string): { code: string; message: string; technicalDetail?: string } {
   const code = /<bf:ErrorCode[^>]*>([^<]*)<\/bf:ErrorCode>/.exec(text)?.[1] ?? '';
-  const message = (/<bf:Description>([^<]*)<\/bf:Description>/.exec(text)?.[1] ?? '')
-    .replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-  return { code, message };
+  const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  const [message, technicalDetail] = [...text.matchAll(/<bf:Description>([^<]*)<\/bf:Description>/g)].map((m) => unescape(m[1] as string));
+  return { code, message: message ?? '', ...(technicalDetail === undefined ? {} : { technicalDetail }) };
 }
 
 export function createAgreementBody(offerXml: string): string {

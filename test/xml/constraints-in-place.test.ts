@@ -35,7 +35,7 @@ function verdicts(envelope: string): { inPlace: string | null | undefined; parse
       library.checkCreationConstraints(template, offer);
     } catch (error) {
       expect(error).toBeInstanceOf(CreationConstraintViolation);
-      parsedAgain = (error as Error).message;
+      parsedAgain = (error as CreationConstraintViolation).technicalDetail ?? (error as Error).message;
     }
     const inPlace = withConstraintsChecked(library, offer, agreementOfferElement(body)).checkedVerdict(template.id);
     return { inPlace, parsedAgain };

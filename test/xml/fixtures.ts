@@ -48,7 +48,8 @@ export function constraintProblem(name: TemplateName, offer: ReceivedOffer): str
     library.checkCreationConstraints(template, offer);
     return undefined;
   } catch (error) {
-    if (error instanceof WsagError) return error.message;
+    // The verdict as checked (the fault's detail); its message says the same in plain words.
+    if (error instanceof WsagError) return error.technicalDetail ?? error.message;
     throw error;
   }
 }
