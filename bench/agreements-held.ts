@@ -6,7 +6,7 @@
  * sequential CreateAgreement (one client), CreateAgreement from 16 concurrent clients while
  * two more read the largest page of GET /api/agreements over and over, /healthz meanwhile,
  * and the server's RSS.
- * Prints a Markdown table; `--write` appends it to docs/benchmarks.md.
+ * Prints a Markdown table; `--write` puts it in docs/benchmarks.md in place of the last.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -13,7 +13,7 @@
  * an even N a second instead of as fast as the server answers (bench/fixed-rate.ts), for the
  * latency at a given load rather than at saturation. `--warm-up N`: seconds of the same load
  * before the measured run (default 2, 5 at a rate; a server just started compiles its code
- * for several seconds more, so steady-state figures take 10). `--write` appends the table to
+ * for several seconds more, so steady-state figures take 10). `--write` puts the table in place of the last in
  * docs/benchmarks.md.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -272,7 +272,7 @@ try {
     ...(atRate.length > 0 ? ['', ...atRate] : []),
     ...stageTables,
     '',
-  ].join('\n'));
+  ].join('\n'), `concurrent-${operation}${rate > 0 ? '-at-rate' : ''}`);
 } finally {
   await pg?.stop();
   fs.rmSync(work, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: end-to-end latency of the SOAP operations (agreements and negotiation) against a real
  * server process setup (SQLite on disk, every commit synced before its answer), sequential requests from one
- * client on loopback. Prints a Markdown table; `--write` appends it to docs/benchmarks.md.
+ * client on loopback. Prints a Markdown table; `--write` puts it in docs/benchmarks.md in place of the last.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -6,7 +6,7 @@
  * and signing an agreement with an ECDSA P-256 key. No server, no HTTP, no other thread: the
  * figures change only with this work, so two builds compare closely (the least of several
  * rounds, each the mean of BENCH_DOCUMENTS calls, default 500). Prints a Markdown table;
- * `--write` appends it to docs/benchmarks.md.
+ * `--write` puts it in docs/benchmarks.md in place of the last.
  */
 import fs from 'node:fs';
 import path from 'node:path';

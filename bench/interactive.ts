@@ -7,7 +7,7 @@
  * jobs (1 to 4 nodes, 30 minutes). For every interactive request: whether it was accepted,
  * how long the answer took, and how long after the answer its booking starts (the start
  * delay the plan promises; the run time adds the node set-up of the site, 30 s by default).
- * Prints a Markdown table; `--write` appends it to docs/benchmarks.md.
+ * Prints a Markdown table; `--write` puts it in docs/benchmarks.md in place of the last.
  */
 import fs from 'node:fs';
 import os from 'node:os';

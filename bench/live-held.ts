@@ -8,7 +8,7 @@
  * every stored agreement), its peak RSS until then, its RSS then, and after 2,000 more creates
  * (before the plan is listed to count its bookings), and the time of a /metrics scrape
  * (between the two), of GET /api/plan for six hours (the dashboard zoomed in) and for every
- * booking. Counts from BENCH_LIVE (default 10000,100000). Prints a Markdown table; `--write` appends it to
+ * booking. Counts from BENCH_LIVE (default 10000,100000). Prints a Markdown table; `--write` puts it in place of the last in
  * docs/benchmarks.md.
  */
 import fs from 'node:fs';

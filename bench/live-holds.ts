@@ -6,7 +6,7 @@
  * process (SQLite WAL, 4,096 nodes, no run time), that many negotiations each get a one-node
  * job's Solicited offer answered Acceptable (its capacity held for 300 s), and then, for 10 s
  * in which no hold expires, the server's CPU time a second and the latency of /healthz asked
- * every 20 ms are measured. Prints a Markdown table; `--write` appends it to docs/benchmarks.md.
+ * every 20 ms are measured. Prints a Markdown table; `--write` puts it in docs/benchmarks.md in place of the last.
  */
 import fs from 'node:fs';
 import os from 'node:os';

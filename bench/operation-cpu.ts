@@ -7,7 +7,7 @@
  * is read from /proc/PID/task before and after (Linux only), so the figures are the work an
  * operation costs, apart from how busy the machine was while it waited; of five rounds the
  * first warms up and the least of the others is shown. Prints a Markdown table; `--write`
- * appends it to docs/benchmarks.md.
+ * puts it in docs/benchmarks.md in place of the last.
  */
 import fs from 'node:fs';
 import os from 'node:os';

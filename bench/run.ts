@@ -3,7 +3,7 @@
  * next), in order: the SOAP operations (bench/create-agreement.ts), the planning
  * scheduler (bench/scheduler.ts), then agreement signatures (bench/signatures.ts).
  * Arguments are passed on: `npm run bench -- --write`
- * appends each one's tables to docs/benchmarks.md.
+ * puts each one's table in docs/benchmarks.md in place of the last (bench/report.ts).
  */
 import { spawnSync } from 'node:child_process';
 

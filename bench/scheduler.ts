@@ -14,7 +14,7 @@
  * Separately, plans of 1k and 10k jobs are built by admitting requests one by one (the
  * whole figure 3.4 admission, best-effort jobs giving way): the cost per request while a
  * plan grows.
- * Prints Markdown tables; `--write` appends them to docs/benchmarks.md.
+ * Prints Markdown tables; `--write` puts them in docs/benchmarks.md in place of the last.
  * BENCH_SIZES=1000,10000 and BENCH_BUILD_SIZES=1000 limit the sizes.
  */
 import { machineHeading, publish, quantiles } from './report.js';

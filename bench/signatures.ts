@@ -8,7 +8,7 @@
  * canonicalisation (the whole document without the signature, and SignedInfo, exclusive
  * C14N in libxml2) and the RSA/ECDSA operation (node:crypto). The rest is parsing, the
  * structure checks, serialising and, in verification, the certificate chain.
- * Prints a Markdown table; `--write` appends it to docs/benchmarks.md. BENCH_SIGNATURES=N
+ * Prints a Markdown table; `--write` puts it in docs/benchmarks.md in place of the last. BENCH_SIGNATURES=N
  * sets N (default 500).
  */
 import fs from 'node:fs';

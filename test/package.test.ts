@@ -38,7 +38,7 @@ describe('the installed package', () => {
       expect(fs.existsSync(path.join(root, present)), present).toBe(true);
     }
     // The docs a site needs ship; the benchmarks' lab notes, the code's map and the screenshots do not.
-    for (const absent of ['src', 'test', 'bench', 'docs/benchmarks.md', 'docs/architecture.md', 'docs/images', 'node_modules/tsx', 'node_modules/typescript', 'node_modules/vitest']) {
+    for (const absent of ['src', 'test', 'bench', 'docs/benchmarks.md', 'docs/architecture.md', 'docs/decisions', 'docs/images', 'node_modules/tsx', 'node_modules/typescript', 'node_modules/vitest']) {
       expect(fs.existsSync(path.join(root, absent)), absent).toBe(false);
     }
   });

@@ -8,8 +8,8 @@
  * turns short: new connections are accepted between them, and requests start in the order
  * they came. A few rather than one: what a request does before it first waits (the raw
  * guard, the parse, handing the offer over) is a fraction of a millisecond now, and one a
- * turn spent more of the loop's time turning than starting requests (docs/benchmarks.md,
- * the eighth round: a new connection's first answer came no later).
+ * turn spent more of the loop's time turning than starting requests (measured; a new
+ * connection's first answer came no later: git history of docs/benchmarks.md).
  */
 export class FairStart {
   private readonly waiting: Array<() => void> = [];

@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
  * Why two statements: SQLite rewrites the entries of every index on a column an UPDATE
  * sets, to the same value or not. Setting columns that hardly ever change (`kept`: an
  * owner, a creation time) wrote their index pages to the log at every write, two pages
- * more per update (docs/benchmarks.md, the thirteenth round). So the update
+ * more per update (git history of docs/benchmarks.md). So the update
  * leaves them out where the stored values are the same, and sets them too only when they
  * differ.
  */

@@ -17,7 +17,7 @@ import type { DocumentWorkerData, NegotiationOffersReading, OfferReading, Thread
  * one). With one, the thread sleeps after every task until the event loop, itself busy,
  * has taken the answer and posted the next: under load the thread idled most of the time
  * and every task cost both threads a wake-up. With tasks waiting on the thread it works
- * through them back to back (docs/benchmarks.md, the fifth round of steps). The tasks are
+ * through them back to back (docs/decisions/0001-document-threads.md). The tasks are
  * synchronous, so they still run one at a time and in order.
  */
 const TASKS_WAITING_PER_THREAD = 16;
@@ -28,7 +28,7 @@ const TASKS_WAITING_PER_THREAD = 16;
  * (about 9 ms of a thread's work), while the event loop, which has time when the threads are
  * the busier side, does it in a fraction of a millisecond and spares both threads the hand-over.
  * Under 64 concurrent creates on two cores, in paired runs: creates +2-7 % a second, p99 about
- * -12 % (docs/benchmarks.md, the ninth round). Where the event loop is the busier side
+ * -12 % (docs/decisions/0001-document-threads.md). Where the event loop is the busier side
  * (negotiations) the threads' queue seldom gets that long: -1 to -3 %, within the runs' spread.
  */
 const TASKS_QUEUED_BEFORE_WORK_STAYS = 8;
@@ -38,8 +38,8 @@ const TASKS_QUEUED_BEFORE_WORK_STAYS = 8;
  * times the semi-space). It holds only where Node runs without `--max-semi-space-size`,
  * which sets every thread's; then the event loop takes V8's default (16 MiB semi-spaces on
  * a 64-bit host with memory to spare) while the threads stay small: their tasks are
- * synchronous, so little outlives a cycle, and a larger one bought nothing (docs/benchmarks.md,
- * the eighteenth round), while each would otherwise keep 32 MiB under load.
+ * synchronous, so little outlives a cycle, and a larger one bought nothing (docs/decisions/0003-node-flags.md),
+ * while each would otherwise keep 32 MiB under load.
  */
 export const DOCUMENT_THREAD_YOUNG_GENERATION_MIB = 12;
 

@@ -156,7 +156,7 @@ export function withConstraintsChecked(library: TemplateLibrary, offer: XmlRecei
   const alternatives = offer.alternatives();
   // An offer without choices, read from `element`, is checked on that element moved into a
   // document of its own rather than on its standalone copy parsed again (a CreateAgreement
-  // offer's read 6 % faster; docs/benchmarks.md, the seventeenth round).
+  // offer's read 6 % faster; git history of docs/benchmarks.md).
   const doc = element && alternatives.length === 1 && alternatives[0] === offer ? movedIntoOwnDocument(element) : undefined;
   const verdicts: Array<string | null> = [];
   try {

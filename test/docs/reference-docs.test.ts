@@ -55,3 +55,21 @@ describe('docs/configuration.md', () => {
     expect([...read].filter((name) => !page.includes(`\`${name}\``)), 'settings the page does not name').toEqual([]);
   });
 });
+
+describe('pages that read in a minute', () => {
+  it('the README stays under 10 KB and docs/benchmarks.md under 30 KB', () => {
+    expect(fs.statSync(path.join(projectRoot, 'README.md')).size).toBeLessThan(10 * 1024);
+    expect(fs.statSync(path.join(projectRoot, 'docs', 'benchmarks.md')).size).toBeLessThan(30 * 1024);
+  });
+
+  it('docs/benchmarks.md has a section for every bench that writes one, and every decision record is listed', () => {
+    const page = doc('benchmarks.md');
+    const benches = fs.readdirSync(path.join(projectRoot, 'bench')).filter((f) => /\bpublish\(/.test(fs.readFileSync(path.join(projectRoot, 'bench', f), 'utf8')) && f !== 'report.ts');
+    const names = benches.flatMap((f) => (f === 'concurrent.ts' ? ['concurrent-create', 'concurrent-create-at-rate', 'concurrent-negotiate'] : [f.replace(/\.ts$/, '')]));
+    expect(names.filter((name) => !page.includes(`<!-- bench:${name} -->`) || !page.includes(`<!-- /bench:${name} -->`)), 'benches without a section').toEqual([]);
+    const index = doc('decisions/README.md');
+    const records = fs.readdirSync(path.join(projectRoot, 'docs', 'decisions')).filter((f) => /^\d{4}-.*\.md$/.test(f));
+    expect(records.length).toBeGreaterThan(0);
+    expect(records.filter((f) => !index.includes(`(${f})`)), 'records the index does not list').toEqual([]);
+  });
+});

@@ -81,7 +81,7 @@ interface CreateAgreementContext {
   /**
    * Accepting a negotiated offer: the agreement is stored (readable) but this resolves only
    * once it is durable; NegotiationService.confirm awaits it after storing the negotiation,
-   * so one sync of the log makes both durable (docs/benchmarks.md, the eighteenth round).
+   * so one sync of the log makes both durable (docs/decisions/0002-group-commit.md).
    */
   durable?: Promise<void>;
   /** Full service: the standby held at a peer, bound once the agreement is stored. */
