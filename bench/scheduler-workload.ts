@@ -41,7 +41,7 @@ export function request(next: () => number, id: string, now: Instant, spanMs: nu
   const kind: JobKind = r < 0.55 ? 'Deadline' : r < 0.65 ? 'Reservation' : r < 0.92 ? 'BestEffort' : 'Background';
   const w = next();
   const nodes = w < 0.6 ? 1 + Math.floor(next() * 4) : w < 0.9 ? 8 + Math.floor(next() * 9) : w < 0.98 ? 32 + Math.floor(next() * 33) : 128 + Math.floor(next() * 129);
-  const runtimeSeconds = Math.round(300 * Math.pow(48, next())); // 5 min to 4 h, log-uniform
+  const runtimeSeconds = Math.round(300 * 48 ** next()); // 5 min to 4 h, log-uniform
   const l = next();
   const level: GuaranteeLevel =
     kind === 'Background' ? 'Background' : kind === 'BestEffort' ? (l < 0.5 ? 'Legacy' : 'Standard') : l < 0.2 ? 'Legacy' : l < 0.7 ? 'Standard' : l < 0.95 ? 'Enhanced' : 'Full';

@@ -46,7 +46,7 @@ export function summarizeTemplate(xml: string): TemplateSummary {
       try {
         const found = selectInTemplate(root, location);
         xpath = found.xpath;
-        value = valueOf(found.nodes);
+        value = firstValue(found.nodes);
         selected = found.nodes.length;
       } catch {
         value = undefined; // a Location the server accepted but libxml cannot evaluate here: show no default
@@ -74,7 +74,7 @@ export function summarizeTemplate(xml: string): TemplateSummary {
   });
 }
 
-function valueOf(nodes: unknown[]): string | undefined {
+function firstValue(nodes: unknown[]): string | undefined {
   if (nodes.length !== 1) return undefined;
   const node = nodes[0];
   if (node instanceof XmlAttribute) return node.value;

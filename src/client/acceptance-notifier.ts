@@ -1,4 +1,4 @@
-import { XmlElement } from 'libxml2-wasm';
+import type { XmlElement } from 'libxml2-wasm';
 import type { AcceptanceNotifier } from '../engine/ports.js';
 import { OutboundPolicy } from './outbound.js';
 import { c14n } from '../xml/item-constraint.js';

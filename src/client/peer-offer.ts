@@ -91,7 +91,10 @@ export function peerOffer(template: PeerTemplate, request: ServiceRequest, name?
 
 function setName(root: XmlElement, name: string): void {
   const existing = all(root, 'wsag:Name')[0];
-  if (existing) return setText(existing, name);
+  if (existing) {
+    setText(existing, name);
+    return;
+  }
   // wsag:Name comes first (wsag:AgreementType).
   const first = all(root, '*')[0];
   (first ? first.prependElement('Name', root.prefix || undefined) : root.addElement('Name', root.prefix || undefined)).addText(name);

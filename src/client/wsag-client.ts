@@ -1,4 +1,4 @@
-import { XmlElement } from 'libxml2-wasm';
+import type { XmlElement } from 'libxml2-wasm';
 import type { KeyObject, X509Certificate } from 'node:crypto';
 import type { AgreementState, GuaranteeTermState, ServiceTermState } from '../domain/agreement.js';
 import type { OfferCreator, OfferState } from '../domain/negotiation.js';

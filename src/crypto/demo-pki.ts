@@ -111,7 +111,7 @@ export async function createDemoPki(options: DemoPkiOptions): Promise<DemoFile[]
 
 /** An existing pair, checked: the key fits, the certificate has not expired, and the CA issued it. */
 function keep(party: DemoParty, certFile: string, keyFile: string, ca: Issued | undefined, now: Date): Issued {
-  let credential;
+  let credential: ReturnType<typeof loadCredential>;
   try {
     credential = loadCredential(certFile, keyFile);
   } catch (error) {

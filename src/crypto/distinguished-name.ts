@@ -39,7 +39,7 @@ export const commonNameOid = '2.5.4.3';
 export function gridDn(name: Name | X509Certificate): string {
   const rdns = name instanceof Name ? name : subjectName(name);
   return rdns
-    .map((rdn) => '/' + rdn.map((atv) => `${shortNames[atv.type] ?? atv.type}=${onelineValue(atv.value)}`).join('+'))
+    .map((rdn) => `/${rdn.map((atv) => `${shortNames[atv.type] ?? atv.type}=${onelineValue(atv.value)}`).join('+')}`)
     .join('');
 }
 

@@ -135,7 +135,10 @@ export class LocalProcessResourceManager implements ResourceManager {
         clearTimeout(timer);
         resolve(s);
       };
-      entry.waiting.push({ resolve: done, reject: (e) => (clearTimeout(timer), reject(e)) });
+      entry.waiting.push({ resolve: done, reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        } });
       entry.child.stdin.write(`${JSON.stringify({ type: 'checkpoint' })}\n`);
     });
     // After a server restart the numbering goes on from the files left: a newer checkpoint never overwrites an older one's name.

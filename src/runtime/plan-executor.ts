@@ -371,7 +371,7 @@ export class PlanExecutor {
   /** An outage on one of the job's working nodes: stop it and wait for the scheduler's plan. */
   private async interrupt(run: Run, node: string): Promise<void> {
     const active = run.active;
-    if (!active || !active.piece.nodes.includes(node) || hasEnded(run.record)) return;
+    if (!active?.piece.nodes.includes(node) || hasEnded(run.record)) return;
     const phase = currentPhase(run.record);
     if (phase !== 'PreRuntime' && phase !== 'Running' && phase !== 'StageOut') return;
     this.endActive(run);

@@ -129,7 +129,12 @@ function runInteractive(workload: Workload, cluster: ClusterDescription, options
 export function withWarmPool(cluster: ClusterDescription, count: number): ClusterDescription {
   if (count <= 0 || cluster.nodes.some((n) => n.warm)) return cluster;
   let left = count;
-  const nodes = [...cluster.nodes].reverse().map((n) => (left > 0 && !n.buffer ? (left--, { ...n, warm: true }) : n)).reverse();
+  const warmed = (n: ClusterDescription['nodes'][number]): ClusterDescription['nodes'][number] => {
+    if (left <= 0 || n.buffer) return n;
+    left -= 1;
+    return { ...n, warm: true };
+  };
+  const nodes = [...cluster.nodes].reverse().map(warmed).reverse();
   return { ...cluster, nodes };
 }
 

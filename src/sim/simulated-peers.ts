@@ -77,7 +77,7 @@ export class SimulatedPeers implements PeerProviders {
 
   async accept(peer: Peer, quote: PeerQuote): Promise<RemoteAgreement> {
     const booking = this.byOffer.get(quote.offerId);
-    if (!booking || booking.state !== 'held') throw new Error(`${peer.name} holds no offer ${quote.offerId}`);
+    if (booking?.state !== 'held') throw new Error(`${peer.name} holds no offer ${quote.offerId}`);
     booking.state = 'agreed';
     booking.agreementId = `${peer.name}-${++this.agreements}`;
     this.byAgreement.set(booking.agreementId, booking);
@@ -90,7 +90,7 @@ export class SimulatedPeers implements PeerProviders {
 
   async decline(peer: Peer, quote: PeerQuote): Promise<void> {
     const booking = this.byOffer.get(quote.offerId);
-    if (!booking || booking.state !== 'held') return;
+    if (booking?.state !== 'held') return;
     this.drop(booking);
     (this.activity.get(peer.name) as PeerActivity).declined++;
   }

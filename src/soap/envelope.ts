@@ -1,4 +1,4 @@
-import { XmlElement, type XmlDocument } from 'libxml2-wasm';
+import type { XmlElement, XmlDocument } from 'libxml2-wasm';
 import { MalformedMessage } from '../domain/errors.js';
 import { elementChildren } from '../xml/item-constraint.js';
 import { ns } from '../xml/namespaces.js';

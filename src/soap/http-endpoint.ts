@@ -239,7 +239,7 @@ function addressingHeaders(requestHeaders: { namespaceUri: string; name: string;
   const action = requestHeaders.some((h) => h.namespaceUri === ns.wsa && h.name === 'Action');
   if (!messageId && !action) return '';
   const wsa = `xmlns:wsa="${ns.wsa}"`;
-  return `<wsa:Action ${wsa}>${responseAction}</wsa:Action>` + (messageId ? `<wsa:RelatesTo ${wsa}>${escapeXml(messageId)}</wsa:RelatesTo>` : '');
+  return `<wsa:Action ${wsa}>${responseAction}</wsa:Action>${messageId ? `<wsa:RelatesTo ${wsa}>${escapeXml(messageId)}</wsa:RelatesTo>` : ''}`;
 }
 
 /**

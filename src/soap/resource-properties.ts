@@ -1,4 +1,4 @@
-import { XmlElement } from 'libxml2-wasm';
+import type { XmlElement } from 'libxml2-wasm';
 import { InvalidResourcePropertyQName, SchemaViolation } from '../domain/errors.js';
 import { ns } from '../xml/namespaces.js';
 import type { Operation, OperationContext } from './operation.js';

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { chainRow, entryOf, type ChainedRow } from '../engine/audit/index.js';
 import type { AuditDetails, AuditEntry, AuditLog, AuditRecord, AuditSubject } from '../engine/ports.js';
-import { SqliteConnection } from './sqlite-connection.js';
+import type { SqliteConnection } from './sqlite-connection.js';
 
 export interface AuditRow {
   seq: number;

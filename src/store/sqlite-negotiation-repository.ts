@@ -7,7 +7,7 @@ import { reviveAllocation, reviveRequest, type Json } from './json-dates.js';
 import { RecentNegotiations } from './recent-negotiations.js';
 import { rowUpdate } from './row-update.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
-import { SqliteConnection } from './sqlite-connection.js';
+import type { SqliteConnection } from './sqlite-connection.js';
 
 export interface NegotiationRow {
   id: string;

@@ -118,7 +118,7 @@ function particleCheck(particle: XmlElement): ItemConstraintCheck {
       const renamedQName = node.prefix ? `${node.prefix}:${subjectName}` : subjectName;
       let instance = `<${renamedQName}${serialized.slice(qname.length + 1)}`;
       const closing = `</${qname}>`;
-      if (instance.endsWith(closing)) instance = instance.slice(0, -closing.length) + `</${renamedQName}>`;
+      if (instance.endsWith(closing)) instance = `${instance.slice(0, -closing.length)}</${renamedQName}>`;
       const problem = remembering(instance, () => validateIn(node.namespaceUri, instance));
       return problem && `content of ${qname} does not match the constraint: ${problem.replace(/^line \d+: /, '').replace(new RegExp(subjectName, 'g'), node.name)}`;
     },

@@ -1,4 +1,4 @@
-import { XmlElement } from 'libxml2-wasm';
+import type { XmlElement } from 'libxml2-wasm';
 import { isoTime } from '../domain/time.js';
 import { c14n } from './item-constraint.js';
 import { withXml } from './libxml.js';

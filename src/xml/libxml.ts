@@ -49,8 +49,8 @@ export function registerSchemaFiles(): void {
  * properties, once per thread (test/xml/libxml-classes.test.ts).
  */
 function giveFastProperties(classes: readonly object[]): void {
-  for (const constructor of classes) {
-    const heir = Object.create(constructor) as { made?: boolean };
+  for (const type of classes) {
+    const heir = Object.create(type) as { made?: boolean };
     heir.made = true;
   }
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { XmlElement, XmlXPath, type XmlDocument } from 'libxml2-wasm';
+import { type XmlElement, XmlXPath, type XmlDocument } from 'libxml2-wasm';
 import { CreationConstraintViolation } from '../domain/errors.js';
 import { plainConstraintMessage } from './plain-schema-message.js';
 import type { AgreementTemplate } from '../domain/template.js';

@@ -1,4 +1,4 @@
-import type { XmlElement, XmlNode } from 'libxml2-wasm';
+import type { XmlElement, } from 'libxml2-wasm';
 import { dropUndefined } from '../domain/drop-undefined.js';
 import { InvalidTerms, UnsupportedTerm } from '../domain/errors.js';
 import type {
@@ -101,7 +101,7 @@ const readInResources = [
 function refuseUnreadElements(terms: XmlElement, sdt: string): void {
   const check = (path: string, known: readonly string[], where: string) => {
     for (const e of all(terms, path)) {
-      const name = `${e.namespaceUri === prefixes.sla ? 'sla' : e.namespaceUri === prefixes.jsdl ? 'jsdl' : e.prefix || '{' + e.namespaceUri + '}'}:${e.name}`;
+      const name = `${e.namespaceUri === prefixes.sla ? 'sla' : e.namespaceUri === prefixes.jsdl ? 'jsdl' : e.prefix || `{${e.namespaceUri}}`}:${e.name}`;
       if (!known.includes(name)) {
         throw new UnsupportedTerm(`${name} in ${where} is not supported by this server (it would be ignored); it acts on ${known.join(', ')}`);
       }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { XmlElement } from 'libxml2-wasm';
+import type { XmlElement } from 'libxml2-wasm';
 import { c14n, elementChildren } from './item-constraint.js';
 import { withXml } from './libxml.js';
 import { qname } from './xpath.js';

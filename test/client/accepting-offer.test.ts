@@ -69,7 +69,7 @@ describe('acceptingOffer', () => {
     const once = acceptingOffer(counterOffer, { negotiation: { address: 'http://p/wsag/Negotiation', negotiationId: 'n1' } });
     valid(once, 'wsag:AgreementOffer');
     expect(text(once, '//wsag-neg:ResponderNegotiationEPR/wsa:ReferenceParameters/srv:NegotiationId')).toBe('n1');
-    const counterWithExtension = counterOffer.replace('</wsag:Context>', once.slice(once.indexOf('<wsag-neg:NegotiationExtension'), once.indexOf('</wsag:Context>')) + '</wsag:Context>');
+    const counterWithExtension = counterOffer.replace('</wsag:Context>', `${once.slice(once.indexOf('<wsag-neg:NegotiationExtension'), once.indexOf('</wsag:Context>'))}</wsag:Context>`);
     expect(count(acceptingOffer(counterWithExtension), '//wsag-neg:NegotiationExtension')).toBe(1);
   });
 

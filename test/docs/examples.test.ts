@@ -62,7 +62,7 @@ function shell(line: string, at: Shell, answers?: Array<[RegExp, string]>): Prom
   const onData = (chunk: Buffer): void => {
     output += chunk.toString();
     const next = pending[0];
-    if (next && next[0].test(output.slice(answeredUpTo))) {
+    if (next?.[0].test(output.slice(answeredUpTo))) {
       pending.shift();
       answeredUpTo = output.length;
       child.stdin.write(`${next[1]}\n`);

@@ -45,10 +45,6 @@ fs.writeFileSync(
 const templates = TemplateLibrary.fromDirectory(dir);
 const rendered = (id: string) => templates.render(start).find((t) => t.includes(`TemplateId="${id}"`)) as string;
 const offer = (id: string, settings: OfferSetting[] = []) => receivedOffer(offerFromTemplate(rendered(id), settings));
-const window = (from: string, to: string): OfferSetting[] => [
-  { location: '//arp:StartTime', value: from },
-  { location: '//arp:EndTime', value: to },
-];
 /** A batch job (no deadline: best effort) of `nodes` nodes for an hour, starting no earlier than `earliest`. */
 const batch = (nodes: number, earliest: string) => {
   const xml = offerFromTemplate(rendered('batch-job-v1'), [{ location: 'NodeCount', value: String(nodes) }])

@@ -7,7 +7,7 @@ import { accessSync, constants } from 'node:fs';
  */
 export const python = '/usr/bin/python3';
 
-const skipping = () => process.env['WSAG_SKIP_INTEROP'] === '1';
+const skipping = () => process.env.WSAG_SKIP_INTEROP === '1';
 
 /** Why `module` cannot be imported by /usr/bin/python3, or undefined when it can. */
 export function pythonModuleProblem(module: string): string | undefined {

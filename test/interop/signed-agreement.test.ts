@@ -62,7 +62,7 @@ describe.runIf(available)('an exported agreement verifies with xmlsec1 and the C
     const document = fs.readFileSync(file, 'utf8');
     const terms = document.indexOf('<wsag:Terms');
     const at = document.indexOf('>', document.indexOf('<wsag:ServiceDescriptionTerm', terms)) + 1;
-    const changed = document.slice(0, at) + ' ' + document.slice(at);
+    const changed = `${document.slice(0, at)} ${document.slice(at)}`;
     const changedFile = path.join(dataDir, 'changed.xml');
     fs.writeFileSync(changedFile, changed);
     expect(xmlsec1Accepts(changedFile)).toBe(false);

@@ -511,11 +511,11 @@ function expectZeepView(view: ZeepView | undefined, spec: PortSpec, location: st
       spec.operations.map((o) => [o.name, { soapAction: o.action, wsaAction: o.action, input: `{${o.namespace}}${o.element}`, faults: ['BaseFault'] }]),
     );
     const seen = Object.fromEntries(
-      Object.entries(binding.operations).map(([name, o]) => [name, { soapAction: o['soapAction'], wsaAction: o['wsaAction'], input: o['input'], faults: o['faults'] }]),
+      Object.entries(binding.operations).map(([name, o]) => [name, { soapAction: o.soapAction, wsaAction: o.wsaAction, input: o.input, faults: o.faults }]),
     );
     expect(seen, `${location} ${binding.kind}`).toEqual(expected);
     for (const op of spec.operations) {
-      if (op.output) expect(binding.operations[op.name]?.['output'], `${location} ${binding.kind} ${op.name} output`).toBe(op.output);
+      if (op.output) expect(binding.operations[op.name]?.output, `${location} ${binding.kind} ${op.name} output`).toBe(op.output);
     }
   }
 }

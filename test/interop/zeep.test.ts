@@ -30,7 +30,7 @@ describe.runIf(available)('a zeep client, from the WSDLs alone, runs an agreemen
     const run = await runPython([script, server.url], 60_000);
     const result = lastJsonLine(run);
     // On failure, show what zeep saw (the JSON names each mismatch) and its traceback.
-    expect({ code: run.code, error: result['error'], mismatches: result['mismatches'] }, run.stderr).toEqual({ code: 0, error: undefined, mismatches: [] });
+    expect({ code: run.code, error: result.error, mismatches: result.mismatches }, run.stderr).toEqual({ code: 0, error: undefined, mismatches: [] });
     expect(result).toMatchObject({
       ok: true,
       templates: expect.arrayContaining(['deadline-job']),
@@ -44,21 +44,21 @@ describe.runIf(available)('a zeep client, from the WSDLs alone, runs an agreemen
       stateAfter: { soap11: 'Terminated', soap12: 'Terminated' },
       faultCode: { soap11: 'InvalidResourcePropertyQName', soap12: 'InvalidResourcePropertyQName' },
     });
-    expect(result['agreementId']).toMatch(/\S/);
-    expect(result['checks']).toBeGreaterThanOrEqual(16);
+    expect(result.agreementId).toMatch(/\S/);
+    expect(result.checks).toBeGreaterThanOrEqual(16);
 
     // The server agrees: the agreement zeep created exists and is terminated.
-    const stored = await server.repository.get(result['agreementId'] as string);
+    const stored = await server.repository.get(result.agreementId as string);
     expect(stored?.state).toBe('Terminated');
     // ... and read zeep's offer as carrying the values zeep read from the template.
-    const offered = result['offered'] as Record<string, unknown>;
+    const offered = result.offered as Record<string, unknown>;
     expect(stored?.request).toMatchObject({
-      nodeCount: offered['nodeCount'],
-      interconnect: offered['interconnect'],
-      runtimeSeconds: offered['runtimeEstimate'],
-      guaranteeLevel: offered['guaranteeLevel'],
-      maxCoveredOutages: offered['maxCoveredOutages'],
+      nodeCount: offered.nodeCount,
+      interconnect: offered.interconnect,
+      runtimeSeconds: offered.runtimeEstimate,
+      guaranteeLevel: offered.guaranteeLevel,
+      maxCoveredOutages: offered.maxCoveredOutages,
     });
-    expect(stored?.request.deadline?.toISOString()).toBe(new Date(offered['deadline'] as string).toISOString());
+    expect(stored?.request.deadline?.toISOString()).toBe(new Date(offered.deadline as string).toISOString());
   });
 });

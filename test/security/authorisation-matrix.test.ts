@@ -169,7 +169,7 @@ const table: Record<string, Row> = {
   'SOAP /wsag/NegotiationFactory InitiateNegotiation': { rule: 'party', call: soap((c) => c.initiateNegotiation()) },
   'SOAP /wsag/Negotiation Negotiate': { rule: 'owner', call: soap(async (c, f) => c.negotiate(f.negotiation, [negotiationOffer(await offer(c), { counterOfferTo: 'advance-reservation-v1', state: 'Advisory' })])) },
   'SOAP /wsag/Negotiation Advertise': { rule: 'owner', call: soap(async (c, f) => c.advertise(f.negotiation, [negotiationOffer(await offer(c), { counterOfferTo: 'advance-reservation-v1', state: 'Advisory' })])) },
-  'SOAP /wsag/Negotiation Terminate': { rule: 'owner', call: soap(async (c, f) => c.terminateNegotiation(await clientFor('owner').initiateNegotiation().then((n) => n.negotiationId))) },
+  'SOAP /wsag/Negotiation Terminate': { rule: 'owner', call: soap(async (c) => c.terminateNegotiation(await clientFor('owner').initiateNegotiation().then((n) => n.negotiationId))) },
   'SOAP /wsag/Negotiation GetResourceProperty': { rule: 'owner', call: property('Negotiation', negotiationRef, 'wsag-neg:NegotiationContext') },
   'SOAP /wsag/Negotiation GetResourcePropertyDocument': { rule: 'owner', call: propertyDocument('Negotiation', negotiationRef) },
 };

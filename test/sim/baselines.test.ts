@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { atOfferedLoad, compareBaselines, loadInputs, parseCluster, parseWorkload } from '../../src/sim/index.js';
+import { atOfferedLoad, type compareBaselines, loadInputs, parseCluster, parseWorkload } from '../../src/sim/index.js';
 import { fcfsBackfill } from '../../src/sim/fcfs-backfill.js';
 import { wsag } from '../cli/support.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WsagClient, WsagFault } from '../../src/client/wsag-client.js';
+import { WsagClient, type WsagFault } from '../../src/client/wsag-client.js';
 import { negotiationOffer } from '../../src/xml/accepting-offer.js';
 import { offerFromTemplate, type OfferSetting } from '../../src/xml/offer-from-template.js';
 import { startTestServer, type TestServer } from '../support/server.js';

@@ -3,7 +3,7 @@ import { delimiter, join } from 'node:path';
 
 /** True if an executable called `name` is found in one of the PATH directories. */
 function onPath(name: string): boolean {
-  const dirs = (process.env['PATH'] ?? '').split(delimiter).filter((d) => d !== '');
+  const dirs = (process.env.PATH ?? '').split(delimiter).filter((d) => d !== '');
   const exts = process.platform === 'win32' ? ['', '.exe', '.cmd', '.bat'] : [''];
   for (const dir of dirs) {
     for (const ext of exts) {
@@ -29,7 +29,7 @@ function onPath(name: string): boolean {
  */
 export function requireTool(name: string): boolean {
   if (onPath(name)) return true;
-  if (process.env['WSAG_SKIP_INTEROP'] === '1') return false;
+  if (process.env.WSAG_SKIP_INTEROP === '1') return false;
   throw new Error(
     `required tool '${name}' is not on PATH; install it (Debian: apt-get install libxml2-utils ` +
       `for xmllint) or set WSAG_SKIP_INTEROP=1 to skip the tests that need it`,

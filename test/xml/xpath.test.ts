@@ -1,4 +1,4 @@
-import { XmlElement, XmlXPath } from 'libxml2-wasm';
+import { type XmlElement, XmlXPath } from 'libxml2-wasm';
 import { describe, expect, it } from 'vitest';
 import { withXml } from '../../src/xml/libxml.js';
 import { ns, prefixes } from '../../src/xml/namespaces.js';

@@ -104,7 +104,7 @@ async function proxy(args: Args, ctx: CommandContext): Promise<void> {
   const passphrase = passphraseFile === undefined ? undefined : readPassphrase(passphraseFile);
 
   const issuer = loadIssuer(certFile, args.string('key'), ctx.env, home, passphrase);
-  let issued;
+  let issued: Awaited<ReturnType<typeof issueProxy>>;
   try {
     issued = await issueProxy({
       issuerCert: issuer.certificate,

@@ -6,7 +6,7 @@ import { usageCharge } from '../../domain/usage.js';
 import type { AgreementRepository, Clock, NegotiationRepository } from '../ports.js';
 import type { AccountStore } from './ports.js';
 import type { ReportStore, StoredReport } from '../execution/ports.js';
-import { agreementHoldId, Charging, offerHoldId } from './charging.js';
+import { agreementHoldId, type Charging, offerHoldId } from './charging.js';
 
 const live = new Set(['Pending', 'Observed', 'PendingAndTerminating', 'ObservedAndTerminating']);
 

@@ -15,7 +15,7 @@ import type { Peer } from '../migration/peers.js';
 import type { CommittedOffer, NegotiationService } from '../negotiation/negotiation-service.js';
 import type { PlanningService } from '../planning/planning-service.js';
 import { bidderOf, quote, type Quote } from '../planning/quote.js';
-import type { AgreementDocumentWriter, AgreementRepository, AgreementSigner, Clock, IdSource, ReceivedOffer, TemplateCatalog } from '../ports.js';
+import type { AgreementDocumentWriter, AuditDetails, AgreementRepository, AgreementSigner, Clock, IdSource, ReceivedOffer, TemplateCatalog } from '../ports.js';
 import type { StandbyHold } from '../migration/ports.js';
 import type { ReservationUse } from './reservation-use.js';
 import type { Charging } from '../accounting/charging.js';
@@ -229,7 +229,7 @@ export const bindRemoteStandby: Step = {
     if (!standby || !deps.standby) return;
     const before = required(ctx.agreement);
     const after = { ...before, updatedAt: deps.clock.now() };
-    let details;
+    let details: AuditDetails & { action: string };
     try {
       const remote = await deps.standby.bind(standby.peer, standby.hold);
       details = { action: 'standby-bound', peer: remote.peer, remoteAgreementId: remote.agreementId, remoteAddress: remote.address, price: { ...standby.hold.price } };
@@ -424,7 +424,7 @@ export class AgreementFactory {
       const renegotiated = committed.negotiation.agreementId;
       if (renegotiated !== undefined) {
         const current = await this.deps.repository.get(renegotiated);
-        if (!current || current.state !== 'Observed') {
+        if (current?.state !== 'Observed') {
           throw new InvalidTerms(`agreement "${renegotiated}" is no longer Observed (${current?.state ?? 'gone'}): the renegotiated offer cannot be accepted`);
         }
         ctx.replaces = current;

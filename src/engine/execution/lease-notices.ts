@@ -34,7 +34,7 @@ export class LeaseNotices {
     for (const id of new Set(this.due.takeUntil(now.getTime()))) {
       const agreement = await this.read(id);
       const end = agreement?.request.window?.end;
-      if (!agreement || agreement.state !== 'Observed' || !end || end.getTime() <= now.getTime()) continue;
+      if (agreement?.state !== 'Observed' || !end || end.getTime() <= now.getTime()) continue;
       // The queue may hold the entry of an earlier end (before an extension): only the current end's time counts.
       if (end.getTime() - this.noticeSeconds * 1000 > now.getTime()) continue;
       const key = `${id} ${end.getTime()}`;

@@ -55,7 +55,7 @@ export class MigratedJobs {
     const peer = this.deps.peers.peers.find((p) => p.name === migration.peer);
     if (!peer || !this.deps.providers.agreementState) return false;
     const remote = { peer: peer.name, agreementId: migration.remoteAgreementId, address: migration.remoteAddress };
-    let status;
+    let status: Awaited<ReturnType<NonNullable<typeof this.deps.providers.agreementState>>>;
     try {
       status = await this.deps.providers.agreementState(peer, remote);
     } catch (error) {
