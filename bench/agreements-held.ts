@@ -32,7 +32,13 @@ async function fill(dataDir: string, count: number): Promise<void> {
   const start = Date.now() - count * 60_000;
   await storeClones(dataDir, agreementId, count, (model, i) => {
     const createdAt = new Date(start + i * 60_000);
-    return { ...model, id: `held-${String(i).padStart(7, '0')}`, state: i % 4 === 0 ? 'Terminated' : 'Complete', createdAt, updatedAt: createdAt };
+    return {
+      ...model,
+      id: `held-${String(i).padStart(7, '0')}`,
+      state: i % 4 === 0 ? 'Terminated' : 'Complete',
+      createdAt,
+      updatedAt: createdAt,
+    };
   });
 }
 
@@ -65,13 +71,19 @@ for (const held of counts) {
     }
   })();
   const listers = [0, 1].map(async () => {
-    while (running) await fetch(`${url}/api/agreements?limit=1000`).then((r) => r.arrayBuffer(), () => undefined);
+    while (running)
+      await fetch(`${url}/api/agreements?limit=1000`).then(
+        (r) => r.arrayBuffer(),
+        () => undefined,
+      );
   });
   const conc: number[] = [];
   const concStarted = performance.now();
-  await Promise.all(Array.from({ length: concurrent.clients }, async () => {
-    for (let i = 0; i < concurrent.each; i++) conc.push(await timed(() => client.createAgreement(offer)));
-  }));
+  await Promise.all(
+    Array.from({ length: concurrent.clients }, async () => {
+      for (let i = 0; i < concurrent.each; i++) conc.push(await timed(() => client.createAgreement(offer)));
+    }),
+  );
   const concRate = (conc.length / (performance.now() - concStarted)) * 1000;
   running = false;
   await Promise.all([probe, ...listers]);
@@ -82,17 +94,21 @@ for (const held of counts) {
   const s = quantiles(seq);
   const c = quantiles(conc);
   const h = quantiles(health);
-  rows.push(`| ${held.toLocaleString('en')} | ${(startMs / 1000).toFixed(1)} | ${seqRate.toFixed(0)} | ${s.median.toFixed(1)} | ${s.p99.toFixed(1)} | ${concRate.toFixed(0)} | ${c.p99.toFixed(1)} | ${h.p99.toFixed(1)} | ${rss} |`);
+  rows.push(
+    `| ${held.toLocaleString('en')} | ${(startMs / 1000).toFixed(1)} | ${seqRate.toFixed(0)} | ${s.median.toFixed(1)} | ${s.p99.toFixed(1)} | ${concRate.toFixed(0)} | ${c.p99.toFixed(1)} | ${h.p99.toFixed(1)} | ${rss} |`,
+  );
   console.error(rows.at(-1));
 }
 
-publish([
-  machineHeading('agreements held'),
-  '',
-  `Command: \`${nodeFlagsPrefix()}npm run bench:held\` (\`npm start\` as its own process: SQLite WAL, every commit synced before its answer, 4,096 nodes, no run time; the agreements held are ended ones in its store; ${sequential} sequential CreateAgreement from one client, then ${concurrent.clients} clients × ${concurrent.each} while two clients read GET /api/agreements?limit=1000 over and over and /healthz is asked every 20 ms).`,
-  '',
-  '| agreements held | start-up s | sequential creates/s | p50 ms | p99 ms | 16 clients creates/s | p99 ms | /healthz p99 ms | RSS MiB |',
-  '|---|---|---|---|---|---|---|---|---|',
-  ...rows,
-  '',
-].join('\n'));
+publish(
+  [
+    machineHeading('agreements held'),
+    '',
+    `Command: \`${nodeFlagsPrefix()}npm run bench:held\` (\`npm start\` as its own process: SQLite WAL, every commit synced before its answer, 4,096 nodes, no run time; the agreements held are ended ones in its store; ${sequential} sequential CreateAgreement from one client, then ${concurrent.clients} clients × ${concurrent.each} while two clients read GET /api/agreements?limit=1000 over and over and /healthz is asked every 20 ms).`,
+    '',
+    '| agreements held | start-up s | sequential creates/s | p50 ms | p99 ms | 16 clients creates/s | p99 ms | /healthz p99 ms | RSS MiB |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n'),
+);

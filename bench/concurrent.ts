@@ -53,7 +53,8 @@ const operation = option('operation', 'create') as 'create' | 'negotiate';
 const documentThreads = option('document-threads', '');
 /** Creates due per second, all targets together (0: as many as the server answers). */
 const rate = Number(option('rate', '0'));
-if (rate > 0 && operation !== 'create') throw new Error('--rate measures CreateAgreement only; leave out --operation negotiate');
+if (rate > 0 && operation !== 'create')
+  throw new Error('--rate measures CreateAgreement only; leave out --operation negotiate');
 const CLUSTER_NODES = 4096;
 /** Seconds of the same load before the measured run (compilation, the heap growing): 5 at a rate, else 2 unless `--warm-up N`. */
 const warmUp = Number(option('warm-up', rate > 0 ? '5' : '2'));
@@ -62,9 +63,14 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-bench-concurrent-'));
 const pki = path.join(work, 'pki');
 await createDemoPki({ dir: pki, force: false, keyType });
 const serverEnv = (extra: Record<string, string> = {}) => ({
-  WSAG_CLUSTER_NODES: String(CLUSTER_NODES), WSAG_EXECUTOR: 'none', WSAG_SIGN_AGREEMENTS: 'on',
+  WSAG_CLUSTER_NODES: String(CLUSTER_NODES),
+  WSAG_EXECUTOR: 'none',
+  WSAG_SIGN_AGREEMENTS: 'on',
   ...(documentThreads ? { WSAG_DOCUMENT_THREADS: documentThreads } : {}),
-  WSAG_TLS_CERT: path.join(pki, 'server.pem'), WSAG_TLS_KEY: path.join(pki, 'server.key'), WSAG_CA_FILE: path.join(pki, 'ca.pem'), ...extra,
+  WSAG_TLS_CERT: path.join(pki, 'server.pem'),
+  WSAG_TLS_KEY: path.join(pki, 'server.key'),
+  WSAG_CA_FILE: path.join(pki, 'ca.pem'),
+  ...extra,
 });
 let dirs = 0;
 const dataDir = () => fs.mkdtempSync(path.join(work, `data-${dirs++}-`));
@@ -74,24 +80,40 @@ const soapHeaders = (action: string) => ({ 'content-type': 'text/xml; charset=ut
 const createAction = `${ns.wsag}/AgreementFactory/CreateAgreementRequest`;
 
 interface Load {
-  requests: number; ok: number; errors: number; perSecond: number; p50: number; p99: number;
+  requests: number;
+  ok: number;
+  errors: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
   /** At a fixed rate: the slowest answer, and how many requests waited for a free connection. */
   atRate?: { max: number; waited: number };
 }
 
 /** The connections of the i-th of `targets` URLs loaded at once: the run's, split as evenly as they go. */
-const connectionsOf = (i: number, targets: number) => Math.floor(connections / targets) + (i < connections % targets ? 1 : 0);
+const connectionsOf = (i: number, targets: number) =>
+  Math.floor(connections / targets) + (i < connections % targets ? 1 : 0);
 
 /**
  * autocannon against each URL at once, the connections split between them: one request
  * over and over, or a sequence of requests (`done` counts the sequences completed).
  */
-async function load(urls: string[], work: { body: string; path?: string } | { requests: autocannon.Request[]; done: () => number }, duration = seconds): Promise<Load> {
-  const results = await Promise.all(urls.map((url, i) => autocannon({
-    url: url + ('path' in work && work.path ? work.path : '/wsag/AgreementFactory'), method: 'POST', duration,
-    connections: connectionsOf(i, urls.length),
-    ...('requests' in work ? { requests: work.requests } : { body: work.body, headers: soapHeaders(createAction) }),
-  })));
+async function load(
+  urls: string[],
+  work: { body: string; path?: string } | { requests: autocannon.Request[]; done: () => number },
+  duration = seconds,
+): Promise<Load> {
+  const results = await Promise.all(
+    urls.map((url, i) =>
+      autocannon({
+        url: url + ('path' in work && work.path ? work.path : '/wsag/AgreementFactory'),
+        method: 'POST',
+        duration,
+        connections: connectionsOf(i, urls.length),
+        ...('requests' in work ? { requests: work.requests } : { body: work.body, headers: soapHeaders(createAction) }),
+      }),
+    ),
+  );
   const sum = (f: (r: autocannon.Result) => number) => results.reduce((s, r) => s + f(r), 0);
   const ok = 'done' in work ? work.done() : sum((r) => r['2xx']);
   return {
@@ -106,15 +128,24 @@ async function load(urls: string[], work: { body: string; path?: string } | { re
 
 /** `--rate`: the creates due at an even rate, split between the URLs as the connections are. */
 async function loadAtFixedRate(urls: string[], body: string, duration = seconds): Promise<Load> {
-  const results = await Promise.all(urls.map((url, i) => loadAtRate(
-    { url: `${url}/wsag/AgreementFactory`, body, headers: soapHeaders(createAction) },
-    { rate: rate / urls.length, connections: connectionsOf(i, urls.length), seconds: duration },
-  )));
+  const results = await Promise.all(
+    urls.map((url, i) =>
+      loadAtRate(
+        { url: `${url}/wsag/AgreementFactory`, body, headers: soapHeaders(createAction) },
+        { rate: rate / urls.length, connections: connectionsOf(i, urls.length), seconds: duration },
+      ),
+    ),
+  );
   const sum = (f: (r: (typeof results)[number]) => number) => results.reduce((s, r) => s + f(r), 0);
   const worst = (f: (r: (typeof results)[number]) => number) => Math.max(...results.map(f));
   return {
-    requests: sum((r) => r.due), ok: sum((r) => r.ok), errors: sum((r) => r.errors), perSecond: sum((r) => r.perSecond),
-    p50: worst((r) => r.p50), p99: worst((r) => r.p99), atRate: { max: worst((r) => r.max), waited: sum((r) => r.waited) },
+    requests: sum((r) => r.due),
+    ok: sum((r) => r.ok),
+    errors: sum((r) => r.errors),
+    perSecond: sum((r) => r.perSecond),
+    p50: worst((r) => r.p50),
+    p99: worst((r) => r.p99),
+    atRate: { max: worst((r) => r.max), waited: sum((r) => r.waited) },
   };
 }
 
@@ -132,22 +163,44 @@ function negotiatedAgreements(offer: string): { requests: autocannon.Request[]; 
     done: () => created,
     requests: [
       {
-        method: 'POST', path: '/wsag/NegotiationFactory', body: plainEnvelope(initiateNegotiationInput({}, '')), headers: soapHeaders(negAction('NegotiationFactory', 'InitiateNegotiationRequest')),
-        onResponse: (_status, body, context: Context) => { context.negotiationId = /NegotiationId[^>]*>([^<]+)</.exec(body)?.[1]; },
-      },
-      {
-        method: 'POST', path: '/wsag/Negotiation', headers: soapHeaders(negAction('Negotiation', 'NegotiateRequest')),
-        setupRequest: (request, context: Context) => ({ ...request, body: plainEnvelope(solicited, { parameter: 'NegotiationId', id: context.negotiationId as string }) }),
-        onResponse: (status, body, context: Context) => {
-          // The accepting offer is built here, from the answer as parsed (as a broker would).
-          context.accepting = status === 200 ? withXml(body, 'NegotiateOutput', (doc) => acceptingOffer(one(doc.root, '//wsag-neg:NegotiationCounterOffer') as XmlElement)) : undefined;
+        method: 'POST',
+        path: '/wsag/NegotiationFactory',
+        body: plainEnvelope(initiateNegotiationInput({}, '')),
+        headers: soapHeaders(negAction('NegotiationFactory', 'InitiateNegotiationRequest')),
+        onResponse: (_status, body, context: Context) => {
+          context.negotiationId = /NegotiationId[^>]*>([^<]+)</.exec(body)?.[1];
         },
       },
       {
-        method: 'POST', path: '/wsag/AgreementFactory', headers: soapHeaders(createAction),
+        method: 'POST',
+        path: '/wsag/Negotiation',
+        headers: soapHeaders(negAction('Negotiation', 'NegotiateRequest')),
+        setupRequest: (request, context: Context) => ({
+          ...request,
+          body: plainEnvelope(solicited, { parameter: 'NegotiationId', id: context.negotiationId as string }),
+        }),
+        onResponse: (status, body, context: Context) => {
+          // The accepting offer is built here, from the answer as parsed (as a broker would).
+          context.accepting =
+            status === 200
+              ? withXml(body, 'NegotiateOutput', (doc) =>
+                  acceptingOffer(one(doc.root, '//wsag-neg:NegotiationCounterOffer') as XmlElement),
+                )
+              : undefined;
+        },
+      },
+      {
+        method: 'POST',
+        path: '/wsag/AgreementFactory',
+        headers: soapHeaders(createAction),
         // Without an Acceptable offer to accept, the sequence starts again.
-        setupRequest: (request, context: Context) => (context.accepting ? { ...request, body: createBody(context.accepting) } : (undefined as unknown as autocannon.Request)),
-        onResponse: (status) => { if (status === 200) created++; },
+        setupRequest: (request, context: Context) =>
+          context.accepting
+            ? { ...request, body: createBody(context.accepting) }
+            : (undefined as unknown as autocannon.Request),
+        onResponse: (status) => {
+          if (status === 200) created++;
+        },
       },
     ],
   };
@@ -162,7 +215,11 @@ async function bareHttp(body: string): Promise<Load> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
-    return await load([`http://127.0.0.1:${(server.address() as AddressInfo).port}`], { body, path: '/' }, Math.min(seconds, 5));
+    return await load(
+      [`http://127.0.0.1:${(server.address() as AddressInfo).port}`],
+      { body, path: '/' },
+      Math.min(seconds, 5),
+    );
   } finally {
     server.close();
   }
@@ -186,13 +243,30 @@ function sqliteCommits(): number {
 }
 
 async function stopAll(children: ChildProcess[]): Promise<void> {
-  await Promise.all(children.map((c) => new Promise((resolve) => {
-    c.once('exit', resolve);
-    c.kill('SIGTERM');
-  })));
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise((resolve) => {
+          c.once('exit', resolve);
+          c.kill('SIGTERM');
+        }),
+    ),
+  );
 }
 
-async function measureTarget(target: string, pg: TestPostgres | undefined): Promise<{ label: string; result: Load; cpuMs: number; generatorMs: number; machine: { msPerAgreement: number; coresBusy: number }; writtenKiB: number | undefined; rss: number[]; stages: string[] }> {
+async function measureTarget(
+  target: string,
+  pg: TestPostgres | undefined,
+): Promise<{
+  label: string;
+  result: Load;
+  cpuMs: number;
+  generatorMs: number;
+  machine: { msPerAgreement: number; coresBusy: number };
+  writtenKiB: number | undefined;
+  rss: number[];
+  stages: string[];
+}> {
   const instances = target === 'sqlite' ? 1 : Number(target.slice(2));
   const env = target === 'sqlite' ? serverEnv() : serverEnv({ WSAG_DATABASE_URL: (pg as TestPostgres).url });
   const started = [];
@@ -208,7 +282,8 @@ async function measureTarget(target: string, pg: TestPostgres | undefined): Prom
     else await load(urls, work(), warmUp);
     const pids = started.map((s) => s.child.pid as number);
     // What the servers' processes used or wrote between two readings, all of them together.
-    const serversSince = (read: (pid: number) => number, before: number[]) => pids.reduce((sum, pid, i) => sum + read(pid) - (before[i] as number), 0);
+    const serversSince = (read: (pid: number) => number, before: number[]) =>
+      pids.reduce((sum, pid, i) => sum + read(pid) - (before[i] as number), 0);
     const cpuBefore = pids.map(cpuSeconds);
     const writtenBefore = pids.map(storageWriteBytes);
     const stagesBefore = await scrapeStages(urls);
@@ -222,12 +297,18 @@ async function measureTarget(target: string, pg: TestPostgres | undefined): Prom
     const perAgreement = (total: number) => total / Math.max(result.ok, 1);
     // Servers' CPU per agreement: steadier than the rate when the machine is noisy, and what the rate follows.
     const cpuMs = perAgreement(1000 * serversSince(cpuSeconds, cpuBefore));
-    const label = target === 'sqlite' ? 'SQLite, one server' : `PostgreSQL, ${instances === 1 ? 'one instance' : `${instances} instances (one leader, ${instances - 1} forwarding)`}`;
+    const label =
+      target === 'sqlite'
+        ? 'SQLite, one server'
+        : `PostgreSQL, ${instances === 1 ? 'one instance' : `${instances} instances (one leader, ${instances - 1} forwarding)`}`;
     // The load generator's own CPU (it shares the cores): what it leaves the servers.
     const generatorMs = perAgreement((generator.user + generator.system) / 1000);
     // All of it (PostgreSQL's processes and the kernel's threads too): how close the run came to the machine's cores.
     const machineBusy = machineAfter.busySeconds - machineBefore.busySeconds;
-    const machine = { msPerAgreement: perAgreement(1000 * machineBusy), coresBusy: machineBusy / ((machineAfter.at - machineBefore.at) / 1000) };
+    const machine = {
+      msPerAgreement: perAgreement(1000 * machineBusy),
+      coresBusy: machineBusy / ((machineAfter.at - machineBefore.at) / 1000),
+    };
     // With PostgreSQL the database's own processes write the data: only SQLite's figure is the store's.
     const writtenKiB = target === 'sqlite' ? perAgreement(written / 1024) : undefined;
     return { label, result, cpuMs, generatorMs, machine, writtenKiB, rss: pids.map(rssMiB), stages };
@@ -253,26 +334,46 @@ try {
   const stageTables: string[] = [];
   for (const target of targets) {
     const { label, result, cpuMs, generatorMs, machine, writtenKiB, rss, stages } = await measureTarget(target, pg);
-    stageTables.push('', `Where the time went, ${label} (means over the run, from the servers' /metrics):`, '', ...stages);
-    rows.push(`| ${label} | ${result.ok} | ${result.errors} | ${result.perSecond.toFixed(0)} | ${result.p50.toFixed(0)} | ${result.p99.toFixed(0)} | ${cpuMs.toFixed(2)} | ${generatorMs.toFixed(2)} | ${machine.msPerAgreement.toFixed(2)} | ${machine.coresBusy.toFixed(2)} of ${os.availableParallelism()} | ${writtenKiB === undefined ? '—' : writtenKiB.toFixed(0)} | ${(result.perSecond / floorHttp.perSecond).toFixed(4)} | ${(result.perSecond / floorCommits).toFixed(3)} | ${rss.join(', ')} |`);
+    stageTables.push(
+      '',
+      `Where the time went, ${label} (means over the run, from the servers' /metrics):`,
+      '',
+      ...stages,
+    );
+    rows.push(
+      `| ${label} | ${result.ok} | ${result.errors} | ${result.perSecond.toFixed(0)} | ${result.p50.toFixed(0)} | ${result.p99.toFixed(0)} | ${cpuMs.toFixed(2)} | ${generatorMs.toFixed(2)} | ${machine.msPerAgreement.toFixed(2)} | ${machine.coresBusy.toFixed(2)} of ${os.availableParallelism()} | ${writtenKiB === undefined ? '—' : writtenKiB.toFixed(0)} | ${(result.perSecond / floorHttp.perSecond).toFixed(4)} | ${(result.perSecond / floorCommits).toFixed(3)} | ${rss.join(', ')} |`,
+    );
     console.error(rows.at(-1));
-    if (result.atRate) atRate.push(`${label}: slowest answer ${result.atRate.max.toFixed(0)} ms; ${result.atRate.waited} of ${result.requests} requests found every connection busy and waited.`);
-    if (result.errors > 0) console.error(`warning: ${label}: ${result.errors} requests were not answered 2xx (refused, or failed); the figures are not of agreements alone`);
+    if (result.atRate)
+      atRate.push(
+        `${label}: slowest answer ${result.atRate.max.toFixed(0)} ms; ${result.atRate.waited} of ${result.requests} requests found every connection busy and waited.`,
+      );
+    if (result.errors > 0)
+      console.error(
+        `warning: ${label}: ${result.errors} requests were not answered 2xx (refused, or failed); the figures are not of agreements alone`,
+      );
   }
-  publish([
-    machineHeading(operation === 'negotiate' ? 'Negotiated agreements under concurrent load' : 'CreateAgreement under concurrent load'),
-    '',
-    `Command: \`${process.env.WSAG_CPU_SCHEDULING ? `WSAG_CPU_SCHEDULING=${process.env.WSAG_CPU_SCHEDULING} ` : ''}${nodeFlagsPrefix()}npm run bench:concurrent -- --seconds ${seconds} --connections ${connections} --targets ${targets.join(',')} --key-type ${keyType}${operation === 'negotiate' ? ' --operation negotiate' : ''}${documentThreads ? ` --document-threads ${documentThreads}` : ''}${rate > 0 ? ` --rate ${rate}` : ''}${process.argv.includes('--warm-up') ? ` --warm-up ${warmUp}` : ''}\` (${rate > 0 ? `creates due at an even ${rate} a second on at most ${connections} keep-alive connections (bench/fixed-rate.ts), each latency from when its request was due, a wait for a free connection included` : `autocannon, ${connections} connections`}, ${seconds} s after a ${warmUp} s warm-up${rate > 0 ? ' at the same rate' : ''}, a ${CLUSTER_NODES}-node cluster, ${documentThreads ? `${documentThreads} document threads (WSAG_DOCUMENT_THREADS), ` : `the server's default document threads (${DocumentThreads.defaultCount(os.availableParallelism())} here), `}its threads' CPU scheduling ${process.env.WSAG_CPU_SCHEDULING || 'normal'} (WSAG_CPU_SCHEDULING), ${operation === 'negotiate' ? 'each connection negotiating its agreements: InitiateNegotiation, Negotiate with a Solicited offer answered Acceptable with the capacity held, CreateAgreement accepting it (latencies are of single requests)' : 'one CreateAgreement after another'} (a one-node job of an hour, its deadline a day ahead), every agreement signed with the demo PKI's ${keyType === 'ec' ? 'ECDSA P-256' : 'RSA 2048'} key; PostgreSQL ${pg ? 'with fsync and synchronous_commit on, on the same machine, every write answered once the log is flushed' : 'not run'}). The load generator runs on the same two cores.`,
-    '',
-    `Floors in the same run: a bare node:http server answering the same request, ${floorHttp.perSecond.toFixed(0)} requests/s (p99 ${floorHttp.p99.toFixed(0)} ms); SQLite fsync'd commits, ${floorCommits.toFixed(0)}/s.`,
-    '',
-    '| server | agreements created | errors | agreements/s | p50 ms | p99 ms | server CPU ms per agreement | load generator CPU ms per agreement | machine CPU ms per agreement | cores busy | KiB written to storage per agreement | ÷ bare HTTP | ÷ SQLite commits | RSS MiB after |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...rows,
-    ...(atRate.length > 0 ? ['', ...atRate] : []),
-    ...stageTables,
-    '',
-  ].join('\n'), `concurrent-${operation}${rate > 0 ? '-at-rate' : ''}`);
+  publish(
+    [
+      machineHeading(
+        operation === 'negotiate'
+          ? 'Negotiated agreements under concurrent load'
+          : 'CreateAgreement under concurrent load',
+      ),
+      '',
+      `Command: \`${process.env.WSAG_CPU_SCHEDULING ? `WSAG_CPU_SCHEDULING=${process.env.WSAG_CPU_SCHEDULING} ` : ''}${nodeFlagsPrefix()}npm run bench:concurrent -- --seconds ${seconds} --connections ${connections} --targets ${targets.join(',')} --key-type ${keyType}${operation === 'negotiate' ? ' --operation negotiate' : ''}${documentThreads ? ` --document-threads ${documentThreads}` : ''}${rate > 0 ? ` --rate ${rate}` : ''}${process.argv.includes('--warm-up') ? ` --warm-up ${warmUp}` : ''}\` (${rate > 0 ? `creates due at an even ${rate} a second on at most ${connections} keep-alive connections (bench/fixed-rate.ts), each latency from when its request was due, a wait for a free connection included` : `autocannon, ${connections} connections`}, ${seconds} s after a ${warmUp} s warm-up${rate > 0 ? ' at the same rate' : ''}, a ${CLUSTER_NODES}-node cluster, ${documentThreads ? `${documentThreads} document threads (WSAG_DOCUMENT_THREADS), ` : `the server's default document threads (${DocumentThreads.defaultCount(os.availableParallelism())} here), `}its threads' CPU scheduling ${process.env.WSAG_CPU_SCHEDULING || 'normal'} (WSAG_CPU_SCHEDULING), ${operation === 'negotiate' ? 'each connection negotiating its agreements: InitiateNegotiation, Negotiate with a Solicited offer answered Acceptable with the capacity held, CreateAgreement accepting it (latencies are of single requests)' : 'one CreateAgreement after another'} (a one-node job of an hour, its deadline a day ahead), every agreement signed with the demo PKI's ${keyType === 'ec' ? 'ECDSA P-256' : 'RSA 2048'} key; PostgreSQL ${pg ? 'with fsync and synchronous_commit on, on the same machine, every write answered once the log is flushed' : 'not run'}). The load generator runs on the same two cores.`,
+      '',
+      `Floors in the same run: a bare node:http server answering the same request, ${floorHttp.perSecond.toFixed(0)} requests/s (p99 ${floorHttp.p99.toFixed(0)} ms); SQLite fsync'd commits, ${floorCommits.toFixed(0)}/s.`,
+      '',
+      '| server | agreements created | errors | agreements/s | p50 ms | p99 ms | server CPU ms per agreement | load generator CPU ms per agreement | machine CPU ms per agreement | cores busy | KiB written to storage per agreement | ÷ bare HTTP | ÷ SQLite commits | RSS MiB after |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+      ...rows,
+      ...(atRate.length > 0 ? ['', ...atRate] : []),
+      ...stageTables,
+      '',
+    ].join('\n'),
+    `concurrent-${operation}${rate > 0 ? '-at-rate' : ''}`,
+  );
 } finally {
   await pg?.stop();
   fs.rmSync(work, { recursive: true, force: true });

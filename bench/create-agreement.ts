@@ -20,7 +20,17 @@ const CLUSTER_NODES = 4096;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-bench-'));
 const server = await startServer(
   // No run time: the measured requests alone, not hundreds of demo jobs starting half a minute in.
-  loadConfig({}, { port: 0, dataDir, templatesDir: path.resolve('templates'), clusterNodes: CLUSTER_NODES, logLevel: 'silent', executor: 'none' }),
+  loadConfig(
+    {},
+    {
+      port: 0,
+      dataDir,
+      templatesDir: path.resolve('templates'),
+      clusterNodes: CLUSTER_NODES,
+      logLevel: 'silent',
+      executor: 'none',
+    },
+  ),
   { logger: pino({ level: 'silent' }) },
 );
 const client = new WsagClient(server.url);
@@ -68,17 +78,25 @@ const committed: string[] = [];
 const advisory = negotiationOffer(offer, { counterOfferTo: 'deadline-job-v1', state: 'Advisory' });
 const solicited = negotiationOffer(offer, { counterOfferTo: 'deadline-job-v1', state: 'Solicited' });
 const rows = [
-  await measure('CreateAgreement (validate, constraints, admit, persist)', async () => ids.push((await client.createAgreement(offer)).agreementId)),
+  await measure('CreateAgreement (validate, constraints, admit, persist)', async () =>
+    ids.push((await client.createAgreement(offer)).agreementId),
+  ),
   await measure('GetResourceProperty wsag:Template', () => client.templates()),
   await measure('AgreementState document', (i) => client.state(ids[i % ids.length] as string)),
   await measure('Terminate', () => client.terminate(ids.shift() as string)),
-  await measure('InitiateNegotiation', async () => negotiations.push((await client.initiateNegotiation()).negotiationId)),
-  await measure('Negotiate, Advisory (3 start slots, nothing held)', (i) => client.negotiate(negotiations[i] as string, [advisory])),
+  await measure('InitiateNegotiation', async () =>
+    negotiations.push((await client.initiateNegotiation()).negotiationId),
+  ),
+  await measure('Negotiate, Advisory (3 start slots, nothing held)', (i) =>
+    client.negotiate(negotiations[i] as string, [advisory]),
+  ),
   await measure('Negotiate, Solicited (Acceptable offer, hold persisted)', async (i) => {
     const [answer] = await client.negotiate(negotiations[i] as string, [solicited]);
     committed.push(answer?.xml as string);
   }),
-  await measure('CreateAgreement accepting the Acceptable offer', (i) => client.createAgreement(acceptingOffer(committed[i] as string))),
+  await measure('CreateAgreement accepting the Acceptable offer', (i) =>
+    client.createAgreement(acceptingOffer(committed[i] as string)),
+  ),
   await lateRound(18, 8, 30),
 ];
 await server.close();

@@ -26,20 +26,49 @@ const rounds = 8;
 const now = new Date();
 
 const library = TemplateLibrary.fromDirectory('templates');
-const offer = oneNodeJobOfferFrom(renderTimeTokens(fs.readFileSync(path.join('templates', 'deadline-job.xml'), 'utf8'), now));
+const offer = oneNodeJobOfferFrom(
+  renderTimeTokens(fs.readFileSync(path.join('templates', 'deadline-job.xml'), 'utf8'), now),
+);
 const createText = createBody(offer);
 const negotiateText = plainEnvelope(solicitedNegotiateInput(offer));
 
-const ca = await createCa({ subject: nameFromParts([['O', 'bench'], ['CN', 'bench CA']]), keyType: 'ec', days: 30, now });
-const provider = await issueEndEntity({ ca, subject: nameFromParts([['O', 'bench'], ['CN', 'provider.example.org']]), keyType: 'ec', days: 30, now, purpose: 'server' });
+const ca = await createCa({
+  subject: nameFromParts([
+    ['O', 'bench'],
+    ['CN', 'bench CA'],
+  ]),
+  keyType: 'ec',
+  days: 30,
+  now,
+});
+const provider = await issueEndEntity({
+  ca,
+  subject: nameFromParts([
+    ['O', 'bench'],
+    ['CN', 'provider.example.org'],
+  ]),
+  keyType: 'ec',
+  days: 30,
+  now,
+  purpose: 'server',
+});
 const tasks = documentTasks({ library, credentials: { key: provider.privateKey, chain: [provider.certificate] } });
 const agreement = withXml(offer, 'offer', (doc) =>
-  new XmlAgreementWriter().write(readOffer(doc.root), { agreementId: 'bench-agreement', initiator: '/O=bench/CN=broker', responder: 'provider.example.org', templateId: 'deadline-job-v1', templateName: 'deadline-job' }),
+  new XmlAgreementWriter().write(readOffer(doc.root), {
+    agreementId: 'bench-agreement',
+    initiator: '/O=bench/CN=broker',
+    responder: 'provider.example.org',
+    templateId: 'deadline-job-v1',
+    templateName: 'deadline-job',
+  }),
 );
 
 const work: Array<[string, () => unknown]> = [
   ['read a CreateAgreement offer', () => tasks.readAgreementOffer({ text: createText, input: 'CreateAgreementInput' })],
-  ['read a Negotiate offer (Solicited)', () => tasks.readNegotiationOffers({ text: negotiateText, input: 'NegotiateInput' })],
+  [
+    'read a Negotiate offer (Solicited)',
+    () => tasks.readNegotiationOffers({ text: negotiateText, input: 'NegotiateInput' }),
+  ],
   ['sign an agreement (ECDSA P-256)', () => tasks.sign(agreement)],
 ];
 for (const [what, run] of work) {

@@ -30,7 +30,10 @@ export interface FixedRateRequest {
   headers: Record<string, string>;
 }
 
-export async function loadAtRate(request: FixedRateRequest, options: { rate: number; connections: number; seconds: number }): Promise<FixedRateLoad> {
+export async function loadAtRate(
+  request: FixedRateRequest,
+  options: { rate: number; connections: number; seconds: number },
+): Promise<FixedRateLoad> {
   const url = new URL(request.url);
   // undici's pool queues a request until one of its connections is free.
   const pool = new Pool(url.origin, { connections: options.connections, pipelining: 1 });
@@ -46,7 +49,12 @@ export async function loadAtRate(request: FixedRateRequest, options: { rate: num
     inFlight++;
     let ok = false;
     try {
-      const answer = await pool.request({ path: url.pathname, method: 'POST', headers: request.headers, body: request.body });
+      const answer = await pool.request({
+        path: url.pathname,
+        method: 'POST',
+        headers: request.headers,
+        body: request.body,
+      });
       await answer.body.dump();
       ok = answer.statusCode === 200;
     } catch {
@@ -63,7 +71,8 @@ export async function loadAtRate(request: FixedRateRequest, options: { rate: num
   await new Promise<void>((resolve) => {
     const tick = () => {
       const now = performance.now();
-      while (next < due && start + (next * 1000) / options.rate <= now) answers.push(send(start + (next++ * 1000) / options.rate));
+      while (next < due && start + (next * 1000) / options.rate <= now)
+        answers.push(send(start + (next++ * 1000) / options.rate));
       if (next >= due) resolve();
       else setTimeout(tick, Math.max(0, start + (next * 1000) / options.rate - performance.now()));
     };

@@ -19,7 +19,9 @@ export async function oneNodeJobOffer(client: WsagClient): Promise<string> {
 
 /** The same offer from the deadline-job template as served (its time tokens rendered). */
 export function oneNodeJobOfferFrom(template: string): string {
-  const deadline = new Date(Math.ceil(Date.now() / 1000) * 1000 + DEADLINE_HOURS * 3600_000).toISOString().replace('.000Z', 'Z');
+  const deadline = new Date(Math.ceil(Date.now() / 1000) * 1000 + DEADLINE_HOURS * 3600_000)
+    .toISOString()
+    .replace('.000Z', 'Z');
   return offerFromTemplate(template, [
     { location: 'NodeCount', value: '1' },
     { location: '//sla:ServiceLevel/sla:Deadline', value: deadline },
@@ -28,7 +30,8 @@ export function oneNodeJobOfferFrom(template: string): string {
 }
 
 /** A CreateAgreement request's envelope for `offer`. */
-export const createBody = (offer: string): string => plainEnvelope(`<wsag:CreateAgreementInput xmlns:wsag="${ns.wsag}">${offer}</wsag:CreateAgreementInput>`);
+export const createBody = (offer: string): string =>
+  plainEnvelope(`<wsag:CreateAgreementInput xmlns:wsag="${ns.wsag}">${offer}</wsag:CreateAgreementInput>`);
 
 /** A Negotiate request's Body sending `offer` as a Solicited counter-offer to the deadline-job template. */
 export const solicitedNegotiateInput = (offer: string): string =>

@@ -33,11 +33,13 @@ async function fill(dataDir: string, count: number): Promise<Date> {
   const client = new WsagClient(url);
   const template = (await client.templates()).find((t) => t.includes('advance-reservation-v1')) as string;
   const base = new Date(Math.ceil((Date.now() + 2 * hour) / hour) * hour);
-  const { agreementId } = await client.createAgreement(offerFromTemplate(template, [
-    { location: 'NodeCount', value: '1' },
-    { location: windowLocation('StartTime'), value: base.toISOString() },
-    { location: windowLocation('EndTime'), value: new Date(base.getTime() + hour).toISOString() },
-  ]));
+  const { agreementId } = await client.createAgreement(
+    offerFromTemplate(template, [
+      { location: 'NodeCount', value: '1' },
+      { location: windowLocation('StartTime'), value: base.toISOString() },
+      { location: windowLocation('EndTime'), value: new Date(base.getTime() + hour).toISOString() },
+    ]),
+  );
   const nodes = (await client.nodes()).map((n) => n.id);
   await client.terminate(agreementId);
   await stopProcess(child);
@@ -45,9 +47,17 @@ async function fill(dataDir: string, count: number): Promise<Date> {
     // Each on its own node and hour: node i mod 4096, hour i div 4096 after the base.
     const start = new Date(base.getTime() + Math.floor(i / nodes.length) * hour);
     const end = new Date(start.getTime() + hour);
-    const segment = { ...model.allocation!.segments![0]!, start, end, nodeIds: [nodes[i % nodes.length] as string], spareNodeIds: [] };
+    const segment = {
+      ...model.allocation!.segments![0]!,
+      start,
+      end,
+      nodeIds: [nodes[i % nodes.length] as string],
+      spareNodeIds: [],
+    };
     return {
-      ...model, id: `live-${String(i).padStart(7, '0')}`, state: 'Observed',
+      ...model,
+      id: `live-${String(i).padStart(7, '0')}`,
+      state: 'Observed',
       // As accepted: the model was terminated, and its terms' states with it.
       serviceTerms: model.serviceTerms.map((t) => ({ ...t, state: 'NotReady' as const })),
       guaranteeTerms: model.guaranteeTerms.map((t) => ({ ...t, state: 'NotDetermined' as const })),
@@ -90,30 +100,38 @@ for (const live of counts) {
   const scrapeMs = await medianScrapeMs(url);
   const offer = await oneNodeJobOffer(client);
   const more = 2000;
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    for (let i = 0; i < more / 16; i++) await client.createAgreement(offer);
-  }));
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      for (let i = 0; i < more / 16; i++) await client.createAgreement(offer);
+    }),
+  );
   const rssAfter = rssMiB(child.pid as number);
   // The dashboard's view zoomed to six hours (GET /api/plan?from=&to=), then, last (it takes
   // memory of its own), every booking.
   const windowStarted = performance.now();
-  const inWindow = await (await fetch(`${url}/api/plan?from=${base.toISOString()}&to=${new Date(base.getTime() + 6 * hour).toISOString()}`)).json() as { bookings: unknown[] };
+  const inWindow = (await (
+    await fetch(`${url}/api/plan?from=${base.toISOString()}&to=${new Date(base.getTime() + 6 * hour).toISOString()}`)
+  ).json()) as { bookings: unknown[] };
   const windowMs = performance.now() - windowStarted;
   const planStarted = performance.now();
   const planned = (await client.plan()).bookings.length;
   const planMs = performance.now() - planStarted;
   await stopProcess(child);
   fs.rmSync(dataDir, { recursive: true, force: true });
-  rows.push(`| ${live.toLocaleString('en')} | ${planned.toLocaleString('en')} | ${(startMs / 1000).toFixed(1)} | ${peakStarting} | ${rssServing} | ${scrapeMs.toFixed(0)} | ${rssAfter} | ${planMs.toFixed(0)} | ${windowMs.toFixed(0)} (${inWindow.bookings.length.toLocaleString('en')}) |`);
+  rows.push(
+    `| ${live.toLocaleString('en')} | ${planned.toLocaleString('en')} | ${(startMs / 1000).toFixed(1)} | ${peakStarting} | ${rssServing} | ${scrapeMs.toFixed(0)} | ${rssAfter} | ${planMs.toFixed(0)} | ${windowMs.toFixed(0)} (${inWindow.bookings.length.toLocaleString('en')}) |`,
+  );
   console.error(rows.at(-1));
 }
-publish([
-  machineHeading('A server holding live agreements'),
-  '',
-  `Command: \`${nodeFlagsPrefix()}npm run bench:live\` (\`npm start\` as its own process on a data directory holding that many Observed one-node reservations, a 4,096-node cluster, SQLite WAL, every commit synced before its answer, no run time; then 2,000 more creates from 16 clients).`,
-  '',
-  '| live agreements stored | bookings in the plan at the end (stored and created) | start-up until serving, s | peak RSS while starting, MiB | RSS serving (2 s after), MiB | a /metrics scrape (median of 5), ms | RSS after the scrapes and 2,000 more creates, MiB | GET /api/plan (every booking), ms | GET /api/plan for six hours (bookings in them), ms |',
-  '|---|---|---|---|---|---|---|---|---|',
-  ...rows,
-  '',
-].join('\n'));
+publish(
+  [
+    machineHeading('A server holding live agreements'),
+    '',
+    `Command: \`${nodeFlagsPrefix()}npm run bench:live\` (\`npm start\` as its own process on a data directory holding that many Observed one-node reservations, a 4,096-node cluster, SQLite WAL, every commit synced before its answer, no run time; then 2,000 more creates from 16 clients).`,
+    '',
+    '| live agreements stored | bookings in the plan at the end (stored and created) | start-up until serving, s | peak RSS while starting, MiB | RSS serving (2 s after), MiB | a /metrics scrape (median of 5), ms | RSS after the scrapes and 2,000 more creates, MiB | GET /api/plan (every booking), ms | GET /api/plan for six hours (bookings in them), ms |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n'),
+);

@@ -23,22 +23,35 @@ const MEASURED_SECONDS = 10;
 const CLIENTS = 8;
 const env = { WSAG_CLUSTER_NODES: '4096', WSAG_EXECUTOR: 'none', WSAG_HOLD_SECONDS: '300' };
 
-interface Row { holds: number; cpuMsPerSecond: number; median: number; p99: number; max: number; rss: number }
+interface Row {
+  holds: number;
+  cpuMsPerSecond: number;
+  median: number;
+  p99: number;
+  max: number;
+  rss: number;
+}
 
 async function measure(holds: number, work: string): Promise<Row> {
   const { child, url } = await startProcess(fs.mkdtempSync(path.join(work, 'data-')), env);
   try {
     const client = new WsagClient(url);
-    const solicited = negotiationOffer(await oneNodeJobOffer(client), { counterOfferTo: 'deadline-job-v1', state: 'Solicited' });
+    const solicited = negotiationOffer(await oneNodeJobOffer(client), {
+      counterOfferTo: 'deadline-job-v1',
+      state: 'Solicited',
+    });
     let made = 0;
-    await Promise.all(Array.from({ length: CLIENTS }, async () => {
-      while (made < holds) {
-        made++;
-        const { negotiationId } = await client.initiateNegotiation();
-        const [answer] = await client.negotiate(negotiationId, [solicited]);
-        if (answer?.state !== 'Acceptable') throw new Error(`hold ${made}: the server answered ${answer?.state ?? 'nothing'}`);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        while (made < holds) {
+          made++;
+          const { negotiationId } = await client.initiateNegotiation();
+          const [answer] = await client.negotiate(negotiationId, [solicited]);
+          if (answer?.state !== 'Acceptable')
+            throw new Error(`hold ${made}: the server answered ${answer?.state ?? 'nothing'}`);
+        }
+      }),
+    );
     // Past the first timer pass after the last hold.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const cpuBefore = cpuSeconds(child.pid as number);
@@ -51,7 +64,8 @@ async function measure(holds: number, work: string): Promise<Row> {
       latencies.push(performance.now() - asked);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const cpuMsPerSecond = ((cpuSeconds(child.pid as number) - cpuBefore) * 1000) / ((performance.now() - started) / 1000);
+    const cpuMsPerSecond =
+      ((cpuSeconds(child.pid as number) - cpuBefore) * 1000) / ((performance.now() - started) / 1000);
     const { median, p99 } = quantiles(latencies);
     return { holds, cpuMsPerSecond, median, p99, max: Math.max(...latencies), rss: rssMiB(child.pid as number) };
   } finally {
@@ -66,13 +80,18 @@ try {
 } finally {
   fs.rmSync(work, { recursive: true, force: true });
 }
-publish([
-  machineHeading('capacity held by negotiations, the server otherwise idle'),
-  '',
-  `Command: \`${nodeFlagsPrefix()}npm run bench:holds\` (\`npm start\` as its own process: SQLite WAL, 4,096 nodes, no run time; each hold a negotiation whose one-node job's Solicited offer was answered Acceptable, held for 300 s; then ${MEASURED_SECONDS} s in which none expires, /healthz asked every 20 ms by one client; CPU time from /proc, every thread of the server).`,
-  '',
-  '| live holds | server CPU ms a second | /healthz p50 ms | p99 ms | max ms | RSS MiB |',
-  '|---|---|---|---|---|---|',
-  ...rows.map((r) => `| ${r.holds} | ${r.cpuMsPerSecond.toFixed(0)} | ${r.median.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.max.toFixed(1)} | ${r.rss} |`),
-  '',
-].join('\n'));
+publish(
+  [
+    machineHeading('capacity held by negotiations, the server otherwise idle'),
+    '',
+    `Command: \`${nodeFlagsPrefix()}npm run bench:holds\` (\`npm start\` as its own process: SQLite WAL, 4,096 nodes, no run time; each hold a negotiation whose one-node job's Solicited offer was answered Acceptable, held for 300 s; then ${MEASURED_SECONDS} s in which none expires, /healthz asked every 20 ms by one client; CPU time from /proc, every thread of the server).`,
+    '',
+    '| live holds | server CPU ms a second | /healthz p50 ms | p99 ms | max ms | RSS MiB |',
+    '|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.holds} | ${r.cpuMsPerSecond.toFixed(0)} | ${r.median.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.max.toFixed(1)} | ${r.rss} |`,
+    ),
+    '',
+  ].join('\n'),
+);

@@ -27,8 +27,12 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-bench-operations-'));
 const pki = path.join(work, 'pki');
 await createDemoPki({ dir: pki, force: false, keyType: 'ec' });
 const server = await startProcess(fs.mkdtempSync(path.join(work, 'data-')), {
-  WSAG_CLUSTER_NODES: '4096', WSAG_EXECUTOR: 'none', WSAG_SIGN_AGREEMENTS: 'on',
-  WSAG_TLS_CERT: path.join(pki, 'server.pem'), WSAG_TLS_KEY: path.join(pki, 'server.key'), WSAG_CA_FILE: path.join(pki, 'ca.pem'),
+  WSAG_CLUSTER_NODES: '4096',
+  WSAG_EXECUTOR: 'none',
+  WSAG_SIGN_AGREEMENTS: 'on',
+  WSAG_TLS_CERT: path.join(pki, 'server.pem'),
+  WSAG_TLS_KEY: path.join(pki, 'server.key'),
+  WSAG_CA_FILE: path.join(pki, 'ca.pem'),
 });
 const pid = server.child.pid as number;
 
@@ -37,7 +41,10 @@ function threadCpu(): Map<number, number> {
   const ticks = 1000 / 100; // USER_HZ is 100 on Linux
   return new Map(
     fs.readdirSync(`/proc/${pid}/task`).map((task) => {
-      const fields = fs.readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+      const fields = fs
+        .readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8')
+        .replace(/^.*\) /s, '')
+        .split(' ');
       return [Number(task), (Number(fields[11]) + Number(fields[12])) * ticks] as const;
     }),
   );
@@ -46,12 +53,18 @@ function threadCpu(): Map<number, number> {
 /** `run(i)` for i below `count`, from `clients` concurrent callers. */
 async function concurrently(count: number, run: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (next < count) await run(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < count) await run(next++);
+    }),
+  );
 }
 
-interface Cost { total: number; loop: number; documents: number }
+interface Cost {
+  total: number;
+  loop: number;
+  documents: number;
+}
 const least = new Map<string, Cost>();
 
 /** Times one operation's batch: CPU an operation, all threads, the event loop's, and the busiest other thread's (the document thread). */
@@ -65,7 +78,11 @@ async function measure(name: string, round: number, run: (i: number) => Promise<
   const documents = Math.max(0, ...used.filter(([tid]) => tid !== pid).map(([, ms]) => ms));
   if (round === 0) return;
   const seen = least.get(name);
-  least.set(name, { total: Math.min(seen?.total ?? Infinity, total), loop: Math.min(seen?.loop ?? Infinity, loop), documents: Math.min(seen?.documents ?? Infinity, documents) });
+  least.set(name, {
+    total: Math.min(seen?.total ?? Infinity, total),
+    loop: Math.min(seen?.loop ?? Infinity, loop),
+    documents: Math.min(seen?.documents ?? Infinity, documents),
+  });
 }
 
 try {
@@ -90,7 +107,10 @@ try {
       await client.createAgreement(offer);
     });
   }
-  const rows = [...least].map(([name, cost]) => `| ${name} | ${cost.total.toFixed(2)} | ${cost.loop.toFixed(2)} | ${cost.documents.toFixed(2)} | ${(cost.total - cost.loop - cost.documents).toFixed(2)} |`);
+  const rows = [...least].map(
+    ([name, cost]) =>
+      `| ${name} | ${cost.total.toFixed(2)} | ${cost.loop.toFixed(2)} | ${cost.documents.toFixed(2)} | ${(cost.total - cost.loop - cost.documents).toFixed(2)} |`,
+  );
   publish(
     [
       machineHeading('server CPU an operation'),

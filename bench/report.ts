@@ -27,7 +27,8 @@ export function machineHeading(what: string | undefined, options: { withKernel?:
  */
 export function publish(table: string, name = path.basename(process.argv[1] ?? 'bench', '.ts')): void {
   console.log(table);
-  if (process.argv.includes('--write')) fs.writeFileSync(benchmarksFile, withTable(fs.readFileSync(benchmarksFile, 'utf8'), name, table));
+  if (process.argv.includes('--write'))
+    fs.writeFileSync(benchmarksFile, withTable(fs.readFileSync(benchmarksFile, 'utf8'), name, table));
 }
 
 const benchmarksFile = 'docs/benchmarks.md';
@@ -38,6 +39,7 @@ export function withTable(text: string, name: string, table: string): string {
   const end = `<!-- /bench:${name} -->`;
   const from = text.indexOf(begin);
   const to = text.indexOf(end);
-  if (from < 0 || to < from) throw new Error(`${benchmarksFile} has no section for ${name}: add ${begin} and ${end} where its table belongs`);
+  if (from < 0 || to < from)
+    throw new Error(`${benchmarksFile} has no section for ${name}: add ${begin} and ${end} where its table belongs`);
   return `${text.slice(0, from + begin.length)}\n${table.trim()}\n${text.slice(to)}`;
 }

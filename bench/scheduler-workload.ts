@@ -40,11 +40,30 @@ export function request(next: () => number, id: string, now: Instant, spanMs: nu
   const r = next();
   const kind: JobKind = r < 0.55 ? 'Deadline' : r < 0.65 ? 'Reservation' : r < 0.92 ? 'BestEffort' : 'Background';
   const w = next();
-  const nodes = w < 0.6 ? 1 + Math.floor(next() * 4) : w < 0.9 ? 8 + Math.floor(next() * 9) : w < 0.98 ? 32 + Math.floor(next() * 33) : 128 + Math.floor(next() * 129);
+  const nodes =
+    w < 0.6
+      ? 1 + Math.floor(next() * 4)
+      : w < 0.9
+        ? 8 + Math.floor(next() * 9)
+        : w < 0.98
+          ? 32 + Math.floor(next() * 33)
+          : 128 + Math.floor(next() * 129);
   const runtimeSeconds = Math.round(300 * 48 ** next()); // 5 min to 4 h, log-uniform
   const l = next();
   const level: GuaranteeLevel =
-    kind === 'Background' ? 'Background' : kind === 'BestEffort' ? (l < 0.5 ? 'Legacy' : 'Standard') : l < 0.2 ? 'Legacy' : l < 0.7 ? 'Standard' : l < 0.95 ? 'Enhanced' : 'Full';
+    kind === 'Background'
+      ? 'Background'
+      : kind === 'BestEffort'
+        ? l < 0.5
+          ? 'Legacy'
+          : 'Standard'
+        : l < 0.2
+          ? 'Legacy'
+          : l < 0.7
+            ? 'Standard'
+            : l < 0.95
+              ? 'Enhanced'
+              : 'Full';
   const interconnect = next() < 0.2;
   const spec: JobSpec = {
     id,
@@ -54,13 +73,21 @@ export function request(next: () => number, id: string, now: Instant, spanMs: nu
     runtimeSeconds,
     coveredOutages: next() < 0.8 ? 0 : 2,
     storageGB: Math.floor(next() * 20),
-    requirements: { ...(interconnect ? { interconnect: 'InfiniBand' } : {}), ...(next() < 0.1 ? { memoryPerNodeGB: 64 } : {}) },
+    requirements: {
+      ...(interconnect ? { interconnect: 'InfiniBand' } : {}),
+      ...(next() < 0.1 ? { memoryPerNodeGB: 64 } : {}),
+    },
     value: 1 + Math.floor(next() * 10),
     arrival: now,
   };
   const start = now + Math.floor(next() * spanMs);
   if (kind === 'Reservation') return { ...spec, window: { start, end: start + runtimeSeconds * 1000 } };
-  if (kind === 'Deadline') return { ...spec, earliestStart: start, deadline: start + runtimeSeconds * 3000 + Math.floor(next() * spanMs * 0.5) + HOUR };
+  if (kind === 'Deadline')
+    return {
+      ...spec,
+      earliestStart: start,
+      deadline: start + runtimeSeconds * 3000 + Math.floor(next() * spanMs * 0.5) + HOUR,
+    };
   return next() < 0.3 ? { ...spec, earliestStart: start } : spec;
 }
 
@@ -85,7 +112,6 @@ export function build(size: number): Built {
   }
   return { pm, requests, buildMs: performance.now() - started, reachDays: (reach - T0) / DAY };
 }
-
 
 /**
  * Lays out a plan of `size` jobs directly, without searching: each request of the same
@@ -136,8 +162,15 @@ export function synthesize(size: number): Built {
       ...(spec.deadline !== undefined ? { deadline: spec.deadline + shift } : {}),
       ...(spec.window ? { window: { start: spec.window.start + shift, end: spec.window.end + shift } } : {}),
     };
-    const segment: Segment = { ...slot, start, end: slot.end + shift, nodes: ids.slice(0, slot.nodes.length), spare: ids.slice(slot.nodes.length) };
-    if (!pm.restore({ ...priced.job, spec: moved, segments: [segment] })) throw new Error(`synthesized job ${spec.id} does not fit`);
+    const segment: Segment = {
+      ...slot,
+      start,
+      end: slot.end + shift,
+      nodes: ids.slice(0, slot.nodes.length),
+      spare: ids.slice(slot.nodes.length),
+    };
+    if (!pm.restore({ ...priced.job, spec: moved, segments: [segment] }))
+      throw new Error(`synthesized job ${spec.id} does not fit`);
     for (const n of chosen) frontier[n] = segment.end;
     reach = Math.max(reach, segment.end);
   }

@@ -48,7 +48,11 @@ function measure(size: number): Row {
   pm.advance(now);
   const next = random(size + 1);
   const reach = built.reachDays * DAY;
-  const samples = { probe: size >= 100_000 ? 500 : 2000, admit: size >= 100_000 ? 300 : 1000, failures: size >= 100_000 ? 10 : 30 };
+  const samples = {
+    probe: size >= 100_000 ? 500 : 2000,
+    admit: size >= 100_000 ? 300 : 1000,
+    failures: size >= 100_000 ? 10 : 30,
+  };
   const warm = (n: number, op: (i: number) => unknown) => {
     for (let i = 0; i < n; i++) op(i);
   };
@@ -75,7 +79,16 @@ function measure(size: number): Row {
     failureTimes.push(time(() => pm.nodeFailed(node.id, at)));
     repairTimes.push(time(() => pm.nodeRepaired(node.id, at)));
   }
-  return { size, buildMs: built.buildMs, reachDays: built.reachDays, probe, admit, failure: quantiles(failureTimes), repair: quantiles(repairTimes), samples };
+  return {
+    size,
+    buildMs: built.buildMs,
+    reachDays: built.reachDays,
+    probe,
+    admit,
+    failure: quantiles(failureTimes),
+    repair: quantiles(repairTimes),
+    samples,
+  };
 }
 
 const rows: Row[] = [];
@@ -115,7 +128,14 @@ const table = [
   ),
   '',
   ...(growth.length > 0
-    ? ['Growth of the medians between sizes (for n log n the second figure of the first column):', '', '| sizes | n / n log n | probe | admit | failure re-plan | repair |', '|---|---|---|---|---|---|', ...growth, '']
+    ? [
+        'Growth of the medians between sizes (for n log n the second figure of the first column):',
+        '',
+        '| sizes | n / n log n | probe | admit | failure re-plan | repair |',
+        '|---|---|---|---|---|---|',
+        ...growth,
+        '',
+      ]
     : []),
   ...(builds.length > 0
     ? [
@@ -123,7 +143,10 @@ const table = [
         '',
         '| planned jobs | requests | plan reaches | s | ms per request |',
         '|---|---|---|---|---|',
-        ...builds.map((b) => `| ${b.size} | ${b.requests} | ${b.reachDays.toFixed(1)} days | ${(b.buildMs / 1000).toFixed(1)} | ${ms(b.buildMs / b.requests)} |`),
+        ...builds.map(
+          (b) =>
+            `| ${b.size} | ${b.requests} | ${b.reachDays.toFixed(1)} days | ${(b.buildMs / 1000).toFixed(1)} | ${ms(b.buildMs / b.requests)} |`,
+        ),
         '',
       ]
     : []),

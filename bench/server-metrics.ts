@@ -8,10 +8,22 @@
 export type HistogramTotals = Map<string, { sum: number; count: number }>;
 
 const stages: Array<{ series: RegExp; label: (m: RegExpExecArray) => string }> = [
-  { series: /^wsag_soap_request_duration_seconds_(sum|count)\{port="[^"]*",operation="([^"]*)"\}/, label: (m) => `the whole request: ${m[2]}` },
-  { series: /^wsag_soap_request_start_wait_seconds_(sum|count)\{port="([^"]*)"\}/, label: (m) => `waiting to start: ${m[2]}` },
-  { series: /^wsag_document_work_seconds_(sum|count)\{work="([^"]*)",on="([^"]*)"\}/, label: (m) => `${m[2]} on the ${m[3] === 'thread' ? 'document thread (its queue included)' : 'event loop'}` },
-  { series: /^wsag_store_write_seconds_(sum|count)\{operation="([^"]*)"\}/, label: (m) => `storing an agreement (${m[2]}, the log's sync included)` },
+  {
+    series: /^wsag_soap_request_duration_seconds_(sum|count)\{port="[^"]*",operation="([^"]*)"\}/,
+    label: (m) => `the whole request: ${m[2]}`,
+  },
+  {
+    series: /^wsag_soap_request_start_wait_seconds_(sum|count)\{port="([^"]*)"\}/,
+    label: (m) => `waiting to start: ${m[2]}`,
+  },
+  {
+    series: /^wsag_document_work_seconds_(sum|count)\{work="([^"]*)",on="([^"]*)"\}/,
+    label: (m) => `${m[2]} on the ${m[3] === 'thread' ? 'document thread (its queue included)' : 'event loop'}`,
+  },
+  {
+    series: /^wsag_store_write_seconds_(sum|count)\{operation="([^"]*)"\}/,
+    label: (m) => `storing an agreement (${m[2]}, the log's sync included)`,
+  },
 ];
 
 /** The stage histograms of the servers at `urls`, added up. */
@@ -39,5 +51,5 @@ export function stagesTable(before: HistogramTotals, after: HistogramTotals): st
     const n = count - (before.get(label)?.count ?? 0);
     return n > 0 ? [`| ${label} | ${((1000 * (sum - (before.get(label)?.sum ?? 0))) / n).toFixed(1)} | ${n} |`] : [];
   });
-  return ['| stage (the server\'s histograms) | mean ms | times |', '|---|---|---|', ...rows];
+  return ["| stage (the server's histograms) | mean ms | times |", '|---|---|---|', ...rows];
 }

@@ -33,7 +33,10 @@ function compiledServer(): string {
   return 'dist/main.js';
 }
 
-export async function startProcess(dataDir: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string; startMs: number }> {
+export async function startProcess(
+  dataDir: string,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string; startMs: number }> {
   const server = compiledServer();
   const started = performance.now();
   // BENCH_SERVER_FLAGS: node flags for the server only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it under the load.
@@ -59,7 +62,10 @@ export async function startProcess(dataDir: string, env: Record<string, string>)
   return { child, url, startMs: performance.now() - started };
 }
 
-const statusMiB = (pid: number, field: string) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+const statusMiB = (pid: number, field: string) =>
+  Math.round(
+    Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
+  );
 /** Resident memory now. */
 export const rssMiB = (pid: number) => statusMiB(pid, 'VmRSS');
 /** The most resident memory the process has had (its start-up peak, when read soon after). */
@@ -71,7 +77,10 @@ const ticksPerSecond = 100;
 /** CPU time the process has used, user and system, all its threads (/proc/PID/stat in clock ticks of 10 ms). */
 export function cpuSeconds(pid: number): number {
   // The fields after the command name, which is in parentheses and may hold spaces.
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  const fields = fs
+    .readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
@@ -86,7 +95,11 @@ export function storageWriteBytes(pid: number): number {
  * left out), and the machine's clock: two readings give the cores kept busy between them.
  */
 export function machineCpu(): { busySeconds: number; at: number } {
-  const ticks = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] as string).trim().split(/\s+/).slice(1).map(Number);
+  const ticks = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] as string)
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   const busy = [0, 1, 2, 5, 6].reduce((sum, field) => sum + (ticks[field] ?? 0), 0); // user, nice, system, irq, softirq
   return { busySeconds: busy / ticksPerSecond, at: performance.now() };
 }

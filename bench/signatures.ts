@@ -20,7 +20,13 @@ import { createCa, issueEndEntity, type Issued } from '../src/crypto/certificate
 import { nameFromParts } from '../src/crypto/distinguished-name.js';
 import type { KeyType } from '../src/crypto/keys.js';
 import { TrustStore } from '../src/crypto/trust-store.js';
-import { dsNs, signatureMethodFor, signBytes, verifyBytes, type SignatureMethod } from '../src/crypto/xml-signature-algorithms.js';
+import {
+  dsNs,
+  signatureMethodFor,
+  signBytes,
+  verifyBytes,
+  type SignatureMethod,
+} from '../src/crypto/xml-signature-algorithms.js';
 import { canonicalSignedInfo, referenceDigest } from '../src/crypto/xml-signature-canonical.js';
 import { countersign, signAgreement, verifyAgreementSignatures } from '../src/crypto/xml-signature.js';
 import { XmlAgreementWriter } from '../src/xml/agreement-writer.js';
@@ -46,18 +52,44 @@ function timeEach<T, R>(items: T[], op: (item: T, i: number) => R): { times: num
   return { times, results };
 }
 
-const source = withXml(fs.readFileSync(path.resolve('templates/deadline-job.xml'), 'utf8'), 'template', (doc) => c14n(doc.root));
+const source = withXml(fs.readFileSync(path.resolve('templates/deadline-job.xml'), 'utf8'), 'template', (doc) =>
+  c14n(doc.root),
+);
 const offer = withXml(offerFromTemplate(renderTimeTokens(source, now)), 'offer', (doc) => readOffer(doc.root));
 const writer = new XmlAgreementWriter();
 const agreements = Array.from({ length: rounds }, (_, i) =>
-  writer.write(offer, { agreementId: `bench-${i}`, initiator: '/O=bench/CN=alice', responder: 'provider', templateId: 'deadline-job-v1', templateName: 'deadline-job' }),
+  writer.write(offer, {
+    agreementId: `bench-${i}`,
+    initiator: '/O=bench/CN=alice',
+    responder: 'provider',
+    templateId: 'deadline-job-v1',
+    templateName: 'deadline-job',
+  }),
 );
 
-const ca = await createCa({ subject: nameFromParts([['O', 'bench'], ['CN', 'bench CA']]), keyType: 'rsa', days: 30, now });
+const ca = await createCa({
+  subject: nameFromParts([
+    ['O', 'bench'],
+    ['CN', 'bench CA'],
+  ]),
+  keyType: 'rsa',
+  days: 30,
+  now,
+});
 const store = TrustStore.fromPem(ca.certificate.toString());
 const validateChain = (chain: X509Certificate[], at: Date) => store.validate(chain, at);
 const party = (cn: string, keyType: KeyType): Promise<Issued> =>
-  issueEndEntity({ ca, subject: nameFromParts([['O', 'bench'], ['CN', cn]]), keyType, days: 30, now, purpose: 'client' });
+  issueEndEntity({
+    ca,
+    subject: nameFromParts([
+      ['O', 'bench'],
+      ['CN', cn],
+    ]),
+    keyType,
+    days: 30,
+    now,
+    purpose: 'client',
+  });
 
 /** Runs `use` on the first signature (and its SignedInfo) of a parsed signed document. */
 function withSignature<R>(xml: string, use: (doc: XmlDocument, signature: XmlElement, signedInfo: XmlElement) => R): R {
@@ -83,11 +115,15 @@ for (const keyType of ['rsa', 'ec'] as const) {
   const initiator = await party('alice', keyType);
   const method = signatureMethodFor(provider.privateKey) as SignatureMethod;
 
-  const signing = timeEach(agreements, (xml) => signAgreement(xml, { key: provider.privateKey, chain: [provider.certificate] }));
+  const signing = timeEach(agreements, (xml) =>
+    signAgreement(xml, { key: provider.privateKey, chain: [provider.certificate] }),
+  );
   const signed = signing.results;
   const verifying = timeEach(signed, (xml) => verifyAgreementSignatures(xml, { validateChain, at: now }));
   const countersigning = timeEach(signed, (xml) => countersign(xml, initiator.privateKey, [initiator.certificate]));
-  const verifyingBoth = timeEach(countersigning.results, (xml) => verifyAgreementSignatures(xml, { validateChain, at: now }));
+  const verifyingBoth = timeEach(countersigning.results, (xml) =>
+    verifyAgreementSignatures(xml, { validateChain, at: now }),
+  );
 
   // The parts alone, on the same signed documents (parsing is outside the timed calls).
   const c14nTimes: number[] = [];
@@ -113,7 +149,11 @@ for (const keyType of ['rsa', 'ec'] as const) {
   }
   const c14n = `C14N ${median(c14nTimes).toFixed(2)}`;
   row(`sign (${keyName})`, signing.times, `${c14n}, ${keyName} sign ${median(signTimes).toFixed(2)}`);
-  row(`verify provider signature (${keyName})`, verifying.times, `${c14n}, ${keyName} verify ${median(verifyTimes).toFixed(2)}, chain ${median(chainTimes).toFixed(2)}`);
+  row(
+    `verify provider signature (${keyName})`,
+    verifying.times,
+    `${c14n}, ${keyName} verify ${median(verifyTimes).toFixed(2)}, chain ${median(chainTimes).toFixed(2)}`,
+  );
   row(`countersign (${keyName})`, countersigning.times, `${c14n}, ${keyName} sign ${median(signTimes).toFixed(2)}`);
   row(`verify both signatures (${keyName})`, verifyingBoth.times, `2 × (C14N, ${keyName} verify, chain)`);
 }

@@ -18,7 +18,12 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
  * straight into the data directory's store (the server stopped), with an audit entry each,
  * as the server stores every agreement; 5,000 to a transaction.
  */
-export async function storeClones(dataDir: string, modelId: string, count: number, clone: (model: Agreement, i: number) => Agreement): Promise<void> {
+export async function storeClones(
+  dataDir: string,
+  modelId: string,
+  count: number,
+  clone: (model: Agreement, i: number) => Agreement,
+): Promise<void> {
   const connection = SqliteConnection.open(path.join(dataDir, 'wsag.db'));
   try {
     const repository = new SqliteAgreementRepository(connection);
@@ -30,7 +35,9 @@ export async function storeClones(dataDir: string, modelId: string, count: numbe
       connection.db.transaction(() => {
         for (let i = from; i < Math.min(count, from + 5000); i++) {
           const agreement = clone(model, i);
-          inserted.push(repository.insert(agreement, [agreementNote({ actor: 'anonymous', action: 'created', after: agreement })]));
+          inserted.push(
+            repository.insert(agreement, [agreementNote({ actor: 'anonymous', action: 'created', after: agreement })]),
+          );
         }
       })();
       await Promise.all(inserted);

@@ -11,9 +11,13 @@ async function main(): Promise<void> {
   const scheduling = scheduleProcess(config.cpuScheduling);
   // On PostgreSQL, instances sharing the database elect a planning leader (docs/deployment.md).
   const server = await startConfigured(config);
-  const role = 'role' in server ? ` (${server.role() === 'leader' ? 'the planning leader' : 'a standby: requests go to the planning leader'})` : '';
+  const role =
+    'role' in server
+      ? ` (${server.role() === 'leader' ? 'the planning leader' : 'a standby: requests go to the planning leader'})`
+      : '';
   console.log(`wsag-server listening on ${server.url}${role}`);
-  for (const [name, url] of Object.entries(server.endpoints)) console.log(`  ${name.padEnd(24)} ${url}  (WSDL: ${url}?wsdl)`);
+  for (const [name, url] of Object.entries(server.endpoints))
+    console.log(`  ${name.padEnd(24)} ${url}  (WSDL: ${url}?wsdl)`);
   console.log(`  health                   ${server.url}/healthz`);
   console.log(`  dashboard                ${server.url}/ui/`);
   console.log(`  metrics                  ${server.url}/metrics`);

@@ -59,9 +59,22 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   collectStartUpGarbage(restored.counts.bookings);
 
   const { logger, urls, execution, notifications, accounting, migration, migrated } = assembled;
-  logger.info({ url: urls.base, tlsUrl: urls.tls, anonymous: config.anonymous, templates: base.templates.list().length, clusterNodes: assembled.plan.clusterNodes,
-    restoredBookings: restored.counts.bookings, holds: restored.counts.holds, executor: assembled.executorKind, jobsStarted: jobs.started, jobsResumed: jobs.resumed,
-    peers: base.peers?.peers.length ?? 0 }, 'wsag-server listening');
+  logger.info(
+    {
+      url: urls.base,
+      tlsUrl: urls.tls,
+      anonymous: config.anonymous,
+      templates: base.templates.list().length,
+      clusterNodes: assembled.plan.clusterNodes,
+      restoredBookings: restored.counts.bookings,
+      holds: restored.counts.holds,
+      executor: assembled.executorKind,
+      jobsStarted: jobs.started,
+      jobsResumed: jobs.resumed,
+      peers: base.peers?.peers.length ?? 0,
+    },
+    'wsag-server listening',
+  );
   return {
     url: urls.base,
     ...(urls.tls ? { tlsUrl: urls.tls } : {}),

@@ -28,7 +28,11 @@ type Running = ServerProcess;
 
 /** The server on `dataDir` with an 8-node cluster, holds of `holdSeconds`, and the anonymous caller as operator (for /api/plan). */
 async function startProcess(dataDir: string, holdSeconds: number): Promise<Running> {
-  const running = await startServerProcess(dataDir, { WSAG_HOLD_SECONDS: String(holdSeconds), WSAG_ADMINS: 'anonymous', WSAG_CLUSTER_NODES: '8' });
+  const running = await startServerProcess(dataDir, {
+    WSAG_HOLD_SECONDS: String(holdSeconds),
+    WSAG_ADMINS: 'anonymous',
+    WSAG_CLUSTER_NODES: '8',
+  });
   children.push(running.child);
   return running;
 }
@@ -63,19 +67,46 @@ async function json<T>(url: string): Promise<T> {
   return (await response.json()) as T;
 }
 
-interface Booking { kind: 'hold' | 'agreement'; id: string; nodes: number; start: string; end: string }
-interface Money { amount: number; currency: string }
-interface HoldView { state: string; nodes: number; expiresAt: string; fee: Money; charged?: Money; endedAt?: string }
-interface NegotiationView { id: string; state: string; offers: Array<{ offerId: string; state: string; hold?: HoldView }> }
+interface Booking {
+  kind: 'hold' | 'agreement';
+  id: string;
+  nodes: number;
+  start: string;
+  end: string;
+}
+interface Money {
+  amount: number;
+  currency: string;
+}
+interface HoldView {
+  state: string;
+  nodes: number;
+  expiresAt: string;
+  fee: Money;
+  charged?: Money;
+  endedAt?: string;
+}
+interface NegotiationView {
+  id: string;
+  state: string;
+  offers: Array<{ offerId: string; state: string; hold?: HoldView }>;
+}
 
 const bookings = async (url: string) => (await json<{ bookings: Booking[] }>(`${url}/api/plan`)).bookings;
 const holdOf = async (url: string, negotiationId: string, offerId: string) =>
-  (await json<NegotiationView>(`${url}/api/negotiations/${negotiationId}`)).offers.find((o) => o.offerId === offerId)?.hold;
+  (await json<NegotiationView>(`${url}/api/negotiations/${negotiationId}`)).offers.find((o) => o.offerId === offerId)
+    ?.hold;
 
 async function advanceReservationTemplate(url: string): Promise<string> {
-  const text = await soap(`${url}/wsag/AgreementFactory`, `<rp:GetResourceProperty xmlns:rp="${ns.wsrfRp}" xmlns:wsag="${ns.wsag}">wsag:Template</rp:GetResourceProperty>`);
+  const text = await soap(
+    `${url}/wsag/AgreementFactory`,
+    `<rp:GetResourceProperty xmlns:rp="${ns.wsrfRp}" xmlns:wsag="${ns.wsag}">wsag:Template</rp:GetResourceProperty>`,
+  );
   return withXml(text, 'templates', (doc) => {
-    const template = doc.get("//wsag:Template[@wsag:TemplateId='advance-reservation-v1']", prefixes) as XmlElement | null;
+    const template = doc.get(
+      "//wsag:Template[@wsag:TemplateId='advance-reservation-v1']",
+      prefixes,
+    ) as XmlElement | null;
     if (!template) throw new Error('the server serves no advance-reservation-v1 template');
     return c14n(template);
   });
@@ -100,7 +131,13 @@ async function initiate(url: string): Promise<string> {
   return (await new WsagClient(url).initiateNegotiation()).negotiationId;
 }
 
-interface CounterOffer { offerId: string; state: string; note: string; document: string; rest: CounterOffer[] }
+interface CounterOffer {
+  offerId: string;
+  state: string;
+  note: string;
+  document: string;
+  rest: CounterOffer[];
+}
 
 /** A Solicited offer countering the template; its answer (Acceptable, or Rejected followed by Advisory counter-offers, which `rest` holds). */
 async function solicit(url: string, negotiationId: string, offer: string, offerId: string): Promise<CounterOffer> {
@@ -161,7 +198,10 @@ describe('preparatory holds across kill -9', () => {
     expect(new Date(after?.endedAt as string).getTime()).toBeGreaterThanOrEqual(expiresAt);
 
     // The expired offer can no longer be accepted ...
-    const accepting = await post(`${second.url}/wsag/AgreementFactory`, soap11(createAgreementBody(acceptingOffer(held.document))));
+    const accepting = await post(
+      `${second.url}/wsag/AgreementFactory`,
+      soap11(createAgreementBody(acceptingOffer(held.document))),
+    );
     expect(faultOf(accepting.text).code).toBe('OfferExpired');
     // ... and the same 8 nodes can be held again.
     const again = await solicit(second.url, await initiate(second.url), offer, 'after-restart');
@@ -183,13 +223,22 @@ describe('preparatory holds across kill -9', () => {
     const toExpire = await solicit(first.url, negotiationId, expiring, 'expiring');
     expect([toAccept.state, toExpire.state]).toEqual(['Acceptable', 'Acceptable']);
     const planBefore = await bookings(first.url);
-    expect(planBefore.map((b) => [b.kind, b.id, b.nodes]).sort()).toEqual([['hold', toAccept.offerId, 8], ['hold', toExpire.offerId, 8]].sort());
-    const expiresAt = new Date((await holdOf(first.url, negotiationId, toExpire.offerId))?.expiresAt as string).getTime();
+    expect(planBefore.map((b) => [b.kind, b.id, b.nodes]).sort()).toEqual(
+      [
+        ['hold', toAccept.offerId, 8],
+        ['hold', toExpire.offerId, 8],
+      ].sort(),
+    );
+    const expiresAt = new Date(
+      (await holdOf(first.url, negotiationId, toExpire.offerId))?.expiresAt as string,
+    ).getTime();
 
     await kill9(first);
     const second = await startProcess(dir, holdSeconds);
     // The checks up to the acceptance need the holds still standing (they take milliseconds).
-    expect(Date.now(), 'the restart left less than 4 s of the hold for the checks below').toBeLessThan(expiresAt - 4000);
+    expect(Date.now(), 'the restart left less than 4 s of the hold for the checks below').toBeLessThan(
+      expiresAt - 4000,
+    );
 
     // Both holds are back in the plan, unchanged ...
     const byId = (list: Booking[]) => [...list].sort((a, b) => a.id.localeCompare(b.id));
@@ -200,14 +249,26 @@ describe('preparatory holds across kill -9', () => {
     expect(competitor.state).toBe('Rejected');
     expect(competitor.note).toMatch(/^8 nodes are not free from .*: 0 of 8 nodes are free throughout that window/);
     // ... and a restored hold can still be accepted: it becomes the agreement.
-    const created = await soap(`${second.url}/wsag/AgreementFactory`, createAgreementBody(acceptingOffer(toAccept.document)));
+    const created = await soap(
+      `${second.url}/wsag/AgreementFactory`,
+      createAgreementBody(acceptingOffer(toAccept.document)),
+    );
     const agreementId = /<srv:AgreementId>([^<]+)</.exec(created)?.[1] as string;
     expect(agreementId).toBeTruthy();
     const afterAccept = (await bookings(second.url)).map((b) => [b.kind, b.id, b.nodes]);
-    expect(afterAccept.sort()).toEqual([['agreement', agreementId, 8], ['hold', toExpire.offerId, 8]].sort());
+    expect(afterAccept.sort()).toEqual(
+      [
+        ['agreement', agreementId, 8],
+        ['hold', toExpire.offerId, 8],
+      ].sort(),
+    );
 
     // The expiry timer ends the other hold, not before its time (/api/plan does not expire holds itself).
-    const goneAt = await until('the restored hold leaves the plan', async () => !(await bookings(second.url)).some((b) => b.kind === 'hold'), expiresAt + 15_000);
+    const goneAt = await until(
+      'the restored hold leaves the plan',
+      async () => !(await bookings(second.url)).some((b) => b.kind === 'hold'),
+      expiresAt + 15_000,
+    );
     expect(goneAt).toBeGreaterThanOrEqual(expiresAt);
     expect((await bookings(second.url)).map((b) => [b.kind, b.id])).toEqual([['agreement', agreementId]]);
     const expired = await holdOf(second.url, negotiationId, toExpire.offerId);

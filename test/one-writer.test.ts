@@ -27,7 +27,9 @@ describe('one writer per data directory (case 6)', () => {
       },
       (error: Error) => error.message,
     );
-    expect(refused).toContain(`the data directory ${path.resolve(dataDir)} is in use by another wsag-server (process ${first.child.pid} on ${os.hostname()}`);
+    expect(refused).toContain(
+      `the data directory ${path.resolve(dataDir)} is in use by another wsag-server (process ${first.child.pid} on ${os.hostname()}`,
+    );
     expect(refused).toMatch(/^server exited with 1: wsag-server: /);
 
     first.child.kill('SIGKILL');

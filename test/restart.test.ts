@@ -39,7 +39,9 @@ describe('nothing acknowledged is lost', () => {
     const plan = async (url: string) => {
       const response = await fetch(`${url}/api/plan`);
       expect(response.status).toBe(200);
-      return ((await response.json()) as { bookings: Array<{ id: string }> }).bookings.sort((a, b) => a.id.localeCompare(b.id));
+      return ((await response.json()) as { bookings: Array<{ id: string }> }).bookings.sort((a, b) =>
+        a.id.localeCompare(b.id),
+      );
     };
     const first = await started(dataDir, env);
     const client = new WsagClient(first.url);
@@ -47,7 +49,13 @@ describe('nothing acknowledged is lost', () => {
     const created: string[] = [];
     for (let i = 0; i < 6; i++) {
       const template = templates[i % templates.length] as string;
-      created.push((await client.createAgreement(offerFromTemplate(template, [{ location: '/wsag:AgreementOffer/wsag:Name', value: `job-${i}` }]))).agreementId);
+      created.push(
+        (
+          await client.createAgreement(
+            offerFromTemplate(template, [{ location: '/wsag:AgreementOffer/wsag:Name', value: `job-${i}` }]),
+          )
+        ).agreementId,
+      );
     }
     await client.terminate(created[1] as string);
     const before = await client.agreements();
@@ -70,7 +78,12 @@ describe('nothing acknowledged is lost', () => {
  * `clients` loops of `work` against the server, a kill -9 in their midst once `count` of
  * them were answered; resolves with every answer, once the process has exited.
  */
-async function answeredUntilKilled<T>(child: ChildProcess, clients: number, count: number, work: () => Promise<T>): Promise<T[]> {
+async function answeredUntilKilled<T>(
+  child: ChildProcess,
+  clients: number,
+  count: number,
+  work: () => Promise<T>,
+): Promise<T[]> {
   const acknowledged: T[] = [];
   let killed = false;
   const looping = async () => {
@@ -108,7 +121,12 @@ describe('nothing acknowledged is lost under concurrent writes', () => {
     const client = new WsagClient(first.url);
     // A one-node job of an hour with a day's deadline: a thousand fit on 1,024 nodes.
     const offer = await oneNodeJobOffer(client);
-    const acknowledged = await answeredUntilKilled(first.child, 16, 200, async () => (await client.createAgreement(offer)).agreementId);
+    const acknowledged = await answeredUntilKilled(
+      first.child,
+      16,
+      200,
+      async () => (await client.createAgreement(offer)).agreementId,
+    );
 
     const { second, stored } = await restartedWithAgreements(dataDir, env);
     expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
@@ -132,7 +150,10 @@ describe('nothing acknowledged is lost when negotiated offers are accepted', () 
     const env = { WSAG_CLUSTER_NODES: '1024' };
     const first = await started(dataDir, env);
     const client = new WsagClient(first.url);
-    const solicited = negotiationOffer(await oneNodeJobOffer(client), { counterOfferTo: 'deadline-job-v1', state: 'Solicited' });
+    const solicited = negotiationOffer(await oneNodeJobOffer(client), {
+      counterOfferTo: 'deadline-job-v1',
+      state: 'Solicited',
+    });
     const acknowledged = await answeredUntilKilled(first.child, 8, 60, async () => {
       const { negotiationId } = await client.initiateNegotiation();
       const [answer] = await client.negotiate(negotiationId, [solicited]);
@@ -143,7 +164,10 @@ describe('nothing acknowledged is lost when negotiated offers are accepted', () 
     const { second, stored } = await restartedWithAgreements(dataDir, env);
     expect(acknowledged.filter(({ agreementId }) => !stored.has(agreementId))).toEqual([]);
     for (const { agreementId, negotiationId } of acknowledged.slice(-8)) {
-      const negotiation = (await (await fetch(`${second.url}/api/negotiations/${negotiationId}`)).json()) as { state: string; agreementCreated?: string };
+      const negotiation = (await (await fetch(`${second.url}/api/negotiations/${negotiationId}`)).json()) as {
+        state: string;
+        agreementCreated?: string;
+      };
       expect(negotiation).toMatchObject({ state: 'Concluded', agreementCreated: agreementId });
     }
   }, 90_000);
@@ -159,7 +183,10 @@ describe('wsag:ExpirationTime across a restart (case 3)', () => {
     const whole = offerFromTemplate(template, [{ location: 'NodeCount', value: '8' }]);
     const expiresAt = new Date(Math.ceil((Date.now() + 3000) / 1000) * 1000);
     const { agreementId } = await client.createAgreement(
-      whole.replace('</wsag:ServiceProvider>', `</wsag:ServiceProvider><wsag:ExpirationTime>${expiresAt.toISOString()}</wsag:ExpirationTime>`),
+      whole.replace(
+        '</wsag:ServiceProvider>',
+        `</wsag:ServiceProvider><wsag:ExpirationTime>${expiresAt.toISOString()}</wsag:ExpirationTime>`,
+      ),
     );
     await stopped(first.child);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt.getTime() - Date.now() + 200)));

@@ -65,37 +65,62 @@ export function accountingParts(options: {
   const usageRecords = options.given.usageRecords ?? store?.usageRecords ?? new MemoryUsageRecords();
   const reports = new ReportFiles(path.join(config.dataDir, 'reports'));
   const charging = new Charging({ accounts: accountStore, clock });
-  const settlement = new Settlement({ accounts: accountStore, charging, agreements: repository, negotiations: negotiationRepository, reports, prices, clock });
+  const settlement = new Settlement({
+    accounts: accountStore,
+    charging,
+    agreements: repository,
+    negotiations: negotiationRepository,
+    reports,
+    prices,
+    clock,
+  });
   const signer = options.recordSigner;
   const recording = new UsageRecording({
-    records: usageRecords, agreements: repository, reports, prices, clock,
+    records: usageRecords,
+    agreements: repository,
+    reports,
+    prices,
+    clock,
     documents: { write: usageRecordXml, ...(signer ? { sign: (xml: string) => signer.sign(xml) } : {}) },
     site: { machine: config.providerName, baseUrl: options.baseUrl },
   });
   const policyFile = config.voPolicyFile;
-  const policy = policyFile ? options.readPolicy('WSAG_VO_POLICY_FILE', () => parseSitePolicy(JSON.parse(fs.readFileSync(policyFile, 'utf8')), policyFile)) : undefined;
-  const shares = policy && new VoUsage({ policy, siteNodes: () => plan.clusterNodes, allocationOf: (key) => plan.allocationOf(key) });
-  const failed = (error: unknown) => logger.error({ err: error }, 'settling an account failed; the next start-up settles it');
+  const policy = policyFile
+    ? options.readPolicy('WSAG_VO_POLICY_FILE', () =>
+        parseSitePolicy(JSON.parse(fs.readFileSync(policyFile, 'utf8')), policyFile),
+      )
+    : undefined;
+  const shares =
+    policy &&
+    new VoUsage({ policy, siteNodes: () => plan.clusterNodes, allocationOf: (key) => plan.allocationOf(key) });
+  const failed = (error: unknown) =>
+    logger.error({ err: error }, 'settling an account failed; the next start-up settles it');
   return {
     accounts: new AccountService({ accounts: accountStore, clock }),
     charging,
     settlement,
     recording,
     ...(shares ? { shares } : {}),
-    corrections: (agreements) => new VerdictCorrections({ repository, agreements, reports, accounts: accountStore, settlement, clock }),
-    negotiations: new FollowedNegotiations(negotiationRepository, (negotiation) => settlement.follow(() => settlement.negotiationChanged(negotiation), failed)),
+    corrections: (agreements) =>
+      new VerdictCorrections({ repository, agreements, reports, accounts: accountStore, settlement, clock }),
+    negotiations: new FollowedNegotiations(negotiationRepository, (negotiation) =>
+      settlement.follow(() => settlement.negotiationChanged(negotiation), failed),
+    ),
     agreementChanged(change) {
       const after = change.after;
-      const ended = (after.state === 'Complete' || after.state === 'Terminated') && change.before?.state !== after.state;
+      const ended =
+        (after.state === 'Complete' || after.state === 'Terminated') && change.before?.state !== after.state;
       // An agreement that just ended: its post-runtime report is read once for the books, its usage record and its VO.
       let stored: ReturnType<ReportFiles['read']> | undefined;
       const report = () => (stored ??= reports.read(after.id));
       settlement.follow(() => settlement.agreementChanged(after, report), failed);
       settlement.follow(() => recording.agreementChanged(after, report), failed);
-      if (shares && ended) settlement.follow(async () => shares.ended(after, (await report())?.report.happened, clock.now()), failed);
+      if (shares && ended)
+        settlement.follow(async () => shares.ended(after, (await report())?.report.happened, clock.now()), failed);
     },
     async restore() {
-      if (shares && policy) await countShares(shares, policy, negotiationRepository, repository, usageRecords, reports, clock.now());
+      if (shares && policy)
+        await countShares(shares, policy, negotiationRepository, repository, usageRecords, reports, clock.now());
       return settlement.reconcile();
     },
     afterStart() {
@@ -108,10 +133,22 @@ export function accountingParts(options: {
   };
 }
 
-/** Held offers count for their VOs as agreements do, and so does what jobs used in this epoch and the last (from their usage records). */
-async function countShares(shares: VoUsage, policy: SitePolicy, negotiations: NegotiationRepository, agreements: AgreementRepository, records: UsageRecordStore, reports: ReportFiles, now: Date): Promise<void> {
+/**
+ * Held offers count for their VOs as agreements do, and so does what jobs used in this epoch and the last (from their
+ * usage records).
+ */
+async function countShares(
+  shares: VoUsage,
+  policy: SitePolicy,
+  negotiations: NegotiationRepository,
+  agreements: AgreementRepository,
+  records: UsageRecordStore,
+  reports: ReportFiles,
+  now: Date,
+): Promise<void> {
   for (const negotiation of await negotiations.list({ withLiveHolds: true })) {
-    for (const offer of liveHolds(negotiation)) shares.own(holdKey(offer.offerId), VoUsage.ownerOf(offer.request, negotiation.initiator));
+    for (const offer of liveHolds(negotiation))
+      shares.own(holdKey(offer.offerId), VoUsage.ownerOf(offer.request, negotiation.initiator));
   }
   const from = epochAt(policy, epochAt(policy, now.getTime()).start - 1).start;
   for (const record of await records.list({ after: { createdAt: new Date(from), id: '' } })) {

@@ -44,7 +44,11 @@ export interface InstanceOptions {
  * standby to take it starts as a server restarting would (the plan rebuilt from the stored
  * agreements, holds and their expiry, jobs resumed), then announces itself.
  */
-export async function startInstance(config: ServerConfig, parts: ServerParts = {}, options: InstanceOptions = {}): Promise<RunningInstance> {
+export async function startInstance(
+  config: ServerConfig,
+  parts: ServerParts = {},
+  options: InstanceOptions = {},
+): Promise<RunningInstance> {
   const databaseUrl = config.databaseUrl;
   if (!databaseUrl) throw new Error('startInstance needs WSAG_DATABASE_URL');
   const logger = parts.logger ?? pino({ level: config.logLevel });
@@ -87,7 +91,13 @@ export async function startInstance(config: ServerConfig, parts: ServerParts = {
       if (session !== held) throw new Error('the planning leadership was lost while this instance started');
       const app = front.current;
       // Load balancers and operators see which instance leads.
-      front.serve((req, res) => (req.url === '/healthz' ? res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(health('leader', instanceUrl, req, identify))) : app(req, res)));
+      front.serve((req, res) =>
+        req.url === '/healthz'
+          ? res
+              .writeHead(200, { 'content-type': 'application/json' })
+              .end(JSON.stringify(health('leader', instanceUrl, req, identify)))
+          : app(req, res),
+      );
       const term = await held.announce(instance, instanceUrl, new Date());
       leader = { server, store };
       logger.info({ instance, url: instanceUrl, term }, 'this instance is the planning leader');
@@ -102,7 +112,10 @@ export async function startInstance(config: ServerConfig, parts: ServerParts = {
 
   const stepDown = async (error: Error): Promise<void> => {
     options.onLeadershipLost?.(error);
-    logger.error({ err: error, instance }, 'the planning leadership is lost (its database session ended): this instance stops planning and stands by');
+    logger.error(
+      { err: error, instance },
+      'the planning leadership is lost (its database session ended): this instance stops planning and stands by',
+    );
     front.serve(standby);
     const was = leader;
     const lost = session;
@@ -110,7 +123,9 @@ export async function startInstance(config: ServerConfig, parts: ServerParts = {
     session = undefined;
     leadingPromise = new Promise<RunningServer>((resolve) => (becameLeader = resolve));
     await lost?.close();
-    await was?.server.close().catch((e: unknown) => logger.warn({ err: e }, 'stopping the former leader\'s parts failed'));
+    await was?.server
+      .close()
+      .catch((e: unknown) => logger.warn({ err: e }, "stopping the former leader's parts failed"));
     await was?.store.close().catch(() => undefined);
     later();
   };
@@ -153,7 +168,8 @@ export async function startInstance(config: ServerConfig, parts: ServerParts = {
     await front.close();
     throw error;
   });
-  if (!leader) logger.info({ instance, url: instanceUrl }, 'this instance stands by: requests go to the planning leader');
+  if (!leader)
+    logger.info({ instance, url: instanceUrl }, 'this instance stands by: requests go to the planning leader');
 
   const url = config.publicUrl?.replace(/\/$/, '') ?? front.url;
   return {
@@ -175,10 +191,17 @@ export async function startInstance(config: ServerConfig, parts: ServerParts = {
   };
 }
 
-/** Who calls a standby's own routes (/healthz, /metrics): a TLS client certificate from a trusted CA, or anonymous where the site allows it. */
+/**
+ * Who calls a standby's own routes (/healthz, /metrics): a TLS client certificate from a trusted CA, or anonymous where
+ * the site allows it.
+ */
 function standbyCaller(config: ServerConfig): (req: IncomingMessage) => Caller {
   const trust = fs.existsSync(config.caFile) ? TrustStore.fromFile(config.caFile) : undefined;
-  const identify = authenticator({ proofs: trust ? [tlsClientCertificate((chain, at) => trust.validate(chain, at))] : [], anonymous: config.anonymous, admins: config.admins });
+  const identify = authenticator({
+    proofs: trust ? [tlsClientCertificate((chain, at) => trust.validate(chain, at))] : [],
+    anonymous: config.anonymous,
+    admins: config.admins,
+  });
   return (req) => identify(req, undefined, new Date());
 }
 
@@ -199,5 +222,7 @@ function keepPrivate(dataDir: string): void {
  */
 export function startConfigured(config: ServerConfig): Promise<RunningServer | RunningInstance> {
   keepPrivate(config.dataDir);
-  return config.databaseUrl ? startInstance(config, {}, { onLeadershipLost: () => process.exit(75) }) : startServer(config);
+  return config.databaseUrl
+    ? startInstance(config, {}, { onLeadershipLost: () => process.exit(75) })
+    : startServer(config);
 }

@@ -71,7 +71,10 @@ export interface Urls {
   tls?: string;
 }
 
-/** What every later part stands on: settings, logging, time, security, templates, the store and its observed repositories, the listeners. */
+/**
+ * What every later part stands on: settings, logging, time, security, templates, the store and its observed
+ * repositories, the listeners.
+ */
 export interface Foundations {
   config: ServerConfig;
   parts: ServerParts;
@@ -81,7 +84,10 @@ export interface Foundations {
   prices: PriceList;
   urls: Urls;
   trust?: TrustStore;
-  /** Reads CreateAgreement offers and signs agreements (on worker threads: WSAG_DOCUMENT_THREADS); closed with the server. */
+  /**
+   * Reads CreateAgreement offers and signs agreements (on worker threads: WSAG_DOCUMENT_THREADS); closed with the
+   * server.
+   */
   documents: DocumentThreads;
   /** Signs agreements as the provider, when signing is on (the documents' signer). */
   signer?: AgreementSigner;
@@ -105,32 +111,63 @@ export async function openFoundations(config: ServerConfig, parts: ServerParts):
   SchemaSet.get(); // compile once at start-up: a broken schema stops the server here
   const { credentials, ...security } = securityParts(config);
   const templates = TemplateLibrary.fromDirectory(config.templatesDir);
-  const documents = DocumentThreads.start(config.documentThreads ?? DocumentThreads.defaultCount(os.availableParallelism()), {
-    ...(credentials ? { credentials } : {}),
-    busy: () => requestsInProgress.others(),
-    templates: templates.sources(),
-    // Called only while requests are served, after `observed` below exists.
-    observe: (done) => observed.metrics.documentWorkDone(done),
-  });
+  const documents = DocumentThreads.start(
+    config.documentThreads ?? DocumentThreads.defaultCount(os.availableParallelism()),
+    {
+      ...(credentials ? { credentials } : {}),
+      busy: () => requestsInProgress.others(),
+      templates: templates.sources(),
+      // Called only while requests are served, after `observed` below exists.
+      observe: (done) => observed.metrics.documentWorkDone(done),
+    },
+  );
   const peers = config.peers ?? (config.peersFile ? readPeersFile(config.peersFile) : undefined);
   const ownStore = !(parts.repository && parts.negotiationRepository) && !parts.store;
-  // One writer per data directory: a second process would book the same nodes again (a cluster's leader holds the database's lock instead).
+  // One writer per data directory: a second process would book the same nodes again (a cluster's leader holds the
+  // database's lock instead).
   const lock = ownStore ? DataDirLock.acquire(config.dataDir, clock.now()) : undefined;
-  const store = parts.store ?? (ownStore ? await openServerStore(config).catch((error: unknown) => { lock?.release(); throw error; }) : undefined);
-  const front = parts.front ?? await Front.open(config).catch(async (error: unknown) => { await store?.close(); lock?.release(); throw error; });
+  const store =
+    parts.store ??
+    (ownStore
+      ? await openServerStore(config).catch((error: unknown) => {
+          lock?.release();
+          throw error;
+        })
+      : undefined);
+  const front =
+    parts.front ??
+    (await Front.open(config).catch(async (error: unknown) => {
+      await store?.close();
+      lock?.release();
+      throw error;
+    }));
   const late: Foundations['late'] = {};
-  const observed: Observability = new Observability(() => ({ agreements: repository, plan: late.plan as PlanningService, now: () => clock.now() }), logger);
-  const repository: ObservedAgreementRepository = new ObservedAgreementRepository(observed.timed(parts.repository ?? (store as ServerStore).agreements), (error) =>
-    logger.error({ err: error }, 'following an agreement change failed'));
+  const observed: Observability = new Observability(
+    () => ({ agreements: repository, plan: late.plan as PlanningService, now: () => clock.now() }),
+    logger,
+  );
+  const repository: ObservedAgreementRepository = new ObservedAgreementRepository(
+    observed.timed(parts.repository ?? (store as ServerStore).agreements),
+    (error) => logger.error({ err: error }, 'following an agreement change failed'),
+  );
   // Agreements stored before the audit trail existed (migration 5) get an entry pinning their document as found.
-  if (store) await new AuditService({ audit: store.audit, agreements: repository }).recordUnaudited(clock.now(), await store.agreementsWithoutAudit());
+  if (store)
+    await new AuditService({ audit: store.audit, agreements: repository }).recordUnaudited(
+      clock.now(),
+      await store.agreementsWithoutAudit(),
+    );
   return {
     config,
     parts,
     logger,
     clock,
     ids: parts.ids ?? randomIds,
-    prices: { currency: config.currency, nodeHour: config.nodeHourPrice, preparatoryFeeRate: config.preparatoryFeeRate, curve: config.priceCurve },
+    prices: {
+      currency: config.currency,
+      nodeHour: config.nodeHourPrice,
+      preparatoryFeeRate: config.preparatoryFeeRate,
+      curve: config.priceCurve,
+    },
     urls: { base: config.publicUrl?.replace(/\/$/, '') ?? '' },
     ...security,
     documents,
@@ -153,10 +190,18 @@ export interface RecordSigner {
 }
 
 /** The trusted CAs (when the CA file exists) and the provider's signing credentials (when signing is on). */
-function securityParts(config: ServerConfig): { trust?: TrustStore; credentials?: SigningCredentials; recordSigner?: RecordSigner } {
-  const trust = fs.existsSync(config.caFile) ? attempt('WSAG_CA_FILE', () => TrustStore.fromFile(config.caFile)) : undefined;
+function securityParts(config: ServerConfig): {
+  trust?: TrustStore;
+  credentials?: SigningCredentials;
+  recordSigner?: RecordSigner;
+} {
+  const trust = fs.existsSync(config.caFile)
+    ? attempt('WSAG_CA_FILE', () => TrustStore.fromFile(config.caFile))
+    : undefined;
   if (!config.signAgreements) return trust ? { trust } : {};
-  const credential = attempt('WSAG_TLS_CERT / WSAG_TLS_KEY', () => loadCredential(config.tlsCertFile, config.tlsKeyFile));
+  const credential = attempt('WSAG_TLS_CERT / WSAG_TLS_KEY', () =>
+    loadCredential(config.tlsCertFile, config.tlsKeyFile),
+  );
   const credentials = { key: credential.privateKey, chain: [credential.certificate, ...credential.chain] };
   // Usage records are signed by the same key, the same way (src/crypto/usage-record-signature.ts).
   const recordSigner: RecordSigner = { sign: (record) => signUsageRecord(record, credentials) };

@@ -12,7 +12,9 @@ import type { ServerConfig } from '../engine/configuration/index.js';
  */
 export class Front {
   private handler: http.RequestListener = (_req, res) => {
-    res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '1' }).end('ServiceUnavailable: the server is starting\n');
+    res
+      .writeHead(503, { 'content-type': 'text/plain', 'retry-after': '1' })
+      .end('ServiceUnavailable: the server is starting\n');
   };
 
   private constructor(
@@ -23,20 +25,38 @@ export class Front {
   static async open(config: ServerConfig): Promise<Front> {
     let front: Front | undefined;
     const dispatch: http.RequestListener = (req, res) => (front as Front).handler(req, res);
-    const plain = await listen(http.createServer({ connectionsCheckingInterval: 1000 }, dispatch), config.port, config.host, config.requestTimeoutSeconds, 'PORT');
+    const plain = await listen(
+      http.createServer({ connectionsCheckingInterval: 1000 }, dispatch),
+      config.port,
+      config.host,
+      config.requestTimeoutSeconds,
+      'PORT',
+    );
     // Node does not verify client certificates (OpenSSL refuses RFC 3820 proxies by default):
     // every request's chain is validated by the trust store instead.
-    const tls = config.tlsPort === undefined ? undefined : await listen(https.createServer({
-      cert: fs.readFileSync(config.tlsCertFile),
-      key: fs.readFileSync(config.tlsKeyFile),
-      ca: fs.readFileSync(config.caFile),
-      requestCert: true,
-      rejectUnauthorized: false,
-      connectionsCheckingInterval: 1000,
-    }, dispatch), config.tlsPort, config.host, config.requestTimeoutSeconds, 'WSAG_TLS_PORT').catch(async (error: unknown) => {
-      await closeServer(plain);
-      throw error;
-    });
+    const tls =
+      config.tlsPort === undefined
+        ? undefined
+        : await listen(
+            https.createServer(
+              {
+                cert: fs.readFileSync(config.tlsCertFile),
+                key: fs.readFileSync(config.tlsKeyFile),
+                ca: fs.readFileSync(config.caFile),
+                requestCert: true,
+                rejectUnauthorized: false,
+                connectionsCheckingInterval: 1000,
+              },
+              dispatch,
+            ),
+            config.tlsPort,
+            config.host,
+            config.requestTimeoutSeconds,
+            'WSAG_TLS_PORT',
+          ).catch(async (error: unknown) => {
+            await closeServer(plain);
+            throw error;
+          });
     front = new Front(plain, tls);
     return front;
   }
@@ -77,7 +97,13 @@ function closeServer(server: http.Server): Promise<void> {
 }
 
 /** Listens; a port in use, forbidden or an address not on this host is a ConfigError naming the setting. */
-function listen<S extends http.Server | https.Server>(server: S, port: number, host: string, requestTimeoutSeconds: number, setting: 'PORT' | 'WSAG_TLS_PORT'): Promise<S> {
+function listen<S extends http.Server | https.Server>(
+  server: S,
+  port: number,
+  host: string,
+  requestTimeoutSeconds: number,
+  setting: 'PORT' | 'WSAG_TLS_PORT',
+): Promise<S> {
   // A client that sends its request slowly (or never ends it) is cut off, so stalled connections cannot pile up.
   server.requestTimeout = requestTimeoutSeconds * 1000;
   server.headersTimeout = Math.min(10_000, server.requestTimeout);
@@ -89,8 +115,18 @@ function listen<S extends http.Server | https.Server>(server: S, port: number, h
 
 function listenError(error: NodeJS.ErrnoException, host: string, port: number, setting: string): Error {
   const where = `cannot listen on ${host}:${port}`;
-  if (error.code === 'EADDRINUSE') return new ConfigError(`${where}: the port is already in use (another wsag-server?): stop what uses it, or set ${setting} (wsag serve --port) to a free port`);
-  if (error.code === 'EACCES') return new ConfigError(`${where}: permission denied (ports below 1024 need privileges): set ${setting} to 1024 or above`);
-  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') return new ConfigError(`${where}: ${host} is not an address of this host: set HOST to one of its addresses, such as 127.0.0.1`);
+  if (error.code === 'EADDRINUSE')
+    return new ConfigError(
+      `${where}: the port is already in use (another wsag-server?): stop what uses it, or set ${setting} ` +
+        `(wsag serve --port) to a free port`,
+    );
+  if (error.code === 'EACCES')
+    return new ConfigError(
+      `${where}: permission denied (ports below 1024 need privileges): set ${setting} to 1024 or above`,
+    );
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND')
+    return new ConfigError(
+      `${where}: ${host} is not an address of this host: set HOST to one of its addresses, such as 127.0.0.1`,
+    );
   return error;
 }

@@ -15,7 +15,10 @@ export class Observability {
   readonly metrics: Metrics;
   readonly events = new EventStream();
 
-  constructor(sources: () => MetricsSources, private readonly logger: Logger) {
+  constructor(
+    sources: () => MetricsSources,
+    private readonly logger: Logger,
+  ) {
     this.metrics = new Metrics(sources);
   }
 

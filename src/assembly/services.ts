@@ -32,13 +32,31 @@ export interface Services {
 
 export function serviceParts(base: Foundations & Scheduling): Services {
   const { config, logger, clock, plan, repository, prices } = base;
-  const agreements = new AgreementService(repository, plan, clock, new SoapAcceptanceNotifier(fetch, 10_000, new OutboundPolicy(config.outboundAllow)), (agreementId, error) =>
-    logger.warn({ agreementId, err: error }, 'could not tell the initiator about the decision on its pending agreement'),
+  const agreements = new AgreementService(
+    repository,
+    plan,
+    clock,
+    new SoapAcceptanceNotifier(fetch, 10_000, new OutboundPolicy(config.outboundAllow)),
+    (agreementId, error) =>
+      logger.warn(
+        { agreementId, err: error },
+        'could not tell the initiator about the decision on its pending agreement',
+      ),
   );
   // The books, usage records and VO shares: holds where capacity is promised, the ledger following what happens.
   const accounting = accountingParts({
-    config, store: base.store, given: base.parts, repository, negotiationRepository: base.negotiationRepository, plan, prices, clock, logger,
-    recordSigner: base.recordSigner, baseUrl: () => base.urls.base, readPolicy: attempt,
+    config,
+    store: base.store,
+    given: base.parts,
+    repository,
+    negotiationRepository: base.negotiationRepository,
+    plan,
+    prices,
+    clock,
+    logger,
+    recordSigner: base.recordSigner,
+    baseUrl: () => base.urls.base,
+    readPolicy: attempt,
   });
   const fairUse = fairUseOf(config, plan, (limit) => base.observed.metrics.fairUseRefused(limit));
   const negotiations = new NegotiationService({
@@ -64,13 +82,23 @@ export function serviceParts(base: Foundations & Scheduling): Services {
   const reservations = new ReservationUse(repository, agreements);
   // Bookings the scheduler moves are stored again: agreements, and holds in their negotiations.
   persistPlanChanges(plan, agreements, negotiations, (key, error) =>
-    logger.error({ booking: key, err: error }, 'storing an allocation the scheduler moved failed; a restart places it again'),
+    logger.error(
+      { booking: key, err: error },
+      'storing an allocation the scheduler moved failed; a restart places it again',
+    ),
   );
   return { agreements, accounting, negotiations, reservations, ...(fairUse ? { fairUse } : {}) };
 }
 
-/** The site's fair-use limits (docs/security.md, "Fair use"): configured, or the defaults when TLS is on; undefined when off. */
-function fairUseOf(config: ServerConfig, plan: PlanningService, onRefusal: (limit: FairUseLimit) => void): FairUse | undefined {
+/**
+ * The site's fair-use limits (docs/security.md, "Fair use"): configured, or the defaults when TLS is on; undefined when
+ * off.
+ */
+function fairUseOf(
+  config: ServerConfig,
+  plan: PlanningService,
+  onRefusal: (limit: FairUseLimit) => void,
+): FairUse | undefined {
   const text = config.fairUse ?? (config.tlsPort !== undefined ? '' : 'off');
   const slaNodes = () => plan.cluster.nodes.filter((node) => !node.buffer).length;
   const limits = parseFairUse(text, defaultFairUse(slaNodes()));
@@ -81,12 +109,19 @@ function fairUseOf(config: ServerConfig, plan: PlanningService, onRefusal: (limi
 /** The agreements with a received checkpoint kept (for fair use). */
 async function receivedCheckpoints(config: ServerConfig): Promise<Set<string>> {
   const names = await fs.promises.readdir(receivedDirOf(config.checkpointDir)).catch(() => [] as string[]);
-  return new Set(names.filter((name) => name.endsWith('.checkpoint')).map((name) => decodeURIComponent(name.slice(0, -'.checkpoint'.length))));
+  return new Set(
+    names
+      .filter((name) => name.endsWith('.checkpoint'))
+      .map((name) => decodeURIComponent(name.slice(0, -'.checkpoint'.length))),
+  );
 }
 
 /** What start-up found stored and put back. */
 export interface Restored {
-  /** The leases among the live agreements (ids and window ends) for the lease notices: emptied once they watch them (src/server.ts). */
+  /**
+   * The leases among the live agreements (ids and window ends) for the lease notices: emptied once they watch them
+   * (src/server.ts).
+   */
   leaseEnds: Array<{ id: string; end: number }>;
   /** Bookings placed again, and holds restored. */
   counts: { bookings: number; holds: Awaited<ReturnType<NegotiationService['restore']>> };
@@ -109,12 +144,19 @@ export async function restoreState(base: Foundations & Scheduling & Services): P
     for await (const page of liveAgreementPages(repository)) {
       for (const agreement of page) {
         if (checkpoints.has(agreement.id)) {
-          const { size } = await fs.promises.stat(checkpointFileOf(receivedDirOf(base.config.checkpointDir), agreement.id));
+          const { size } = await fs.promises.stat(
+            checkpointFileOf(receivedDirOf(base.config.checkpointDir), agreement.id),
+          );
           fairUse?.checkpointKept(agreement.id, agreement.initiator, size);
         }
         expiration.watch(agreement);
         accounting.shares?.own(agreement.id, VoUsage.ownerOf(agreement.request, agreement.initiator));
-        fairUse?.own(agreement.id, agreement.initiator, agreement.state === 'Pending' ? 'pending' : 'agreement', agreement.request);
+        fairUse?.own(
+          agreement.id,
+          agreement.initiator,
+          agreement.state === 'Pending' ? 'pending' : 'agreement',
+          agreement.request,
+        );
         const end = leaseEnd(agreement);
         if (end !== undefined) leaseEnds.push({ id: agreement.id, end });
       }
@@ -123,11 +165,13 @@ export async function restoreState(base: Foundations & Scheduling & Services): P
     }
   }
   const { restored, lost } = await agreements.restorePlanReport(watched());
-  for (const { id, reason } of lost) logger.warn({ agreementId: id, reason }, 'an agreement\'s capacity could not be booked again at start-up');
+  for (const { id, reason } of lost)
+    logger.warn({ agreementId: id, reason }, "an agreement's capacity could not be booked again at start-up");
   const holds = await base.negotiations.restore();
   if (fairUse) {
     for (const negotiation of await base.negotiationRepository.list({ withLiveHolds: true })) {
-      for (const offer of liveHolds(negotiation)) fairUse.own(holdKey(offer.offerId), negotiation.initiator, 'hold', offer.request);
+      for (const offer of liveHolds(negotiation))
+        fairUse.own(holdKey(offer.offerId), negotiation.initiator, 'hold', offer.request);
     }
   }
   const settled = await accounting.restore();

@@ -3,7 +3,10 @@ import vm from 'node:vm';
 
 /** Below this many restored bookings the start-up leaves too little garbage to be worth collecting. */
 const worthCollectingFrom = 1000;
-/** Collections stop once one gives back less than this share of the heap (not before `minCollections`), or after `maxCollections`. */
+/**
+ * Collections stop once one gives back less than this share of the heap (not before `minCollections`), or after
+ * `maxCollections`.
+ */
 const stillShrinking = 0.02;
 const minCollections = 3;
 const maxCollections = 8;

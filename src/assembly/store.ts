@@ -7,5 +7,7 @@ import { SqliteStore } from '../store/sqlite-store.js';
 export type ServerStore = SqliteStore | PgStore;
 
 export async function openServerStore(config: ServerConfig): Promise<ServerStore> {
-  return config.databaseUrl ? PgStore.openExclusive(config.databaseUrl) : SqliteStore.open(path.join(config.dataDir, 'wsag.db'), { checkpointInBackground: true });
+  return config.databaseUrl
+    ? PgStore.openExclusive(config.databaseUrl)
+    : SqliteStore.open(path.join(config.dataDir, 'wsag.db'), { checkpointInBackground: true });
 }

@@ -9,7 +9,13 @@ import { RemoteStandby } from '../engine/migration/index.js';
 import { XmlAgreementWriter } from '../xml/agreement-writer.js';
 import type { AgreementSignatureVerifier } from '../engine/ports.js';
 import { agreementPorts, paths } from '../soap/agreement-ports.js';
-import { authenticator, forwardedClientChain, tlsClientCertificate, wsSecuritySignature, type ChainValidator } from '../soap/authentication.js';
+import {
+  authenticator,
+  forwardedClientChain,
+  tlsClientCertificate,
+  wsSecuritySignature,
+  type ChainValidator,
+} from '../soap/authentication.js';
 import { negotiationPaths, negotiationPorts } from '../soap/negotiation-ports.js';
 import { MemorySeenSignatures } from '../store/memory-seen-signatures.js';
 import { createApp } from '../web/app.js';
@@ -29,18 +35,30 @@ export const endpointsAt = (baseUrl: string): Record<string, string> =>
  * chain, or the anonymous party if the site allows it. Returns the SOAP endpoints and the
  * routes served.
  */
-export function serveWeb(base: Foundations & Scheduling & Services & RunTime): { endpoints: Record<string, string>; routes: () => Route[] } {
+export function serveWeb(base: Foundations & Scheduling & Services & RunTime): {
+  endpoints: Record<string, string>;
+  routes: () => Route[];
+} {
   const { config, trust, store, repository, execution, accounting, urls, front } = base;
   const validateChain: ChainValidator | undefined = trust && ((chain, at) => trust.validate(chain, at));
   const signatures: AgreementSignatureVerifier | undefined = validateChain && {
     verify: (document, at) => verifyAgreementSignatures(document, { validateChain, at }),
   };
   const identify = authenticator({
-    proofs: [forwardedClientChain(validateChain, wasForwarded), ...(validateChain ? [tlsClientCertificate(validateChain), wsSecuritySignature(validateChain)] : [])],
+    proofs: [
+      forwardedClientChain(validateChain, wasForwarded),
+      ...(validateChain ? [tlsClientCertificate(validateChain), wsSecuritySignature(validateChain)] : []),
+    ],
     anonymous: config.anonymous,
     admins: config.admins,
   });
-  const services = { factory: agreementFactory(base), agreements: base.agreements, negotiations: base.negotiations, templates: base.templates, offers: base.documents };
+  const services = {
+    factory: agreementFactory(base),
+    agreements: base.agreements,
+    negotiations: base.negotiations,
+    templates: base.templates,
+    offers: base.documents,
+  };
   const app = createApp({
     ports: [...agreementPorts(services), ...negotiationPorts(services)],
     agreements: base.agreements,
@@ -51,7 +69,10 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime): {
     maxXmlDepth: config.maxXmlDepth,
     bodiesReadElsewhere: () => base.documents.handsWorkOver,
     // EPRs name the port the request came in on: HTTPS for TLS callers.
-    baseUrl: (req) => (config.publicUrl === undefined && urls.tls && (req?.socket as { encrypted?: boolean } | undefined)?.encrypted ? urls.tls : urls.base),
+    baseUrl: (req) =>
+      config.publicUrl === undefined && urls.tls && (req?.socket as { encrypted?: boolean } | undefined)?.encrypted
+        ? urls.tls
+        : urls.base,
     identify,
     seenSignatures: store?.seenSignatures ?? new MemorySeenSignatures(),
     now: () => base.clock.now(),
@@ -66,20 +87,38 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime): {
     ...(base.fairUse ? { fairUse: standingOf(base.fairUse, base) } : {}),
     metrics: base.observed.metrics,
     events: base.observed.events,
-    ...(store ? { history: (id: string) => new AuditService({ audit: store.audit, agreements: repository }).history(id) } : {}),
+    ...(store
+      ? { history: (id: string) => new AuditService({ audit: store.audit, agreements: repository }).history(id) }
+      : {}),
     checkpointUpload: {
       agreement: (id) => repository.get(id),
-      ...(base.fairUse ? { checkFairUse: (caller: Caller, id: string, bytes: number) => base.fairUse?.checkCheckpoint(caller, id, bytes) } : {}),
+      ...(base.fairUse
+        ? {
+            checkFairUse: (caller: Caller, id: string, bytes: number) =>
+              base.fairUse?.checkCheckpoint(caller, id, bytes),
+          }
+        : {}),
       store: async (upload) => {
         await fileCheckpointStore(base.receivedDir)(upload);
         base.fairUse?.checkpointKept(upload.agreementId, upload.uploader, upload.sizeBytes);
-        await execution.checkpointReceived(upload.agreementId, checkpointFileOf(base.receivedDir, upload.agreementId), upload);
+        await execution.checkpointReceived(
+          upload.agreementId,
+          checkpointFileOf(base.receivedDir, upload.agreementId),
+          upload,
+        );
       },
       maxBytes: config.maxCheckpointBytes,
       tempDir: base.receivedDir,
     },
   });
-  front.serve(checkingForwards(app, { ...(config.clusterSecret ? { secret: config.clusterSecret } : {}), maxBodyBytes: config.maxBodyBytes, now: () => new Date(), logger: base.logger }));
+  front.serve(
+    checkingForwards(app, {
+      ...(config.clusterSecret ? { secret: config.clusterSecret } : {}),
+      maxBodyBytes: config.maxBodyBytes,
+      now: () => new Date(),
+      logger: base.logger,
+    }),
+  );
   if (!urls.base) urls.base = front.url;
   const tls = front.tlsUrl;
   if (tls) urls.tls = tls;
@@ -87,10 +126,17 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime): {
 }
 
 /** What a party holds against the fair-use limits, its open negotiations counted from the store. */
-function standingOf(fairUse: FairUse, base: Foundations & Scheduling & Services & RunTime): (party: string) => Promise<FairUseStanding> {
+function standingOf(
+  fairUse: FairUse,
+  base: Foundations & Scheduling & Services & RunTime,
+): (party: string) => Promise<FairUseStanding> {
   return async (party) => {
     const now = base.clock.now();
-    return fairUse.standing(party, now, await openNegotiations(party, now, base.config.negotiationMaxSeconds, base.negotiationRepository));
+    return fairUse.standing(
+      party,
+      now,
+      await openNegotiations(party, now, base.config.negotiationMaxSeconds, base.negotiationRepository),
+    );
   };
 }
 
@@ -113,7 +159,12 @@ function agreementFactory(base: Foundations & Scheduling & Services & RunTime): 
     ...(accounting.shares ? { shares: accounting.shares } : {}),
     ...(base.fairUse ? { fairUse: base.fairUse } : {}),
     ...(signer ? { signer } : {}),
-    termsRead: { know: (id, terms) => base.execution.knowTerms(id, terms), forget: (id) => base.execution.forgetTerms(id) },
-    ...(peers && providers ? { standby: new RemoteStandby({ peers, providers, providerName: config.providerName }) } : {}),
+    termsRead: {
+      know: (id, terms) => base.execution.knowTerms(id, terms),
+      forget: (id) => base.execution.forgetTerms(id),
+    },
+    ...(peers && providers
+      ? { standby: new RemoteStandby({ peers, providers, providerName: config.providerName }) }
+      : {}),
   });
 }

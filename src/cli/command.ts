@@ -42,7 +42,12 @@ export function serverUrl(args: Args, env: Env): string {
   const fromEnv = env.WSAG_URL?.trim() || undefined;
   const url = fromFlag ?? fromEnv ?? defaultUrl;
   if (!/^https?:\/\/[^/\s]+/.test(url)) {
-    throw new UsageError(`${fromFlag !== undefined ? '--url' : 'WSAG_URL'} must be an http(s) URL such as ${defaultUrl}, got "${url}"`);
+    throw new UsageError(
+      `${fromFlag !== undefined ? '--url' : 'WSAG_URL'} must be an http(s) URL such as ${defaultUrl}, got "${url}"`,
+    );
   }
-  return url.replace(/[?#].*$/, '').replace(/\/(wsag\/\w+|ui|api|metrics|healthz)(\/.*)?$/, '').replace(/\/+$/, '');
+  return url
+    .replace(/[?#].*$/, '')
+    .replace(/\/(wsag\/\w+|ui|api|metrics|healthz)(\/.*)?$/, '')
+    .replace(/\/+$/, '');
 }

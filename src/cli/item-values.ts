@@ -20,7 +20,11 @@ export function valuesInWords(item: Pick<ItemSummary, 'constraint' | 'value'>): 
   const high = facet('maxInclusive') ?? facet('maxExclusive');
   const times = [low, high, item.value].some((v) => v !== undefined && isoTime.test(v));
   // Whole numbers only where the constraint says so: whole bounds alone do not (a penalty of 50.5 within 0 to 10000).
-  const kind = times ? 'a date and time such as 2026-11-29T14:00:00Z' : facet('fractionDigits') === '0' ? 'a whole number' : 'a number';
+  const kind = times
+    ? 'a date and time such as 2026-11-29T14:00:00Z'
+    : facet('fractionDigits') === '0'
+      ? 'a whole number'
+      : 'a number';
   if (low !== undefined && high !== undefined) return `${kind} from ${low} to ${high}`;
   if (low !== undefined) return `${kind}, ${low} or ${times ? 'later' : 'more'}`;
   if (high !== undefined) return `${kind}, at most ${high}`;
@@ -38,13 +42,26 @@ export function itemValueProblem(item: ItemSummary, value: string): string | und
   const bounds = ['minInclusive', 'minExclusive', 'maxInclusive', 'maxExclusive'].filter((f) => facet(f) !== undefined);
   if (bounds.length === 0) return undefined;
   const times = bounds.some((f) => isoTime.test(facet(f) as string));
-  const of = (v: string) => (times ? (isoTime.test(v) ? Date.parse(v) : NaN) : /^\s*-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(v) ? Number(v) : NaN);
+  const of = (v: string) =>
+    times
+      ? isoTime.test(v)
+        ? Date.parse(v)
+        : NaN
+      : /^\s*-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(v)
+        ? Number(v)
+        : NaN;
   const number = of(value);
   if (Number.isNaN(number)) return must;
   if (!times && valuesInWords(item).startsWith('a whole number') && !Number.isInteger(number)) return must;
   const outside = (f: string) => {
     const limit = of(facet(f) as string);
-    return f === 'minInclusive' ? number < limit : f === 'minExclusive' ? number <= limit : f === 'maxInclusive' ? number > limit : number >= limit;
+    return f === 'minInclusive'
+      ? number < limit
+      : f === 'minExclusive'
+        ? number <= limit
+        : f === 'maxInclusive'
+          ? number > limit
+          : number >= limit;
   };
   return bounds.some(outside) ? must : undefined;
 }
@@ -60,7 +77,8 @@ export function windowSettings(template: TemplateSummary, settings: OfferSetting
   const [start, end, duration] = [named('StartTime'), named('EndTime'), named('Duration')];
   if (!window || (start === undefined && end === undefined && duration === undefined)) return settings;
   const time = (name: string, value: string) => {
-    if (!isoTime.test(value.trim())) throw new CliError(`${name} must be a date and time such as 2026-11-29T14:00:00Z; got '${value}'`);
+    if (!isoTime.test(value.trim()))
+      throw new CliError(`${name} must be a date and time such as 2026-11-29T14:00:00Z; got '${value}'`);
     return Date.parse(value.trim());
   };
   const from = start !== undefined ? time('StartTime', start) : Date.parse(window.start);
@@ -75,7 +93,8 @@ export function windowSettings(template: TemplateSummary, settings: OfferSetting
     to = from + seconds * 1000;
   }
   const iso = (ms: number) => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
-  if (to <= from) throw new CliError(`the window must end after it starts: EndTime ${iso(to)} is not after StartTime ${iso(from)}`);
+  if (to <= from)
+    throw new CliError(`the window must end after it starts: EndTime ${iso(to)} is not after StartTime ${iso(from)}`);
   return [
     ...settings.filter((s) => !['StartTime', 'EndTime', 'Duration'].includes(s.location)),
     { location: '//arp:AllocationTimeConstraint/arp:StartTime', value: iso(from) },
@@ -87,7 +106,9 @@ function durationSeconds(text: string): number {
   const value = text.trim();
   if (/^\d+$/.test(value) && Number(value) > 0) return Number(value);
   const iso = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/.exec(value);
-  const seconds = iso ? Number(iso[1] ?? 0) * 86_400 + Number(iso[2] ?? 0) * 3600 + Number(iso[3] ?? 0) * 60 + Number(iso[4] ?? 0) : 0;
+  const seconds = iso
+    ? Number(iso[1] ?? 0) * 86_400 + Number(iso[2] ?? 0) * 3600 + Number(iso[3] ?? 0) * 60 + Number(iso[4] ?? 0)
+    : 0;
   if (seconds > 0) return seconds;
   throw new CliError(`Duration must be a whole number of seconds or a duration such as PT2H; got '${text}'`);
 }

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { AgreementReference, NegotiationOfferInfo, NegotiationReference, WsagClient } from '../client/wsag-client.js';
+import type {
+  AgreementReference,
+  NegotiationOfferInfo,
+  NegotiationReference,
+  WsagClient,
+} from '../client/wsag-client.js';
 import { acceptingOffer } from '../xml/accepting-offer.js';
 import { CliError } from './errors.js';
 
@@ -27,20 +32,39 @@ export function negotiationAt(baseUrl: string, negotiationId: string): Negotiati
 }
 
 /** The offer `offerId` of the negotiation's history, or a message listing what is there. */
-export async function findNegotiationOffer(client: WsagClient, negotiationId: string, offerId: string): Promise<NegotiationOfferInfo> {
+export async function findNegotiationOffer(
+  client: WsagClient,
+  negotiationId: string,
+  offerId: string,
+): Promise<NegotiationOfferInfo> {
   const offers = await client.negotiationOffers(negotiationId);
   const found = offers.find((o) => o.offerId === offerId);
   if (found) return found;
-  const known = offers.filter((o) => o.offerId).map((o) => `${o.offerId} (${o.state})`).join(', ') || 'none yet';
+  const known =
+    offers
+      .filter((o) => o.offerId)
+      .map((o) => `${o.offerId} (${o.state})`)
+      .join(', ') || 'none yet';
   throw new CliError(`negotiation ${negotiationId} has no offer "${offerId}"; its offers: ${known}`);
 }
 
 /** Accepting a committing offer: CreateAgreement with the offer's terms and a NegotiationExtension naming it. */
-export async function acceptCounterOffer(client: WsagClient, negotiation: NegotiationReference, offer: NegotiationOfferInfo): Promise<AgreementReference> {
+export async function acceptCounterOffer(
+  client: WsagClient,
+  negotiation: NegotiationReference,
+  offer: NegotiationOfferInfo,
+): Promise<AgreementReference> {
   if (offer.creator !== 'NegotiationResponder' || offer.state !== 'Acceptable') {
     const from = offer.creator === 'NegotiationResponder' ? 'the provider' : 'you';
-    const advice = offer.state === 'Advisory' ? `; solicit it first: wsag negotiate --negotiation ${negotiation.negotiationId} --solicit --counter ${offer.offerId}` : '';
-    throw new CliError(`offer ${offer.offerId} (${offer.state}, from ${from}) cannot be accepted: only the provider's Acceptable (committing) offers can${advice}`);
+    const advice =
+      offer.state === 'Advisory'
+        ? `; solicit it first: wsag negotiate --negotiation ${negotiation.negotiationId} --solicit --counter ` +
+          `${offer.offerId}`
+        : '';
+    throw new CliError(
+      `offer ${offer.offerId} (${offer.state}, from ${from}) cannot be accepted: only the provider's ` +
+        `Acceptable (committing) offers can${advice}`,
+    );
   }
   return client.createAgreement(acceptingOffer(offer.xml, { negotiation }));
 }

@@ -21,7 +21,7 @@ export const offerOptions = {
   account: { type: 'string' },
 } as const satisfies OptionsConfig;
 
-export const templateHelp = '  --template NAME    the template\'s Name or TemplateId (see: wsag templates)';
+export const templateHelp = "  --template NAME    the template's Name or TemplateId (see: wsag templates)";
 export const setHelp = [
   '  --set LOCATION=VALUE',
   '                     replace a value in the offer; repeatable. LOCATION is an Item name',
@@ -46,8 +46,15 @@ export interface OfferAdditions {
   chargeAccount?: ChargeAccount;
 }
 
-/** The served template named `ref` turned into an offer with `settings` applied, and what `--run` and `--account` add. */
-export async function templateOffer(client: WsagClient, ref: string, settings: OfferSetting[], additions: OfferAdditions = {}): Promise<{ template: TemplateSummary; offer: string }> {
+/**
+ * The served template named `ref` turned into an offer with `settings` applied, and what `--run` and `--account` add.
+ */
+export async function templateOffer(
+  client: WsagClient,
+  ref: string,
+  settings: OfferSetting[],
+  additions: OfferAdditions = {},
+): Promise<{ template: TemplateSummary; offer: string }> {
   const template = pickTemplate((await client.templates()).map(summarizeTemplate), ref);
   const resolved = windowSettings(template, settings);
   checkItemNames(template, resolved);
@@ -81,9 +88,12 @@ export function additionsOf(args: Args): OfferAdditions {
 /** `--run`, `--arg`, `--env`, `--workdir` as an application; undefined without --run. */
 function applicationOf(args: Args): Application | undefined {
   const executable = args.string('run');
-  const rest = ['arg', 'env', 'workdir'].filter((o) => (o === 'workdir' ? args.string(o) !== undefined : args.list(o).length > 0));
+  const rest = ['arg', 'env', 'workdir'].filter((o) =>
+    o === 'workdir' ? args.string(o) !== undefined : args.list(o).length > 0,
+  );
   if (!executable) {
-    if (rest.length > 0) throw new UsageError(`--${rest[0]} needs --run EXECUTABLE: it describes the program the job runs`);
+    if (rest.length > 0)
+      throw new UsageError(`--${rest[0]} needs --run EXECUTABLE: it describes the program the job runs`);
     return undefined;
   }
   const environment = args.list('env').map((text) => {
@@ -92,7 +102,12 @@ function applicationOf(args: Args): Application | undefined {
     return { name: text.slice(0, at), value: text.slice(at + 1) };
   });
   const workingDirectory = args.string('workdir');
-  return { executable, arguments: args.list('arg'), environment, ...(workingDirectory !== undefined ? { workingDirectory } : {}) };
+  return {
+    executable,
+    arguments: args.list('arg'),
+    environment,
+    ...(workingDirectory !== undefined ? { workingDirectory } : {}),
+  };
 }
 
 /**
@@ -132,7 +147,11 @@ function checkItemNames(template: TemplateSummary, settings: OfferSetting[]): vo
   for (const { location, value } of settings) {
     if (!/^[A-Za-z_][\w.-]*$/.test(location)) continue;
     const item = template.items.find((i) => i.name === location && settable(i));
-    if (!item) throw new CliError(`--set ${location}: template ${template.name} has no Item "${location}" to set${didYouMean(location, names)}; its Items are: ${names.join(', ') || 'none'}`);
+    if (!item)
+      throw new CliError(
+        `--set ${location}: template ${template.name} has no Item "${location}" to set` +
+          `${didYouMean(location, names)}; its Items are: ${names.join(', ') || 'none'}`,
+      );
     const problem = itemValueProblem(item, value);
     if (problem) throw new CliError(`--set ${problem}`);
   }
@@ -141,5 +160,7 @@ function checkItemNames(template: TemplateSummary, settings: OfferSetting[]): vo
 /** The names `--set` takes for a template: its settable Items, and a reservation's StartTime, EndTime and Duration. */
 export function itemNames(template: TemplateSummary): string[] {
   const names = template.items.filter(settable).map((i) => i.name);
-  return template.window ? [...names, ...['StartTime', 'EndTime', 'Duration'].filter((n) => !names.includes(n))] : names;
+  return template.window
+    ? [...names, ...['StartTime', 'EndTime', 'Duration'].filter((n) => !names.includes(n))]
+    : names;
 }

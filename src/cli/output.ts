@@ -16,9 +16,7 @@ export function table(headers: string[] | undefined, rows: string[][], indent = 
   return all.map((row) =>
     (
       indent +
-      row
-        .map((cell, i) => (i === row.length - 1 ? display(cell) : display(cell).padEnd(widths[i] ?? 0)))
-        .join('  ')
+      row.map((cell, i) => (i === row.length - 1 ? display(cell) : display(cell).padEnd(widths[i] ?? 0))).join('  ')
     ).trimEnd(),
   );
 }

@@ -32,9 +32,29 @@ import { CliError, exitCodes, UsageError } from './errors.js';
 import { didYouMean } from './suggest.js';
 
 export const commands: Command[] = [
-  serveCommand, templatesCommand, createCommand, agreementsCommand, stateCommand, terminateCommand,
-  negotiateCommand, negotiationsCommand, coallocateCommand, pendingCommand, checkpointCommand, simCommand, certCommand, countersignCommand, auditCommand, accountCommand, usageCommand, voCommand, leaseCommand, pricesCommand, limitsCommand,
-  nodeCommand, correctCommand,
+  serveCommand,
+  templatesCommand,
+  createCommand,
+  agreementsCommand,
+  stateCommand,
+  terminateCommand,
+  negotiateCommand,
+  negotiationsCommand,
+  coallocateCommand,
+  pendingCommand,
+  checkpointCommand,
+  simCommand,
+  certCommand,
+  countersignCommand,
+  auditCommand,
+  accountCommand,
+  usageCommand,
+  voCommand,
+  leaseCommand,
+  pricesCommand,
+  limitsCommand,
+  nodeCommand,
+  correctCommand,
 ];
 
 /** What the CLI needs from the outside world; everything but out/err/env has a default. */
@@ -81,14 +101,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   // Each client's connection failures are noted here, so they read as "cannot reach URL".
   const reached: { url?: string; failure?: unknown } = {};
-  const guarded = (baseFetch: typeof fetch): typeof fetch => async (input, init) => {
-    try {
-      return await baseFetch(input, init);
-    } catch (error) {
-      reached.failure ??= error;
-      throw error;
-    }
-  };
+  const guarded =
+    (baseFetch: typeof fetch): typeof fetch =>
+    async (input, init) => {
+      try {
+        return await baseFetch(input, init);
+      } catch (error) {
+        reached.failure ??= error;
+        throw error;
+      }
+    };
   const guardedFetch = guarded(io.fetch ?? fetch);
   const ctx: CommandContext = {
     out: io.out,
@@ -96,7 +118,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     env: io.env,
     client: (url) => {
       reached.url = url;
-      return new WsagClient(url, url.startsWith('https:') && !io.fetch ? guarded(tlsFetch(clientTls(io.env))) : guardedFetch);
+      return new WsagClient(
+        url,
+        url.startsWith('https:') && !io.fetch ? guarded(tlsFetch(clientTls(io.env))) : guardedFetch,
+      );
     },
     untilStopped: io.untilStopped ?? untilSignal,
     ...(io.prompt ? { prompt: io.prompt } : {}),
@@ -125,7 +150,8 @@ function parse(command: Command, argv: string[]): Args {
     });
   } catch (error) {
     // node:util reports unknown options and missing values as TypeError with an ERR_PARSE_ARGS_* code.
-    if ((error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) throw new UsageError(parseArgsMessage(error as Error, command));
+    if ((error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))
+      throw new UsageError(parseArgsMessage(error as Error, command));
     throw error;
   }
   const args = new Args(parsed.values, parsed.positionals);
@@ -143,11 +169,19 @@ function parse(command: Command, argv: string[]): Args {
  * the option that was probably meant.
  */
 function parseArgsMessage(error: Error, command: Command): string {
-  const first = (error.message.split('\n')[0] ?? error.message).replace(/\. To specify a positional argument.*$/, '').replace(/\.$/, '');
-  const ambiguous = /^Option '(--[\w-]+)(?:, -\w)? <value>' argument is ambiguous/.exec(first) ?? /^Option '(--[\w-]+)[^']*' argument is ambiguous/.exec(first);
+  const first = (error.message.split('\n')[0] ?? error.message)
+    .replace(/\. To specify a positional argument.*$/, '')
+    .replace(/\.$/, '');
+  const ambiguous =
+    /^Option '(--[\w-]+)(?:, -\w)? <value>' argument is ambiguous/.exec(first) ??
+    /^Option '(--[\w-]+)[^']*' argument is ambiguous/.exec(first);
   if (ambiguous) return `${ambiguous[1]} needs a value; a value that starts with "-" is written ${ambiguous[1]}=-VALUE`;
   const unknown = /^Unknown option '(-{1,2}[^']+)'/.exec(first);
-  if (unknown) return `unknown option ${unknown[1]}${didYouMean((unknown[1] as string).replace(/^-+/, ''), [...Object.keys(command.options), 'help'], (o) => `--${o}`)}`;
+  if (unknown) {
+    const known = [...Object.keys(command.options), 'help'];
+    const option = unknown[1] as string;
+    return `unknown option ${option}${didYouMean(option.replace(/^-+/, ''), known, (o) => `--${o}`)}`;
+  }
   return first;
 }
 
@@ -160,14 +194,19 @@ function report(error: unknown, command: Command, reached: { url?: string; failu
     io.err(`(more: wsag help ${command.name})`);
     code = exitCodes.usage;
   } else if (reached.failure !== undefined && !(error instanceof WsagFault) && !(error instanceof CliError)) {
-    io.err(`error: cannot reach ${reached.url ?? 'the server'}: is the server running? (start it with: npm start; or give its address with --url or WSAG_URL)`);
+    io.err(
+      `error: cannot reach ${reached.url ?? 'the server'}: is the server running? (start it with: npm start; ` +
+        `or give its address with --url or WSAG_URL)`,
+    );
     if (debug) io.err(`cause: ${describeCause(reached.failure)}`);
   } else {
     // WsagFault's message is "<Code>: <description>", in plain words; the validator's own follow under WSAG_DEBUG.
     io.err(`error: ${error instanceof Error ? error.message : String(error)}`);
-    if (debug && error instanceof WsagFault && error.technicalDetail) io.err(`the server's technical detail: ${error.technicalDetail}`);
+    if (debug && error instanceof WsagFault && error.technicalDetail)
+      io.err(`the server's technical detail: ${error.technicalDetail}`);
   }
-  if (debug && error instanceof Error && !(error instanceof UsageError) && !(error instanceof CliError)) io.err(error.stack ?? String(error));
+  if (debug && error instanceof Error && !(error instanceof UsageError) && !(error instanceof CliError))
+    io.err(error.stack ?? String(error));
   return code;
 }
 
@@ -199,7 +238,7 @@ export function usage(): string[] {
     'common options:',
     '  --url URL    server base URL (default: $WSAG_URL, else http://127.0.0.1:8080)',
     '  --json       print one JSON document on stdout instead of text',
-    '  -h, --help   the command\'s options',
+    "  -h, --help   the command's options",
     '',
     'environment: WSAG_URL (server base URL), WSAG_DEBUG=1 (stack traces on errors)',
     ...clientTlsHelp,
@@ -208,7 +247,15 @@ export function usage(): string[] {
 }
 
 export function commandHelp(command: Command): string[] {
-  const lines = [`usage: ${command.synopsis}`, '', ...command.description, '', 'options:', ...command.optionHelp, '  -h, --help         this text'];
+  const lines = [
+    `usage: ${command.synopsis}`,
+    '',
+    ...command.description,
+    '',
+    'options:',
+    ...command.optionHelp,
+    '  -h, --help         this text',
+  ];
   if (command.examples?.length) lines.push('', examplesHeading(command.examples), ...command.examples);
   return lines;
 }
@@ -239,7 +286,9 @@ function untilSignal(): Promise<void> {
 
 function version(): string {
   try {
-    const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version?: string;
+    };
     return pkg.version ?? 'unknown';
   } catch {
     return 'unknown';

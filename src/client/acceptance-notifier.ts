@@ -11,20 +11,30 @@ import { ns, prefixes } from '../xml/namespaces.js';
  * the EPR's reference parameters travel as SOAP headers, as WS-Addressing requires.
  */
 export class SoapAcceptanceNotifier implements AcceptanceNotifier {
-  constructor(private readonly fetchImpl: typeof fetch = fetch, private readonly timeoutMs = 10_000, private readonly outbound = new OutboundPolicy()) {}
+  constructor(
+    private readonly fetchImpl: typeof fetch = fetch,
+    private readonly timeoutMs = 10_000,
+    private readonly outbound = new OutboundPolicy(),
+  ) {}
 
   async notify(acceptanceEpr: string, decision: 'Accept' | 'Reject', agreementId: string): Promise<void> {
     const { address, parameters } = withXml(acceptanceEpr, 'AgreementAcceptanceEPR', (doc) => ({
       address: (doc.eval('string(wsa:Address)', prefixes) as string).trim(),
-      parameters: (doc.find('wsa:ReferenceParameters/*', prefixes) as XmlElement[]).map((p) => markAsReferenceParameter(c14n(p))),
+      parameters: (doc.find('wsa:ReferenceParameters/*', prefixes) as XmlElement[]).map((p) =>
+        markAsReferenceParameter(c14n(p)),
+      ),
     }));
-    if (!/^https?:\/\//.test(address)) throw new Error(`AgreementAcceptanceEPR address "${address}" is not an http(s) URL`);
+    if (!/^https?:\/\//.test(address))
+      throw new Error(`AgreementAcceptanceEPR address "${address}" is not an http(s) URL`);
     await this.outbound.check(address, 'the AgreementAcceptanceEPR address');
     const action = `${ns.wsag}/AgreementAcceptance/${decision}Request`;
     const envelope =
       `<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="${ns.soap11}" xmlns:wsa="${ns.wsa}">` +
-      `<soap:Header><wsa:To>${address.replace(/[<&]/g, '')}</wsa:To><wsa:Action>${action}</wsa:Action>${parameters.join('')}</soap:Header>` +
-      `<soap:Body><wsag:${decision}AgreementInput xmlns:wsag="${ns.wsag}" xmlns:srv="${ns.srv}"><srv:AgreementId>${agreementId.replace(/[<&]/g, '')}</srv:AgreementId></wsag:${decision}AgreementInput></soap:Body>` +
+      `<soap:Header><wsa:To>${address.replace(/[<&]/g, '')}</wsa:To><wsa:Action>${action}</wsa:Action>` +
+      `${parameters.join('')}</soap:Header>` +
+      `<soap:Body><wsag:${decision}AgreementInput xmlns:wsag="${ns.wsag}" xmlns:srv="${ns.srv}">` +
+      `<srv:AgreementId>${agreementId.replace(/[<&]/g, '')}</srv:AgreementId></wsag:${decision}AgreementInput>` +
+      `</soap:Body>` +
       '</soap:Envelope>';
     const response = await this.fetchImpl(address, {
       method: 'POST',
@@ -43,4 +53,3 @@ function markAsReferenceParameter(xml: string): string {
   const declare = startTag.includes(`xmlns:wsa="${ns.wsa}"`) ? '' : ` xmlns:wsa="${ns.wsa}"`;
   return xml.replace(/^<([^\s>/]+)/, `<$1${declare} wsa:IsReferenceParameter="true"`);
 }
-

@@ -18,7 +18,11 @@ export interface CommonStart {
 
 export class NoCommonStart extends Error {}
 
-export async function searchCommonStart(tasks: readonly EarliestStart[], from: Date, maxRounds: number): Promise<CommonStart> {
+export async function searchCommonStart(
+  tasks: readonly EarliestStart[],
+  from: Date,
+  maxRounds: number,
+): Promise<CommonStart> {
   let candidate = wholeSecond(from);
   for (let round = 1; round <= maxRounds; round++) {
     const starts = (await Promise.all(tasks.map((earliest) => earliest(candidate)))).map(wholeSecond);
@@ -26,7 +30,10 @@ export async function searchCommonStart(tasks: readonly EarliestStart[], from: D
     if (latest <= candidate.getTime()) return { start: candidate, rounds: round };
     candidate = new Date(latest);
   }
-  throw new NoCommonStart(`no common start within ${maxRounds} rounds (the providers' earliest starts still differ; the last candidate was ${candidate.toISOString()})`);
+  throw new NoCommonStart(
+    `no common start within ${maxRounds} rounds (the providers' earliest starts still differ; the last ` +
+      `candidate was ${candidate.toISOString()})`,
+  );
 }
 
 /** Windows are written in whole seconds. */

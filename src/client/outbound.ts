@@ -15,16 +15,32 @@ export type OutboundRange = 'loopback' | 'private' | 'link-local';
 export const outboundRanges: readonly OutboundRange[] = ['loopback', 'private', 'link-local'];
 
 const subnets: Record<OutboundRange, Array<[string, number, 'ipv4' | 'ipv6']>> = {
-  loopback: [['127.0.0.0', 8, 'ipv4'], ['0.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6'], ['::', 128, 'ipv6']],
-  private: [['10.0.0.0', 8, 'ipv4'], ['172.16.0.0', 12, 'ipv4'], ['192.168.0.0', 16, 'ipv4'], ['100.64.0.0', 10, 'ipv4'], ['fc00::', 7, 'ipv6']],
-  'link-local': [['169.254.0.0', 16, 'ipv4'], ['fe80::', 10, 'ipv6']],
+  loopback: [
+    ['127.0.0.0', 8, 'ipv4'],
+    ['0.0.0.0', 8, 'ipv4'],
+    ['::1', 128, 'ipv6'],
+    ['::', 128, 'ipv6'],
+  ],
+  private: [
+    ['10.0.0.0', 8, 'ipv4'],
+    ['172.16.0.0', 12, 'ipv4'],
+    ['192.168.0.0', 16, 'ipv4'],
+    ['100.64.0.0', 10, 'ipv4'],
+    ['fc00::', 7, 'ipv6'],
+  ],
+  'link-local': [
+    ['169.254.0.0', 16, 'ipv4'],
+    ['fe80::', 10, 'ipv6'],
+  ],
 };
 
-const lists = Object.fromEntries(outboundRanges.map((range) => {
-  const list = new BlockList();
-  for (const [address, prefix, family] of subnets[range]) list.addSubnet(address, prefix, family);
-  return [range, list];
-})) as Record<OutboundRange, BlockList>;
+const lists = Object.fromEntries(
+  outboundRanges.map((range) => {
+    const list = new BlockList();
+    for (const [address, prefix, family] of subnets[range]) list.addSubnet(address, prefix, family);
+    return [range, list];
+  }),
+) as Record<OutboundRange, BlockList>;
 
 /** The range an address lies in, if it is not public; IPv4 written as IPv6 (::ffff:a.b.c.d) counts as IPv4. */
 export function rangeOf(address: string): OutboundRange | undefined {
@@ -37,7 +53,10 @@ export function rangeOf(address: string): OutboundRange | undefined {
 export class OutboundPolicy {
   private readonly allowed: ReadonlySet<OutboundRange>;
 
-  constructor(allowed: readonly OutboundRange[] = [], private readonly resolve: (host: string) => Promise<string[]> = resolveAll) {
+  constructor(
+    allowed: readonly OutboundRange[] = [],
+    private readonly resolve: (host: string) => Promise<string[]> = resolveAll,
+  ) {
     this.allowed = new Set(allowed);
   }
 
@@ -53,7 +72,10 @@ export class OutboundPolicy {
     for (const address of addresses) {
       const range = rangeOf(address);
       if (range && !this.allowed.has(range)) {
-        throw new NotAuthorized(`${what} ${url} reaches ${address}, a ${range} address: this server calls public addresses only, unless the site allows the range (WSAG_OUTBOUND_ALLOW=${range})`);
+        throw new NotAuthorized(
+          `${what} ${url} reaches ${address}, a ${range} address: this server calls public addresses only, ` +
+            `unless the site allows the range (WSAG_OUTBOUND_ALLOW=${range})`,
+        );
       }
     }
   }

@@ -27,15 +27,41 @@ export interface PeerTemplate {
 
 /** jsdl:Resources_Type's sequence (schemas/jsdl.xsd); extension elements (sla:*) follow it. */
 const resourcesOrder = [
-  'CandidateHosts', 'FileSystem', 'ExclusiveExecution', 'OperatingSystem', 'CPUArchitecture', 'IndividualCPUSpeed',
-  'IndividualCPUTime', 'IndividualCPUCount', 'IndividualNetworkBandwidth', 'IndividualPhysicalMemory',
-  'IndividualVirtualMemory', 'IndividualDiskSpace', 'TotalCPUTime', 'TotalCPUCount', 'TotalPhysicalMemory',
-  'TotalVirtualMemory', 'TotalDiskSpace', 'TotalResourceCount',
+  'CandidateHosts',
+  'FileSystem',
+  'ExclusiveExecution',
+  'OperatingSystem',
+  'CPUArchitecture',
+  'IndividualCPUSpeed',
+  'IndividualCPUTime',
+  'IndividualCPUCount',
+  'IndividualNetworkBandwidth',
+  'IndividualPhysicalMemory',
+  'IndividualVirtualMemory',
+  'IndividualDiskSpace',
+  'TotalCPUTime',
+  'TotalCPUCount',
+  'TotalPhysicalMemory',
+  'TotalVirtualMemory',
+  'TotalDiskSpace',
+  'TotalResourceCount',
 ];
 /** sla:ServiceLevelType's sequence (schemas/sla-terms.xsd), as src/xml/offer-slot.ts keeps it. */
 const serviceLevelOrder = [
-  'RuntimeEstimate', 'EarliestStart', 'Deadline', 'RequestKind', 'GuaranteeLevel', 'CheckpointFrequency',
-  'MaxCoveredOutages', 'MigrationPolicy', 'SecurityPolicy', 'ChargeAccount', 'UseReservation', 'Interactive', 'Bid', 'ResumesFromCheckpoint',
+  'RuntimeEstimate',
+  'EarliestStart',
+  'Deadline',
+  'RequestKind',
+  'GuaranteeLevel',
+  'CheckpointFrequency',
+  'MaxCoveredOutages',
+  'MigrationPolicy',
+  'SecurityPolicy',
+  'ChargeAccount',
+  'UseReservation',
+  'Interactive',
+  'Bid',
+  'ResumesFromCheckpoint',
 ];
 
 /** Name and TemplateId of a served template document. */
@@ -51,21 +77,37 @@ export function peerTemplate(xml: string): PeerTemplate {
  * The template to write the offer from: the one named `wanted`, else the first served
  * template of the job's shape (a reservation window, or a deadline with a service level).
  */
-export function chooseTemplate(templates: PeerTemplate[], request: ServiceRequest, wanted?: string): PeerTemplate | { reason: string } {
+export function chooseTemplate(
+  templates: PeerTemplate[],
+  request: ServiceRequest,
+  wanted?: string,
+): PeerTemplate | { reason: string } {
   if (wanted !== undefined) {
     const named = templates.find((t) => t.name === wanted || t.id === wanted);
-    return named ?? { reason: `the peer serves no template "${wanted}"; it serves: ${templates.map((t) => t.name).join(', ') || 'none'}` };
+    return (
+      named ?? {
+        reason:
+          `the peer serves no template "${wanted}"; it serves: ` +
+          `${templates.map((t) => t.name).join(', ') || 'none'}`,
+      }
+    );
   }
   const fits = templates.find((t) => {
     try {
       const offered = withXml(offerFromTemplate(t.xml), 'offer', (doc) => readOffer(doc.root)).request;
-      return request.window ? offered.window !== undefined : offered.window === undefined && offered.deadline !== undefined;
+      return request.window
+        ? offered.window !== undefined
+        : offered.window === undefined && offered.deadline !== undefined;
     } catch {
       return false; // a template this client cannot read is not a candidate
     }
   });
   const shape = request.window ? 'a reservation window' : 'a deadline';
-  return fits ?? { reason: `none of the peer's templates (${templates.map((t) => t.name).join(', ') || 'none'}) has ${shape}` };
+  return (
+    fits ?? {
+      reason: `none of the peer's templates (${templates.map((t) => t.name).join(', ') || 'none'}) has ${shape}`,
+    }
+  );
 }
 
 /** The wsag:AgreementOffer for `request` written from `template` (canonical XML). */
@@ -74,7 +116,8 @@ export function peerOffer(template: PeerTemplate, request: ServiceRequest, name?
     const root = doc.root;
     if (name !== undefined) setName(root, name);
     const sdt = 'wsag:Terms//wsag:ServiceDescriptionTerm';
-    for (const resources of all(root, `${sdt}//jsdl:Resources[jsdl:TotalResourceCount]`)) writeResources(root, resources, request);
+    for (const resources of all(root, `${sdt}//jsdl:Resources[jsdl:TotalResourceCount]`))
+      writeResources(root, resources, request);
     for (const level of all(root, `${sdt}//sla:ServiceLevel`)) writeServiceLevel(level, request);
     return c14n(root);
   });
@@ -97,21 +140,34 @@ function setName(root: XmlElement, name: string): void {
   }
   // wsag:Name comes first (wsag:AgreementType).
   const first = all(root, '*')[0];
-  (first ? first.prependElement('Name', root.prefix || undefined) : root.addElement('Name', root.prefix || undefined)).addText(name);
+  (first
+    ? first.prependElement('Name', root.prefix || undefined)
+    : root.addElement('Name', root.prefix || undefined)
+  ).addText(name);
 }
 
-/** Operating system, architecture, CPUs and memory per node, interconnect and libraries, where the request names them. */
+/**
+ * Operating system, architecture, CPUs and memory per node, interconnect and libraries, where the request names them.
+ */
 function writeResources(root: XmlElement, resources: XmlElement, request: ServiceRequest): void {
   const jsdl = (parent: XmlElement, local: string): XmlElement => childInOrder(parent, local, resourcesOrder);
   if (request.operatingSystem !== undefined) {
-    const type = childInOrder(jsdl(resources, 'OperatingSystem'), 'OperatingSystemType', ['OperatingSystemType', 'OperatingSystemVersion', 'Description']);
+    const type = childInOrder(jsdl(resources, 'OperatingSystem'), 'OperatingSystemType', [
+      'OperatingSystemType',
+      'OperatingSystemVersion',
+      'Description',
+    ]);
     setText(childInOrder(type, 'OperatingSystemName', ['OperatingSystemName']), request.operatingSystem);
   }
   if (request.architecture !== undefined) {
-    setText(childInOrder(jsdl(resources, 'CPUArchitecture'), 'CPUArchitectureName', ['CPUArchitectureName']), request.architecture);
+    setText(
+      childInOrder(jsdl(resources, 'CPUArchitecture'), 'CPUArchitectureName', ['CPUArchitectureName']),
+      request.architecture,
+    );
   }
   if (request.cpusPerNode !== undefined) exact(jsdl(resources, 'IndividualCPUCount'), request.cpusPerNode);
-  if (request.memoryPerNodeMiB !== undefined) exact(jsdl(resources, 'IndividualPhysicalMemory'), request.memoryPerNodeMiB * 1024 * 1024);
+  if (request.memoryPerNodeMiB !== undefined)
+    exact(jsdl(resources, 'IndividualPhysicalMemory'), request.memoryPerNodeMiB * 1024 * 1024);
   const sla = slaPrefix(root);
   for (const old of all(resources, 'sla:Interconnect | sla:Library')) old.remove();
   if (request.interconnect !== undefined) resources.addElement('Interconnect', sla).addText(request.interconnect);
@@ -133,13 +189,16 @@ function exact(range: XmlElement, value: number): void {
 function writeServiceLevel(level: XmlElement, request: ServiceRequest): void {
   const child = (local: string): XmlElement => childInOrder(level, local, serviceLevelOrder);
   // A reservation's length is its window; a runtime estimate is written only where the template has a deadline.
-  if (!request.window && request.runtimeSeconds !== undefined) setText(child('RuntimeEstimate'), String(Math.ceil(request.runtimeSeconds)));
+  if (!request.window && request.runtimeSeconds !== undefined)
+    setText(child('RuntimeEstimate'), String(Math.ceil(request.runtimeSeconds)));
   setText(child('RequestKind'), 'Binding');
   setText(child('GuaranteeLevel'), request.guaranteeLevel);
-  if (!request.window || all(level, 'sla:MaxCoveredOutages').length > 0) setText(child('MaxCoveredOutages'), String(request.maxCoveredOutages));
+  if (!request.window || all(level, 'sla:MaxCoveredOutages').length > 0)
+    setText(child('MaxCoveredOutages'), String(request.maxCoveredOutages));
   const policy = all(level, 'sla:MigrationPolicy')[0];
   if (policy && request.migrationPolicy) policy.setAttr('Scope', request.migrationPolicy.scope);
-  if (request.resumesFromCheckpointBytes !== undefined) setText(child('ResumesFromCheckpoint'), String(request.resumesFromCheckpointBytes));
+  if (request.resumesFromCheckpointBytes !== undefined)
+    setText(child('ResumesFromCheckpoint'), String(request.resumesFromCheckpointBytes));
 }
 
 /** The prefix bound to the SLA term namespace on the root, declared there if none is. */

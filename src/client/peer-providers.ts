@@ -1,7 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
-import type { CheckpointData, PeerProviders, PeerQuote, PeerQuoteAnswer, PeerRequest, RemoteAgreement, RemoteAgreementState, StandbyHold } from '../engine/migration/index.js';
+import type {
+  CheckpointData,
+  PeerProviders,
+  PeerQuote,
+  PeerQuoteAnswer,
+  PeerRequest,
+  RemoteAgreement,
+  RemoteAgreementState,
+  StandbyHold,
+} from '../engine/migration/index.js';
 import type { Peer } from '../engine/migration/index.js';
 import { acceptingOffer, negotiationOffer } from '../xml/accepting-offer.js';
 import { chooseTemplate, peerOffer, peerTemplate } from './peer-offer.js';
@@ -82,13 +91,20 @@ export class WsagPeerProviders implements PeerProviders {
 
   async transferCheckpoint(peer: Peer, remoteAgreementId: string, checkpoint: CheckpointData): Promise<void> {
     const url = checkpointUrl(peer, remoteAgreementId);
-    if (!url) throw new Error(`peer ${peer.name} (${peer.kind}) has no checkpoint upload: set its checkpointUrl in the peers file`);
+    if (!url)
+      throw new Error(
+        `peer ${peer.name} (${peer.kind}) has no checkpoint upload: set its checkpointUrl in the peers file`,
+      );
     const { body, digest } = await checkpointBody(checkpoint);
     let response: Response;
     try {
       response = await this.fetch(peer)(url, {
         method: 'PUT',
-        headers: { 'content-type': 'application/octet-stream', 'content-length': String(checkpoint.sizeBytes), [checkpointDigestHeader]: digest },
+        headers: {
+          'content-type': 'application/octet-stream',
+          'content-length': String(checkpoint.sizeBytes),
+          [checkpointDigestHeader]: digest,
+        },
         body,
         duplex: 'half',
       } as RequestInit);
@@ -108,7 +124,9 @@ export class WsagPeerProviders implements PeerProviders {
     throw new Error(`peer ${peer.name} refused the checkpoint for agreement ${remoteAgreementId}: ${message}`);
   }
 
-  /** A negotiation ending in the peer's committing offer, or the peer's reason why not; a refusal leaves nothing open. */
+  /**
+   * A negotiation ending in the peer's committing offer, or the peer's reason why not; a refusal leaves nothing open.
+   */
   private async committingOffer(peer: Peer, { request, name }: PeerRequest): Promise<PeerQuoteAnswer> {
     const client = this.client(peer);
     const refuse = (reason: string): PeerQuoteAnswer => ({ quoted: false, reason: `${peer.name}: ${reason}` });
@@ -127,7 +145,9 @@ export class WsagPeerProviders implements PeerProviders {
       const committing = answers.find((a) => a.state === 'Acceptable' && a.creator === 'NegotiationResponder');
       if (!committing) {
         await end();
-        return refuse(`rejected: ${answers.find((a) => a.state === 'Rejected')?.note ?? 'no committing offer and no reason given'}`);
+        return refuse(
+          `rejected: ${answers.find((a) => a.state === 'Rejected')?.note ?? 'no committing offer and no reason given'}`,
+        );
       }
       if (!committing.price) {
         await end();
@@ -186,13 +206,25 @@ export function clientFor(peer: Peer, fetchImpl: typeof fetch): WsagClient {
 /** The request body and its sha256: the bytes, or the file streamed (read once for the digest, once to send). */
 async function checkpointBody(checkpoint: CheckpointData): Promise<{ body: BodyInit; digest: string }> {
   if (checkpoint.bytes) {
-    if (checkpoint.bytes.byteLength !== checkpoint.sizeBytes) throw new Error(`the checkpoint holds ${checkpoint.bytes.byteLength} bytes, not the ${checkpoint.sizeBytes} it claims`);
-    return { body: new Uint8Array(checkpoint.bytes), digest: createHash('sha256').update(checkpoint.bytes).digest('hex') };
+    if (checkpoint.bytes.byteLength !== checkpoint.sizeBytes)
+      throw new Error(
+        `the checkpoint holds ${checkpoint.bytes.byteLength} bytes, not the ${checkpoint.sizeBytes} it claims`,
+      );
+    return {
+      body: new Uint8Array(checkpoint.bytes),
+      digest: createHash('sha256').update(checkpoint.bytes).digest('hex'),
+    };
   }
   if (!checkpoint.file) throw new Error('a checkpoint needs a file or bytes');
   const size = (await fs.promises.stat(checkpoint.file)).size;
-  if (size !== checkpoint.sizeBytes) throw new Error(`checkpoint file ${checkpoint.file} holds ${size} bytes, not the ${checkpoint.sizeBytes} it claims`);
+  if (size !== checkpoint.sizeBytes)
+    throw new Error(
+      `checkpoint file ${checkpoint.file} holds ${size} bytes, not the ${checkpoint.sizeBytes} it claims`,
+    );
   const hash = createHash('sha256');
   for await (const chunk of fs.createReadStream(checkpoint.file)) hash.update(chunk as Buffer);
-  return { body: Readable.toWeb(fs.createReadStream(checkpoint.file)) as ReadableStream<Uint8Array>, digest: hash.digest('hex') };
+  return {
+    body: Readable.toWeb(fs.createReadStream(checkpoint.file)) as ReadableStream<Uint8Array>,
+    digest: hash.digest('hex'),
+  };
 }

@@ -6,30 +6,50 @@ export type ResourceRef = { parameter: 'AgreementId' | 'NegotiationId'; id: stri
 
 /** The SOAP requests WsagClient sends, as text (benchmarks send the same ones). */
 
-/** The resource addressed, as the WS-Addressing reference parameter the server reads ('' for none); a string is an agreement id. */
+/**
+ * The resource addressed, as the WS-Addressing reference parameter the server reads ('' for none); a string is an
+ * agreement id.
+ */
 export function referenceParameter(resource?: string | ResourceRef): string {
   const ref = typeof resource === 'string' ? { parameter: 'AgreementId' as const, id: resource } : resource;
-  return ref ? `<srv:${ref.parameter} xmlns:srv="${ns.srv}" xmlns:wsa="${ns.wsa}" wsa:IsReferenceParameter="true">${escapeXml(ref.id)}</srv:${ref.parameter}>` : '';
+  return ref
+    ? `<srv:${ref.parameter} xmlns:srv="${ns.srv}" xmlns:wsa="${ns.wsa}" wsa:IsReferenceParameter="true">` +
+        `${escapeXml(ref.id)}</srv:${ref.parameter}>`
+    : '';
 }
 
 /** The SOAP 1.1 envelope WsagClient sends when it does not sign: the resource addressed in the header. */
 export function plainEnvelope(body: string, resource?: string | ResourceRef): string {
   const reference = referenceParameter(resource);
-  return `<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="${ns.soap11}">${reference ? `<soap:Header>${reference}</soap:Header>` : ''}<soap:Body>${body}</soap:Body></soap:Envelope>`;
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="${ns.soap11}">` +
+    `${reference ? `<soap:Header>${reference}</soap:Header>` : ''}<soap:Body>${body}</soap:Body></soap:Envelope>`
+  );
 }
 
-/** The wsag-neg:InitiateNegotiationInput of a negotiation, or with `renegotiate` of a renegotiation of that agreement at `agreementAddress`. */
-export function initiateNegotiationInput(options: { renegotiate?: string; expirationTime?: string }, agreementAddress: string): string {
-  const type = options.renegotiate === undefined
-    ? '<wsag-neg:Negotiation></wsag-neg:Negotiation>'
-    : '<wsag-neg:Renegotiation><wsag-neg:ResponderAgreementEPR>' +
-      `<wsa:Address>${escapeXml(agreementAddress)}</wsa:Address>` +
-      `<wsa:ReferenceParameters><srv:AgreementId>${escapeXml(options.renegotiate)}</srv:AgreementId></wsa:ReferenceParameters>` +
-      '</wsag-neg:ResponderAgreementEPR></wsag-neg:Renegotiation>';
+/**
+ * The wsag-neg:InitiateNegotiationInput of a negotiation, or with `renegotiate` of a renegotiation of that agreement at
+ * `agreementAddress`.
+ */
+export function initiateNegotiationInput(
+  options: { renegotiate?: string; expirationTime?: string },
+  agreementAddress: string,
+): string {
+  const type =
+    options.renegotiate === undefined
+      ? '<wsag-neg:Negotiation></wsag-neg:Negotiation>'
+      : '<wsag-neg:Renegotiation><wsag-neg:ResponderAgreementEPR>' +
+        `<wsa:Address>${escapeXml(agreementAddress)}</wsa:Address>` +
+        `<wsa:ReferenceParameters><srv:AgreementId>${escapeXml(options.renegotiate)}</srv:AgreementId>` +
+        `</wsa:ReferenceParameters>` +
+        '</wsag-neg:ResponderAgreementEPR></wsag-neg:Renegotiation>';
   return (
-    `<wsag-neg:InitiateNegotiationInput xmlns:wsag-neg="${ns.wsagNeg}" xmlns:wsa="${ns.wsa}" xmlns:srv="${ns.srv}"><wsag-neg:NegotiationContext>` +
+    `<wsag-neg:InitiateNegotiationInput xmlns:wsag-neg="${ns.wsagNeg}" xmlns:wsa="${ns.wsa}" xmlns:srv="` +
+    `${ns.srv}"><wsag-neg:NegotiationContext>` +
     `<wsag-neg:NegotiationType>${type}</wsag-neg:NegotiationType>` +
-    (options.expirationTime ? `<wsag-neg:ExpirationTime>${escapeXml(options.expirationTime)}</wsag-neg:ExpirationTime>` : '') +
+    (options.expirationTime
+      ? `<wsag-neg:ExpirationTime>${escapeXml(options.expirationTime)}</wsag-neg:ExpirationTime>`
+      : '') +
     '<wsag-neg:AgreementResponder>NegotiationResponder</wsag-neg:AgreementResponder>' +
     '</wsag-neg:NegotiationContext></wsag-neg:InitiateNegotiationInput>'
   );

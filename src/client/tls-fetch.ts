@@ -18,20 +18,24 @@ export function tlsFetch(tls: ClientTls): typeof fetch {
     new Promise<Response>((resolve, reject) => {
       const url = new URL(input instanceof Request ? input.url : String(input));
       const headers = new Headers(init?.headers);
-      const req = https.request(url, { method: init?.method ?? 'GET', agent, headers: Object.fromEntries(headers.entries()) }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          const responseHeaders = new Headers();
-          for (const [name, value] of Object.entries(res.headers)) {
-            if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
-          }
-          const status = res.statusCode ?? 500;
-          const empty = [101, 204, 205, 304].includes(status);
-          resolve(new Response(empty ? null : Buffer.concat(chunks), { status, headers: responseHeaders }));
-        });
-      });
+      const req = https.request(
+        url,
+        { method: init?.method ?? 'GET', agent, headers: Object.fromEntries(headers.entries()) },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', reject);
+          res.on('end', () => {
+            const responseHeaders = new Headers();
+            for (const [name, value] of Object.entries(res.headers)) {
+              if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+            }
+            const status = res.statusCode ?? 500;
+            const empty = [101, 204, 205, 304].includes(status);
+            resolve(new Response(empty ? null : Buffer.concat(chunks), { status, headers: responseHeaders }));
+          });
+        },
+      );
       req.on('error', reject);
       if (init?.signal) init.signal.addEventListener('abort', () => req.destroy(new Error('aborted')), { once: true });
       if (typeof init?.body === 'string') req.end(init.body);

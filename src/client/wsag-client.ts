@@ -1,23 +1,16 @@
 import type { XmlElement } from 'libxml2-wasm';
-import type { KeyObject, X509Certificate } from 'node:crypto';
 import type { AgreementState, GuaranteeTermState, ServiceTermState } from '../domain/agreement.js';
 import type { OfferCreator, OfferState } from '../domain/negotiation.js';
-import { messageId, secureEnvelope } from '../crypto/ws-security-sign.js';
 import { escapeXml } from '../xml/escape.js';
-import { c14n, elementChildren } from '../xml/item-constraint.js';
+import { c14n } from '../xml/item-constraint.js';
 import { withXml } from '../xml/libxml.js';
-import { all, one, stringAt } from '../xml/xpath.js';
+import { all, stringAt } from '../xml/xpath.js';
 import { ns } from '../xml/namespaces.js';
-import { initiateNegotiationInput, plainEnvelope, referenceParameter, type ResourceRef } from './soap-requests.js';
+import { initiateNegotiationInput, type ResourceRef } from './soap-requests.js';
+import { WsagTransport } from './wsag-transport.js';
+export { WsagFault } from './wsag-transport.js';
+import { rpw } from './wsag-transport.js';
 export type { ResourceRef } from './soap-requests.js';
-
-/** A SOAP Fault the server answered with: `code` is the protocol fault code (PROTOCOL.md). */
-export class WsagFault extends Error {
-  constructor(readonly code: string, readonly description: string, readonly httpStatus: number, readonly technicalDetail?: string) {
-    super(`${code}: ${description}`);
-    this.name = 'WsagFault';
-  }
-}
 
 export interface AgreementReference {
   address: string;
@@ -99,7 +92,16 @@ export interface NegotiationSummary {
     expirationTime?: string;
     price?: Money;
     note?: string;
-    hold?: { nodes: number; start: string; end: string; expiresAt: string; state: string; fee: Money; charged?: Money; endedAt?: string };
+    hold?: {
+      nodes: number;
+      start: string;
+      end: string;
+      expiresAt: string;
+      state: string;
+      fee: Money;
+      charged?: Money;
+      endedAt?: string;
+    };
   }[];
   createdAt: string;
 }
@@ -107,8 +109,18 @@ export interface NegotiationSummary {
 /** The capacity plan at /api/plan (operators only): agreements and preparatory holds. */
 export interface PlanSummary {
   clusterNodes: number;
-  /** `start` and `end` include the nodes' preparation and release; `promised` is a reservation's or session's window inside them. */
-  bookings: { kind: 'agreement' | 'hold'; id: string; nodes: number; start: string; end: string; promised?: { start: string; end: string } }[];
+  /**
+   * `start` and `end` include the nodes' preparation and release; `promised` is a reservation's or session's window
+   * inside them.
+   */
+  bookings: {
+    kind: 'agreement' | 'hold';
+    id: string;
+    nodes: number;
+    start: string;
+    end: string;
+    promised?: { start: string; end: string };
+  }[];
 }
 
 /** A cluster node at /api/nodes (operators only). */
@@ -134,29 +146,24 @@ export interface NodeEventSummary {
   agreements?: string[];
   /** The Migration Controller's report, when the failure left problematic jobs and peers are configured. */
   migration?: {
-    jobs: Array<{ agreementId: string; migrated: boolean; peer?: string; remoteAgreementId?: string; reason?: string; detail: string }>;
+    jobs: Array<{
+      agreementId: string;
+      migrated: boolean;
+      peer?: string;
+      remoteAgreementId?: string;
+      reason?: string;
+      detail: string;
+    }>;
     violations: Array<{ agreementId: string; reason: string }>;
   };
 }
 
 /** The resource a request is addressed to: the reference parameter of its EPR, sent as a SOAP header. */
 
-const rpw = 'http://docs.oasis-open.org/wsrf/rpw-2';
 const negAction = (portType: string, message: string): string => `${ns.wsagNeg}/${portType}/${message}`;
 
 /** A typed WS-Agreement client over SOAP 1.1 (used by the CLI, by tests, and later by migration to peers). */
-export class WsagClient {
-  readonly baseUrl: string;
-
-  constructor(
-    baseUrl: string,
-    private readonly fetchImpl: typeof fetch = fetch,
-    /** Sign every request with WS-Security as this party (for servers behind TLS terminators). */
-    private readonly signer?: { key: KeyObject; chain: X509Certificate[] },
-  ) {
-    this.baseUrl = baseUrl.replace(/\/$/, '');
-  }
-
+export class WsagClient extends WsagTransport {
   /** The factory's templates, as XML documents. */
   async templates(): Promise<string[]> {
     return this.getResourceProperty(`${this.baseUrl}/wsag/AgreementFactory`, 'wsag:Template');
@@ -164,12 +171,20 @@ export class WsagClient {
 
   async createAgreement(offerXml: string): Promise<AgreementReference> {
     const body = `<wsag:CreateAgreementInput xmlns:wsag="${ns.wsag}">${offerXml}</wsag:CreateAgreementInput>`;
-    const response = await this.call(`${this.baseUrl}/wsag/AgreementFactory`, `${ns.wsag}/AgreementFactory/CreateAgreementRequest`, body);
+    const response = await this.call(
+      `${this.baseUrl}/wsag/AgreementFactory`,
+      `${ns.wsag}/AgreementFactory/CreateAgreementRequest`,
+      body,
+    );
     return readAgreementEpr(response, 'CreateAgreement');
   }
 
   /** One resource property of an agreement (Name, AgreementId, Context, Terms, AgreementState, ...). */
-  async agreementProperty(agreementId: string, property: string, port: 'Agreement' | 'AgreementState' = 'Agreement'): Promise<string[]> {
+  async agreementProperty(
+    agreementId: string,
+    property: string,
+    port: 'Agreement' | 'AgreementState' = 'Agreement',
+  ): Promise<string[]> {
     return this.getResourceProperty(`${this.baseUrl}/wsag/${port}`, `wsag:${property}`, agreementId);
   }
 
@@ -196,45 +211,76 @@ export class WsagClient {
   }
 
   async terminate(agreementId: string, reason = 'terminated by the initiator'): Promise<void> {
-    const body = `<wsag:TerminateInput xmlns:wsag="${ns.wsag}" xmlns:srv="${ns.srv}"><srv:Reason>${escapeXml(reason)}</srv:Reason></wsag:TerminateInput>`;
+    const body =
+      `<wsag:TerminateInput xmlns:wsag="${ns.wsag}" xmlns:srv="${ns.srv}"><srv:Reason>` +
+      `${escapeXml(reason)}</srv:Reason></wsag:TerminateInput>`;
     await this.call(`${this.baseUrl}/wsag/Agreement`, `${ns.wsag}/Agreement/TerminateRequest`, body, agreementId);
   }
 
   /** The caller's agreements (JSON listing, not part of WS-Agreement). */
   /** Every agreement the caller may see, page after page (or those in `state`). */
   async agreements(options: { state?: string } = {}): Promise<AgreementSummary[]> {
-    return this.allPages<AgreementSummary>(`/api/agreements?limit=1000${options.state ? `&state=${encodeURIComponent(options.state)}` : ''}`, 'listing agreements');
+    return this.allPages<AgreementSummary>(
+      `/api/agreements?limit=1000${options.state ? `&state=${encodeURIComponent(options.state)}` : ''}`,
+      'listing agreements',
+    );
   }
 
   /** CreatePendingAgreement: the agreement starts Pending until the provider accepts or rejects it. */
-  async createPendingAgreement(offerXml: string, acceptanceEpr?: { address: string; referenceParameters?: string[] }): Promise<AgreementReference> {
+  async createPendingAgreement(
+    offerXml: string,
+    acceptanceEpr?: { address: string; referenceParameters?: string[] },
+  ): Promise<AgreementReference> {
     // AgreementAcceptanceEPR comes before the offer (wsag:CreatePendingAgreementInputType).
     const epr = acceptanceEpr
-      ? `<wsag:AgreementAcceptanceEPR xmlns:wsa="${ns.wsa}"><wsa:Address>${escapeXml(acceptanceEpr.address)}</wsa:Address>` +
-        (acceptanceEpr.referenceParameters?.length ? `<wsa:ReferenceParameters>${acceptanceEpr.referenceParameters.join('')}</wsa:ReferenceParameters>` : '') +
+      ? `<wsag:AgreementAcceptanceEPR xmlns:wsa="${ns.wsa}"><wsa:Address>${escapeXml(acceptanceEpr.address)}` +
+        `</wsa:Address>` +
+        (acceptanceEpr.referenceParameters?.length
+          ? `<wsa:ReferenceParameters>${acceptanceEpr.referenceParameters.join('')}</wsa:ReferenceParameters>`
+          : '') +
         '</wsag:AgreementAcceptanceEPR>'
       : '';
-    const body = `<wsag:CreatePendingAgreementInput xmlns:wsag="${ns.wsag}">${epr}${offerXml}</wsag:CreatePendingAgreementInput>`;
-    const response = await this.call(`${this.baseUrl}/wsag/PendingAgreementFactory`, `${ns.wsag}/PendingAgreementFactory/CreatePendingAgreementRequest`, body);
+    const body =
+      `<wsag:CreatePendingAgreementInput xmlns:wsag="${ns.wsag}">${epr}${offerXml}` +
+      `</wsag:CreatePendingAgreementInput>`;
+    const response = await this.call(
+      `${this.baseUrl}/wsag/PendingAgreementFactory`,
+      `${ns.wsag}/PendingAgreementFactory/CreatePendingAgreementRequest`,
+      body,
+    );
     return readAgreementEpr(response, 'CreatePendingAgreement');
   }
 
   /** The provider's decision on a pending agreement, through the JSON admin API (operators only). */
   async decide(agreementId: string, decision: 'Accept' | 'Reject'): Promise<AgreementSummary> {
     const path = `/api/agreements/${encodeURIComponent(agreementId)}/${decision.toLowerCase()}`;
-    return this.json<AgreementSummary>(path, `${decision === 'Accept' ? 'accepting' : 'rejecting'} agreement ${agreementId}`, { method: 'POST' });
+    return this.json<AgreementSummary>(
+      path,
+      `${decision === 'Accept' ? 'accepting' : 'rejecting'} agreement ${agreementId}`,
+      { method: 'POST' },
+    );
   }
 
   // --- WS-Agreement Negotiation (GFD.193) ---------------------------------------------
 
   /** InitiateNegotiation; with `renegotiate`, a renegotiation of that agreement. */
-  async initiateNegotiation(options: { renegotiate?: string; expirationTime?: string } = {}): Promise<NegotiationReference> {
+  async initiateNegotiation(
+    options: { renegotiate?: string; expirationTime?: string } = {},
+  ): Promise<NegotiationReference> {
     const body = initiateNegotiationInput(options, `${this.baseUrl}/wsag/Agreement`);
-    const response = await this.call(`${this.baseUrl}/wsag/NegotiationFactory`, negAction('NegotiationFactory', 'InitiateNegotiationRequest'), body);
+    const response = await this.call(
+      `${this.baseUrl}/wsag/NegotiationFactory`,
+      negAction('NegotiationFactory', 'InitiateNegotiationRequest'),
+      body,
+    );
     return withXml(response, 'response', (doc) => {
       const address = stringAt(doc.root, '//wsag-neg:CreatedNegotiationEPR/wsa:Address');
-      const negotiationId = stringAt(doc.root, '//wsag-neg:CreatedNegotiationEPR/wsa:ReferenceParameters/srv:NegotiationId');
-      if (!negotiationId) throw new Error('the server answered InitiateNegotiation without a negotiation id in the EPR');
+      const negotiationId = stringAt(
+        doc.root,
+        '//wsag-neg:CreatedNegotiationEPR/wsa:ReferenceParameters/srv:NegotiationId',
+      );
+      if (!negotiationId)
+        throw new Error('the server answered InitiateNegotiation without a negotiation id in the EPR');
       return { address, negotiationId };
     });
   }
@@ -242,7 +288,12 @@ export class WsagClient {
   /** One round: sends wsag-neg:NegotiationOffer elements, returns the counter-offers in order. */
   async negotiate(negotiationId: string, offers: string[]): Promise<NegotiationOfferInfo[]> {
     const body = `<wsag-neg:NegotiateInput xmlns:wsag-neg="${ns.wsagNeg}">${offers.join('')}</wsag-neg:NegotiateInput>`;
-    const response = await this.call(this.negotiationEndpoint(), negAction('Negotiation', 'NegotiateRequest'), body, negotiation(negotiationId));
+    const response = await this.call(
+      this.negotiationEndpoint(),
+      negAction('Negotiation', 'NegotiateRequest'),
+      body,
+      negotiation(negotiationId),
+    );
     return withXml(response, 'response', (doc) =>
       all(doc.root, '//wsag-neg:NegotiateOutput/wsag-neg:NegotiationCounterOffer').map(readNegotiationOfferInfo),
     );
@@ -251,13 +302,23 @@ export class WsagClient {
   /** Advertise: offers for the responder's information; nothing is answered or held. */
   async advertise(negotiationId: string, offers: string[]): Promise<void> {
     const body = `<wsag-neg:AdvertiseInput xmlns:wsag-neg="${ns.wsagNeg}">${offers.join('')}</wsag-neg:AdvertiseInput>`;
-    await this.call(this.negotiationEndpoint(), negAction('Negotiation', 'AdvertiseRequest'), body, negotiation(negotiationId));
+    await this.call(
+      this.negotiationEndpoint(),
+      negAction('Negotiation', 'AdvertiseRequest'),
+      body,
+      negotiation(negotiationId),
+    );
   }
 
   /** Ends the negotiation; the server releases every hold it has. */
   async terminateNegotiation(negotiationId: string): Promise<void> {
     const body = `<wsag-neg:TerminateInput xmlns:wsag-neg="${ns.wsagNeg}"></wsag-neg:TerminateInput>`;
-    await this.call(this.negotiationEndpoint(), negAction('Negotiation', 'TerminateRequest'), body, negotiation(negotiationId));
+    await this.call(
+      this.negotiationEndpoint(),
+      negAction('Negotiation', 'TerminateRequest'),
+      body,
+      negotiation(negotiationId),
+    );
   }
 
   /** One resource property of a negotiation, as XML elements. */
@@ -273,11 +334,17 @@ export class WsagClient {
 
   /** The caller's negotiations (JSON listing; operators see everyone's). */
   async negotiations(options: { state?: string } = {}): Promise<NegotiationSummary[]> {
-    return this.allPages<NegotiationSummary>(`/api/negotiations?limit=1000${options.state ? `&state=${encodeURIComponent(options.state)}` : ''}`, 'listing negotiations');
+    return this.allPages<NegotiationSummary>(
+      `/api/negotiations?limit=1000${options.state ? `&state=${encodeURIComponent(options.state)}` : ''}`,
+      'listing negotiations',
+    );
   }
 
   async negotiation(negotiationId: string): Promise<NegotiationSummary> {
-    return this.json<NegotiationSummary>(`/api/negotiations/${encodeURIComponent(negotiationId)}`, `reading negotiation ${negotiationId}`);
+    return this.json<NegotiationSummary>(
+      `/api/negotiations/${encodeURIComponent(negotiationId)}`,
+      `reading negotiation ${negotiationId}`,
+    );
   }
 
   /** What capacity is booked by agreements and holds (operators only). */
@@ -292,139 +359,45 @@ export class WsagClient {
 
   /** Reports a node failed or repaired (operators only): the server re-plans, and the run time follows. */
   async nodeEvent(nodeId: string, event: 'fail' | 'repair'): Promise<NodeEventSummary> {
-    return this.json<NodeEventSummary>(`/api/nodes/${encodeURIComponent(nodeId)}/${event}`, `reporting node ${nodeId} ${event === 'fail' ? 'failed' : 'repaired'}`, { method: 'POST' });
+    return this.json<NodeEventSummary>(
+      `/api/nodes/${encodeURIComponent(nodeId)}/${event}`,
+      `reporting node ${nodeId} ${event === 'fail' ? 'failed' : 'repaired'}`,
+      { method: 'POST' },
+    );
   }
 
-  private negotiationEndpoint(): string {
+  protected negotiationEndpoint(): string {
     return `${this.baseUrl}/wsag/Negotiation`;
   }
 
-  /** The agreement document as the server stores it: signed by the provider (and countersigned, once the initiator did). */
+  /**
+   * The agreement document as the server stores it: signed by the provider (and countersigned, once the initiator did).
+   */
   async agreementDocument(agreementId: string): Promise<string> {
-    return this.http(`/api/agreements/${encodeURIComponent(agreementId)}/document`, 'reading the agreement document', undefined, (text) => text);
+    return this.http(
+      `/api/agreements/${encodeURIComponent(agreementId)}/document`,
+      'reading the agreement document',
+      undefined,
+      (text) => text,
+    );
   }
 
   /** Sends the agreement document with the initiator's countersignature added (src/crypto countersign). */
   async countersign(agreementId: string, document: string): Promise<AgreementSummary> {
-    return this.json<AgreementSummary>(`/api/agreements/${encodeURIComponent(agreementId)}/countersignature`, 'countersigning the agreement', {
-      method: 'PUT',
-      headers: { 'content-type': 'application/xml' },
-      body: document,
-    });
-  }
-
-  /** A JSON route of the /api face (the bank, for `wsag account`): its answer, or the problem document's fault as a WsagFault. */
-  request<T>(path: string, what: string, init?: RequestInit): Promise<T> {
-    return this.json<T>(path, what, init);
-  }
-
-  /** A route that answers a document (a usage record): its text. */
-  requestText(path: string, what: string): Promise<string> {
-    return this.http(path, what, undefined, (text) => text);
-  }
-
-  private async json<T>(path: string, what: string, init?: RequestInit): Promise<T> {
-    return this.http(path, what, init, (text) => JSON.parse(text) as T);
-  }
-
-  /** A paged listing read to its end, following each Link rel="next" (src/web/listing.ts). */
-  async allPages<T>(path: string, what: string): Promise<T[]> {
-    const all: T[] = [];
-    for (let next: string | undefined = path; next !== undefined; ) {
-      const page: { items: T[]; next: string | undefined } = await this.http(next, what, undefined, (text, response) => ({
-        items: JSON.parse(text) as T[],
-        next: /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1],
-      }));
-      all.push(...page.items);
-      next = page.next;
-    }
-    return all;
-  }
-
-  private async http<T>(path: string, what: string, init: RequestInit | undefined, read: (text: string, response: Response) => T): Promise<T> {
-    const url = `${this.baseUrl}${path}`;
-    let response: Response;
-    try {
-      // The server takes a request that may change something only with a header no form on another site can set.
-      response = await this.fetchImpl(url, { ...init, headers: { 'x-requested-with': 'wsag-client', ...(init?.headers as Record<string, string> | undefined) } });
-    } catch (error) {
-      throw unreachable(url, error);
-    }
-    const text = await response.text();
-    if (response.ok) {
-      try {
-        return read(text, response);
-      } catch {
-        throw new Error(`${what} failed: ${url} answered something unreadable`);
-      }
-    }
-    let problem: { error?: unknown; message?: unknown } | undefined;
-    try {
-      problem = JSON.parse(text) as typeof problem;
-    } catch {
-      problem = undefined;
-    }
-    if (typeof problem?.error === 'string' && typeof problem.message === 'string') throw new WsagFault(problem.error, problem.message, response.status);
-    throw new Error(`${what} failed: ${url} answered HTTP ${response.status}`);
-  }
-
-  private async getResourceProperty(endpoint: string, qname: string, resource?: string | ResourceRef): Promise<string[]> {
-    const body = `<rp:GetResourceProperty xmlns:rp="${ns.wsrfRp}" xmlns:wsag="${ns.wsag}" xmlns:wsag-neg="${ns.wsagNeg}">${qname}</rp:GetResourceProperty>`;
-    const response = await this.call(endpoint, `${rpw}/GetResourceProperty/GetResourcePropertyRequest`, body, resource);
-    return withXml(response, 'response', (doc) => {
-      const holder = one(doc.root, '//rp:GetResourcePropertyResponse');
-      return holder ? elementChildren(holder).map(c14n) : [];
-    });
-  }
-
-  /**
-   * Posts one SOAP 1.1 request; returns the response envelope, or throws WsagFault.
-   * `resource` is the addressed resource's reference parameter (a plain string is an
-   * agreement id), sent as a SOAP header as WS-Addressing requires.
-   */
-  async call(endpoint: string, action: string, body: string, resource?: string | ResourceRef): Promise<string> {
-    const reference = referenceParameter(resource);
-    const envelope = this.signer
-      ? secureEnvelope({
-          soapNamespace: ns.soap11,
-          // To and Action are signed with the body, so a captured message cannot be sent elsewhere.
-          headers: [
-            `<wsa:To xmlns:wsa="${ns.wsa}">${escapeXml(endpoint)}</wsa:To>`,
-            `<wsa:Action xmlns:wsa="${ns.wsa}">${escapeXml(action)}</wsa:Action>`,
-            `<wsa:MessageID xmlns:wsa="${ns.wsa}">${messageId()}</wsa:MessageID>`,
-            ...(reference ? [reference] : []),
-          ],
-          body,
-          key: this.signer.key,
-          chain: this.signer.chain,
-          now: new Date(),
-        })
-      : plainEnvelope(body, resource);
-    let response: Response;
-    try {
-      response = await this.fetchImpl(endpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: `"${action}"` },
-        body: envelope,
-      });
-    } catch (error) {
-      throw unreachable(endpoint, error);
-    }
-    const text = await response.text();
-    if (response.ok) return text;
-    const fault = readFault(text);
-    if (fault) throw new WsagFault(fault.code, fault.message, response.status, fault.technicalDetail);
-    throw new Error(`${endpoint} answered HTTP ${response.status} without a SOAP Fault`);
+    return this.json<AgreementSummary>(
+      `/api/agreements/${encodeURIComponent(agreementId)}/countersignature`,
+      'countersigning the agreement',
+      {
+        method: 'PUT',
+        headers: { 'content-type': 'application/xml' },
+        body: document,
+      },
+    );
   }
 }
 
 function negotiation(id: string): ResourceRef {
   return { parameter: 'NegotiationId', id };
-}
-
-function unreachable(url: string, error: unknown): Error {
-  const e = error as Error;
-  return new Error(`cannot reach ${url}: ${e.cause ? String(e.cause) : e.message}`);
 }
 
 function readAgreementEpr(response: string, operation: string): AgreementReference {
@@ -436,7 +409,10 @@ function readAgreementEpr(response: string, operation: string): AgreementReferen
   });
 }
 
-/** The parts of a negotiation offer a client acts on; the server's srv:* extensions are read where GFD.193 leaves room for them. */
+/**
+ * The parts of a negotiation offer a client acts on; the server's srv:* extensions are read where GFD.193 leaves room
+ * for them.
+ */
 function readNegotiationOfferInfo(element: XmlElement): NegotiationOfferInfo {
   // Compiled once and shared (src/xml/xpath.ts): a counter-offer is read three times a round.
   const get = (path: string): string | undefined => stringAt(element, path) || undefined;
@@ -460,7 +436,12 @@ function readNegotiationOfferInfo(element: XmlElement): NegotiationOfferInfo {
   };
   for (const [key, value] of Object.entries(optional)) if (value !== undefined) Object.assign(info, { [key]: value });
   const slotNodes = get(`${c}/srv:Slot/@Nodes`);
-  if (slotNodes) info.slot = { nodes: Number(slotNodes), start: get(`${c}/srv:Slot/srv:Start`) ?? '', end: get(`${c}/srv:Slot/srv:End`) ?? '' };
+  if (slotNodes)
+    info.slot = {
+      nodes: Number(slotNodes),
+      start: get(`${c}/srv:Slot/srv:Start`) ?? '',
+      end: get(`${c}/srv:Slot/srv:End`) ?? '',
+    };
   const hold = get(`${c}/srv:Hold/srv:State`);
   if (hold) {
     info.hold = { state: hold, expiresAt: get(`${c}/srv:Hold/srv:ExpiresAt`) ?? '' };
@@ -470,19 +451,4 @@ function readNegotiationOfferInfo(element: XmlElement): NegotiationOfferInfo {
     if (charged) info.hold.charged = charged;
   }
   return info;
-}
-
-function readFault(text: string): { code: string; message: string; technicalDetail?: string } | undefined {
-  try {
-    return withXml(text, 'fault', (doc) => {
-      const code = (doc.eval('string(//bf:BaseFault/bf:ErrorCode)', { bf: ns.wsrfBf }) as string).trim();
-      const message = (doc.eval('string(//bf:BaseFault/bf:Description)', { bf: ns.wsrfBf }) as string).trim();
-      const faultString = (doc.eval('string(//faultstring)') as string).trim();
-      if (!code && !faultString) return undefined;
-      const technicalDetail = (doc.eval('string(//bf:BaseFault/bf:Description[2])', { bf: ns.wsrfBf }) as string).trim();
-      return { code: code || 'Fault', message: message || faultString, ...(technicalDetail ? { technicalDetail } : {}) };
-    });
-  } catch {
-    return undefined;
-  }
 }

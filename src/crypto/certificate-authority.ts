@@ -51,16 +51,25 @@ export interface EndEntityOptions {
  */
 export async function issueEndEntity(options: EndEntityOptions): Promise<Issued> {
   const keys = await generateKeyPair(options.keyType);
-  const usages = x509.KeyUsageFlags.digitalSignature | (options.keyType === 'rsa' ? x509.KeyUsageFlags.keyEncipherment : 0);
+  const usages =
+    x509.KeyUsageFlags.digitalSignature | (options.keyType === 'rsa' ? x509.KeyUsageFlags.keyEncipherment : 0);
   const extensions: x509.Extension[] = [
     new x509.BasicConstraintsExtension(false, undefined, true),
     new x509.KeyUsagesExtension(usages, true),
-    new x509.ExtendedKeyUsageExtension([options.purpose === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth], false),
+    new x509.ExtendedKeyUsageExtension(
+      [options.purpose === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth],
+      false,
+    ),
     await subjectKeyIdentifier(keys.publicKey),
     await authorityKeyIdentifier(options.ca.certificate),
   ];
   if (options.altNames?.length) {
-    extensions.push(new x509.SubjectAlternativeNameExtension(options.altNames.map((n) => ({ type: isIP(n) ? ('ip' as const) : ('dns' as const), value: n })), false));
+    extensions.push(
+      new x509.SubjectAlternativeNameExtension(
+        options.altNames.map((n) => ({ type: isIP(n) ? ('ip' as const) : ('dns' as const), value: n })),
+        false,
+      ),
+    );
   }
   const caNotAfter = certificateFacts(options.ca.certificate).notAfter.getTime();
   const certificate = await buildCertificate({
@@ -82,5 +91,7 @@ async function subjectKeyIdentifier(publicKey: KeyObject): Promise<x509.Extensio
 
 async function authorityKeyIdentifier(ca: X509Certificate): Promise<x509.Extension> {
   const ski = new x509.X509Certificate(new Uint8Array(ca.raw)).getExtension(x509.SubjectKeyIdentifierExtension);
-  return ski ? new x509.AuthorityKeyIdentifierExtension(ski.keyId) : x509.AuthorityKeyIdentifierExtension.create(new Uint8Array(publicKeyDer(ca.publicKey)).buffer);
+  return ski
+    ? new x509.AuthorityKeyIdentifierExtension(ski.keyId)
+    : x509.AuthorityKeyIdentifierExtension.create(new Uint8Array(publicKeyDer(ca.publicKey)).buffer);
 }

@@ -48,7 +48,8 @@ export function certificateFacts(certificate: X509Certificate): CertificateFacts
   const known = factsByFingerprint.get(key);
   if (known) return known;
   const facts = readCertificateFacts(certificate);
-  if (factsByFingerprint.size >= factsCacheSize) factsByFingerprint.delete(factsByFingerprint.keys().next().value as string);
+  if (factsByFingerprint.size >= factsCacheSize)
+    factsByFingerprint.delete(factsByFingerprint.keys().next().value as string);
   factsByFingerprint.set(key, facts);
   return facts;
 }
@@ -84,7 +85,14 @@ function readCertificateFacts(certificate: X509Certificate): CertificateFacts {
     issuerDn: gridDn(issuer),
     notBefore: cert.notBefore,
     notAfter: cert.notAfter,
-    ...(basic ? { basicConstraints: { ca: basic.ca, ...(basic.pathLength !== undefined ? { pathLength: basic.pathLength } : {}) } } : {}),
+    ...(basic
+      ? {
+          basicConstraints: {
+            ca: basic.ca,
+            ...(basic.pathLength !== undefined ? { pathLength: basic.pathLength } : {}),
+          },
+        }
+      : {}),
     ...(usage ? { keyUsage: usage.usages } : {}),
     ...(proxyCertInfo ? { proxyCertInfo } : {}),
     extensions: cert.extensions.map((e) => ({ oid: e.type, critical: e.critical })),

@@ -7,7 +7,10 @@ import { certificatePem, certificatesFromPem, privateKeyFromPem, privateKeyPem }
 export interface Credential {
   certificate: X509Certificate;
   privateKey: KeyObject;
-  /** The issuing certificates after the leaf, as the file listed them (for a proxy: the issuer proxy or user certificate, ...). */
+  /**
+   * The issuing certificates after the leaf, as the file listed them (for a proxy: the issuer proxy or user
+   * certificate, ...).
+   */
   chain: X509Certificate[];
 }
 
@@ -16,27 +19,42 @@ export interface Credential {
  * comes from `keyPem`, else from `certPem` itself (a Globus proxy file holds both).
  * Throws an Error naming `source` when a part is missing or the key does not match.
  */
-export function credentialFromPem(certPem: string, keyPem: string | undefined, options: { source?: string; keySource?: string; passphrase?: string } = {}): Credential {
+export function credentialFromPem(
+  certPem: string,
+  keyPem: string | undefined,
+  options: { source?: string; keySource?: string; passphrase?: string } = {},
+): Credential {
   const source = options.source ?? 'the certificate file';
   const [certificate, ...chain] = certificatesFromPem(certPem, source);
   if (!certificate) throw new Error(`${source} holds no CERTIFICATE block`);
   const keySource = keyPem !== undefined ? (options.keySource ?? 'the key file') : source;
   const privateKey = privateKeyFromPem(keyPem ?? certPem, keySource, options.passphrase);
   if (!privateKey) throw new Error(`${keySource} holds no PRIVATE KEY block`);
-  if (!certificate.checkPrivateKey(privateKey)) throw new Error(`the private key in ${keySource} does not belong to the certificate in ${source}`);
+  if (!certificate.checkPrivateKey(privateKey))
+    throw new Error(`the private key in ${keySource} does not belong to the certificate in ${source}`);
   return { certificate, privateKey, chain };
 }
 
-/** A credential from files: `certFile` (certificate, then its chain), `keyFile` (default: the key inside `certFile`). */
+/**
+ * A credential from files: `certFile` (certificate, then its chain), `keyFile` (default: the key inside `certFile`).
+ */
 export function loadCredential(certFile: string, keyFile?: string, passphrase?: string): Credential {
   const certPem = readText(certFile);
   const keyPem = keyFile === undefined ? undefined : readText(keyFile);
-  return credentialFromPem(certPem, keyPem, { source: certFile, ...(keyFile !== undefined ? { keySource: keyFile } : {}), ...(passphrase !== undefined ? { passphrase } : {}) });
+  return credentialFromPem(certPem, keyPem, {
+    source: certFile,
+    ...(keyFile !== undefined ? { keySource: keyFile } : {}),
+    ...(passphrase !== undefined ? { passphrase } : {}),
+  });
 }
 
 /** The Globus proxy file layout: the proxy certificate, its private key, then the issuer chain (leaf first). */
 export function proxyFilePem(credential: Credential): string {
-  return [certificatePem(credential.certificate), privateKeyPem(credential.privateKey), ...credential.chain.map(certificatePem)].join('');
+  return [
+    certificatePem(credential.certificate),
+    privateKeyPem(credential.privateKey),
+    ...credential.chain.map(certificatePem),
+  ].join('');
 }
 
 /**

@@ -13,10 +13,29 @@ export type DemoParty = (typeof demoParties)[number];
 
 /** Subjects of the demo certificates (OpenSSL oneline: /C=DE/O=wsag-demo/OU=users/CN=alice). */
 const subjects: Record<DemoParty, [string, string][]> = {
-  ca: [['C', 'DE'], ['O', 'wsag-demo'], ['CN', 'wsag-demo CA']],
-  server: [['C', 'DE'], ['O', 'wsag-demo'], ['OU', 'hosts'], ['CN', 'localhost']],
-  alice: [['C', 'DE'], ['O', 'wsag-demo'], ['OU', 'users'], ['CN', 'alice']],
-  bob: [['C', 'DE'], ['O', 'wsag-demo'], ['OU', 'users'], ['CN', 'bob']],
+  ca: [
+    ['C', 'DE'],
+    ['O', 'wsag-demo'],
+    ['CN', 'wsag-demo CA'],
+  ],
+  server: [
+    ['C', 'DE'],
+    ['O', 'wsag-demo'],
+    ['OU', 'hosts'],
+    ['CN', 'localhost'],
+  ],
+  alice: [
+    ['C', 'DE'],
+    ['O', 'wsag-demo'],
+    ['OU', 'users'],
+    ['CN', 'alice'],
+  ],
+  bob: [
+    ['C', 'DE'],
+    ['O', 'wsag-demo'],
+    ['OU', 'users'],
+    ['CN', 'bob'],
+  ],
 };
 
 /** The server certificate's subjectAltName: every loopback name a local client may use. */
@@ -59,7 +78,10 @@ export async function createDemoPki(options: DemoPkiOptions): Promise<DemoFile[]
   const { dir, force = false, keyType = 'ec' } = options;
   const now = options.now ?? new Date();
   fs.mkdirSync(dir, { recursive: true });
-  const files = (party: DemoParty): { certFile: string; keyFile: string } => ({ certFile: path.join(dir, `${party}.pem`), keyFile: path.join(dir, `${party}.key`) });
+  const files = (party: DemoParty): { certFile: string; keyFile: string } => ({
+    certFile: path.join(dir, `${party}.pem`),
+    keyFile: path.join(dir, `${party}.key`),
+  });
   const present = (party: DemoParty): 'both' | 'none' | 'half' => {
     const { certFile, keyFile } = files(party);
     const count = [certFile, keyFile].filter((f) => fs.existsSync(f)).length;
@@ -69,11 +91,17 @@ export async function createDemoPki(options: DemoPkiOptions): Promise<DemoFile[]
     for (const party of demoParties) {
       if (present(party) === 'half') {
         const { certFile, keyFile } = files(party);
-        throw new DemoPkiConflict(`${fs.existsSync(certFile) ? keyFile : certFile} is missing while ${fs.existsSync(certFile) ? certFile : keyFile} exists: restore it, or make a new demo PKI with --force`);
+        throw new DemoPkiConflict(
+          `${fs.existsSync(certFile) ? keyFile : certFile} is missing while ` +
+            `${fs.existsSync(certFile) ? certFile : keyFile} exists: restore it, or make a new demo PKI with --force`,
+        );
       }
     }
     if (present('ca') === 'none' && demoParties.some((p) => present(p) === 'both')) {
-      throw new DemoPkiConflict(`${files('ca').certFile} is missing, but certificates it issued are in ${dir}: make a new demo PKI with --force`);
+      throw new DemoPkiConflict(
+        `${files('ca').certFile} is missing, but certificates it issued are in ${dir}: make a new demo PKI ` +
+          `with --force`,
+      );
     }
   }
 
@@ -104,7 +132,14 @@ export async function createDemoPki(options: DemoPkiOptions): Promise<DemoFile[]
       state = 'created';
     }
     if (party === 'ca') ca = issued;
-    result.push({ party, certFile, keyFile, subject: gridDn(issued.certificate), notAfter: certificateFacts(issued.certificate).notAfter, state });
+    result.push({
+      party,
+      certFile,
+      keyFile,
+      subject: gridDn(issued.certificate),
+      notAfter: certificateFacts(issued.certificate).notAfter,
+      state,
+    });
   }
   return result;
 }
@@ -118,9 +153,15 @@ function keep(party: DemoParty, certFile: string, keyFile: string, ca: Issued | 
     throw new DemoPkiConflict(`${(error as Error).message}: repair it, or make a new demo PKI with --force`);
   }
   const facts = certificateFacts(credential.certificate);
-  if (facts.notAfter < now) throw new DemoPkiConflict(`${certFile} expired at ${facts.notAfter.toISOString()}: make a new demo PKI with --force`);
+  if (facts.notAfter < now)
+    throw new DemoPkiConflict(
+      `${certFile} expired at ${facts.notAfter.toISOString()}: make a new demo PKI with --force`,
+    );
   if (ca && party !== 'ca' && !credential.certificate.verify(ca.certificate.publicKey)) {
-    throw new DemoPkiConflict(`${certFile} was not issued by the CA in ${path.join(path.dirname(certFile), 'ca.pem')}: make a new demo PKI with --force`);
+    throw new DemoPkiConflict(
+      `${certFile} was not issued by the CA in ${path.join(path.dirname(certFile), 'ca.pem')}: make a new ` +
+        `demo PKI with --force`,
+    );
   }
   return { certificate: credential.certificate, privateKey: credential.privateKey };
 }

@@ -1,6 +1,12 @@
 import type { X509Certificate } from 'node:crypto';
 import { AsnConvert } from '@peculiar/asn1-schema';
-import { AttributeTypeAndValue, AttributeValue, Certificate, Name, RelativeDistinguishedName } from '@peculiar/asn1-x509';
+import {
+  AttributeTypeAndValue,
+  AttributeValue,
+  Certificate,
+  Name,
+  RelativeDistinguishedName,
+} from '@peculiar/asn1-x509';
 
 /** OpenSSL's short names for the attribute types found in Grid DNs (OBJ_nid2sn). */
 const shortNames: Record<string, string> = {
@@ -46,7 +52,12 @@ export function gridDn(name: Name | X509Certificate): string {
 function onelineValue(value: AttributeValue): string {
   if (value.anyValue) return `#${Buffer.from(value.anyValue).toString('hex').toUpperCase()}`;
   const text = value.toString();
-  const bytes = value.bmpString !== undefined ? utf16be(text) : value.universalString !== undefined ? utf32be(text) : Buffer.from(text, 'utf8');
+  const bytes =
+    value.bmpString !== undefined
+      ? utf16be(text)
+      : value.universalString !== undefined
+        ? utf32be(text)
+        : Buffer.from(text, 'utf8');
   let out = '';
   for (const byte of bytes) {
     if (byte === 0x2f || byte === 0x2b) out += `\\${String.fromCharCode(byte)}`;
@@ -115,6 +126,10 @@ function attribute(type: string, value: string): AttributeTypeAndValue {
   if (value === '') throw new Error(`empty value for ${type} in a distinguished name`);
   const ia5 = oid === '0.9.2342.19200300.100.1.25' || oid === '1.2.840.113549.1.9.1';
   const printable = /^[A-Za-z0-9 '()+,\-./:=?]+$/.test(value);
-  const attributeValue = ia5 ? new AttributeValue({ ia5String: value }) : printable ? new AttributeValue({ printableString: value }) : new AttributeValue({ utf8String: value });
+  const attributeValue = ia5
+    ? new AttributeValue({ ia5String: value })
+    : printable
+      ? new AttributeValue({ printableString: value })
+      : new AttributeValue({ utf8String: value });
   return new AttributeTypeAndValue({ type: oid, value: attributeValue });
 }

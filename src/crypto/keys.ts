@@ -20,11 +20,15 @@ export async function generateKeyPair(type: KeyType): Promise<KeyPair> {
 export function keyTypeOf(key: KeyObject): KeyType {
   if (key.asymmetricKeyType === 'rsa') return 'rsa';
   if (key.asymmetricKeyType === 'ec') return 'ec';
-  throw new Error(`unsupported key type ${key.asymmetricKeyType ?? 'unknown'}: wsag-server signs with RSA or ECDSA keys`);
+  throw new Error(
+    `unsupported key type ${key.asymmetricKeyType ?? 'unknown'}: wsag-server signs with RSA or ECDSA keys`,
+  );
 }
 
-/** The WebCrypto algorithm a key signs certificates with: RSASSA-PKCS1-v1_5 or ECDSA, with the hash that fits the key. */
-export function signingAlgorithm(key: KeyObject): RsaHashedImportParams | EcKeyImportParams & { hash: string } {
+/**
+ * The WebCrypto algorithm a key signs certificates with: RSASSA-PKCS1-v1_5 or ECDSA, with the hash that fits the key.
+ */
+export function signingAlgorithm(key: KeyObject): RsaHashedImportParams | (EcKeyImportParams & { hash: string }) {
   if (keyTypeOf(key) === 'rsa') return { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
   const curve = key.asymmetricKeyDetails?.namedCurve;
   const byCurve: Record<string, { namedCurve: string; hash: string }> = {

@@ -22,7 +22,9 @@ export function certificatesFromPem(pem: string, source = 'PEM text'): X509Certi
     try {
       certificates.push(new X509Certificate(block.text));
     } catch (error) {
-      throw new Error(`${source}: PEM block ${index + 1} (CERTIFICATE) is not a valid X.509 certificate: ${(error as Error).message}`);
+      throw new Error(
+        `${source}: PEM block ${index + 1} (CERTIFICATE) is not a valid X.509 certificate: ${(error as Error).message}`,
+      );
     }
   });
   return certificates;
@@ -36,7 +38,8 @@ export function privateKeyFromPem(pem: string, source = 'PEM text', passphrase?:
   const block = pemBlocks(pem).find((b) => b.label.endsWith('PRIVATE KEY'));
   if (!block) return undefined;
   const encrypted = block.label === 'ENCRYPTED PRIVATE KEY' || /Proc-Type: *4,ENCRYPTED/.test(block.text);
-  if (encrypted && passphrase === undefined) throw new Error(`${source}: the private key is encrypted; a passphrase is needed`);
+  if (encrypted && passphrase === undefined)
+    throw new Error(`${source}: the private key is encrypted; a passphrase is needed`);
   try {
     return createPrivateKey(passphrase === undefined ? block.text : { key: block.text, passphrase });
   } catch (error) {

@@ -35,7 +35,8 @@ export function encodeProxyCertInfo(info: ProxyCertInfo): ArrayBuffer {
 export function decodeProxyCertInfo(der: ArrayBuffer | Uint8Array): ProxyCertInfo {
   const bytes = der instanceof Uint8Array ? der : new Uint8Array(der);
   const parsed = asn1js.fromBER(bytes);
-  if (parsed.offset === -1 || parsed.offset !== bytes.byteLength) throw new Error('ProxyCertInfo is not a single DER value');
+  if (parsed.offset === -1 || parsed.offset !== bytes.byteLength)
+    throw new Error('ProxyCertInfo is not a single DER value');
   const root = parsed.result;
   if (!(root instanceof asn1js.Sequence)) throw new Error('ProxyCertInfo is not a SEQUENCE');
   const fields = [...root.valueBlock.value];
@@ -43,14 +44,18 @@ export function decodeProxyCertInfo(der: ArrayBuffer | Uint8Array): ProxyCertInf
   if (fields[0] instanceof asn1js.Integer) {
     const value = fields.shift() as asn1js.Integer;
     const big = value.toBigInt();
-    if (big < 0n || big > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error('ProxyCertInfo pCPathLenConstraint is out of range');
+    if (big < 0n || big > BigInt(Number.MAX_SAFE_INTEGER))
+      throw new Error('ProxyCertInfo pCPathLenConstraint is out of range');
     pathLength = Number(big);
   }
   const policy = fields.shift();
-  if (!(policy instanceof asn1js.Sequence) || fields.length > 0) throw new Error('ProxyCertInfo has no proxyPolicy SEQUENCE (or trailing fields)');
+  if (!(policy instanceof asn1js.Sequence) || fields.length > 0)
+    throw new Error('ProxyCertInfo has no proxyPolicy SEQUENCE (or trailing fields)');
   const [language, text, ...rest] = policy.valueBlock.value;
-  if (!(language instanceof asn1js.ObjectIdentifier)) throw new Error('ProxyPolicy has no policyLanguage OBJECT IDENTIFIER');
-  if (rest.length > 0 || (text !== undefined && !(text instanceof asn1js.OctetString))) throw new Error('ProxyPolicy policy is not an OCTET STRING');
+  if (!(language instanceof asn1js.ObjectIdentifier))
+    throw new Error('ProxyPolicy has no policyLanguage OBJECT IDENTIFIER');
+  if (rest.length > 0 || (text !== undefined && !(text instanceof asn1js.OctetString)))
+    throw new Error('ProxyPolicy policy is not an OCTET STRING');
   return {
     ...(pathLength !== undefined ? { pathLength } : {}),
     policyLanguage: language.valueBlock.toString(),

@@ -35,30 +35,54 @@ function checkProxyProfile(proxy: CertificateFacts, issuer: CertificateFacts): v
       proxy,
       'proxy-cert-info',
       draft
-        ? `has the pre-standard ProxyCertInfo ${extensionOids.draftProxyCertInfo} (Globus Toolkit 3); only RFC 3820 proxies (${extensionOids.proxyCertInfo}) are accepted (RFC 3820 3.8)`
-        : `has no ProxyCertInfo extension (${extensionOids.proxyCertInfo}), yet it is issued by ${issuer.dn}, which is not a CA and can issue proxy certificates only (RFC 3820 3.8)`,
+        ? `has the pre-standard ProxyCertInfo ${extensionOids.draftProxyCertInfo} (Globus Toolkit 3); only ` +
+            `RFC 3820 proxies (${extensionOids.proxyCertInfo}) are accepted (RFC 3820 3.8)`
+        : `has no ProxyCertInfo extension (${extensionOids.proxyCertInfo}), yet it is issued by ${issuer.dn}, ` +
+            `which is not a CA and can issue proxy certificates only (RFC 3820 3.8)`,
     );
   }
-  if (!pci.critical) reject(proxy, 'proxy-cert-info', 'its ProxyCertInfo extension is not marked critical (RFC 3820 3.8)');
-  if (!pci.info) reject(proxy, 'proxy-cert-info', `its ProxyCertInfo extension cannot be read: ${pci.malformed ?? 'malformed'} (RFC 3820 3.8)`);
+  if (!pci.critical)
+    reject(proxy, 'proxy-cert-info', 'its ProxyCertInfo extension is not marked critical (RFC 3820 3.8)');
+  if (!pci.info)
+    reject(
+      proxy,
+      'proxy-cert-info',
+      `its ProxyCertInfo extension cannot be read: ${pci.malformed ?? 'malformed'} (RFC 3820 3.8)`,
+    );
   if (pci.info.policyLanguage !== inheritAllOid) {
     reject(
       proxy,
       'proxy-policy',
-      `its proxy policy language ${pci.info.policyLanguage} is not accepted: this server accepts only id-ppl-inheritAll (${inheritAllOid}) proxies, which carry all their issuer's rights (RFC 3820 3.8.2)`,
+      `its proxy policy language ${pci.info.policyLanguage} is not accepted: this server accepts only ` +
+        `id-ppl-inheritAll (${inheritAllOid}) proxies, which carry all their issuer's rights (RFC 3820 3.8.2)`,
     );
   }
   if (!extendsByOneCommonName(proxy, issuer)) {
-    reject(proxy, 'proxy-subject', `subject does not extend its issuer's subject ${issuer.dn} by one CN (RFC 3820 3.4)`);
+    reject(
+      proxy,
+      'proxy-subject',
+      `subject does not extend its issuer's subject ${issuer.dn} by one CN (RFC 3820 3.4)`,
+    );
   }
-  if (proxy.basicConstraints?.ca) reject(proxy, 'proxy-ca-flag', 'has basicConstraints cA=true; a proxy certificate must not be a CA (RFC 3820 3.7)');
+  if (proxy.basicConstraints?.ca)
+    reject(proxy, 'proxy-ca-flag', 'has basicConstraints cA=true; a proxy certificate must not be a CA (RFC 3820 3.7)');
   if (hasKeyUsage(proxy, keyUsageBits.keyCertSign) || hasKeyUsage(proxy, keyUsageBits.nonRepudiation)) {
-    reject(proxy, 'proxy-key-usage', 'its keyUsage asserts keyCertSign or nonRepudiation, which a proxy must not (RFC 3820 3.6)');
+    reject(
+      proxy,
+      'proxy-key-usage',
+      'its keyUsage asserts keyCertSign or nonRepudiation, which a proxy must not (RFC 3820 3.6)',
+    );
   }
-  if (proxy.extensions.some((e) => e.oid === extensionOids.subjectAltName)) reject(proxy, 'proxy-alt-name', 'has a subjectAltName extension, which a proxy must not (RFC 3820 3.5)');
-  if (proxy.extensions.some((e) => e.oid === extensionOids.issuerAltName)) reject(proxy, 'proxy-alt-name', 'has an issuerAltName extension, which a proxy must not (RFC 3820 3.2)');
+  if (proxy.extensions.some((e) => e.oid === extensionOids.subjectAltName))
+    reject(proxy, 'proxy-alt-name', 'has a subjectAltName extension, which a proxy must not (RFC 3820 3.5)');
+  if (proxy.extensions.some((e) => e.oid === extensionOids.issuerAltName))
+    reject(proxy, 'proxy-alt-name', 'has an issuerAltName extension, which a proxy must not (RFC 3820 3.2)');
   if (issuer.keyUsage !== undefined && !hasKeyUsage(issuer, keyUsageBits.digitalSignature)) {
-    reject(proxy, 'proxy-issuer-key-usage', `its issuer ${issuer.dn} has a keyUsage without digitalSignature, so it cannot sign proxies (RFC 3820 3.1)`);
+    reject(
+      proxy,
+      'proxy-issuer-key-usage',
+      `its issuer ${issuer.dn} has a keyUsage without digitalSignature, so it cannot sign proxies (RFC 3820 3.1)`,
+    );
   }
 }
 
@@ -82,7 +106,8 @@ function checkPathLength(proxies: CertificateFacts[], i: number): void {
       reject(
         proxy,
         'proxy-path-length',
-        `is proxy number ${depth} below ${ancestor.dn}, whose pCPathLenConstraint allows ${allowed} proxy certificate(s) below it (RFC 3820 3.8.1)`,
+        `is proxy number ${depth} below ${ancestor.dn}, whose pCPathLenConstraint allows ${allowed} proxy ` +
+          `certificate(s) below it (RFC 3820 3.8.1)`,
       );
     }
   }
@@ -94,7 +119,9 @@ function checkNestedValidity(proxy: CertificateFacts, issuer: CertificateFacts):
     reject(
       proxy,
       'proxy-validity',
-      `its validity ${proxy.notBefore.toISOString()} to ${proxy.notAfter.toISOString()} is not within its issuer ${issuer.dn}'s ${issuer.notBefore.toISOString()} to ${issuer.notAfter.toISOString()} (a proxy must not outlive its issuer)`,
+      `its validity ${proxy.notBefore.toISOString()} to ${proxy.notAfter.toISOString()} is not within its ` +
+        `issuer ${issuer.dn}'s ${issuer.notBefore.toISOString()} to ${issuer.notAfter.toISOString()} (a proxy ` +
+        `must not outlive its issuer)`,
     );
   }
 }

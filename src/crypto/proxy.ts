@@ -25,7 +25,9 @@ export interface IssuedProxy {
   privateKey: KeyObject;
 }
 
-/** Proxies start a little in the past, so a relying party whose clock is slightly behind accepts them (as Globus does). */
+/**
+ * Proxies start a little in the past, so a relying party whose clock is slightly behind accepts them (as Globus does).
+ */
 export const clockSkewMs = 5 * 60 * 1000;
 
 /** Why a proxy cannot be issued: the issuer is a CA, expired, limited by a path length, or the options are wrong. */
@@ -42,26 +44,42 @@ export class ProxyIssueError extends Error {
 export async function issueProxy(options: IssueProxyOptions): Promise<IssuedProxy> {
   const { issuerCert, issuerKey, hours, pathLength } = options;
   const now = options.now ?? new Date();
-  if (!Number.isFinite(hours) || hours <= 0) throw new ProxyIssueError(`the proxy lifetime must be a positive number of hours, got ${hours}`);
+  if (!Number.isFinite(hours) || hours <= 0)
+    throw new ProxyIssueError(`the proxy lifetime must be a positive number of hours, got ${hours}`);
   if (pathLength !== undefined && (!Number.isInteger(pathLength) || pathLength < 0)) {
     throw new ProxyIssueError(`the proxy path length must be a whole number, 0 or more, got ${pathLength}`);
   }
   const issuer = certificateFacts(issuerCert);
-  if (!issuerCert.checkPrivateKey(issuerKey)) throw new ProxyIssueError(`the private key does not belong to the certificate ${issuer.dn}`);
-  if (issuer.isCa) throw new ProxyIssueError(`${issuer.dn} is a CA certificate; proxies are issued from end-entity (user) certificates or other proxies (RFC 3820 3.1)`);
+  if (!issuerCert.checkPrivateKey(issuerKey))
+    throw new ProxyIssueError(`the private key does not belong to the certificate ${issuer.dn}`);
+  if (issuer.isCa)
+    throw new ProxyIssueError(
+      `${issuer.dn} is a CA certificate; proxies are issued from end-entity (user) certificates or other ` +
+        `proxies (RFC 3820 3.1)`,
+    );
   if (issuer.keyUsage !== undefined && !hasKeyUsage(issuer, keyUsageBits.digitalSignature)) {
-    throw new ProxyIssueError(`${issuer.dn} has a keyUsage without digitalSignature, so it cannot sign proxies (RFC 3820 3.1)`);
+    throw new ProxyIssueError(
+      `${issuer.dn} has a keyUsage without digitalSignature, so it cannot sign proxies (RFC 3820 3.1)`,
+    );
   }
   if (now > issuer.notAfter) throw new ProxyIssueError(`${issuer.dn} expired at ${issuer.notAfter.toISOString()}`);
-  if (now < issuer.notBefore) throw new ProxyIssueError(`${issuer.dn} is not valid before ${issuer.notBefore.toISOString()}`);
+  if (now < issuer.notBefore)
+    throw new ProxyIssueError(`${issuer.dn} is not valid before ${issuer.notBefore.toISOString()}`);
   const issuerLimit = issuer.proxyCertInfo?.info?.pathLength;
-  if (issuerLimit === 0) throw new ProxyIssueError(`${issuer.dn} is a proxy with pCPathLenConstraint 0: it may not issue further proxies (RFC 3820 3.8.1)`);
+  if (issuerLimit === 0)
+    throw new ProxyIssueError(
+      `${issuer.dn} is a proxy with pCPathLenConstraint 0: it may not issue further proxies (RFC 3820 3.8.1)`,
+    );
 
   const keys = await generateKeyPair(options.keyType ?? keyTypeOf(issuerKey));
   const serial = randomSerial();
   // X.509 times hold whole seconds: round outward, so the proxy lasts at least `hours` from now.
-  const notBefore = new Date(Math.max(Math.floor((now.getTime() - clockSkewMs) / 1000) * 1000, issuer.notBefore.getTime()));
-  const notAfter = new Date(Math.min(Math.ceil((now.getTime() + hours * 3600_000) / 1000) * 1000, issuer.notAfter.getTime()));
+  const notBefore = new Date(
+    Math.max(Math.floor((now.getTime() - clockSkewMs) / 1000) * 1000, issuer.notBefore.getTime()),
+  );
+  const notAfter = new Date(
+    Math.min(Math.ceil((now.getTime() + hours * 3600_000) / 1000) * 1000, issuer.notAfter.getTime()),
+  );
   const certificate = await buildCertificate({
     subject: appendCommonName(issuer.subject, serial.decimal),
     issuer: issuerCert,
@@ -79,7 +97,9 @@ export async function issueProxy(options: IssueProxyOptions): Promise<IssuedProx
 }
 
 /** The ProxyCertInfo extension (critical unless a test says otherwise), with id-ppl-inheritAll unless told. */
-export function proxyCertInfoExtension(options: { pathLength?: number | undefined; critical?: boolean; policyLanguage?: string } = {}): x509.Extension {
+export function proxyCertInfoExtension(
+  options: { pathLength?: number | undefined; critical?: boolean; policyLanguage?: string } = {},
+): x509.Extension {
   const value = encodeProxyCertInfo({
     ...(options.pathLength !== undefined ? { pathLength: options.pathLength } : {}),
     policyLanguage: options.policyLanguage ?? inheritAllOid,

@@ -1,7 +1,13 @@
 import fs from 'node:fs';
 import type { X509Certificate } from 'node:crypto';
 import { CertificateRejected } from './certificate-rejected.js';
-import { certificateFacts, hasKeyUsage, isSelfIssued, keyUsageBits, type CertificateFacts } from './certificate-facts.js';
+import {
+  certificateFacts,
+  hasKeyUsage,
+  isSelfIssued,
+  keyUsageBits,
+  type CertificateFacts,
+} from './certificate-facts.js';
 import { sameName } from './distinguished-name.js';
 import { checkExtensions, checkSignature, checkValidity } from './path-checks.js';
 import { certificatesFromPem } from './pem.js';
@@ -36,7 +42,8 @@ export class TrustStore {
   /** A store of every CERTIFICATE in `pem` (a CA bundle); other blocks and text between blocks are ignored. */
   static fromPem(pem: string, source = 'the CA bundle'): TrustStore {
     const certificates = certificatesFromPem(pem, source);
-    if (certificates.length === 0) throw new Error(`${source} holds no CERTIFICATE: a trust store needs at least one CA certificate in PEM`);
+    if (certificates.length === 0)
+      throw new Error(`${source} holds no CERTIFICATE: a trust store needs at least one CA certificate in PEM`);
     return new TrustStore(certificates);
   }
 
@@ -45,7 +52,9 @@ export class TrustStore {
     try {
       pem = fs.readFileSync(file, 'utf8');
     } catch (error) {
-      throw new Error(`cannot read the CA bundle ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new Error(
+        `cannot read the CA bundle ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
     return TrustStore.fromPem(pem, file);
   }
@@ -63,13 +72,21 @@ export class TrustStore {
   validate(chain: X509Certificate[], at: Date): ValidatedChain {
     if (chain.length === 0) throw new CertificateRejected('chain-empty', undefined, 'no certificate presented');
     if (chain.length > maxChainLength) {
-      throw new CertificateRejected('chain-length', undefined, `the chain has ${chain.length} certificates; at most ${maxChainLength} are accepted`);
+      throw new CertificateRejected(
+        'chain-length',
+        undefined,
+        `the chain has ${chain.length} certificates; at most ${maxChainLength} are accepted`,
+      );
     }
     const presented = chain.map((certificate, index) => {
       try {
         return certificateFacts(certificate);
       } catch (error) {
-        throw new CertificateRejected('malformed', undefined, `certificate ${index + 1} of the chain cannot be read: ${(error as Error).message}`);
+        throw new CertificateRejected(
+          'malformed',
+          undefined,
+          `certificate ${index + 1} of the chain cannot be read: ${(error as Error).message}`,
+        );
       }
     });
     const { path, anchor } = this.buildPath(presented);
@@ -80,7 +97,12 @@ export class TrustStore {
     while (endEntityIndex > 0 && (path[endEntityIndex] as CertificateFacts).isCa) endEntityIndex--;
     const endEntity = path[endEntityIndex] as CertificateFacts;
     if (endEntity.isCa) {
-      throw new CertificateRejected('end-entity', endEntity.dn, `certificate ${endEntity.dn}: is a CA certificate (basicConstraints cA=true), not an end entity; callers present end-entity or proxy certificates`);
+      throw new CertificateRejected(
+        'end-entity',
+        endEntity.dn,
+        `certificate ${endEntity.dn}: is a CA certificate (basicConstraints cA=true), not an end entity; ` +
+          `callers present end-entity or proxy certificates`,
+      );
     }
 
     this.validateCaPath(path.slice(endEntityIndex), anchor, at);
@@ -88,7 +110,8 @@ export class TrustStore {
       throw new CertificateRejected(
         'proxy-issuer-ca',
         endEntity.dn,
-        `proxy ${endEntity.dn}: issued by the CA ${endEntity.issuerDn}; a proxy must be issued by an end entity or another proxy, never by a CA (RFC 3820 3.1)`,
+        `proxy ${endEntity.dn}: issued by the CA ${endEntity.issuerDn}; a proxy must be issued by an end ` +
+          `entity or another proxy, never by a CA (RFC 3820 3.1)`,
       );
     }
     validateProxies(path.slice(0, endEntityIndex), endEntity, at);
@@ -107,7 +130,12 @@ export class TrustStore {
       const trusted = this.anchors.find((a) => a.certificate.raw.equals(current.certificate.raw));
       if (trusted) {
         if (path.length === 0) {
-          throw new CertificateRejected('end-entity', current.dn, `certificate ${current.dn}: is a trusted CA certificate itself, not an end entity; callers present end-entity or proxy certificates`);
+          throw new CertificateRejected(
+            'end-entity',
+            current.dn,
+            `certificate ${current.dn}: is a trusted CA certificate itself, not an end entity; callers ` +
+              `present end-entity or proxy certificates`,
+          );
         }
         return { path, anchor: trusted };
       }
@@ -117,18 +145,23 @@ export class TrustStore {
         throw new CertificateRejected(
           'chain-order',
           current.dn,
-          `certificate ${current.dn}: its issuer is ${current.issuerDn}, but the next certificate in the chain is ${next.dn} (the chain must run leaf first, each certificate followed by its issuer)`,
+          `certificate ${current.dn}: its issuer is ${current.issuerDn}, but the next certificate in the ` +
+            `chain is ${next.dn} (the chain must run leaf first, each certificate followed by its issuer)`,
         );
       }
       if (next) continue;
       const named = this.anchors.filter((a) => sameName(a.subject, current.issuer));
       const issuer = named.find((a) => current.certificate.verify(a.certificate.publicKey));
       if (!issuer) {
-        const why = named.length > 0 ? `the trusted CA of that name did not sign it (another key)` : 'that CA is not in the trust store';
+        const why =
+          named.length > 0
+            ? `the trusted CA of that name did not sign it (another key)`
+            : 'that CA is not in the trust store';
         throw new CertificateRejected(
           'untrusted-ca',
           current.dn,
-          `certificate ${current.dn}: its issuer ${current.issuerDn} is not a trusted CA (${why}), so the chain does not lead to a trusted CA`,
+          `certificate ${current.dn}: its issuer ${current.issuerDn} is not a trusted CA (${why}), so the ` +
+            `chain does not lead to a trusted CA`,
         );
       }
       return { path, anchor: issuer };
@@ -136,7 +169,10 @@ export class TrustStore {
     throw new Error('unreachable: the loop returns at the last certificate');
   }
 
-  /** RFC 5280 path validation from the anchor down to the end entity (`caPath` is leaf first: end entity, intermediates). */
+  /**
+   * RFC 5280 path validation from the anchor down to the end entity (`caPath` is leaf first: end entity,
+   * intermediates).
+   */
   private validateCaPath(caPath: CertificateFacts[], anchor: CertificateFacts, at: Date): void {
     checkValidity(anchor, 'trusted CA certificate', at);
     for (let j = caPath.length - 1; j >= 0; j--) {
@@ -145,12 +181,22 @@ export class TrustStore {
       const role = j === 0 ? 'certificate' : 'CA certificate';
       const isAnchor = issuer === anchor;
       // A trusted version 1 root has no extensions at all: being in the store makes it a CA.
-      const issuerIsCa = issuer.isCa || (isAnchor && issuer.basicConstraints === undefined && issuer.extensions.length === 0);
+      const issuerIsCa =
+        issuer.isCa || (isAnchor && issuer.basicConstraints === undefined && issuer.extensions.length === 0);
       if (!issuerIsCa) {
-        throw new CertificateRejected('ca-flag', current.dn, `${role} ${current.dn}: its issuer ${issuer.dn} is not a CA (no basicConstraints cA=true) and cannot issue certificates (RFC 5280 6.1.4 (k))`);
+        throw new CertificateRejected(
+          'ca-flag',
+          current.dn,
+          `${role} ${current.dn}: its issuer ${issuer.dn} is not a CA (no basicConstraints cA=true) and ` +
+            `cannot issue certificates (RFC 5280 6.1.4 (k))`,
+        );
       }
       if (issuer.keyUsage !== undefined && !hasKeyUsage(issuer, keyUsageBits.keyCertSign)) {
-        throw new CertificateRejected('ca-key-usage', current.dn, `${role} ${current.dn}: its issuer ${issuer.dn} has a keyUsage without keyCertSign (RFC 5280 6.1.4 (n))`);
+        throw new CertificateRejected(
+          'ca-key-usage',
+          current.dn,
+          `${role} ${current.dn}: its issuer ${issuer.dn} has a keyUsage without keyCertSign (RFC 5280 6.1.4 (n))`,
+        );
       }
       const pathLength = issuer.basicConstraints?.pathLength;
       const intermediatesBelow = caPath.slice(1, j + 1).filter((c) => !isSelfIssued(c)).length;
@@ -158,7 +204,8 @@ export class TrustStore {
         throw new CertificateRejected(
           'ca-path-length',
           current.dn,
-          `${role} ${current.dn}: its issuer ${issuer.dn} allows ${pathLength} intermediate CA(s) below it (basicConstraints pathLenConstraint), the chain has ${intermediatesBelow} (RFC 5280 6.1.4 (m))`,
+          `${role} ${current.dn}: its issuer ${issuer.dn} allows ${pathLength} intermediate CA(s) below it ` +
+            `(basicConstraints pathLenConstraint), the chain has ${intermediatesBelow} (RFC 5280 6.1.4 (m))`,
         );
       }
       checkSignature(current, issuer, role);

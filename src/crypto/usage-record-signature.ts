@@ -14,7 +14,12 @@ import { checkSigningCredentials, type SigningCredentials } from './xml-signatur
 export function signUsageRecord(recordXml: string, signer: SigningCredentials): string {
   const { method, keyInfoChain } = checkSigningCredentials(signer);
   const wrapped = `<srv:SignedUsageRecord xmlns:srv="${ns.srv}">${recordXml}</srv:SignedUsageRecord>`;
-  const doc = parseXml(guardRawXml(Buffer.from(wrapped, 'utf8'), { maxBytes: 1024 * 1024, maxDepth: 32 }), 'usage record', undefined, { keepBlanks: true });
+  const doc = parseXml(
+    guardRawXml(Buffer.from(wrapped, 'utf8'), { maxBytes: 1024 * 1024, maxDepth: 32 }),
+    'usage record',
+    undefined,
+    { keepBlanks: true },
+  );
   try {
     appendSignature(doc, doc.root, method, signer.key, keyInfoChain);
     return doc.toString({ format: false, noDeclaration: true, encoding: 'utf-8' }).trimEnd();

@@ -35,26 +35,34 @@ export function secureEnvelope(options: SecureEnvelopeOptions): string {
   const created = options.now;
   const expires = new Date(created.getTime() + (options.ttlSeconds ?? 300) * 1000);
   const tokens = options.chain.map(
-    (c, i) => `<wsse:BinarySecurityToken wsu:Id="x509-${i}" ValueType="${wss.x509v3}" EncodingType="${wss.base64}">${c.raw.toString('base64')}</wsse:BinarySecurityToken>`,
+    (c, i) =>
+      `<wsse:BinarySecurityToken wsu:Id="x509-${i}" ValueType="${wss.x509v3}" EncodingType="${wss.base64}">` +
+      `${c.raw.toString('base64')}</wsse:BinarySecurityToken>`,
   );
-  const timestamp = `<wsu:Timestamp wsu:Id="ts"><wsu:Created>${created.toISOString()}</wsu:Created><wsu:Expires>${expires.toISOString()}</wsu:Expires></wsu:Timestamp>`;
+  const timestamp =
+    `<wsu:Timestamp wsu:Id="ts"><wsu:Created>${created.toISOString()}</wsu:Created>` +
+    `<wsu:Expires>${expires.toISOString()}</wsu:Expires></wsu:Timestamp>`;
   const referenced = [...ids, 'ts', 'body'];
   const signedInfo = (digests: string[]): string =>
-    `<ds:SignedInfo><ds:CanonicalizationMethod Algorithm="${algorithm.excC14n}"/><ds:SignatureMethod Algorithm="${method}"/>` +
+    `<ds:SignedInfo><ds:CanonicalizationMethod Algorithm="${algorithm.excC14n}"/><ds:SignatureMethod ` +
+    `Algorithm="${method}"/>` +
     referenced
       .map(
         (id, i) =>
           `<ds:Reference URI="#${id}"><ds:Transforms><ds:Transform Algorithm="${algorithm.excC14n}"/></ds:Transforms>` +
-          `<ds:DigestMethod Algorithm="${algorithm.sha256}"/><ds:DigestValue>${digests[i] ?? ''}</ds:DigestValue></ds:Reference>`,
+          `<ds:DigestMethod Algorithm="${algorithm.sha256}"/><ds:DigestValue>${digests[i] ?? ''}` +
+          `</ds:DigestValue></ds:Reference>`,
       )
       .join('') +
     '</ds:SignedInfo>';
   const envelope = (digests: string[], signatureValue: string): string =>
-    `<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="${options.soapNamespace}" xmlns:wsu="${ns.wsu}"><soap:Header>` +
+    `<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="${options.soapNamespace}" xmlns:wsu="` +
+    `${ns.wsu}"><soap:Header>` +
     headers.join('') +
     `<wsse:Security xmlns:wsse="${ns.wsse}" soap:mustUnderstand="1">${tokens.join('')}${timestamp}` +
     `<ds:Signature xmlns:ds="${ns.ds}">${signedInfo(digests)}<ds:SignatureValue>${signatureValue}</ds:SignatureValue>` +
-    `<ds:KeyInfo><wsse:SecurityTokenReference><wsse:Reference URI="#x509-0" ValueType="${wss.x509v3}"/></wsse:SecurityTokenReference></ds:KeyInfo></ds:Signature>` +
+    `<ds:KeyInfo><wsse:SecurityTokenReference><wsse:Reference URI="#x509-0" ValueType="${wss.x509v3}"/>` +
+    `</wsse:SecurityTokenReference></ds:KeyInfo></ds:Signature>` +
     `</wsse:Security></soap:Header><soap:Body wsu:Id="body">${options.body}</soap:Body></soap:Envelope>`;
 
   const digest = (doc: XmlDocument, id: string): string => {
@@ -63,11 +71,16 @@ export function secureEnvelope(options: SecureEnvelopeOptions): string {
     return sha256(canonicalXml(element, 'exclusive')).toString('base64');
   };
   const digests = withXml(envelope([], ''), 'SOAP message', (doc) => referenced.map((id) => digest(doc, id)), keep);
-  const signature = withXml(envelope(digests, ''), 'SOAP message', (doc) => {
-    const info = doc.get('//ds:SignedInfo', { ds: ns.ds });
-    if (!(info instanceof XmlElement)) throw new Error('no ds:SignedInfo');
-    return signBytes(method, options.key, Buffer.from(canonicalXml(info, 'exclusive'), 'utf8')).toString('base64');
-  }, keep);
+  const signature = withXml(
+    envelope(digests, ''),
+    'SOAP message',
+    (doc) => {
+      const info = doc.get('//ds:SignedInfo', { ds: ns.ds });
+      if (!(info instanceof XmlElement)) throw new Error('no ds:SignedInfo');
+      return signBytes(method, options.key, Buffer.from(canonicalXml(info, 'exclusive'), 'utf8')).toString('base64');
+    },
+    keep,
+  );
   return envelope(digests, signature);
 }
 

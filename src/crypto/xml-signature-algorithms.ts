@@ -32,10 +32,14 @@ export function signatureMethodFor(key: KeyObject): SignatureMethod | { refused:
   const details = key.asymmetricKeyDetails ?? {};
   if (key.asymmetricKeyType === 'rsa') {
     const bits = details.modulusLength ?? 0;
-    return bits >= minRsaBits ? algorithm.rsaSha256 : { refused: `an RSA key of ${bits} bits is too short (at least ${minRsaBits})` };
+    return bits >= minRsaBits
+      ? algorithm.rsaSha256
+      : { refused: `an RSA key of ${bits} bits is too short (at least ${minRsaBits})` };
   }
   if (key.asymmetricKeyType === 'ec') {
-    return details.namedCurve === p256 ? algorithm.ecdsaSha256 : { refused: `EC keys must be on P-256, not ${details.namedCurve ?? 'an unnamed curve'}` };
+    return details.namedCurve === p256
+      ? algorithm.ecdsaSha256
+      : { refused: `EC keys must be on P-256, not ${details.namedCurve ?? 'an unnamed curve'}` };
   }
   return { refused: `${key.asymmetricKeyType ?? 'this'} keys are not accepted (RSA 2048+ or EC P-256)` };
 }

@@ -35,7 +35,10 @@ function signedInfo(method: SignatureMethod, digest: Buffer): DsElement {
         name: 'Reference',
         attribute: ['URI', ''],
         children: [
-          { name: 'Transforms', children: referenceTransforms.map((transform) => withAlgorithm('Transform', transform)) },
+          {
+            name: 'Transforms',
+            children: referenceTransforms.map((transform) => withAlgorithm('Transform', transform)),
+          },
           withAlgorithm('DigestMethod', algorithm.sha256),
           { name: 'DigestValue', text: digest.toString('base64') },
         ],
@@ -62,13 +65,22 @@ function append(parent: XmlElement, element: DsElement): XmlElement {
 function canonical(element: DsElement, apex = true): string {
   const declaration = apex ? ` xmlns:ds="${dsNs}"` : '';
   const attribute = element.attribute ? ` ${element.attribute[0]}="${escapeAttribute(element.attribute[1])}"` : '';
-  const content = (element.text === undefined ? '' : escapeText(element.text)) + (element.children ?? []).map((child) => canonical(child, false)).join('');
+  const content =
+    (element.text === undefined ? '' : escapeText(element.text)) +
+    (element.children ?? []).map((child) => canonical(child, false)).join('');
   return `<ds:${element.name}${declaration}${attribute}>${content}</ds:${element.name}>`;
 }
 
-const escapeText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#xD;');
+const escapeText = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#xD;');
 const escapeAttribute = (value: string) =>
-  value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;').replace(/\t/g, '&#x9;').replace(/\n/g, '&#xA;').replace(/\r/g, '&#xD;');
+  value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/"/g, '&quot;')
+    .replace(/\t/g, '&#x9;')
+    .replace(/\n/g, '&#xA;')
+    .replace(/\r/g, '&#xD;');
 
 /** SignedInfo over `digest`, in the exclusive canonical form the SignatureValue signs. */
 export function canonicalSignedInfoText(method: SignatureMethod, digest: Buffer): string {
@@ -80,7 +92,12 @@ export function canonicalSignedInfoText(method: SignatureMethod, digest: Buffer)
  * while the document is what the enveloped transform will leave of it (the ds:Signature is
  * then added as one element, with no text around it).
  */
-function signatureOver(doc: XmlDocument, method: SignatureMethod, key: KeyObject, keyInfoChain: X509Certificate[]): DsElement & { children: DsElement[] } {
+function signatureOver(
+  doc: XmlDocument,
+  method: SignatureMethod,
+  key: KeyObject,
+  keyInfoChain: X509Certificate[],
+): DsElement & { children: DsElement[] } {
   const info = signedInfo(method, digestBeforeSigning(doc));
   const signatureValue = signBytes(method, key, Buffer.from(canonical(info), 'utf8'));
   return {
@@ -88,13 +105,30 @@ function signatureOver(doc: XmlDocument, method: SignatureMethod, key: KeyObject
     children: [
       info,
       { name: 'SignatureValue', text: signatureValue.toString('base64') },
-      { name: 'KeyInfo', children: [{ name: 'X509Data', children: keyInfoChain.map((certificate) => ({ name: 'X509Certificate', text: certificate.raw.toString('base64') })) }] },
+      {
+        name: 'KeyInfo',
+        children: [
+          {
+            name: 'X509Data',
+            children: keyInfoChain.map((certificate) => ({
+              name: 'X509Certificate',
+              text: certificate.raw.toString('base64'),
+            })),
+          },
+        ],
+      },
     ],
   };
 }
 
 /** Appends a complete enveloped signature over the whole document to `parent`. */
-export function appendSignature(doc: XmlDocument, parent: XmlElement, method: SignatureMethod, key: KeyObject, keyInfoChain: X509Certificate[]): void {
+export function appendSignature(
+  doc: XmlDocument,
+  parent: XmlElement,
+  method: SignatureMethod,
+  key: KeyObject,
+  keyInfoChain: X509Certificate[],
+): void {
   const signature = signatureOver(doc, method, key, keyInfoChain);
   const element = appendDsElement(parent, 'Signature');
   for (const child of signature.children) append(element, child);
@@ -104,6 +138,11 @@ export function appendSignature(doc: XmlDocument, parent: XmlElement, method: Si
  * The same signature as XML text (declaring the ds prefix itself), for the caller to write
  * into the document's text where `appendSignature` would have appended it.
  */
-export function signatureText(doc: XmlDocument, method: SignatureMethod, key: KeyObject, keyInfoChain: X509Certificate[]): string {
+export function signatureText(
+  doc: XmlDocument,
+  method: SignatureMethod,
+  key: KeyObject,
+  keyInfoChain: X509Certificate[],
+): string {
   return canonical(signatureOver(doc, method, key, keyInfoChain));
 }

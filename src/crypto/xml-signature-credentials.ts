@@ -8,7 +8,10 @@ export interface SigningCredentials {
   chain: X509Certificate[];
 }
 
-/** The signing key or its certificates cannot make an agreement signature (a configuration error, not the document's fault). */
+/**
+ * The signing key or its certificates cannot make an agreement signature (a configuration error, not the document's
+ * fault).
+ */
 export class SigningCredentialsError extends Error {
   constructor(message: string) {
     super(message);
@@ -26,7 +29,10 @@ function selfSigned(certificate: X509Certificate): boolean {
  * certificate; each certificate is issued by the next (leaf first). A self-signed root at
  * the end is left out: verifiers must trust the root they hold, never one the document brings.
  */
-export function checkSigningCredentials({ key, chain }: SigningCredentials): { method: SignatureMethod; keyInfoChain: X509Certificate[] } {
+export function checkSigningCredentials({ key, chain }: SigningCredentials): {
+  method: SignatureMethod;
+  keyInfoChain: X509Certificate[];
+} {
   // A server signs every agreement with the same credentials: checking them once is enough.
   const known = checked.get(chain);
   if (known?.key === key) return known.result;
@@ -35,18 +41,32 @@ export function checkSigningCredentials({ key, chain }: SigningCredentials): { m
   return result;
 }
 
-const checked = new WeakMap<X509Certificate[], { key: KeyObject; result: { method: SignatureMethod; keyInfoChain: X509Certificate[] } }>();
+const checked = new WeakMap<
+  X509Certificate[],
+  { key: KeyObject; result: { method: SignatureMethod; keyInfoChain: X509Certificate[] } }
+>();
 
-function checkedCredentials(key: KeyObject, chain: X509Certificate[]): { method: SignatureMethod; keyInfoChain: X509Certificate[] } {
+function checkedCredentials(
+  key: KeyObject,
+  chain: X509Certificate[],
+): { method: SignatureMethod; keyInfoChain: X509Certificate[] } {
   if (key.type !== 'private') throw new SigningCredentialsError(`signing needs a private key, not a ${key.type} key`);
   const method = signatureMethodFor(key);
   if (typeof method !== 'string') throw new SigningCredentialsError(`the signing key is refused: ${method.refused}`);
   const [leaf] = chain;
-  if (!leaf) throw new SigningCredentialsError("the signer's certificate chain is empty; it must start with the key's certificate");
-  if (!leaf.checkPrivateKey(key)) throw new SigningCredentialsError(`the signing key does not belong to the first certificate of the chain (${leaf.subject.replace(/\n/g, ', ')})`);
+  if (!leaf)
+    throw new SigningCredentialsError(
+      "the signer's certificate chain is empty; it must start with the key's certificate",
+    );
+  if (!leaf.checkPrivateKey(key))
+    throw new SigningCredentialsError(
+      `the signing key does not belong to the first certificate of the chain (${leaf.subject.replace(/\n/g, ', ')})`,
+    );
   chain.slice(1).forEach((issuer, i) => {
     if (!(chain[i] as X509Certificate).checkIssued(issuer)) {
-      throw new SigningCredentialsError(`certificate ${i + 1} of the chain is not issued by certificate ${i + 2}: give the chain leaf first`);
+      throw new SigningCredentialsError(
+        `certificate ${i + 1} of the chain is not issued by certificate ${i + 2}: give the chain leaf first`,
+      );
     }
   });
   return { method, keyInfoChain: [leaf, ...chain.slice(1).filter((c) => !selfSigned(c))] };
@@ -60,7 +80,11 @@ function checkedCredentials(key: KeyObject, chain: X509Certificate[]): { method:
 export function orderChain(certificates: X509Certificate[], role: SignatureRole): X509Certificate[] {
   const issuesAnother = (c: X509Certificate) => certificates.some((other) => other !== c && other.checkIssued(c));
   const leaves = certificates.filter((c) => !issuesAnother(c));
-  if (leaves.length !== 1) invalid(`${role}: structure`, `ds:X509Data does not hold one certificate chain (${leaves.length} certificates issued none of the others)`);
+  if (leaves.length !== 1)
+    invalid(
+      `${role}: structure`,
+      `ds:X509Data does not hold one certificate chain (${leaves.length} certificates issued none of the others)`,
+    );
   const chain = [leaves[0] as X509Certificate];
   const rest = certificates.filter((c) => c !== leaves[0]);
   for (;;) {
@@ -69,6 +93,7 @@ export function orderChain(certificates: X509Certificate[], role: SignatureRole)
     if (index < 0) break;
     chain.push(...rest.splice(index, 1));
   }
-  if (rest.length > 0) invalid(`${role}: structure`, `ds:X509Data holds ${rest.length} certificate(s) outside the signer's chain`);
+  if (rest.length > 0)
+    invalid(`${role}: structure`, `ds:X509Data holds ${rest.length} certificate(s) outside the signer's chain`);
   return chain;
 }

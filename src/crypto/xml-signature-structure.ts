@@ -3,7 +3,13 @@ import { XmlElement, XmlText, type XmlDocument, type XmlNode } from 'libxml2-was
 import { SignatureInvalid } from '../domain/errors.js';
 import { ns } from '../xml/namespaces.js';
 import { all, evaluate } from '../xml/xpath.js';
-import { algorithm, dsNs, referenceTransforms, signatureMethods, type SignatureMethod } from './xml-signature-algorithms.js';
+import {
+  algorithm,
+  dsNs,
+  referenceTransforms,
+  signatureMethods,
+  type SignatureMethod,
+} from './xml-signature-algorithms.js';
 
 /**
  * Where signatures may sit in an agreement, and what each may contain. Everything outside
@@ -82,34 +88,60 @@ function elementChildren(element: XmlElement): XmlElement[] {
  */
 export function locateAgreement(doc: XmlDocument): AgreementParts {
   const root = doc.root;
-  if (!is(root, ns.wsag, 'AgreementOffer')) agreementError(`the root element is ${qname(root)}; a signed agreement is a wsag:AgreementOffer`);
+  if (!is(root, ns.wsag, 'AgreementOffer'))
+    agreementError(`the root element is ${qname(root)}; a signed agreement is a wsag:AgreementOffer`);
   const children = elementChildren(root);
   const expected = is(children[0], ns.wsag, 'Name') ? ['Name', 'Context', 'Terms'] : ['Context', 'Terms'];
   if (children.length !== expected.length || children.some((child, i) => !is(child, ns.wsag, expected[i] as string))) {
-    agreementError(`wsag:AgreementOffer must have the children [wsag:Name,] wsag:Context, wsag:Terms; it has ${children.map(qname).join(', ') || 'none'}`);
+    agreementError(
+      `wsag:AgreementOffer must have the children [wsag:Name,] wsag:Context, wsag:Terms; it has ` +
+        `${children.map(qname).join(', ') || 'none'}`,
+    );
   }
   const [context, terms] = children.slice(-2) as [XmlElement, XmlElement];
   for (const name of ['Context', 'Terms']) {
     const count = evaluate(root, `count(//wsag:${name})`) as number;
-    if (count !== 1) agreementError(`the document holds ${count} wsag:${name} elements; only the one child of wsag:AgreementOffer is allowed`);
+    if (count !== 1)
+      agreementError(
+        `the document holds ${count} wsag:${name} elements; only the one child of wsag:AgreementOffer is allowed`,
+      );
   }
 
   const signatures = all(root, '//ds:Signature');
   const inContext = signatures.filter((s) => s.parent?.isSameNode(context));
-  if (inContext.length > 1) agreementError(`wsag:Context holds ${inContext.length} ds:Signature elements; exactly one provider signature is allowed`);
+  if (inContext.length > 1)
+    agreementError(
+      `wsag:Context holds ${inContext.length} ds:Signature elements; exactly one provider signature is allowed`,
+    );
   const providerSignature = inContext[0];
   const countersignatures = signatures.filter((s) => {
     const object = s.parent;
-    return is(object, dsNs, 'Object') && providerSignature !== undefined && object.parent?.isSameNode(providerSignature) === true;
+    return (
+      is(object, dsNs, 'Object') &&
+      providerSignature !== undefined &&
+      object.parent?.isSameNode(providerSignature) === true
+    );
   });
-  if (countersignatures.length > 1) agreementError(`the provider signature's ds:Object holds ${countersignatures.length} ds:Signature elements; one countersignature is allowed`);
+  if (countersignatures.length > 1)
+    agreementError(
+      `the provider signature's ds:Object holds ${countersignatures.length} ds:Signature elements; one ` +
+        `countersignature is allowed`,
+    );
   const placed = [...inContext, ...countersignatures];
   const stray = signatures.find((s) => !placed.some((p) => p.isSameNode(s)));
   if (stray) {
-    agreementError(`a ds:Signature at ${pathOf(stray)} is outside the two signature places (the provider's, a child of wsag:Context; the initiator's, in the provider's ds:Object)`);
+    agreementError(
+      `a ds:Signature at ${pathOf(stray)} is outside the two signature places (the provider's, a child of ` +
+        `wsag:Context; the initiator's, in the provider's ds:Object)`,
+    );
   }
-  const strayObject = all(root, '//ds:Object').find((o) => !providerSignature || !o.parent?.isSameNode(providerSignature));
-  if (strayObject) agreementError(`a ds:Object at ${pathOf(strayObject)}: only the provider signature may hold one, for the countersignature`);
+  const strayObject = all(root, '//ds:Object').find(
+    (o) => !providerSignature || !o.parent?.isSameNode(providerSignature),
+  );
+  if (strayObject)
+    agreementError(
+      `a ds:Object at ${pathOf(strayObject)}: only the provider signature may hold one, for the countersignature`,
+    );
   return { root, context, terms, providerSignature, countersignature: countersignatures[0] };
 }
 
@@ -120,7 +152,11 @@ function dsChildren(element: XmlElement, role: SignatureRole): XmlElement[] {
     if (child instanceof XmlElement && child.namespaceUri === dsNs) children.push(child);
     else if (child instanceof XmlText && child.content.trim() === '') continue;
     else if (child instanceof XmlElement) structureError(role, `${qname(child)} is not allowed in ${qname(element)}`);
-    else structureError(role, `${qname(element)} may contain only elements, found ${JSON.stringify(child.content.trim().slice(0, 40))}`);
+    else
+      structureError(
+        role,
+        `${qname(element)} may contain only elements, found ${JSON.stringify(child.content.trim().slice(0, 40))}`,
+      );
   }
   return children;
 }
@@ -135,7 +171,11 @@ function expectChildren(element: XmlElement, role: SignatureRole, names: string[
     children.every((child, i) => child.name === (names[i] as string).replace('?', ''));
   if (!matches) {
     const wanted = names.map((n) => (n.endsWith('?') ? `[ds:${n.slice(0, -1)}]` : `ds:${n}`)).join(', ');
-    structureError(role, `${qname(element)} must contain ${wanted || 'nothing'}; it contains ${children.map(qname).join(', ') || 'nothing'}`);
+    structureError(
+      role,
+      `${qname(element)} must contain ${wanted || 'nothing'}; it contains ` +
+        `${children.map(qname).join(', ') || 'nothing'}`,
+    );
   }
   return children;
 }
@@ -143,7 +183,11 @@ function expectChildren(element: XmlElement, role: SignatureRole, names: string[
 /** Only the attributes `allowed`, none of them namespaced. */
 function expectAttributes(element: XmlElement, role: SignatureRole, allowed: string[]): void {
   const extra = element.attrs.find((a) => a.namespaceUri !== '' || !allowed.includes(a.name));
-  if (extra) structureError(role, `${qname(element)} may not carry the attribute ${extra.prefix ? `${extra.prefix}:` : ''}${extra.name}`);
+  if (extra)
+    structureError(
+      role,
+      `${qname(element)} may not carry the attribute ${extra.prefix ? `${extra.prefix}:` : ''}${extra.name}`,
+    );
 }
 
 /** An element naming an algorithm of the allow-list, with no parameters. */
@@ -152,7 +196,11 @@ function algorithmOf(element: XmlElement, role: SignatureRole, allowed: readonly
   expectChildren(element, role, []);
   const uri = element.attr('Algorithm')?.value;
   if (uri === undefined || !allowed.includes(uri)) {
-    structureError(role, `${qname(element)} Algorithm ${uri === undefined ? 'is missing' : `"${uri}" is not allowed`}; allowed: ${allowed.join(', ')}`);
+    structureError(
+      role,
+      `${qname(element)} Algorithm ${uri === undefined ? 'is missing' : `"${uri}" is not allowed`}; allowed: ` +
+        `${allowed.join(', ')}`,
+    );
   }
   return uri;
 }
@@ -163,7 +211,8 @@ function base64Of(element: XmlElement, role: SignatureRole): Buffer {
     if (!(child instanceof XmlText)) structureError(role, `${qname(element)} may contain only base64 text`);
   }
   const text = element.content.replace(/\s+/g, '');
-  if (text === '' || text.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(text)) structureError(role, `${qname(element)} is not base64`);
+  if (text === '' || text.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(text))
+    structureError(role, `${qname(element)} is not base64`);
   return Buffer.from(text, 'base64');
 }
 
@@ -190,28 +239,48 @@ export function readSignature(element: XmlElement, role: SignatureRole): Signatu
 
   expectAttributes(signedInfo, role, []);
   const references = dsChildren(signedInfo, role).filter((c) => c.name === 'Reference');
-  if (references.length !== 1) structureError(role, `ds:SignedInfo holds ${references.length} ds:Reference elements; exactly one, to the whole agreement, is allowed`);
-  const [c14nMethod, signatureMethod, reference] = expectChildren(signedInfo, role, ['CanonicalizationMethod', 'SignatureMethod', 'Reference']) as [
-    XmlElement,
-    XmlElement,
-    XmlElement,
-  ];
+  if (references.length !== 1)
+    structureError(
+      role,
+      `ds:SignedInfo holds ${references.length} ds:Reference elements; exactly one, to the whole agreement, is allowed`,
+    );
+  const [c14nMethod, signatureMethod, reference] = expectChildren(signedInfo, role, [
+    'CanonicalizationMethod',
+    'SignatureMethod',
+    'Reference',
+  ]) as [XmlElement, XmlElement, XmlElement];
   algorithmOf(c14nMethod, role, [algorithm.excC14n]);
   const method = algorithmOf(signatureMethod, role, signatureMethods) as SignatureMethod;
 
   expectAttributes(reference, role, ['URI']);
   const uri = reference.attr('URI')?.value;
-  if (uri !== '') structureError(role, `ds:Reference URI must be "" (the whole agreement); it is ${uri === undefined ? 'missing' : `"${uri}"`}`);
-  const [transforms, digestMethod, digestValue] = expectChildren(reference, role, ['Transforms', 'DigestMethod', 'DigestValue']) as [XmlElement, XmlElement, XmlElement];
+  if (uri !== '')
+    structureError(
+      role,
+      `ds:Reference URI must be "" (the whole agreement); it is ${uri === undefined ? 'missing' : `"${uri}"`}`,
+    );
+  const [transforms, digestMethod, digestValue] = expectChildren(reference, role, [
+    'Transforms',
+    'DigestMethod',
+    'DigestValue',
+  ]) as [XmlElement, XmlElement, XmlElement];
   expectAttributes(transforms, role, []);
   const transformList = dsChildren(transforms, role);
-  const named = transformList.map((t) => (t.name === 'Transform' ? algorithmOf(t, role, referenceTransforms) : structureError(role, `${qname(t)} is not allowed in ds:Transforms`)));
+  const named = transformList.map((t) =>
+    t.name === 'Transform'
+      ? algorithmOf(t, role, referenceTransforms)
+      : structureError(role, `${qname(t)} is not allowed in ds:Transforms`),
+  );
   if (named.join(' ') !== referenceTransforms.join(' ')) {
-    structureError(role, `ds:Transforms must be exactly [${referenceTransforms.join(', ')}]; they are [${named.join(', ')}]`);
+    structureError(
+      role,
+      `ds:Transforms must be exactly [${referenceTransforms.join(', ')}]; they are [${named.join(', ')}]`,
+    );
   }
   algorithmOf(digestMethod, role, [algorithm.sha256]);
   const digest = base64Of(digestValue, role);
-  if (digest.length !== digestBytes) structureError(role, `ds:DigestValue has ${digest.length} bytes; a SHA-256 digest has ${digestBytes}`);
+  if (digest.length !== digestBytes)
+    structureError(role, `ds:DigestValue has ${digest.length} bytes; a SHA-256 digest has ${digestBytes}`);
 
   expectAttributes(keyInfo, role, []);
   const [x509Data] = expectChildren(keyInfo, role, ['X509Data']) as [XmlElement];
@@ -229,5 +298,13 @@ export function readSignature(element: XmlElement, role: SignatureRole): Signatu
     }
   });
 
-  return { role, element, signedInfo, method, digestValue: digest, signatureValue: base64Of(signatureValue, role), certificates };
+  return {
+    role,
+    element,
+    signedInfo,
+    method,
+    digestValue: digest,
+    signatureValue: base64Of(signatureValue, role),
+    certificates,
+  };
 }

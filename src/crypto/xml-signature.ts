@@ -52,14 +52,18 @@ export interface AgreementSignatures {
 /** Agreement documents are checked like request bodies before libxml2 sees them: size, no DTD, depth. */
 export const defaultAgreementLimits: RawGuardLimits = { maxBytes: 2 * 1024 * 1024, maxDepth: 64 };
 
-/** Parses an agreement keeping all its text (whitespace is signed too), after the raw guard unless `limits` is undefined; guard failures are structure errors. */
+/**
+ * Parses an agreement keeping all its text (whitespace is signed too), after the raw guard unless `limits` is
+ * undefined; guard failures are structure errors.
+ */
 function parseAgreement(xml: string, limits: RawGuardLimits | undefined): XmlDocument {
   try {
     const bytes = Buffer.from(xml, 'utf8');
     if (limits) guardRawXml(bytes, limits);
     return parseXml(bytes, 'agreement', undefined, { keepBlanks: true });
   } catch (error) {
-    if (error instanceof MalformedMessage || error instanceof MessageTooLarge) invalid('agreement structure', error.message);
+    if (error instanceof MalformedMessage || error instanceof MessageTooLarge)
+      invalid('agreement structure', error.message);
     throw error;
   }
 }
@@ -91,7 +95,11 @@ export function signAgreement(agreementXml: string, signer: SigningCredentials):
     if (parts.providerSignature) throw new Error('the agreement is already signed: wsag:Context holds a ds:Signature');
     const contextEnd = rootChildEnd(agreementXml, parts.context.prefix ? `${parts.context.prefix}:Context` : 'Context');
     if (contextEnd !== undefined) {
-      return agreementXml.slice(0, contextEnd) + signatureText(doc, method, signer.key, keyInfoChain) + agreementXml.slice(contextEnd);
+      return (
+        agreementXml.slice(0, contextEnd) +
+        signatureText(doc, method, signer.key, keyInfoChain) +
+        agreementXml.slice(contextEnd)
+      );
     }
     appendSignature(doc, parts.context, method, signer.key, keyInfoChain);
     return serialize(doc);
@@ -106,7 +114,11 @@ export function countersign(agreementXml: string, key: KeyObject, chain: X509Cer
   const { method, keyInfoChain } = checkSigningCredentials({ key, chain });
   return withAgreement(agreementXml, defaultAgreementLimits, (doc) => {
     const { providerSignature, countersignature } = locateAgreement(doc);
-    if (!providerSignature) invalid('provider signature: structure', 'the agreement has no provider signature (a ds:Signature in wsag:Context) to countersign');
+    if (!providerSignature)
+      invalid(
+        'provider signature: structure',
+        'the agreement has no provider signature (a ds:Signature in wsag:Context) to countersign',
+      );
     if (countersignature) throw new Error('the agreement is already countersigned');
     readSignature(providerSignature, 'provider signature');
     const object = appendDsElement(providerSignature, 'Object');
@@ -129,7 +141,8 @@ export function isUnsignedAgreement(xml: string): boolean {
 export function verifyAgreementSignatures(xml: string, options: VerifyOptions): AgreementSignatures {
   return withAgreement(xml, options.limits ?? defaultAgreementLimits, (doc) => {
     const { providerSignature, countersignature } = locateAgreement(doc);
-    if (!providerSignature) invalid('provider signature: structure', 'the agreement is not signed: wsag:Context holds no ds:Signature');
+    if (!providerSignature)
+      invalid('provider signature: structure', 'the agreement is not signed: wsag:Context holds no ds:Signature');
     // Both are read before either is checked, so a malformed countersignature is reported as such.
     const provider = readSignature(providerSignature, 'provider signature');
     const initiator = countersignature && readSignature(countersignature, 'initiator countersignature');
@@ -139,23 +152,40 @@ export function verifyAgreementSignatures(xml: string, options: VerifyOptions): 
   });
 }
 
-function verifySignature(doc: XmlDocument, signature: SignatureParts, { validateChain, at }: VerifyOptions): VerifiedSigner {
+function verifySignature(
+  doc: XmlDocument,
+  signature: SignatureParts,
+  { validateChain, at }: VerifyOptions,
+): VerifiedSigner {
   const { role } = signature;
   const chain = orderChain(signature.certificates, role);
   const leaf = chain[0] as X509Certificate;
   const method = signatureMethodFor(leaf.publicKey);
   if (typeof method !== 'string') invalid(`${role}: structure`, `the signer's key is refused: ${method.refused}`);
   if (method !== signature.method) {
-    invalid(`${role}: structure`, `ds:SignatureMethod ${signature.method} does not fit the signer's ${leaf.publicKey.asymmetricKeyType} key`);
+    invalid(
+      `${role}: structure`,
+      `ds:SignatureMethod ${signature.method} does not fit the signer's ${leaf.publicKey.asymmetricKeyType} key`,
+    );
   }
   if (!timingSafeEqual(referenceDigest(doc, signature.element), signature.digestValue)) {
-    invalid(`${role}: digest mismatch`, 'the agreement differs from what was signed (ds:DigestValue does not match its canonical form)');
+    invalid(
+      `${role}: digest mismatch`,
+      'the agreement differs from what was signed (ds:DigestValue does not match its canonical form)',
+    );
   }
   if (!verifyBytes(method, leaf.publicKey, canonicalSignedInfo(signature.signedInfo), signature.signatureValue)) {
-    invalid(`${role}: bad signature value`, "ds:SignatureValue does not verify with the key of the signer's certificate");
+    invalid(
+      `${role}: bad signature value`,
+      "ds:SignatureValue does not verify with the key of the signer's certificate",
+    );
   }
   try {
-    return { identity: validateChain(chain, at).identity, certificate: leaf, signatureValue: signature.signatureValue.toString('base64') };
+    return {
+      identity: validateChain(chain, at).identity,
+      certificate: leaf,
+      signatureValue: signature.signatureValue.toString('base64'),
+    };
   } catch (error) {
     return invalid(`${role}: untrusted chain`, error instanceof Error ? error.message : String(error));
   }

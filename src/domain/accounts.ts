@@ -13,8 +13,13 @@ import { InsufficientFunds, InvalidTerms } from './errors.js';
 export type AccountKind = 'user' | 'group' | 'vo';
 export const accountKinds: readonly AccountKind[] = ['user', 'group', 'vo'];
 
-/** How far below zero the available funds may go: not at all, a fixed credit limit, or a share of what was allocated. */
-export type Overdraft = { kind: 'none' } | { kind: 'credit-limit'; limit: number } | { kind: 'allocation-share'; share: number };
+/**
+ * How far below zero the available funds may go: not at all, a fixed credit limit, or a share of what was allocated.
+ */
+export type Overdraft =
+  | { kind: 'none' }
+  | { kind: 'credit-limit'; limit: number }
+  | { kind: 'allocation-share'; share: number };
 
 export interface Account {
   id: string;
@@ -49,7 +54,16 @@ export interface FundsHold {
   closedAt?: Date;
 }
 
-export type EntryKind = 'allocation' | 'deposit' | 'hold' | 'release' | 'charge' | 'fee' | 'penalty-credit' | 'reward-charge' | 'penalty-withdrawal';
+export type EntryKind =
+  | 'allocation'
+  | 'deposit'
+  | 'hold'
+  | 'release'
+  | 'charge'
+  | 'fee'
+  | 'penalty-credit'
+  | 'reward-charge'
+  | 'penalty-withdrawal';
 
 export interface LedgerEntry {
   seq: number;
@@ -77,7 +91,8 @@ export interface LedgerChange {
 
 export function cents(amount: number, what: string): number {
   const value = Math.round(amount * 100);
-  if (!Number.isFinite(amount) || value <= 0 || value > 1e13) throw new InvalidTerms(`${what} must be a positive amount of at most 100000000000, got ${amount}`);
+  if (!Number.isFinite(amount) || value <= 0 || value > 1e13)
+    throw new InvalidTerms(`${what} must be a positive amount of at most 100000000000, got ${amount}`);
   return value;
 }
 
@@ -87,7 +102,11 @@ export function fromCents(value: number): number {
 
 export function overdraftLimit(account: Account): number {
   const o = account.overdraft;
-  return o.kind === 'credit-limit' ? o.limit : o.kind === 'allocation-share' ? Math.floor(account.allocated * o.share) : 0;
+  return o.kind === 'credit-limit'
+    ? o.limit
+    : o.kind === 'allocation-share'
+      ? Math.floor(account.allocated * o.share)
+      : 0;
 }
 
 /** What can still be held or charged, in cents. */
@@ -100,19 +119,45 @@ export function formatMoney(value: number, currency: string): string {
 }
 
 /** Allocations, deposits and penalty credits: funds go up. */
-export function credit(account: Account, kind: 'allocation' | 'deposit' | 'penalty-credit', amount: number, at: Date, key: string, note: string): LedgerChange {
+export function credit(
+  account: Account,
+  kind: 'allocation' | 'deposit' | 'penalty-credit',
+  amount: number,
+  at: Date,
+  key: string,
+  note: string,
+): LedgerChange {
   return {
-    account: { ...account, funds: account.funds + amount, allocated: account.allocated + (kind === 'allocation' ? amount : 0), updatedAt: at },
+    account: {
+      ...account,
+      funds: account.funds + amount,
+      allocated: account.allocated + (kind === 'allocation' ? amount : 0),
+      updatedAt: at,
+    },
     entries: [{ at, kind, amount, heldChange: 0, key, note }],
     holds: [],
   };
 }
 
 /** Reserves `amount` for `holdId`; refused when the account cannot cover it. */
-export function placeHold(account: Account, holdId: string, amount: number, at: Date, key: string, note: string): LedgerChange {
+export function placeHold(
+  account: Account,
+  holdId: string,
+  amount: number,
+  at: Date,
+  key: string,
+  note: string,
+): LedgerChange {
   const free = available(account);
   if (amount > free) {
-    throw new InsufficientFunds(`account "${account.id}" cannot cover ${formatMoney(amount, account.currency)}: ${formatMoney(Math.max(0, free), account.currency)} available (funds ${formatMoney(account.funds, account.currency)}, held ${formatMoney(account.held, account.currency)}, overdraft ${formatMoney(overdraftLimit(account), account.currency)})`, Math.max(0, free) / 100);
+    throw new InsufficientFunds(
+      `account "${account.id}" cannot cover ${formatMoney(amount, account.currency)}: ` +
+        `${formatMoney(Math.max(0, free), account.currency)} available (funds ` +
+        `${formatMoney(account.funds, account.currency)}, held ` +
+        `${formatMoney(account.held, account.currency)}, overdraft ` +
+        `${formatMoney(overdraftLimit(account), account.currency)})`,
+      Math.max(0, free) / 100,
+    );
   }
   return {
     account: { ...account, held: account.held + amount, updatedAt: at },
@@ -125,11 +170,29 @@ export function placeHold(account: Account, holdId: string, amount: number, at: 
  * Ends an open hold: its amount is released, and `charge` (at most the hold) is charged as
  * a usage charge or a fee. The hold itself guarantees the charge can be paid.
  */
-export function closeHold(account: Account, hold: FundsHold, charge: { kind: 'charge' | 'fee'; amount: number } | undefined, at: Date, key: string, note: string): LedgerChange {
+export function closeHold(
+  account: Account,
+  hold: FundsHold,
+  charge: { kind: 'charge' | 'fee'; amount: number } | undefined,
+  at: Date,
+  key: string,
+  note: string,
+): LedgerChange {
   if (!hold.open) throw new Error(`hold ${hold.id} is closed already`);
   const charged = Math.min(hold.amount, Math.max(0, charge?.amount ?? 0));
-  const entries: NewEntry[] = [{ at, kind: 'release', amount: 0, heldChange: -hold.amount, holdId: hold.id, key, note }];
-  if (charge && charged > 0) entries.push({ at, kind: charge.kind, amount: -charged, heldChange: 0, holdId: hold.id, key: `${key}/${charge.kind}`, note });
+  const entries: NewEntry[] = [
+    { at, kind: 'release', amount: 0, heldChange: -hold.amount, holdId: hold.id, key, note },
+  ];
+  if (charge && charged > 0)
+    entries.push({
+      at,
+      kind: charge.kind,
+      amount: -charged,
+      heldChange: 0,
+      holdId: hold.id,
+      key: `${key}/${charge.kind}`,
+      note,
+    });
   return {
     account: { ...account, held: account.held - hold.amount, funds: account.funds - charged, updatedAt: at },
     entries,
@@ -143,7 +206,19 @@ export function chargeReward(account: Account, amount: number, at: Date, key: st
   const shortfall = amount - charged;
   return {
     account: { ...account, funds: account.funds - charged, updatedAt: at },
-    entries: [{ at, kind: 'reward-charge', amount: -charged, heldChange: 0, key, note: shortfall > 0 ? `${note}; ${formatMoney(shortfall, account.currency)} could not be charged (not enough funds)` : note }],
+    entries: [
+      {
+        at,
+        kind: 'reward-charge',
+        amount: -charged,
+        heldChange: 0,
+        key,
+        note:
+          shortfall > 0
+            ? `${note}; ${formatMoney(shortfall, account.currency)} could not be charged (not enough funds)`
+            : note,
+      },
+    ],
     holds: [],
   };
 }
@@ -152,7 +227,13 @@ export function chargeReward(account: Account, amount: number, at: Date, key: st
  * Takes back a penalty credit an operator found false (a compensating entry): the whole
  * amount, even below zero funds, since the credit itself was the error.
  */
-export function withdrawPenaltyCredit(account: Account, amount: number, at: Date, key: string, note: string): LedgerChange {
+export function withdrawPenaltyCredit(
+  account: Account,
+  amount: number,
+  at: Date,
+  key: string,
+  note: string,
+): LedgerChange {
   return {
     account: { ...account, funds: account.funds - amount, updatedAt: at },
     entries: [{ at, kind: 'penalty-withdrawal', amount: -amount, heldChange: 0, key, note }],
@@ -165,14 +246,28 @@ export function mayUse(account: Account, identity: string): boolean {
   return account.owner === identity || account.members.includes(identity);
 }
 
-/** Moves a hold to a new id (a negotiated offer's funds become its agreement's), resized to `amount`; the released amount counts as available. */
-export function transferHold(account: Account, from: FundsHold, toId: string, amount: number, at: Date, key: string, note: string): LedgerChange {
+/**
+ * Moves a hold to a new id (a negotiated offer's funds become its agreement's), resized to `amount`; the released
+ * amount counts as available.
+ */
+export function transferHold(
+  account: Account,
+  from: FundsHold,
+  toId: string,
+  amount: number,
+  at: Date,
+  key: string,
+  note: string,
+): LedgerChange {
   if (!from.open) throw new Error(`hold ${from.id} is closed already`);
   const released = { ...account, held: account.held - from.amount };
   const placed = placeHold(released, toId, amount, at, `${key}/hold`, note);
   return {
     account: placed.account,
-    entries: [{ at, kind: 'release', amount: 0, heldChange: -from.amount, holdId: from.id, key, note }, ...placed.entries],
+    entries: [
+      { at, kind: 'release', amount: 0, heldChange: -from.amount, holdId: from.id, key, note },
+      ...placed.entries,
+    ],
     holds: [{ ...from, open: false, closedAt: at }, ...placed.holds],
   };
 }
@@ -181,17 +276,36 @@ export function transferHold(account: Account, from: FundsHold, toId: string, am
  * Settles an agreement in one step: its hold (if any) is closed charging `charge`, its
  * penalties are credited and its rewards charged (as far as the account can pay).
  */
-export function settle(account: Account, hold: FundsHold | undefined, amounts: { charge: number; penalties: number; rewards: number }, at: Date, key: string, note: string): LedgerChange {
+export function settle(
+  account: Account,
+  hold: FundsHold | undefined,
+  amounts: { charge: number; penalties: number; rewards: number },
+  at: Date,
+  key: string,
+  note: string,
+): LedgerChange {
   let change: LedgerChange = { account, entries: [], holds: [] };
   const then = (next: (a: Account) => LedgerChange) => {
     const step = next(change.account);
-    change = { account: step.account, entries: [...change.entries, ...step.entries], holds: [...change.holds, ...step.holds] };
+    change = {
+      account: step.account,
+      entries: [...change.entries, ...step.entries],
+      holds: [...change.holds, ...step.holds],
+    };
   };
-  if (hold?.open) then((a) => closeHold(a, hold, amounts.charge > 0 ? { kind: 'charge', amount: amounts.charge } : undefined, at, key, note));
-  if (amounts.penalties > 0) then((a) => credit(a, 'penalty-credit', amounts.penalties, at, `${key}/penalties`, `${note}: penalties the provider owes`));
-  if (amounts.rewards > 0) then((a) => chargeReward(a, amounts.rewards, at, `${key}/rewards`, `${note}: rewards the customer owes`));
+  if (hold?.open)
+    then((a) =>
+      closeHold(a, hold, amounts.charge > 0 ? { kind: 'charge', amount: amounts.charge } : undefined, at, key, note),
+    );
+  if (amounts.penalties > 0)
+    then((a) =>
+      credit(a, 'penalty-credit', amounts.penalties, at, `${key}/penalties`, `${note}: penalties the provider owes`),
+    );
+  if (amounts.rewards > 0)
+    then((a) => chargeReward(a, amounts.rewards, at, `${key}/rewards`, `${note}: rewards the customer owes`));
   // The operation's key is on its first entry; with nothing to do, a marker entry records that it was settled.
-  if (change.entries.length === 0) change.entries.push({ at, kind: 'charge', amount: 0, heldChange: 0, key, note: `${note}: nothing to charge` });
+  if (change.entries.length === 0)
+    change.entries.push({ at, kind: 'charge', amount: 0, heldChange: 0, key, note: `${note}: nothing to charge` });
   else change.entries[0] = { ...(change.entries[0] as NewEntry), key };
   return change;
 }

@@ -31,7 +31,12 @@ const transitions: Record<AgreementState, Partial<Record<AgreementEvent, Agreeme
 
 export const finalStates: readonly AgreementState[] = ['Rejected', 'Complete', 'Terminated'];
 /** The states that are not final: what a restart reads back (an ended agreement holds nothing and runs nothing). */
-export const liveStates: readonly AgreementState[] = ['Pending', 'Observed', 'PendingAndTerminating', 'ObservedAndTerminating'];
+export const liveStates: readonly AgreementState[] = [
+  'Pending',
+  'Observed',
+  'PendingAndTerminating',
+  'ObservedAndTerminating',
+];
 
 /** The state `event` leads to from `from`, or an InvalidStateTransition naming both. */
 export function nextAgreementState(from: AgreementState, event: AgreementEvent): AgreementState {
@@ -57,11 +62,16 @@ export function holdsCapacity(state: AgreementState): boolean {
 
 function describe(event: AgreementEvent): string {
   switch (event) {
-    case 'accept': return 'be accepted';
-    case 'reject': return 'be rejected';
+    case 'accept':
+      return 'be accepted';
+    case 'reject':
+      return 'be rejected';
     case 'terminateRequested':
-    case 'terminate': return 'be terminated';
-    case 'terminationRefused': return 'refuse termination';
-    case 'complete': return 'complete';
+    case 'terminate':
+      return 'be terminated';
+    case 'terminationRefused':
+      return 'refuse termination';
+    case 'complete':
+      return 'complete';
   }
 }

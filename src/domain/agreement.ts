@@ -12,7 +12,15 @@ export type AgreementState =
   | 'Complete'
   | 'Terminated';
 
-export const agreementStates: readonly AgreementState[] = ['Pending', 'Observed', 'PendingAndTerminating', 'ObservedAndTerminating', 'Rejected', 'Complete', 'Terminated'];
+export const agreementStates: readonly AgreementState[] = [
+  'Pending',
+  'Observed',
+  'PendingAndTerminating',
+  'ObservedAndTerminating',
+  'Rejected',
+  'Complete',
+  'Terminated',
+];
 
 export type ServiceTermState = 'NotReady' | 'Ready' | 'Completed';
 /** Sub-state of Ready. */
@@ -25,7 +33,9 @@ export interface ServiceTermStatus {
   subState?: ServiceTermSubState;
 }
 
-/** Where a migrated job went (Hovestadt 2006, section 3.6.7): the peer, our agreement with it, when, and what it cost. */
+/**
+ * Where a migrated job went (Hovestadt 2006, section 3.6.7): the peer, our agreement with it, when, and what it cost.
+ */
 export interface MigrationRecord {
   /** The peer's name in the peers configuration. */
   peer: string;
@@ -43,7 +53,10 @@ export interface GuaranteeTermStatus {
   state: GuaranteeTermState;
 }
 
-/** An agreement as the server keeps it. `document` is the agreement XML, the source of truth for Name, Context and Terms. */
+/**
+ * An agreement as the server keeps it. `document` is the agreement XML, the source of truth for Name, Context and
+ * Terms.
+ */
 export interface Agreement {
   id: string;
   name?: string;
@@ -51,7 +64,10 @@ export interface Agreement {
   templateName: string;
   /** Identity of the initiator (certificate subject once security is on; `anonymous` otherwise). */
   initiator: string;
-  /** Other identities the initiator named (srv:EligibleParty) that may read and use the agreement, e.g. run in its reservation. */
+  /**
+   * Other identities the initiator named (srv:EligibleParty) that may read and use the agreement, e.g. run in its
+   * reservation.
+   */
   eligibleParties?: string[];
   state: AgreementState;
   serviceTerms: ServiceTermStatus[];
@@ -72,9 +88,15 @@ export interface Agreement {
   usedBy?: string;
   /** CreatePendingAgreement's AgreementAcceptanceEPR (XML): where the provider reports its decision. */
   acceptanceEpr?: string;
-  /** Cross-border migration: the job was moved to a peer provider and resumes there under this agreement of ours with the peer. */
+  /**
+   * Cross-border migration: the job was moved to a peer provider and resumes there under this agreement of ours with
+   * the peer.
+   */
   migratedTo?: MigrationRecord;
-  /** The offer's wsag:ExpirationTime: the agreement ends then (Complete, its capacity released) if it has not ended before. */
+  /**
+   * The offer's wsag:ExpirationTime: the agreement ends then (Complete, its capacity released) if it has not ended
+   * before.
+   */
   expiresAt?: Date;
   createdAt: Date;
   updatedAt: Date;

@@ -31,7 +31,9 @@ export interface Allocation {
   promised?: { start: Date; end: Date };
 }
 
-/** One booked piece of a job: `nodeIds` work over [start, end); `spareNodeIds` are kept for restarts (Enhanced, Full). */
+/**
+ * One booked piece of a job: `nodeIds` work over [start, end); `spareNodeIds` are kept for restarts (Enhanced, Full).
+ */
 export interface AllocationSegment {
   start: Date;
   end: Date;

@@ -22,12 +22,18 @@ export function checkApplication(request: ServiceRequest, policy: ApplicationPol
   if (!application) return;
   const executable = application.executable;
   if (!policy.runsApplications) {
-    throw new UnsupportedTerm(`jsdl-posix:POSIXApplication: this server runs no applications (its executor runs the site's default job); it runs ${executable} only in front of Slurm (WSAG_EXECUTOR=slurm): leave jsdl:Application out`);
+    throw new UnsupportedTerm(
+      `jsdl-posix:POSIXApplication: this server runs no applications (its executor runs the site's default ` +
+        `job); it runs ${executable} only in front of Slurm (WSAG_EXECUTOR=slurm): leave jsdl:Application out`,
+    );
   }
   const segments = executable.split('/');
   const plain = executable.startsWith('/') && !segments.includes('..') && !segments.includes('.');
   if (!plain || !policy.executablePrefixes.some((prefix) => executable.startsWith(prefix))) {
-    const allowed = policy.executablePrefixes.length > 0 ? `it runs executables under ${policy.executablePrefixes.join(', ')}` : 'it runs no executable an offer names (WSAG_SLURM_EXECUTABLES is empty), only the site\'s default job';
+    const allowed =
+      policy.executablePrefixes.length > 0
+        ? `it runs executables under ${policy.executablePrefixes.join(', ')}`
+        : "it runs no executable an offer names (WSAG_SLURM_EXECUTABLES is empty), only the site's default job";
     throw new UnsupportedTerm(`jsdl-posix:Executable ${executable} is not an executable this site runs: ${allowed}`);
   }
 }

@@ -11,7 +11,9 @@ import type { Compensation } from './terms.js';
 
 /** How far an objective was missed (penalty) or beaten (reward), in the two units an assessment interval can count. */
 export interface Measure {
-  /** Time late, unavailable or beyond the objective (penalty); time to spare (reward); 0 when the KPI has no such time. */
+  /**
+   * Time late, unavailable or beyond the objective (penalty); time to spare (reward); 0 when the KPI has no such time.
+   */
   durationMs: number;
   /** Violations counted (penalty); 1 for a fulfilled term (reward). */
   count: number;
@@ -33,7 +35,10 @@ export interface ChargeLine {
   currency: string;
 }
 
-/** What is due: the total in the first line's currency, and every line. Lines in another currency are listed but not added in. */
+/**
+ * What is due: the total in the first line's currency, and every line. Lines in another currency are listed but not
+ * added in.
+ */
 export interface Charge extends Money {
   lines: ChargeLine[];
 }
@@ -44,7 +49,15 @@ export interface Charge extends Money {
  * of `count` violations; capped per penalty.
  */
 export function assessPenalty(penalties: readonly Compensation[], measure: Measure): Charge | undefined {
-  return charge(penalties.map((p) => line(p, (every) => ('ms' in every ? Math.max(1, Math.ceil(measure.durationMs / every.ms)) : Math.ceil(Math.max(1, measure.count) / every.count)))));
+  return charge(
+    penalties.map((p) =>
+      line(p, (every) =>
+        'ms' in every
+          ? Math.max(1, Math.ceil(measure.durationMs / every.ms))
+          : Math.ceil(Math.max(1, measure.count) / every.count),
+      ),
+    ),
+  );
 }
 
 /**
@@ -53,7 +66,17 @@ export function assessPenalty(penalties: readonly Compensation[], measure: Measu
  * before the deadline with PT30M earns 2), or once when the KPI measures no time.
  */
 export function assessReward(rewards: readonly Compensation[], measure: Measure): Charge | undefined {
-  return charge(rewards.map((r) => line(r, (every) => ('ms' in every ? (measure.timeless ? 1 : Math.floor(Math.max(0, measure.durationMs) / every.ms)) : Math.ceil(Math.max(1, measure.count) / every.count)))));
+  return charge(
+    rewards.map((r) =>
+      line(r, (every) =>
+        'ms' in every
+          ? measure.timeless
+            ? 1
+            : Math.floor(Math.max(0, measure.durationMs) / every.ms)
+          : Math.ceil(Math.max(1, measure.count) / every.count),
+      ),
+    ),
+  );
 }
 
 type Every = { ms: number } | { count: number };
@@ -63,7 +86,8 @@ function line(c: Compensation, unitsFor: (every: Every) => number): ChargeLine {
   let per: string;
   if ('timeInterval' in c.assessmentInterval) {
     const ms = durationMs(c.assessmentInterval.timeInterval);
-    if (ms <= 0) throw new RangeError(`assessment interval ${c.assessmentInterval.timeInterval} must be longer than zero`);
+    if (ms <= 0)
+      throw new RangeError(`assessment interval ${c.assessmentInterval.timeInterval} must be longer than zero`);
     every = { ms };
     per = c.assessmentInterval.timeInterval;
   } else {

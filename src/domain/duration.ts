@@ -9,10 +9,14 @@ const pattern = /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?
 export function durationMs(value: string): number {
   const text = value.trim();
   const m = pattern.exec(text);
-  if (!m || text === 'P' || text.endsWith('T')) throw new RangeError(`duration "${value}" is not an xs:duration such as PT30M`);
+  if (!m || text === 'P' || text.endsWith('T'))
+    throw new RangeError(`duration "${value}" is not an xs:duration such as PT30M`);
   const [, years, months, weeks, days, hours, minutes, seconds] = m;
   if (Number(years ?? 0) > 0 || Number(months ?? 0) > 0) {
-    throw new RangeError(`duration "${value}" uses years or months, which have no fixed length; use weeks, days, hours, minutes or seconds`);
+    throw new RangeError(
+      `duration "${value}" uses years or months, which have no fixed length; use weeks, days, hours, ` +
+        `minutes or seconds`,
+    );
   }
   const ms =
     Number(weeks ?? 0) * 7 * 86_400_000 +

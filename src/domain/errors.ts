@@ -24,7 +24,10 @@ export class MalformedMessage extends WsagError {
 export class MessageTooLarge extends WsagError {
   readonly code = 'MessageTooLarge';
 }
-/** A body in an encoding or charset the server does not read (it reads UTF-8, uncompressed or gzip/deflate where the route says so). */
+/**
+ * A body in an encoding or charset the server does not read (it reads UTF-8, uncompressed or gzip/deflate where the
+ * route says so).
+ */
 export class UnsupportedMediaType extends WsagError {
   readonly code = 'UnsupportedMediaType';
 }
@@ -32,10 +35,16 @@ export class UnsupportedMediaType extends WsagError {
 export class MethodNotAllowed extends WsagError {
   readonly code = 'MethodNotAllowed';
 }
-/** A SOAP header block marked mustUnderstand that this server does not process (SOAP 1.1 section 4.2.3, SOAP 1.2 part 1 section 5.2.3). */
+/**
+ * A SOAP header block marked mustUnderstand that this server does not process (SOAP 1.1 section 4.2.3, SOAP 1.2 part 1
+ * section 5.2.3).
+ */
 export class MustUnderstand extends WsagError {
   readonly code = 'MustUnderstand';
-  constructor(message: string, readonly notUnderstood: ReadonlyArray<{ namespaceUri: string; name: string }>) {
+  constructor(
+    message: string,
+    readonly notUnderstood: ReadonlyArray<{ namespaceUri: string; name: string }>,
+  ) {
     super(message);
   }
 }
@@ -85,7 +94,10 @@ export class InternalError extends WsagError {
 export class InvalidTerms extends WsagError {
   readonly code = 'InvalidTerms';
 }
-/** A term of the offer that this server does not act on: refused, never parsed and ignored (docs/terms.md, "Where each term is enforced"). */
+/**
+ * A term of the offer that this server does not act on: refused, never parsed and ignored (docs/terms.md, "Where each
+ * term is enforced").
+ */
 export class UnsupportedTerm extends WsagError {
   readonly code = 'UnsupportedTerm';
 }
@@ -93,39 +105,69 @@ export class UnsupportedTerm extends WsagError {
 export class UnknownAccount extends WsagError {
   readonly code = 'UnknownAccount';
 }
-/** The charge account cannot cover what is asked (after its overdraft policy): names the account, the amount needed and the amount available. */
+/**
+ * The charge account cannot cover what is asked (after its overdraft policy): names the account, the amount needed and
+ * the amount available.
+ */
 export class InsufficientFunds extends WsagError {
   readonly code = 'InsufficientFunds';
   /** What the account has available, in its currency's units (a negotiation counters with what that buys). */
-  constructor(message: string, readonly available?: number) {
+  constructor(
+    message: string,
+    readonly available?: number,
+  ) {
     super(message);
   }
 }
-/** The request would take its VO, group or user past its usage SLA (share) at this site: names the level, the share, the usage and when room returns. */
+/**
+ * The request would take its VO, group or user past its usage SLA (share) at this site: names the level, the share, the
+ * usage and when room returns.
+ */
 export class ShareExceeded extends WsagError {
   readonly code = 'ShareExceeded';
   /** When the share has room again (a negotiation counters with a start then). */
-  constructor(message: string, readonly roomAt?: Date) {
+  constructor(
+    message: string,
+    readonly roomAt?: Date,
+  ) {
     super(message);
   }
 }
-/** The request would take its party past a fair-use limit (docs/security.md, "Fair use"): names the limit, the party, what it holds and the most it may. */
+/**
+ * The request would take its party past a fair-use limit (docs/security.md, "Fair use"): names the limit, the party,
+ * what it holds and the most it may.
+ */
 export class FairUseExceeded extends WsagError {
   readonly code = 'FairUseExceeded';
-  /** Which limit (share, nodeHours, agreements, pending, negotiations, checkpointBytes); `/metrics` counts refusals by it. */
-  constructor(message: string, readonly limit?: string) {
+  /**
+   * Which limit (share, nodeHours, agreements, pending, negotiations, checkpointBytes); `/metrics` counts refusals by
+   * it.
+   */
+  constructor(
+    message: string,
+    readonly limit?: string,
+  ) {
     super(message);
   }
 }
-/** Security is on and the request proves no identity: no client certificate or WS-Security signature, or one that does not lead to a trusted CA. */
+/**
+ * Security is on and the request proves no identity: no client certificate or WS-Security signature, or one that does
+ * not lead to a trusted CA.
+ */
 export class NotAuthenticated extends WsagError {
   readonly code = 'NotAuthenticated';
 }
-/** An agreement's XML signature does not hold: which signature, and what is wrong (structure, digest mismatch, bad signature value, untrusted chain). */
+/**
+ * An agreement's XML signature does not hold: which signature, and what is wrong (structure, digest mismatch, bad
+ * signature value, untrusted chain).
+ */
 export class SignatureInvalid extends WsagError {
   readonly code = 'SignatureInvalid';
 }
-/** This instance cannot serve the request now: in a cluster, no planning leader answers yet (a takeover under way). Try again shortly. */
+/**
+ * This instance cannot serve the request now: in a cluster, no planning leader answers yet (a takeover under way). Try
+ * again shortly.
+ */
 export class ServiceUnavailable extends WsagError {
   readonly code = 'ServiceUnavailable';
   override readonly isClientError = false;
@@ -139,10 +181,31 @@ export class ServiceUnavailable extends WsagError {
  */
 export const faultClasses: Readonly<Record<string, new (message: string) => WsagError>> = Object.fromEntries(
   [
-    MalformedMessage, MessageTooLarge, UnsupportedMediaType, MethodNotAllowed, SchemaViolation,
-    ActionNotSupported, UnknownTemplate, CreationConstraintViolation, CannotSatisfy, UnknownResource,
-    InvalidResourcePropertyQName, NotAuthorized, OfferExpired, NegotiationClosed, TooManyRounds,
-    InvalidStateTransition, InternalError, InvalidTerms, UnsupportedTerm, UnknownAccount, InsufficientFunds,
-    ShareExceeded, FairUseExceeded, NotAuthenticated, SignatureInvalid, ServiceUnavailable,
+    MalformedMessage,
+    MessageTooLarge,
+    UnsupportedMediaType,
+    MethodNotAllowed,
+    SchemaViolation,
+    ActionNotSupported,
+    UnknownTemplate,
+    CreationConstraintViolation,
+    CannotSatisfy,
+    UnknownResource,
+    InvalidResourcePropertyQName,
+    NotAuthorized,
+    OfferExpired,
+    NegotiationClosed,
+    TooManyRounds,
+    InvalidStateTransition,
+    InternalError,
+    InvalidTerms,
+    UnsupportedTerm,
+    UnknownAccount,
+    InsufficientFunds,
+    ShareExceeded,
+    FairUseExceeded,
+    NotAuthenticated,
+    SignatureInvalid,
+    ServiceUnavailable,
   ].map((fault) => [new fault('').code, fault]),
 );

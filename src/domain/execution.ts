@@ -148,7 +148,8 @@ export function appendFact(record: ExecutionRecord, fact: ExecutionFact): Execut
   switch (fact.kind) {
     case 'phase': {
       if (!phaseFollows[fact.phase].includes(phase)) throw refuse(`${fact.phase} cannot follow ${phase ?? 'no phase'}`);
-      if (hasEnded(record) && fact.phase !== 'PostRuntime' && fact.phase !== 'Idle') throw refuse(`the job has ended; only PostRuntime or Idle may follow`);
+      if (hasEnded(record) && fact.phase !== 'PostRuntime' && fact.phase !== 'Idle')
+        throw refuse(`the job has ended; only PostRuntime or Idle may follow`);
       next.phases = enter(record.phases, fact.phase, fact.at, fact.nodes);
       if (fact.phase === 'Running' && !record.startedAt) next.startedAt = fact.at;
       return next;
@@ -159,30 +160,44 @@ export function appendFact(record: ExecutionRecord, fact: ExecutionFact): Execut
       return next;
     case 'checkpointMissed':
       if (phase !== 'Running') throw refuse(`checkpoints are due while Running, not ${phase ?? 'outside a phase'}`);
-      next.missedCheckpoints = [...record.missedCheckpoints, { at: fact.at, interval: fact.interval, reason: fact.reason }];
+      next.missedCheckpoints = [
+        ...record.missedCheckpoints,
+        { at: fact.at, interval: fact.interval, reason: fact.reason },
+      ];
       return next;
     case 'outage':
-      if (!holdingNodes.includes(phase)) throw refuse(`an outage interrupts a job holding nodes, not one in ${phase ?? 'no phase'}`);
+      if (!holdingNodes.includes(phase))
+        throw refuse(`an outage interrupts a job holding nodes, not one in ${phase ?? 'no phase'}`);
       next.outages = [...record.outages, { at: fact.at, node: fact.node }];
       next.phases = enter(record.phases, 'Idle', fact.at, []);
       return next;
     case 'suspended':
-      if (phase !== 'PreRuntime' && phase !== 'Running') throw refuse(`only a preparing or running job can be suspended, not one in ${phase ?? 'no phase'}`);
+      if (phase !== 'PreRuntime' && phase !== 'Running')
+        throw refuse(`only a preparing or running job can be suspended, not one in ${phase ?? 'no phase'}`);
       next.suspensions = [...record.suspensions, { at: fact.at, reason: fact.reason }];
       next.phases = enter(record.phases, 'Idle', fact.at, []);
       return next;
     case 'restart': {
-      if (phase !== 'Running') throw refuse(`a restart is recorded when computation resumes (Running), not in ${phase ?? 'no phase'}`);
-      const restart: Restart = { at: fact.at, nodes: [...fact.nodes], fromInterval: fact.fromInterval, cause: fact.cause };
+      if (phase !== 'Running')
+        throw refuse(`a restart is recorded when computation resumes (Running), not in ${phase ?? 'no phase'}`);
+      const restart: Restart = {
+        at: fact.at,
+        nodes: [...fact.nodes],
+        fromInterval: fact.fromInterval,
+        cause: fact.cause,
+      };
       if (fact.reference !== undefined) restart.reference = fact.reference;
       next.restarts = [...record.restarts, restart];
       if (fact.cause === 'suspension') {
-        next.suspensions = record.suspensions.map((s) => (s.resumedAt === undefined ? { ...s, resumedAt: fact.at } : s));
+        next.suspensions = record.suspensions.map((s) =>
+          s.resumedAt === undefined ? { ...s, resumedAt: fact.at } : s,
+        );
       }
       return next;
     }
     case 'completed':
-      if (phase !== 'StageOut') throw refuse(`a job completes when its results are staged out, not in ${phase ?? 'no phase'}`);
+      if (phase !== 'StageOut')
+        throw refuse(`a job completes when its results are staged out, not in ${phase ?? 'no phase'}`);
       next.completedAt = fact.at;
       return next;
     case 'failed':
@@ -199,7 +214,12 @@ export function appendFact(record: ExecutionRecord, fact: ExecutionFact): Execut
 }
 
 /** Closes the open span at `at` and opens `phase` (none: just close). */
-function enter(phases: readonly PhaseSpan[], phase: RunPhase | undefined, at: Date, nodes: readonly string[]): PhaseSpan[] {
+function enter(
+  phases: readonly PhaseSpan[],
+  phase: RunPhase | undefined,
+  at: Date,
+  nodes: readonly string[],
+): PhaseSpan[] {
   const out = phases.map((p, i) => (i === phases.length - 1 && p.end === undefined ? { ...p, end: at } : p));
   if (phase) out.push({ phase, start: at, nodes: [...nodes] });
   return out;
@@ -210,7 +230,10 @@ function enter(phases: readonly PhaseSpan[], phase: RunPhase | undefined, at: Da
  * computation first starts; Ready while the job may still run, Processing when it computes
  * or stages out and Idle between pieces; Completed once it completed or failed.
  */
-export function serviceTermStateOf(record: ExecutionRecord): { state: ServiceTermState; subState?: ServiceTermSubState } {
+export function serviceTermStateOf(record: ExecutionRecord): {
+  state: ServiceTermState;
+  subState?: ServiceTermSubState;
+} {
   if (hasEnded(record)) return { state: 'Completed' };
   if (!record.startedAt) return { state: 'NotReady' };
   const phase = currentPhase(record);

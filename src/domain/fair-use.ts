@@ -24,7 +24,14 @@ export interface FairUseLimits {
 
 /** The limits a refusal can name; `/metrics` counts refusals by them. */
 export type FairUseLimit = Exclude<keyof FairUseLimits, 'pendingSeconds'>;
-export const fairUseLimitNames: readonly FairUseLimit[] = ['share', 'nodeHours', 'agreements', 'pending', 'negotiations', 'checkpointBytes'];
+export const fairUseLimitNames: readonly FairUseLimit[] = [
+  'share',
+  'nodeHours',
+  'agreements',
+  'pending',
+  'negotiations',
+  'checkpointBytes',
+];
 
 const hour = 3600_000;
 
@@ -34,10 +41,26 @@ const hour = 3600_000;
  * negotiations and 8 GiB of checkpoints.
  */
 export function defaultFairUse(slaNodes: number): FairUseLimits {
-  return { share: 0.5, nodeHours: Math.ceil(0.5 * slaNodes * 7 * 24), agreements: 200, pending: 20, pendingSeconds: 3600, negotiations: 20, checkpointBytes: 8 * 1024 ** 3 };
+  return {
+    share: 0.5,
+    nodeHours: Math.ceil(0.5 * slaNodes * 7 * 24),
+    agreements: 200,
+    pending: 20,
+    pendingSeconds: 3600,
+    negotiations: 20,
+    checkpointBytes: 8 * 1024 ** 3,
+  };
 }
 
-const keys: ReadonlyArray<keyof FairUseLimits> = ['share', 'nodeHours', 'agreements', 'pending', 'pendingSeconds', 'negotiations', 'checkpointBytes'];
+const keys: ReadonlyArray<keyof FairUseLimits> = [
+  'share',
+  'nodeHours',
+  'agreements',
+  'pending',
+  'pendingSeconds',
+  'negotiations',
+  'checkpointBytes',
+];
 
 /**
  * Reads `off`, or comma-separated NAME=VALUE pairs over the defaults (e.g.
@@ -46,17 +69,27 @@ const keys: ReadonlyArray<keyof FairUseLimits> = ['share', 'nodeHours', 'agreeme
 export function parseFairUse(text: string, defaults: FairUseLimits): FairUseLimits | { error: string } {
   if (text.trim() === 'off') return {};
   const limits: FairUseLimits = { ...defaults };
-  for (const pair of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const pair of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [name, value] = pair.split('=').map((p) => p.trim());
     const key = keys.find((k) => k === name);
-    if (!key || value === undefined) return { error: `"${pair}" is not NAME=VALUE with NAME one of ${keys.join(', ')} (or the whole value "off")` };
+    if (!key || value === undefined)
+      return { error: `"${pair}" is not NAME=VALUE with NAME one of ${keys.join(', ')} (or the whole value "off")` };
     if (value === 'off') {
       delete limits[key];
       continue;
     }
     const number = Number(value);
     const valid = key === 'share' ? number > 0 && number <= 1 : Number.isInteger(number) && number >= 1;
-    if (!valid) return { error: `${key} must be ${key === 'share' ? 'a fraction greater than 0 and at most 1' : 'a whole number of at least 1'} (or off), got "${value}"` };
+    if (!valid)
+      return {
+        error:
+          `${key} must be ` +
+          `${key === 'share' ? 'a fraction greater than 0 and at most 1' : 'a whole number of at least 1'} ` +
+          `(or off), got "${value}"`,
+      };
     limits[key] = number;
   }
   return limits;
@@ -82,26 +115,51 @@ export interface PartyHoldings {
  * (`pending`: the new agreement waits for the provider's decision). `slaNodes` is the
  * site's capacity for SLA work.
  */
-export function checkFairUse(limits: FairUseLimits, party: string, held: PartyHoldings, wanted: HeldBooking, options: { now: number; slaNodes: number; agreement: boolean; pending: boolean }): void {
+export function checkFairUse(
+  limits: FairUseLimits,
+  party: string,
+  held: PartyHoldings,
+  wanted: HeldBooking,
+  options: { now: number; slaNodes: number; agreement: boolean; pending: boolean },
+): void {
   const { now, slaNodes } = options;
   const setting = 'WSAG_FAIR_USE';
   if (options.pending && limits.pending !== undefined && held.pending + 1 > limits.pending) {
-    throw new FairUseExceeded(`${party} already has ${held.pending} pending agreements waiting for the provider's decision, the most one party may have at once (pending=${limits.pending} in ${setting}): wait for a decision or terminate one`, 'pending');
+    throw new FairUseExceeded(
+      `${party} already has ${held.pending} pending agreements waiting for the provider's decision, the most ` +
+        `one party may have at once (pending=${limits.pending} in ${setting}): wait for a decision or terminate one`,
+      'pending',
+    );
   }
   if (options.agreement && limits.agreements !== undefined && held.agreements + 1 > limits.agreements) {
-    throw new FairUseExceeded(`${party} already has ${held.agreements} agreements holding capacity, the most one party may have at once (agreements=${limits.agreements} in ${setting}): terminate one first`, 'agreements');
+    throw new FairUseExceeded(
+      `${party} already has ${held.agreements} agreements holding capacity, the most one party may have at ` +
+        `once (agreements=${limits.agreements} in ${setting}): terminate one first`,
+      'agreements',
+    );
   }
   if (limits.share !== undefined) {
     const most = Math.max(1, Math.floor(limits.share * slaNodes));
     const peak = peakNodes(held.bookings, wanted);
     if (peak.nodes > most) {
-      throw new FairUseExceeded(`${party} would hold ${peak.nodes} of the site's ${slaNodes} SLA nodes at ${new Date(peak.at).toISOString()}; one party holds at most ${most} at any time (share=${limits.share} in ${setting}): ask for fewer nodes or another time`, 'share');
+      throw new FairUseExceeded(
+        `${party} would hold ${peak.nodes} of the site's ${slaNodes} SLA nodes at ` +
+          `${new Date(peak.at).toISOString()}; one party holds at most ${most} at any time (share=` +
+          `${limits.share} in ${setting}): ask for fewer nodes or another time`,
+        'share',
+      );
     }
   }
   if (limits.nodeHours !== undefined) {
     const heldHours = [...held.bookings, wanted].reduce((sum, b) => sum + nodeHoursAhead(b, now), 0);
     if (heldHours > limits.nodeHours + 1e-9) {
-      throw new FairUseExceeded(`${party} would hold ${round(heldHours)} node-hours from now on (${round(nodeHoursAhead(wanted, now))} of them this request's); one party holds at most ${limits.nodeHours} (nodeHours=${limits.nodeHours} in ${setting}): ask for less, or wait for a booking to end`, 'nodeHours');
+      throw new FairUseExceeded(
+        `${party} would hold ${round(heldHours)} node-hours from now on (` +
+          `${round(nodeHoursAhead(wanted, now))} of them this request's); one party holds at most ` +
+          `${limits.nodeHours} (nodeHours=${limits.nodeHours} in ${setting}): ask for less, or wait for a ` +
+          `booking to end`,
+        'nodeHours',
+      );
     }
   }
 }

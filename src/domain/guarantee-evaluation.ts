@@ -48,12 +48,26 @@ interface Judgement {
   mechanism?: boolean;
 }
 
-export function evaluateGuarantee(term: GuaranteeTerm, record: ExecutionRecord, context: GuaranteeContext): GuaranteeEvaluation {
+export function evaluateGuarantee(
+  term: GuaranteeTerm,
+  record: ExecutionRecord,
+  context: GuaranteeContext,
+): GuaranteeEvaluation {
   const judged = judge(term.target, record, context);
-  const evaluation: GuaranteeEvaluation = { term: term.name, kpi: term.target.kind, state: judged.state, explanation: judged.explanation };
+  const evaluation: GuaranteeEvaluation = {
+    term: term.name,
+    kpi: term.target.kind,
+    state: judged.state,
+    explanation: judged.explanation,
+  };
   try {
     if (judged.state === 'Violated' && judged.measure) {
-      const liability = liabilityFor({ level: context.level, record, coveredOutages: context.coveredOutages, mechanism: judged.mechanism ?? false });
+      const liability = liabilityFor({
+        level: context.level,
+        record,
+        coveredOutages: context.coveredOutages,
+        mechanism: judged.mechanism ?? false,
+      });
       evaluation.liability = liability.rule;
       const assessed = assessPenalty(term.penalties, judged.measure);
       if (assessed) {
@@ -78,7 +92,8 @@ export function evaluateGuarantee(term: GuaranteeTerm, record: ExecutionRecord, 
  * completes, fails, checkpoints); undefined when only a new fact can decide, or it is decided.
  */
 export function nextCheck(term: GuaranteeTerm, record: ExecutionRecord, context: GuaranteeContext): Date | undefined {
-  if (judge(term.target, record, context).state !== 'NotDetermined' || term.target.kind !== 'NodesAvailable') return undefined;
+  if (judge(term.target, record, context).state !== 'NotDetermined' || term.target.kind !== 'NodesAvailable')
+    return undefined;
   const now = context.now.getTime();
   const span = requiredSpan(record, context);
   return span?.end !== undefined && now < span.end ? new Date(span.end + 1) : undefined;
@@ -100,7 +115,10 @@ function judge(target: KpiTarget, record: ExecutionRecord, context: GuaranteeCon
     case 'MaxCheckpointInterval':
       return checkpointInterval(target.interval, record, context);
     case 'Custom':
-      return { state: 'NotDetermined', explanation: `KPI ${target.kpiName || '(unnamed)'} is not one the server measures` };
+      return {
+        state: 'NotDetermined',
+        explanation: `KPI ${target.kpiName || '(unnamed)'} is not one the server measures`,
+      };
   }
 }
 
@@ -108,29 +126,61 @@ function judge(target: KpiTarget, record: ExecutionRecord, context: GuaranteeCon
  * An event (completion, start) by a point in time. Late is measured to the event, or, if
  * it never happened, to when the job ended or, while it may still happen, to now.
  */
-function byTime(event: string, what: string, happened: Date | undefined, by: Date, record: ExecutionRecord, { now }: GuaranteeContext): Judgement {
+function byTime(
+  event: string,
+  what: string,
+  happened: Date | undefined,
+  by: Date,
+  record: ExecutionRecord,
+  { now }: GuaranteeContext,
+): Judgement {
   const deadline = by.getTime();
   if (happened) {
     const diff = happened.getTime() - deadline;
     if (diff <= 0) {
-      return { state: 'Fulfilled', explanation: `${event} at ${isoTime(happened)}, ${describeMs(-diff)} before the ${what} ${isoTime(by)}`, measure: { durationMs: -diff, count: 1 } };
+      return {
+        state: 'Fulfilled',
+        explanation: `${event} at ${isoTime(happened)}, ${describeMs(-diff)} before the ${what} ${isoTime(by)}`,
+        measure: { durationMs: -diff, count: 1 },
+      };
     }
-    return { state: 'Violated', explanation: `${event} at ${isoTime(happened)}, ${describeMs(diff)} after the ${what} ${isoTime(by)}`, measure: { durationMs: diff, count: 1 } };
+    return {
+      state: 'Violated',
+      explanation: `${event} at ${isoTime(happened)}, ${describeMs(diff)} after the ${what} ${isoTime(by)}`,
+      measure: { durationMs: diff, count: 1 },
+    };
   }
   if (record.failure) {
     const late = Math.max(0, record.failure.at.getTime() - deadline);
-    return { state: 'Violated', explanation: `never ${event}: the job ended at ${isoTime(record.failure.at)} (${record.failure.reason}); ${what} ${isoTime(by)}`, measure: { durationMs: late, count: 1 } };
+    return {
+      state: 'Violated',
+      explanation:
+        `never ${event}: the job ended at ${isoTime(record.failure.at)} (` +
+        `${record.failure.reason}); ${what} ${isoTime(by)}`,
+      measure: { durationMs: late, count: 1 },
+    };
   }
   if (now.getTime() > deadline) {
     // Late, but by how much is known only when it happens: the verdict and its penalty wait for it.
     const late = now.getTime() - deadline;
-    return { state: 'NotDetermined', explanation: `not ${event} by the ${what} ${isoTime(by)}: ${describeMs(late)} late at ${isoTime(now)}, judged when it has ${event}` };
+    return {
+      state: 'NotDetermined',
+      explanation:
+        `not ${event} by the ${what} ${isoTime(by)}: ${describeMs(late)} late at ${isoTime(now)}, ` +
+        `judged when it has ${event}`,
+    };
   }
-  return { state: 'NotDetermined', explanation: `not ${event} yet; ${what} ${isoTime(by)} is ${describeMs(deadline - now.getTime())} away` };
+  return {
+    state: 'NotDetermined',
+    explanation: `not ${event} yet; ${what} ${isoTime(by)} is ${describeMs(deadline - now.getTime())} away`,
+  };
 }
 
 const holdingPhases: ReadonlyArray<RunPhase> = ['PreRuntime', 'Running', 'StageOut'];
-/** In a window the nodes are the holder's once handed over: their preparation is planned before the window, so it does not count in it. */
+/**
+ * In a window the nodes are the holder's once handed over: their preparation is planned before the window, so it does
+ * not count in it.
+ */
 const handedOverPhases: ReadonlyArray<RunPhase> = ['Running', 'StageOut'];
 
 function holds(phase: RunPhase | undefined, inWindow: boolean): boolean {
@@ -142,9 +192,13 @@ function holds(phase: RunPhase | undefined, inWindow: boolean): boolean {
  * it), or, without a window, from the job's first phase until it completes or ends.
  * `end` undefined: open-ended, up to now.
  */
-function requiredSpan(record: ExecutionRecord, { window }: GuaranteeContext): { start: number; end: number | undefined } | undefined {
+function requiredSpan(
+  record: ExecutionRecord,
+  { window }: GuaranteeContext,
+): { start: number; end: number | undefined } | undefined {
   const finished = record.completedAt?.getTime();
-  if (window) return { start: window.start.getTime(), end: Math.min(window.end.getTime(), finished ?? Number.POSITIVE_INFINITY) };
+  if (window)
+    return { start: window.start.getTime(), end: Math.min(window.end.getTime(), finished ?? Number.POSITIVE_INFINITY) };
   const first = record.phases[0];
   if (!first) return undefined;
   return { start: first.start.getTime(), end: finished ?? record.failure?.at.getTime() };
@@ -158,7 +212,8 @@ function requiredSpan(record: ExecutionRecord, { window }: GuaranteeContext): { 
  */
 function nodesAvailable(nodes: number, record: ExecutionRecord, context: GuaranteeContext): Judgement {
   const span = requiredSpan(record, context);
-  if (!span) return { state: 'NotDetermined', explanation: `${nodes} node(s) promised while the job runs; it has not started` };
+  if (!span)
+    return { state: 'NotDetermined', explanation: `${nodes} node(s) promised while the job runs; it has not started` };
   const now = context.now.getTime();
   const final = ended(record) || (span.end !== undefined && now >= span.end);
   // A job that ended inside its window leaves the rest of it unserved (unless it completed: the holder ended it).
@@ -176,20 +231,33 @@ function nodesAvailable(nodes: number, record: ExecutionRecord, context: Guarant
   }
   if (covered < until) gaps.push({ from: covered, to: until });
   const missing = gaps.reduce((sum, g) => sum + (g.to - g.from), 0);
-  const where = context.window ? `the window ${isoTime(context.window.start)} to ${isoTime(context.window.end)}` : 'the run';
+  const where = context.window
+    ? `the window ${isoTime(context.window.start)} to ${isoTime(context.window.end)}`
+    : 'the run';
   if (missing > 0) {
     const first = gaps[0] as { from: number; to: number };
     if (!final) {
-      return { state: 'NotDetermined', explanation: `fewer than ${nodes} node(s) for ${describeMs(missing)} of ${where} so far (first from ${isoTime(new Date(first.from))}); judged when it ends` };
+      return {
+        state: 'NotDetermined',
+        explanation:
+          `fewer than ${nodes} node(s) for ${describeMs(missing)} of ${where} so far (first from ` +
+          `${isoTime(new Date(first.from))}); judged when it ends`,
+      };
     }
     return {
       state: 'Violated',
-      explanation: `fewer than ${nodes} node(s) for ${describeMs(missing)} of ${where} (${gaps.length} time(s), first from ${isoTime(new Date(first.from))})`,
+      explanation:
+        `fewer than ${nodes} node(s) for ${describeMs(missing)} of ${where} (${gaps.length} ` +
+        `time(s), first from ${isoTime(new Date(first.from))})`,
       measure: { durationMs: missing, count: gaps.length },
     };
   }
   if (final) {
-    return { state: 'Fulfilled', explanation: `${nodes} node(s) available throughout ${where}`, measure: { durationMs: 0, count: 1, timeless: true } };
+    return {
+      state: 'Fulfilled',
+      explanation: `${nodes} node(s) available throughout ${where}`,
+      measure: { durationMs: 0, count: 1, timeless: true },
+    };
   }
   return { state: 'NotDetermined', explanation: `${nodes} node(s) available so far in ${where}` };
 }
@@ -202,26 +270,41 @@ function nodesAvailable(nodes: number, record: ExecutionRecord, context: Guarant
  */
 function checkpointInterval(interval: string, record: ExecutionRecord, context: GuaranteeContext): Judgement {
   const limit = safeDuration(interval);
-  if (limit === undefined) return { state: 'NotDetermined', explanation: `cannot judge the checkpoint interval: ${durationError(interval)}` };
+  if (limit === undefined)
+    return { state: 'NotDetermined', explanation: `cannot judge the checkpoint interval: ${durationError(interval)}` };
   const now = context.now.getTime();
   const gaps = computeGaps(record, now);
   const over = gaps.filter((g) => g > limit);
   const longest = gaps.reduce((most, g) => Math.max(most, g), 0);
   if (over.length > 0 && !hasEnded(record)) {
-    return { state: 'NotDetermined', explanation: `${over.length} stretch(es) of computation longer than ${interval} without a checkpoint so far, the longest ${describeMs(longest)}; judged when the job ends` };
+    return {
+      state: 'NotDetermined',
+      explanation:
+        `${over.length} stretch(es) of computation longer than ${interval} without a checkpoint so ` +
+        `far, the longest ${describeMs(longest)}; judged when the job ends`,
+    };
   }
   if (over.length > 0) {
     return {
       state: 'Violated',
-      explanation: `${over.length} stretch(es) of computation longer than ${interval} without a checkpoint; the longest ${describeMs(longest)}`,
+      explanation:
+        `${over.length} stretch(es) of computation longer than ${interval} without a checkpoint; ` +
+        `the longest ${describeMs(longest)}`,
       measure: { durationMs: over.reduce((sum, g) => sum + (g - limit), 0), count: over.length },
       mechanism: true,
     };
   }
   if (hasEnded(record)) {
-    return { state: 'Fulfilled', explanation: `at most ${describeMs(longest)} of computation between checkpoints (objective ${interval})`, measure: { durationMs: limit - longest, count: 1 } };
+    return {
+      state: 'Fulfilled',
+      explanation: `at most ${describeMs(longest)} of computation between checkpoints (objective ${interval})`,
+      measure: { durationMs: limit - longest, count: 1 },
+    };
   }
-  return { state: 'NotDetermined', explanation: `at most ${describeMs(longest)} between checkpoints so far (objective ${interval})` };
+  return {
+    state: 'NotDetermined',
+    explanation: `at most ${describeMs(longest)} between checkpoints so far (objective ${interval})`,
+  };
 }
 
 /** Computing time between save points: each Running span starts from one, checkpoints are others. */

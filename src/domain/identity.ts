@@ -6,7 +6,10 @@ export interface Caller {
 
 export const anonymousCaller: Caller = { identity: 'anonymous', isAdmin: false };
 
-/** What belongs to a party: its initiator, and the identities the initiator named as eligible (Hovestadt 2006, section 2.3.2.1). */
+/**
+ * What belongs to a party: its initiator, and the identities the initiator named as eligible (Hovestadt 2006, section
+ * 2.3.2.1).
+ */
 export interface Owned {
   initiator: string;
   eligibleParties?: string[];
@@ -14,5 +17,7 @@ export interface Owned {
 
 /** Operators act on everything; other callers only on what they initiated or were named eligible for. */
 export function mayActOn(caller: Caller, owned: Owned): boolean {
-  return caller.isAdmin || owned.initiator === caller.identity || (owned.eligibleParties?.includes(caller.identity) ?? false);
+  return (
+    caller.isAdmin || owned.initiator === caller.identity || (owned.eligibleParties?.includes(caller.identity) ?? false)
+  );
 }

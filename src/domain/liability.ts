@@ -28,17 +28,28 @@ export function liabilityFor(input: LiabilityInput): Liability {
   // Guarantee levels say which unforeseen events the provider compensates (002 section 3.2.2);
   // a job that fails by itself is not such an event at any level.
   if (record.failure?.cause === 'application') {
-    return { liable: false, rule: `not liable: the job itself failed (${record.failure.reason}), not the provider's resources` };
+    return {
+      liable: false,
+      rule: `not liable: the job itself failed (${record.failure.reason}), not the provider's resources`,
+    };
   }
   switch (level) {
     case 'Background':
-      return { liable: false, rule: 'not liable: Background runs in gaps of the schedule with no time promise (002 section 3.2.2)' };
+      return {
+        liable: false,
+        rule: 'not liable: Background runs in gaps of the schedule with no time promise (002 section 3.2.2)',
+      };
     case 'Full':
       return { liable: true, rule: 'liable: Full pays the penalty for any violation (002 section 3.2.2; TERMS.md)' };
     case 'Legacy':
       // The seed leaves Legacy's liability open (deadline by advance reservation, no fault
       // tolerance); the liability rule settles it: Legacy pays.
-      return { liable: true, rule: 'liable: Legacy holds its promise by the advance reservation alone and pays when it is broken (no fault-tolerance mechanism was agreed that could excuse it)' };
+      return {
+        liable: true,
+        rule:
+          'liable: Legacy holds its promise by the advance reservation alone and pays when it is broken ' +
+          '(no fault-tolerance mechanism was agreed that could excuse it)',
+      };
     case 'Standard':
     case 'Enhanced':
       return limitedLiability(input);
@@ -55,25 +66,53 @@ export function liabilityFor(input: LiabilityInput): Liability {
 function limitedLiability({ level, record, coveredOutages, mechanism }: LiabilityInput): Liability {
   const missed = record.missedCheckpoints[0];
   if (missed) {
-    return { liable: true, rule: `liable: ${level} checkpoints regularly, but the checkpoint securing interval ${missed.interval} was not taken at ${isoTime(missed.at)} (${missed.reason})` };
+    return {
+      liable: true,
+      rule:
+        `liable: ${level} checkpoints regularly, but the checkpoint securing interval ${missed.interval} ` +
+        `was not taken at ${isoTime(missed.at)} (${missed.reason})`,
+    };
   }
-  if (mechanism) return { liable: true, rule: `liable: the checkpoint interval is itself the mechanism ${level} agreed to apply` };
+  if (mechanism)
+    return { liable: true, rule: `liable: the checkpoint interval is itself the mechanism ${level} agreed to apply` };
   const suspension = record.suspensions[0];
-  if (suspension) return { liable: true, rule: `liable: the provider suspended the job at ${isoTime(suspension.at)} (${suspension.reason}); ${level} covers resource outages only` };
-  if (record.outages.length === 0) return { liable: true, rule: `liable: no resource outage hit the job, so the violation is the provider's own (${level} excuses outages only)` };
+  if (suspension)
+    return {
+      liable: true,
+      rule:
+        `liable: the provider suspended the job at ${isoTime(suspension.at)} (${suspension.reason}); ` +
+        `${level} covers resource outages only`,
+    };
+  if (record.outages.length === 0)
+    return {
+      liable: true,
+      rule:
+        `liable: no resource outage hit the job, so the violation is the provider's own (${level} excuses ` +
+        `outages only)`,
+    };
   const oldCheckpoint = restartFromOlderCheckpoint(record);
-  if (oldCheckpoint) return { liable: true, rule: `liable: ${oldCheckpoint}; ${level} restarts from the last checkpoint` };
+  if (oldCheckpoint)
+    return { liable: true, rule: `liable: ${oldCheckpoint}; ${level} restarts from the last checkpoint` };
   if (level === 'Enhanced') {
     const unserved = record.outages.slice(0, coveredOutages).find((outage) => !restartedAfter(record, outage));
     if (unserved) {
-      return { liable: true, rule: `liable: Enhanced keeps spare resources for ${coveredOutages} outage(s), but the job was not restarted after node ${unserved.node} failed at ${isoTime(unserved.at)}` };
+      return {
+        liable: true,
+        rule:
+          `liable: Enhanced keeps spare resources for ${coveredOutages} outage(s), but the job was not ` +
+          `restarted after node ${unserved.node} failed at ${isoTime(unserved.at)}`,
+      };
     }
   }
-  const beyond = record.outages.length > coveredOutages ? `; ${record.outages.length} outages, ${coveredOutages} covered` : '';
+  const beyond =
+    record.outages.length > coveredOutages ? `; ${record.outages.length} outages, ${coveredOutages} covered` : '';
   const spares = level === 'Standard' ? '; Standard restarts on local spare resources only when some are free' : '';
   return {
     liable: false,
-    rule: `not liable: ${record.outages.length === 1 ? 'a resource outage' : 'resource outages'} hit the job and ${level}'s mechanisms were applied (checkpoints as planned, restarts from the last checkpoint${spares})${beyond}`,
+    rule:
+      `not liable: ${record.outages.length === 1 ? 'a resource outage' : 'resource outages'} hit the job ` +
+      `and ${level}'s mechanisms were applied (checkpoints as planned, restarts from the last checkpoint` +
+      `${spares})${beyond}`,
   };
 }
 
@@ -85,9 +124,14 @@ function restartedAfter(record: ExecutionRecord, outage: Outage): boolean {
 function restartFromOlderCheckpoint(record: ExecutionRecord): string | undefined {
   for (const restart of record.restarts) {
     if (restart.cause !== 'outage') continue;
-    const secured = record.checkpoints.filter((c) => c.at.getTime() <= restart.at.getTime()).reduce((most, c) => Math.max(most, c.interval), 0);
+    const secured = record.checkpoints
+      .filter((c) => c.at.getTime() <= restart.at.getTime())
+      .reduce((most, c) => Math.max(most, c.interval), 0);
     if (restart.fromInterval < secured) {
-      return `the restart at ${isoTime(restart.at)} resumed from interval ${restart.fromInterval} though the checkpoint of interval ${secured} existed`;
+      return (
+        `the restart at ${isoTime(restart.at)} resumed from interval ${restart.fromInterval} though the ` +
+        `checkpoint of interval ${secured} existed`
+      );
     }
   }
   return undefined;

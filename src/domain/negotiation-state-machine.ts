@@ -19,7 +19,13 @@ export type NegotiationMessage =
   | 'Terminate'; // Negotiation.Terminate
 
 export const negotiationMessages: readonly NegotiationMessage[] = [
-  'AdvisoryOffer', 'SolicitedOffer', 'CommittingOffer', 'RejectOffer', 'AcceptOffer', 'Advertise', 'Terminate',
+  'AdvisoryOffer',
+  'SolicitedOffer',
+  'CommittingOffer',
+  'RejectOffer',
+  'AcceptOffer',
+  'Advertise',
+  'Terminate',
 ];
 
 /** The offer a message refers to (its CounterOfferTo), as the engine finds it. */
@@ -34,8 +40,14 @@ export type CounteredOffer =
   | 'InitiatorOffer'; // one of the initiator's own offers
 
 export const counteredOffers: readonly CounteredOffer[] = [
-  'None', 'Template', 'ResponderAdvisory', 'ResponderAcceptable', 'ResponderAcceptableExpired',
-  'ResponderAcceptableWithdrawn', 'ResponderRejected', 'InitiatorOffer',
+  'None',
+  'Template',
+  'ResponderAdvisory',
+  'ResponderAcceptable',
+  'ResponderAcceptableExpired',
+  'ResponderAcceptableWithdrawn',
+  'ResponderRejected',
+  'InitiatorOffer',
 ];
 
 /** What the server does. */
@@ -54,12 +66,24 @@ export interface NegotiationStep {
 }
 
 const whileOpen: Record<NegotiationMessage, Partial<Record<CounteredOffer, NegotiationEffect>>> = {
-  AdvisoryOffer: { Template: 'AnswerWithSlots', ResponderAdvisory: 'AnswerWithSlots', ResponderAcceptable: 'AnswerWithSlots' },
-  SolicitedOffer: { Template: 'DecideAndHold', ResponderAdvisory: 'DecideAndHold', ResponderAcceptable: 'DecideAndHold' },
+  AdvisoryOffer: {
+    Template: 'AnswerWithSlots',
+    ResponderAdvisory: 'AnswerWithSlots',
+    ResponderAcceptable: 'AnswerWithSlots',
+  },
+  SolicitedOffer: {
+    Template: 'DecideAndHold',
+    ResponderAdvisory: 'DecideAndHold',
+    ResponderAcceptable: 'DecideAndHold',
+  },
   CommittingOffer: {},
   RejectOffer: { ResponderAdvisory: 'RecordRejection', ResponderAcceptable: 'ReleaseHold' },
   AcceptOffer: { ResponderAcceptable: 'ConfirmHold' },
-  Advertise: { Template: 'RecordAdvertisement', ResponderAdvisory: 'RecordAdvertisement', ResponderAcceptable: 'RecordAdvertisement' },
+  Advertise: {
+    Template: 'RecordAdvertisement',
+    ResponderAdvisory: 'RecordAdvertisement',
+    ResponderAcceptable: 'RecordAdvertisement',
+  },
   Terminate: { None: 'ReleaseAllHolds' },
 };
 
@@ -103,26 +127,36 @@ function refusal(
     return new OfferExpired(`${offer} has expired: its hold was released; make a new offer`);
   }
   if (state !== 'Open' && !(state === 'Closed' && (message === 'AcceptOffer' || message === 'Terminate'))) {
-    const why = state === 'Closed' ? `closed: ${about.closedBecause ?? 'a site limit was reached'}` : state.toLowerCase();
+    const why =
+      state === 'Closed' ? `closed: ${about.closedBecause ?? 'a site limit was reached'}` : state.toLowerCase();
     return new NegotiationClosed(`the negotiation is ${why}; ${describe(message)} is no longer possible`);
   }
   switch (countered) {
     case 'ResponderRejected':
-      return new InvalidStateTransition(`${offer} is Rejected: counter-offers to a Rejected offer are refused; counter the template or another offer`);
+      return new InvalidStateTransition(
+        `${offer} is Rejected: counter-offers to a Rejected offer are refused; counter the template or another offer`,
+      );
     case 'ResponderAcceptableWithdrawn':
-      return new InvalidStateTransition(`${offer} was rejected by the initiator and its hold released; counter the template or another offer`);
+      return new InvalidStateTransition(
+        `${offer} was rejected by the initiator and its hold released; counter the template or another offer`,
+      );
     case 'InitiatorOffer':
-      return new InvalidStateTransition(`${offer} is the initiator's own offer: counter an offer of the responder or a template`);
+      return new InvalidStateTransition(
+        `${offer} is the initiator's own offer: counter an offer of the responder or a template`,
+      );
     default:
       break;
   }
   switch (message) {
     case 'CommittingOffer':
       return new InvalidStateTransition(
-        'the server does not take committing offers from the initiator: send a Solicited offer, then accept the Acceptable counter-offer with CreateAgreement',
+        'the server does not take committing offers from the initiator: send a Solicited offer, then accept ' +
+          'the Acceptable counter-offer with CreateAgreement',
       );
     case 'AcceptOffer':
-      return new InvalidStateTransition(`only an Acceptable counter-offer can be accepted; ${offer} is ${situation(countered)}`);
+      return new InvalidStateTransition(
+        `only an Acceptable counter-offer can be accepted; ${offer} is ${situation(countered)}`,
+      );
     case 'RejectOffer':
       return new InvalidStateTransition(`${offer} is ${situation(countered)} and cannot be rejected`);
     case 'Terminate':
@@ -134,25 +168,40 @@ function refusal(
 
 function situation(countered: CounteredOffer): string {
   switch (countered) {
-    case 'None': return 'no offer';
-    case 'Template': return 'a template (or the agreement under renegotiation)';
-    case 'ResponderAdvisory': return 'an Advisory counter-offer';
-    case 'ResponderAcceptable': return 'an Acceptable counter-offer';
-    case 'ResponderAcceptableExpired': return 'an expired Acceptable counter-offer';
-    case 'ResponderAcceptableWithdrawn': return 'a rejected Acceptable counter-offer';
-    case 'ResponderRejected': return 'a Rejected counter-offer';
-    case 'InitiatorOffer': return "the initiator's own offer";
+    case 'None':
+      return 'no offer';
+    case 'Template':
+      return 'a template (or the agreement under renegotiation)';
+    case 'ResponderAdvisory':
+      return 'an Advisory counter-offer';
+    case 'ResponderAcceptable':
+      return 'an Acceptable counter-offer';
+    case 'ResponderAcceptableExpired':
+      return 'an expired Acceptable counter-offer';
+    case 'ResponderAcceptableWithdrawn':
+      return 'a rejected Acceptable counter-offer';
+    case 'ResponderRejected':
+      return 'a Rejected counter-offer';
+    case 'InitiatorOffer':
+      return "the initiator's own offer";
   }
 }
 
 function describe(message: NegotiationMessage): string {
   switch (message) {
-    case 'AdvisoryOffer': return 'an Advisory offer';
-    case 'SolicitedOffer': return 'a Solicited offer';
-    case 'CommittingOffer': return 'an Acceptable offer from the initiator';
-    case 'RejectOffer': return 'rejecting an offer';
-    case 'AcceptOffer': return 'accepting an offer';
-    case 'Advertise': return 'Advertise';
-    case 'Terminate': return 'Terminate';
+    case 'AdvisoryOffer':
+      return 'an Advisory offer';
+    case 'SolicitedOffer':
+      return 'a Solicited offer';
+    case 'CommittingOffer':
+      return 'an Acceptable offer from the initiator';
+    case 'RejectOffer':
+      return 'rejecting an offer';
+    case 'AcceptOffer':
+      return 'accepting an offer';
+    case 'Advertise':
+      return 'Advertise';
+    case 'Terminate':
+      return 'Terminate';
   }
 }

@@ -61,7 +61,9 @@ export interface NegotiationOfferRecord {
   state: OfferState;
   expirationTime?: Date;
   createdAt: Date;
-  /** The offer element as exchanged (wsag-neg:NegotiationOffer or NegotiationCounterOffer); never changed once stored. */
+  /**
+   * The offer element as exchanged (wsag-neg:NegotiationOffer or NegotiationCounterOffer); never changed once stored.
+   */
   readonly document: string;
   request: ServiceRequest;
   /** The template the offer's Context names; counter-offers keep it. */
@@ -128,7 +130,8 @@ export function liveHolds(negotiation: Negotiation): NegotiationOfferRecord[] {
 export function firstHoldExpiry(negotiation: Negotiation): Date | undefined {
   let first: Date | undefined;
   for (const offer of negotiation.offers) {
-    if (offer.hold?.state === 'Held' && (first === undefined || offer.hold.expiresAt < first)) first = offer.hold.expiresAt;
+    if (offer.hold?.state === 'Held' && (first === undefined || offer.hold.expiresAt < first))
+      first = offer.hold.expiresAt;
   }
   return first;
 }

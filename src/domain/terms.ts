@@ -121,7 +121,10 @@ export interface GuaranteeTerm {
   serviceScope: string[];
   kpiName: string;
   target: KpiTarget;
-  /** wsag:QualifyingCondition sla:SubmittedBefore (an ISO 8601 duration): the term applies only to an offer made at least this long before the job's start. */
+  /**
+   * wsag:QualifyingCondition sla:SubmittedBefore (an ISO 8601 duration): the term applies only to an offer made at
+   * least this long before the job's start.
+   */
   submittedBefore?: string;
   importance?: number;
   penalties: Compensation[];

@@ -10,7 +10,10 @@ export interface RunFacts {
   failure?: { at: string };
 }
 
-/** When the job used its nodes: from its start to its completion, failure or the agreement's end; undefined if it never started. */
+/**
+ * When the job used its nodes: from its start to its completion, failure or the agreement's end; undefined if it never
+ * started.
+ */
 export function usedPeriod(agreement: Agreement, run: RunFacts | undefined): { start: Date; end: Date } | undefined {
   if (!run?.started) return undefined;
   const end = run.completed ?? run.failure?.at ?? agreement.updatedAt.toISOString();
@@ -28,10 +31,18 @@ export function usageCharge(agreement: Agreement, run: RunFacts | undefined, pri
   const period = usedPeriod(agreement, run);
   if (!period) return undefined;
   const nodes = agreement.allocation?.nodes ?? agreement.request.nodeCount;
-  return usagePrice(agreement.request, nodes, (period.end.getTime() - period.start.getTime()) / 1000, prices, agreement.priceFactor ?? 1);
+  return usagePrice(
+    agreement.request,
+    nodes,
+    (period.end.getTime() - period.start.getTime()) / 1000,
+    prices,
+    agreement.priceFactor ?? 1,
+  );
 }
 
-/** An OGF Usage Record (GFD.98) of one agreement's job, as the domain sees it; src/xml/usage-record-writer.ts writes it. */
+/**
+ * An OGF Usage Record (GFD.98) of one agreement's job, as the domain sees it; src/xml/usage-record-writer.ts writes it.
+ */
 export interface UsageRecord {
   recordId: string;
   createdAt: Date;
@@ -56,7 +67,13 @@ export interface UsageRecord {
 }
 
 /** The usage record of an ended agreement (Complete or Terminated); undefined for other states. */
-export function usageRecordOf(agreement: Agreement, run: RunFacts | undefined, prices: PriceList, site: { machine: string; baseUrl: string }, now: Date): UsageRecord | undefined {
+export function usageRecordOf(
+  agreement: Agreement,
+  run: RunFacts | undefined,
+  prices: PriceList,
+  site: { machine: string; baseUrl: string },
+  now: Date,
+): UsageRecord | undefined {
   if (agreement.state !== 'Complete' && agreement.state !== 'Terminated') return undefined;
   const period = usedPeriod(agreement, run);
   const charge = usageCharge(agreement, run, prices);
@@ -73,7 +90,13 @@ export function usageRecordOf(agreement: Agreement, run: RunFacts | undefined, p
     ...(charge ? { charge } : {}),
     status: agreement.state === 'Terminated' ? 'aborted' : run?.outcome === 'failed' ? 'failed' : 'completed',
     guaranteeLevel: agreement.request.guaranteeLevel,
-    ...(period ? { wallSeconds: Math.max(0, Math.round((period.end.getTime() - period.start.getTime()) / 1000)), start: period.start, end: period.end } : {}),
+    ...(period
+      ? {
+          wallSeconds: Math.max(0, Math.round((period.end.getTime() - period.start.getTime()) / 1000)),
+          start: period.start,
+          end: period.end,
+        }
+      : {}),
     nodes,
     ...(cpus !== undefined ? { processors: nodes * cpus } : {}),
     machine: site.machine,

@@ -43,23 +43,41 @@ export function parseSitePolicy(json: unknown, source: string): SitePolicy {
     throw new InvalidTerms(`${source}: ${where}: ${what}`);
   };
   const object = (value: unknown, where: string): Record<string, unknown> =>
-    typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : fail(where, 'must be an object');
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : fail(where, 'must be an object');
   const root = object(json, 'the policy');
   const epochSeconds = root.epochSeconds;
-  if (typeof epochSeconds !== 'number' || !Number.isInteger(epochSeconds) || epochSeconds < 60 || epochSeconds > 366 * 86_400) fail('epochSeconds', 'a whole number of seconds from 60 to a year (604800 is a week)');
+  if (
+    typeof epochSeconds !== 'number' ||
+    !Number.isInteger(epochSeconds) ||
+    epochSeconds < 60 ||
+    epochSeconds > 366 * 86_400
+  )
+    fail('epochSeconds', 'a whole number of seconds from 60 to a year (604800 is a week)');
   const epochStart = new Date(typeof root.epochStart === 'string' ? root.epochStart : '2026-01-05T00:00:00Z');
   if (Number.isNaN(epochStart.getTime())) fail('epochStart', 'an ISO 8601 time such as 2026-01-05T00:00:00Z');
-  const share = (value: unknown, where: string, children?: { key: string; parse: (v: unknown, w: string) => unknown }): SharePolicy & Record<string, unknown> => {
+  const share = (
+    value: unknown,
+    where: string,
+    children?: { key: string; parse: (v: unknown, w: string) => unknown },
+  ): SharePolicy & Record<string, unknown> => {
     const o = object(value, where);
     if (typeof o.name !== 'string' || o.name.trim() === '') fail(where, 'needs a "name"');
     const at = `${where} "${o.name as string}"`;
-    if (typeof o.share !== 'number' || !(o.share >= 0 && o.share <= 1)) fail(at, '"share" must be a number from 0 to 1');
+    if (typeof o.share !== 'number' || !(o.share >= 0 && o.share <= 1))
+      fail(at, '"share" must be a number from 0 to 1');
     const limit = o.limit ?? 'fixed';
     if (!limitKinds.includes(limit as LimitKind)) fail(at, `"limit" must be one of ${limitKinds.join(', ')}`);
-    const result: SharePolicy & Record<string, unknown> = { name: (o.name as string).trim(), share: o.share as number, limit: limit as LimitKind };
+    const result: SharePolicy & Record<string, unknown> = {
+      name: (o.name as string).trim(),
+      share: o.share as number,
+      limit: limit as LimitKind,
+    };
     if (limit === 'burst') {
       const b = object(o.burst, `${at} burst`);
-      if (typeof b.share !== 'number' || !(b.share >= (o.share as number) && b.share <= 1)) fail(`${at} burst`, '"share" must lie between the share and 1');
+      if (typeof b.share !== 'number' || !(b.share >= (o.share as number) && b.share <= 1))
+        fail(`${at} burst`, '"share" must lie between the share and 1');
       if (typeof b.seconds !== 'number' || !(b.seconds > 0)) fail(`${at} burst`, '"seconds" must be a positive number');
       result.burst = { share: b.share as number, seconds: b.seconds as number };
     } else if (o.burst !== undefined) fail(at, '"burst" belongs to limit "burst" only');

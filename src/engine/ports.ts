@@ -1,6 +1,13 @@
 import type { Agreement, AgreementState } from '../domain/agreement.js';
 import type { Allocation } from '../domain/allocation.js';
-import type { AlternativeChoice, Money, Negotiation, NegotiationState, OfferCreator, OfferState } from '../domain/negotiation.js';
+import type {
+  AlternativeChoice,
+  Money,
+  Negotiation,
+  NegotiationState,
+  OfferCreator,
+  OfferState,
+} from '../domain/negotiation.js';
 import type { AgreementTemplate } from '../domain/template.js';
 import type { GuaranteeTerm, ServiceRequest } from '../domain/terms.js';
 
@@ -225,7 +232,10 @@ export interface TermChanges {
   /** A new node count; objectives that promised the old one (sla:NodesAvailable) change with it. */
   nodeCount?: number;
   runtimeSeconds?: number;
-  /** Guarantee objectives lowered to what the plan keeps: sla:NodesAvailable at most, sla:CompletedBy and sla:StartBy at the earliest. */
+  /**
+   * Guarantee objectives lowered to what the plan keeps: sla:NodesAvailable at most, sla:CompletedBy and sla:StartBy at
+   * the earliest.
+   */
   objectives?: { nodesAvailable?: number; completedBy?: Date; startBy?: Date };
 }
 
@@ -241,7 +251,10 @@ export interface NegotiationDocumentWriter {
   /** A wsag-neg:NegotiationCounterOffer element. */
   counterOffer(offer: ReceivedOffer, details: CounterOfferDetails): string;
   /** The stored NegotiationContext: the received one with NegotiationResponder and ExpirationTime filled in. */
-  completeContext(request: NegotiationRequest, details: { initiator: string; responder: string; expiresAt: Date }): string;
+  completeContext(
+    request: NegotiationRequest,
+    details: { initiator: string; responder: string; expiresAt: Date },
+  ): string;
 }
 
 /** Tells an initiator's AgreementAcceptance endpoint that a pending agreement was accepted or rejected. */
@@ -279,7 +292,10 @@ export interface VerifiedSignature {
 
 /** Checks agreement signatures against the trusted CAs (src/crypto). */
 export interface AgreementSignatureVerifier {
-  /** The provider's signature and the initiator's countersignature, if any; throws SignatureInvalid naming what is wrong. */
+  /**
+   * The provider's signature and the initiator's countersignature, if any; throws SignatureInvalid naming what is
+   * wrong.
+   */
   verify(document: string, at: Date): { provider: VerifiedSignature; initiator?: VerifiedSignature };
 }
 
@@ -293,6 +309,9 @@ export interface AgreementDocumentWriter {
  * signature counts once. Kept, durably, until the message would be refused as expired anyway.
  */
 export interface SeenSignatures {
-  /** True the first time `digest` is offered; false (and nothing changes) for a digest seen and not yet expired. Durable when it resolves. */
+  /**
+   * True the first time `digest` is offered; false (and nothing changes) for a digest seen and not yet expired. Durable
+   * when it resolves.
+   */
   firstSeen(digest: string, until: Date, now: Date): Promise<boolean>;
 }

@@ -6,7 +6,9 @@ import type { Clock } from '../engine/ports.js';
  * day of execution runs in milliseconds and the same calls give the same order of events.
  */
 export interface RuntimeClock extends Clock {
-  /** Runs `callback` at `time` (at once, on the next turn, if `time` has passed); returns a function that cancels it. */
+  /**
+   * Runs `callback` at `time` (at once, on the next turn, if `time` has passed); returns a function that cancels it.
+   */
   at(time: Date, callback: () => void | Promise<void>): () => void;
 }
 
@@ -64,7 +66,10 @@ export class SimulatedClock implements RuntimeClock {
   private seq = 0;
   private readonly queue: Due[] = [];
 
-  constructor(start: Date, private readonly maxCallbacks = 1_000_000) {
+  constructor(
+    start: Date,
+    private readonly maxCallbacks = 1_000_000,
+  ) {
     this.current = start.getTime();
   }
 
@@ -103,7 +108,10 @@ export class SimulatedClock implements RuntimeClock {
   /** Runs everything due by `time`, then stands at `time`. */
   async advanceTo(time: Date): Promise<void> {
     const target = time.getTime();
-    if (target < this.current) throw new RangeError(`cannot move the simulated clock back from ${new Date(this.current).toISOString()} to ${time.toISOString()}`);
+    if (target < this.current)
+      throw new RangeError(
+        `cannot move the simulated clock back from ${new Date(this.current).toISOString()} to ${time.toISOString()}`,
+      );
     await this.run((next) => next.time <= target);
     this.current = target;
   }
@@ -125,7 +133,11 @@ export class SimulatedClock implements RuntimeClock {
       if (!next || !due(next)) return;
       this.queue.shift();
       this.current = next.time;
-      if (++ran > this.maxCallbacks) throw new Error(`simulated clock: more than ${this.maxCallbacks} callbacks; is something rescheduling itself at the same time?`);
+      if (++ran > this.maxCallbacks)
+        throw new Error(
+          `simulated clock: more than ${this.maxCallbacks} callbacks; is something rescheduling itself at ` +
+            `the same time?`,
+        );
       await next.callback();
     }
   }

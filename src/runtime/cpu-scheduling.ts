@@ -17,12 +17,20 @@ export type SchedulingOutcome = { policy: 'SCHED_BATCH' } | { policy: 'normal'; 
  * are busy: at a steady rate the tail of the latencies grows (docs/deployment.md "CPU
  * scheduling"), which is why it is the operator's choice.
  */
-export function scheduleProcess(scheduling: CpuScheduling, pid = process.pid, platform: NodeJS.Platform = process.platform): SchedulingOutcome {
+export function scheduleProcess(
+  scheduling: CpuScheduling,
+  pid = process.pid,
+  platform: NodeJS.Platform = process.platform,
+): SchedulingOutcome {
   if (scheduling === 'normal') return { policy: 'normal', why: 'WSAG_CPU_SCHEDULING is normal' };
   if (platform !== 'linux') return { policy: 'normal', why: `SCHED_BATCH is a Linux policy and this is ${platform}` };
-  const run = spawnSync('chrt', ['--batch', '--all-tasks', '--pid', '0', String(pid)], { encoding: 'utf8', timeout: 5000 });
+  const run = spawnSync('chrt', ['--batch', '--all-tasks', '--pid', '0', String(pid)], {
+    encoding: 'utf8',
+    timeout: 5000,
+  });
   if (run.error) return { policy: 'normal', why: `chrt (util-linux) could not run: ${run.error.message}` };
-  if (run.status !== 0) return { policy: 'normal', why: `chrt failed: ${(run.stderr || `exit status ${run.status}`).trim()}` };
+  if (run.status !== 0)
+    return { policy: 'normal', why: `chrt failed: ${(run.stderr || `exit status ${run.status}`).trim()}` };
   return { policy: 'SCHED_BATCH' };
 }
 

@@ -11,10 +11,18 @@ import { sameNodes, type PlannedPiece } from './piece-timeline.js';
  * "After a restart").
  */
 
-/** What the guarantee terms are judged by at `now`: the promised window (the request's, else the plan's), the level and the covered outages. */
-export function judgingContext(run: { job: PlannedJob; shape: JobShape; terms: ExecutionTerms }, now: Date): GuaranteeContext {
+/**
+ * What the guarantee terms are judged by at `now`: the promised window (the request's, else the plan's), the level and
+ * the covered outages.
+ */
+export function judgingContext(
+  run: { job: PlannedJob; shape: JobShape; terms: ExecutionTerms },
+  now: Date,
+): GuaranteeContext {
   const spec = run.job.spec;
-  const window = run.terms.window ?? (spec.window ? { start: new Date(spec.window.start), end: new Date(spec.window.end) } : undefined);
+  const window =
+    run.terms.window ??
+    (spec.window ? { start: new Date(spec.window.start), end: new Date(spec.window.end) } : undefined);
   return {
     now,
     level: run.terms.level ?? spec.level,
@@ -23,8 +31,15 @@ export function judgingContext(run: { job: PlannedJob; shape: JobShape; terms: E
   };
 }
 
-/** The piece of a session under way at `now` on the nodes it was handed before a restart, if the plan still holds them. */
-export function heldPiece(job: PlannedJob, pieces: readonly PlannedPiece[], handedOver: HandOver, now: Instant): PlannedPiece | undefined {
+/**
+ * The piece of a session under way at `now` on the nodes it was handed before a restart, if the plan still holds them.
+ */
+export function heldPiece(
+  job: PlannedJob,
+  pieces: readonly PlannedPiece[],
+  handedOver: HandOver,
+  now: Instant,
+): PlannedPiece | undefined {
   if (!job.spec.window) return undefined;
   return pieces.find((p) => p.start <= now && now < p.end && sameNodes(p.nodes, handedOver.nodes));
 }

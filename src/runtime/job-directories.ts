@@ -8,7 +8,8 @@ import { join } from 'node:path';
  * whichever runs it.
  */
 export function jobDirectory(directory: string, jobId: string): string {
-  if (!/^[A-Za-z0-9._:-]+$/.test(jobId) || jobId.startsWith('.')) throw new RangeError(`job id "${jobId}" cannot name a directory`);
+  if (!/^[A-Za-z0-9._:-]+$/.test(jobId) || jobId.startsWith('.'))
+    throw new RangeError(`job id "${jobId}" cannot name a directory`);
   return join(directory, jobId.replaceAll(':', '_'));
 }
 
@@ -28,7 +29,10 @@ export async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** The highest number among the files of `dir` that `pattern` (one capture: the number) matches; 0 when none (or no directory). */
+/**
+ * The highest number among the files of `dir` that `pattern` (one capture: the number) matches; 0 when none (or no
+ * directory).
+ */
 export async function highestNumbered(dir: string, pattern: RegExp): Promise<number> {
   if (!(await exists(dir))) return 0;
   let last = 0;

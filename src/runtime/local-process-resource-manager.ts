@@ -8,11 +8,20 @@ import { exists, highestNumbered, jobDirectory, stageOutput } from './job-direct
 import type { JobLaunch, PreparedJob, ResourceManager, ResourceManagerEvent, StopReason } from './resource-manager.js';
 
 export interface LocalProcessOptions {
-  /** Where each job gets a directory (`<directory>/<job id>/`: checkpoints, log) and results are staged out (`<directory>/results/<job id>/`). */
+  /**
+   * Where each job gets a directory (`<directory>/<job id>/`: checkpoints, log) and results are staged out
+   * (`<directory>/results/<job id>/`).
+   */
   directory: string;
-  /** The command run for every job (cwd: the job's directory); default: the demo job (`demo-job.mjs`). See the protocol there. */
+  /**
+   * The command run for every job (cwd: the job's directory); default: the demo job (`demo-job.mjs`). See the protocol
+   * there.
+   */
   command?: { executable: string; args?: string[] };
-  /** Wall-clock seconds the demo job computes per second of runtime estimate: 0.001 runs an hour in 3.6 s. Default 0.001. Batch jobs only: a session holds its nodes to its window's end. */
+  /**
+   * Wall-clock seconds the demo job computes per second of runtime estimate: 0.001 runs an hour in 3.6 s. Default
+   * 0.001. Batch jobs only: a session holds its nodes to its window's end.
+   */
   cpuTimeScale?: number;
   /** The demo job sleeps (default) or burns CPU. */
   demoMode?: 'sleep' | 'burn';
@@ -84,7 +93,8 @@ export class LocalProcessResourceManager implements ResourceManager {
   }
 
   async start(launch: JobLaunch): Promise<void> {
-    if (this.running.has(launch.jobId)) throw new Error(`job ${launch.jobId} is already running (pid ${this.pid(launch.jobId)})`);
+    if (this.running.has(launch.jobId))
+      throw new Error(`job ${launch.jobId} is already running (pid ${this.pid(launch.jobId)})`);
     const dir = this.jobDirectory(launch.jobId);
     await mkdir(dir, { recursive: true });
     const command = this.options.command ?? { executable: process.execPath, args: [demoJob] };
@@ -96,16 +106,25 @@ export class LocalProcessResourceManager implements ResourceManager {
         WSAG_JOB_ID: launch.jobId,
         WSAG_NODES: launch.nodes.join(','),
         WSAG_JOB_DIR: dir,
-        WSAG_WORK_MS: String(Math.max(1, Math.round(launch.session ? launch.expectedRunMs : launch.runtimeSeconds * this.scale * 1000))),
+        WSAG_WORK_MS: String(
+          Math.max(1, Math.round(launch.session ? launch.expectedRunMs : launch.runtimeSeconds * this.scale * 1000)),
+        ),
         WSAG_DEMO_MODE: this.options.demoMode ?? 'sleep',
         ...(launch.fromCheckpoint !== undefined ? { WSAG_RESUME_FROM: launch.fromCheckpoint } : {}),
       },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    const entry: Running = { child, nodes: [...launch.nodes], exited: once(child, 'exit').then(
+    const entry: Running = {
+      child,
+      nodes: [...launch.nodes],
+      exited: once(child, 'exit').then(
         () => undefined,
         () => undefined,
-      ), stopping: false, waiting: [], stderr: [] };
+      ),
+      stopping: false,
+      waiting: [],
+      stderr: [],
+    };
     child.on('error', (error) => entry.stderr.push(error.message)); // e.g. a signal that could not be sent
     try {
       await once(child, 'spawn');
@@ -135,16 +154,27 @@ export class LocalProcessResourceManager implements ResourceManager {
         clearTimeout(timer);
         resolve(s);
       };
-      entry.waiting.push({ resolve: done, reject: (e) => {
+      entry.waiting.push({
+        resolve: done,
+        reject: (e) => {
           clearTimeout(timer);
           reject(e);
-        } });
+        },
+      });
       entry.child.stdin.write(`${JSON.stringify({ type: 'checkpoint' })}\n`);
     });
-    // After a server restart the numbering goes on from the files left: a newer checkpoint never overwrites an older one's name.
+    // After a server restart the numbering goes on from the files left: a newer checkpoint never overwrites an older
+    // one's name.
     const sequence = (this.sequences.get(jobId) ?? (await this.lastSequence(jobId))) + 1;
     this.sequences.set(jobId, sequence);
-    const file: CheckpointFile = { format: 'wsag-checkpoint/1', jobId, sequence, takenAt: new Date().toISOString(), nodes: [...entry.nodes], job: state };
+    const file: CheckpointFile = {
+      format: 'wsag-checkpoint/1',
+      jobId,
+      sequence,
+      takenAt: new Date().toISOString(),
+      nodes: [...entry.nodes],
+      job: state,
+    };
     const path = join(this.jobDirectory(jobId), `checkpoint-${sequence}.json`);
     // Written whole or not at all: a restart never reads half a checkpoint.
     await writeFile(`${path}.tmp`, `${JSON.stringify(file, null, 2)}\n`);
@@ -209,14 +239,26 @@ export class LocalProcessResourceManager implements ResourceManager {
     entry.waiting.shift()?.resolve(state);
   }
 
-  private async onExit(jobId: string, entry: Running, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
-    for (const w of entry.waiting.splice(0)) w.reject(new Error(`job ${jobId} exited before answering the checkpoint request`));
+  private async onExit(
+    jobId: string,
+    entry: Running,
+    code: number | null,
+    signal: NodeJS.Signals | null,
+  ): Promise<void> {
+    for (const w of entry.waiting.splice(0))
+      w.reject(new Error(`job ${jobId} exited before answering the checkpoint request`));
     if (this.running.get(jobId) === entry && !entry.stopping) this.running.delete(jobId);
     if (entry.stopping) return;
     const event: ResourceManagerEvent =
       code === 0
         ? { type: 'finished', jobId }
-        : { type: 'failed', jobId, reason: `${signal ? `killed by ${signal}` : `exit code ${code}`}${entry.stderr.length ? `: ${entry.stderr.slice(-3).join(' | ')}` : ''}` };
+        : {
+            type: 'failed',
+            jobId,
+            reason:
+              `${signal ? `killed by ${signal}` : `exit code ${code}`}` +
+              `${entry.stderr.length ? `: ${entry.stderr.slice(-3).join(' | ')}` : ''}`,
+          };
     await Promise.all([...this.listeners].map((listener) => listener(event)));
   }
 }

@@ -51,12 +51,20 @@ export function plannedPieces(job: PlannedJob, shape: JobShape): PlannedPiece[] 
   return pieces;
 }
 
-function pieceOf(job: PlannedJob, shape: JobShape, segment: Segment, index: number, before: number, total: number): PlannedPiece {
+function pieceOf(
+  job: PlannedJob,
+  shape: JobShape,
+  segment: Segment,
+  index: number,
+  before: number,
+  total: number,
+): PlannedPiece {
   const t = shape.timing;
   const interval = job.checkpoints.intervalSeconds * 1000;
   const cp = job.checkpoints.checkpointSeconds * 1000;
   const finishes = before + segment.intervals >= total;
-  // Computation starts when the nodes are ready (a session: handed over); a reservation's holder keeps them until their release.
+  // Computation starts when the nodes are ready (a session: handed over); a reservation's holder keeps them until their
+  // release.
   const { readyAt: computeStart, releaseFrom } = segmentPhases(job, shape, segment);
   const written = finishes ? segment.intervals - 1 : segment.intervals;
   const planned = computeStart + segment.intervals * interval + Math.max(0, written) * cp;
@@ -84,7 +92,10 @@ function pieceOf(job: PlannedJob, shape: JobShape, segment: Segment, index: numb
   };
 }
 
-/** How long a start of `piece` at `now` computes when nothing fails: a reservation to its window's end, however late it (re)started; a job what is left of it. */
+/**
+ * How long a start of `piece` at `now` computes when nothing fails: a reservation to its window's end, however late it
+ * (re)started; a job what is left of it.
+ */
 export function expectedRunMs(job: PlannedJob, piece: PlannedPiece, fromInterval: number, now: Instant): number {
   return job.spec.window ? Math.max(0, piece.computeEnd - now) : remainingRunMs(job, fromInterval);
 }
@@ -95,7 +106,9 @@ export function expectedRunMs(job: PlannedJob, piece: PlannedPiece, fromInterval
  */
 export function remainingRunMs(job: PlannedJob, fromInterval: number): number {
   const left = Math.max(0, totalIntervals(job) - fromInterval);
-  return Math.round(left * job.checkpoints.intervalSeconds * 1000 + Math.max(0, left - 1) * job.checkpoints.checkpointSeconds * 1000);
+  return Math.round(
+    left * job.checkpoints.intervalSeconds * 1000 + Math.max(0, left - 1) * job.checkpoints.checkpointSeconds * 1000,
+  );
 }
 
 /** A piece's identity across re-plans: where and when it begins. */

@@ -1,56 +1,15 @@
-import { appendFact, currentPhase, hasEnded, lastCheckpoint, newExecutionRecord, type ExecutionFact, type ExecutionRecord, type RestartCause } from '../domain/execution.js';
-import { evaluateGuarantee, nextCheck, type GuaranteeEvaluation } from '../domain/guarantee-evaluation.js';
+import { currentPhase, hasEnded, lastCheckpoint, newExecutionRecord, type ExecutionFact } from '../domain/execution.js';
 import type { ExecutionEvent, ExecutionTerms, HandOver, ResumePoint } from '../engine/execution/index.js';
 import type { JobShape } from '../scheduler/job-timing.js';
 import type { PlannedJob } from '../scheduler/model.js';
-import type { RuntimeClock } from './clock.js';
-import { heldPiece, heldSince, judgingContext } from './hand-over.js';
+import { heldPiece, heldSince } from './hand-over.js';
 import { expectedRunMs, pieceKey, plannedPieces, sameNodes, type PlannedPiece } from './piece-timeline.js';
-import { eventOf } from './execution-events.js';
-import type { ResourceManager, ResourceManagerEvent } from './resource-manager.js';
+import type { ResourceManagerEvent } from './resource-manager.js';
+import { PlanExecutorRecords, type ActivePiece, type Run } from './plan-executor-records.js';
+export type { PlanExecutorOptions } from './plan-executor-records.js';
 
 /** The engine declares what the executor reports and judges by (src/engine/ports.ts); this adapter implements it. */
 export type { ExecutionEvent, ExecutionTerms, ResumePoint };
-
-export interface PlanExecutorOptions {
-  clock: RuntimeClock;
-  resourceManager: ResourceManager;
-  listener?: (event: ExecutionEvent) => void;
-  /** Errors of resource-manager calls that do not change the record (stop, cleanup) and of the listener. */
-  onError?: (error: unknown) => void;
-}
-
-/** The piece being executed now, and what is set on the clock for it. */
-interface ActivePiece {
-  piece: PlannedPiece;
-  /** Timers of this piece; cancelled when it ends early (outage, suspension, finish). */
-  timers: Array<() => void>;
-  /** Checkpoints being written: started at `begin`, counted at `end`. */
-  writing: Map<number, Promise<{ reference: string } | { error: string }>>;
-}
-
-interface Run {
-  jobId: string;
-  job: PlannedJob;
-  shape: JobShape;
-  terms: ExecutionTerms;
-  record: ExecutionRecord;
-  active?: ActivePiece;
-  /** Starts of planned pieces not begun yet. */
-  pending: Array<() => void>;
-  /** Pieces begun (start and nodes): a re-plan that still lists them does not run them again. */
-  begun: Set<string>;
-  /** Why the next piece resumes (after an outage, a suspension, or as planned). */
-  resumeCause: RestartCause;
-  /** Bumped whenever the active piece ends, so late continuations of its calls do nothing. */
-  generation: number;
-  /** Facts are appended one task at a time, in the order things happened. */
-  queue: Promise<void>;
-  states: Map<string, GuaranteeEvaluation['state']>;
-  checks: Map<string, () => void>;
-  /** A checkpoint the job starts from when it first computes (migrated here, or resumed after a server restart). */
-  initial?: ResumePoint;
-}
 
 /**
  * Executes the scheduler's plan on a clock through a resource manager (Hovestadt 2006, section
@@ -64,28 +23,19 @@ interface Run {
  * scheduler's new plan (`replan`) says where and when they restart. Call `nodeFailed` before
  * handing the scheduler's re-plan to `replan`, so the outage is recorded as such.
  */
-export class PlanExecutor {
-  private readonly runs = new Map<string, Run>();
-  private readonly clock: RuntimeClock;
-  private readonly rm: ResourceManager;
-  private readonly listener: (event: ExecutionEvent) => void;
-  private readonly onError: (error: unknown) => void;
-  private readonly unsubscribe: () => void;
-
-  constructor(options: PlanExecutorOptions) {
-    this.clock = options.clock;
-    this.rm = options.resourceManager;
-    this.listener = options.listener ?? (() => {});
-    this.onError = options.onError ?? (() => {});
-    this.unsubscribe = this.rm.onEvent((event) => this.onResourceEvent(event));
-  }
-
+export class PlanExecutor extends PlanExecutorRecords {
   /**
    * Starts executing a planned job: its pieces run at their planned times. With
    * `resumeFrom`, it first computes from that checkpoint (recorded as a planned restart);
    * with `handedOver`, a session holds its nodes since then and starts again at once.
    */
-  execute(job: PlannedJob, shape: JobShape, terms: ExecutionTerms = { guaranteeTerms: [] }, resumeFrom?: ResumePoint, handedOver?: HandOver): void {
+  execute(
+    job: PlannedJob,
+    shape: JobShape,
+    terms: ExecutionTerms = { guaranteeTerms: [] },
+    resumeFrom?: ResumePoint,
+    handedOver?: HandOver,
+  ): void {
     const jobId = job.spec.id;
     if (this.runs.has(jobId)) throw new Error(`job ${jobId} is already being executed`);
     const run: Run = {
@@ -126,37 +76,6 @@ export class PlanExecutor {
     return true;
   }
 
-  /** The job is being executed, or has ended and is not forgotten yet. */
-  has(jobId: string): boolean {
-    return this.runs.has(jobId);
-  }
-
-  /** The job's execution record so far. */
-  record(jobId: string): ExecutionRecord | undefined {
-    return this.runs.get(jobId)?.record;
-  }
-
-  /** Every guarantee term of the job judged now (penalties so far). */
-  evaluations(jobId: string): GuaranteeEvaluation[] {
-    const run = this.runs.get(jobId);
-    if (!run) return [];
-    const context = judgingContext(run, this.clock.now());
-    return run.terms.guaranteeTerms.map((term) => evaluateGuarantee(term, run.record, context));
-  }
-
-  /** Jobs being executed (finished ones included until `forget`). */
-  jobs(): string[] {
-    return [...this.runs.keys()];
-  }
-
-  /** Drops a job whose record has been stored (after `closed`). */
-  forget(jobId: string): void {
-    const run = this.runs.get(jobId);
-    if (!run) return;
-    this.cancelAll(run);
-    this.runs.delete(jobId);
-  }
-
   /**
    * A node failed: every job computing (or being prepared, or staging out) on it is stopped
    * and recorded as interrupted by an outage. It then waits for `replan`.
@@ -183,9 +102,14 @@ export class PlanExecutor {
       const now = this.clock.now().getTime();
       const active = run.active;
       if (active) {
-        const kept = pieces.find((p) => p.start === active.piece.start && sameNodes(p.nodes, active.piece.nodes) && p.end > now);
+        const kept = pieces.find(
+          (p) => p.start === active.piece.start && sameNodes(p.nodes, active.piece.nodes) && p.end > now,
+        );
         if (kept) {
-          this.schedulePieces(run, pieces.filter((p) => p.start > kept.start));
+          this.schedulePieces(
+            run,
+            pieces.filter((p) => p.start > kept.start),
+          );
           return;
         }
         await this.suspend(run, 'the scheduler re-planned the job');
@@ -194,7 +118,10 @@ export class PlanExecutor {
     });
   }
 
-  /** The provider gives the job up (left the plan unsolved, agreement terminated): it is stopped, cleaned up and recorded as failed. */
+  /**
+   * The provider gives the job up (left the plan unsolved, agreement terminated): it is stopped, cleaned up and
+   * recorded as failed.
+   */
   abandon(jobId: string, reason: string): Promise<void> {
     const run = this.runs.get(jobId);
     if (!run) return Promise.reject(new Error(`job ${jobId} is not being executed`));
@@ -217,17 +144,19 @@ export class PlanExecutor {
   // ------------------------------------------------------------------ pieces
 
   /** Sets the starts of the pieces still to come (those ending after now). */
-  private schedulePieces(run: Run, pieces: readonly PlannedPiece[]): void {
+  protected schedulePieces(run: Run, pieces: readonly PlannedPiece[]): void {
     const now = this.clock.now().getTime();
     for (const piece of pieces) {
       if (piece.end <= now || run.begun.has(pieceKey(piece))) continue;
-      const cancel = this.clock.at(new Date(Math.max(piece.start, now)), () => this.enqueue(run, () => this.beginPiece(run, piece)));
+      const cancel = this.clock.at(new Date(Math.max(piece.start, now)), () =>
+        this.enqueue(run, () => this.beginPiece(run, piece)),
+      );
       run.pending.push(cancel);
     }
   }
 
   /** Pre-runtime of a piece: the nodes are prepared; the job starts after t_init. */
-  private async beginPiece(run: Run, piece: PlannedPiece): Promise<void> {
+  protected async beginPiece(run: Run, piece: PlannedPiece): Promise<void> {
     if (hasEnded(run.record) || run.active || run.begun.has(pieceKey(piece))) return;
     run.begun.add(pieceKey(piece));
     const started = this.clock.now().getTime();
@@ -244,11 +173,18 @@ export class PlanExecutor {
       return;
     }
     if (run.generation !== generation) return;
-    active.timers.push(this.clock.at(new Date(piece.computeStart + shift), () => this.enqueue(run, () => this.launch(run, active, generation))));
+    active.timers.push(
+      this.clock.at(new Date(piece.computeStart + shift), () =>
+        this.enqueue(run, () => this.launch(run, active, generation)),
+      ),
+    );
   }
 
-  /** Runtime: the job computes, from its last checkpoint if it ran before; checkpoints and the piece's end are set on the clock. `handedOver`: already Running since before a restart. */
-  private async launch(run: Run, active: ActivePiece, generation: number, handedOver = false): Promise<void> {
+  /**
+   * Runtime: the job computes, from its last checkpoint if it ran before; checkpoints and the piece's end are set on
+   * the clock. `handedOver`: already Running since before a restart.
+   */
+  protected async launch(run: Run, active: ActivePiece, generation: number, handedOver = false): Promise<void> {
     if (run.generation !== generation) return;
     const piece = active.piece;
     const resumes = run.record.startedAt !== undefined;
@@ -277,12 +213,20 @@ export class PlanExecutor {
     if (!handedOver) this.append(run, { kind: 'phase', at, phase: 'Running', nodes: piece.nodes });
     if (resumes || from) {
       const cause = resumes ? run.resumeCause : 'planned';
-      this.append(run, { kind: 'restart', at, nodes: piece.nodes, fromInterval, ...(from ? { reference: from.reference } : {}), cause });
+      this.append(run, {
+        kind: 'restart',
+        at,
+        nodes: piece.nodes,
+        fromInterval,
+        ...(from ? { reference: from.reference } : {}),
+        cause,
+      });
     }
     run.resumeCause = 'planned';
     // The plan's times, moved by however late computation actually began.
     const shift = at.getTime() - piece.computeStart;
-    const onClock = (t: number, task: () => Promise<void>) => active.timers.push(this.clock.at(new Date(t + shift), () => this.enqueue(run, task)));
+    const onClock = (t: number, task: () => Promise<void>) =>
+      active.timers.push(this.clock.at(new Date(t + shift), () => this.enqueue(run, task)));
     piece.checkpoints.forEach((cp, i) => {
       const interval = fromInterval + i + 1;
       onClock(cp.begin, async () => this.beginCheckpoint(run, active, generation, interval));
@@ -299,7 +243,7 @@ export class PlanExecutor {
     }
   }
 
-  private beginCheckpoint(run: Run, active: ActivePiece, generation: number, interval: number): void {
+  protected beginCheckpoint(run: Run, active: ActivePiece, generation: number, interval: number): void {
     if (run.generation !== generation) return;
     const writing = this.rm.checkpoint(run.jobId).then(
       (reference) => ({ reference }),
@@ -309,7 +253,7 @@ export class PlanExecutor {
   }
 
   /** A checkpoint counts once written (as the scheduler counts it); one that failed is recorded as missed. */
-  private async endCheckpoint(run: Run, active: ActivePiece, generation: number, interval: number): Promise<void> {
+  protected async endCheckpoint(run: Run, active: ActivePiece, generation: number, interval: number): Promise<void> {
     const writing = active.writing.get(interval);
     if (run.generation !== generation || !writing) return;
     const result = await writing;
@@ -323,8 +267,11 @@ export class PlanExecutor {
     }
   }
 
-  /** A planned piece that does not complete the job ends after its last checkpoint: stop, deinitialise, wait for the next piece. */
-  private async endPiece(run: Run, generation: number): Promise<void> {
+  /**
+   * A planned piece that does not complete the job ends after its last checkpoint: stop, deinitialise, wait for the
+   * next piece.
+   */
+  protected async endPiece(run: Run, generation: number): Promise<void> {
     if (run.generation !== generation || currentPhase(run.record) !== 'Running') return;
     this.endActive(run);
     await this.quietly(this.rm.stop(run.jobId, 'piece-end'));
@@ -338,12 +285,13 @@ export class PlanExecutor {
 
   // ------------------------------------------------------------------ events
 
-  private onResourceEvent(event: ResourceManagerEvent): Promise<void> | undefined {
+  protected onResourceEvent(event: ResourceManagerEvent): Promise<void> | undefined {
     const run = this.runs.get(event.jobId);
     if (!run) return undefined;
     if (event.type === 'finished') return this.enqueue(run, () => this.completed(run));
     const node = event.node;
-    if (node !== undefined && run.active?.piece.nodes.includes(node)) return this.enqueue(run, () => this.interrupt(run, node));
+    if (node !== undefined && run.active?.piece.nodes.includes(node))
+      return this.enqueue(run, () => this.interrupt(run, node));
     return this.enqueue(run, async () => {
       if (hasEnded(run.record)) return;
       this.endActive(run);
@@ -352,7 +300,7 @@ export class PlanExecutor {
   }
 
   /** The computation finished: stage-out, completion, post-runtime. */
-  private async completed(run: Run): Promise<void> {
+  protected async completed(run: Run): Promise<void> {
     if (currentPhase(run.record) !== 'Running') return;
     for (const cancel of run.pending.splice(0)) cancel();
     const nodes = run.active?.piece.nodes ?? [];
@@ -361,7 +309,12 @@ export class PlanExecutor {
     try {
       await this.rm.stageOut(run.jobId);
     } catch (error) {
-      await this.finish(run, { kind: 'failed', at: this.clock.now(), cause: 'resource-manager', reason: `stage-out failed: ${message(error)}` });
+      await this.finish(run, {
+        kind: 'failed',
+        at: this.clock.now(),
+        cause: 'resource-manager',
+        reason: `stage-out failed: ${message(error)}`,
+      });
       return;
     }
     const at = this.clock.now();
@@ -369,7 +322,7 @@ export class PlanExecutor {
   }
 
   /** An outage on one of the job's working nodes: stop it and wait for the scheduler's plan. */
-  private async interrupt(run: Run, node: string): Promise<void> {
+  protected async interrupt(run: Run, node: string): Promise<void> {
     const active = run.active;
     if (!active?.piece.nodes.includes(node) || hasEnded(run.record)) return;
     const phase = currentPhase(run.record);
@@ -382,7 +335,7 @@ export class PlanExecutor {
     await this.quietly(this.rm.cleanup(run.jobId, false));
   }
 
-  private async suspend(run: Run, reason: string): Promise<void> {
+  protected async suspend(run: Run, reason: string): Promise<void> {
     const phase = currentPhase(run.record);
     this.endActive(run);
     await this.quietly(this.rm.stop(run.jobId, 'suspension'));
@@ -394,103 +347,34 @@ export class PlanExecutor {
     await this.quietly(this.rm.cleanup(run.jobId, false));
   }
 
-  private async resourceManagerFailed(run: Run, operation: string, error: unknown): Promise<void> {
+  protected async resourceManagerFailed(run: Run, operation: string, error: unknown): Promise<void> {
     this.endActive(run);
     for (const cancel of run.pending.splice(0)) cancel();
-    await this.finish(run, { kind: 'failed', at: this.clock.now(), cause: 'resource-manager', reason: `${operation} failed: ${message(error)}` });
+    await this.finish(run, {
+      kind: 'failed',
+      at: this.clock.now(),
+      cause: 'resource-manager',
+      reason: `${operation} failed: ${message(error)}`,
+    });
   }
 
   /** The job completed or failed: post-runtime (cleanup, t_deinit), then the record closes. */
-  private async finish(run: Run, end: Extract<ExecutionFact, { kind: 'completed' | 'failed' }>): Promise<void> {
+  protected async finish(run: Run, end: Extract<ExecutionFact, { kind: 'completed' | 'failed' }>): Promise<void> {
     this.append(run, end);
     if (currentPhase(run.record) === undefined && run.record.phases.length === 0) {
       this.closeRecord(run);
       return;
     }
     // A job given up while a piece was being deinitialised is already in post-runtime.
-    if (currentPhase(run.record) !== 'PostRuntime') this.append(run, { kind: 'phase', at: this.clock.now(), phase: 'PostRuntime', nodes: [] });
+    if (currentPhase(run.record) !== 'PostRuntime')
+      this.append(run, { kind: 'phase', at: this.clock.now(), phase: 'PostRuntime', nodes: [] });
     await this.quietly(this.rm.cleanup(run.jobId, true));
     this.afterDeinit(run, () => this.closeRecord(run));
   }
 
-  private closeRecord(run: Run): void {
-    const at = this.clock.now();
-    this.append(run, { kind: 'closed', at });
-    for (const cancel of run.checks.values()) cancel();
-    run.checks.clear();
-  }
-
-  /** Runs `then` (in the job's queue) once t_deinit has passed. */
-  private afterDeinit(run: Run, then: () => void): void {
-    const at = new Date(this.clock.now().getTime() + run.shape.timing.tDeinit * 1000);
-    this.clock.at(at, () => this.enqueue(run, async () => then()));
-  }
-
   // ------------------------------------------------------------------ record and guarantees
 
-  /** Records the fact, reports it, then judges the guarantee terms on the new record. */
-  private append(run: Run, fact: ExecutionFact): void {
-    run.record = appendFact(run.record, fact);
-    this.emit(eventOf(run.jobId, fact));
-    this.judge(run);
-  }
-
-  /** Judges every term; reports the ones whose state changed and sets the next check. */
-  private judge(run: Run): void {
-    const context = judgingContext(run, this.clock.now());
-    for (const term of run.terms.guaranteeTerms) {
-      const evaluation = evaluateGuarantee(term, run.record, context);
-      const before = run.states.get(term.name) ?? 'NotDetermined';
-      run.states.set(term.name, evaluation.state);
-      if (evaluation.state !== before) {
-        const type = evaluation.state === 'Violated' ? 'violated' : evaluation.state === 'Fulfilled' ? 'fulfilled' : undefined;
-        if (type) this.emit({ type, jobId: run.jobId, at: context.now, evaluation });
-      }
-      run.checks.get(term.name)?.();
-      run.checks.delete(term.name);
-      const next = run.record.closedAt ? undefined : nextCheck(term, run.record, context);
-      if (next) run.checks.set(term.name, this.clock.at(next, () => this.enqueue(run, async () => this.judge(run))));
-    }
-  }
-
   // ------------------------------------------------------------------ plumbing
-
-  private endActive(run: Run): void {
-    const active = run.active;
-    if (!active) return;
-    for (const cancel of active.timers) cancel();
-    run.active = undefined;
-    run.generation++;
-  }
-
-  private cancelAll(run: Run): void {
-    this.endActive(run);
-    for (const cancel of run.pending.splice(0)) cancel();
-    for (const cancel of run.checks.values()) cancel();
-    run.checks.clear();
-  }
-
-  private enqueue(run: Run, task: () => void | Promise<void>): Promise<void> {
-    run.queue = run.queue.then(task).catch((error: unknown) => this.onError(error));
-    return run.queue;
-  }
-
-  private emit(event: ExecutionEvent): void {
-    try {
-      this.listener(event);
-    } catch (error) {
-      this.onError(error);
-    }
-  }
-
-  /** A call whose failure changes nothing in the record (stop, cleanup): reported, not thrown. */
-  private async quietly(call: Promise<void>): Promise<void> {
-    try {
-      await call;
-    } catch (error) {
-      this.onError(error);
-    }
-  }
 }
 
 function message(error: unknown): string {

@@ -22,7 +22,10 @@ export interface ResourceManager {
   start(launch: JobLaunch): Promise<void>;
   /** Takes a checkpoint of the running job; resolves to its reference once it is complete and usable for a restart. */
   checkpoint(jobId: string): Promise<string>;
-  /** Stops the job's computation (outage, suspension, end of a planned piece, termination). No `finished` or `failed` follows. Idempotent. */
+  /**
+   * Stops the job's computation (outage, suspension, end of a planned piece, termination). No `finished` or `failed`
+   * follows. Idempotent.
+   */
   stop(jobId: string, reason: StopReason): Promise<void>;
   /** Hands the results back to the customer (stage-out, Hovestadt 2006, section 3.3.3). */
   stageOut(jobId: string): Promise<void>;
@@ -66,4 +69,9 @@ export type StopReason = 'outage' | 'suspension' | 'piece-end' | 'terminated';
 
 export type ResourceManagerEvent =
   | { type: 'finished'; jobId: string }
-  | { type: 'failed'; jobId: string; reason: string; /** The node whose failure took the job down, if the resource manager knows it. */ node?: string };
+  | {
+      type: 'failed';
+      jobId: string;
+      reason: string /** The node whose failure took the job down, if the resource manager knows it. */;
+      node?: string;
+    };

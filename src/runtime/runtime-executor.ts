@@ -39,7 +39,13 @@ export class RuntimeExecutor implements JobExecutor {
     });
   }
 
-  execute(job: PlannedJob, shape: JobShape, terms: ExecutionTerms, resumeFrom?: ResumePoint, handedOver?: HandOver): void {
+  execute(
+    job: PlannedJob,
+    shape: JobShape,
+    terms: ExecutionTerms,
+    resumeFrom?: ResumePoint,
+    handedOver?: HandOver,
+  ): void {
     this.executor.execute(job, shape, terms, resumeFrom, handedOver);
   }
 

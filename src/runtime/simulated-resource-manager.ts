@@ -69,7 +69,12 @@ export class SimulatedResourceManager implements ResourceManager {
   }
 
   async start(launch: JobLaunch): Promise<void> {
-    this.record({ op: 'start', jobId: launch.jobId, nodes: [...launch.nodes], ...(launch.fromCheckpoint !== undefined ? { fromCheckpoint: launch.fromCheckpoint } : {}) });
+    this.record({
+      op: 'start',
+      jobId: launch.jobId,
+      nodes: [...launch.nodes],
+      ...(launch.fromCheckpoint !== undefined ? { fromCheckpoint: launch.fromCheckpoint } : {}),
+    });
     if (this.running.has(launch.jobId)) throw new Error(`job ${launch.jobId} is already running`);
     const runMs = Math.round(launch.expectedRunMs * (this.factors.get(launch.jobId) ?? 1));
     const cancel = this.clock.at(new Date(this.clock.now().getTime() + runMs), () => {

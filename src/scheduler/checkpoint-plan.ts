@@ -43,7 +43,9 @@ export function checkpointSeconds(site: SiteTiming, nodes: number, memoryPerNode
   return (site.parallelCheckpoint ? 1 : nodes) * perNode + site.snapshotSecondsPerGB * storageGB;
 }
 
-/** (3.5) t_migr = s_cp / bw(A,B); the checkpoint holds every node's memory and the storage. Infinite without bandwidth. */
+/**
+ * (3.5) t_migr = s_cp / bw(A,B); the checkpoint holds every node's memory and the storage. Infinite without bandwidth.
+ */
 export function migrationSeconds(checkpointSizeMB: number, bandwidthMBps: number): number {
   return bandwidthMBps > 0 ? checkpointSizeMB / bandwidthMBps : Number.POSITIVE_INFINITY;
 }
@@ -58,7 +60,13 @@ export function computeIntervalSeconds(tHat: number, checkpoints: number): numbe
 }
 
 /** (3.7) t_minslot = t_initnew + t_hat + n_cp * t_cp + t_deinit */
-export function minSlotSeconds(tInitNew: number, tHat: number, checkpoints: number, tCp: number, tDeinit: number): number {
+export function minSlotSeconds(
+  tInitNew: number,
+  tHat: number,
+  checkpoints: number,
+  tCp: number,
+  tDeinit: number,
+): number {
   return tInitNew + tHat + checkpoints * tCp + tDeinit;
 }
 
@@ -150,7 +158,11 @@ function countLimit(timing: CheckpointTiming): number {
   return Math.max(0, Math.floor(timing.tHat));
 }
 
-export function checkpointBounds(timing: CheckpointTiming, untilDeadlineSeconds: number, slotSeconds: number): CheckpointBounds | undefined {
+export function checkpointBounds(
+  timing: CheckpointTiming,
+  untilDeadlineSeconds: number,
+  slotSeconds: number,
+): CheckpointBounds | undefined {
   const fits = (n: number) => worstCaseSlotSeconds(timing, n) <= untilDeadlineSeconds;
   const optimum = optimalCheckpointCount(timing.tHat, timing.tCp, timing.outages);
   if (!fits(optimum)) return undefined; // the minimum of a convex function does not fit: nothing does
@@ -174,11 +186,18 @@ export function checkpointBounds(timing: CheckpointTiming, untilDeadlineSeconds:
   const max = Math.max(lo, optimum);
   const noOutageSlot = (n: number) => minSlotSeconds(timing.tInitNew, timing.tHat, n, timing.tCp, timing.tDeinit);
   // Free checkpoints (t_cp 0) fit any count, but only if the job itself fits in the slot.
-  const slotMax = timing.tCp > 0 ? Math.floor((slotSeconds - noOutageSlot(0)) / timing.tCp) : noOutageSlot(0) <= slotSeconds ? limit : -1;
+  const slotMax =
+    timing.tCp > 0
+      ? Math.floor((slotSeconds - noOutageSlot(0)) / timing.tCp)
+      : noOutageSlot(0) <= slotSeconds
+        ? limit
+        : -1;
   return { min, max, slotMax };
 }
 
-/** The checkpoint plan of one job: how many, how far apart, and what the job then needs (stored with its allocation). */
+/**
+ * The checkpoint plan of one job: how many, how far apart, and what the job then needs (stored with its allocation).
+ */
 export type CheckpointPlan = CheckpointSchedule;
 
 /** Jobs of the same shape get the same plan: the plan keeps one frozen copy of each (100,000 live jobs: 5 MiB). */
@@ -216,8 +235,10 @@ export function chooseCheckpointCount(
     const optimum = optimalCheckpointCount(timing.tHat, timing.tCp, timing.outages);
     return {
       reason:
-        `even the best checkpoint plan (${optimum} checkpoints) needs ${Math.ceil(worstCaseSlotSeconds(timing, optimum))} s ` +
-        `with ${timing.outages} covered outage(s), but only ${Math.floor(untilDeadlineSeconds)} s remain until the deadline`,
+        `even the best checkpoint plan (${optimum} checkpoints) needs ` +
+        `${Math.ceil(worstCaseSlotSeconds(timing, optimum))} s ` +
+        `with ${timing.outages} covered outage(s), but only ${Math.floor(untilDeadlineSeconds)} s remain ` +
+        `until the deadline`,
     };
   }
   const upper = Math.min(bounds.max, bounds.slotMax);
@@ -227,8 +248,13 @@ export function chooseCheckpointCount(
   if (requestedPerHour !== undefined) {
     const count = countForFrequency(requestedPerHour, timing.tHat);
     if (count < bounds.min || count > upper) {
-      const range = `${perHour(bounds.min, timing.tHat).toFixed(2)} to ${perHour(upper, timing.tHat).toFixed(2)} per hour`;
-      return { reason: `checkpoint frequency ${requestedPerHour} per hour (${count} checkpoints) is outside the bounds ${range} (${bounds.min} to ${upper} checkpoints)` };
+      const range =
+        `${perHour(bounds.min, timing.tHat).toFixed(2)} to ` + `${perHour(upper, timing.tHat).toFixed(2)} per hour`;
+      return {
+        reason:
+          `checkpoint frequency ${requestedPerHour} per hour (${count} checkpoints) is outside the ` +
+          `bounds ${range} (${bounds.min} to ${upper} checkpoints)`,
+      };
     }
     return { count };
   }

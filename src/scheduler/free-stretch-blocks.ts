@@ -33,7 +33,8 @@ class ChangeStamps {
 
   /** Whether a node from index `first` to `last` may have changed after stamp `stamp`. */
   changedSince(first: number, last: number, stamp: number): boolean {
-    for (let r = Math.floor(first / this.size); r <= Math.floor(last / this.size); r++) if ((this.stamps[r] as number) > stamp) return true;
+    for (let r = Math.floor(first / this.size); r <= Math.floor(last / this.size); r++)
+      if ((this.stamps[r] as number) > stamp) return true;
     return false;
   }
 }
@@ -95,7 +96,10 @@ export class FreeStretchBlocks {
     return Math.min((b + 1) * this.size, this.length);
   }
 
-  /** Whether no node of block `b` is free for `duration` at `t`: learnt for them, asked at or before `t`, with every bound later, and nothing changed since. */
+  /**
+   * Whether no node of block `b` is free for `duration` at `t`: learnt for them, asked at or before `t`, with every
+   * bound later, and nothing changed since.
+   */
   passes(b: number, t: Instant, duration: number, soft: boolean): boolean {
     return (
       this.duration[b] === duration &&
@@ -126,7 +130,10 @@ export class FreeStretchBlocks {
     return this.minBound[b] as number;
   }
 
-  /** What a search asked at `from` learnt of block `b`: each position's first free start at or after `from`, in bound[first, end). */
+  /**
+   * What a search asked at `from` learnt of block `b`: each position's first free start at or after `from`, in
+   * bound[first, end).
+   */
   learn(b: number, from: Instant, duration: number, soft: boolean, bound: Float64Array): void {
     let least = Number.POSITIVE_INFINITY;
     for (let i = this.first(b); i < this.end(b); i++) least = Math.min(least, bound[i] as number);
@@ -138,7 +145,9 @@ export class FreeStretchBlocks {
   }
 }
 
-/** The blocks of the eligible lists the Machine Manager hands out, and the stamps of the nodes' changes they all check. */
+/**
+ * The blocks of the eligible lists the Machine Manager hands out, and the stamps of the nodes' changes they all check.
+ */
 export class EligibleListBlocks {
   private readonly lists = new WeakMap<readonly number[], FreeStretchBlocks>();
   private readonly changes: ChangeStamps;
@@ -152,7 +161,8 @@ export class EligibleListBlocks {
 
   /** Gives `eligible`, a list that stays as it is, blocks. */
   register(eligible: readonly number[]): void {
-    if (eligible.length > 0 && !this.lists.has(eligible)) this.lists.set(eligible, new FreeStretchBlocks(eligible, this.size, this.changes));
+    if (eligible.length > 0 && !this.lists.has(eligible))
+      this.lists.set(eligible, new FreeStretchBlocks(eligible, this.size, this.changes));
   }
 
   of(eligible: readonly number[]): FreeStretchBlocks | undefined {

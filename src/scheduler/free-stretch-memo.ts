@@ -33,7 +33,15 @@ export class FreeStretchMemo {
    * When an answer for the node holds at `start`, writes where its free stretch begins (at
    * `start` or later) to out[at] and the stretch's latest start to latestOut[at], and says so.
    */
-  recall(node: number, start: Instant, duration: number, soft: boolean, out: Float64Array, latestOut: Float64Array, at: number): boolean {
+  recall(
+    node: number,
+    start: Instant,
+    duration: number,
+    soft: boolean,
+    out: Float64Array,
+    latestOut: Float64Array,
+    at: number,
+  ): boolean {
     if (this.duration[node] !== duration || this.soft[node] !== (soft ? 1 : 0)) return false;
     if ((this.from[node] as number) > start || (this.latest[node] as number) < start) return false;
     out[at] = Math.max(this.bound[node] as number, start);

@@ -32,11 +32,15 @@ export interface JobSpecOptions {
  */
 export function jobSpecFor(id: string, request: ServiceRequest, now: Date, options: JobSpecOptions = {}): JobSpec {
   const kind = jobKindOf(request);
-  const windowSeconds = request.window ? (request.window.end.getTime() - request.window.start.getTime()) / 1000 : undefined;
+  const windowSeconds = request.window
+    ? (request.window.end.getTime() - request.window.start.getTime()) / 1000
+    : undefined;
   const runtimeSeconds =
     windowSeconds !== undefined
-      ? request.runtimeSeconds !== undefined && request.runtimeSeconds < windowSeconds ? request.runtimeSeconds : windowSeconds
-      : request.runtimeSeconds ?? 0;
+      ? request.runtimeSeconds !== undefined && request.runtimeSeconds < windowSeconds
+        ? request.runtimeSeconds
+        : windowSeconds
+      : (request.runtimeSeconds ?? 0);
   const spec: JobSpec = {
     id,
     kind,
@@ -56,7 +60,10 @@ export function jobSpecFor(id: string, request: ServiceRequest, now: Date, optio
   return spec;
 }
 
-/** Most jobs demand the same of a node (often nothing): equal requirements are one frozen object (100,000 live jobs: 5 MiB). */
+/**
+ * Most jobs demand the same of a node (often nothing): equal requirements are one frozen object (100,000 live jobs: 5
+ * MiB).
+ */
 const sharedRequirements = new SharedValues<JobRequirements>();
 
 /** Static demands on each node; only what the request names (an absent demand is no restriction). */
@@ -68,7 +75,8 @@ export function requirementsOf(request: ServiceRequest): JobRequirements {
   if (request.operatingSystem !== undefined) r.operatingSystem = request.operatingSystem;
   if (request.architecture !== undefined) r.architecture = request.architecture;
   if (request.libraries.length > 0) r.libraries = request.libraries.map((l) => ({ ...l }));
-  if (request.candidateHosts && request.candidateHosts.length > 0) r.candidateHosts = [...new Set(request.candidateHosts)].sort();
+  if (request.candidateHosts && request.candidateHosts.length > 0)
+    r.candidateHosts = [...new Set(request.candidateHosts)].sort();
   if (request.securityPolicy.length > 0) r.securityPolicies = [...new Set(request.securityPolicy)].sort();
   return sharedRequirements.shared(r);
 }

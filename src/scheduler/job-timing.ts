@@ -1,4 +1,11 @@
-import { checkpointTiming, chooseCheckpointCount, optimalCheckpointCount, planFor, type CheckpointPlan, type CheckpointTiming } from './checkpoint-plan.js';
+import {
+  checkpointTiming,
+  chooseCheckpointCount,
+  optimalCheckpointCount,
+  planFor,
+  type CheckpointPlan,
+  type CheckpointTiming,
+} from './checkpoint-plan.js';
 import type { Instant, JobSpec, PlannedJob, Segment } from './model.js';
 import type { SiteTiming } from './site.js';
 
@@ -13,7 +20,9 @@ export interface JobShape {
   checkpointed: boolean;
   /** Spare nodes booked beside the job for restarts (Enhanced, Full: one per covered outage). */
   spare: number;
-  /** Books the worst case (3.8 with restarts) rather than t_minslot: Enhanced and Full keep the time for their restarts. */
+  /**
+   * Books the worst case (3.8 with restarts) rather than t_minslot: Enhanced and Full keep the time for their restarts.
+   */
   booksWorstCase: boolean;
   /** Deadlines must leave room for the worst case: every fault-tolerant level. */
   deadlineCoversOutages: boolean;
@@ -26,7 +35,13 @@ const faultTolerant = new Set(['Standard', 'Enhanced', 'Full']);
 export function shapeOf(spec: JobSpec, site: SiteTiming): JobShape {
   const tolerant = faultTolerant.has(spec.level);
   const checkpointed = tolerant || spec.kind === 'Background';
-  const outages = tolerant ? (spec.coveredOutages > 0 ? spec.coveredOutages : site.defaultCoveredOutages) : checkpointed ? 1 : 0;
+  const outages = tolerant
+    ? spec.coveredOutages > 0
+      ? spec.coveredOutages
+      : site.defaultCoveredOutages
+    : checkpointed
+      ? 1
+      : 0;
   const timing = checkpointTiming(checkpointed ? site : { ...site, slowdownFactor: 1 }, {
     runtimeSeconds: spec.runtimeSeconds,
     nodes: spec.nodes,
@@ -87,7 +102,14 @@ export function checkpointPlanAt(spec: JobSpec, shape: JobShape, start: Instant)
  * compute intervals with a checkpoint between them (and after the last one when the
  * piece does not finish the job), deinitialisation, and room for `outages` restarts.
  */
-export function pieceMs(shape: JobShape, plan: CheckpointPlan, intervals: number, restart: boolean, outages: number, finishes: boolean): number {
+export function pieceMs(
+  shape: JobShape,
+  plan: CheckpointPlan,
+  intervals: number,
+  restart: boolean,
+  outages: number,
+  finishes: boolean,
+): number {
   const t = shape.timing;
   const checkpoints = finishes ? intervals - 1 : intervals;
   const seconds =
@@ -150,8 +172,16 @@ export function expectedCompletion(job: PlannedJob, shape: JobShape): Instant | 
  * preparation and release): after initialisation (the hand-over, for a promise with a start
  * time), and before the release of the nodes (t_deinit).
  */
-export function segmentPhases(job: PlannedJob, shape: JobShape, segment: Segment): { readyAt: Instant; releaseFrom: Instant } {
-  const readyAt = segment.start + initSeconds(shape, segment.restart, job.spec.window !== undefined && job.spec.prepared) * 1000;
+export function segmentPhases(
+  job: PlannedJob,
+  shape: JobShape,
+  segment: Segment,
+): { readyAt: Instant; releaseFrom: Instant } {
+  const readyAt =
+    segment.start + initSeconds(shape, segment.restart, job.spec.window !== undefined && job.spec.prepared) * 1000;
   const releaseFrom = segment.end - releaseMs(shape);
-  return { readyAt: Math.min(readyAt, segment.end), releaseFrom: Math.max(releaseFrom, Math.min(readyAt, segment.end)) };
+  return {
+    readyAt: Math.min(readyAt, segment.end),
+    releaseFrom: Math.max(releaseFrom, Math.min(readyAt, segment.end)),
+  };
 }

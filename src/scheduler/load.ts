@@ -8,7 +8,13 @@ import type { ClusterDescription, Instant } from './model.js';
  * best-effort work gives way to SLA jobs, so it is not demand for them. Demand pricing
  * (src/domain/pricing.ts) reads its price factor from this.
  */
-export function firmLoad(cluster: ClusterDescription, mm: MachineManager, start: Instant, end: Instant, excluding: readonly string[] = []): number {
+export function firmLoad(
+  cluster: ClusterDescription,
+  mm: MachineManager,
+  start: Instant,
+  end: Instant,
+  excluding: readonly string[] = [],
+): number {
   const capacity = slaNodeCount(cluster) * (end - start);
   if (!(capacity > 0)) return 0;
   let area = mm.firmProfile.busyArea(start, end);
@@ -19,7 +25,10 @@ export function firmLoad(cluster: ClusterDescription, mm: MachineManager, start:
   return Math.min(1, Math.max(0, area / capacity));
 }
 
-/** Nodes that are not buffer nodes, counted once per cluster description (every quote asks, and a cluster has thousands). */
+/**
+ * Nodes that are not buffer nodes, counted once per cluster description (every quote asks, and a cluster has
+ * thousands).
+ */
 const slaNodes = new WeakMap<ClusterDescription['nodes'], number>();
 function slaNodeCount(cluster: ClusterDescription): number {
   let count = slaNodes.get(cluster.nodes);

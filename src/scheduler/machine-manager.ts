@@ -29,11 +29,16 @@ export class MachineManager implements SearchSpace {
   readonly firmProfile = new CapacityProfile();
   private readonly soft = new Set<string>();
   private readonly timelines: NodeTimeline[];
-  /** Per node: the end of its last booking (-Infinity: none), so a search passes a node free for good without asking its timeline. */
+  /**
+   * Per node: the end of its last booking (-Infinity: none), so a search passes a node free for good without asking its
+   * timeline.
+   */
   private readonly lastEnds: Float64Array;
   /** What slot searches last learnt from each node's timeline (see FreeStretchMemo). */
   readonly freeStretches: FreeStretchMemo;
-  /** @internal for SlotSearch: what searches learnt of blocks of the eligible lists handed out (see FreeStretchBlocks). */
+  /**
+   * @internal for SlotSearch: what searches learnt of blocks of the eligible lists handed out (see FreeStretchBlocks).
+   */
   readonly freeStretchBlocks: EligibleListBlocks;
   private readonly index = new Map<string, number>();
   /** Each owner's bookings: most jobs have one, kept without a list around it (100,000 live jobs: 5 MB). */
@@ -168,7 +173,12 @@ export class MachineManager implements SearchSpace {
    * itself passes whole blocks of nodes earlier searches found busy (FreeStretchBlocks). It
    * is asked for instants that never decrease, and the plan must not change while it is in use.
    */
-  search(count: number, eligible: readonly number[], duration: number, options: Passable & { oneIsland?: boolean; limit?: Instant } = {}): SlotSearch {
+  search(
+    count: number,
+    eligible: readonly number[],
+    duration: number,
+    options: Passable & { oneIsland?: boolean; limit?: Instant } = {},
+  ): SlotSearch {
     return new SlotSearch(this, count, eligible, duration, options);
   }
 
@@ -240,7 +250,8 @@ export class MachineManager implements SearchSpace {
     const cut = -kthSmallest(values, m, count);
     const out: number[] = [];
     let above = 0;
-    for (let j = 0; j < m; j++) if ((since[candidates[j] as number] as number) > cut) values[above++] = candidates[j] as number;
+    for (let j = 0; j < m; j++)
+      if ((since[candidates[j] as number] as number) > cut) values[above++] = candidates[j] as number;
     const sorted = Int32Array.from(values.subarray(0, above)).sort(byPacking);
     for (const k of sorted) out.push(nodes[k] as number);
     for (let j = 0; j < m && out.length < count; j++) {
@@ -250,7 +261,10 @@ export class MachineManager implements SearchSpace {
     return out;
   }
 
-  /** Books nodes for `owner` over [start, end); with `except`, the parts already booked by that owner are skipped (a renegotiated job over its original). */
+  /**
+   * Books nodes for `owner` over [start, end); with `except`, the parts already booked by that owner are skipped (a
+   * renegotiated job over its original).
+   */
   book(owner: string, nodes: readonly number[], start: Instant, end: Instant, except?: string): void {
     if (end <= start) return;
     for (const node of nodes) {
@@ -300,7 +314,14 @@ export class MachineManager implements SearchSpace {
     return (this.timelines[node] as NodeTimeline).ownersOverlapping(start, end);
   }
 
-  isFree(node: number, start: Instant, end: Instant, ignoreOwner?: string, movable?: (owner: string) => boolean, soft = false): boolean {
+  isFree(
+    node: number,
+    start: Instant,
+    end: Instant,
+    ignoreOwner?: string,
+    movable?: (owner: string) => boolean,
+    soft = false,
+  ): boolean {
     return (this.timelines[node] as NodeTimeline).isFree(start, end, ignoreOwner, movable, soft);
   }
 
@@ -439,8 +460,10 @@ export class MachineManager implements SearchSpace {
   }
 }
 
-
-/** Packing order of free nodes (indices into the free list): the one whose last booking ended latest first, then the lower index. */
+/**
+ * Packing order of free nodes (indices into the free list): the one whose last booking ended latest first, then the
+ * lower index.
+ */
 function before(nodes: Int32Array, since: Float64Array, a: number, b: number): boolean {
   const sa = since[a] as number;
   const sb = since[b] as number;

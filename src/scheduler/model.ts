@@ -96,7 +96,10 @@ export interface JobSpec {
   queueTag?: number;
 }
 
-/** No nodes: segments without spare nodes share this frozen list instead of an empty array each (100,000 live jobs: 3 MB). */
+/**
+ * No nodes: segments without spare nodes share this frozen list instead of an empty array each (100,000 live jobs: 3
+ * MB).
+ */
 export const noNodes: readonly string[] = Object.freeze([]);
 
 /**

@@ -40,10 +40,20 @@ export class NodeTimeline {
     return this.all.toArray();
   }
 
-  /** True if nothing is booked in [start, end) other than by `ignoreOwner`, owners that would move out of the way, or (with `soft`) soft bookings. */
-  isFree(start: Instant, end: Instant, ignoreOwner?: string, movable?: (owner: string) => boolean, soft = false): boolean {
+  /**
+   * True if nothing is booked in [start, end) other than by `ignoreOwner`, owners that would move out of the way, or
+   * (with `soft`) soft bookings.
+   */
+  isFree(
+    start: Instant,
+    end: Instant,
+    ignoreOwner?: string,
+    movable?: (owner: string) => boolean,
+    soft = false,
+  ): boolean {
     if (end <= start) return true;
-    if (ignoreOwner === undefined && movable === undefined) return (soft ? this.firm : this.all).isFreeFor(start, end - start);
+    if (ignoreOwner === undefined && movable === undefined)
+      return (soft ? this.firm : this.all).isFreeFor(start, end - start);
     const list = this.all;
     for (let i = list.locate(start), n = list.count; i < n; i++) {
       const b = list.item(i);
@@ -61,7 +71,13 @@ export class NodeTimeline {
    * bookings in the way; the answer is then a lower bound, and never `t` itself: `t`
    * comes back only when the node is free from `t` for `duration`.
    */
-  earliestFree(t: Instant, duration: number, pass: Passable = {}, limit = Number.POSITIVE_INFINITY, budget = Number.POSITIVE_INFINITY): Instant {
+  earliestFree(
+    t: Instant,
+    duration: number,
+    pass: Passable = {},
+    limit = Number.POSITIVE_INFINITY,
+    budget = Number.POSITIVE_INFINITY,
+  ): Instant {
     this.earliestFreeInto(t, duration, pass, limit, budget, answer, ignored, 0);
     return answer[0] as number;
   }
@@ -71,7 +87,16 @@ export class NodeTimeline {
    * free stretch (any start from out[at] to it is free for `duration` too), or -Infinity
    * when the answer comes from a scan past an owner and is only a lower bound.
    */
-  earliestFreeInto(t: Instant, duration: number, pass: Passable, limit: number, budget: number, out: Float64Array, latest: Float64Array, at: number): void {
+  earliestFreeInto(
+    t: Instant,
+    duration: number,
+    pass: Passable,
+    limit: number,
+    budget: number,
+    out: Float64Array,
+    latest: Float64Array,
+    at: number,
+  ): void {
     if (pass.ignoreOwner === undefined && pass.movable === undefined) {
       (pass.soft ? this.firm : this.all).earliestGapInto(t, duration, out, latest, at);
       return;
@@ -107,7 +132,10 @@ export class NodeTimeline {
     return answer[0] as number;
   }
 
-  /** `freeSince`, written to out[at]; until[at] receives the first instant after t where it changes (the next booking's end). */
+  /**
+   * `freeSince`, written to out[at]; until[at] receives the first instant after t where it changes (the next booking's
+   * end).
+   */
   freeSinceInto(t: Instant, out: Float64Array, until: Float64Array, at: number): void {
     this.all.endBeforeInto(t, out, until, at);
   }
@@ -115,7 +143,10 @@ export class NodeTimeline {
   add(booking: NodeBooking): void {
     const next = this.all.firstEndingAfter(booking.start);
     if (next && next.start < booking.end) {
-      throw new Error(`node double-booked: ${booking.owner} [${booking.start}, ${booking.end}) overlaps ${next.owner} [${next.start}, ${next.end})`);
+      throw new Error(
+        `node double-booked: ${booking.owner} [${booking.start}, ${booking.end}) overlaps ${next.owner} [` +
+          `${next.start}, ${next.end})`,
+      );
     }
     this.all.insert(booking);
     if (!booking.soft) this.firm.insert(booking);
@@ -186,7 +217,10 @@ export class NodeTimeline {
 /** Bookings per chunk: a question scans at most one chunk of bookings, then chunk summaries. */
 const CHUNK = 16;
 
-/** Bookings past which a change moves the entries after it with the built-in copy (shorter lists: by hand, cheaper than the call). */
+/**
+ * Bookings past which a change moves the entries after it with the built-in copy (shorter lists: by hand, cheaper than
+ * the call).
+ */
 const LONG = 64;
 
 /**
@@ -223,7 +257,10 @@ class GapList {
     return this.items.slice(0, this.n);
   }
 
-  /** Finds the first booking that ends after t (into `at`): iteration from there visits every booking that may overlap [t, ...). */
+  /**
+   * Finds the first booking that ends after t (into `at`): iteration from there visits every booking that may overlap
+   * [t, ...).
+   */
   locate(t: Instant): number {
     const { chunkLast, times, n } = this;
     const chunks = Math.ceil(n / CHUNK);
@@ -253,7 +290,10 @@ class GapList {
     return i < this.n ? this.items[i] : undefined;
   }
 
-  /** End of the last booking that ends at or before t (-Infinity if none), written to out[at], and the next end after t to until[at]. */
+  /**
+   * End of the last booking that ends at or before t (-Infinity if none), written to out[at], and the next end after t
+   * to until[at].
+   */
   endBeforeInto(t: Instant, out: Float64Array, until: Float64Array, at: number): void {
     const i = this.locate(t);
     out[at] = i > 0 ? (this.times[2 * i - 1] as number) : Number.NEGATIVE_INFINITY;
@@ -312,7 +352,10 @@ class GapList {
     out[at] = times[2 * n - 1] as number; // after the last booking
   }
 
-  /** The owner's booking that starts at `start`: bookings do not overlap, so it is the first that ends after `start` (left in `at`). */
+  /**
+   * The owner's booking that starts at `start`: bookings do not overlap, so it is the first that ends after `start`
+   * (left in `at`).
+   */
   find(owner: string, start: Instant): NodeBooking | undefined {
     const i = this.locate(start);
     if (i >= this.n || this.times[2 * i] !== start) return undefined;
@@ -359,7 +402,10 @@ class GapList {
     this.changedFrom(i);
   }
 
-  /** The booking that starts at `start` now ends at `end` (its object already says so; the array still holds the old end, by which it is found). */
+  /**
+   * The booking that starts at `start` now ends at `end` (its object already says so; the array still holds the old
+   * end, by which it is found).
+   */
   endChanged(start: Instant, end: Instant): void {
     const i = this.locate(start);
     if (i >= this.n || this.times[2 * i] !== start) throw new Error(`no booking starts at ${start}`);
@@ -371,7 +417,10 @@ class GapList {
     if (chunk + 1 < chunks) this.stale[chunk + 1] = 1; // its gap before it starts at this chunk's last end
   }
 
-  /** Entries from position i on moved: the chunks' last ends from i's chunk on are read again, their gap summaries go stale. */
+  /**
+   * Entries from position i on moved: the chunks' last ends from i's chunk on are read again, their gap summaries go
+   * stale.
+   */
   private changedFrom(i: number): void {
     const n = this.n;
     const chunks = Math.ceil(n / CHUNK);

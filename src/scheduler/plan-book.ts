@@ -28,7 +28,10 @@ export interface Need {
 export interface AdmitOptions {
   /** A job this one would replace (renegotiation): its capacity counts as free for the new one. */
   replacing?: string;
-  /** The caller's last word on the placement found (the agreement's objectives): a reason refuses it, and nothing is booked. */
+  /**
+   * The caller's last word on the placement found (the agreement's objectives): a reason refuses it, and nothing is
+   * booked.
+   */
   accept?: (job: PlannedJob) => string | undefined;
 }
 
@@ -128,7 +131,9 @@ export abstract class PlanBook {
     this.inP.add(job.spec.id);
   }
 
-  /** A job's segments changed: a first start at or before the clock has started, a later one is queued for the clock. */
+  /**
+   * A job's segments changed: a first start at or before the clock has started, a later one is queued for the clock.
+   */
   protected segmentsChanged(job: PlannedJob): void {
     const first = job.segments[0];
     if (!first) return;
@@ -147,7 +152,6 @@ export abstract class PlanBook {
   isFailed(nodeId: string): boolean {
     return this.failed.has(this.mm.nodeIndex(nodeId));
   }
-
 
   /** No planned job has a start tag above this (it only rises: an upper bound is all `admit` needs). */
   protected highestTag = Number.NEGATIVE_INFINITY;
@@ -297,14 +301,24 @@ export abstract class PlanBook {
     const ja = this.jobs.get(a) as PlannedJob;
     const jb = this.jobs.get(b) as PlannedJob;
     const tagged = ja.spec.queueTag !== undefined && jb.spec.queueTag !== undefined;
-    return (tagged ? (ja.spec.queueTag as number) - (jb.spec.queueTag as number) : 0) || ja.spec.arrival - jb.spec.arrival || (a < b ? -1 : a > b ? 1 : 0);
+    return (
+      (tagged ? (ja.spec.queueTag as number) - (jb.spec.queueTag as number) : 0) ||
+      ja.spec.arrival - jb.spec.arrival ||
+      (a < b ? -1 : a > b ? 1 : 0)
+    );
   }
 
   /** Waiting best-effort jobs a re-plan unbooked to make room; step 7 puts them back. */
   protected displaced: Set<string> | undefined;
 
   /** Unbooks the waiting best-effort jobs on `nodes` over [start, end): they give way to `id`. */
-  protected displaceWaiting(id: string, start: Instant, end: Instant, nodes: readonly number[], record: Set<string> | undefined): void {
+  protected displaceWaiting(
+    id: string,
+    start: Instant,
+    end: Instant,
+    nodes: readonly number[],
+    record: Set<string> | undefined,
+  ): void {
     for (const n of nodes) {
       for (const owner of this.mm.ownersOn(n, start, end)) {
         if (owner === id || !this.isWaitingBestEffort(owner)) continue;

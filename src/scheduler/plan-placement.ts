@@ -1,5 +1,14 @@
 import type { CheckpointPlan } from './checkpoint-plan.js';
-import { checkpointPlanAt, pieceMs, preparationMs, releaseMs, securedIntervals, shapeOf, totalIntervals, type JobShape } from './job-timing.js';
+import {
+  checkpointPlanAt,
+  pieceMs,
+  preparationMs,
+  releaseMs,
+  securedIntervals,
+  shapeOf,
+  totalIntervals,
+  type JobShape,
+} from './job-timing.js';
 import type { Instant, JobSpec, PlannedJob, Segment } from './model.js';
 import { nodeList } from './model.js';
 import { PlanBook } from './plan-book.js';
@@ -13,9 +22,20 @@ import { at, isBestEffort, totalIntervalsOf, type AdmitOptions, type Need, type 
 export abstract class PlanPlacement extends PlanBook {
   // ---------------------------------------------------------------- placement
   protected validate(spec: JobSpec): string | undefined {
-    // No time or count that is not a finite number enters the capacity profile: it would corrupt it for every later job.
-    const numbers = [spec.nodes, spec.runtimeSeconds, spec.arrival, spec.earliestStart, spec.deadline, spec.window?.start, spec.window?.end, spec.storageGB];
-    if (numbers.some((n) => n !== undefined && !Number.isFinite(n))) return 'the request holds a time or a count that is not a finite number';
+    // No time or count that is not a finite number enters the capacity profile: it would corrupt it for every later
+    // job.
+    const numbers = [
+      spec.nodes,
+      spec.runtimeSeconds,
+      spec.arrival,
+      spec.earliestStart,
+      spec.deadline,
+      spec.window?.start,
+      spec.window?.end,
+      spec.storageGB,
+    ];
+    if (numbers.some((n) => n !== undefined && !Number.isFinite(n)))
+      return 'the request holds a time or a count that is not a finite number';
     if (spec.window && spec.window.end <= spec.window.start) return 'the reservation window ends before it starts';
     const usable = this.eligibleFor(spec).length;
     if (spec.nodes < 1) return 'a job needs at least one node';
@@ -24,31 +44,62 @@ export abstract class PlanPlacement extends PlanBook {
       const policies = spec.requirements.securityPolicies;
       const hosts = spec.requirements.candidateHosts;
       const policyNote =
-        (policies ? ` (sla:SecurityPolicy ${policies.join(', ')}: ${this.mm.eligible({ securityPolicies: policies }, true).length} node(s) of the cluster meet it)` : '') +
-        (hosts ? ` (jsdl:CandidateHosts ${hosts.join(', ')}: ${this.mm.eligible({ candidateHosts: hosts }, true).length} of them are nodes of the cluster)` : '');
-      return `${spec.nodes} nodes${spare ? ` plus ${spare} spare node(s) for ${spec.level} service` : ''} requested but the cluster has ${usable} ${usable === this.cluster.nodes.length ? 'nodes' : 'nodes that meet the requirements'}${spec.prepared ? ' kept prepared for interactive sessions' : isBestEffort(spec) ? '' : ' available to SLA jobs'}${policyNote}`;
+        (policies
+          ? ` (sla:SecurityPolicy ${policies.join(', ')}: ` +
+            `${this.mm.eligible({ securityPolicies: policies }, true).length} node(s) of the cluster meet it)`
+          : '') +
+        (hosts
+          ? ` (jsdl:CandidateHosts ${hosts.join(', ')}: ` +
+            `${this.mm.eligible({ candidateHosts: hosts }, true).length} of them are nodes of the cluster)`
+          : '');
+      return (
+        `${spec.nodes} nodes${spare ? ` plus ${spare} spare node(s) for ${spec.level} service` : ''} ` +
+        `requested but the cluster has ${usable} ` +
+        `${usable === this.cluster.nodes.length ? 'nodes' : 'nodes that meet the requirements'}` +
+        (spec.prepared
+          ? ' kept prepared for interactive sessions'
+          : isBestEffort(spec)
+            ? ''
+            : ' available to SLA jobs') +
+        `${policyNote}`
+      );
     }
     if (spec.requirements.interconnect !== undefined) {
       const largest = this.mm.largestIsland(this.eligibleFor(spec));
       const spare = shapeOf(spec, this.cluster.timing).spare;
       if (spec.nodes + spare > largest) {
-        return `${spec.nodes + spare} nodes on ${spec.requirements.interconnect} must share one interconnect island, but the largest suitable island has ${largest}`;
+        return (
+          `${spec.nodes + spare} nodes on ${spec.requirements.interconnect} must share one interconnect ` +
+          `island, but the largest suitable island has ${largest}`
+        );
       }
     }
     if (spec.window) {
-      if (spec.window.end <= spec.window.start) return `reservation window ends (${at(spec.window.end)}) before it starts (${at(spec.window.start)})`;
-      if (spec.window.start < this.now) return `reservation window starts in the past (${at(spec.window.start)}, now ${at(this.now)})`;
+      if (spec.window.end <= spec.window.start)
+        return `reservation window ends (${at(spec.window.end)}) before it starts (${at(spec.window.start)})`;
+      if (spec.window.start < this.now)
+        return `reservation window starts in the past (${at(spec.window.start)}, now ${at(this.now)})`;
       return undefined;
     }
-    if (!(spec.runtimeSeconds > 0)) return 'a runtime estimate (sla:RuntimeEstimate) or a reservation window is required to plan the job';
-    if (spec.deadline !== undefined && spec.deadline <= this.now) return `deadline ${at(spec.deadline)} has already passed (now ${at(this.now)})`;
+    if (!(spec.runtimeSeconds > 0))
+      return 'a runtime estimate (sla:RuntimeEstimate) or a reservation window is required to plan the job';
+    if (spec.deadline !== undefined && spec.deadline <= this.now)
+      return `deadline ${at(spec.deadline)} has already passed (now ${at(this.now)})`;
     if (spec.level === 'Full' && this.cluster.peerStandbyNodes < spec.nodes) {
-      return `Full service needs ${spec.nodes} standby nodes reserved at a peer provider, but ${this.cluster.peerStandbyNodes === 0 ? 'no peer standby capacity is configured' : `only ${this.cluster.peerStandbyNodes} are configured`}`;
+      return (
+        `Full service needs ${spec.nodes} standby nodes reserved at a peer provider, but ` +
+        (this.cluster.peerStandbyNodes === 0
+          ? 'no peer standby capacity is configured'
+          : `only ${this.cluster.peerStandbyNodes} are configured`)
+      );
     }
     return undefined;
   }
 
-  /** The nodes a job may be planned on: its requirements, and the pool its kind uses (buffer and warm nodes, see ClusterNode). */
+  /**
+   * The nodes a job may be planned on: its requirements, and the pool its kind uses (buffer and warm nodes, see
+   * ClusterNode).
+   */
   protected eligibleFor(spec: JobSpec): number[] {
     return this.mm.eligible(spec.requirements, isBestEffort(spec), spec.prepared === true);
   }
@@ -71,8 +122,17 @@ export abstract class PlanPlacement extends PlanBook {
     if (spec.window) {
       // A new promise must leave time to prepare its nodes; a renegotiated one keeps the preparation it has.
       const prepare = preparationMs(shape, false, spec.prepared);
-      if (options.replacing === undefined && spec.window.start - prepare < now) return { reason: tooSoonReason(spec.window.start, prepare, now) };
-      return this.placeReservation(spec, shape, spec.window.start, spec.window.end, options.replacing, 0, totalIntervalsOf(shape, spec, spec.window.start));
+      if (options.replacing === undefined && spec.window.start - prepare < now)
+        return { reason: tooSoonReason(spec.window.start, prepare, now) };
+      return this.placeReservation(
+        spec,
+        shape,
+        spec.window.start,
+        spec.window.end,
+        options.replacing,
+        0,
+        totalIntervalsOf(shape, spec, spec.window.start),
+      );
     }
     const from = Math.max(now, spec.earliestStart ?? now);
     const plan = checkpointPlanAt(spec, shape, from);
@@ -85,7 +145,15 @@ export abstract class PlanPlacement extends PlanBook {
    * nodes' preparation before `start` (from now at the earliest) and ends with their release
    * after `end`: the promise covers [start, end), the work to keep it is booked around it.
    */
-  protected placeReservation(spec: JobSpec, shape: JobShape, start: Instant, end: Instant, replacing: string | undefined, doneIntervals: number, total: number): Placement | { reason: string } {
+  protected placeReservation(
+    spec: JobSpec,
+    shape: JobShape,
+    start: Instant,
+    end: Instant,
+    replacing: string | undefined,
+    doneIntervals: number,
+    total: number,
+  ): Placement | { reason: string } {
     const checkpoints = checkpointPlanAt({ ...spec, deadline: undefined }, shape, start);
     if ('reason' in checkpoints) return checkpoints;
     const restart = doneIntervals > 0;
@@ -97,8 +165,11 @@ export abstract class PlanPlacement extends PlanBook {
       const free = this.freeThroughout(need, bookedFrom, bookedTo);
       return {
         reason:
-          `${spec.nodes}${shape.spare ? ` + ${shape.spare} spare` : ''} nodes are not free from ${at(start)} to ${at(end)}: ` +
-          `${free} of ${need.eligible.length} ${need.eligible.length === this.cluster.nodes.length ? '' : 'suitable '}nodes are free throughout that window ` +
+          `${spec.nodes}${shape.spare ? ` + ${shape.spare} spare` : ''} nodes are not free from ${at(start)} ` +
+          `to ${at(end)}: ` +
+          `${free} of ${need.eligible.length} ` +
+          `${need.eligible.length === this.cluster.nodes.length ? '' : 'suitable '}nodes are free throughout ` +
+          `that window ` +
           `with its preparation and release (${at(bookedFrom)} to ${at(bookedTo)})`,
       };
     }
@@ -111,44 +182,96 @@ export abstract class PlanPlacement extends PlanBook {
   }
 
   /** A run of `intervals` intervals from `from` on: earliest fit, within the deadline for SLA jobs. */
-  protected placeRun(spec: JobSpec, shape: JobShape, plan: CheckpointPlan, from: Instant, intervals: number, restart: boolean, replacing?: string, outagesLeft?: number): Placement | { reason: string } {
+  protected placeRun(
+    spec: JobSpec,
+    shape: JobShape,
+    plan: CheckpointPlan,
+    from: Instant,
+    intervals: number,
+    restart: boolean,
+    replacing?: string,
+    outagesLeft?: number,
+  ): Placement | { reason: string } {
     const outages = outagesLeft ?? shape.timing.outages;
     const lengthMs = pieceMs(shape, plan, intervals, restart, shape.booksWorstCase ? outages : 0, true);
     const worstMs = pieceMs(shape, plan, intervals, restart, shape.deadlineCoversOutages ? outages : 0, true);
     const need = this.needFor(spec, shape, lengthMs, replacing);
-    const latestStart = spec.deadline !== undefined && spec.kind === 'Deadline' ? spec.deadline - Math.max(lengthMs, worstMs) : undefined;
-    const standbyFrom = spec.level === 'Full' ? (t: Instant) => this.remote.firstFit(t, lengthMs, this.cluster.peerStandbyNodes - spec.nodes) : undefined;
-    const found = this.findSlot(need, from, latestStart, (start) => this.remoteCheck(spec, start, start + lengthMs) === undefined, standbyFrom);
+    const latestStart =
+      spec.deadline !== undefined && spec.kind === 'Deadline' ? spec.deadline - Math.max(lengthMs, worstMs) : undefined;
+    const standbyFrom =
+      spec.level === 'Full'
+        ? (t: Instant) => this.remote.firstFit(t, lengthMs, this.cluster.peerStandbyNodes - spec.nodes)
+        : undefined;
+    const found = this.findSlot(
+      need,
+      from,
+      latestStart,
+      (start) => this.remoteCheck(spec, start, start + lengthMs) === undefined,
+      standbyFrom,
+    );
     if (!found) {
       if (latestStart !== undefined && latestStart < from) {
         return { reason: this.lateReason(spec, plan, from + Math.max(lengthMs, worstMs), shape) };
       }
       const earliest = this.findSlot({ ...need }, from);
-      if (earliest && spec.deadline !== undefined) return { reason: this.lateReason(spec, plan, earliest.start + Math.max(lengthMs, worstMs), shape) };
-      return { reason: this.remoteCheck(spec, from, from + lengthMs) ?? `${spec.nodes} nodes are never free for ${Math.ceil(lengthMs / 1000)} s` };
+      if (earliest && spec.deadline !== undefined)
+        return { reason: this.lateReason(spec, plan, earliest.start + Math.max(lengthMs, worstMs), shape) };
+      return {
+        reason:
+          this.remoteCheck(spec, from, from + lengthMs) ??
+          `${spec.nodes} nodes are never free for ${Math.ceil(lengthMs / 1000)} s`,
+      };
     }
-    return { checkpoints: plan, segments: [this.segment(spec, found.nodes, found.start, found.start + lengthMs, restart, intervals)] };
+    return {
+      checkpoints: plan,
+      segments: [this.segment(spec, found.nodes, found.start, found.start + lengthMs, restart, intervals)],
+    };
   }
 
   protected lateReason(spec: JobSpec, plan: CheckpointPlan, completion: Instant, shape: JobShape): string {
-    const how = shape.checkpointed ? `with ${plan.count} checkpoint${plan.count === 1 ? '' : 's'}${shape.deadlineCoversOutages ? ` and ${shape.timing.outages} covered outage${shape.timing.outages === 1 ? '' : 's'}` : ''}` : 'without checkpoints';
-    return `deadline ${at(spec.deadline as Instant)} cannot be met: earliest ${shape.deadlineCoversOutages ? 'worst-case ' : ''}completion ${how} is ${at(completion)} on ${spec.nodes} nodes`;
+    const how = shape.checkpointed
+      ? `with ${plan.count} checkpoint${plan.count === 1 ? '' : 's'}` +
+        (shape.deadlineCoversOutages
+          ? ` and ${shape.timing.outages} covered outage${shape.timing.outages === 1 ? '' : 's'}`
+          : '')
+      : 'without checkpoints';
+    return (
+      `deadline ${at(spec.deadline as Instant)} cannot be met: earliest ` +
+      `${shape.deadlineCoversOutages ? 'worst-case ' : ''}completion ${how} is ${at(completion)} on ${spec.nodes} nodes`
+    );
   }
 
   protected deadlineReason(spec: JobSpec, why: string): string {
     return spec.deadline !== undefined ? `deadline ${at(spec.deadline)} cannot be met: ${why}` : why;
   }
 
-  protected segment(spec: JobSpec, nodes: number[], start: Instant, end: Instant, restart: boolean, intervals: number): Segment {
+  protected segment(
+    spec: JobSpec,
+    nodes: number[],
+    start: Instant,
+    end: Instant,
+    restart: boolean,
+    intervals: number,
+  ): Segment {
     const ids = nodes.map((n) => this.cluster.nodes[n]?.id as string);
-    return { start, end, nodes: nodeList(ids.slice(0, spec.nodes)), spare: nodeList(ids.slice(spec.nodes)), restart, intervals };
+    return {
+      start,
+      end,
+      nodes: nodeList(ids.slice(0, spec.nodes)),
+      spare: nodeList(ids.slice(spec.nodes)),
+      restart,
+      intervals,
+    };
   }
 
   /** Full: the peer's standby nodes over the job's slot. */
   protected remoteCheck(spec: JobSpec, start: Instant, end: Instant): string | undefined {
     if (spec.level !== 'Full') return undefined;
     const free = this.cluster.peerStandbyNodes - this.remote.maxOver(start, end);
-    return free >= spec.nodes ? undefined : `Full service needs ${spec.nodes} standby nodes at a peer provider from ${at(start)} to ${at(end)}; ${free} of ${this.cluster.peerStandbyNodes} are free then`;
+    return free >= spec.nodes
+      ? undefined
+      : `Full service needs ${spec.nodes} standby nodes at a peer provider from ${at(start)} to ${at(end)}; ` +
+          `${free} of ${this.cluster.peerStandbyNodes} are free then`;
   }
 
   /**
@@ -158,7 +281,13 @@ export abstract class PlanPlacement extends PlanBook {
    * instants where a constraint of the caller's fails; `accept` has the last word.
    * Waiting best-effort jobs are not counted against SLA jobs: they move.
    */
-  findSlot(need: Need, from: Instant, latestStart?: Instant, accept?: (start: Instant) => boolean, earliest?: (t: Instant) => Instant): { start: Instant; nodes: number[] } | undefined {
+  findSlot(
+    need: Need,
+    from: Instant,
+    latestStart?: Instant,
+    accept?: (start: Instant) => boolean,
+    earliest?: (t: Instant) => Instant,
+  ): { start: Instant; nodes: number[] } | undefined {
     const total = this.cluster.nodes.length;
     const slack = need.replacing !== undefined ? this.peakNodesOf(need.replacing) : 0;
     const filter = need.displaceWaiting ? this.mm.firmProfile : this.mm.profile;
@@ -202,15 +331,22 @@ export abstract class PlanPlacement extends PlanBook {
   protected mapAt(need: Need, start: Instant): number[] | undefined {
     const end = start + need.lengthMs;
     // Waiting best-effort jobs are soft in the Machine Manager: SLA placements look past them.
-    const options = { ...(need.replacing !== undefined ? { ignoreOwner: need.replacing } : {}), oneIsland: need.oneIsland, soft: need.displaceWaiting };
+    const options = {
+      ...(need.replacing !== undefined ? { ignoreOwner: need.replacing } : {}),
+      oneIsland: need.oneIsland,
+      soft: need.displaceWaiting,
+    };
     return this.mm.map(need.nodes + need.spare, need.eligible, start, end, options);
   }
 
   protected freeThroughout(need: Need, start: Instant, end: Instant): number {
-    return need.eligible.filter((n) => this.mm.isFree(n, start, end, need.replacing, undefined, need.displaceWaiting)).length;
+    return need.eligible.filter((n) => this.mm.isFree(n, start, end, need.replacing, undefined, need.displaceWaiting))
+      .length;
   }
 
-  /** Step 7: best-effort jobs (unbooked by the caller) go back first come first served, into the earliest gap from now. */
+  /**
+   * Step 7: best-effort jobs (unbooked by the caller) go back first come first served, into the earliest gap from now.
+   */
   protected replaceBestEffort(ids: string[]): string[] {
     const moved: string[] = [];
     for (const id of ids) {
@@ -249,6 +385,7 @@ export abstract class PlanPlacement extends PlanBook {
 export function tooSoonReason(start: Instant, prepareMs: number, now: Instant): string {
   return (
     `the window starts at ${at(start)}, but its nodes need ${prepareMs / 1000} s of preparation before it ` +
-    `(node initialisation, storage, mount and hand-over, the site's timing model): the earliest start the site can promise is ${at(now + prepareMs)}`
+    `(node initialisation, storage, mount and hand-over, the site's timing model): the earliest start the ` +
+    `site can promise is ${at(now + prepareMs)}`
   );
 }

@@ -31,7 +31,10 @@ export abstract class PlanReplanning extends PlanSuspension {
     this.keptShort(now);
     for (const job of candidates) {
       const last = job.segments[job.segments.length - 1];
-      const unsolvedPast = job.problem !== undefined && !job.segments.some((s) => s.end > now) && (job.spec.deadline ?? job.spec.window?.end ?? Infinity) <= now;
+      const unsolvedPast =
+        job.problem !== undefined &&
+        !job.segments.some((s) => s.end > now) &&
+        (job.spec.deadline ?? job.spec.window?.end ?? Infinity) <= now;
       if ((last && last.end <= now && job.problem === undefined) || unsolvedPast) left.push(job);
     }
     this.inOrder(left);
@@ -45,7 +48,9 @@ export abstract class PlanReplanning extends PlanSuspension {
     const job = this.jobs.get(id);
     const report: ReplanReport = { moved: [], suspended: [], problematic: [], solved: [] };
     if (!job) return report;
-    const freed = job.segments.filter((s) => s.end > now).map((s) => ({ start: Math.max(now, s.start), end: s.end, nodes: this.nodeIndices(s) }));
+    const freed = job.segments
+      .filter((s) => s.end > now)
+      .map((s) => ({ start: Math.max(now, s.start), end: s.end, nodes: this.nodeIndices(s) }));
     this.release(id);
     // Reservations running short take freed nodes first: their promise was made before any waiting job's.
     report.moved = this.regrowShort(now);
@@ -79,12 +84,22 @@ export abstract class PlanReplanning extends PlanSuspension {
     const node = this.mm.nodeIndex(nodeId);
     const horizonEnd = now + this.cluster.timing.problemHorizonSeconds * 1000;
     if (this.failed.has(node)) return this.withProblems({ moved: [], suspended: [], problematic: [], solved: [] });
-    const affected = this.mm.ownersOn(node, now, horizonEnd).filter((o) => this.jobs.has(o)).sort();
-    const beyond = this.mm.ownersOn(node, horizonEnd, Number.POSITIVE_INFINITY).filter((o) => this.jobs.has(o) && !affected.includes(o));
+    const affected = this.mm
+      .ownersOn(node, now, horizonEnd)
+      .filter((o) => this.jobs.has(o))
+      .sort();
+    const beyond = this.mm
+      .ownersOn(node, horizonEnd, Number.POSITIVE_INFINITY)
+      .filter((o) => this.jobs.has(o) && !affected.includes(o));
     const problems: string[] = [];
     for (const id of affected) {
       const job = this.jobs.get(id) as PlannedJob;
-      if (this.lostSpareOnly(job, nodeId, now) || this.restartOnSpare(job, nodeId, node, now) || this.replaceWaitingNode(job, nodeId, node, now) || this.keepSurvivors(job, nodeId, node, now)) {
+      if (
+        this.lostSpareOnly(job, nodeId, now) ||
+        this.restartOnSpare(job, nodeId, node, now) ||
+        this.replaceWaitingNode(job, nodeId, node, now) ||
+        this.keepSurvivors(job, nodeId, node, now)
+      ) {
         // Off the node now: a warning that it was planned there beyond an earlier horizon no longer holds.
         if (job.problem?.startsWith(beyondHorizonPrefix(nodeId))) delete job.problem;
         continue;
@@ -103,7 +118,10 @@ export abstract class PlanReplanning extends PlanSuspension {
     return this.withProblems(report);
   }
 
-  /** A node is back: its failure block ends now, jobs planned on it beyond the horizon are safe again, and P is re-planned. */
+  /**
+   * A node is back: its failure block ends now, jobs planned on it beyond the horizon are safe again, and P is
+   * re-planned.
+   */
   nodeRepaired(nodeId: string, now: Instant): ReplanReport {
     this.clock(now);
     const node = this.mm.nodeIndex(nodeId);
@@ -123,7 +141,9 @@ export abstract class PlanReplanning extends PlanSuspension {
     return this.withProblems(report);
   }
 
-  /** Reservations that ran short of nodes to their window's end were kept, not given up: they are no longer problems. */
+  /**
+   * Reservations that ran short of nodes to their window's end were kept, not given up: they are no longer problems.
+   */
   protected keptShort(now: Instant): void {
     for (const job of this.problemJobs()) {
       const last = job.segments.at(-1);
@@ -158,14 +178,24 @@ export abstract class PlanReplanning extends PlanSuspension {
     const problems = this.problemsInHorizon(now, horizonEnd);
     const bestEffortProblems = problems.filter((id) => isBestEffort((this.jobs.get(id) as PlannedJob).spec));
     try {
-      let unsolved = this.solve(problems.filter((id) => !bestEffortProblems.includes(id)), now, report);
+      let unsolved = this.solve(
+        problems.filter((id) => !bestEffortProblems.includes(id)),
+        now,
+        report,
+      );
       if (unsolved.length > 0) unsolved = this.suspendAndSolve(unsolved, now, report, 'best-effort');
       if (unsolved.length > 0) unsolved = this.suspendAndSolve(unsolved, now, report, 'sla');
     } finally {
       this.displaced = undefined;
     }
     for (const id of bestEffortProblems) delete (this.jobs.get(id) as PlannedJob).problem;
-    const again = [...new Set([...displaced, ...bestEffortProblems, ...report.suspended.filter((id) => isBestEffort((this.jobs.get(id) as PlannedJob).spec))])];
+    const again = [
+      ...new Set([
+        ...displaced,
+        ...bestEffortProblems,
+        ...report.suspended.filter((id) => isBestEffort((this.jobs.get(id) as PlannedJob).spec)),
+      ]),
+    ];
     report.moved.push(...this.replaceBestEffort(again.sort((a, b) => this.fcfs(a, b))));
     return report;
   }
@@ -173,7 +203,12 @@ export abstract class PlanReplanning extends PlanSuspension {
   /** P within the horizon, ordered: running before waiting, then value descending, then id. */
   protected problemsInHorizon(now: Instant, horizonEnd: Instant): string[] {
     // A reservation whose window is over has nothing left to place: it leaves with the clock (`advance`).
-    const inP = this.problemJobs().filter((j) => !j.segments.some((s) => s.end > now) && this.startsBefore(j, horizonEnd) && !(j.spec.window && j.spec.window.end <= now));
+    const inP = this.problemJobs().filter(
+      (j) =>
+        !j.segments.some((s) => s.end > now) &&
+        this.startsBefore(j, horizonEnd) &&
+        !(j.spec.window && j.spec.window.end <= now),
+    );
     const rank = (j: PlannedJob) => (j.segments.length > 0 ? 0 : 1);
     inP.sort((a, b) => rank(a) - rank(b) || b.spec.value - a.spec.value || (a.spec.id < b.spec.id ? -1 : 1));
     return inP.map((j) => j.spec.id);
@@ -195,7 +230,14 @@ export abstract class PlanReplanning extends PlanSuspension {
         unsolved.push(id);
         continue;
       }
-      for (const s of placed) this.displaceWaiting(id, s.start, s.end, [...s.nodes, ...s.spare].map((n) => this.mm.nodeIndex(n)), this.displaced);
+      for (const s of placed)
+        this.displaceWaiting(
+          id,
+          s.start,
+          s.end,
+          [...s.nodes, ...s.spare].map((n) => this.mm.nodeIndex(n)),
+          this.displaced,
+        );
       for (const s of placed) this.bookSegment(job, s);
       job.segments = [...job.segments, ...placed];
       this.segmentsChanged(job);
@@ -215,11 +257,28 @@ export abstract class PlanReplanning extends PlanSuspension {
     if (!spec.window && remaining <= 0) return []; // every interval secured: it has finished
     if (spec.window) {
       if (spec.window.end <= now) return { reason: `keep the reservation: its window ended at ${at(spec.window.end)}` };
-      const placed = this.placeReservation(spec, shape, Math.max(now, spec.window.start), spec.window.end, undefined, secured, totalIntervals(job));
+      const placed = this.placeReservation(
+        spec,
+        shape,
+        Math.max(now, spec.window.start),
+        spec.window.end,
+        undefined,
+        secured,
+        totalIntervals(job),
+      );
       return 'reason' in placed ? { reason: `keep the reservation: ${placed.reason}` } : placed.segments;
     }
     const from = Math.max(now, spec.earliestStart ?? now);
-    const whole = this.placeRun(spec, shape, job.checkpoints, from, remaining, secured > 0 || job.segments.length > 0, undefined, job.outagesLeft);
+    const whole = this.placeRun(
+      spec,
+      shape,
+      job.checkpoints,
+      from,
+      remaining,
+      secured > 0 || job.segments.length > 0,
+      undefined,
+      job.outagesLeft,
+    );
     if (!('reason' in whole)) return whole.segments;
     if (spec.kind !== 'Deadline' || !shape.checkpointed) return { reason: `restart in time: ${whole.reason}` };
     const pieces = this.placeInPieces(job, shape, from, remaining);

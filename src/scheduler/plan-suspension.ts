@@ -37,7 +37,9 @@ export abstract class PlanSuspension extends PlanPlacement {
     if (future.length !== 1 || !segment || segment.spare.length === 0 || !segment.nodes.includes(nodeId)) return false;
     const island = this.cluster.nodes[node]?.island;
     const oneIsland = job.spec.requirements.interconnect !== undefined;
-    const eligible = this.eligibleFor(job.spec).filter((n) => n !== node && (!oneIsland || this.cluster.nodes[n]?.island === island));
+    const eligible = this.eligibleFor(job.spec).filter(
+      (n) => n !== node && (!oneIsland || this.cluster.nodes[n]?.island === island),
+    );
     const [free] = this.mm.map(1, eligible, segment.start, segment.end) ?? [];
     if (free === undefined && job.outagesLeft <= 0) return false;
     this.mm.unbook(job.spec.id, now, node);
@@ -63,7 +65,14 @@ export abstract class PlanSuspension extends PlanPlacement {
   protected restartOnSpare(job: PlannedJob, nodeId: string, node: number, now: Instant): boolean {
     const index = job.segments.findIndex((s) => s.start <= now && now < s.end);
     const current = job.segments[index];
-    if (!current || job.spec.window || current.spare.length === 0 || job.outagesLeft <= 0 || !current.nodes.includes(nodeId)) return false;
+    if (
+      !current ||
+      job.spec.window ||
+      current.spare.length === 0 ||
+      job.outagesLeft <= 0 ||
+      !current.nodes.includes(nodeId)
+    )
+      return false;
     const shape = this.shape(job);
     const secured = securedIntervals(job, shape, now);
     const securedBefore = securedIntervals({ ...job, segments: job.segments.slice(0, index) }, shape, now);
@@ -77,7 +86,14 @@ export abstract class PlanSuspension extends PlanPlacement {
       // Nothing ran yet: the piece starts as planned with a spare in the failed node's place.
       job.segments.splice(index, 1, { ...current, nodes, spare: rest });
     } else {
-      const restarted: Segment = { start: now, end: current.end, nodes, spare: rest, restart: true, intervals: remaining };
+      const restarted: Segment = {
+        start: now,
+        end: current.end,
+        nodes,
+        spare: rest,
+        restart: true,
+        intervals: remaining,
+      };
       const ran: Segment = { ...current, end: now, intervals: secured - securedBefore };
       job.segments.splice(index, 1, ran, restarted);
     }
@@ -101,16 +117,25 @@ export abstract class PlanSuspension extends PlanPlacement {
     if (!job.spec.window || !job.segments.some((s) => s.end > now && s.nodes.includes(nodeId))) return false;
     const island = this.cluster.nodes[node]?.island;
     const oneIsland = job.spec.requirements.interconnect !== undefined;
-    const eligible = this.eligibleFor(job.spec).filter((n) => n !== node && (!oneIsland || this.cluster.nodes[n]?.island === island));
+    const eligible = this.eligibleFor(job.spec).filter(
+      (n) => n !== node && (!oneIsland || this.cluster.nodes[n]?.island === island),
+    );
     // Decide every affected piece first: a piece left with no node at all is given up the usual way.
     const changes = job.segments.map((s) => {
       if (s.end <= now || !s.nodes.includes(nodeId)) return undefined;
       const from = Math.max(now, s.start);
-      if (s.spare.length > 0) return { from, replacement: s.spare[0] as string, spare: s.spare.slice(1), book: undefined };
+      if (s.spare.length > 0)
+        return { from, replacement: s.spare[0] as string, spare: s.spare.slice(1), book: undefined };
       const [free] = this.mm.map(1, eligible, from, s.end) ?? [];
-      return { from, replacement: free === undefined ? undefined : (this.cluster.nodes[free]?.id as string), spare: s.spare, book: free };
+      return {
+        from,
+        replacement: free === undefined ? undefined : (this.cluster.nodes[free]?.id as string),
+        spare: s.spare,
+        book: free,
+      };
     });
-    if (changes.some((c, i) => c && c.replacement === undefined && (job.segments[i] as Segment).nodes.length === 1)) return false;
+    if (changes.some((c, i) => c && c.replacement === undefined && (job.segments[i] as Segment).nodes.length === 1))
+      return false;
     const segments: Segment[] = [];
     job.segments.forEach((s, i) => {
       const change = changes[i];
@@ -121,14 +146,20 @@ export abstract class PlanSuspension extends PlanPlacement {
       const { from, replacement, spare, book } = change;
       if (book !== undefined) this.mm.book(job.spec.id, [book], from, s.end);
       const nodes = s.nodes.flatMap((n) => (n !== nodeId ? [n] : replacement !== undefined ? [replacement] : []));
-      if (from > s.start) segments.push({ ...s, end: from, intervals: 0 }, { ...s, start: from, nodes, spare, restart: false });
+      if (from > s.start)
+        segments.push({ ...s, end: from, intervals: 0 }, { ...s, start: from, nodes, spare, restart: false });
       else segments.push({ ...s, nodes, spare });
     });
     job.segments = segments;
     this.segmentsChanged(job);
     this.mm.unbook(job.spec.id, now, node);
     const kept = segments.at(-1)?.nodes.length ?? 0;
-    if (kept < job.spec.nodes) this.setProblem(job, `node ${nodeId} failed at ${at(now)}: the reservation keeps ${kept} of its ${job.spec.nodes} node(s) until a node is repaired or freed`);
+    if (kept < job.spec.nodes)
+      this.setProblem(
+        job,
+        `node ${nodeId} failed at ${at(now)}: the reservation keeps ${kept} of its ${job.spec.nodes} node(s) ` +
+          `until a node is repaired or freed`,
+      );
     return true;
   }
 
@@ -142,15 +173,23 @@ export abstract class PlanSuspension extends PlanPlacement {
     if (!job.spec.window || !last || last.end <= now || last.nodes.length >= job.spec.nodes) return false;
     const from = Math.max(now, last.start);
     const has = new Set(last.nodes);
-    const island = last.nodes[0] !== undefined ? this.cluster.nodes[this.mm.nodeIndex(last.nodes[0])]?.island : undefined;
+    const island =
+      last.nodes[0] !== undefined ? this.cluster.nodes[this.mm.nodeIndex(last.nodes[0])]?.island : undefined;
     const oneIsland = job.spec.requirements.interconnect !== undefined;
-    const eligible = this.eligibleFor(job.spec).filter((n) => !has.has(this.cluster.nodes[n]?.id as string) && (!oneIsland || island === undefined || this.cluster.nodes[n]?.island === island));
+    const eligible = this.eligibleFor(job.spec).filter(
+      (n) =>
+        !has.has(this.cluster.nodes[n]?.id as string) &&
+        (!oneIsland || island === undefined || this.cluster.nodes[n]?.island === island),
+    );
     const found = this.mm.map(job.spec.nodes - last.nodes.length, eligible, from, last.end);
     if (!found) return false;
     this.mm.book(job.spec.id, found, from, last.end);
     const nodes = nodeList([...last.nodes, ...found.map((n) => this.cluster.nodes[n]?.id as string)]);
     const grown: Segment = { ...last, start: from, nodes };
-    job.segments = from > last.start ? [...job.segments.slice(0, -1), { ...last, end: from, intervals: 0 }, grown] : [...job.segments.slice(0, -1), grown];
+    job.segments =
+      from > last.start
+        ? [...job.segments.slice(0, -1), { ...last, end: from, intervals: 0 }, grown]
+        : [...job.segments.slice(0, -1), grown];
     this.segmentsChanged(job);
     delete job.problem;
     return true;
@@ -178,7 +217,6 @@ export abstract class PlanSuspension extends PlanPlacement {
     this.mm.unbook(job.spec.id, now);
   }
 
-
   /**
    * Partial execution (3.5.3): pieces in gaps, each long enough to restart, compute at
    * least one interval and checkpoint it, then the rest as one run; all before the
@@ -199,7 +237,8 @@ export abstract class PlanSuspension extends PlanPlacement {
       for (const gap of this.mm.firmProfile.windows(from, spec.deadline, this.cluster.nodes.length - spec.nodes)) {
         if (left === 0) break;
         const rest = pieceMs(shape, plan, left, true, shape.deadlineCoversOutages ? job.outagesLeft : 0, true);
-        if (gap.start + rest <= spec.deadline && gap.end - gap.start >= rest) break; // the rest fits whole: placed below
+        // the rest fits whole: placed below
+        if (gap.start + rest <= spec.deadline && gap.end - gap.start >= rest) break;
         if (gap.end - gap.start < onePiece) continue;
         const nodes = this.mm.map(spec.nodes, eligible, gap.start, gap.end, { soft: true });
         if (!nodes) continue;
@@ -209,7 +248,8 @@ export abstract class PlanSuspension extends PlanPlacement {
         const end = gap.start + pieceMs(shape, plan, fit, true, 0, false);
         const segment = this.segment(spec, nodes, gap.start, end, true, fit);
         pieces.push(segment);
-        this.displaceWaiting(spec.id, gap.start, end, nodes, undefined); // rolled back with the trial; solve displaces for real
+        // rolled back with the trial; solve displaces for real
+        this.displaceWaiting(spec.id, gap.start, end, nodes, undefined);
         this.mm.book(spec.id, nodes, gap.start, end);
         left -= fit;
         t = end;
@@ -230,7 +270,12 @@ export abstract class PlanSuspension extends PlanPlacement {
    * Reservation jobs are never suspended. Suspended SLA jobs keep what their checkpoints
    * secured and go to the head of S, placed before the problems.
    */
-  protected suspendAndSolve(problems: string[], now: Instant, report: ReplanReport, which: 'best-effort' | 'sla'): string[] {
+  protected suspendAndSolve(
+    problems: string[],
+    now: Instant,
+    report: ReplanReport,
+    which: 'best-effort' | 'sla',
+  ): string[] {
     const candidates = this.startedJobs()
       .filter((j) => j.segments.some((s) => s.start <= now && now < s.end) && j.problem === undefined)
       .filter((j) => (which === 'best-effort' ? isBestEffort(j.spec) : j.spec.kind === 'Deadline'))
@@ -300,7 +345,9 @@ export abstract class PlanSuspension extends PlanPlacement {
     return [...unsolved, ...problems.filter((id) => hopeless.has(id))];
   }
 
-  /** After a job finished early: waiting jobs that can start now on the freed nodes move up (ordered by planned start). */
+  /**
+   * After a job finished early: waiting jobs that can start now on the freed nodes move up (ordered by planned start).
+   */
   protected fillGaps(now: Instant, freed: Array<{ start: Instant; end: Instant; nodes: number[] }>): string[] {
     const moved: string[] = [];
     // Only a job that can use something freed may move up: a freed node (the released
@@ -329,7 +376,11 @@ export abstract class PlanSuspension extends PlanPlacement {
     // By planned start (then id), the keys side by side: a sort that follows pointers into every job is slow.
     const order: number[] = [];
     for (let k = 0; k < waiting.length; k++) order.push(k);
-    order.sort((a, b) => (startOf[a] as number) - (startOf[b] as number) || ((waiting[a] as PlannedJob).spec.id < (waiting[b] as PlannedJob).spec.id ? -1 : 1));
+    order.sort(
+      (a, b) =>
+        (startOf[a] as number) - (startOf[b] as number) ||
+        ((waiting[a] as PlannedJob).spec.id < (waiting[b] as PlannedJob).spec.id ? -1 : 1),
+    );
     // Busy nodes where candidates would start (many share `now`); forgotten when a job moves.
     let busyAt = new Map<Instant, number>();
     for (const k of order) {
@@ -338,14 +389,21 @@ export abstract class PlanSuspension extends PlanPlacement {
       const from = Math.max(now, job.spec.earliestStart ?? now);
       const length = segment.end - segment.start;
       const total = this.cluster.nodes.length;
-      const own = segment.start < from + length ? segment.nodes.length + segment.spare.length : 0; // the profile counts the job itself
+      // the profile counts the job itself
+      const own = segment.start < from + length ? segment.nodes.length + segment.spare.length : 0;
       const need = segment.nodes.length + segment.spare.length;
       let busy = busyAt.get(from);
       if (busy === undefined) busyAt.set(from, (busy = this.mm.profile.at(from)));
       if (busy + need > total) continue; // not even enough free nodes at the start
       if (!usesFreed(job.spec.id, from, from + length)) continue;
       if (this.mm.profile.maxOver(from, from + length) - own + need > total) continue;
-      const nodes = this.mm.map(segment.nodes.length + segment.spare.length, this.eligibleFor(job.spec), from, from + length, { ignoreOwner: job.spec.id, oneIsland: job.spec.requirements.interconnect !== undefined });
+      const nodes = this.mm.map(
+        segment.nodes.length + segment.spare.length,
+        this.eligibleFor(job.spec),
+        from,
+        from + length,
+        { ignoreOwner: job.spec.id, oneIsland: job.spec.requirements.interconnect !== undefined },
+      );
       if (!nodes) continue;
       this.dropRemote(job); // its own standby must not count against its move
       if (job.spec.level === 'Full' && this.remoteCheck(job.spec, from, from + length) !== undefined) {

@@ -55,7 +55,8 @@ export class PlanningManager extends PlanReplanning {
   /** The virtual time of the bid market: the latest start tag of best-effort work that has begun. */
   virtualTime(): number {
     let v = 0;
-    for (const job of this.startedJobs()) if (job.spec.queueTag !== undefined && job.spec.queueTag > v) v = job.spec.queueTag;
+    for (const job of this.startedJobs())
+      if (job.spec.queueTag !== undefined && job.spec.queueTag > v) v = job.spec.queueTag;
     return v;
   }
 
@@ -63,7 +64,8 @@ export class PlanningManager extends PlanReplanning {
   protected waitingTaggedAfter(tag: number): string[] {
     const out: string[] = [];
     for (const job of this.jobs.values()) {
-      if (job.spec.queueTag !== undefined && job.spec.queueTag > tag && this.isWaitingBestEffort(job.spec.id)) out.push(job.spec.id);
+      if (job.spec.queueTag !== undefined && job.spec.queueTag > tag && this.isWaitingBestEffort(job.spec.id))
+        out.push(job.spec.id);
     }
     return out;
   }
@@ -77,12 +79,22 @@ export class PlanningManager extends PlanReplanning {
    * first come first served. SLA jobs are never suspended for it. `suspend: false` (a
    * baseline for the simulator) only takes nodes that are free within the bound.
    */
-  admitInteractive(spec: JobSpec, now: Instant, boundMs: number, options: AdmitOptions & { suspend?: boolean } = {}): AdmissionDecision & { moved?: string[]; suspended?: string[] } {
+  admitInteractive(
+    spec: JobSpec,
+    now: Instant,
+    boundMs: number,
+    options: AdmitOptions & { suspend?: boolean } = {},
+  ): AdmissionDecision & { moved?: string[]; suspended?: string[] } {
     this.clock(now);
     const length = spec.runtimeSeconds * 1000;
     // Nodes kept prepared for sessions need only the hand-over; without a warm pool a session waits for cold nodes.
     const prepared = this.cluster.nodes.some((node) => node.warm);
-    const startingAt = (start: Instant): JobSpec => ({ ...spec, kind: 'Reservation', window: { start, end: start + length }, ...(prepared ? { prepared } : {}) });
+    const startingAt = (start: Instant): JobSpec => ({
+      ...spec,
+      kind: 'Reservation',
+      window: { start, end: start + length },
+      ...(prepared ? { prepared } : {}),
+    });
     let reason = `no ${spec.nodes} nodes are free within ${boundMs / 1000} s of now`;
     const startSoon = () => {
       const [slot] = this.slots(startingAt(now), now, 1, options);
@@ -98,14 +110,19 @@ export class PlanningManager extends PlanReplanning {
       return {
         accepted: false,
         reason:
-          `an interactive job starts within ${boundMs / 1000} s or not at all: its nodes need ${prepare / 1000} s of preparation (node initialisation, storage, mount and hand-over)` +
+          `an interactive job starts within ${boundMs / 1000} s or not at all: its nodes need ` +
+          `${prepare / 1000} s of preparation (node initialisation, storage, mount and hand-over)` +
           (prepared ? '' : ' and no nodes are kept prepared for interactive sessions (WSAG_WARM_NODES)') +
           (soonest ? `; the soonest start the site can promise is ${at(soonest.start)}` : ''),
       };
     }
     const direct = startSoon();
     if (direct) return direct;
-    if (options.suspend === false) return { accepted: false, reason: `an interactive job starts within ${boundMs / 1000} s or not at all: ${reason}` };
+    if (options.suspend === false)
+      return {
+        accepted: false,
+        reason: `an interactive job starts within ${boundMs / 1000} s or not at all: ${reason}`,
+      };
     // The work a suspension throws away, per node: what ran since the piece began (less what its checkpoints secured).
     const runningPiece = (job: PlannedJob) => job.segments.find((s) => s.start <= now && now < s.end);
     const lostPerNode = (job: PlannedJob) => {
@@ -132,10 +149,15 @@ export class PlanningManager extends PlanReplanning {
       }
       return result;
     };
-    const fitsWithout = (victims: PlannedJob[]) => undoable(victims, () => {
-      const [slot] = this.slots(startingAt(now), now, 1, options);
-      return slot !== undefined && slot.start <= now + boundMs;
-    }, () => false);
+    const fitsWithout = (victims: PlannedJob[]) =>
+      undoable(
+        victims,
+        () => {
+          const [slot] = this.slots(startingAt(now), now, 1, options);
+          return slot !== undefined && slot.start <= now + boundMs;
+        },
+        () => false,
+      );
     const suspend = (victims: PlannedJob[]) => {
       const decision = undoable(victims, startSoon, (d) => d !== undefined);
       if (!decision) return undefined;
@@ -157,8 +179,16 @@ export class PlanningManager extends PlanReplanning {
     }
     const decision = victims && suspend(victims);
     if (decision) return decision;
-    const what = running.length === 0 ? 'and no best-effort or background job runs that could make room' : `even with the ${running.length} running best-effort and background job(s) suspended`;
-    return { accepted: false, reason: `an interactive job starts within ${boundMs / 1000} s or not at all: ${reason}, ${what} (SLA jobs are never suspended for it)` };
+    const what =
+      running.length === 0
+        ? 'and no best-effort or background job runs that could make room'
+        : `even with the ${running.length} running best-effort and background job(s) suspended`;
+    return {
+      accepted: false,
+      reason:
+        `an interactive job starts within ${boundMs / 1000} s or not at all: ${reason}, ${what} (SLA ` +
+        `jobs are never suspended for it)`,
+    };
   }
 
   /** Puts a job back exactly as it was planned (restart of the server); false if its nodes are no longer free. */
@@ -189,7 +219,9 @@ export class PlanningManager extends PlanReplanning {
     if ('reason' in plan) return [];
     // A window's slot is the promise: its booking adds the nodes' preparation before and their release after.
     const before = spec.window ? preparationMs(shape, false, spec.prepared) : 0;
-    const lengthMs = spec.window ? spec.window.end - spec.window.start : pieceMs(shape, plan, plan.count + 1, false, shape.booksWorstCase ? shape.timing.outages : 0, true);
+    const lengthMs = spec.window
+      ? spec.window.end - spec.window.start
+      : pieceMs(shape, plan, plan.count + 1, false, shape.booksWorstCase ? shape.timing.outages : 0, true);
     const bookedMs = spec.window ? before + lengthMs + releaseMs(shape) : lengthMs;
     const need = this.needFor(spec, shape, bookedMs, options.replacing);
     const out: StartSlot[] = [];
@@ -218,7 +250,12 @@ export class PlanningManager extends PlanReplanning {
     if (slot) {
       if (spec.window) {
         const length = spec.window.end - spec.window.start;
-        out.push({ kind: 'LaterStart', spec: { ...spec, window: { start: slot.start, end: slot.start + length } }, slot, description: `the same window moved to start at ${at(slot.start)}` });
+        out.push({
+          kind: 'LaterStart',
+          spec: { ...spec, window: { start: slot.start, end: slot.start + length } },
+          slot,
+          description: `the same window moved to start at ${at(slot.start)}`,
+        });
       } else if (spec.deadline !== undefined) {
         const later = this.earliestCompletion(spec, now, options);
         if (later !== undefined && later > spec.deadline) {
@@ -226,23 +263,38 @@ export class PlanningManager extends PlanReplanning {
           const decision = this.probe(moved, now, options);
           if (decision.accepted) {
             const first = decision.job.segments[0] as Segment;
-            out.push({ kind: 'LaterDeadline', spec: moved, slot: { start: first.start, end: first.end, nodes: spec.nodes }, description: `deadline ${at(later)} instead of ${at(spec.deadline)}` });
+            out.push({
+              kind: 'LaterDeadline',
+              spec: moved,
+              slot: { start: first.start, end: first.end, nodes: spec.nodes },
+              description: `deadline ${at(later)} instead of ${at(spec.deadline)}`,
+            });
           }
         }
       }
     }
     for (let nodes = spec.nodes - 1; nodes >= 1; nodes--) {
-      const fewer: JobSpec = { ...spec, nodes, runtimeSeconds: spec.window ? spec.runtimeSeconds : Math.ceil((spec.runtimeSeconds * spec.nodes) / nodes) };
+      const fewer: JobSpec = {
+        ...spec,
+        nodes,
+        runtimeSeconds: spec.window ? spec.runtimeSeconds : Math.ceil((spec.runtimeSeconds * spec.nodes) / nodes),
+      };
       const decision = this.probe(fewer, now, options);
       if (!decision.accepted) continue;
       const first = decision.job.segments[0] as Segment;
-      const slot = fewer.window ? { ...fewer.window, nodes } : { start: first.start, end: first.end, nodes }; // a window's slot is the promise
-      out.push({ kind: 'FewerNodes', spec: fewer, slot, description: `${nodes} nodes instead of ${spec.nodes}${spec.window ? '' : ` (runtime ${fewer.runtimeSeconds} s)`}` });
+      // A window's slot is the promise.
+      const slot = fewer.window ? { ...fewer.window, nodes } : { start: first.start, end: first.end, nodes };
+      out.push({
+        kind: 'FewerNodes',
+        spec: fewer,
+        slot,
+        description:
+          `${nodes} nodes instead of ${spec.nodes}` + `${spec.window ? '' : ` (runtime ${fewer.runtimeSeconds} s)`}`,
+      });
       break;
     }
     return out;
   }
-
 
   protected earliestCompletion(spec: JobSpec, now: Instant, options: AdmitOptions): Instant | undefined {
     const relaxed = { ...spec, deadline: undefined, kind: 'Deadline' as const };
@@ -250,7 +302,14 @@ export class PlanningManager extends PlanReplanning {
     if (!decision.accepted) return undefined;
     const shape = shapeOf(spec, this.cluster.timing);
     const first = decision.job.segments[0] as Segment;
-    const worst = pieceMs(shape, decision.job.checkpoints, first.intervals, false, shape.deadlineCoversOutages ? shape.timing.outages : 0, true);
+    const worst = pieceMs(
+      shape,
+      decision.job.checkpoints,
+      first.intervals,
+      false,
+      shape.deadlineCoversOutages ? shape.timing.outages : 0,
+      true,
+    );
     return Math.ceil((first.start + Math.max(worst, first.end - first.start)) / 1000) * 1000;
   }
 }

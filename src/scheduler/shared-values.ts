@@ -23,13 +23,17 @@ export class SharedValues<T extends object> {
   }
 }
 
-/** Equal values (built field by field in the same order) give equal keys; Infinity and NaN differ (JSON writes both as null). */
+/**
+ * Equal values (built field by field in the same order) give equal keys; Infinity and NaN differ (JSON writes both as
+ * null).
+ */
 function keyOf(value: object): string {
   return JSON.stringify(value, (_field, x: unknown) => (typeof x === 'number' && !Number.isFinite(x) ? String(x) : x));
 }
 
 /** Frozen to the leaves: a shared value changed in place would change every job holding it. */
 function deepFreeze<T extends object>(value: T): T {
-  for (const field of Object.values(value)) if (typeof field === 'object' && field !== null && !Object.isFrozen(field)) deepFreeze(field);
+  for (const field of Object.values(value))
+    if (typeof field === 'object' && field !== null && !Object.isFrozen(field)) deepFreeze(field);
   return Object.freeze(value);
 }

@@ -4,7 +4,10 @@ import type { FreeStretchMemo } from './free-stretch-memo.js';
 import type { EligibleListBlocks, FreeStretchBlocks } from './free-stretch-blocks.js';
 import type { NodeTimeline, Passable } from './node-timeline.js';
 
-/** Bookings in the way a slot search scans per node, when it must scan (an owner to look past), before it settles for a lower bound. */
+/**
+ * Bookings in the way a slot search scans per node, when it must scan (an owner to look past), before it settles for a
+ * lower bound.
+ */
 const SCAN_BUDGET = 8;
 
 /** A block's state in a search with blocks (SlotSearch.blockState). */
@@ -58,7 +61,16 @@ export class SearchArrayPool {
     const size = Math.max(length, this.nodes);
     const array = () => new Float64Array(size);
     const arrays = length <= this.nodes ? this.idle.pop() : undefined;
-    return arrays ?? { bound: array(), latest: array(), since: array(), sinceUntil: array(), blockState: new Uint8Array(size), passedAt: array() };
+    return (
+      arrays ?? {
+        bound: array(),
+        latest: array(),
+        since: array(),
+        sinceUntil: array(),
+        blockState: new Uint8Array(size),
+        passedAt: array(),
+      }
+    );
   }
 
   give(arrays: SearchArrays): void {
@@ -68,14 +80,25 @@ export class SearchArrayPool {
 
 /** See MachineManager.search: the earliest start where `count` eligible nodes are free for `duration`. */
 export class SlotSearch {
-  /** Per eligible node: no free stretch of the duration begins before this (exact where it equals the instant asked). */
+  /**
+   * Per eligible node: no free stretch of the duration begins before this (exact where it equals the instant asked).
+   */
   private readonly bound: Float64Array;
-  /** Per eligible node: free for the duration from any start between its bound and this (the stretch found with the bound). */
+  /**
+   * Per eligible node: free for the duration from any start between its bound and this (the stretch found with the
+   * bound).
+   */
   private readonly latest: Float64Array;
-  /** Per eligible node: when its last booking before the instant asked ended, and until when that answer holds (-Infinity: not known yet). */
+  /**
+   * Per eligible node: when its last booking before the instant asked ended, and until when that answer holds
+   * (-Infinity: not known yet).
+   */
   private readonly since: Float64Array;
   private readonly sinceUntil: Float64Array;
-  /** Without owners to look past, a timeline's answer depends on the node alone: remembered across searches (FreeStretchMemo). */
+  /**
+   * Without owners to look past, a timeline's answer depends on the node alone: remembered across searches
+   * (FreeStretchMemo).
+   */
   private readonly plain: boolean;
   /** The pool's arrays these four are views of; undefined once the search is done. */
   private arrays: SearchArrays | undefined;
@@ -115,7 +138,9 @@ export class SlotSearch {
     else this.reset(0, n);
   }
 
-  /** Positions [lo, hi) as a search begins: nothing known of them (`since` is read only once written, with sinceUntil). */
+  /**
+   * Positions [lo, hi) as a search begins: nothing known of them (`since` is read only once written, with sinceUntil).
+   */
   private reset(lo: number, hi: number): void {
     const { bound, latest, sinceUntil } = this;
     for (let i = lo; i < hi; i++) {
@@ -131,10 +156,14 @@ export class SlotSearch {
     this.arrays = undefined;
   }
 
-  /** The nodes for a start at `start`, or a lower bound (> start) for any start that could work; Infinity if none ever can. */
+  /**
+   * The nodes for a start at `start`, or a lower bound (> start) for any start that could work; Infinity if none ever
+   * can.
+   */
   at(start: Instant): { nodes: number[] } | { next: Instant } {
     const { count, eligible, options, mm, unlookedBlocks: blocks } = this;
-    if (!this.arrays) throw new Error('a slot search was asked after it was done: its arrays belong to another search now');
+    if (!this.arrays)
+      throw new Error('a slot search was asked after it was done: its arrays belong to another search now');
     if (count === 0) return { nodes: [] };
     if (eligible.length < count) return { next: Number.POSITIVE_INFINITY };
     const free = blocks ? this.scanBlocks(blocks, start) : this.scan(0, eligible.length, start, 0);
@@ -181,13 +210,16 @@ export class SlotSearch {
     return this.blocks && this.lookedAt < this.blocks.count ? this.blocks : undefined;
   }
 
-  /** Block `b` from now on looked at node by node: its positions as they would be had the search looked from the start. */
+  /**
+   * Block `b` from now on looked at node by node: its positions as they would be had the search looked from the start.
+   */
   private lookAt(blocks: FreeStretchBlocks, b: number): void {
     const state = this.blockState;
     const lo = blocks.first(b);
     const hi = blocks.end(b);
     this.reset(lo, hi);
-    // Passed so far: no node was free at any instant asked since, and each one's bound is what looking at the first would have found.
+    // Passed so far: no node was free at any instant asked since, and each one's bound is what looking at the first
+    // would have found.
     if (state[b] === PASSED) this.scan(lo, hi, this.passedAt[b] as number, -1);
     state[b] = LOOKED_AT;
     this.lookedAt++;
@@ -217,8 +249,10 @@ export class SlotSearch {
         latest[i] = Number.POSITIVE_INFINITY;
         since[i] = lastEnd;
         sinceUntil[i] = Number.POSITIVE_INFINITY;
-      } else if ((latest[i] as number) >= start) bound[i] = start; // still inside the free stretch found before
-      else if (!plain) mm.timeline(node).earliestFreeInto(start, duration, options, limit, SCAN_BUDGET, bound, latest, i);
+      } else if ((latest[i] as number) >= start)
+        bound[i] = start; // still inside the free stretch found before
+      else if (!plain)
+        mm.timeline(node).earliestFreeInto(start, duration, options, limit, SCAN_BUDGET, bound, latest, i);
       else if (!memo.recall(node, start, duration, soft, bound, latest, i)) {
         mm.timeline(node).earliestFreeInto(start, duration, options, limit, SCAN_BUDGET, bound, latest, i);
         memo.remember(node, start, duration, soft, bound[i] as number, latest[i] as number);
@@ -250,7 +284,8 @@ export class SlotSearch {
       const slot = mm.islandIndex(node) + 1;
       offsets[slot] = (offsets[slot] as number) + 1;
     }
-    for (let island = 0; island < mm.islands; island++) offsets[island + 1] = (offsets[island + 1] as number) + (offsets[island] as number);
+    for (let island = 0; island < mm.islands; island++)
+      offsets[island + 1] = (offsets[island + 1] as number) + (offsets[island] as number);
     const filled = offsets.slice(0, mm.islands);
     const values = mm.scratch(eligible.length);
     for (let i = 0; i < eligible.length; i++) {
@@ -296,7 +331,8 @@ export class SlotSearch {
       m += blocks.end(b) - blocks.first(b);
     };
     for (let b = 0; b < blocks.count; b++) if (state[b] === LOOKED_AT) take(b);
-    // Rounds: every passed block whose least bound comes before the count-th so far is looked at; that count-th only falls.
+    // Rounds: every passed block whose least bound comes before the count-th so far is looked at; that count-th only
+    // falls.
     for (;;) {
       const kth = m >= count ? kthSmallest(values, m, count) : Number.POSITIVE_INFINITY;
       let lookedAt = false;

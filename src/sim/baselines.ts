@@ -21,20 +21,41 @@ export interface BaselineComparison {
   runs: BaselineOutcome[];
 }
 
-export async function compareBaselines(workload: Workload, cluster: ClusterDescription, peers?: SimulatedPeersConfig): Promise<BaselineComparison> {
+export async function compareBaselines(
+  workload: Workload,
+  cluster: ClusterDescription,
+  peers?: SimulatedPeersConfig,
+): Promise<BaselineComparison> {
   const sla = (kind: string) => kind === 'deadline' || kind === 'reservation';
-  const noCheckpoints: Workload = { ...workload, jobs: workload.jobs.map((j) => (sla(j.kind) ? { ...j, level: 'Legacy' as const, outages: 0 } : j)) };
-  const fixedInterval: Workload = { ...workload, jobs: workload.jobs.map((j) => (sla(j.kind) && j.checkpointsPerHour === undefined ? { ...j, checkpointsPerHour: 1 } : j)) };
+  const noCheckpoints: Workload = {
+    ...workload,
+    jobs: workload.jobs.map((j) => (sla(j.kind) ? { ...j, level: 'Legacy' as const, outages: 0 } : j)),
+  };
+  const fixedInterval: Workload = {
+    ...workload,
+    jobs: workload.jobs.map((j) =>
+      sla(j.kind) && j.checkpointsPerHour === undefined ? { ...j, checkpointsPerHour: 1 } : j,
+    ),
+  };
   return {
     jobs: workload.jobs.length,
     failures: workload.failures.length,
     nodes: cluster.nodes.length,
     runs: [
-      outcome(`planning with checkpoints (ours${peers ? ', migrating to peers' : ''})`, await runSimulation(workload, cluster, { jobs: true, ...(peers ? { peers } : {}) })),
+      outcome(
+        `planning with checkpoints (ours${peers ? ', migrating to peers' : ''})`,
+        await runSimulation(workload, cluster, { jobs: true, ...(peers ? { peers } : {}) }),
+      ),
       outcome('no checkpoints (every SLA job Legacy)', simulate(noCheckpoints, cluster, { jobs: true })),
       outcome('fixed-interval checkpoints (one an hour)', simulate(fixedInterval, cluster, { jobs: true })),
       fcfsBackfill(workload, cluster),
-      { ...outcome('duplicate cluster (no failures felt)', simulate({ ...workload, failures: [] }, cluster, { jobs: true })), extraNodes: cluster.nodes.length },
+      {
+        ...outcome(
+          'duplicate cluster (no failures felt)',
+          simulate({ ...workload, failures: [] }, cluster, { jobs: true }),
+        ),
+        extraNodes: cluster.nodes.length,
+      },
     ],
   };
 }
@@ -53,7 +74,8 @@ function outcome(name: string, r: SimReport): BaselineOutcome {
     reservations: { accepted: r.reservations.accepted, honoured: r.reservations.honoured },
     penaltiesPaid: r.penalties.paid,
     checkpoints: r.checkpoints.taken,
-    utilisation: r.utilisation.capacityNodeSeconds > 0 ? r.utilisation.usefulNodeSeconds / r.utilisation.capacityNodeSeconds : 0,
+    utilisation:
+      r.utilisation.capacityNodeSeconds > 0 ? r.utilisation.usefulNodeSeconds / r.utilisation.capacityNodeSeconds : 0,
     extraNodes: 0,
   };
 }
@@ -64,15 +86,42 @@ function standardPlusDeadline(j: { kind: string; level: string }): boolean {
 
 export function formatBaselines(c: BaselineComparison, currency: string): string[] {
   const pct = (x: number, of: number) => (of ? `${((x / of) * 100).toFixed(1)} %` : '-');
-  const header = ['approach', 'SLA accepted', 'deadlines met', 'Standard+ met', 'reservations honoured', 'penalties paid', 'checkpoints', 'migrations', 'useful utilisation', 'extra nodes'];
+  const header = [
+    'approach',
+    'SLA accepted',
+    'deadlines met',
+    'Standard+ met',
+    'reservations honoured',
+    'penalties paid',
+    'checkpoints',
+    'migrations',
+    'useful utilisation',
+    'extra nodes',
+  ];
   const rows = c.runs.map((r) => [
-    r.name, `${r.slaAccepted} of ${r.slaRequests}`, `${r.deadlines.met} of ${r.deadlines.accepted} (${pct(r.deadlines.met, r.deadlines.accepted)})`,
+    r.name,
+    `${r.slaAccepted} of ${r.slaRequests}`,
+    `${r.deadlines.met} of ${r.deadlines.accepted} (${pct(r.deadlines.met, r.deadlines.accepted)})`,
     pct(r.standardPlus.met, r.standardPlus.accepted),
-    `${r.reservations.honoured} of ${r.reservations.accepted}`, `${r.penaltiesPaid.toFixed(2)} ${currency}`, String(r.checkpoints), String(r.migrations), `${(r.utilisation * 100).toFixed(1)} %`, String(r.extraNodes),
+    `${r.reservations.honoured} of ${r.reservations.accepted}`,
+    `${r.penaltiesPaid.toFixed(2)} ${currency}`,
+    String(r.checkpoints),
+    String(r.migrations),
+    `${(r.utilisation * 100).toFixed(1)} %`,
+    String(r.extraNodes),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd();
-  return [`Baselines (docs/scheduler.md): ${c.jobs} jobs, ${c.failures} failure events, ${c.nodes} nodes`, '', line(header), ...rows.map(line)];
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i] as number))
+      .join('  ')
+      .trimEnd();
+  return [
+    `Baselines (docs/scheduler.md): ${c.jobs} jobs, ${c.failures} failure events, ${c.nodes} nodes`,
+    '',
+    line(header),
+    ...rows.map(line),
+  ];
 }
 
 /**
@@ -83,7 +132,10 @@ export function formatBaselines(c: BaselineComparison, currency: string): string
  */
 export function atOfferedLoad(workload: Workload, nodes: number, load: number): Workload {
   const lastArrival = Math.max(1, ...workload.jobs.map((j) => j.arrival));
-  const work = workload.jobs.reduce((sum, j) => sum + j.nodes * (j.window ? j.window.end - j.window.start : j.estimate), 0);
+  const work = workload.jobs.reduce(
+    (sum, j) => sum + j.nodes * (j.window ? j.window.end - j.window.start : j.estimate),
+    0,
+  );
   const scale = work / (nodes * lastArrival) / load;
   return {
     ...workload,
@@ -105,9 +157,18 @@ export interface LoadSweep {
   loads: Array<{ load: number; comparison: BaselineComparison }>;
 }
 
-export async function sweepLoads(workload: Workload, cluster: ClusterDescription, loads: readonly number[], peers?: SimulatedPeersConfig): Promise<LoadSweep> {
+export async function sweepLoads(
+  workload: Workload,
+  cluster: ClusterDescription,
+  loads: readonly number[],
+  peers?: SimulatedPeersConfig,
+): Promise<LoadSweep> {
   const out: LoadSweep['loads'] = [];
-  for (const load of loads) out.push({ load, comparison: await compareBaselines(atOfferedLoad(workload, cluster.nodes.length, load), cluster, peers) });
+  for (const load of loads)
+    out.push({
+      load,
+      comparison: await compareBaselines(atOfferedLoad(workload, cluster.nodes.length, load), cluster, peers),
+    });
   return { loads: out };
 }
 

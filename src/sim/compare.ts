@@ -22,15 +22,20 @@ export function formatComparison(comparison: SimComparison): string[] {
   const money = (x: number) => `${x.toFixed(2)} ${a.workload.currency}`;
   const peers = b.options.migration?.peers ?? [];
   const lines = [
-    `wsag sim: ${a.workload.name}: ${a.workload.jobs} jobs, ${a.workload.failures} failure${a.workload.failures === 1 ? '' : 's'} on ${a.cluster.nodes} nodes` +
-      `${a.cluster.bufferNodes ? ` (${a.cluster.bufferNodes} buffer)` : ''}, without and with migration to ${peers.length} peer${peers.length === 1 ? '' : 's'} (${peers.join(', ')})`,
+    `wsag sim: ${a.workload.name}: ${a.workload.jobs} jobs, ${a.workload.failures} failure` +
+      `${a.workload.failures === 1 ? '' : 's'} on ${a.cluster.nodes} nodes` +
+      `${a.cluster.bufferNodes ? ` (${a.cluster.bufferNodes} buffer)` : ''}, without and with migration to ` +
+      `${peers.length} peer${peers.length === 1 ? '' : 's'} (${peers.join(', ')})`,
     '',
   ];
   const row = (label: string, f: (r: SimReport) => string): string[] => [label, f(a), f(b)];
   const m = (r: SimReport) => r.migration;
   const rows: string[][] = [
     ['figure', 'without migration', 'with migration'],
-    row('simulated', (r) => `${duration(r.span.endSeconds)}${r.span.stoppedBy === 'end of workload' ? '' : ` (${r.span.stoppedBy})`}`),
+    row(
+      'simulated',
+      (r) => `${duration(r.span.endSeconds)}${r.span.stoppedBy === 'end of workload' ? '' : ` (${r.span.stoppedBy})`}`,
+    ),
     row('SLA accepted', (r) => `${r.acceptance.slaAccepted} of ${r.acceptance.slaRequests}`),
     row('deadlines met', (r) => `${r.deadlines.met} of ${r.deadlines.accepted}`),
     row('deadlines missed', (r) => String(r.deadlines.missed)),
@@ -45,7 +50,9 @@ export function formatComparison(comparison: SimComparison): string[] {
     row('  from P', (r) => String(m(r)?.problematicMigrated ?? 0)),
     row('  jobs in P weighed', (r) => String(m(r)?.problematicWeighed ?? 0)),
     row('prices paid to peers', (r) => money(m(r)?.price ?? 0)),
-    row('penalties saved', (r) => (m(r) ? `${money(m(r)?.penaltiesSaved.owed ?? 0)} (${money(m(r)?.penaltiesSaved.payable ?? 0)} payable)` : '-')),
+    row('penalties saved', (r) =>
+      m(r) ? `${money(m(r)?.penaltiesSaved.owed ?? 0)} (${money(m(r)?.penaltiesSaved.payable ?? 0)} payable)` : '-',
+    ),
     row('penalties paid + prices', (r) => money(r.penalties.paid + (m(r)?.price ?? 0))),
     row('utilisation', (r) => `${pct(r.utilisation.busy)} busy, ${pct(r.utilisation.useful)} useful`),
     row('value completed', (r) => num(r.value.completed)),

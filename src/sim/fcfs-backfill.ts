@@ -24,17 +24,29 @@ export interface BaselineOutcome {
   reservations: { accepted: number; honoured: number };
   penaltiesPaid: number;
   checkpoints: number;
-  /** Useful node-time (the jobs' actual runtimes x nodes, completed jobs) over the cluster's node-time up to the last end. */
+  /**
+   * Useful node-time (the jobs' actual runtimes x nodes, completed jobs) over the cluster's node-time up to the last
+   * end.
+   */
   utilisation: number;
   /** Nodes beyond the cluster this approach needs (a duplicate cluster). */
   extraNodes: number;
 }
 
-interface Queued { job: WorkloadJob; ready: number; restarts: number }
+interface Queued {
+  job: WorkloadJob;
+  ready: number;
+  restarts: number;
+}
 
 /** How long a job says it needs: a reservation its window. */
 const estimateOf = (job: WorkloadJob) => (job.window ? job.window.end - job.window.start : job.estimate);
-interface Running { q: Queued; nodes: number[]; start: number; end: number }
+interface Running {
+  q: Queued;
+  nodes: number[];
+  start: number;
+  end: number;
+}
 
 export function fcfsBackfill(workload: Workload, cluster: ClusterDescription): BaselineOutcome {
   const nodeIds = cluster.nodes.map((n) => n.id);
@@ -42,8 +54,15 @@ export function fcfsBackfill(workload: Workload, cluster: ClusterDescription): B
   const busy: Array<Running | undefined> = nodeIds.map(() => undefined);
   const running = new Set<Running>();
   const queue: Queued[] = [];
-  const pendingArrivals = inArrivalOrder(workload.jobs).map((job) => ({ job, ready: job.window ? job.window.start : job.arrival, restarts: 0 })).sort((a, b) => a.ready - b.ready);
-  const events = workload.failures.flatMap((f) => [{ t: f.at, node: nodeIds.indexOf(f.node), down: true }, ...(f.repairAt !== undefined ? [{ t: f.repairAt, node: nodeIds.indexOf(f.node), down: false }] : [])]).sort((a, b) => a.t - b.t);
+  const pendingArrivals = inArrivalOrder(workload.jobs)
+    .map((job) => ({ job, ready: job.window ? job.window.start : job.arrival, restarts: 0 }))
+    .sort((a, b) => a.ready - b.ready);
+  const events = workload.failures
+    .flatMap((f) => [
+      { t: f.at, node: nodeIds.indexOf(f.node), down: true },
+      ...(f.repairAt !== undefined ? [{ t: f.repairAt, node: nodeIds.indexOf(f.node), down: false }] : []),
+    ])
+    .sort((a, b) => a.t - b.t);
   const finished = new Map<string, { start: number; end: number; restarts: number }>();
   let useful = 0;
   let t = 0;
@@ -64,7 +83,9 @@ export function fcfsBackfill(workload: Workload, cluster: ClusterDescription): B
     const head = queue[0];
     if (!head) return;
     // EASY: the head's reserved start (shadow) and the nodes it leaves spare then.
-    const ends = [...running].map((r) => ({ at: r.start + estimateOf(r.q.job), nodes: r.nodes.filter((n) => up[n]).length })).sort((a, b) => a.at - b.at);
+    const ends = [...running]
+      .map((r) => ({ at: r.start + estimateOf(r.q.job), nodes: r.nodes.filter((n) => up[n]).length }))
+      .sort((a, b) => a.at - b.at);
     let available = freeNodes().length;
     let shadow = Infinity;
     for (const e of ends) {
@@ -114,7 +135,14 @@ export function fcfsBackfill(workload: Workload, cluster: ClusterDescription): B
     }
     while (pendingArrivals[0] && pendingArrivals[0].ready <= t) queue.push(pendingArrivals.shift() as Queued);
     schedule();
-    if (running.size === 0 && pendingArrivals.length === 0 && queue.length > 0 && freeNodes().length === 0 && events.length === 0) break; // nothing can ever run again
+    if (
+      running.size === 0 &&
+      pendingArrivals.length === 0 &&
+      queue.length > 0 &&
+      freeNodes().length === 0 &&
+      events.length === 0
+    )
+      break; // nothing can ever run again
   }
 
   let slaRequests = 0;

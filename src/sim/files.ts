@@ -4,7 +4,9 @@ import path from 'node:path';
 import type { ClusterDescription } from '../scheduler/model.js';
 import { parseSimulatedPeers, type SimulatedPeersConfig } from './peers.js';
 import { defaultSwfRules, generateFailures, readFailureCsv, readSwf, type SwfRules } from './swf.js';
-import { checkAgainstCluster, parseCluster, parseWorkload, WorkloadError, type Workload } from './workload.js';
+import { checkAgainstCluster, parseCluster } from './cluster-input.js';
+import { WorkloadError } from './input-fields.js';
+import { parseWorkload, type Workload } from './workload.js';
 
 /**
  * Reading the simulator's inputs from files: the only I/O of src/sim. A workload names
@@ -20,7 +22,11 @@ export interface InputOptions {
   failureRate?: number;
 }
 
-export function loadInputs(workloadFile: string, clusterFile?: string, options: InputOptions = {}): { workload: Workload; cluster: ClusterDescription; clusterSource: string } {
+export function loadInputs(
+  workloadFile: string,
+  clusterFile?: string,
+  options: InputOptions = {},
+): { workload: Workload; cluster: ClusterDescription; clusterSource: string } {
   const workload = workloadFile.toLowerCase().endsWith('.swf')
     ? withFile(workloadFile, () => fromSwf(workloadFile, clusterFile, options))
     : withFile(workloadFile, () => parseWorkload(readJson(workloadFile)));
@@ -44,10 +50,16 @@ export function loadInputs(workloadFile: string, clusterFile?: string, options: 
     throw new WorkloadError(`${workloadFile}: no cluster: give --cluster FILE or a "cluster" in the workload`);
   }
   // A trace from a bigger machine than the cluster simulated: its jobs that cannot fit are left out, not an error.
-  if (workloadFile.toLowerCase().endsWith('.swf')) workload.jobs = workload.jobs.filter((j) => j.nodes <= cluster.nodes.length);
+  if (workloadFile.toLowerCase().endsWith('.swf'))
+    workload.jobs = workload.jobs.filter((j) => j.nodes <= cluster.nodes.length);
   if (options.failureRate !== undefined) {
-    const span = Math.max(0, ...workload.jobs.map((j) => (j.window?.end ?? j.deadline ?? j.arrival + j.estimate)));
-    workload.failures = generateFailures(cluster.nodes.map((n) => n.id), options.failureRate, span, 20261125);
+    const span = Math.max(0, ...workload.jobs.map((j) => j.window?.end ?? j.deadline ?? j.arrival + j.estimate));
+    workload.failures = generateFailures(
+      cluster.nodes.map((n) => n.id),
+      options.failureRate,
+      span,
+      20261125,
+    );
   }
   withFile(workloadFile, () => checkAgainstCluster(workload, cluster));
   return { workload, cluster, clusterSource };
@@ -55,23 +67,39 @@ export function loadInputs(workloadFile: string, clusterFile?: string, options: 
 
 /** An SWF trace as a workload: its cluster from --cluster, else MaxNodes of its header (the site's default timing). */
 function fromSwf(file: string, clusterFile: string | undefined, options: InputOptions): Workload {
-  const rules = options.swfRulesFile === undefined ? defaultSwfRules : withFile(options.swfRulesFile, () => parseSwfRules(readJson(options.swfRulesFile as string)));
+  const rules =
+    options.swfRulesFile === undefined
+      ? defaultSwfRules
+      : withFile(options.swfRulesFile, () => parseSwfRules(readJson(options.swfRulesFile as string)));
   const trace = readSwf(readText(file), rules, path.basename(file));
-  if (clusterFile === undefined && trace.maxNodes === undefined) throw new WorkloadError('the trace\'s header names no MaxNodes or MaxProcs: give --cluster FILE');
-  const cluster = clusterFile === undefined ? { nodes: [{ count: trace.maxNodes, prefix: 'n', memoryGB: 16, cpus: rules.processorsPerNode }] } : undefined;
+  if (clusterFile === undefined && trace.maxNodes === undefined)
+    throw new WorkloadError("the trace's header names no MaxNodes or MaxProcs: give --cluster FILE");
+  const cluster =
+    clusterFile === undefined
+      ? { nodes: [{ count: trace.maxNodes, prefix: 'n', memoryGB: 16, cpus: rules.processorsPerNode }] }
+      : undefined;
   return parseWorkload({ ...trace.workload, ...(cluster ? { cluster } : {}) });
 }
 
 function parseSwfRules(json: unknown): SwfRules {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new WorkloadError('SWF rules must be a JSON object');
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new WorkloadError('SWF rules must be a JSON object');
   const rules = { ...defaultSwfRules, ...(json as Partial<SwfRules>) };
-  for (const key of Object.keys(json)) if (!(key in defaultSwfRules)) throw new WorkloadError(`unknown SWF rule "${key}" (known: ${Object.keys(defaultSwfRules).join(', ')})`);
+  for (const key of Object.keys(json))
+    if (!(key in defaultSwfRules))
+      throw new WorkloadError(`unknown SWF rule "${key}" (known: ${Object.keys(defaultSwfRules).join(', ')})`);
   const share = (v: unknown) => typeof v === 'number' && v >= 0 && v <= 1;
-  if (!share(rules.deadlineShare) || !share(rules.reservationShare) || rules.deadlineShare + rules.reservationShare > 1) throw new WorkloadError('deadlineShare and reservationShare are shares from 0 to 1 that add up to at most 1');
-  if (!(rules.processorsPerNode >= 1 && Number.isInteger(rules.processorsPerNode))) throw new WorkloadError('processorsPerNode must be a whole number, 1 or more');
-  if (!(rules.deadlineSlack >= 1)) throw new WorkloadError('deadlineSlack must be 1 or more (the deadline is arrival + slack x estimate)');
+  if (!share(rules.deadlineShare) || !share(rules.reservationShare) || rules.deadlineShare + rules.reservationShare > 1)
+    throw new WorkloadError('deadlineShare and reservationShare are shares from 0 to 1 that add up to at most 1');
+  if (!(rules.processorsPerNode >= 1 && Number.isInteger(rules.processorsPerNode)))
+    throw new WorkloadError('processorsPerNode must be a whole number, 1 or more');
+  if (!(rules.deadlineSlack >= 1))
+    throw new WorkloadError('deadlineSlack must be 1 or more (the deadline is arrival + slack x estimate)');
   const levels = Object.values(rules.levels);
-  if (levels.length === 0 || levels.some((v) => !share(v)) || Math.abs(levels.reduce((a, b) => a + b, 0) - 1) > 1e-9) throw new WorkloadError('levels are shares of guarantee levels adding up to 1, such as { "Standard": 0.6, "Enhanced": 0.4 }');
+  if (levels.length === 0 || levels.some((v) => !share(v)) || Math.abs(levels.reduce((a, b) => a + b, 0) - 1) > 1e-9)
+    throw new WorkloadError(
+      'levels are shares of guarantee levels adding up to 1, such as { "Standard": 0.6, "Enhanced": 0.4 }',
+    );
   return rules;
 }
 
@@ -97,7 +125,13 @@ function readText(file: string): string {
     return fs.readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new WorkloadError(code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not a file' : `cannot read it (${(error as Error).message})`);
+    throw new WorkloadError(
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a directory, not a file'
+          : `cannot read it (${(error as Error).message})`,
+    );
   }
 }
 
@@ -114,7 +148,8 @@ function withFile<T>(file: string, f: () => T): T {
   try {
     return f();
   } catch (error) {
-    if (error instanceof WorkloadError && !error.message.startsWith(`${file}: `)) throw new WorkloadError(`${file}: ${error.message}`);
+    if (error instanceof WorkloadError && !error.message.startsWith(`${file}: `))
+      throw new WorkloadError(`${file}: ${error.message}`);
     throw error;
   }
 }

@@ -46,7 +46,10 @@ class Heap<T> {
   }
 }
 
-export function compareEvents(a: { t: number; rank: number; key?: string; index?: number }, b: { t: number; rank: number; key?: string; index?: number }): number {
+export function compareEvents(
+  a: { t: number; rank: number; key?: string; index?: number },
+  b: { t: number; rank: number; key?: string; index?: number },
+): number {
   if (a.t !== b.t) return a.t - b.t;
   if (a.rank !== b.rank) return a.rank - b.rank;
   if (a.index !== undefined && b.index !== undefined) return a.index - b.index;

@@ -3,7 +3,15 @@ export { simulate, runSimulation, type SimOptions, type SimProgress } from './si
 export { liabilityOf, type LiabilityFacts } from './liability.js';
 export { parseSimulatedPeers, type SimulatedPeersConfig, type SimulatedPeerTerms } from './peers.js';
 export { SimulatedPeers, type PeerBooking, type PeerActivity } from './simulated-peers.js';
-export { parseWorkload, parseCluster, checkAgainstCluster, WorkloadError, type Workload, type WorkloadJob, type WorkloadFailure, type WorkloadKind } from './workload.js';
+export { parseCluster, checkAgainstCluster } from './cluster-input.js';
+export { WorkloadError } from './input-fields.js';
+export {
+  parseWorkload,
+  type Workload,
+  type WorkloadJob,
+  type WorkloadFailure,
+  type WorkloadKind,
+} from './workload.js';
 export { loadInputs, loadPeers, loadVoPolicy } from './files.js';
 export { formatShareAccuracy, runShareAccuracy, type ShareAccuracyReport } from './share-accuracy.js';
 export { formatReport, duration } from './format.js';
@@ -11,5 +19,18 @@ export type { SimReport, JobOutcome, Violation, ViolationType, KindCounts, Utili
 export { compareReports, formatComparison, type SimComparison } from './compare.js';
 export type { MigrationSection, MigrationMove } from './report.js';
 export { comparePricing, formatPricingComparison, type PricingComparison, type PricingRun } from './pricing.js';
-export { compareInteractive, formatInteractiveComparison, type InteractiveComparison, type InteractiveRun } from './interactive.js';
-export { atOfferedLoad, compareBaselines, formatBaselines, formatLoadSweep, sweepLoads, type BaselineComparison, type LoadSweep } from './baselines.js';
+export {
+  compareInteractive,
+  formatInteractiveComparison,
+  type InteractiveComparison,
+  type InteractiveRun,
+} from './interactive.js';
+export {
+  atOfferedLoad,
+  compareBaselines,
+  formatBaselines,
+  formatLoadSweep,
+  sweepLoads,
+  type BaselineComparison,
+  type LoadSweep,
+} from './baselines.js';

@@ -51,7 +51,11 @@ export interface InteractiveComparison extends InteractiveOptions {
   suspend: InteractiveRun;
 }
 
-export function compareInteractive(workload: Workload, given: ClusterDescription, options: InteractiveOptions): InteractiveComparison {
+export function compareInteractive(
+  workload: Workload,
+  given: ClusterDescription,
+  options: InteractiveOptions,
+): InteractiveComparison {
   const cluster = withWarmPool(given, options.warmNodes ?? 0);
   return {
     ...options,
@@ -61,7 +65,11 @@ export function compareInteractive(workload: Workload, given: ClusterDescription
   };
 }
 
-function runInteractive(workload: Workload, cluster: ClusterDescription, options: InteractiveOptions & { suspend: boolean }): InteractiveRun {
+function runInteractive(
+  workload: Workload,
+  cluster: ClusterDescription,
+  options: InteractiveOptions & { suspend: boolean },
+): InteractiveRun {
   const pm = new PlanningManager(cluster);
   const ms = (seconds: number) => workload.start + Math.round(seconds * 1000);
   const delays: number[] = [];
@@ -83,8 +91,12 @@ function runInteractive(workload: Workload, cluster: ClusterDescription, options
     }
     interactive++;
     const asInteractive: JobSpec = {
-      ...spec, kind: 'Reservation', level: 'Legacy', coveredOutages: 0,
-      nodes: Math.min(spec.nodes, options.maxNodes ?? Infinity), runtimeSeconds: Math.min(spec.runtimeSeconds, options.maxSeconds ?? Infinity),
+      ...spec,
+      kind: 'Reservation',
+      level: 'Legacy',
+      coveredOutages: 0,
+      nodes: Math.min(spec.nodes, options.maxNodes ?? Infinity),
+      runtimeSeconds: Math.min(spec.runtimeSeconds, options.maxSeconds ?? Infinity),
     };
     delete asInteractive.deadline;
     delete asInteractive.earliestStart;
@@ -106,13 +118,19 @@ function runInteractive(workload: Workload, cluster: ClusterDescription, options
     }
   }
   delays.sort((a, b) => a - b);
-  const quantile = (q: number) => (delays.length ? (delays[Math.min(delays.length - 1, Math.ceil(q * delays.length) - 1)] as number) : 0);
+  const quantile = (q: number) =>
+    delays.length ? (delays[Math.min(delays.length - 1, Math.ceil(q * delays.length) - 1)] as number) : 0;
   return {
     policy: options.suspend ? 'suspend' : 'free-only',
     interactive,
     started: delays.length,
     refused,
-    startDelay: { p50: quantile(0.5), p99: quantile(0.99), max: delays.at(-1) ?? 0, mean: delays.length ? delays.reduce((a, b) => a + b, 0) / delays.length : 0 },
+    startDelay: {
+      p50: quantile(0.5),
+      p99: quantile(0.99),
+      max: delays.at(-1) ?? 0,
+      mean: delays.length ? delays.reduce((a, b) => a + b, 0) / delays.length : 0,
+    },
     suspensions,
     suspendedJobs: hit.size,
     lostNodeHours: Math.round(lostMs / 36_000) / 100,
@@ -148,7 +166,10 @@ function lastEnd(job: PlannedJob): Instant {
 }
 
 function remainingArea(job: PlannedJob, now: Instant): number {
-  return job.segments.reduce((sum, s) => sum + (s.end > now ? s.nodes.length * (s.end - Math.max(now, s.start)) : 0), 0);
+  return job.segments.reduce(
+    (sum, s) => sum + (s.end > now ? s.nodes.length * (s.end - Math.max(now, s.start)) : 0),
+    0,
+  );
 }
 
 export function formatInteractiveComparison(c: InteractiveComparison): string[] {
@@ -166,13 +187,18 @@ export function formatInteractiveComparison(c: InteractiveComparison): string[] 
   const width = Math.max(...rows.map(([label]) => label.length));
   return [
     `Interactive jobs (docs/scheduler.md): ${c.jobs} jobs, ${(c.share * 100).toFixed(1)} % interactive` +
-      `${c.maxNodes !== undefined ? `, at most ${c.maxNodes} nodes` : ''}${c.maxSeconds !== undefined ? `, at most ${c.maxSeconds / 60} minutes` : ''}, start within ${c.boundSeconds} s` +
+      `${c.maxNodes !== undefined ? `, at most ${c.maxNodes} nodes` : ''}` +
+      `${c.maxSeconds !== undefined ? `, at most ${c.maxSeconds / 60} minutes` : ''}, start within ` +
+      `${c.boundSeconds} s` +
       `${c.warmNodes ? `, ${c.warmNodes} warm node${c.warmNodes === 1 ? '' : 's'}` : ''}`,
     '',
     `${''.padEnd(width)}  ${'free nodes only'.padStart(22)}  ${'suspend batch work'.padStart(22)}`,
-    ...rows.map(([label, value]) => `${label.padEnd(width)}  ${value(c.freeOnly).padStart(22)}  ${value(c.suspend).padStart(22)}`),
+    ...rows.map(
+      ([label, value]) => `${label.padEnd(width)}  ${value(c.freeOnly).padStart(22)}  ${value(c.suspend).padStart(22)}`,
+    ),
     '',
-    'CrossBroker (Fernández del Castillo 2008, Tables 5.5 to 5.7, high load): interactive jobs failed 14.6 % (FCFS) and 0 % (Glidein);',
+    'CrossBroker (Fernández del Castillo 2008, Tables 5.5 to 5.7, high load): interactive jobs failed 14.6 % ' +
+      '(FCFS) and 0 % (Glidein);',
     'wait 233 s mean (FCFS), 148 to 163 s mean and 43 s min (Glidein); preempted batch jobs ran 13 to 14 % longer.',
   ];
 }

@@ -48,19 +48,31 @@ export interface PlanChange {
 export function liabilityOf(facts: LiabilityFacts): Liability {
   const record = newExecutionRecord(facts.jobId);
   record.outages = [...facts.outages].sort((a, b) => a.at.getTime() - b.at.getTime());
-  record.suspensions = facts.suspensions.map((at) => ({ at, reason: 'suspended by the scheduler to keep other promises' }));
+  record.suspensions = facts.suspensions.map((at) => ({
+    at,
+    reason: 'suspended by the scheduler to keep other promises',
+  }));
   record.restarts = restartsOf(facts);
   if (facts.planChange) {
     const { at, agreed, changed, secured } = facts.planChange;
-    record.missedCheckpoints = [{
-      at,
-      interval: secured + 1,
-      reason: `the scheduler changed the checkpoint plan agreed at admission (${planText(agreed)}) to ${planText(changed)}`,
-    }];
+    record.missedCheckpoints = [
+      {
+        at,
+        interval: secured + 1,
+        reason:
+          `the scheduler changed the checkpoint plan agreed at admission (${planText(agreed)}) to ` +
+          `${planText(changed)}`,
+      },
+    ];
   }
   const rule = liabilityFor({ level: facts.level, record, coveredOutages: facts.coveredOutages, mechanism: false });
   if (!rule.liable && facts.level === 'Standard' && facts.gridDeclined !== undefined) {
-    return { liable: true, rule: `liable: Standard resumes the job on Grid resources when local ones are lacking (Hovestadt 2006, section 3.2.2), but the provider kept it: ${facts.gridDeclined}` };
+    return {
+      liable: true,
+      rule:
+        `liable: Standard resumes the job on Grid resources when local ones are lacking (Hovestadt 2006, ` +
+        `section 3.2.2), but the provider kept it: ${facts.gridDeclined}`,
+    };
   }
   return rule;
 }
@@ -74,7 +86,11 @@ function restartsOf(facts: LiabilityFacts): Restart[] {
     if (before) secured += before.intervals;
     if (!before || !segment.restart) return;
     const within = (t: Date) => t.getTime() >= before.start && t.getTime() <= segment.start;
-    const cause = facts.outages.some((o) => within(o.at)) ? 'outage' : facts.suspensions.some(within) ? 'suspension' : 'planned';
+    const cause = facts.outages.some((o) => within(o.at))
+      ? 'outage'
+      : facts.suspensions.some(within)
+        ? 'suspension'
+        : 'planned';
     restarts.push({ at: new Date(segment.start), nodes: [...segment.nodes], fromInterval: secured, cause });
   });
   return restarts;

@@ -48,15 +48,36 @@ export function guaranteeTermsOf(input: WorkloadJob, at: At, currency: string): 
   if (input.penalty <= 0) return [];
   const penalties = [{ assessmentInterval: { count: 1 }, valueUnit: currency, amount: input.penalty }];
   if (input.kind === 'deadline' && input.deadline !== undefined) {
-    return [{ name: 'CompletionByDeadline', serviceScope: [input.id], kpiName: 'CompletionTime', target: { kind: 'CompletedBy', at: at(input.deadline) }, penalties, rewards: [] }];
+    return [
+      {
+        name: 'CompletionByDeadline',
+        serviceScope: [input.id],
+        kpiName: 'CompletionTime',
+        target: { kind: 'CompletedBy', at: at(input.deadline) },
+        penalties,
+        rewards: [],
+      },
+    ];
   }
   if (input.kind === 'reservation') {
-    return [{ name: 'NodesThroughWindow', serviceScope: [input.id], kpiName: 'NodesAvailable', target: { kind: 'NodesAvailable', nodes: input.nodes }, penalties, rewards: [] }];
+    return [
+      {
+        name: 'NodesThroughWindow',
+        serviceScope: [input.id],
+        kpiName: 'NodesAvailable',
+        target: { kind: 'NodesAvailable', nodes: input.nodes },
+        penalties,
+        rewards: [],
+      },
+    ];
   }
   return [];
 }
 
-/** The Observed agreement a workload job stands for; its template is named after the job's kind (for the policy's template lists). */
+/**
+ * The Observed agreement a workload job stands for; its template is named after the job's kind (for the policy's
+ * template lists).
+ */
 export function agreementOf(input: WorkloadJob, at: At): Agreement {
   const created = at(input.arrival);
   return {
@@ -83,7 +104,10 @@ export function atRisk(pm: PlanningManager, now: Instant, isSla: (id: string) =>
   return pm.problematic().filter((p) => isSla(p.id) && !(pm.job(p.id)?.segments.some((s) => s.end > now) ?? false));
 }
 
-/** ScheduleWhatIf (src/engine/migration/migration-schedule.ts) over the Planning Manager, with P narrowed to the jobs at risk now. */
+/**
+ * ScheduleWhatIf (src/engine/migration/migration-schedule.ts) over the Planning Manager, with P narrowed to the jobs at
+ * risk now.
+ */
 export function atRiskWhatIf(pm: PlanningManager, now: Instant, isSla: (id: string) => boolean): ScheduleWhatIf {
   const whatIf = planWhatIf(pm, () => new Date(now));
   return {
@@ -95,7 +119,10 @@ export function atRiskWhatIf(pm: PlanningManager, now: Instant, isSla: (id: stri
   };
 }
 
-/** A job taken out of P by a run: the penalty it no longer owes, and what of it the liability rules would have made the provider pay. */
+/**
+ * A job taken out of P by a run: the penalty it no longer owes, and what of it the liability rules would have made the
+ * provider pay.
+ */
 export interface Saved {
   owed: number;
   payable: number;

@@ -86,7 +86,14 @@ export class SimOutcomes {
    * A job leaves the plan (completed, dropped, or moved to a peer where it completes by
    * `peer.end`) or the run stops with it planned. Its pieces here count up to `at`.
    */
-  finish(track: Track, job: PlannedJob, status: JobStatus, at: Instant, reason?: string, peer?: { peer: string; price: number; end: Instant }): void {
+  finish(
+    track: Track,
+    job: PlannedJob,
+    status: JobStatus,
+    at: Instant,
+    reason?: string,
+    peer?: { peer: string; price: number; end: Instant },
+  ): void {
     const input = track.input;
     const executed = job.segments.filter((s) => s.start < at);
     let busy = 0;
@@ -111,10 +118,17 @@ export class SimOutcomes {
     const restarts = executed.filter((s) => s.restart).length;
     const onSpare = executed.filter((s, i) => {
       const before = executed[i - 1];
-      return i > 0 && s.restart && before !== undefined && s.start === before.end && before.spare.some((n) => s.nodes.includes(n));
+      return (
+        i > 0 &&
+        s.restart &&
+        before !== undefined &&
+        s.start === before.end &&
+        before.spare.some((n) => s.nodes.includes(n))
+      );
     }).length;
     const first = executed[0];
-    // A promise with a start time is prepared before it: its holder has the nodes from the hand-over (the window's start, as planned).
+    // A promise with a start time is prepared before it: its holder has the nodes from the hand-over (the window's
+    // start, as planned).
     const window = job.spec.window;
     const handedOver = (s: Segment) => segmentPhases(job, track.shape, s).readyAt;
     const outcome: JobOutcome = {
@@ -148,23 +162,36 @@ export class SimOutcomes {
     }
     if (input.kind === 'reservation' && (status === 'completed' || status === 'dropped')) {
       const promised = window as { start: Instant; end: Instant };
-      // Each piece holds the nodes for its holder from its hand-over: a piece re-placed after a failure is prepared first, and that is a gap.
+      // Each piece holds the nodes for its holder from its hand-over: a piece re-placed after a failure is prepared
+      // first, and that is a gap.
       const held = executed.map((s) => ({ ...s, start: handedOver(s) }));
-      const gap = status === 'completed' && !peer ? firstGap(held, promised.start, Math.min(at, promised.end)) : undefined;
+      const gap =
+        status === 'completed' && !peer ? firstGap(held, promised.start, Math.min(at, promised.end)) : undefined;
       outcome.honoured = status === 'completed' && gap === undefined;
       if (status === 'dropped') {
         violation = 'left-in-P';
         detail = reason ?? 'left the plan unsolved';
       } else if (gap !== undefined) {
         violation = 'reservation-not-honoured';
-        detail = `no nodes held from ${this.seconds(gap.from)} s to ${this.seconds(gap.to)} s of the window ${input.window?.start} s to ${input.window?.end} s`;
+        detail =
+          `no nodes held from ${this.seconds(gap.from)} s to ${this.seconds(gap.to)} s of the window ` +
+          `${input.window?.start} s to ${input.window?.end} s`;
       }
     }
     if (violation) {
       outcome.violation = violation;
       const rule = liabilityOf(this.factsOf(track, job, at));
       outcome.paid = rule.liable ? input.penalty : 0;
-      this.violations.push({ id: input.id, kind: input.kind, level: input.level, type: violation, detail, penalty: input.penalty, paid: outcome.paid, liability: rule.rule });
+      this.violations.push({
+        id: input.id,
+        kind: input.kind,
+        level: input.level,
+        type: violation,
+        detail,
+        penalty: input.penalty,
+        paid: outcome.paid,
+        liability: rule.rule,
+      });
       this.tally?.violated(input.id);
     }
     this.record(outcome);
@@ -193,8 +220,17 @@ export class SimOutcomes {
 
   /** Notes the first time the job's checkpoint plan is not the one agreed at admission. */
   notePlanChange(track: Track, job: PlannedJob, at: Instant): void {
-    if (track.planChange || (job.checkpoints.count === track.agreed.count && job.checkpoints.intervalSeconds === track.agreed.intervalSeconds)) return;
-    track.planChange = { at: new Date(at), agreed: track.agreed, changed: { ...job.checkpoints }, secured: securedIntervals(job, track.shape, at) };
+    if (
+      track.planChange ||
+      (job.checkpoints.count === track.agreed.count && job.checkpoints.intervalSeconds === track.agreed.intervalSeconds)
+    )
+      return;
+    track.planChange = {
+      at: new Date(at),
+      agreed: track.agreed,
+      changed: { ...job.checkpoints },
+      secured: securedIntervals(job, track.shape, at),
+    };
   }
 
   /**

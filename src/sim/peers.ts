@@ -1,6 +1,6 @@
 import { ConfigError } from '../engine/configuration/index.js';
 import { parsePeersFile, type PeersConfig } from '../engine/migration/index.js';
-import { WorkloadError } from './workload.js';
+import { WorkloadError } from './input-fields.js';
 
 /**
  * The peers `wsag sim --peers FILE` migrates to: a peers file as the server reads it
@@ -33,7 +33,8 @@ export function parseSimulatedPeers(json: unknown, where: string): SimulatedPeer
   const fail = (message: string): never => {
     throw new WorkloadError(`${where}: ${message}`);
   };
-  if (!isObject(json) || !Array.isArray(json.peers)) return fail('a peers file is an object with "peers" (and optionally "local" and "policy"), see docs/operations.md');
+  if (!isObject(json) || !Array.isArray(json.peers))
+    return fail('a peers file is an object with "peers" (and optionally "local" and "policy"), see docs/operations.md');
   const terms = new Map<string, SimulatedPeerTerms>();
   const simulations: unknown[] = [];
   const peers = json.peers.map((raw: unknown) => {
@@ -56,18 +57,30 @@ export function parseSimulatedPeers(json: unknown, where: string): SimulatedPeer
   config.peers.forEach((peer, i) => {
     const at = `peers[${i}] (${peer.name}).simulation`;
     const raw = simulations[i];
-    if (raw === undefined) fail(`${at} is required by wsag sim: { "nodes": N, "pricePerNodeHour": P } (see docs/operations.md)`);
+    if (raw === undefined)
+      fail(`${at} is required by wsag sim: { "nodes": N, "pricePerNodeHour": P } (see docs/operations.md)`);
     if (!isObject(raw)) fail(`${at} must be an object, got ${JSON.stringify(raw)}`);
     const block = raw as Record<string, unknown>;
-    for (const key of Object.keys(block)) if (!simulationFields.includes(key)) fail(`${at} has an unknown field "${key}" (allowed: ${simulationFields.join(', ')})`);
+    for (const key of Object.keys(block))
+      if (!simulationFields.includes(key))
+        fail(`${at} has an unknown field "${key}" (allowed: ${simulationFields.join(', ')})`);
     const number = (key: string, whole: boolean, required: boolean): number | undefined => {
       const value = block[key];
       if (value === undefined) return required ? fail(`${at}.${key} is required`) : undefined;
-      const ok = typeof value === 'number' && Number.isFinite(value) && (whole ? Number.isInteger(value) && value >= 1 : value >= 0);
-      return ok ? (value as number) : fail(`${at}.${key} must be ${whole ? 'a whole number, 1 or more' : 'a number, 0 or more'}, got ${JSON.stringify(value)}`);
+      const ok =
+        typeof value === 'number' &&
+        Number.isFinite(value) &&
+        (whole ? Number.isInteger(value) && value >= 1 : value >= 0);
+      return ok
+        ? (value as number)
+        : fail(
+            `${at}.${key} must be ${whole ? 'a whole number, 1 or more' : 'a number, 0 or more'}, got ` +
+              `${JSON.stringify(value)}`,
+          );
     };
     const currency = block.currency;
-    if (currency !== undefined && (typeof currency !== 'string' || currency.trim() === '')) fail(`${at}.currency must be a non-empty string, got ${JSON.stringify(currency)}`);
+    if (currency !== undefined && (typeof currency !== 'string' || currency.trim() === ''))
+      fail(`${at}.currency must be a non-empty string, got ${JSON.stringify(currency)}`);
     terms.set(peer.name, {
       nodes: number('nodes', true, true) as number,
       pricePerNodeHour: number('pricePerNodeHour', false, true) as number,

@@ -1,7 +1,10 @@
 import type { JobShape } from '../scheduler/job-timing.js';
 import type { Instant, PlannedJob, Segment } from '../scheduler/model.js';
 
-/** Where in a job's plan things happen, for the simulator: when its work is done, and the first time a window is not covered. */
+/**
+ * Where in a job's plan things happen, for the simulator: when its work is done, and the first time a window is not
+ * covered.
+ */
 
 /**
  * The point in a plan where the job's work is done: the first segment whose intervals
@@ -9,7 +12,11 @@ import type { Instant, PlannedJob, Segment } from '../scheduler/model.js';
  * (one after each whole interval that does not end the work, in every segment). `work` is
  * the intervals the job must compute.
  */
-export function finishPoint(shape: JobShape, work: number, job: PlannedJob): { at: Instant; segment: Segment; checkpoints: number } | undefined {
+export function finishPoint(
+  shape: JobShape,
+  work: number,
+  job: PlannedJob,
+): { at: Instant; segment: Segment; checkpoints: number } | undefined {
   const t = shape.timing;
   const plan = job.checkpoints;
   let before = 0;
@@ -18,7 +25,11 @@ export function finishPoint(shape: JobShape, work: number, job: PlannedJob): { a
       const part = Math.max(work - before, 0);
       const whole = Math.abs(part - Math.round(part)) < 1e-9 ? Math.round(part) : part;
       const checkpointsHere = Math.max(0, Math.ceil(whole) - 1);
-      const seconds = (segment.restart ? t.tInitRestart : t.tInitNew) + whole * plan.intervalSeconds + checkpointsHere * plan.checkpointSeconds + t.tDeinit;
+      const seconds =
+        (segment.restart ? t.tInitRestart : t.tInitNew) +
+        whole * plan.intervalSeconds +
+        checkpointsHere * plan.checkpointSeconds +
+        t.tDeinit;
       return { at: segment.start + Math.ceil(seconds) * 1000, segment, checkpoints: before + checkpointsHere };
     }
     before += segment.intervals;
@@ -27,7 +38,11 @@ export function finishPoint(shape: JobShape, work: number, job: PlannedJob): { a
 }
 
 export /** The first stretch of [from, to) that no segment covers. */
-function firstGap(segments: readonly Segment[], from: Instant, to: Instant): { from: Instant; to: Instant } | undefined {
+function firstGap(
+  segments: readonly Segment[],
+  from: Instant,
+  to: Instant,
+): { from: Instant; to: Instant } | undefined {
   let covered = from;
   for (const s of [...segments].sort((a, b) => a.start - b.start)) {
     if (s.start > covered) return { from: covered, to: Math.min(s.start, to) };
@@ -37,8 +52,15 @@ function firstGap(segments: readonly Segment[], from: Instant, to: Instant): { f
   return covered < to ? { from: covered, to } : undefined;
 }
 
-/** When the planned job completes: its work run through its segments at its checkpoint plan's pace (never before `now`). */
-export function completionOf(track: { input: { runtime: number }; shape: JobShape; work: number }, job: PlannedJob, now: Instant, counters: { completionClamped: number }): Instant | undefined {
+/**
+ * When the planned job completes: its work run through its segments at its checkpoint plan's pace (never before `now`).
+ */
+export function completionOf(
+  track: { input: { runtime: number }; shape: JobShape; work: number },
+  job: PlannedJob,
+  now: Instant,
+  counters: { completionClamped: number },
+): Instant | undefined {
   const segments = job.segments;
   if (segments.length === 0) return undefined;
   const live = segments.some((s) => s.end > now);

@@ -39,8 +39,16 @@ export interface PricingComparison {
   demand: PricingRun;
 }
 
-export function comparePricing(workload: Workload, cluster: ClusterDescription, prices: PriceList, options: { flexible: number; slots: number }): PricingComparison {
-  const flat: PriceCurve = [{ load: 0, factor: 1 }, { load: 1, factor: 1 }];
+export function comparePricing(
+  workload: Workload,
+  cluster: ClusterDescription,
+  prices: PriceList,
+  options: { flexible: number; slots: number },
+): PricingComparison {
+  const flat: PriceCurve = [
+    { load: 0, factor: 1 },
+    { load: 1, factor: 1 },
+  ];
   return {
     flexible: options.flexible,
     jobs: workload.jobs.length,
@@ -49,10 +57,17 @@ export function comparePricing(workload: Workload, cluster: ClusterDescription, 
   };
 }
 
-function runPricing(workload: Workload, cluster: ClusterDescription, prices: PriceList, pricing: PricingRun['pricing'], options: { flexible: number; slots: number }): PricingRun {
+function runPricing(
+  workload: Workload,
+  cluster: ClusterDescription,
+  prices: PriceList,
+  pricing: PricingRun['pricing'],
+  options: { flexible: number; slots: number },
+): PricingRun {
   const pm = new PlanningManager(cluster);
   const ms = (seconds: number) => workload.start + Math.round(seconds * 1000);
-  const quoteFactor = (start: Instant, end: Instant, excluding: string[]) => demandFactor(prices.curve, firmLoad(cluster, pm.mm, start, end, excluding));
+  const quoteFactor = (start: Instant, end: Instant, excluding: string[]) =>
+    demandFactor(prices.curve, firmLoad(cluster, pm.mm, start, end, excluding));
   let accepted = 0;
   let refused = 0;
   let movedForPrice = 0;
@@ -105,12 +120,23 @@ function runPricing(workload: Workload, cluster: ClusterDescription, prices: Pri
   };
 }
 
-/** The customer's choice among the Advisory slots: the cheapest that keeps its deadline; `later` when it is not the earliest. */
-function cheapestSlot(pm: PlanningManager, spec: JobSpec, t: Instant, count: number, factorAt: (start: Instant, end: Instant, excluding: string[]) => number): { spec: JobSpec; later: boolean } | undefined {
+/**
+ * The customer's choice among the Advisory slots: the cheapest that keeps its deadline; `later` when it is not the
+ * earliest.
+ */
+function cheapestSlot(
+  pm: PlanningManager,
+  spec: JobSpec,
+  t: Instant,
+  count: number,
+  factorAt: (start: Instant, end: Instant, excluding: string[]) => number,
+): { spec: JobSpec; later: boolean } | undefined {
   let best: { spec: JobSpec; factor: number; index: number } | undefined;
   pm.slots(spec, t, count).forEach((slot, index) => {
     if (spec.deadline !== undefined && slot.end > spec.deadline) return;
-    const moved: JobSpec = spec.window ? { ...spec, window: { start: slot.start, end: slot.start + (spec.window.end - spec.window.start) } } : { ...spec, earliestStart: slot.start };
+    const moved: JobSpec = spec.window
+      ? { ...spec, window: { start: slot.start, end: slot.start + (spec.window.end - spec.window.start) } }
+      : { ...spec, earliestStart: slot.start };
     const factor = factorAt(slot.start, slot.end, []);
     if (!best || factor < best.factor - 1e-9) best = { spec: moved, factor, index };
   });
@@ -145,6 +171,8 @@ export function formatPricingComparison(c: PricingComparison, currency: string):
     `Fixed against demand prices (docs/pricing.md): ${c.jobs} jobs, ${pct(c.flexible)} of customers flexible`,
     '',
     `${''.padEnd(width)}  ${'fixed'.padStart(16)}  ${'demand'.padStart(16)}`,
-    ...rows.map(([label, value]) => `${label.padEnd(width)}  ${value(c.fixed).padStart(16)}  ${value(c.demand).padStart(16)}`),
+    ...rows.map(
+      ([label, value]) => `${label.padEnd(width)}  ${value(c.fixed).padStart(16)}  ${value(c.demand).padStart(16)}`,
+    ),
   ];
 }

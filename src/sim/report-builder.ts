@@ -16,7 +16,14 @@ export interface RunTotals {
   /** In workload order. */
   outcomes: JobOutcome[];
   violations: Violation[];
-  counters: { repairs: number; failures: number; renewals: number; retiredWithoutCompletion: number; completionClamped: number; lateWithoutProblem: number };
+  counters: {
+    repairs: number;
+    failures: number;
+    renewals: number;
+    retiredWithoutCompletion: number;
+    completionClamped: number;
+    lateWithoutProblem: number;
+  };
   time: { busyMs: number; spareMs: number; usefulMs: number; failedMs: number };
   restartsOnSpare: number;
   partialJobs: number;
@@ -42,7 +49,10 @@ export function buildReport(f: RunTotals): SimReport {
       open: list.filter((o) => o.status === 'running' || o.status === 'waiting' || o.status === 'in-P').length,
     };
   };
-  const byKind = Object.fromEntries(workloadKinds.map((k) => [k, counts((o) => o.kind === k)])) as Record<WorkloadKind, KindCounts>;
+  const byKind = Object.fromEntries(workloadKinds.map((k) => [k, counts((o) => o.kind === k)])) as Record<
+    WorkloadKind,
+    KindCounts
+  >;
   const sla = outcomes.filter((o) => slaKinds.includes(o.kind));
   const slaAccepted = sla.filter((o) => o.status !== 'rejected').length;
   const spanMs = Math.max(0, end - epoch);
@@ -64,7 +74,13 @@ export function buildReport(f: RunTotals): SimReport {
   const count = (type: ViolationType) => violations.filter((v) => v.type === type).length;
   const report: SimReport = {
     format: 'wsag-sim-report/1',
-    workload: { name: workload.name, jobs: workload.jobs.length, failures: workload.failures.length, start: isoTime(new Date(epoch)), currency: workload.currency },
+    workload: {
+      name: workload.name,
+      jobs: workload.jobs.length,
+      failures: workload.failures.length,
+      start: isoTime(new Date(epoch)),
+      currency: workload.currency,
+    },
     cluster: {
       nodes: cluster.nodes.length,
       bufferNodes: cluster.nodes.filter((n) => n.buffer).length,
@@ -118,20 +134,38 @@ export function buildReport(f: RunTotals): SimReport {
     penalties: { owed, paid, excused: owed - paid, byLevel: penaltiesByLevel },
     checkpoints: { taken: sum(outcomes, (o) => o.checkpoints), jobs: outcomes.filter((o) => o.checkpoints > 0).length },
     suspensions: { count: sum(outcomes, (o) => o.suspensions), jobs: outcomes.filter((o) => o.suspensions > 0).length },
-    restarts: { count: sum(outcomes, (o) => o.restarts), onSpare: f.restartsOnSpare, jobs: outcomes.filter((o) => o.restarts > 0).length },
+    restarts: {
+      count: sum(outcomes, (o) => o.restarts),
+      onSpare: f.restartsOnSpare,
+      jobs: outcomes.filter((o) => o.restarts > 0).length,
+    },
     pieces: { jobs: outcomes.filter((o) => o.pieces > 1).length, partialExecution: f.partialJobs },
-    failures: { events: counters.failures, repairs: counters.repairs, renewals: counters.renewals, jobsHit: f.jobsHit, runningJobsHit: f.runningJobsHit },
+    failures: {
+      events: counters.failures,
+      repairs: counters.repairs,
+      renewals: counters.renewals,
+      jobsHit: f.jobsHit,
+      runningJobsHit: f.runningJobsHit,
+    },
     value: {
-      requested: sum(outcomes, (o) => (f.values.get(o.id) ?? 0)),
-      accepted: sum(outcomes.filter((o) => o.status !== 'rejected'), (o) => (f.values.get(o.id) ?? 0)),
-      completed: sum(outcomes.filter((o) => o.status === 'completed'), (o) => (f.values.get(o.id) ?? 0)),
+      requested: sum(outcomes, (o) => f.values.get(o.id) ?? 0),
+      accepted: sum(
+        outcomes.filter((o) => o.status !== 'rejected'),
+        (o) => f.values.get(o.id) ?? 0,
+      ),
+      completed: sum(
+        outcomes.filter((o) => o.status === 'completed'),
+        (o) => f.values.get(o.id) ?? 0,
+      ),
     },
     checks: {
       retiredWithoutCompletion: counters.retiredWithoutCompletion,
       completionClamped: counters.completionClamped,
       lateWithoutProblem: counters.lateWithoutProblem,
     },
-    rejected: outcomes.filter((o) => o.status === 'rejected').map((o) => ({ id: o.id, kind: o.kind, level: o.level, arrival: o.arrival, reason: o.reason ?? '' })),
+    rejected: outcomes
+      .filter((o) => o.status === 'rejected')
+      .map((o) => ({ id: o.id, kind: o.kind, level: o.level, arrival: o.arrival, reason: o.reason ?? '' })),
     violated: violations,
     ...(f.migration ? { migration: f.migration.section } : {}),
     ...(options.jobs ? { jobs: outcomes } : {}),

@@ -13,15 +13,36 @@ export interface SimReport {
   cluster: { nodes: number; bufferNodes: number; peerStandbyNodes: number; problemHorizonSeconds: number };
   /** What shaped the run: runs with and without migration are told apart here (`migration`: the peers, by name). */
   options: { untilSeconds?: number; migration?: { peers: string[] } };
-  /** Up to the last event; `drain limit`: jobs were still planned long after the workload's last event (see the simulator). */
+  /**
+   * Up to the last event; `drain limit`: jobs were still planned long after the workload's last event (see the
+   * simulator).
+   */
   span: { endSeconds: number; stoppedBy: 'end of workload' | 'until' | 'drain limit' };
   requests: Record<WorkloadKind, KindCounts> & { total: KindCounts };
-  acceptance: { slaRequests: number; slaAccepted: number; slaRejected: number; rate: number; bestEffortRejected: number };
+  acceptance: {
+    slaRequests: number;
+    slaAccepted: number;
+    slaRejected: number;
+    rate: number;
+    bestEffortRejected: number;
+  };
   utilisation: Utilisation;
   deadlines: { accepted: number; met: number; missed: number; open: number };
   reservations: { accepted: number; honoured: number; notHonoured: number; open: number };
-  violations: { total: number; deadlineMissed: number; reservationNotHonoured: number; leftInP: number; stillInP: number; byLevel: Partial<Record<GuaranteeLevel, number>> };
-  penalties: { owed: number; paid: number; excused: number; byLevel: Partial<Record<GuaranteeLevel, { owed: number; paid: number }>> };
+  violations: {
+    total: number;
+    deadlineMissed: number;
+    reservationNotHonoured: number;
+    leftInP: number;
+    stillInP: number;
+    byLevel: Partial<Record<GuaranteeLevel, number>>;
+  };
+  penalties: {
+    owed: number;
+    paid: number;
+    excused: number;
+    byLevel: Partial<Record<GuaranteeLevel, { owed: number; paid: number }>>;
+  };
   checkpoints: { taken: number; jobs: number };
   suspensions: { count: number; jobs: number };
   restarts: { count: number; onSpare: number; jobs: number };
@@ -105,7 +126,17 @@ export interface MigrationSection {
   notMigrated: Partial<Record<NotMigratedReason, number>>;
   /** Of the jobs kept, those whose promise then broke. */
   keptThenViolated: number;
-  peers: Array<{ name: string; nodes: number; pricePerNodeHour: number; pricePerJob: number; quotes: number; refusals: number; migrations: number; price: number; nodeSeconds: number }>;
+  peers: Array<{
+    name: string;
+    nodes: number;
+    pricePerNodeHour: number;
+    pricePerJob: number;
+    quotes: number;
+    refusals: number;
+    migrations: number;
+    price: number;
+    nodeSeconds: number;
+  }>;
   moves: MigrationMove[];
 }
 
@@ -120,7 +151,10 @@ export interface MigrationMove {
   price: number;
   /** It was in P (else it moved to make room for jobs in P). */
   problematic: boolean;
-  /** Its own penalty, which it no longer owes; `payable`: what of it the liability rules would have made the provider pay. */
+  /**
+   * Its own penalty, which it no longer owes; `payable`: what of it the liability rules would have made the provider
+   * pay.
+   */
   penalty: number;
   payable: number;
   /** Where it runs at the peer. */

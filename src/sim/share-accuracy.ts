@@ -20,7 +20,15 @@ import type { Workload } from './workload.js';
 export interface ShareAccuracyReport {
   enforced: boolean;
   epochs: Array<{ start: string; vos: VoEpoch[] }>;
-  vos: Array<{ vo: string; limit: string; share: number; epochAccuracy: number; burstAccuracy?: number; refusedForShare: number; refusedForCapacity: number }>;
+  vos: Array<{
+    vo: string;
+    limit: string;
+    share: number;
+    epochAccuracy: number;
+    burstAccuracy?: number;
+    refusedForShare: number;
+    refusedForCapacity: number;
+  }>;
   overall: { epochAccuracy: number; utilisation: number; refusedForShare: number; refusedForCapacity: number };
 }
 
@@ -33,7 +41,12 @@ export interface VoEpoch {
   accuracy?: number;
 }
 
-export function runShareAccuracy(workload: Workload, cluster: ClusterDescription, policy: SitePolicy, enforce: boolean): ShareAccuracyReport {
+export function runShareAccuracy(
+  workload: Workload,
+  cluster: ClusterDescription,
+  policy: SitePolicy,
+  enforce: boolean,
+): ShareAccuracyReport {
   const pm = new PlanningManager(cluster);
   const nodes = cluster.nodes.length;
   const ms = (seconds: number) => workload.start + Math.round(seconds * 1000);
@@ -46,7 +59,12 @@ export function runShareAccuracy(workload: Workload, cluster: ClusterDescription
     refused.set(vo, r);
   };
   const itemsOf = (id: string, vo: string): UsageItem[] =>
-    (pm.job(id)?.segments ?? []).map((s) => ({ owner: { vo, user: vo }, nodes: s.nodes.length, start: s.start, end: s.end }));
+    (pm.job(id)?.segments ?? []).map((s) => ({
+      owner: { vo, user: vo },
+      nodes: s.nodes.length,
+      start: s.start,
+      end: s.end,
+    }));
   for (const input of [...workload.jobs].sort((a, b) => a.arrival - b.arrival)) {
     const vo = input.vo;
     if (vo === undefined) continue;
@@ -78,7 +96,7 @@ export function runShareAccuracy(workload: Workload, cluster: ClusterDescription
   let capacitySeconds = 0;
   let usedSeconds = 0;
   for (let e = epochAt(policy, workload.start); e.start < last; e = epochAt(policy, e.end)) {
-    const capacity = nodes * (e.end - e.start) / 1000;
+    const capacity = (nodes * (e.end - e.start)) / 1000;
     capacitySeconds += capacity;
     const vos = policy.vos.map((v): VoEpoch => {
       const got = items.filter((i) => i.owner.vo === v.name).reduce((sum, i) => sum + nodeSeconds(i, e), 0);
@@ -86,18 +104,39 @@ export function runShareAccuracy(workload: Workload, cluster: ClusterDescription
       const entitled = v.share * capacity;
       const wanted = asked.get(`${v.name} ${e.start}`) ?? 0;
       const target = Math.min(entitled, wanted);
-      return { vo: v.name, entitledNodeHours: hours(entitled), askedNodeHours: hours(wanted), gotNodeHours: hours(got), ...(target > 0 ? { accuracy: Math.min(got, target) / target } : {}) };
+      return {
+        vo: v.name,
+        entitledNodeHours: hours(entitled),
+        askedNodeHours: hours(wanted),
+        gotNodeHours: hours(got),
+        ...(target > 0 ? { accuracy: Math.min(got, target) / target } : {}),
+      };
     });
     epochs.push({ start: new Date(e.start).toISOString(), vos });
   }
   const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 1);
   const perVo = policy.vos.map((v) => {
-    const accuracies = epochs.flatMap((e) => e.vos.filter((x) => x.vo === v.name && x.accuracy !== undefined).map((x) => x.accuracy as number));
+    const accuracies = epochs.flatMap((e) =>
+      e.vos.filter((x) => x.vo === v.name && x.accuracy !== undefined).map((x) => x.accuracy as number),
+    );
     const r = refused.get(v.name) ?? { share: 0, capacity: 0 };
     return {
-      vo: v.name, limit: v.limit, share: v.share, epochAccuracy: mean(accuracies),
-      ...(v.burst ? { burstAccuracy: burstAccuracy(items.filter((i) => i.owner.vo === v.name), v.burst.share * nodes, workload.start, last) } : {}),
-      refusedForShare: r.share, refusedForCapacity: r.capacity,
+      vo: v.name,
+      limit: v.limit,
+      share: v.share,
+      epochAccuracy: mean(accuracies),
+      ...(v.burst
+        ? {
+            burstAccuracy: burstAccuracy(
+              items.filter((i) => i.owner.vo === v.name),
+              v.burst.share * nodes,
+              workload.start,
+              last,
+            ),
+          }
+        : {}),
+      refusedForShare: r.share,
+      refusedForCapacity: r.capacity,
     };
   });
   return {
@@ -127,13 +166,25 @@ function burstAccuracy(items: readonly UsageItem[], limit: number, from: number,
 export function formatShareAccuracy(withShares: ShareAccuracyReport, without: ShareAccuracyReport): string[] {
   const pct = (x: number | undefined) => (x === undefined ? '-' : `${(x * 100).toFixed(1)} %`);
   const lines = ['VO usage SLAs: share accuracy (docs/vo-policy.md)', ''];
-  lines.push('VO        limit       share  epoch accuracy (shares / none)  burst accuracy (shares / none)  refused for share');
+  lines.push(
+    'VO        limit       share  epoch accuracy (shares / none)  burst accuracy (shares / none)  refused for share',
+  );
   withShares.vos.forEach((v, i) => {
     const w = without.vos[i];
-    lines.push(`${v.vo.padEnd(9)} ${v.limit.padEnd(11)} ${pct(v.share).padStart(6)}  ${pct(v.epochAccuracy).padStart(8)} / ${pct(w?.epochAccuracy).padEnd(20)} ${pct(v.burstAccuracy).padStart(8)} / ${pct(w?.burstAccuracy).padEnd(20)} ${v.refusedForShare}`);
+    lines.push(
+      `${v.vo.padEnd(9)} ${v.limit.padEnd(11)} ${pct(v.share).padStart(6)}  ` +
+        `${pct(v.epochAccuracy).padStart(8)} / ${pct(w?.epochAccuracy).padEnd(20)} ` +
+        `${pct(v.burstAccuracy).padStart(8)} / ${pct(w?.burstAccuracy).padEnd(20)} ${v.refusedForShare}`,
+    );
   });
   lines.push('');
-  lines.push(`overall epoch accuracy ${pct(withShares.overall.epochAccuracy)} with shares, ${pct(without.overall.epochAccuracy)} without; utilisation ${pct(withShares.overall.utilisation)} / ${pct(without.overall.utilisation)}`);
-  lines.push('GRUBER (Dumitrescu 2007, Table 6.3): burst accuracy 84-97 %, epoch accuracy 83-99 % (S-PEP 88-90 % and 92-99 %)');
+  lines.push(
+    `overall epoch accuracy ${pct(withShares.overall.epochAccuracy)} with shares, ` +
+      `${pct(without.overall.epochAccuracy)} without; utilisation ${pct(withShares.overall.utilisation)} / ` +
+      `${pct(without.overall.utilisation)}`,
+  );
+  lines.push(
+    'GRUBER (Dumitrescu 2007, Table 6.3): burst accuracy 84-97 %, epoch accuracy 83-99 % (S-PEP 88-90 % and 92-99 %)',
+  );
   return lines;
 }

@@ -1,7 +1,15 @@
 import type { Money } from '../domain/negotiation.js';
 import { isoTime } from '../domain/time.js';
 import type { Peer } from '../engine/migration/index.js';
-import type { CheckpointData, PeerProviders, PeerQuote, PeerQuoteAnswer, PeerRequest, RemoteAgreement, StandbyHold } from '../engine/migration/index.js';
+import type {
+  CheckpointData,
+  PeerProviders,
+  PeerQuote,
+  PeerQuoteAnswer,
+  PeerRequest,
+  RemoteAgreement,
+  StandbyHold,
+} from '../engine/migration/index.js';
 import type { SimulatedPeerTerms } from './peers.js';
 
 /**
@@ -52,7 +60,17 @@ export class SimulatedPeers implements PeerProviders {
   ) {
     for (const name of terms.keys()) {
       this.bookings.set(name, []);
-      this.activity.set(name, { peer: name, quotes: 0, refusals: 0, declined: 0, agreements: 0, terminated: 0, price: 0, nodeSeconds: 0, checkpointBytes: 0 });
+      this.activity.set(name, {
+        peer: name,
+        quotes: 0,
+        refusals: 0,
+        declined: 0,
+        agreements: 0,
+        terminated: 0,
+        price: 0,
+        nodeSeconds: 0,
+        checkpointBytes: 0,
+      });
     }
   }
 
@@ -67,12 +85,34 @@ export class SimulatedPeers implements PeerProviders {
       return { quoted: false, reason: `${peer.name}: ${placed.reason}` };
     }
     const hours = ((placed.end - placed.start) / 3_600_000) * request.nodeCount;
-    const price: Money = { amount: round2(hours * terms.pricePerNodeHour + terms.pricePerJob), currency: terms.currency ?? this.currency };
+    const price: Money = {
+      amount: round2(hours * terms.pricePerNodeHour + terms.pricePerJob),
+      currency: terms.currency ?? this.currency,
+    };
     const offerId = `${peer.name}/offer-${++this.offers}`;
-    const booking: PeerBooking = { peer: peer.name, offerId, start: placed.start, end: placed.end, nodes: request.nodeCount, price, state: 'held', ...(name !== undefined ? { name } : {}) };
+    const booking: PeerBooking = {
+      peer: peer.name,
+      offerId,
+      start: placed.start,
+      end: placed.end,
+      nodes: request.nodeCount,
+      price,
+      state: 'held',
+      ...(name !== undefined ? { name } : {}),
+    };
     this.bookings.get(peer.name)?.push(booking);
     this.byOffer.set(offerId, booking);
-    return { quoted: true, quote: { peer: peer.name, negotiationId: offerId, negotiationAddress: `${peer.factoryUrl}#${offerId}`, offerId, price, offer: '' } };
+    return {
+      quoted: true,
+      quote: {
+        peer: peer.name,
+        negotiationId: offerId,
+        negotiationAddress: `${peer.factoryUrl}#${offerId}`,
+        offerId,
+        price,
+        offer: '',
+      },
+    };
   }
 
   async accept(peer: Peer, quote: PeerQuote): Promise<RemoteAgreement> {
@@ -85,7 +125,11 @@ export class SimulatedPeers implements PeerProviders {
     activity.agreements++;
     activity.price = round2(activity.price + booking.price.amount);
     activity.nodeSeconds += ((booking.end - booking.start) / 1000) * booking.nodes;
-    return { peer: peer.name, agreementId: booking.agreementId, address: `${peer.factoryUrl}/agreements/${booking.agreementId}` };
+    return {
+      peer: peer.name,
+      agreementId: booking.agreementId,
+      address: `${peer.factoryUrl}/agreements/${booking.agreementId}`,
+    };
   }
 
   async decline(peer: Peer, quote: PeerQuote): Promise<void> {
@@ -114,7 +158,12 @@ export class SimulatedPeers implements PeerProviders {
 
   /** Standby for Full service is the cluster's `peerStandbyNodes` in the simulator, not these peers. */
   async reserveStandby(peer: Peer): Promise<PeerQuoteAnswer> {
-    return { quoted: false, reason: `${peer.name}: the simulator does not reserve standby capacity at peers (the cluster's peerStandbyNodes stands for it)` };
+    return {
+      quoted: false,
+      reason:
+        `${peer.name}: the simulator does not reserve standby capacity at peers (the cluster's ` +
+        `peerStandbyNodes stands for it)`,
+    };
   }
 
   async bindStandby(peer: Peer, hold: StandbyHold): Promise<RemoteAgreement> {
@@ -136,7 +185,11 @@ export class SimulatedPeers implements PeerProviders {
    * by the deadline; a reservation's window as it is. Starts tried: the earliest start
    * and every end of a booking after it (free capacity only grows there).
    */
-  private place(peer: string, terms: SimulatedPeerTerms, request: PeerRequest['request']): { start: number; end: number } | { reason: string } {
+  private place(
+    peer: string,
+    terms: SimulatedPeerTerms,
+    request: PeerRequest['request'],
+  ): { start: number; end: number } | { reason: string } {
     const nodes = request.nodeCount;
     if (nodes > terms.nodes) return { reason: `the job needs ${nodes} nodes, it has ${terms.nodes} for migrated jobs` };
     const booked = this.bookings.get(peer) ?? [];
@@ -145,18 +198,31 @@ export class SimulatedPeers implements PeerProviders {
       const end = request.window.end.getTime();
       return peak(booked, start, end) + nodes <= terms.nodes
         ? { start, end }
-        : { reason: `${nodes} nodes are not free throughout the window ${isoTime(request.window.start)} to ${isoTime(request.window.end)}` };
+        : {
+            reason:
+              `${nodes} nodes are not free throughout the window ${isoTime(request.window.start)} to ` +
+              `${isoTime(request.window.end)}`,
+          };
     }
     const length = Math.ceil(request.runtimeSeconds ?? 0) * 1000;
     const earliest = request.earliestStart?.getTime() ?? 0;
     const latestEnd = request.deadline?.getTime() ?? Number.POSITIVE_INFINITY;
-    if (earliest + length > latestEnd) return { reason: `${Math.ceil(length / 1000)} s of work from ${isoTime(new Date(earliest))} end after the deadline ${isoTime(new Date(latestEnd))}` };
+    if (earliest + length > latestEnd)
+      return {
+        reason:
+          `${Math.ceil(length / 1000)} s of work from ${isoTime(new Date(earliest))} end after the ` +
+          `deadline ${isoTime(new Date(latestEnd))}`,
+      };
     const starts = [earliest, ...booked.map((b) => b.end).filter((t) => t > earliest)].sort((a, b) => a - b);
     for (const start of starts) {
       if (start + length > latestEnd) break;
       if (peak(booked, start, start + length) + nodes <= terms.nodes) return { start, end: start + length };
     }
-    return { reason: `${nodes} nodes are not free for ${Math.ceil(length / 1000)} s between ${isoTime(new Date(earliest))} and the deadline ${isoTime(new Date(latestEnd))}` };
+    return {
+      reason:
+        `${nodes} nodes are not free for ${Math.ceil(length / 1000)} s between ` +
+        `${isoTime(new Date(earliest))} and the deadline ${isoTime(new Date(latestEnd))}`,
+    };
   }
 
   private drop(booking: PeerBooking): void {

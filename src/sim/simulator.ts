@@ -1,21 +1,13 @@
-import type { MigrationRecord } from '../domain/agreement.js';
-import { jobSpecOf } from './job-spec.js';
-import { MigrationController } from '../engine/migration/index.js';
-import { migrationJobOf, type MigrationJob } from '../engine/migration/index.js';
 import { shapeOf, totalIntervals } from '../scheduler/job-timing.js';
-import type { ClusterDescription, Instant, JobSpec, PlannedJob, ReplanReport } from '../scheduler/model.js';
-import { PlanningManager } from '../scheduler/planning-manager.js';
-import { agreementOf, atRisk, atRiskWhatIf, guaranteeTermsOf, MigrationTally } from './migration.js';
-import type { SimulatedPeersConfig } from './peers.js';
-import type { JobOutcome, JobStatus, MigrationMove, SimReport } from './report.js';
-import { SimulatedPeers } from './simulated-peers.js';
+import type { ClusterDescription, Instant, PlannedJob, ReplanReport } from '../scheduler/model.js';
+import type { SimReport } from './report.js';
 import { compareEvents } from './heap.js';
-import { DynamicEvents, externalEvents, type Dynamic, type External, type SimOptions } from './events.js';
+import type { Dynamic, External, SimOptions } from './events.js';
 export type { SimOptions, SimProgress } from './events.js';
 import { completionOf } from './plan-points.js';
-import { buildReport, slaKinds } from './report-builder.js';
-import { SimOutcomes, type Track } from './outcomes.js';
+import type { Track } from './outcomes.js';
 import type { Workload, WorkloadJob } from './workload.js';
+import { SimulationBook } from './simulation-book.js';
 
 /**
  * The simulator: replays a workload (arrivals and failure events) against a cluster by
@@ -38,7 +30,8 @@ import type { Workload, WorkloadJob } from './workload.js';
 
 /** A run without migration. */
 export function simulate(workload: Workload, cluster: ClusterDescription, options: SimOptions = {}): SimReport {
-  if (options.peers) throw new Error('migration runs the Migration Controller, which is asynchronous: use runSimulation');
+  if (options.peers)
+    throw new Error('migration runs the Migration Controller, which is asynchronous: use runSimulation');
   const steps = new Simulation(workload, cluster, options).steps();
   const step = steps.next();
   if (!step.done) throw new Error('the simulation stopped for a migration without peers');
@@ -46,7 +39,11 @@ export function simulate(workload: Workload, cluster: ClusterDescription, option
 }
 
 /** A run with migration to `options.peers`, or without when there are none. */
-export async function runSimulation(workload: Workload, cluster: ClusterDescription, options: SimOptions = {}): Promise<SimReport> {
+export async function runSimulation(
+  workload: Workload,
+  cluster: ClusterDescription,
+  options: SimOptions = {},
+): Promise<SimReport> {
   const simulation = new Simulation(workload, cluster, options);
   const steps = simulation.steps();
   for (let step = steps.next(); ; step = steps.next()) {
@@ -55,59 +52,7 @@ export async function runSimulation(workload: Workload, cluster: ClusterDescript
   }
 }
 
-class Simulation {
-  private readonly pm: PlanningManager;
-  private readonly epoch: Instant;
-  private readonly horizonMs: number;
-  private readonly external: External[];
-  private readonly queue = new DynamicEvents();
-  private readonly tracks = new Map<string, Track>();
-  private readonly until: Instant | undefined;
-  private now: Instant;
-  private lastAdvance = Number.NEGATIVE_INFINITY;
-  private events = 0;
-  private lastEventAt: Instant;
-  private readonly counters = { repairs: 0, failures: 0, renewals: 0, retiredWithoutCompletion: 0, completionClamped: 0, lateWithoutProblem: 0 };
-  private readonly failedSince = new Map<string, Instant>();
-  private failedMs = 0;
-  private readonly hitJobs = new Set<string>();
-  private readonly runningHitJobs = new Set<string>();
-  private readonly values: Map<string, number>;
-  private readonly results: SimOutcomes;
-  private readonly migration: { config: SimulatedPeersConfig; peers: SimulatedPeers; tally: MigrationTally } | undefined;
-  /** Jobs at risk after the last event: the controller runs when one not among them appears. */
-  private atRiskBefore = new Set<string>();
-  /** During a controller run: where each job went (recorded before it is released) and the moves made. */
-  private readonly migrationRecords = new Map<string, MigrationRecord>();
-  private movesThisRun: MigrationMove[] = [];
-
-  constructor(
-    private readonly workload: Workload,
-    private readonly cluster: ClusterDescription,
-    private readonly options: SimOptions,
-  ) {
-    this.pm = new PlanningManager(cluster);
-    this.epoch = workload.start;
-    this.now = workload.start;
-    this.lastEventAt = workload.start;
-    this.horizonMs = cluster.timing.problemHorizonSeconds * 1000;
-    this.until = options.untilSeconds !== undefined ? this.ms(options.untilSeconds) : undefined;
-    this.external = externalEvents(workload, (seconds) => this.ms(seconds));
-    this.values = new Map(workload.jobs.map((j) => [j.id, j.value]));
-    this.migration = options.peers
-      ? { config: options.peers, peers: new SimulatedPeers(options.peers.terms, workload.currency), tally: new MigrationTally(options.peers) }
-      : undefined;
-    this.results = new SimOutcomes((t) => this.seconds(t), this.counters, this.migration?.tally);
-  }
-
-  private ms(seconds: number): Instant {
-    return this.epoch + Math.round(seconds * 1000);
-  }
-
-  private seconds(t: Instant): number {
-    return (t - this.epoch) / 1000;
-  }
-
+class Simulation extends SimulationBook {
   /** The event loop; it yields the time of each point where the Migration Controller is to run (with peers only). */
   *steps(): Generator<Instant, SimReport, void> {
     let next = 0;
@@ -161,7 +106,7 @@ class Simulation {
    * node that failed for good is moved past each renewed failure block for ever, and the
    * run stops here instead (the jobs are reported open).
    */
-  private drainLimit(): Instant {
+  protected drainLimit(): Instant {
     let latest = this.now;
     let work = 0;
     for (const track of this.tracks.values()) {
@@ -171,19 +116,25 @@ class Simulation {
     return latest + work + this.horizonMs;
   }
 
-  private progress(done: boolean): void {
-    this.options.onProgress?.({ settled: this.results.settled, total: this.workload.jobs.length, simulatedSeconds: this.seconds(this.now), events: this.events, done });
+  protected progress(done: boolean): void {
+    this.options.onProgress?.({
+      settled: this.results.settled,
+      total: this.workload.jobs.length,
+      simulatedSeconds: this.seconds(this.now),
+      events: this.events,
+      done,
+    });
   }
 
   /** True when no job can complete and none waits for its deadline in P. */
-  private idle(): boolean {
+  protected idle(): boolean {
     for (const track of this.tracks.values()) if (track.completion !== undefined || track.deadlineTick) return false;
     return true;
   }
 
   // ---------------------------------------------------------------- events
 
-  private handleExternal(event: External): void {
+  protected handleExternal(event: External): void {
     switch (event.type) {
       case 'arrival':
         this.arrive(event.job, event.t);
@@ -193,7 +144,14 @@ class Simulation {
         this.failedSince.set(event.node, event.t);
         this.markHits(event.node, event.t);
         this.afterReplan(this.pm.nodeFailed(event.node, event.t));
-        this.queue.push({ t: event.t + this.horizonMs, rank: 1, key: event.node, type: 'renewal', node: event.node, since: event.t });
+        this.queue.push({
+          t: event.t + this.horizonMs,
+          rank: 1,
+          key: event.node,
+          type: 'renewal',
+          node: event.node,
+          since: event.t,
+        });
         break;
       }
       case 'repair': {
@@ -208,7 +166,7 @@ class Simulation {
     this.refresh();
   }
 
-  private handleDynamic(event: Dynamic): void {
+  protected handleDynamic(event: Dynamic): void {
     switch (event.type) {
       case 'completion':
         this.complete(event.id, event.t);
@@ -232,7 +190,7 @@ class Simulation {
   }
 
   /** Moves the scheduler's clock: it retires jobs whose promise broke in P and renews failure blocks. */
-  private advanceTo(t: Instant): void {
+  protected advanceTo(t: Instant): void {
     if (t <= this.lastAdvance) return;
     this.lastAdvance = t;
     const { report, left } = this.pm.advance(t);
@@ -252,7 +210,7 @@ class Simulation {
     }
   }
 
-  private arrive(input: WorkloadJob, t: Instant): void {
+  protected arrive(input: WorkloadJob, t: Instant): void {
     const spec = this.specOf(input);
     const decision = this.pm.admit(spec, t);
     if (!decision.accepted) {
@@ -284,7 +242,7 @@ class Simulation {
     });
   }
 
-  private complete(id: string, t: Instant): void {
+  protected complete(id: string, t: Instant): void {
     const track = this.tracks.get(id) as Track;
     const job = this.pm.job(id) as PlannedJob;
     const snapshot: PlannedJob = { ...job, segments: job.segments.map((s) => ({ ...s })) };
@@ -292,7 +250,7 @@ class Simulation {
     this.finish(track, snapshot, 'completed', t);
   }
 
-  private markHits(node: string, t: Instant): void {
+  protected markHits(node: string, t: Instant): void {
     const index = this.pm.mm.nodeIndex(node);
     const failure = `${node}@${this.failedSince.get(node) ?? t}`;
     for (const owner of this.pm.mm.ownersOn(index, t, Number.POSITIVE_INFINITY)) {
@@ -308,7 +266,7 @@ class Simulation {
     }
   }
 
-  private afterReplan(report: ReplanReport): void {
+  protected afterReplan(report: ReplanReport): void {
     for (const id of report.suspended) {
       const track = this.tracks.get(id);
       if (!track) continue;
@@ -318,11 +276,12 @@ class Simulation {
   }
 
   /** Re-derives completions of jobs whose plan changed, and waits for the deadlines of jobs in P. */
-  private refresh(): void {
+  protected refresh(): void {
     for (const job of this.pm.allJobs()) {
       const track = this.tracks.get(job.spec.id);
       if (!track) continue;
-      if (job.segments === track.segRef && job.segments.length === track.segLen && job.problem === track.problem) continue;
+      if (job.segments === track.segRef && job.segments.length === track.segLen && job.problem === track.problem)
+        continue;
       track.segRef = job.segments;
       track.segLen = job.segments.length;
       track.problem = job.problem;
@@ -332,7 +291,15 @@ class Simulation {
       if (completion !== track.completion) {
         track.completion = completion;
         track.version++;
-        if (completion !== undefined) this.queue.push({ t: completion, rank: 0, key: job.spec.id, type: 'completion', id: job.spec.id, version: track.version });
+        if (completion !== undefined)
+          this.queue.push({
+            t: completion,
+            rank: 0,
+            key: job.spec.id,
+            type: 'completion',
+            id: job.spec.id,
+            version: track.version,
+          });
       }
       const due = job.spec.deadline ?? job.spec.window?.end;
       track.deadlineTick = false;
@@ -351,150 +318,7 @@ class Simulation {
    */
   // ---------------------------------------------------------------- migration
 
-  private isSla = (id: string): boolean => {
-    const kind = this.tracks.get(id)?.input.kind;
-    return kind !== undefined && slaKinds.includes(kind);
-  };
-
-  /** True when a job is at risk (in P, no local plan left) that was not after the last event. */
-  private newlyAtRisk(): boolean {
-    const now = atRisk(this.pm, this.now, this.isSla).map((p) => p.id);
-    const fresh = now.some((id) => !this.atRiskBefore.has(id));
-    this.atRiskBefore = new Set(now);
-    return fresh;
-  }
-
-  /**
-   * One run of the Migration Controller at `t` over the SLA jobs still planned (only those
-   * at risk when the policy moves only problematic jobs: the others would be left out at
-   * step 1 anyway). Peers answer from their simulated capacity; jobs that move leave the
-   * plan through `leaveForPeer`.
-   */
-  async migrate(t: Instant): Promise<void> {
-    const migration = this.migration;
-    if (!migration) return;
-    const now = new Date(t);
-    const at = (seconds: number) => new Date(this.ms(seconds));
-    const currency = this.workload.currency;
-    const onlyProblems = migration.config.peers.policy.candidates === 'problematic';
-    const inP = new Set(atRisk(this.pm, t, this.isSla).map((p) => p.id));
-    const jobs: MigrationJob[] = [];
-    for (const planned of this.pm.allJobs()) {
-      const track = this.tracks.get(planned.spec.id);
-      if (!track || !this.isSla(planned.spec.id) || (onlyProblems && !inP.has(planned.spec.id))) continue;
-      jobs.push(migrationJobOf(agreementOf(track.input, at), planned, this.cluster.timing, now, guaranteeTermsOf(track.input, at, currency)));
-    }
-    const checkpointMB = new Map(jobs.map((j) => [j.agreementId, j.checkpointMB]));
-    this.movesThisRun = [];
-    this.migrationRecords.clear();
-    const controller = new MigrationController({
-      peers: migration.config.peers,
-      providers: migration.peers,
-      timing: this.cluster.timing,
-      schedule: atRiskWhatIf(this.pm, t, this.isSla),
-      currency,
-      providerName: `wsag sim (${this.workload.name})`,
-      checkpointOf: async (id) => {
-        const mb = checkpointMB.get(id) ?? 0;
-        return mb > 0 ? { sizeBytes: Math.round(mb * 1024 * 1024) } : undefined;
-      },
-      record: async (id, record) => {
-        this.migrationRecords.set(id, record);
-      },
-      release: async (id) => this.leaveForPeer(id, t),
-    });
-    const report = await controller.run(jobs, now);
-    for (const move of this.movesThisRun) {
-      const weighed = report.jobs.find((j) => j.agreementId === move.id);
-      move.detail = weighed?.detail ?? '';
-      move.problematic = weighed?.problematic ?? move.problematic;
-    }
-    for (const weighed of report.jobs) {
-      const track = this.tracks.get(weighed.agreementId);
-      if (!track || weighed.migrated) continue;
-      const declined = weighed.reason === 'dearer-than-penalty' || weighed.reason === 'provider-policy';
-      track.gridDeclined = declined ? weighed.detail.replace(/^not migrated: /, '') : undefined;
-    }
-    migration.tally.addRun(report, this.movesThisRun, (id) => this.results.stakeOf(this.tracks.get(id), this.pm.job(id), t));
-    this.refresh();
-    this.atRiskBefore = new Set(atRisk(this.pm, t, this.isSla).map((p) => p.id));
-  }
-
-  /** A job moved to a peer: it leaves the plan now and completes there when the peer's agreement says. */
-  private leaveForPeer(id: string, t: Instant): void {
-    const migration = this.migration;
-    const track = this.tracks.get(id);
-    const job = this.pm.job(id);
-    const record = this.migrationRecords.get(id);
-    const booking = record ? migration?.peers.agreement(record.remoteAgreementId) : undefined;
-    if (!migration || !track || !job || !record || !booking) throw new Error(`job ${id} cannot leave for a peer: it is not planned here or has no agreement there`);
-    const snapshot: PlannedJob = { ...job, segments: job.segments.map((s) => ({ ...s })) };
-    // Had it stayed, the provider would have declined this offer.
-    const stake = this.results.stakeOf(this.tracks.get(id), this.pm.job(id), t, `it declined the offer of ${record.peer} (${record.price.amount.toFixed(2)} ${record.price.currency})`);
-    this.afterReplan(this.pm.jobFinished(id, t));
-    this.movesThisRun.push({
-      id,
-      kind: track.input.kind,
-      level: track.input.level,
-      at: this.seconds(t),
-      peer: record.peer,
-      remoteAgreementId: record.remoteAgreementId,
-      price: record.price.amount,
-      problematic: snapshot.problem !== undefined && !snapshot.segments.some((s) => s.end > t),
-      penalty: stake.owed,
-      payable: stake.payable,
-      start: this.seconds(booking.start),
-      end: this.seconds(booking.end),
-      detail: '',
-    });
-    this.finish(track, snapshot, 'completed', t, undefined, { peer: record.peer, price: record.price.amount, end: booking.end });
-  }
-
   // ---------------------------------------------------------------- outcomes
 
-  private specOf(input: WorkloadJob): JobSpec {
-    return jobSpecOf(input, (seconds) => this.ms(seconds));
-  }
-
-  /** A job leaves the plan; see SimOutcomes.finish. */
-  private finish(track: Track, job: PlannedJob, status: JobStatus, at: Instant, reason?: string, peer?: { peer: string; price: number; end: Instant }): void {
-    this.tracks.delete(track.input.id);
-    this.results.finish(track, job, status, at, reason, peer);
-  }
-
   // ---------------------------------------------------------------- report
-
-  private report(end: Instant, stoppedBy: SimReport['span']['stoppedBy']): SimReport {
-    // Jobs still planned when the run stops are accounted up to the stop.
-    for (const job of [...this.pm.allJobs()]) {
-      const track = this.tracks.get(job.spec.id);
-      if (!track) continue;
-      const status: JobStatus = job.problem !== undefined && !job.segments.some((s) => s.end > end) ? 'in-P' : job.segments.some((s) => s.start <= end && end < s.end) ? 'running' : 'waiting';
-      this.finish(track, job, status, end, job.problem);
-    }
-    for (const [node, since] of this.failedSince) {
-      void node;
-      if (since < end) this.failedMs += end - since;
-    }
-    return buildReport({
-      workload: this.workload,
-      cluster: this.cluster,
-      options: this.options,
-      epoch: this.epoch,
-      end,
-      endSeconds: this.seconds(end),
-      stoppedBy,
-      // In workload order; with --until, jobs that had not arrived yet are left out.
-      outcomes: this.workload.jobs.map((j) => this.results.outcomes.get(j.id)).filter((o): o is JobOutcome => o !== undefined),
-      violations: this.results.violations,
-      counters: this.counters,
-      time: { busyMs: this.results.busyMs, spareMs: this.results.spareMs, usefulMs: this.results.usefulMs, failedMs: this.failedMs },
-      restartsOnSpare: this.results.restartsOnSpare,
-      partialJobs: this.results.partialJobs,
-      jobsHit: this.hitJobs.size,
-      runningJobsHit: this.runningHitJobs.size,
-      values: this.values,
-      ...(this.migration ? { migration: { peers: this.migration.config.peers.peers.map((p) => p.name), section: this.migration.tally.section(this.migration.peers.usage()) } } : {}),
-    });
-  }
 }

@@ -1,6 +1,6 @@
 import type { GuaranteeLevel } from '../domain/terms.js';
 import { uniformByHash } from './selection.js';
-import { WorkloadError } from './workload.js';
+import { WorkloadError } from './input-fields.js';
 
 /**
  * The Standard Workload Format of the Parallel Workloads Archive (docs/scheduler.md, "Real
@@ -17,7 +17,9 @@ export interface SwfRules {
   deadlineShare: number;
   /** Deadline = arrival + slack x estimate; default 2. */
   deadlineSlack: number;
-  /** Share of jobs that become advance reservations, starting `reservationLeadSeconds` after their arrival; default 0.1. */
+  /**
+   * Share of jobs that become advance reservations, starting `reservationLeadSeconds` after their arrival; default 0.1.
+   */
   reservationShare: number;
   reservationLeadSeconds: number;
   /** Levels of the SLA jobs, as shares adding up to 1; default Standard only. */
@@ -27,7 +29,13 @@ export interface SwfRules {
 }
 
 export const defaultSwfRules: SwfRules = {
-  processorsPerNode: 1, deadlineShare: 0.3, deadlineSlack: 2, reservationShare: 0.1, reservationLeadSeconds: 3600, levels: { Standard: 1 }, seed: 1,
+  processorsPerNode: 1,
+  deadlineShare: 0.3,
+  deadlineSlack: 2,
+  reservationShare: 0.1,
+  reservationLeadSeconds: 3600,
+  levels: { Standard: 1 },
+  seed: 1,
 };
 
 export interface SwfTrace {
@@ -56,7 +64,8 @@ export function readSwf(text: string, rules: SwfRules = defaultSwfRules, name = 
       return;
     }
     const fields = line.split(/\s+/).map(Number);
-    if (fields.length !== 18 || fields.some((f) => !Number.isFinite(f))) throw new WorkloadError(`line ${i + 1}: a job line has 18 numbers, got "${line.slice(0, 80)}"`);
+    if (fields.length !== 18 || fields.some((f) => !Number.isFinite(f)))
+      throw new WorkloadError(`line ${i + 1}: a job line has 18 numbers, got "${line.slice(0, 80)}"`);
     total++;
     const [number, submit, , runtime, allocated, , , requested, requestedTime] = fields as number[];
     const processors = (requested as number) > 0 ? (requested as number) : (allocated as number);
@@ -65,26 +74,49 @@ export function readSwf(text: string, rules: SwfRules = defaultSwfRules, name = 
     if ((submit as number) < 0) return skip('no submit time');
     first ??= submit as number;
     const id = `swf-${number}`;
-    const estimate = Math.max(runtime as number, (requestedTime as number) > 0 ? (requestedTime as number) : (runtime as number));
+    const estimate = Math.max(
+      runtime as number,
+      (requestedTime as number) > 0 ? (requestedTime as number) : (runtime as number),
+    );
     const arrival = (submit as number) - first;
     const base = { id, arrival, nodes: Math.ceil(processors / rules.processorsPerNode), estimate, runtime };
     const draw = uniformByHash(id, rules.seed);
     if (draw < rules.deadlineShare) {
-      jobs.push({ ...base, kind: 'deadline', level: levelOf(id, rules), deadline: arrival + Math.ceil(rules.deadlineSlack * estimate) + 600, value: base.nodes * estimate / 3600, penalty: base.nodes * estimate / 3600 });
+      jobs.push({
+        ...base,
+        kind: 'deadline',
+        level: levelOf(id, rules),
+        deadline: arrival + Math.ceil(rules.deadlineSlack * estimate) + 600,
+        value: (base.nodes * estimate) / 3600,
+        penalty: (base.nodes * estimate) / 3600,
+      });
     } else if (draw < rules.deadlineShare + rules.reservationShare) {
       const start = arrival + rules.reservationLeadSeconds;
       const { estimate: _estimate, ...reservation } = base; // a reservation's window is its estimate
-      jobs.push({ ...reservation, kind: 'reservation', level: levelOf(id, rules), window: { start, end: start + estimate }, value: base.nodes * estimate / 3600, penalty: base.nodes * estimate / 3600 });
+      jobs.push({
+        ...reservation,
+        kind: 'reservation',
+        level: levelOf(id, rules),
+        window: { start, end: start + estimate },
+        value: (base.nodes * estimate) / 3600,
+        penalty: (base.nodes * estimate) / 3600,
+      });
     } else {
-      jobs.push({ ...base, kind: 'best-effort', level: 'Legacy', value: base.nodes * estimate / 3600 });
+      jobs.push({ ...base, kind: 'best-effort', level: 'Legacy', value: (base.nodes * estimate) / 3600 });
     }
   });
-  const maxNodes = Number(header.get('MaxNodes') ?? (header.has('MaxProcs') ? Math.ceil(Number(header.get('MaxProcs')) / rules.processorsPerNode) : NaN));
+  const maxNodes = Number(
+    header.get('MaxNodes') ??
+      (header.has('MaxProcs') ? Math.ceil(Number(header.get('MaxProcs')) / rules.processorsPerNode) : NaN),
+  );
   const start = Number(header.get('UnixStartTime'));
   return {
     workload: {
       name,
-      description: `${header.get('Computer') ?? 'an SWF trace'}${header.get('Installation') ? ` at ${header.get('Installation')}` : ''}, read by wsag sim's SWF rules (seed ${rules.seed})`,
+      description:
+        `${header.get('Computer') ?? 'an SWF trace'}` +
+        `${header.get('Installation') ? ` at ${header.get('Installation')}` : ''}, read by wsag sim's SWF ` +
+        `rules (seed ${rules.seed})`,
       ...(Number.isFinite(start) && start > 0 ? { start: new Date((start + (first ?? 0)) * 1000).toISOString() } : {}),
       jobs,
     },
@@ -111,14 +143,27 @@ function levelOf(id: string, rules: SwfRules): GuaranteeLevel {
  * `up` empty when the node is not repaired within the run.
  */
 export function readFailureCsv(text: string): Array<{ at: number; node: string; repairAt?: number }> {
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
-  if (lines[0]?.replace(/\s/g, '') !== 'node,down,up') throw new WorkloadError(`the first line must be the header "node,down,up", got "${lines[0] ?? ''}"`);
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+  if (lines[0]?.replace(/\s/g, '') !== 'node,down,up')
+    throw new WorkloadError(`the first line must be the header "node,down,up", got "${lines[0] ?? ''}"`);
   return lines.slice(1).map((line, i) => {
     const [node, down, up, extra] = line.split(',').map((f) => f.trim());
     const at = Number(down);
     const repairAt = up === undefined || up === '' ? undefined : Number(up);
-    if (!node || extra !== undefined || down === '' || !Number.isFinite(at) || at < 0 || (repairAt !== undefined && !(Number.isFinite(repairAt) && repairAt > at))) {
-      throw new WorkloadError(`line ${i + 2}: expected node,down,up with down >= 0 and up after down (or empty), got "${line}"`);
+    if (
+      !node ||
+      extra !== undefined ||
+      down === '' ||
+      !Number.isFinite(at) ||
+      at < 0 ||
+      (repairAt !== undefined && !(Number.isFinite(repairAt) && repairAt > at))
+    ) {
+      throw new WorkloadError(
+        `line ${i + 2}: expected node,down,up with down >= 0 and up after down (or empty), got "${line}"`,
+      );
     }
     return { at, node, ...(repairAt !== undefined ? { repairAt } : {}) };
   });
@@ -130,7 +175,13 @@ export function readFailureCsv(text: string): Array<{ at: number; node: string; 
  * `meanRepairSeconds` (never failing again while out). Seeded: the same arguments give the
  * same failures.
  */
-export function generateFailures(nodes: readonly string[], perNodeDay: number, seconds: number, seed: number, meanRepairSeconds = 7200): Array<{ at: number; node: string; repairAt: number }> {
+export function generateFailures(
+  nodes: readonly string[],
+  perNodeDay: number,
+  seconds: number,
+  seed: number,
+  meanRepairSeconds = 7200,
+): Array<{ at: number; node: string; repairAt: number }> {
   const out: Array<{ at: number; node: string; repairAt: number }> = [];
   if (!(perNodeDay > 0)) return out;
   const meanGap = 86_400 / perNodeDay;
@@ -139,7 +190,8 @@ export function generateFailures(nodes: readonly string[], perNodeDay: number, s
     for (let k = 0; ; k++) {
       t += Math.round(-Math.log(1 - uniformByHash(`${node}/${k}/gap`, seed)) * meanGap);
       if (t >= seconds) break;
-      const repairAt = t + Math.max(60, Math.round(-Math.log(1 - uniformByHash(`${node}/${k}/repair`, seed)) * meanRepairSeconds));
+      const repairAt =
+        t + Math.max(60, Math.round(-Math.log(1 - uniformByHash(`${node}/${k}/repair`, seed)) * meanRepairSeconds));
       out.push({ at: t, node, repairAt });
       t = repairAt;
     }

@@ -8,7 +8,9 @@ import type { SoapRequest } from './envelope.js';
 /** The Body elements that carry an agreement offer to read. */
 export type AgreementOfferInput = 'CreateAgreementInput' | 'CreatePendingAgreementInput';
 
-/** Reads the offer of a CreateAgreement or CreatePendingAgreement request: on this thread, or on another (src/workers). */
+/**
+ * Reads the offer of a CreateAgreement or CreatePendingAgreement request: on this thread, or on another (src/workers).
+ */
 export interface AgreementOfferReader {
   readAgreementOffer(request: SoapRequest, input: AgreementOfferInput): Promise<XmlReceivedOffer>;
 }

@@ -10,7 +10,8 @@ import { propertyKey, resourcePropertyOperations } from './resource-properties.j
 import type { SoapServices } from './services.js';
 
 /**
- * The five WS-Agreement port types, each at its own path (negotiation: negotiation-ports.ts). Handlers are thin: validate the
+ * The five WS-Agreement port types, each at its own path (negotiation: negotiation-ports.ts). Handlers are thin:
+ * validate the
  * Body against our schemas, map it to the domain, call the engine, write the response.
  */
 export const paths = {
@@ -28,7 +29,8 @@ export function agreementPorts(services: SoapServices): Port[] {
     [propertyKey(ns.wsag, 'Template')]: services.templates.render(ctx.now),
   });
   const templateDocument = async (ctx: OperationContext) =>
-    `<wsag:AgreementFactoryProperties xmlns:wsag="${ns.wsag}">${services.templates.render(ctx.now).join('')}</wsag:AgreementFactoryProperties>`;
+    `<wsag:AgreementFactoryProperties xmlns:wsag="${ns.wsag}">${services.templates.render(ctx.now).join('')}` +
+    `</wsag:AgreementFactoryProperties>`;
 
   const createAgreement: Operation = {
     name: 'CreateAgreement',
@@ -40,7 +42,10 @@ export function agreementPorts(services: SoapServices): Port[] {
     async handle(ctx) {
       const offer = await services.offers.readAgreementOffer(ctx.request, 'CreateAgreementInput');
       const agreement = await services.factory.createAgreement(offer, ctx.caller);
-      return `<wsag:CreateAgreementResponse xmlns:wsag="${ns.wsag}">${agreementEpr('CreatedAgreementEPR', ctx.baseUrl, agreement.id)}</wsag:CreateAgreementResponse>`;
+      return (
+        `<wsag:CreateAgreementResponse xmlns:wsag="${ns.wsag}">` +
+        `${agreementEpr('CreatedAgreementEPR', ctx.baseUrl, agreement.id)}</wsag:CreateAgreementResponse>`
+      );
     },
   };
 
@@ -72,8 +77,15 @@ export function agreementPorts(services: SoapServices): Port[] {
     async handle(ctx) {
       const offer = await services.offers.readAgreementOffer(ctx.request, 'CreatePendingAgreementInput');
       const acceptanceEpr = optionalChild(ctx.request.body, 'AgreementAcceptanceEPR');
-      const agreement = await services.factory.createPendingAgreement(offer, ctx.caller, acceptanceEpr && c14n(acceptanceEpr));
-      return `<wsag:CreatePendingAgreementResponse xmlns:wsag="${ns.wsag}">${agreementEpr('CreatedAgreementEPR', ctx.baseUrl, agreement.id)}</wsag:CreatePendingAgreementResponse>`;
+      const agreement = await services.factory.createPendingAgreement(
+        offer,
+        ctx.caller,
+        acceptanceEpr && c14n(acceptanceEpr),
+      );
+      return (
+        `<wsag:CreatePendingAgreementResponse xmlns:wsag="${ns.wsag}">` +
+        `${agreementEpr('CreatedAgreementEPR', ctx.baseUrl, agreement.id)}</wsag:CreatePendingAgreementResponse>`
+      );
     },
   };
 
@@ -102,19 +114,13 @@ export function agreementPorts(services: SoapServices): Port[] {
       name: 'PendingAgreementFactory',
       path: paths.PendingAgreementFactory,
       wsdlFile: 'PendingAgreementFactory.wsdl',
-      operations: [
-        createPendingAgreement,
-        ...resourcePropertyOperations(templateProperties, templateDocument),
-      ],
+      operations: [createPendingAgreement, ...resourcePropertyOperations(templateProperties, templateDocument)],
     },
     {
       name: 'AgreementAcceptance',
       path: paths.AgreementAcceptance,
       wsdlFile: 'AgreementAcceptance.wsdl',
-      operations: [
-        decision('Accept'),
-        decision('Reject'),
-      ],
+      operations: [decision('Accept'), decision('Reject')],
     },
     {
       name: 'Agreement',
@@ -122,7 +128,9 @@ export function agreementPorts(services: SoapServices): Port[] {
       wsdlFile: 'Agreement.wsdl',
       operations: [
         terminate,
-        ...resourcePropertyOperations(agreementPropertyReader, async (ctx) => agreementPropertiesDocument(await agreementOf(ctx), 'AgreementProperties')),
+        ...resourcePropertyOperations(agreementPropertyReader, async (ctx) =>
+          agreementPropertiesDocument(await agreementOf(ctx), 'AgreementProperties'),
+        ),
       ],
     },
     {

@@ -7,7 +7,10 @@ import { verifyWsSecurity, type SignedMessage } from '../crypto/ws-security.js';
 import { ns } from '../xml/namespaces.js';
 import type { SoapRequest } from './envelope.js';
 
-/** Proves who sent a request; `undefined` when it carries no proof at all. Throws NotAuthenticated for a proof that fails. */
+/**
+ * Proves who sent a request; `undefined` when it carries no proof at all. Throws NotAuthenticated for a proof that
+ * fails.
+ */
 export type IdentityProof = (req: IncomingMessage, soap: SoapRequest | undefined, now: Date) => string | undefined;
 
 export interface AuthenticationOptions {
@@ -24,7 +27,9 @@ export interface AuthenticationOptions {
  * certificate); the first names the caller. One without a proof is the anonymous party, if
  * the site allows it.
  */
-export function authenticator(options: AuthenticationOptions): (req: IncomingMessage, soap: SoapRequest | undefined, now: Date) => Caller {
+export function authenticator(
+  options: AuthenticationOptions,
+): (req: IncomingMessage, soap: SoapRequest | undefined, now: Date) => Caller {
   return (req, soap, now) => {
     // Each proof runs, so one that fails throws even when an earlier one passed.
     const proven = options.proofs.map((proof) => proof(req, soap, now));
@@ -32,7 +37,8 @@ export function authenticator(options: AuthenticationOptions): (req: IncomingMes
     if (caller !== undefined) return { identity: caller, isAdmin: options.admins.includes(caller) };
     if (options.anonymous === 'deny') {
       throw new NotAuthenticated(
-        'this server serves authenticated parties only: connect over TLS with a client certificate (or proxy certificate) from a trusted CA, or sign the message with WS-Security',
+        'this server serves authenticated parties only: connect over TLS with a client certificate (or proxy ' +
+          'certificate) from a trusted CA, or sign the message with WS-Security',
       );
     }
     return { identity: 'anonymous', isAdmin: options.admins.includes('anonymous') };
@@ -54,7 +60,10 @@ const resumedChainCache = 1000;
 export class ClientChains {
   private readonly chains = new Map<string, X509Certificate[]>();
 
-  /** The chain `req`'s TLS client presented (remembered when the session was resumed); empty without TLS or a certificate. */
+  /**
+   * The chain `req`'s TLS client presented (remembered when the session was resumed); empty without TLS or a
+   * certificate.
+   */
   of(req: IncomingMessage): X509Certificate[] {
     const socket = req.socket as Partial<TLSSocket>;
     if (!socket.encrypted || typeof socket.getPeerCertificate !== 'function') return [];
@@ -73,7 +82,9 @@ export class ClientChains {
   }
 }
 
-/** The TLS client certificate chain, validated with the RFC 3820 proxy rules (a resumed session's through ClientChains). */
+/**
+ * The TLS client certificate chain, validated with the RFC 3820 proxy rules (a resumed session's through ClientChains).
+ */
 export function tlsClientCertificate(validate: ChainValidator): IdentityProof {
   const chains = new ClientChains();
   return (req, _soap, now) => {
@@ -84,7 +95,9 @@ export function tlsClientCertificate(validate: ChainValidator): IdentityProof {
       chains.remember(chain);
       return identity;
     } catch (error) {
-      throw new NotAuthenticated(`the TLS client certificate is not accepted: ${error instanceof Error ? error.message : String(error)}`);
+      throw new NotAuthenticated(
+        `the TLS client certificate is not accepted: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   };
 }
@@ -92,7 +105,10 @@ export function tlsClientCertificate(validate: ChainValidator): IdentityProof {
 /** How a standby of a cluster hands its TLS caller's certificate chain to the planning leader (docs/deployment.md). */
 export const forwardedChainHeader = 'x-wsag-client-chain';
 
-/** The TLS client's certificate chain (leaf first, base64 DER, comma-separated) as a standby forwards it; none without TLS or a certificate. */
+/**
+ * The TLS client's certificate chain (leaf first, base64 DER, comma-separated) as a standby forwards it; none without
+ * TLS or a certificate.
+ */
 export function encodedClientChain(req: IncomingMessage, chains: ClientChains): string | undefined {
   const chain = chains.of(req);
   chains.remember(chain);
@@ -105,19 +121,29 @@ export function encodedClientChain(req: IncomingMessage, chains: ClientChains): 
  * caller cannot claim someone else's certificate by sending the header itself (a standby
  * drops callers' own copies).
  */
-export function forwardedClientChain(validate: ChainValidator | undefined, forwarded: (req: IncomingMessage) => boolean): IdentityProof {
+export function forwardedClientChain(
+  validate: ChainValidator | undefined,
+  forwarded: (req: IncomingMessage) => boolean,
+): IdentityProof {
   return (req, _soap, now) => {
     const header = req.headers[forwardedChainHeader];
     if (header === undefined) return undefined;
     if (!forwarded(req)) {
-      throw new NotAuthenticated(`the ${forwardedChainHeader} header is accepted only from another instance of this cluster, with a forward MAC made with WSAG_CLUSTER_SECRET`);
+      throw new NotAuthenticated(
+        `the ${forwardedChainHeader} header is accepted only from another instance of this cluster, with a ` +
+          `forward MAC made with WSAG_CLUSTER_SECRET`,
+      );
     }
     try {
       if (!validate) throw new Error('this server trusts no CA (WSAG_CA_FILE)');
-      const chain = String(header).split(',').map((der) => new X509Certificate(Buffer.from(der, 'base64')));
+      const chain = String(header)
+        .split(',')
+        .map((der) => new X509Certificate(Buffer.from(der, 'base64')));
       return validate(chain, now).identity;
     } catch (error) {
-      throw new NotAuthenticated(`the TLS client certificate is not accepted: ${error instanceof Error ? error.message : String(error)}`);
+      throw new NotAuthenticated(
+        `the TLS client certificate is not accepted: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   };
 }
@@ -140,7 +166,10 @@ export function wsSecuritySignature(validate: ChainValidator): IdentityProof {
   };
 }
 
-/** The certificates the client sent, leaf first, without repeats (Node links the chain through issuerCertificate; the root points to itself). */
+/**
+ * The certificates the client sent, leaf first, without repeats (Node links the chain through issuerCertificate; the
+ * root points to itself).
+ */
 function peerChain(peer: PeerCertificate & { issuerCertificate?: PeerCertificate }): X509Certificate[] {
   const chain: X509Certificate[] = [];
   const seen = new Set<string>();

@@ -8,7 +8,13 @@ import type { OperationContext } from './operation.js';
  * address plus the resource id as a reference parameter (srv:AgreementId,
  * srv:NegotiationId), which clients send back as a SOAP header.
  */
-export function endpointReference(element: string, elementNamespace: string, address: string, parameter: 'AgreementId' | 'NegotiationId', id: string): string {
+export function endpointReference(
+  element: string,
+  elementNamespace: string,
+  address: string,
+  parameter: 'AgreementId' | 'NegotiationId',
+  id: string,
+): string {
   const [prefix] = element.split(':');
   return (
     `<${element} xmlns:${prefix}="${elementNamespace}" xmlns:wsa="${ns.wsa}" xmlns:srv="${ns.srv}">` +
@@ -25,7 +31,8 @@ export function referenceParameter(ctx: OperationContext, parameter: 'AgreementI
   if (!id) {
     const what = parameter === 'AgreementId' ? "agreement's" : "negotiation's";
     throw new UnknownResource(
-      `no ${what === "agreement's" ? 'agreement' : 'negotiation'} addressed: send the srv:${parameter} reference parameter ({${ns.srv}}${parameter}) of the ${what} EPR as a SOAP header`,
+      `no ${what === "agreement's" ? 'agreement' : 'negotiation'} addressed: send the srv:${parameter} ` +
+        `reference parameter ({${ns.srv}}${parameter}) of the ${what} EPR as a SOAP header`,
     );
   }
   return id;

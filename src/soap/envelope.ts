@@ -21,7 +21,8 @@ export function readEnvelope(doc: XmlDocument): SoapRequest {
     root.namespaceUri === ns.soap11 ? '1.1' : root.namespaceUri === ns.soap12 ? '1.2' : undefined;
   if (root.name !== 'Envelope' || !version) {
     throw new MalformedMessage(
-      `expected a SOAP Envelope in namespace ${ns.soap11} (SOAP 1.1) or ${ns.soap12} (SOAP 1.2), found {${root.namespaceUri}}${root.name}`,
+      `expected a SOAP Envelope in namespace ${ns.soap11} (SOAP 1.1) or ${ns.soap12} (SOAP 1.2), found {` +
+        `${root.namespaceUri}}${root.name}`,
     );
   }
   const parts = elementChildren(root);
@@ -30,7 +31,9 @@ export function readEnvelope(doc: XmlDocument): SoapRequest {
   if (!body) throw new MalformedMessage('the SOAP Envelope has no Body');
   const payload = elementChildren(body);
   if (payload.length !== 1) {
-    throw new MalformedMessage(`the SOAP Body must hold exactly one element (document/literal), found ${payload.length}`);
+    throw new MalformedMessage(
+      `the SOAP Body must hold exactly one element (document/literal), found ${payload.length}`,
+    );
   }
   return { version, headers: header ? elementChildren(header) : [], body: payload[0] as XmlElement };
 }

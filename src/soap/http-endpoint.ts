@@ -4,7 +4,13 @@ import path from 'node:path';
 import type { Router } from 'express';
 import express from 'express';
 import type { Logger } from 'pino';
-import { ActionNotSupported, MessageTooLarge, NotAuthenticated, UnsupportedMediaType, WsagError } from '../domain/errors.js';
+import {
+  ActionNotSupported,
+  MessageTooLarge,
+  NotAuthenticated,
+  UnsupportedMediaType,
+  WsagError,
+} from '../domain/errors.js';
 import { crossSiteRefusal, dataHeaders, refusalCodes, refusalContext } from './http-safety.js';
 import type { Caller } from '../domain/identity.js';
 import type { SeenSignatures } from '../engine/ports.js';
@@ -31,7 +37,10 @@ export interface EndpointOptions {
   baseUrl: (req?: IncomingMessage) => string;
   /** Who sent the request (TLS client certificate, WS-Security signature, or anonymous); throws NotAuthenticated. */
   identify: (req: IncomingMessage, soap: SoapRequest | undefined, now: Date) => Caller;
-  /** Signatures already received: a signed message is refused the second time. Absent: not checked (tests of other things). */
+  /**
+   * Signatures already received: a signed message is refused the second time. Absent: not checked (tests of other
+   * things).
+   */
   seenSignatures?: SeenSignatures;
   now: () => Date;
   logger: Logger;
@@ -40,7 +49,13 @@ export interface EndpointOptions {
    * outcome (ok or the fault code), seconds, and the seconds it waited to start once its
    * body had arrived (absent when it was refused before).
    */
-  onRequest?: (done: { port: string; operation: string; outcome: string; seconds: number; startWaitSeconds?: number }) => void;
+  onRequest?: (done: {
+    port: string;
+    operation: string;
+    outcome: string;
+    seconds: number;
+    startWaitSeconds?: number;
+  }) => void;
   /**
    * Whether a Body read now would be read on another thread (DocumentThreads): only then is
    * the operation element's content left out of the event loop's parse (readRequest).
@@ -69,10 +84,16 @@ export function soapRouter(options: EndpointOptions): Router {
   for (const port of options.ports) {
     router.get(port.path, (req, res) => {
       if (!Object.keys(req.query).some((k) => k.toLowerCase() === 'wsdl')) {
-        res.status(405).type('text/plain').send(`${port.name} speaks SOAP: POST an envelope, or GET ${port.path}?wsdl\n`);
+        res
+          .status(405)
+          .type('text/plain')
+          .send(`${port.name} speaks SOAP: POST an envelope, or GET ${port.path}?wsdl\n`);
         return;
       }
-      const wsdl = fs.readFileSync(path.join(wsdlDir, port.wsdlFile), 'utf8').split(addressPlaceholder).join(options.baseUrl(req));
+      const wsdl = fs
+        .readFileSync(path.join(wsdlDir, port.wsdlFile), 'utf8')
+        .split(addressPlaceholder)
+        .join(options.baseUrl(req));
       res.type('application/xml').send(wsdl);
     });
     router.post(port.path, (req, res) => {
@@ -81,7 +102,14 @@ export function soapRouter(options: EndpointOptions): Router {
     router.all(port.path, (req, res) => {
       res.set('allow', 'GET, POST');
       if (req.method === 'OPTIONS') res.status(204).end();
-      else res.status(405).type('text/plain').send(`MethodNotAllowed: ${port.name} answers POST (a SOAP envelope) and GET ${port.path}?wsdl, not ${req.method}\n`);
+      else
+        res
+          .status(405)
+          .type('text/plain')
+          .send(
+            `MethodNotAllowed: ${port.name} answers POST (a SOAP envelope) and GET ${port.path}?wsdl, not ` +
+              `${req.method}\n`,
+          );
     });
   }
   return router;
@@ -103,7 +131,12 @@ export function soapPostsFirst(options: EndpointOptions, rest: RequestListener):
   };
 }
 
-async function handleSoap(port: Port, req: IncomingMessage, res: ServerResponse, options: EndpointOptions): Promise<void> {
+async function handleSoap(
+  port: Port,
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: EndpointOptions,
+): Promise<void> {
   const started = process.hrtime.bigint();
   let version: SoapVersion = (req.headers['content-type'] ?? '').includes('application/soap+xml') ? '1.2' : '1.1';
   let operation: Operation | undefined;
@@ -122,14 +155,26 @@ async function handleSoap(port: Port, req: IncomingMessage, res: ServerResponse,
     const outline: LastChildOutline = { children: 0 };
     const text = guardRawXml(body, { maxBytes: options.maxBodyBytes, maxDepth: options.maxXmlDepth }, outline);
     // The guard found the bytes to be UTF-8 and returned them decoded: libxml2 reads the bytes.
-    const received = readRequest(body, text, outline, (namespace, element) =>
-      options.bodiesReadElsewhere?.() === true && port.operations.some((o) => o.readsBodyFromText && o.namespace === namespace && o.element === element));
+    const received = readRequest(
+      body,
+      text,
+      outline,
+      (namespace, element) =>
+        options.bodiesReadElsewhere?.() === true &&
+        port.operations.some((o) => o.readsBodyFromText && o.namespace === namespace && o.element === element),
+    );
     try {
       const { request } = received;
       version = request.version;
       checkMustUnderstand(request);
       checkAddressedHere(req, request.headers, port.path, options.baseUrl(req));
-      operation = selectOperation(port, received.operation.namespaceUri, received.operation.name, soapAction(req, version), addressingAction(request.headers));
+      operation = selectOperation(
+        port,
+        received.operation.namespaceUri,
+        received.operation.name,
+        soapAction(req, version),
+        addressingAction(request.headers),
+      );
       const now = options.now();
       caller = options.identify(req, request, now);
       await usedOnce(req, options.seenSignatures, now);
@@ -143,15 +188,29 @@ async function handleSoap(port: Port, req: IncomingMessage, res: ServerResponse,
     outcome = error instanceof WsagError ? error.code : 'InternalError';
     // A body refused before it was read whole is not read on: the connection ends with the answer.
     if (!req.complete) res.setHeader('connection', 'close');
-    if (!(error instanceof WsagError) || !error.exposable) options.logger.error({ err: error, port: port.name }, 'request failed');
-    else if (refusalCodes.has(error.code)) options.logger.warn({ port: port.name, refused: error.code, reason: error.message, ...refusalContext(req) }, 'soap request refused');
+    if (!(error instanceof WsagError) || !error.exposable)
+      options.logger.error({ err: error, port: port.name }, 'request failed');
+    else if (refusalCodes.has(error.code))
+      options.logger.warn(
+        { port: port.name, refused: error.code, reason: error.message, ...refusalContext(req) },
+        'soap request refused',
+      );
     const fault = faultEnvelope(version, error, options.now());
     sendEnvelope(res, fault.status, version, fault.xml);
   } finally {
     requestsInProgress.count--;
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    options.logger.info({ port: port.name, operation: operation?.name, caller: caller?.identity, outcome, ms: Math.round(ms * 10) / 10 }, 'soap');
-    options.onRequest?.({ port: port.name, operation: operation?.name ?? 'unknown', outcome, seconds: ms / 1000, ...(startWaitSeconds !== undefined ? { startWaitSeconds } : {}) });
+    options.logger.info(
+      { port: port.name, operation: operation?.name, caller: caller?.identity, outcome, ms: Math.round(ms * 10) / 10 },
+      'soap',
+    );
+    options.onRequest?.({
+      port: port.name,
+      operation: operation?.name ?? 'unknown',
+      outcome,
+      seconds: ms / 1000,
+      ...(startWaitSeconds !== undefined ? { startWaitSeconds } : {}),
+    });
   }
 }
 
@@ -167,28 +226,46 @@ function sendEnvelope(res: ServerResponse, status: number, version: SoapVersion,
   res.end(xml, 'utf8');
 }
 
-/** SOAP messages here are UTF-8 (and uncompressed): another declared charset or Content-Encoding is refused, not guessed at. */
+/**
+ * SOAP messages here are UTF-8 (and uncompressed): another declared charset or Content-Encoding is refused, not guessed
+ * at.
+ */
 function checkCharset(req: IncomingMessage): void {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1];
-  if (charset !== undefined && !/^utf-?8$/i.test(charset)) throw new UnsupportedMediaType(`charset "${charset.slice(0, 40)}" is not supported: send the SOAP message as UTF-8`);
+  if (charset !== undefined && !/^utf-?8$/i.test(charset))
+    throw new UnsupportedMediaType(
+      `charset "${charset.slice(0, 40)}" is not supported: send the SOAP message as UTF-8`,
+    );
   const encoding = req.headers['content-encoding'];
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-    throw new UnsupportedMediaType(`Content-Encoding "${encoding.slice(0, 40)}" is not supported on SOAP ports: send the message uncompressed`);
+    throw new UnsupportedMediaType(
+      `Content-Encoding "${encoding.slice(0, 40)}" is not supported on SOAP ports: send the message uncompressed`,
+    );
   }
 }
 
 /** Dispatch by the Body element's QName; a SOAPAction or wsa:Action, when sent, must be the operation's own. */
-function selectOperation(port: Port, namespace: string, local: string, action: string | undefined, wsaAction: string | undefined): Operation {
+function selectOperation(
+  port: Port,
+  namespace: string,
+  local: string,
+  action: string | undefined,
+  wsaAction: string | undefined,
+): Operation {
   const operation = port.operations.find((o) => o.namespace === namespace && o.element === local);
   if (!operation) {
     const known = port.operations.map((o) => `{${o.namespace}}${o.element}`).join(', ');
     throw new ActionNotSupported(`${port.name} has no operation for {${namespace}}${local}; it accepts ${known}`);
   }
   if (action && action !== operation.action) {
-    throw new ActionNotSupported(`SOAPAction "${action}" does not match ${operation.name}, whose action is "${operation.action}"`);
+    throw new ActionNotSupported(
+      `SOAPAction "${action}" does not match ${operation.name}, whose action is "${operation.action}"`,
+    );
   }
   if (wsaAction && wsaAction !== operation.action) {
-    throw new ActionNotSupported(`wsa:Action "${wsaAction}" does not match ${operation.name}, whose action is "${operation.action}"`);
+    throw new ActionNotSupported(
+      `wsa:Action "${wsaAction}" does not match ${operation.name}, whose action is "${operation.action}"`,
+    );
   }
   return operation;
 }
@@ -203,12 +280,17 @@ function soapAction(req: IncomingMessage, version: SoapVersion): string | undefi
   return m?.[1];
 }
 
-/** A signed message counts once: the same signature again is a replay (its digest is kept until the message expires). */
+/**
+ * A signed message counts once: the same signature again is a replay (its digest is kept until the message expires).
+ */
 async function usedOnce(req: IncomingMessage, seen: SeenSignatures | undefined, now: Date): Promise<void> {
   const signed = signedMessageOf(req);
   if (!signed || !seen) return;
   if (!(await seen.firstSeen(signed.signatureDigest, signed.acceptableUntil, now))) {
-    throw new NotAuthenticated('WS-Security: this signed message was received already: each signature is used once; sign the request again to send it again');
+    throw new NotAuthenticated(
+      'WS-Security: this signed message was received already: each signature is used once; sign the request ' +
+        'again to send it again',
+    );
   }
 }
 
@@ -217,16 +299,31 @@ async function usedOnce(req: IncomingMessage, seen: SeenSignatures | undefined, 
  * signed (so a captured message cannot be posted to another provider, or here from one), is
  * this port at this server's address: the one the request came in on, or the public one.
  */
-function checkAddressedHere(req: IncomingMessage, headers: { namespaceUri: string; name: string; content: string }[], portPath: string, baseUrl: string): void {
+function checkAddressedHere(
+  req: IncomingMessage,
+  headers: { namespaceUri: string; name: string; content: string }[],
+  portPath: string,
+  baseUrl: string,
+): void {
   const to = headers.find((h) => h.namespaceUri === ns.wsa && h.name === 'To')?.content.trim();
   const signed = headers.some((h) => h.namespaceUri === ns.wsse && h.name === 'Security');
   if (to === undefined) {
-    if (signed) throw new NotAuthenticated(`a signed message must name its destination in a signed wsa:To header: ${baseUrl}${portPath}`);
+    if (signed)
+      throw new NotAuthenticated(
+        `a signed message must name its destination in a signed wsa:To header: ${baseUrl}${portPath}`,
+      );
     return;
   }
   const secure = (req.socket as { encrypted?: boolean }).encrypted === true;
-  const here = new Set([`${secure ? 'https' : 'http'}://${req.headers.host ?? ''}${portPath}`, `${baseUrl}${portPath}`]);
-  if (!here.has(to)) throw new NotAuthenticated(`the message is addressed to ${to.slice(0, 200)} (wsa:To), not to this port (${baseUrl}${portPath}): a message counts only where it was sent`);
+  const here = new Set([
+    `${secure ? 'https' : 'http'}://${req.headers.host ?? ''}${portPath}`,
+    `${baseUrl}${portPath}`,
+  ]);
+  if (!here.has(to))
+    throw new NotAuthenticated(
+      `the message is addressed to ${to.slice(0, 200)} (wsa:To), not to this port (${baseUrl}${portPath}): a ` +
+        `message counts only where it was sent`,
+    );
 }
 
 function addressingAction(headers: { namespaceUri: string; name: string; content: string }[]): string | undefined {
@@ -234,12 +331,18 @@ function addressingAction(headers: { namespaceUri: string; name: string; content
 }
 
 /** WS-Addressing replies: when the request carried a MessageID, the response names it in RelatesTo. */
-function addressingHeaders(requestHeaders: { namespaceUri: string; name: string; content: string }[], responseAction: string): string {
+function addressingHeaders(
+  requestHeaders: { namespaceUri: string; name: string; content: string }[],
+  responseAction: string,
+): string {
   const messageId = requestHeaders.find((h) => h.namespaceUri === ns.wsa && h.name === 'MessageID')?.content.trim();
   const action = requestHeaders.some((h) => h.namespaceUri === ns.wsa && h.name === 'Action');
   if (!messageId && !action) return '';
   const wsa = `xmlns:wsa="${ns.wsa}"`;
-  return `<wsa:Action ${wsa}>${responseAction}</wsa:Action>${messageId ? `<wsa:RelatesTo ${wsa}>${escapeXml(messageId)}</wsa:RelatesTo>` : ''}`;
+  return (
+    `<wsa:Action ${wsa}>${responseAction}</wsa:Action>` +
+    `${messageId ? `<wsa:RelatesTo ${wsa}>${escapeXml(messageId)}</wsa:RelatesTo>` : ''}`
+  );
 }
 
 /**
@@ -252,7 +355,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const declared = Number(req.headers['content-length'] ?? NaN);
     // Refused on the declaration alone: the server does not wait for a body it would refuse.
     if (declared > limit) {
-      reject(new MessageTooLarge(`request body is declared as ${declared} bytes (Content-Length); the limit is ${limit} bytes`));
+      reject(
+        new MessageTooLarge(
+          `request body is declared as ${declared} bytes (Content-Length); the limit is ${limit} bytes`,
+        ),
+      );
       return;
     }
     const chunks: Buffer[] = [];
@@ -265,10 +372,13 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       if (!tooLarge) chunks.push(chunk);
       else if (size > drainCap) req.destroy();
     });
-    const refuse = () => reject(new MessageTooLarge(`request body is ${size} bytes or more; the limit is ${limit} bytes`));
+    const refuse = () =>
+      reject(new MessageTooLarge(`request body is ${size} bytes or more; the limit is ${limit} bytes`));
     req.on('end', () => (tooLarge ? refuse() : resolve(Buffer.concat(chunks))));
     req.on('error', reject);
     // A destroyed request never ends: settle anyway (a settled promise ignores later calls).
-    req.on('close', () => (req.complete ? undefined : tooLarge ? refuse() : reject(new Error('client closed the connection mid-request'))));
+    req.on('close', () =>
+      req.complete ? undefined : tooLarge ? refuse() : reject(new Error('client closed the connection mid-request')),
+    );
   });
 }

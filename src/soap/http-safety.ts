@@ -21,7 +21,10 @@ const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** What a form or a no-cors fetch may send (the CORS-safelisted request types). */
 const formTypes = new Set(['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain']);
 
-/** Headers on every answer that is data (all but the dashboard): never run as a page of this origin, sniffed into another type, or framed. */
+/**
+ * Headers on every answer that is data (all but the dashboard): never run as a page of this origin, sniffed into
+ * another type, or framed.
+ */
 export const dataHeaders: Readonly<Record<string, string>> = {
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
@@ -39,19 +42,28 @@ export function crossSiteRefusal(req: IncomingMessage, publicOrigin: () => strin
   if (safeMethods.has(req.method ?? 'GET')) return undefined;
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-    return new NotAuthorized(`a request from another site (Sec-Fetch-Site: ${String(site).slice(0, 20)}) may not change anything here: only this server's own pages and clients may`);
+    return new NotAuthorized(
+      `a request from another site (Sec-Fetch-Site: ${String(site).slice(0, 20)}) may not change anything ` +
+        `here: only this server's own pages and clients may`,
+    );
   }
   const origin = req.headers.origin;
   if (origin !== undefined && origin !== ownOrigin(req)) {
     const configured = publicOrigin();
-    if (origin !== configured) return new NotAuthorized(`a request from ${origin.slice(0, 100)} may not change anything here: only pages of ${configured ?? ownOrigin(req)} may`);
+    if (origin !== configured)
+      return new NotAuthorized(
+        `a request from ${origin.slice(0, 100)} may not change anything here: only pages of ` +
+          `${configured ?? ownOrigin(req)} may`,
+      );
   }
   const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   // Only a POST can be sent from another site without asking first: PUT, PATCH and DELETE always ask (CORS preflight).
   if (req.method === 'POST' && (type === '' || formTypes.has(type)) && req.headers[clientHeader] === undefined) {
     return new UnsupportedMediaType(
-      `${type === '' ? 'a request without Content-Type' : `Content-Type ${type}`} may not change anything here, as a form on another site could send it: ` +
-      'send JSON as application/json, SOAP as text/xml or application/soap+xml, or a request without a body with the X-Requested-With header',
+      `${type === '' ? 'a request without Content-Type' : `Content-Type ${type}`} may not change anything ` +
+        `here, as a form on another site could send it: ` +
+        'send JSON as application/json, SOAP as text/xml or application/soap+xml, or a request without a body ' +
+        'with the X-Requested-With header',
     );
   }
   return undefined;
@@ -69,8 +81,13 @@ export const refusalCodes = new Set(['NotAuthenticated', 'NotAuthorized', 'FairU
 /** Where a refused request came from and what it presented, for the log line of a refusal. */
 export function refusalContext(req: IncomingMessage): { source?: string; forwardedFor?: string; subject?: string } {
   const socket = req.socket as Partial<TLSSocket>;
-  const peer = socket.encrypted && typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
-  const subject = peer?.subject ? Object.entries(peer.subject).map(([key, value]) => `/${key}=${String(value)}`).join('') : undefined;
+  const peer =
+    socket.encrypted && typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
+  const subject = peer?.subject
+    ? Object.entries(peer.subject)
+        .map(([key, value]) => `/${key}=${String(value)}`)
+        .join('')
+    : undefined;
   const forwardedFor = req.headers['x-forwarded-for'];
   return {
     ...(req.socket.remoteAddress ? { source: req.socket.remoteAddress } : {}),

@@ -4,13 +4,21 @@ import { ns } from '../xml/namespaces.js';
 import { evaluate } from '../xml/xpath.js';
 import type { SoapRequest } from './envelope.js';
 
-/** Header blocks this server processes: WS-Addressing, WS-Security, and its own reference parameters (srv:AgreementId ...). */
-const understood = (h: XmlElement) => h.namespaceUri === ns.wsa || (h.namespaceUri === ns.wsse && h.name === 'Security') || h.namespaceUri === ns.srv;
+/**
+ * Header blocks this server processes: WS-Addressing, WS-Security, and its own reference parameters (srv:AgreementId
+ * ...).
+ */
+const understood = (h: XmlElement) =>
+  h.namespaceUri === ns.wsa || (h.namespaceUri === ns.wsse && h.name === 'Security') || h.namespaceUri === ns.srv;
 
 /** Roles (SOAP 1.2) and actors (SOAP 1.1) that name this server: absent means the ultimate receiver. */
 const ourRoles: Record<SoapRequest['version'], ReadonlyArray<string | undefined>> = {
   '1.1': [undefined, 'http://schemas.xmlsoap.org/soap/actor/next'],
-  '1.2': [undefined, 'http://www.w3.org/2003/05/soap-envelope/role/next', 'http://www.w3.org/2003/05/soap-envelope/role/ultimateReceiver'],
+  '1.2': [
+    undefined,
+    'http://www.w3.org/2003/05/soap-envelope/role/next',
+    'http://www.w3.org/2003/05/soap-envelope/role/ultimateReceiver',
+  ],
 };
 
 /**
@@ -29,7 +37,8 @@ export function checkMustUnderstand(request: SoapRequest): void {
   if (notUnderstood.length === 0) return;
   const names = notUnderstood.map((h) => `{${h.namespaceUri}}${h.name}`).join(', ');
   throw new MustUnderstand(
-    `header block ${names} is marked mustUnderstand, and this server does not process it; it processes WS-Addressing, wsse:Security and its own reference parameters`,
+    `header block ${names} is marked mustUnderstand, and this server does not process it; it processes ` +
+      `WS-Addressing, wsse:Security and its own reference parameters`,
     notUnderstood.map((h) => ({ namespaceUri: h.namespaceUri, name: h.name })),
   );
 }

@@ -20,7 +20,13 @@ const action = (portType: string, message: string): string => `${ns.wsagNeg}/${p
 const neg = `xmlns:wsag-neg="${ns.wsagNeg}"`;
 
 export function negotiationEpr(element: string, baseUrl: string, id: string): string {
-  return endpointReference(`wsag-neg:${element}`, ns.wsagNeg, baseUrl + negotiationPaths.Negotiation, 'NegotiationId', id);
+  return endpointReference(
+    `wsag-neg:${element}`,
+    ns.wsagNeg,
+    baseUrl + negotiationPaths.Negotiation,
+    'NegotiationId',
+    id,
+  );
 }
 
 export function negotiationPorts(services: SoapServices): Port[] {
@@ -37,7 +43,10 @@ export function negotiationPorts(services: SoapServices): Port[] {
       SchemaSet.get().validate(ctx.request.body, 'wsag-neg:InitiateNegotiationInput');
       const request = readNegotiationRequest(children(ctx.request.body, 'NegotiationContext')[0] as XmlElement);
       const negotiation = await negotiations.initiate(request, ctx.caller);
-      return `<wsag-neg:InitiateNegotiationOutput ${neg}>${negotiationEpr('CreatedNegotiationEPR', ctx.baseUrl, negotiation.id)}</wsag-neg:InitiateNegotiationOutput>`;
+      return (
+        `<wsag-neg:InitiateNegotiationOutput ${neg}>` +
+        `${negotiationEpr('CreatedNegotiationEPR', ctx.baseUrl, negotiation.id)}</wsag-neg:InitiateNegotiationOutput>`
+      );
     },
   };
 
@@ -51,7 +60,10 @@ export function negotiationPorts(services: SoapServices): Port[] {
     async handle(ctx) {
       const offers = await services.offers.readNegotiationOffers(ctx.request, 'NegotiateInput');
       const counterOffers = await negotiations.negotiate(negotiationIdFrom(ctx), offers, ctx.caller);
-      return `<wsag-neg:NegotiateOutput ${neg}>${counterOffers.map((c) => c.document).join('')}</wsag-neg:NegotiateOutput>`;
+      return (
+        `<wsag-neg:NegotiateOutput ${neg}>${counterOffers.map((c) => c.document).join('')}` +
+        `</wsag-neg:NegotiateOutput>`
+      );
     },
   };
 
@@ -106,7 +118,12 @@ export function negotiationPorts(services: SoapServices): Port[] {
   };
 
   return [
-    { name: 'NegotiationFactory', path: negotiationPaths.NegotiationFactory, wsdlFile: 'NegotiationFactory.wsdl', operations: [initiate] },
+    {
+      name: 'NegotiationFactory',
+      path: negotiationPaths.NegotiationFactory,
+      wsdlFile: 'NegotiationFactory.wsdl',
+      operations: [initiate],
+    },
     {
       name: 'Negotiation',
       path: negotiationPaths.Negotiation,

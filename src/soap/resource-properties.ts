@@ -12,7 +12,10 @@ export type PropertyReader = (ctx: OperationContext) => Promise<Record<string, s
 
 const rpw = 'http://docs.oasis-open.org/wsrf/rpw-2';
 
-export function resourcePropertyOperations(readProperties: PropertyReader, readDocument: (ctx: OperationContext) => Promise<string>): Operation[] {
+export function resourcePropertyOperations(
+  readProperties: PropertyReader,
+  readDocument: (ctx: OperationContext) => Promise<string>,
+): Operation[] {
   return [
     {
       name: 'GetResourceProperty',
@@ -28,7 +31,10 @@ export function resourcePropertyOperations(readProperties: PropertyReader, readD
           const known = Object.keys(properties).join(', ');
           throw new InvalidResourcePropertyQName(`this resource has no property ${wanted}; it has ${known}`);
         }
-        return `<rp:GetResourcePropertyResponse xmlns:rp="${ns.wsrfRp}">${values.join('')}</rp:GetResourcePropertyResponse>`;
+        return (
+          `<rp:GetResourcePropertyResponse xmlns:rp="${ns.wsrfRp}">${values.join('')}` +
+          `</rp:GetResourcePropertyResponse>`
+        );
       },
     },
     {
@@ -38,7 +44,10 @@ export function resourcePropertyOperations(readProperties: PropertyReader, readD
       action: `${rpw}/GetResourcePropertyDocument/GetResourcePropertyDocumentRequest`,
       responseAction: `${rpw}/GetResourcePropertyDocument/GetResourcePropertyDocumentResponse`,
       async handle(ctx) {
-        return `<rp:GetResourcePropertyDocumentResponse xmlns:rp="${ns.wsrfRp}">${await readDocument(ctx)}</rp:GetResourcePropertyDocumentResponse>`;
+        return (
+          `<rp:GetResourcePropertyDocumentResponse xmlns:rp="${ns.wsrfRp}">${await readDocument(ctx)}` +
+          `</rp:GetResourcePropertyDocumentResponse>`
+        );
       },
     },
   ];
@@ -52,7 +61,9 @@ function resolveQName(element: XmlElement): string {
   const [, prefix, local] = m;
   const uri = element.namespaces[prefix ?? ''];
   if (uri === undefined) {
-    throw new SchemaViolation(`rp:GetResourceProperty names "${text}" but the prefix "${prefix ?? ''}" is not declared`);
+    throw new SchemaViolation(
+      `rp:GetResourceProperty names "${text}" but the prefix "${prefix ?? ''}" is not declared`,
+    );
   }
   return `{${uri}}${local}`;
 }

@@ -11,6 +11,9 @@ export interface SoapServices {
   agreements: AgreementService;
   negotiations: NegotiationService;
   templates: TemplateLibrary;
-  /** Reads the offers of CreateAgreement, CreatePendingAgreement, Negotiate and Advertise (on document threads when there are some). */
+  /**
+   * Reads the offers of CreateAgreement, CreatePendingAgreement, Negotiate and Advertise (on document threads when
+   * there are some).
+   */
   offers: AgreementOfferReader & NegotiationOfferReader;
 }

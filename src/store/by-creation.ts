@@ -9,7 +9,10 @@ export function byCreation(a: { id: string; createdAt: Date }, b: { id: string; 
 /** The page of items (already in list order) that `page` asks for: those after its cursor, at most its limit. */
 export function pageOf<T extends { id: string; createdAt: Date }>(sorted: T[], page: ListPage): T[] {
   const after = page.after;
-  const from = after === undefined ? 0 : sorted.findIndex((item) => byCreation(item, { id: after.id, createdAt: after.createdAt }) > 0);
+  const from =
+    after === undefined
+      ? 0
+      : sorted.findIndex((item) => byCreation(item, { id: after.id, createdAt: after.createdAt }) > 0);
   const rest = from < 0 ? [] : sorted.slice(from);
   return page.limit === undefined ? rest : rest.slice(0, page.limit);
 }

@@ -41,7 +41,10 @@ export class DataDirLock {
     } catch (error) {
       db.close();
       if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
-      throw new DataDirInUse(`the data directory ${path.resolve(dir)} is in use by another wsag-server (${describeOwner(readOwner(dir))}); stop it, or give this one its own WSAG_DATA_DIR`);
+      throw new DataDirInUse(
+        `the data directory ${path.resolve(dir)} is in use by another ` +
+          `wsag-server (${describeOwner(readOwner(dir))}); stop it, or give this one its own WSAG_DATA_DIR`,
+      );
     }
     const owner: DataDirOwner = { pid: process.pid, host: hostname(), startedAt: now.toISOString() };
     writeFileSync(path.join(dir, ownerFile), `${JSON.stringify(owner)}\n`);
@@ -59,12 +62,16 @@ export class DataDirLock {
 function readOwner(dir: string): DataDirOwner | undefined {
   try {
     const owner = JSON.parse(readFileSync(path.join(dir, ownerFile), 'utf8')) as Partial<DataDirOwner>;
-    return typeof owner.pid === 'number' ? { pid: owner.pid, host: String(owner.host ?? '?'), startedAt: String(owner.startedAt ?? '?') } : undefined;
+    return typeof owner.pid === 'number'
+      ? { pid: owner.pid, host: String(owner.host ?? '?'), startedAt: String(owner.startedAt ?? '?') }
+      : undefined;
   } catch {
     return undefined;
   }
 }
 
 function describeOwner(owner: DataDirOwner | undefined): string {
-  return owner ? `process ${owner.pid} on ${owner.host}, started ${owner.startedAt}` : 'a process that has not yet said who it is';
+  return owner
+    ? `process ${owner.pid} on ${owner.host}, started ${owner.startedAt}`
+    : 'a process that has not yet said who it is';
 }

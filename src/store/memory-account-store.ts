@@ -28,7 +28,9 @@ export class MemoryAccountStore implements AccountStore {
   }
 
   async openHolds(accountId?: string): Promise<FundsHold[]> {
-    return [...this.holdsById.values()].filter((h) => h.open && (accountId === undefined || h.accountId === accountId)).map((h) => structuredClone(h));
+    return [...this.holdsById.values()]
+      .filter((h) => h.open && (accountId === undefined || h.accountId === accountId))
+      .map((h) => structuredClone(h));
   }
 
   async statement(accountId: string, page: StatementPage = {}): Promise<LedgerEntry[]> {
@@ -37,7 +39,11 @@ export class MemoryAccountStore implements AccountStore {
     return entries.slice(0, page.limit ?? entries.length).map((e) => structuredClone(e));
   }
 
-  async apply(accountId: string, key: string, operation: (account: Account, hold: (id: string) => FundsHold | undefined) => LedgerChange): Promise<boolean> {
+  async apply(
+    accountId: string,
+    key: string,
+    operation: (account: Account, hold: (id: string) => FundsHold | undefined) => LedgerChange,
+  ): Promise<boolean> {
     if (this.keys.has(key)) return false;
     const account = this.accountsById.get(accountId);
     if (!account) throw new Error(`account ${accountId} does not exist`);

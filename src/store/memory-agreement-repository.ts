@@ -35,7 +35,10 @@ export class MemoryAgreementRepository implements AgreementRepository {
     const { initiator } = filter;
     const states = filter.state === undefined ? undefined : ([] as string[]).concat(filter.state);
     const matching = [...this.agreements.values()]
-      .filter((a) => (initiator === undefined || a.initiator === initiator) && (states === undefined || states.includes(a.state)))
+      .filter(
+        (a) =>
+          (initiator === undefined || a.initiator === initiator) && (states === undefined || states.includes(a.state)),
+      )
       .sort(byCreation);
     return pageOf(matching, filter).map((a) => structuredClone(filter.withoutDocument ? { ...a, document: '' } : a));
   }
@@ -51,6 +54,9 @@ export class MemoryAgreementRepository implements AgreementRepository {
   private store(agreement: Agreement, notes: readonly AuditNote[]): void {
     const copy = structuredClone(agreement);
     const subject = { kind: 'agreement', id: agreement.id } as const;
-    this.audit.appendWith(notes.map((note) => ({ ...note, subject })), () => this.agreements.set(agreement.id, copy));
+    this.audit.appendWith(
+      notes.map((note) => ({ ...note, subject })),
+      () => this.agreements.set(agreement.id, copy),
+    );
   }
 }

@@ -32,9 +32,13 @@ export class MemoryNegotiationRepository implements NegotiationRepository {
   async list(filter: NegotiationFilter = {}): Promise<Negotiation[]> {
     const { initiator, state, withLiveHolds = false, holdExpiringBy } = filter;
     const matching = [...this.negotiations.values()]
-      .filter((n) => (initiator === undefined || n.initiator === initiator) && (state === undefined || n.state === state))
+      .filter(
+        (n) => (initiator === undefined || n.initiator === initiator) && (state === undefined || n.state === state),
+      )
       .filter((n) => !withLiveHolds || liveHolds(n).length > 0)
-      .filter((n) => holdExpiringBy === undefined || (firstHoldExpiry(n)?.getTime() ?? Infinity) <= holdExpiringBy.getTime())
+      .filter(
+        (n) => holdExpiringBy === undefined || (firstHoldExpiry(n)?.getTime() ?? Infinity) <= holdExpiringBy.getTime(),
+      )
       .sort(byCreation);
     return pageOf(matching, filter).map((n) => structuredClone(n));
   }
@@ -44,6 +48,9 @@ export class MemoryNegotiationRepository implements NegotiationRepository {
   private store(negotiation: Negotiation, notes: readonly AuditNote[]): void {
     const copy = structuredClone(negotiation);
     const subject = { kind: 'negotiation', id: negotiation.id } as const;
-    this.audit.appendWith(notes.map((note) => ({ ...note, subject })), () => this.negotiations.set(negotiation.id, copy));
+    this.audit.appendWith(
+      notes.map((note) => ({ ...note, subject })),
+      () => this.negotiations.set(negotiation.id, copy),
+    );
   }
 }

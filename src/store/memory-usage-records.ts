@@ -15,12 +15,19 @@ export class MemoryUsageRecords implements UsageRecordStore {
     return record && structuredClone(record);
   }
 
-  async list(filter: { initiator?: string; after?: { createdAt: Date; id: string }; limit?: number } = {}): Promise<StoredUsageRecord[]> {
+  async list(
+    filter: { initiator?: string; after?: { createdAt: Date; id: string }; limit?: number } = {},
+  ): Promise<StoredUsageRecord[]> {
     const after = filter.after;
     return [...this.records.values()]
       .filter((r) => filter.initiator === undefined || r.initiator === filter.initiator)
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.agreementId.localeCompare(b.agreementId))
-      .filter((r) => !after || r.createdAt.getTime() > after.createdAt.getTime() || (r.createdAt.getTime() === after.createdAt.getTime() && r.agreementId > after.id))
+      .filter(
+        (r) =>
+          !after ||
+          r.createdAt.getTime() > after.createdAt.getTime() ||
+          (r.createdAt.getTime() === after.createdAt.getTime() && r.agreementId > after.id),
+      )
       .slice(0, filter.limit ?? Number.POSITIVE_INFINITY)
       .map((r) => structuredClone(r));
   }

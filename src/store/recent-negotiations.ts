@@ -4,7 +4,8 @@ import { plainCopy } from './plain-copy.js';
 /**
  * The open negotiations a SqliteNegotiationRepository wrote last, as written: a Negotiate or
  * an accepting CreateAgreement reads its negotiation back from here instead of reading its
- * row, parsing its JSON and reading its offers' documents (docs/decisions/0008-open-negotiations-in-memory.md). Safe because one server owns its database file (the data
+ * row, parsing its JSON and reading its offers' documents (docs/decisions/0008-open-negotiations-in-memory.md). Safe
+ * because one server owns its database file (the data
  * directory's lock) and every write goes through the repository, which updates this first
  * thing after its transaction and forgets an entry whose commit failed. Deep copies go in
  * and out, as the store's rows would give, so a caller changing what it read changes

@@ -11,11 +11,20 @@ import type Database from 'better-sqlite3';
  * leaves them out where the stored values are the same, and sets them too only when they
  * differ.
  */
-export function rowUpdate<Row extends { id: string }>(db: Database.Database, table: string, columns: string, kept: readonly string[]): (row: Row) => boolean {
+export function rowUpdate<Row extends { id: string }>(
+  db: Database.Database,
+  table: string,
+  columns: string,
+  kept: readonly string[],
+): (row: Row) => boolean {
   const set = (names: string[]) => names.map((c) => `${c} = @${c}`).join(', ');
-  const updated = columns.split(',').map((c) => c.trim()).filter((c) => c !== 'id');
+  const updated = columns
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== 'id');
   const leavingKept = db.prepare<[Row]>(
-    `UPDATE ${table} SET ${set(updated.filter((c) => !kept.includes(c)))} WHERE id = @id AND ${kept.map((c) => `${c} = @${c}`).join(' AND ')}`,
+    `UPDATE ${table} SET ${set(updated.filter((c) => !kept.includes(c)))} WHERE id = @id AND ` +
+      `${kept.map((c) => `${c} = @${c}`).join(' AND ')}`,
   );
   const everything = db.prepare<[Row]>(`UPDATE ${table} SET ${set(updated)} WHERE id = @id`);
   return (row) => leavingKept.run(row).changes > 0 || everything.run(row).changes > 0;

@@ -31,8 +31,22 @@ export interface AgreementRow {
   updated_at: number;
 }
 
-/** Optional fields without a column of their own (migration 2); `migratedTo.at` and `expiresAt` are the Dates among them. */
-type AgreementExtras = Pick<Agreement, 'price' | 'priceFactor' | 'origin' | 'alternative' | 'usedBy' | 'acceptanceEpr' | 'eligibleParties' | 'migratedTo' | 'expiresAt'>;
+/**
+ * Optional fields without a column of their own (migration 2); `migratedTo.at` and `expiresAt` are the Dates among
+ * them.
+ */
+type AgreementExtras = Pick<
+  Agreement,
+  | 'price'
+  | 'priceFactor'
+  | 'origin'
+  | 'alternative'
+  | 'usedBy'
+  | 'acceptanceEpr'
+  | 'eligibleParties'
+  | 'migratedTo'
+  | 'expiresAt'
+>;
 
 /** The allocation's optional plan fields (migration 4): everything but start, end and nodes, which have columns. */
 type AllocationPlan = Omit<Allocation, 'start' | 'end' | 'nodes'>;
@@ -42,7 +56,8 @@ export const columns =
   'allocation_start, allocation_end, allocation_nodes, allocation_plan, document, extras, created_at, updated_at';
 const ordered = 'ORDER BY created_at, id';
 /** The columns a listing reads: the document column is left unread when the filter asks for that. */
-export const listedColumns = (filter: AgreementFilter): string => (filter.withoutDocument ? columns.replace('document', "'' AS document") : columns);
+export const listedColumns = (filter: AgreementFilter): string =>
+  filter.withoutDocument ? columns.replace('document', "'' AS document") : columns;
 
 /**
  * Agreements in SQLite (better-sqlite3), on a connection it may share with the other
@@ -53,7 +68,9 @@ export class SqliteAgreementRepository implements AgreementRepository {
   private readonly updateRow: (row: AgreementRow) => boolean;
   private readonly getStmt: Database.Statement<[string], AgreementRow>;
 
-  /** Prefer SqliteStore, or open() / memory() for agreements alone. Audit notes go to `audit`, on the same connection. */
+  /**
+   * Prefer SqliteStore, or open() / memory() for agreements alone. Audit notes go to `audit`, on the same connection.
+   */
   constructor(
     private readonly connection: SqliteConnection,
     private readonly audit: SqliteAuditLog = new SqliteAuditLog(connection),
@@ -111,11 +128,16 @@ export class SqliteAgreementRepository implements AgreementRepository {
   async list(filter: AgreementFilter = {}): Promise<Agreement[]> {
     const { where, params, limit } = listingSql(filter);
     const sql = `SELECT ${listedColumns(filter)} FROM agreements ${where} ${ordered}${limit}`;
-    return this.connection.statement<Array<string | number>, AgreementRow>(sql).all(...params).map(fromRow);
+    return this.connection
+      .statement<Array<string | number>, AgreementRow>(sql)
+      .all(...params)
+      .map(fromRow);
   }
 
   async countByState(): Promise<Partial<Record<AgreementState, number>>> {
-    const rows = this.connection.statement<[], { state: AgreementState; n: number }>('SELECT state, COUNT(*) AS n FROM agreements GROUP BY state').all();
+    const rows = this.connection
+      .statement<[], { state: AgreementState; n: number }>('SELECT state, COUNT(*) AS n FROM agreements GROUP BY state')
+      .all();
     return Object.fromEntries(rows.map((r) => [r.state, r.n]));
   }
 

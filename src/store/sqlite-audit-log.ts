@@ -76,7 +76,9 @@ export class SqliteAuditLog implements AuditLog {
 
   async entries(filter: { subject?: AuditSubject; after?: number; limit?: number } = {}): Promise<AuditEntry[]> {
     const { sql, params } = entriesSql(filter);
-    return this.listStatement(sql).all(...params).map(fromRow);
+    return this.listStatement(sql)
+      .all(...params)
+      .map(fromRow);
   }
 
   async latest(subject: AuditSubject): Promise<AuditEntry | undefined> {
@@ -94,8 +96,13 @@ export class SqliteAuditLog implements AuditLog {
   }
 }
 
-/** The query for `entries` (with `?` placeholders): one subject's or all, after a seq, at most a limit, in seq order. */
-export function entriesSql(filter: { subject?: AuditSubject; after?: number; limit?: number }): { sql: string; params: Array<string | number> } {
+/**
+ * The query for `entries` (with `?` placeholders): one subject's or all, after a seq, at most a limit, in seq order.
+ */
+export function entriesSql(filter: { subject?: AuditSubject; after?: number; limit?: number }): {
+  sql: string;
+  params: Array<string | number>;
+} {
   const conditions: string[] = [];
   const params: Array<string | number> = [];
   if (filter.subject !== undefined) {
@@ -106,7 +113,9 @@ export function entriesSql(filter: { subject?: AuditSubject; after?: number; lim
     conditions.push('seq > ?');
     params.push(filter.after);
   }
-  let sql = `SELECT ${columns} FROM audit_log ${conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`} ORDER BY seq`;
+  let sql =
+    `SELECT ${columns} FROM audit_log ` +
+    `${conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`} ORDER BY seq`;
   if (filter.limit !== undefined) {
     sql += ' LIMIT ?';
     params.push(filter.limit);

@@ -57,7 +57,8 @@ export class SqliteConnection {
   private commitGroup(): void {
     if (!this.groupOpen) return;
     this.groupOpen = false;
-    if (!this.db.inTransaction) throw new Error('SQLite rolled back the write group\'s transaction: its writes are lost');
+    if (!this.db.inTransaction)
+      throw new Error("SQLite rolled back the write group's transaction: its writes are lost");
     try {
       this.db.exec('COMMIT');
     } catch (error) {
@@ -103,7 +104,8 @@ export class SqliteConnection {
       if (version !== migrations.length) {
         throw new Error(
           version < migrations.length
-            ? `database schema version ${version} is older than this code reads (${migrations.length}): start the server once to upgrade it`
+            ? `database schema version ${version} is older than this ` +
+                `code reads (${migrations.length}): start the server once to upgrade it`
             : `database schema version ${version} is newer than this code reads (${migrations.length})`,
         );
       }
@@ -157,7 +159,9 @@ export class SqliteConnection {
 /** Applies pending migrations in one IMMEDIATE transaction, so two processes opening a new file do not race. */
 function migrate(db: Database.Database): void {
   db.transaction(() => {
-    db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT');
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT',
+    );
     const version = schemaVersion(db);
     if (version > migrations.length) {
       throw new Error(`database schema version ${version} is newer than this server supports (${migrations.length})`);
@@ -173,5 +177,6 @@ function migrate(db: Database.Database): void {
 function schemaVersion(db: Database.Database): number {
   const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
   if (table === undefined) return 0;
-  return (db.prepare('SELECT coalesce(max(version), 0) AS version FROM schema_version').get() as { version: number }).version;
+  return (db.prepare('SELECT coalesce(max(version), 0) AS version FROM schema_version').get() as { version: number })
+    .version;
 }

@@ -61,9 +61,16 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
     );
     this.updateRow = rowUpdate(db, 'negotiations', columns, ['initiator', 'created_at']);
     this.getStmt = db.prepare(`SELECT ${columns} FROM negotiations WHERE id = ?`);
-    this.insertDocumentStmt = db.prepare('INSERT INTO negotiation_offers (negotiation_id, offer_id, document) VALUES (@negotiation_id, @offer_id, @document)');
-    this.documentsStmt = db.prepare('SELECT negotiation_id, offer_id, document FROM negotiation_offers WHERE negotiation_id = ?');
-    this.storedOffersStmt = db.prepare<[string], string>('SELECT offer_id FROM negotiation_offers WHERE negotiation_id = ?').pluck();
+    this.insertDocumentStmt = db.prepare(
+      'INSERT INTO negotiation_offers (negotiation_id, offer_id, document) VALUES (@negotiation_id, ' +
+        '@offer_id, @document)',
+    );
+    this.documentsStmt = db.prepare(
+      'SELECT negotiation_id, offer_id, document FROM negotiation_offers WHERE negotiation_id = ?',
+    );
+    this.storedOffersStmt = db
+      .prepare<[string], string>('SELECT offer_id FROM negotiation_offers WHERE negotiation_id = ?')
+      .pluck();
   }
 
   async insert(negotiation: Negotiation, notes: readonly AuditNote[] = []): Promise<void> {
@@ -106,7 +113,9 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
   async list(filter: NegotiationFilter = {}): Promise<Negotiation[]> {
     const { where, params, limit } = listingSql(filter, ...holdConditions(filter));
     return this.connection
-      .statement<Array<string | number>, NegotiationRow>(`SELECT ${columns} FROM negotiations ${where} ORDER BY created_at, id${limit}`)
+      .statement<Array<string | number>, NegotiationRow>(
+        `SELECT ${columns} FROM negotiations ${where} ORDER BY created_at, id${limit}`,
+      )
       .all(...params)
       .map((row) => fromRow(row, this.documentsStmt.all(row.id)));
   }
@@ -125,7 +134,6 @@ export class SqliteNegotiationRepository implements NegotiationRepository {
   async close(): Promise<void> {
     this.connection.close();
   }
-
 }
 
 /**
@@ -183,7 +191,8 @@ export function fromRow(row: NegotiationRow, documents: readonly OfferDocumentRo
     state: row.state as NegotiationState,
     offers: offers.map((offer) => {
       const document = documentOf.get(offer.offerId);
-      if (document === undefined) throw new Error(`negotiation ${row.id}: offer ${offer.offerId} has no stored document`);
+      if (document === undefined)
+        throw new Error(`negotiation ${row.id}: offer ${offer.offerId} has no stored document`);
       return reviveOffer({ ...offer, document });
     }),
     createdAt: new Date(row.created_at),

@@ -8,7 +8,9 @@ export class SqliteSeenSignatures implements SeenSignatures {
   async firstSeen(digest: string, until: Date, now: Date): Promise<boolean> {
     this.connection.beginWrite();
     this.connection.statement('DELETE FROM seen_signatures WHERE until < ?').run(now.getTime());
-    const result = this.connection.statement('INSERT OR IGNORE INTO seen_signatures (digest, until) VALUES (?, ?)').run(digest, until.getTime());
+    const result = this.connection
+      .statement('INSERT OR IGNORE INTO seen_signatures (digest, until) VALUES (?, ?)')
+      .run(digest, until.getTime());
     await this.connection.durable();
     return result.changes === 1;
   }

@@ -40,10 +40,16 @@ export class SqliteStore {
     return new SqliteStore(SqliteConnection.openReadOnly(file));
   }
 
-  /** Ids of agreements no audit entry is about (stored before the audit trail existed): one anti-join on the subject index. */
+  /**
+   * Ids of agreements no audit entry is about (stored before the audit trail existed): one anti-join on the subject
+   * index.
+   */
   agreementsWithoutAudit(): string[] {
     return this.connection.db
-      .prepare("SELECT id FROM agreements WHERE NOT EXISTS (SELECT 1 FROM audit_log WHERE subject_kind = 'agreement' AND subject_id = agreements.id)")
+      .prepare(
+        "SELECT id FROM agreements WHERE NOT EXISTS (SELECT 1 FROM audit_log WHERE subject_kind = 'agreement' " +
+          'AND subject_id = agreements.id)',
+      )
       .pluck()
       .all() as string[];
   }
@@ -51,7 +57,10 @@ export class SqliteStore {
   /** Ids of ended agreements (Complete, Terminated) without a usage record: one anti-join, for start-up. */
   endedWithoutUsageRecord(): string[] {
     return this.connection.db
-      .prepare("SELECT id FROM agreements WHERE state IN ('Complete', 'Terminated') AND NOT EXISTS (SELECT 1 FROM usage_records WHERE agreement_id = agreements.id)")
+      .prepare(
+        "SELECT id FROM agreements WHERE state IN ('Complete', 'Terminated') AND NOT EXISTS (SELECT 1 FROM " +
+          'usage_records WHERE agreement_id = agreements.id)',
+      )
       .pluck()
       .all() as string[];
   }

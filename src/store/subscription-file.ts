@@ -39,7 +39,11 @@ export class SubscriptionFile implements SubscriptionStore {
   /** Writes run one after another, each with everything changed before it. */
   private save(): Promise<void> {
     const run = this.writing.then(async () => {
-      const json = JSON.stringify({ subscriptions: [...this.byId.values()].map((s) => ({ ...s, createdAt: s.createdAt.toISOString() })) }, null, 2);
+      const json = JSON.stringify(
+        { subscriptions: [...this.byId.values()].map((s) => ({ ...s, createdAt: s.createdAt.toISOString() })) },
+        null,
+        2,
+      );
       await fs.promises.mkdir(path.dirname(this.file), { recursive: true });
       const temp = `${this.file}.tmp`;
       const handle = await fs.promises.open(temp, 'w');

@@ -44,8 +44,12 @@ export class WalCheckpointer {
     options: WalCheckpointerOptions = defaultCheckpointing,
   ) {
     db.pragma('wal_autocheckpoint = 0');
-    // A small young generation: the thread allocates little, and without --max-semi-space-size V8's default would let it keep 32 MiB.
-    this.thread = new Worker(new URL('./wal-checkpoint-worker.mjs', import.meta.url), { workerData: { file: db.name, ...options }, resourceLimits: { maxYoungGenerationSizeMb: 3 } });
+    // A small young generation: the thread allocates little, and without --max-semi-space-size V8's default would let
+    // it keep 32 MiB.
+    this.thread = new Worker(new URL('./wal-checkpoint-worker.mjs', import.meta.url), {
+      workerData: { file: db.name, ...options },
+      resourceLimits: { maxYoungGenerationSizeMb: 3 },
+    });
     // A process may end with its store open (the CLI's commands): the thread does not keep it alive.
     this.thread.unref();
     this.thread.on('message', (report: { log: number } | { error: string }) => {
@@ -93,6 +97,8 @@ export class WalCheckpointer {
     this.state = 'inline';
     void this.thread.terminate();
     if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT}`);
-    process.emitWarning(`${why}; ${this.db.name} is checkpointed by its commits again`, { code: 'WSAG_WAL_CHECKPOINT' });
+    process.emitWarning(`${why}; ${this.db.name} is checkpointed by its commits again`, {
+      code: 'WSAG_WAL_CHECKPOINT',
+    });
   }
 }

@@ -31,7 +31,11 @@ export class WalSync {
   /** A WalSync for the log at `walFile`, opened once: SQLite keeps the file while a connection is open. */
   static forFile(walFile: string, commit?: () => void): WalSync {
     const fd = fs.openSync(walFile, fs.constants.O_RDONLY | fs.constants.O_CREAT, 0o644);
-    return new WalSync(() => fdatasync(fd), () => fs.closeSync(fd), commit);
+    return new WalSync(
+      () => fdatasync(fd),
+      () => fs.closeSync(fd),
+      commit,
+    );
   }
 
   /** Resolves once everything written before the call is committed and on disk. */

@@ -17,7 +17,13 @@ import { agreementSummary } from './summaries.js';
  * POST /api/agreements/ID/corrections: an operator corrects a false violation.
  */
 export function agreementDetailRouter(
-  deps: { agreements: AgreementService; history?: (id: string) => Promise<AuditEntry[]>; signatures?: AgreementSignatureVerifier; corrections?: VerdictCorrections; now: () => Date },
+  deps: {
+    agreements: AgreementService;
+    history?: (id: string) => Promise<AuditEntry[]>;
+    signatures?: AgreementSignatureVerifier;
+    corrections?: VerdictCorrections;
+    now: () => Date;
+  },
   caller: (req: Request) => Caller,
   logger?: Logger,
 ): Router {
@@ -39,12 +45,17 @@ export function agreementDetailRouter(
       sendProblem(res, error, 'reading an agreement', logger);
     }
   });
-  // An operator corrects a false violation: { "term": ..., "reason": ... } (docs/operations.md, "Correcting a false violation").
+  // An operator corrects a false violation: { "term": ..., "reason": ... } (docs/operations.md, "Correcting a false
+  // violation").
   router.post('/api/agreements/:id/corrections', ...smallBody, async (req, res) => {
     try {
-      if (!deps.corrections) throw new UnknownResource('this server keeps no post-runtime reports to correct (WSAG_EXECUTOR=none)');
+      if (!deps.corrections)
+        throw new UnknownResource('this server keeps no post-runtime reports to correct (WSAG_EXECUTOR=none)');
       const input = jsonBody(req);
-      if (typeof input.term !== 'string' || input.term === '') throw new MalformedMessage('send { "term": the guarantee term\'s name, "reason": why the violation was false }: "term" is missing');
+      if (typeof input.term !== 'string' || input.term === '')
+        throw new MalformedMessage(
+          'send { "term": the guarantee term\'s name, "reason": why the violation was false }: "term" is missing',
+        );
       res.json(await deps.corrections.correct(String(req.params.id), input.term, input.reason, caller(req)));
     } catch (error) {
       sendProblem(res, error, 'correcting a guarantee verdict', logger);
@@ -56,10 +67,16 @@ export function agreementDetailRouter(
 /** Whether the agreement is signed, and by whom, checked now against the trusted CAs. */
 function signatures(agreement: Agreement, verifier: AgreementSignatureVerifier | undefined, now: Date) {
   if (!agreement.document.includes('SignatureValue')) return { signed: false };
-  if (!verifier) return { signed: true, verified: false, reason: 'this server has no trusted CA file (WSAG_CA_FILE) to check them' };
+  if (!verifier)
+    return { signed: true, verified: false, reason: 'this server has no trusted CA file (WSAG_CA_FILE) to check them' };
   try {
     const { provider, initiator } = verifier.verify(agreement.document, now);
-    return { signed: true, verified: true, provider: provider.identity, ...(initiator ? { initiator: initiator.identity } : {}) };
+    return {
+      signed: true,
+      verified: true,
+      provider: provider.identity,
+      ...(initiator ? { initiator: initiator.identity } : {}),
+    };
   } catch (error) {
     return { signed: true, verified: false, reason: (error as Error).message };
   }

@@ -34,7 +34,14 @@ import { listingQuery, sendListing, type ListingQuery } from './listing.js';
 import { crossSiteGuard, hardeningHeaders } from './hardening.js';
 import { sendProblem } from './problem.js';
 import { planWindow } from './plan-window.js';
-import { agreementSummary, negotiationSummary, nodeSummary, partyView, planEntries, replanSummary } from './summaries.js';
+import {
+  agreementSummary,
+  negotiationSummary,
+  nodeSummary,
+  partyView,
+  planEntries,
+  replanSummary,
+} from './summaries.js';
 
 export interface AppOptions extends EndpointOptions {
   agreements: AgreementService;
@@ -78,7 +85,10 @@ export function createApp(options: AppOptions): RequestListener & { routes(): Ro
   app.disable('x-powered-by');
   app.use(hardeningHeaders());
   // SOAP posts are checked on their own fast path (soapPostsFirst); the dashboard's pages change nothing.
-  app.use('/api', crossSiteGuard((req) => new URL(options.baseUrl(req)).origin));
+  app.use(
+    '/api',
+    crossSiteGuard((req) => new URL(options.baseUrl(req)).origin),
+  );
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -93,66 +103,120 @@ export function createApp(options: AppOptions): RequestListener & { routes(): Ro
   };
   // Paged listings: one more row than the page is read, to know whether a next page exists.
   const listing = <S extends string, T extends { id: string; createdAt: Date }>(
-    path: string, states: readonly S[], list: (who: Caller, page: ListingQuery<S>) => Promise<T[]>, summary: (item: T) => unknown,
-  ) => app.get(path, async (req, res) => {
-    try {
-      const query = listingQuery(req, states);
-      sendListing(req, res, query, await list(caller(req), { ...query, limit: query.limit + 1 }), summary);
-    } catch (error) {
-      fail(res, `listing ${path}`, error);
-    }
-  });
+    path: string,
+    states: readonly S[],
+    list: (who: Caller, page: ListingQuery<S>) => Promise<T[]>,
+    summary: (item: T) => unknown,
+  ) =>
+    app.get(path, async (req, res) => {
+      try {
+        const query = listingQuery(req, states);
+        sendListing(req, res, query, await list(caller(req), { ...query, limit: query.limit + 1 }), summary);
+      } catch (error) {
+        fail(res, `listing ${path}`, error);
+      }
+    });
   listing('/api/agreements', agreementStates, (who, page) => options.agreements.list(who, page), agreementSummary);
-  listing('/api/negotiations', negotiationStates, (who, page) => options.negotiations.list(who, page), negotiationSummary);
-  app.get('/api/negotiations/:id', json('reading a negotiation', async (req) =>
-    negotiationSummary(await options.negotiations.get(String(req.params.id), caller(req)))));
+  listing(
+    '/api/negotiations',
+    negotiationStates,
+    (who, page) => options.negotiations.list(who, page),
+    negotiationSummary,
+  );
+  app.get(
+    '/api/negotiations/:id',
+    json('reading a negotiation', async (req) =>
+      negotiationSummary(await options.negotiations.get(String(req.params.id), caller(req))),
+    ),
+  );
   const operator = (req: Request, what: string): Caller => {
     const who = caller(req);
-    if (!who.isAdmin) throw new NotAuthorized(`${what}: operators only (an operator is an identity the server lists in WSAG_ADMINS; a local server without TLS makes everyone one with WSAG_ADMINS=anonymous)`);
+    if (!who.isAdmin)
+      throw new NotAuthorized(
+        `${what}: operators only (an operator is an identity the server lists in WSAG_ADMINS; a local server ` +
+          `without TLS makes everyone one with WSAG_ADMINS=anonymous)`,
+      );
     return who;
   };
-  // What capacity is booked, by agreements and by preparatory holds: operators see everything, a party its own bookings and others' as busy time.
-  app.get('/api/plan', json('reading the plan', async (req) => {
-    const who = caller(req);
-    const window = planWindow(req);
-    const bookings = planEntries(options.plan, window);
-    const problematic = options.plan.manager.problematic();
-    if (who.isAdmin) return { scope: 'all', clusterNodes: options.plan.clusterNodes, total: options.plan.bookingCount, bookings, problematic };
-    const own = await ownBookings(who);
-    return { scope: 'own', clusterNodes: options.plan.clusterNodes, total: bookings.length, bookings: partyView(bookings, own), problematic: problematic.filter((p) => own.has(p.id)) };
-  }));
+  // What capacity is booked, by agreements and by preparatory holds: operators see everything, a party its own bookings
+  // and others' as busy time.
+  app.get(
+    '/api/plan',
+    json('reading the plan', async (req) => {
+      const who = caller(req);
+      const window = planWindow(req);
+      const bookings = planEntries(options.plan, window);
+      const problematic = options.plan.manager.problematic();
+      if (who.isAdmin)
+        return {
+          scope: 'all',
+          clusterNodes: options.plan.clusterNodes,
+          total: options.plan.bookingCount,
+          bookings,
+          problematic,
+        };
+      const own = await ownBookings(who);
+      return {
+        scope: 'own',
+        clusterNodes: options.plan.clusterNodes,
+        total: bookings.length,
+        bookings: partyView(bookings, own),
+        problematic: problematic.filter((p) => own.has(p.id)),
+      };
+    }),
+  );
   /** The bookings that are the caller's: its live agreements, and the holds of its negotiations. */
   const ownBookings = async (who: Caller): Promise<Set<string>> => {
     const agreements = await options.agreements.list(who, { state: ['Observed', 'Pending'] });
     const negotiations = await options.negotiations.list(who, { state: 'Open' });
-    return new Set([...agreements.map((a) => a.id), ...negotiations.flatMap((n) => liveHolds(n).map((o) => o.offerId))]);
+    return new Set([
+      ...agreements.map((a) => a.id),
+      ...negotiations.flatMap((n) => liveHolds(n).map((o) => o.offerId)),
+    ]);
   };
-  // The cluster's nodes, their properties and whether they are failed (offers name nodes, in jsdl:CandidateHosts); operators report failures and repairs.
-  app.get('/api/nodes', json('listing the nodes', async (req) => {
-    caller(req);
-    return { nodes: options.plan.nodes().map(nodeSummary) };
-  }));
+  // The cluster's nodes, their properties and whether they are failed (offers name nodes, in jsdl:CandidateHosts);
+  // operators report failures and repairs.
+  app.get(
+    '/api/nodes',
+    json('listing the nodes', async (req) => {
+      caller(req);
+      return { nodes: options.plan.nodes().map(nodeSummary) };
+    }),
+  );
   for (const event of ['fail', 'repair'] as const) {
-    app.post(`/api/nodes/:id/${event}`, json(`reporting a node ${event === 'fail' ? 'failure' : 'repair'}`, async (req) => {
-      const who = operator(req, `reporting a node ${event === 'fail' ? 'failure' : 'repair'}`);
-      const id = String(req.params.id);
-      if (!options.plan.hasNode(id)) throw new UnknownResource(`no node "${id}" in the cluster; GET /api/nodes lists them`);
-      const execution = options.execution;
-      if (execution) {
-        // The run time stops the jobs on the node, the scheduler re-plans, the jobs get their new plans, P goes to the Migration Controller.
-        const outcome = event === 'fail' ? await execution.nodeFailed(id, who.identity) : await execution.nodeRepaired(id, who.identity);
-        return { ...replanSummary(outcome, options.plan.manager.isFailed(id)), agreements: outcome.agreements, ...(outcome.migration ? { migration: outcome.migration } : {}) };
-      }
-      const now = options.now();
-      const report = event === 'fail' ? options.plan.nodeFailed(id, now) : options.plan.nodeRepaired(id, now);
-      await options.plan.settle(); // the moved, suspended and problematic bookings are stored before the answer
-      return replanSummary(report, options.plan.manager.isFailed(id));
-    }));
+    app.post(
+      `/api/nodes/:id/${event}`,
+      json(`reporting a node ${event === 'fail' ? 'failure' : 'repair'}`, async (req) => {
+        const who = operator(req, `reporting a node ${event === 'fail' ? 'failure' : 'repair'}`);
+        const id = String(req.params.id);
+        if (!options.plan.hasNode(id))
+          throw new UnknownResource(`no node "${id}" in the cluster; GET /api/nodes lists them`);
+        const execution = options.execution;
+        if (execution) {
+          // The run time stops the jobs on the node, the scheduler re-plans, the jobs get their new plans, P goes to
+          // the Migration Controller.
+          const outcome =
+            event === 'fail'
+              ? await execution.nodeFailed(id, who.identity)
+              : await execution.nodeRepaired(id, who.identity);
+          return {
+            ...replanSummary(outcome, options.plan.manager.isFailed(id)),
+            agreements: outcome.agreements,
+            ...(outcome.migration ? { migration: outcome.migration } : {}),
+          };
+        }
+        const now = options.now();
+        const report = event === 'fail' ? options.plan.nodeFailed(id, now) : options.plan.nodeRepaired(id, now);
+        await options.plan.settle(); // the moved, suspended and problematic bookings are stored before the answer
+        return replanSummary(report, options.plan.manager.isFailed(id));
+      }),
+    );
   }
   // The post-runtime report (JSON; text with ?format=text), for the agreement's owner and operators.
   app.get('/api/agreements/:id/report', async (req, res) => {
     try {
-      if (!options.execution) throw new UnknownResource('this server runs no jobs (WSAG_EXECUTOR=none): there are no post-runtime reports');
+      if (!options.execution)
+        throw new UnknownResource('this server runs no jobs (WSAG_EXECUTOR=none): there are no post-runtime reports');
       const stored = await options.execution.report(String(req.params.id), caller(req));
       if (req.query.format === 'text') res.type('text/plain').send(stored.text);
       else res.json(stored.report);
@@ -165,19 +229,34 @@ export function createApp(options: AppOptions): RequestListener & { routes(): Ro
     if (!options.notifications) throw new UnknownResource('this server sends no notifications');
     return options.notifications;
   };
-  const subscriptionJson = (s: Subscription) => ({ id: s.id, agreementId: s.agreementId, url: s.url, subscriber: s.subscriber, createdAt: s.createdAt });
-  app.post('/api/agreements/:id/subscriptions', declaredBodyWithin(16 * 1024), express.text({ type: () => true, limit: 16 * 1024 }), json('subscribing to an agreement', async (req) => {
-    let body: unknown;
-    try {
-      body = JSON.parse(typeof req.body === 'string' ? req.body : '');
-    } catch {
-      throw new MalformedMessage('send a JSON body { "url": "http(s)://..." }');
-    }
-    const url = typeof body === 'object' && body !== null ? (body as { url?: unknown }).url : undefined;
-    return subscriptionJson(await subscriptions().subscribe(String(req.params.id), url, caller(req)));
-  }));
-  app.get('/api/agreements/:id/subscriptions', json('listing subscriptions', async (req) =>
-    (await subscriptions().list(String(req.params.id), caller(req))).map(subscriptionJson)));
+  const subscriptionJson = (s: Subscription) => ({
+    id: s.id,
+    agreementId: s.agreementId,
+    url: s.url,
+    subscriber: s.subscriber,
+    createdAt: s.createdAt,
+  });
+  app.post(
+    '/api/agreements/:id/subscriptions',
+    declaredBodyWithin(16 * 1024),
+    express.text({ type: () => true, limit: 16 * 1024 }),
+    json('subscribing to an agreement', async (req) => {
+      let body: unknown;
+      try {
+        body = JSON.parse(typeof req.body === 'string' ? req.body : '');
+      } catch {
+        throw new MalformedMessage('send a JSON body { "url": "http(s)://..." }');
+      }
+      const url = typeof body === 'object' && body !== null ? (body as { url?: unknown }).url : undefined;
+      return subscriptionJson(await subscriptions().subscribe(String(req.params.id), url, caller(req)));
+    }),
+  );
+  app.get(
+    '/api/agreements/:id/subscriptions',
+    json('listing subscriptions', async (req) =>
+      (await subscriptions().list(String(req.params.id), caller(req))).map(subscriptionJson),
+    ),
+  );
   app.delete('/api/agreements/:id/subscriptions/:subscription', async (req, res) => {
     try {
       await subscriptions().unsubscribe(String(req.params.id), String(req.params.subscription), caller(req));
@@ -197,14 +276,31 @@ export function createApp(options: AppOptions): RequestListener & { routes(): Ro
       fail(res, 'reading an agreement document', error);
     }
   });
-  app.put('/api/agreements/:id/countersignature', declaredBodyWithin(options.maxBodyBytes), express.text({ type: ['application/xml', 'text/xml'], limit: options.maxBodyBytes }), json('countersigning an agreement', async (req) => {
-    if (!options.signatures) throw new NotAuthorized('this server has no trusted CA file (WSAG_CA_FILE), so it cannot check countersignatures');
-    if (typeof req.body !== 'string' || req.body === '') throw new MalformedMessage('send the countersigned agreement document as the body, Content-Type application/xml');
-    return agreementSummary(await options.agreements.countersign(String(req.params.id), req.body, caller(req), options.signatures));
-  }));
+  app.put(
+    '/api/agreements/:id/countersignature',
+    declaredBodyWithin(options.maxBodyBytes),
+    express.text({ type: ['application/xml', 'text/xml'], limit: options.maxBodyBytes }),
+    json('countersigning an agreement', async (req) => {
+      if (!options.signatures)
+        throw new NotAuthorized(
+          'this server has no trusted CA file (WSAG_CA_FILE), so it cannot check countersignatures',
+        );
+      if (typeof req.body !== 'string' || req.body === '')
+        throw new MalformedMessage(
+          'send the countersigned agreement document as the body, Content-Type application/xml',
+        );
+      return agreementSummary(
+        await options.agreements.countersign(String(req.params.id), req.body, caller(req), options.signatures),
+      );
+    }),
+  );
   for (const decision of ['Accept', 'Reject'] as const) {
-    app.post(`/api/agreements/:id/${decision.toLowerCase()}`, json(`deciding a pending agreement`, async (req) =>
-      agreementSummary(await options.agreements.decide(String(req.params.id), decision, caller(req)))));
+    app.post(
+      `/api/agreements/:id/${decision.toLowerCase()}`,
+      json(`deciding a pending agreement`, async (req) =>
+        agreementSummary(await options.agreements.decide(String(req.params.id), decision, caller(req))),
+      ),
+    );
   }
   if (options.accounts) app.use(accountsRouter(options.accounts, caller, options.logger));
   if (options.usage) app.use(usageRouter(options.usage, caller, options.logger));
@@ -213,7 +309,19 @@ export function createApp(options: AppOptions): RequestListener & { routes(): Ro
   app.use(fairUseRouter(options.fairUse, caller, options.logger));
   if (options.metrics) app.use(metricsRouter(options.metrics, caller, options.logger));
   if (options.events) app.use(options.events.router(caller, options.logger));
-  app.use(agreementDetailRouter({ agreements: options.agreements, ...(options.history ? { history: options.history } : {}), ...(options.signatures ? { signatures: options.signatures } : {}), ...(options.corrections ? { corrections: options.corrections } : {}), now: options.now }, caller, options.logger));
+  app.use(
+    agreementDetailRouter(
+      {
+        agreements: options.agreements,
+        ...(options.history ? { history: options.history } : {}),
+        ...(options.signatures ? { signatures: options.signatures } : {}),
+        ...(options.corrections ? { corrections: options.corrections } : {}),
+        now: options.now,
+      },
+      caller,
+      options.logger,
+    ),
+  );
   // The dashboard: static pages that read /api (docs/operations.md, "Dashboard").
   app.get('/', (_req, res) => res.redirect('/ui/'));
   app.use('/ui', express.static(uiDir, { index: 'index.html', fallthrough: true }));
@@ -222,12 +330,18 @@ export function createApp(options: AppOptions): RequestListener & { routes(): Ro
   app.use(soapRouter(soap));
   app.use((req, res) => {
     if (req.path === '/api' || req.path.startsWith('/api/')) {
-      sendProblem(res, new UnknownResource(`no ${req.method} ${req.path} in the API; docs/cli.md lists the routes`), 'routing');
+      sendProblem(
+        res,
+        new UnknownResource(`no ${req.method} ${req.path} in the API; docs/cli.md lists the routes`),
+        'routing',
+      );
       return;
     }
-    res.status(404).type('text/plain').send('not found: SOAP ports live under /wsag/, e.g. /wsag/AgreementFactory?wsdl\n');
+    res
+      .status(404)
+      .type('text/plain')
+      .send('not found: SOAP ports live under /wsag/, e.g. /wsag/AgreementFactory?wsdl\n');
   });
   app.use(errorBoundary({ soapPaths: options.ports.map((p) => p.path), now: options.now, logger: options.logger }));
   return Object.assign(soapPostsFirst(soap, app), { routes: () => routesOf(app, options.ports) });
 }
-

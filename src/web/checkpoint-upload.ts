@@ -7,7 +7,13 @@ import { pipeline } from 'node:stream/promises';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { Agreement } from '../domain/agreement.js';
-import { InvalidStateTransition, MalformedMessage, MessageTooLarge, NotAuthorized, UnknownResource } from '../domain/errors.js';
+import {
+  InvalidStateTransition,
+  MalformedMessage,
+  MessageTooLarge,
+  NotAuthorized,
+  UnknownResource,
+} from '../domain/errors.js';
 import { mayActOn, type Caller } from '../domain/identity.js';
 import { sendProblem } from './problem.js';
 
@@ -35,7 +41,10 @@ export interface CheckpointUpload {
   agreementId: string;
   /** Identity of the uploader. */
   uploader: string;
-  /** The received checkpoint in a temporary file: the store moves or copies it; whatever is left there is deleted afterwards. */
+  /**
+   * The received checkpoint in a temporary file: the store moves or copies it; whatever is left there is deleted
+   * afterwards.
+   */
   file: string;
   sizeBytes: number;
   sha256: string;
@@ -45,7 +54,9 @@ export interface CheckpointUploadOptions {
   /** Who sent the request; throws NotAuthenticated. */
   identify: (req: Request) => Caller;
   /** The agreement the checkpoint is for, or undefined when there is none. */
-  agreement: (id: string) => Promise<Pick<Agreement, 'initiator' | 'eligibleParties' | 'state' | 'request'> | undefined>;
+  agreement: (
+    id: string,
+  ) => Promise<Pick<Agreement, 'initiator' | 'eligibleParties' | 'state' | 'request'> | undefined>;
   /** Fair use: throws FairUseExceeded when the caller may not keep `bytes` more of checkpoints for the agreement. */
   checkFairUse?: (caller: Caller, agreementId: string, bytes: number) => void;
   /** Keeps the checkpoint (and tells the run time a job resumes from it there). */
@@ -76,19 +87,33 @@ async function receive(req: Request, res: Response, options: CheckpointUploadOpt
     const caller = options.identify(req);
     const agreement = await options.agreement(agreementId);
     if (!agreement) throw new UnknownResource(`no agreement "${agreementId}"`);
-    if (!mayActOn(caller, agreement)) throw new NotAuthorized(`agreement "${agreementId}" belongs to ${agreement.initiator}: only its initiator may send its checkpoint`);
-    if (agreement.state !== 'Observed') throw new InvalidStateTransition(`agreement "${agreementId}" is ${agreement.state}: a checkpoint is taken only while it is Observed`);
+    if (!mayActOn(caller, agreement))
+      throw new NotAuthorized(
+        `agreement "${agreementId}" belongs to ${agreement.initiator}: only its initiator may send its checkpoint`,
+      );
+    if (agreement.state !== 'Observed')
+      throw new InvalidStateTransition(
+        `agreement "${agreementId}" is ${agreement.state}: a checkpoint is taken only while it is Observed`,
+      );
     const promised = agreement.request.resumesFromCheckpointBytes;
-    if (promised === undefined) throw new NotAuthorized(`agreement "${agreementId}" takes no checkpoint: only a migrated job, whose offer declares sla:ResumesFromCheckpoint, resumes from one`);
+    if (promised === undefined)
+      throw new NotAuthorized(
+        `agreement "${agreementId}" takes no checkpoint: only a migrated job, whose offer declares ` +
+          `sla:ResumesFromCheckpoint, resumes from one`,
+      );
     const expected = req.get(digestHeader)?.trim().toLowerCase();
-    if (!expected || !/^[0-9a-f]{64}$/.test(expected)) throw new MalformedMessage(`the ${digestHeader} header must carry the checkpoint's sha256 in hex`);
+    if (!expected || !/^[0-9a-f]{64}$/.test(expected))
+      throw new MalformedMessage(`the ${digestHeader} header must carry the checkpoint's sha256 in hex`);
     const maxBytes = Math.min(options.maxBytes, promised);
     const declared = req.get('content-length');
     if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge(Number(declared), maxBytes);
     options.checkFairUse?.(caller, agreementId, declared !== undefined ? Number(declared) : maxBytes);
     file = path.join(options.tempDir ?? os.tmpdir(), `checkpoint-${randomUUID()}.part`);
     const { sizeBytes, sha256 } = await saveBody(req, file, maxBytes);
-    if (sha256 !== expected) throw new MalformedMessage(`the checkpoint's sha256 is ${sha256}, not ${expected} as ${digestHeader} says: it was damaged on the way`);
+    if (sha256 !== expected)
+      throw new MalformedMessage(
+        `the checkpoint's sha256 is ${sha256}, not ${expected} as ${digestHeader} says: it was damaged on the way`,
+      );
     // Another upload may have been kept while this one arrived.
     options.checkFairUse?.(caller, agreementId, sizeBytes);
     await options.store({ agreementId, uploader: caller.identity, file, sizeBytes, sha256 });
@@ -120,7 +145,10 @@ async function saveBody(req: Request, file: string, maxBytes: number): Promise<{
 }
 
 function tooLarge(size: number, maxBytes: number): MessageTooLarge {
-  return new MessageTooLarge(`the checkpoint is larger than the ${maxBytes} bytes this server accepts for it (the smaller of the size its offer declared and the server's maximum; at least ${size} bytes)`);
+  return new MessageTooLarge(
+    `the checkpoint is larger than the ${maxBytes} bytes this server accepts for it (the smaller of the size ` +
+      `its offer declared and the server's maximum; at least ${size} bytes)`,
+  );
 }
 
 /** Where checkpoints received from peers (migrated jobs) are kept, below the site's checkpoint directory. */

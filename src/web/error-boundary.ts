@@ -13,7 +13,11 @@ import { sendProblem, statusOf } from './problem.js';
  * a SOAP port, a short plain text elsewhere. Never a stack, a path or the framework's page,
  * whatever NODE_ENV says.
  */
-export function errorBoundary(options: { soapPaths: readonly string[]; now: () => Date; logger: Logger }): ErrorRequestHandler {
+export function errorBoundary(options: {
+  soapPaths: readonly string[];
+  now: () => Date;
+  logger: Logger;
+}): ErrorRequestHandler {
   return (raw: unknown, req: Request, res: Response, _next: (error?: unknown) => void) => {
     const error = asWsagError(raw);
     if (res.headersSent) {
@@ -34,7 +38,14 @@ export function errorBoundary(options: { soapPaths: readonly string[]; now: () =
       return;
     }
     const status = error instanceof WsagError ? statusOf(error) : 500;
-    res.status(status).type('text/plain').send(error instanceof WsagError && error.exposable ? `${error.code}: ${error.message}\n` : 'InternalError: the request failed; the failure is logged\n');
+    res
+      .status(status)
+      .type('text/plain')
+      .send(
+        error instanceof WsagError && error.exposable
+          ? `${error.code}: ${error.message}\n`
+          : 'InternalError: the request failed; the failure is logged\n',
+      );
   };
 }
 
@@ -46,7 +57,12 @@ export function errorBoundary(options: { soapPaths: readonly string[]; now: () =
 export function declaredBodyWithin(limit: number): RequestHandler {
   return (req, _res, next) => {
     const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > limit) next(new MessageTooLarge(`request body is declared as ${declared} bytes (Content-Length); the limit is ${limit} bytes`));
+    if (declared > limit)
+      next(
+        new MessageTooLarge(
+          `request body is declared as ${declared} bytes (Content-Length); the limit is ${limit} bytes`,
+        ),
+      );
     else next();
   };
 }
@@ -54,15 +70,32 @@ export function declaredBodyWithin(limit: number): RequestHandler {
 /** A framework error (Express, body-parser, the router's URL decoding) as the fault it is. */
 export function asWsagError(error: unknown): unknown {
   if (error instanceof WsagError) return error;
-  const e = (error ?? {}) as { status?: number; type?: string; charset?: string; encoding?: string; limit?: number; length?: number; message?: string };
-  if (error instanceof URIError) return new MalformedMessage(`the URL holds a malformed percent-encoding${e.message ? ` (${quoteValue(e.message.replace(/^Failed to decode param /, ''))})` : ''}`);
+  const e = (error ?? {}) as {
+    status?: number;
+    type?: string;
+    charset?: string;
+    encoding?: string;
+    limit?: number;
+    length?: number;
+    message?: string;
+  };
+  if (error instanceof URIError)
+    return new MalformedMessage(
+      `the URL holds a malformed ` +
+        `percent-encoding${e.message ? ` (${quoteValue(e.message.replace(/^Failed to decode param /, ''))})` : ''}`,
+    );
   switch (e.type) {
     case 'entity.too.large':
-      return new MessageTooLarge(`request body is ${e.length ?? 'more than the limit of'} bytes; the limit is ${e.limit} bytes`);
+      return new MessageTooLarge(
+        `request body is ${e.length ?? 'more than the limit of'} bytes; the limit is ${e.limit} bytes`,
+      );
     case 'charset.unsupported':
       return new UnsupportedMediaType(`charset ${quoteValue(String(e.charset ?? ''))} is not supported: send UTF-8`);
     case 'encoding.unsupported':
-      return new UnsupportedMediaType(`Content-Encoding ${quoteValue(String(e.encoding ?? ''))} is not supported: send the body uncompressed, gzip or deflate`);
+      return new UnsupportedMediaType(
+        `Content-Encoding ${quoteValue(String(e.encoding ?? ''))} is not supported: send the body ` +
+          `uncompressed, gzip or deflate`,
+      );
     case 'entity.parse.failed':
       return new MalformedMessage('the body is not valid JSON');
     case 'request.aborted':

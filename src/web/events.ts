@@ -7,7 +7,10 @@ import { problemOf, sendProblem } from './problem.js';
 
 /** Open event streams at most: each holds a socket for as long as its page is open. */
 export const maxEventStreams = 256;
-/** Open event streams at most per party, so no one party takes them all (operators are not counted against either limit). */
+/**
+ * Open event streams at most per party, so no one party takes them all (operators are not counted against either
+ * limit).
+ */
 export const maxEventStreamsPerParty = 8;
 
 /** What the dashboard is told: an agreement changed, or the plan was re-planned. */
@@ -23,7 +26,10 @@ export type DashboardEvent =
 export class EventStream {
   private readonly clients = new Set<{ res: Response; caller: Caller }>();
 
-  constructor(private readonly maxStreams = maxEventStreams, private readonly maxPerParty = maxEventStreamsPerParty) {}
+  constructor(
+    private readonly maxStreams = maxEventStreams,
+    private readonly maxPerParty = maxEventStreamsPerParty,
+  ) {}
 
   router(caller: (req: Request) => Caller, logger?: Logger): Router {
     const router = express.Router();
@@ -37,10 +43,18 @@ export class EventStream {
       }
       const refusal = who.isAdmin ? undefined : this.refusal(who);
       if (refusal) {
-        res.status(refusal.status).set('retry-after', '30').type('application/problem+json').send(JSON.stringify(refusal));
+        res
+          .status(refusal.status)
+          .set('retry-after', '30')
+          .type('application/problem+json')
+          .send(JSON.stringify(refusal));
         return;
       }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+      });
       res.write(': following the plan and agreements\n\n');
       const client = { res, caller: who };
       this.clients.add(client);
@@ -55,12 +69,25 @@ export class EventStream {
     return router;
   }
 
-  /** Why `who` may not open another stream: one party's limit first (429), then the server's (503), counting parties' streams only. */
+  /**
+   * Why `who` may not open another stream: one party's limit first (429), then the server's (503), counting parties'
+   * streams only.
+   */
   private refusal(who: Caller) {
     const parties = [...this.clients].filter((c) => !c.caller.isAdmin);
     const own = parties.filter((c) => c.caller.identity === who.identity).length;
-    if (own >= this.maxPerParty) return problemOf('TooManyStreams', 429, `${who.identity} has ${own} event streams open, the most one party keeps: close a dashboard first`);
-    if (parties.length >= this.maxStreams) return problemOf('TooManyStreams', 503, `${this.maxStreams} event streams are open, the most this server keeps: close a dashboard, or try again later`);
+    if (own >= this.maxPerParty)
+      return problemOf(
+        'TooManyStreams',
+        429,
+        `${who.identity} has ${own} event streams open, the most one party keeps: close a dashboard first`,
+      );
+    if (parties.length >= this.maxStreams)
+      return problemOf(
+        'TooManyStreams',
+        503,
+        `${this.maxStreams} event streams are open, the most this server keeps: close a dashboard, or try again later`,
+      );
     return undefined;
   }
 

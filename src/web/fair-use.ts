@@ -9,7 +9,11 @@ import { sendProblem } from './problem.js';
  * caller holds against each (docs/security.md, "Fair use"); `{ "enabled": false }` when
  * the site has none. Operators see their own holdings (they are exempt).
  */
-export function fairUseRouter(standing: ((party: string) => Promise<FairUseStanding>) | undefined, caller: (req: Request) => Caller, logger?: Logger): Router {
+export function fairUseRouter(
+  standing: ((party: string) => Promise<FairUseStanding>) | undefined,
+  caller: (req: Request) => Caller,
+  logger?: Logger,
+): Router {
   const router = express.Router();
   router.get('/api/fair-use', async (req, res) => {
     try {

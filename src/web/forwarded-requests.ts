@@ -17,7 +17,10 @@ export function wasForwarded(req: IncomingMessage): boolean {
  * WSAG_MAX_BODY_BYTES), checked against the MAC and put back for the routes to read. A
  * request whose MAC fails is answered 401 and goes no further.
  */
-export function checkingForwards(listener: RequestListener, options: { secret?: string; maxBodyBytes: number; now: () => Date; logger: Logger }): RequestListener {
+export function checkingForwards(
+  listener: RequestListener,
+  options: { secret?: string; maxBodyBytes: number; now: () => Date; logger: Logger },
+): RequestListener {
   const seen = new Map<string, number>();
   return (req, res) => {
     const header = req.headers[forwardMacHeader];
@@ -30,9 +33,21 @@ export function checkingForwards(listener: RequestListener, options: { secret?: 
       try {
         const body = await readExactly(req, Number(req.headers['content-length'] ?? 0), options.maxBodyBytes);
         const chain = req.headers[forwardedChainHeader];
-        why = options.secret === undefined
-          ? 'this instance has no WSAG_CLUSTER_SECRET, so it takes no forwarded requests'
-          : checkForwardMac(options.secret, String(header), { method: req.method ?? 'GET', path: req.url ?? '/', body, ...(chain !== undefined ? { chain: String(chain) } : {}) }, options.now(), seen);
+        why =
+          options.secret === undefined
+            ? 'this instance has no WSAG_CLUSTER_SECRET, so it takes no forwarded requests'
+            : checkForwardMac(
+                options.secret,
+                String(header),
+                {
+                  method: req.method ?? 'GET',
+                  path: req.url ?? '/',
+                  body,
+                  ...(chain !== undefined ? { chain: String(chain) } : {}),
+                },
+                options.now(),
+                seen,
+              );
         if (why === undefined) {
           if (body.length > 0) req.unshift(body);
           verified.add(req);
@@ -42,7 +57,10 @@ export function checkingForwards(listener: RequestListener, options: { secret?: 
       } catch (error) {
         why = `the forwarded request could not be read: ${error instanceof Error ? error.message : String(error)}`;
       }
-      options.logger.warn({ refused: 'NotAuthenticated', reason: why, method: req.method, path: req.url, ...refusalContext(req) }, 'forwarded request refused');
+      options.logger.warn(
+        { refused: 'NotAuthenticated', reason: why, method: req.method, path: req.url, ...refusalContext(req) },
+        'forwarded request refused',
+      );
       res.writeHead(401, { 'content-type': 'text/plain', connection: 'close' }).end(`NotAuthenticated: ${why}\n`);
     })();
   };

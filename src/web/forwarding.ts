@@ -23,11 +23,30 @@ const retryEveryMs = 250;
 
 /** Connection-level headers (RFC 9110 section 7.6.1) and ours, which a caller may not set. */
 // Origin and Sec-Fetch-Site are checked here, against this instance's own address, and not sent on.
-const dropped = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host',
-  'content-length', 'origin', 'sec-fetch-site', forwardedChainHeader, forwardMacHeader, forwardedByHeader, notLeaderHeader]);
+const dropped = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'origin',
+  'sec-fetch-site',
+  forwardedChainHeader,
+  forwardMacHeader,
+  forwardedByHeader,
+  notLeaderHeader,
+]);
 
 export interface ForwardingOptions {
-  /** The leader's base URL as last announced (`fresh`: read it again, the last one failed); undefined while none is known. */
+  /**
+   * The leader's base URL as last announced (`fresh`: read it again, the last one failed); undefined while none is
+   * known.
+   */
   leaderUrl: (fresh: boolean) => Promise<string | undefined>;
   /** This instance's own URL: never forward to it. */
   instanceUrl: string;
@@ -38,7 +57,10 @@ export interface ForwardingOptions {
   soapPaths: readonly string[];
   now: () => Date;
   logger: Logger;
-  /** Who is calling (TLS client certificate, or anonymous where the site allows it); throws NotAuthenticated. Absent: everyone is anonymous. */
+  /**
+   * Who is calling (TLS client certificate, or anonymous where the site allows it); throws NotAuthenticated. Absent:
+   * everyone is anonymous.
+   */
   identify?: (req: Request) => Caller;
 }
 
@@ -56,7 +78,12 @@ export function standbyApp(options: ForwardingOptions): express.Express {
   app.disable('x-powered-by');
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const forwarded = new Counter({ name: 'wsag_forwarded_requests_total', help: 'Requests this standby forwarded to the planning leader, by outcome', labelNames: ['outcome'], registers: [registry] });
+  const forwarded = new Counter({
+    name: 'wsag_forwarded_requests_total',
+    help: 'Requests this standby forwarded to the planning leader, by outcome',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
   const agent = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   let leader: string | undefined;
   const chains = new ClientChains();
@@ -78,7 +105,11 @@ export function standbyApp(options: ForwardingOptions): express.Express {
   app.use(async (req: Request, res: Response, next: NextFunction) => {
     try {
       if (req.headers[forwardedByHeader] !== undefined) {
-        res.status(503).set(notLeaderHeader, '1').type('text/plain').send('ServiceUnavailable: this instance is not the planning leader\n');
+        res
+          .status(503)
+          .set(notLeaderHeader, '1')
+          .type('text/plain')
+          .send('ServiceUnavailable: this instance is not the planning leader\n');
         return;
       }
       const body = await readBody(req, options.maxBodyBytes);
@@ -94,13 +125,19 @@ export function standbyApp(options: ForwardingOptions): express.Express {
           } catch (error) {
             if (!(error instanceof NotReached)) {
               forwarded.inc({ outcome: 'unknown' });
-              throw new ServiceUnavailable(`the planning leader failed while it held this request (${(error as Error).message}); whether it was carried out is unknown: ask for the state of what it asked for before sending it again`);
+              throw new ServiceUnavailable(
+                `the planning leader failed while it held this request (${(error as Error).message}); whether ` +
+                  `it was carried out is unknown: ask for the state of what it asked for before sending it again`,
+              );
             }
           }
         }
         if (Date.now() >= deadline) {
           forwarded.inc({ outcome: 'no-leader' });
-          throw new ServiceUnavailable(`no planning leader answered within ${(options.waitMs ?? defaultLeaderWaitMs) / 1000} s (a takeover may be under way): try again shortly`);
+          throw new ServiceUnavailable(
+            `no planning leader answered within ${(options.waitMs ?? defaultLeaderWaitMs) / 1000} s (a ` +
+              `takeover may be under way): try again shortly`,
+          );
         }
         await new Promise((resolve) => setTimeout(resolve, retryEveryMs));
       }
@@ -116,7 +153,12 @@ export function standbyApp(options: ForwardingOptions): express.Express {
  * An instance's /healthz: its status and role for anyone (load balancers), and the leader's
  * address only for a caller the site lets in: it is an internal address.
  */
-export function health(role: 'leader' | 'standby', leader: string | null, req: IncomingMessage, identify?: (req: Request) => Caller): { status: 'ok'; role: string; leader?: string | null } {
+export function health(
+  role: 'leader' | 'standby',
+  leader: string | null,
+  req: IncomingMessage,
+  identify?: (req: Request) => Caller,
+): { status: 'ok'; role: string; leader?: string | null } {
   try {
     identify?.(req as Request);
     return { status: 'ok', role, leader };
@@ -125,9 +167,15 @@ export function health(role: 'leader' | 'standby', leader: string | null, req: I
   }
 }
 
-function forwardHeaders(req: Request, options: ForwardingOptions, body: Buffer, chains: ClientChains): http.OutgoingHttpHeaders {
+function forwardHeaders(
+  req: Request,
+  options: ForwardingOptions,
+  body: Buffer,
+  chains: ClientChains,
+): http.OutgoingHttpHeaders {
   const headers: http.OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(req.headers)) if (!dropped.has(name) && value !== undefined) headers[name] = value;
+  for (const [name, value] of Object.entries(req.headers))
+    if (!dropped.has(name) && value !== undefined) headers[name] = value;
   headers['content-length'] = String(body.length);
   headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
   headers['x-forwarded-proto'] = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
@@ -135,31 +183,49 @@ function forwardHeaders(req: Request, options: ForwardingOptions, body: Buffer, 
   const chain = encodedClientChain(req, chains);
   if (chain !== undefined && options.secret !== undefined) {
     headers[forwardedChainHeader] = chain;
-    headers[forwardMacHeader] = forwardMac(options.secret, { method: req.method, path: req.originalUrl, body, chain }, options.now());
+    headers[forwardMacHeader] = forwardMac(
+      options.secret,
+      { method: req.method, path: req.originalUrl, body, chain },
+      options.now(),
+    );
   }
   return headers;
 }
 
 /** Sends the request to the leader and streams its answer back (event streams included). */
-function relay(url: URL, req: Request, headers: http.OutgoingHttpHeaders, body: Buffer, res: Response, agent: { http: http.Agent; https: https.Agent }): Promise<void> {
+function relay(
+  url: URL,
+  req: Request,
+  headers: http.OutgoingHttpHeaders,
+  body: Buffer,
+  res: Response,
+  agent: { http: http.Agent; https: https.Agent },
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const secure = url.protocol === 'https:';
-    const upstream = (secure ? https : http).request(url, { method: req.method, headers, agent: secure ? agent.https : agent.http }, (answer) => {
-      if (answer.statusCode === 503 && answer.headers[notLeaderHeader] !== undefined) {
-        answer.resume();
-        reject(new NotReached('not the leader'));
-        return;
-      }
-      const out: http.OutgoingHttpHeaders = {};
-      for (const [name, value] of Object.entries(answer.headers)) if (!dropped.has(name) || name === 'content-length') out[name] = value;
-      res.writeHead(answer.statusCode ?? 502, out);
-      answer.pipe(res);
-      answer.once('end', () => resolve());
-      answer.once('error', () => resolve()); // the answer had begun: the caller sees it cut short
-      res.once('close', () => answer.destroy());
-    });
+    const upstream = (secure ? https : http).request(
+      url,
+      { method: req.method, headers, agent: secure ? agent.https : agent.http },
+      (answer) => {
+        if (answer.statusCode === 503 && answer.headers[notLeaderHeader] !== undefined) {
+          answer.resume();
+          reject(new NotReached('not the leader'));
+          return;
+        }
+        const out: http.OutgoingHttpHeaders = {};
+        for (const [name, value] of Object.entries(answer.headers))
+          if (!dropped.has(name) || name === 'content-length') out[name] = value;
+        res.writeHead(answer.statusCode ?? 502, out);
+        answer.pipe(res);
+        answer.once('end', () => resolve());
+        answer.once('error', () => resolve()); // the answer had begun: the caller sees it cut short
+        res.once('close', () => answer.destroy());
+      },
+    );
     upstream.once('error', (error: NodeJS.ErrnoException) => {
-      const refused = ['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(error.code ?? '');
+      const refused = ['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(
+        error.code ?? '',
+      );
       reject(refused ? new NotReached(error.message) : error);
     });
     res.once('close', () => upstream.destroy());

@@ -10,8 +10,15 @@ import { crossSiteRefusal, dataHeaders } from '../soap/http-safety.js';
  * document that carries markup never runs as a page of this origin.
  */
 const dashboardPolicy = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
-  "object-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 export function hardeningHeaders(): RequestHandler {
@@ -22,8 +29,10 @@ export function hardeningHeaders(): RequestHandler {
   };
 }
 
-/** No cross-site writes (src/soap/http-safety.ts, `crossSiteRefusal`): the refusal goes to the error boundary, which answers it as the face does. */
+/**
+ * No cross-site writes (src/soap/http-safety.ts, `crossSiteRefusal`): the refusal goes to the error boundary, which
+ * answers it as the face does.
+ */
 export function crossSiteGuard(publicOrigin: (req: IncomingMessage) => string | undefined): RequestHandler {
   return (req, _res, next) => next(crossSiteRefusal(req, () => publicOrigin(req)));
 }
-

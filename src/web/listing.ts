@@ -17,11 +17,16 @@ export interface ListingQuery<S extends string> extends ListPage {
   state?: S;
 }
 
-/** The request's query parameters; any but `known` is refused with a MalformedMessage naming it and saying what `takes`. */
+/**
+ * The request's query parameters; any but `known` is refused with a MalformedMessage naming it and saying what `takes`.
+ */
 export function knownQuery(req: Request, known: readonly string[], takes: string): Record<string, unknown> {
   const query = req.query as Record<string, unknown>;
   const extra = Object.keys(query).filter((k) => !known.includes(k));
-  if (extra.length > 0) throw new MalformedMessage(`unknown query parameter ${extra.map((k) => `"${k.slice(0, 40)}"`).join(', ')}: ${takes}`);
+  if (extra.length > 0)
+    throw new MalformedMessage(
+      `unknown query parameter ${extra.map((k) => `"${k.slice(0, 40)}"`).join(', ')}: ${takes}`,
+    );
   return query;
 }
 
@@ -29,27 +34,43 @@ export function knownQuery(req: Request, known: readonly string[], takes: string
 export function pageLimit(raw: unknown, fallback: number): number {
   if (raw === undefined) return fallback;
   const limit = typeof raw === 'string' && /^\d{1,7}$/.test(raw) ? Number(raw) : NaN;
-  if (!(limit >= 1 && limit <= maxPageSize)) throw new MalformedMessage(`limit must be a whole number from 1 to ${maxPageSize}`);
+  if (!(limit >= 1 && limit <= maxPageSize))
+    throw new MalformedMessage(`limit must be a whole number from 1 to ${maxPageSize}`);
   return limit;
 }
 
 export function listingQuery<S extends string>(req: Request, states: readonly S[]): ListingQuery<S> {
-  const { limit: rawLimit, after: rawAfter, state: rawState } = knownQuery(req, ['limit', 'after', 'state'], 'a listing takes limit, after and state');
+  const {
+    limit: rawLimit,
+    after: rawAfter,
+    state: rawState,
+  } = knownQuery(req, ['limit', 'after', 'state'], 'a listing takes limit, after and state');
   const query: ListingQuery<S> = { limit: pageLimit(rawLimit, defaultPageSize) };
   if (rawAfter !== undefined) query.after = cursorFrom(rawAfter);
   if (rawState !== undefined) {
-    if (typeof rawState !== 'string' || !states.includes(rawState as S)) throw new MalformedMessage(`state must be one of ${states.join(', ')}`);
+    if (typeof rawState !== 'string' || !states.includes(rawState as S))
+      throw new MalformedMessage(`state must be one of ${states.join(', ')}`);
     query.state = rawState as S;
   }
   return query;
 }
 
 /** Sends `items` (read with one more than the limit, to know whether a next page exists) as the page. */
-export function sendListing<T extends { id: string; createdAt: Date }>(req: Request, res: Response, query: ListingQuery<string>, items: readonly T[], toJson: (item: T) => unknown): void {
+export function sendListing<T extends { id: string; createdAt: Date }>(
+  req: Request,
+  res: Response,
+  query: ListingQuery<string>,
+  items: readonly T[],
+  toJson: (item: T) => unknown,
+): void {
   const page = items.slice(0, query.limit);
   const last = page.at(-1);
   if (items.length > query.limit && last) {
-    const next = new URLSearchParams({ limit: String(query.limit), after: cursorOf(last), ...(query.state ? { state: query.state } : {}) });
+    const next = new URLSearchParams({
+      limit: String(query.limit),
+      after: cursorOf(last),
+      ...(query.state ? { state: query.state } : {}),
+    });
     res.set('link', `<${req.baseUrl}${req.path}?${next.toString()}>; rel="next"`);
   }
   res.status(200).type('application/json');
@@ -65,6 +86,9 @@ function cursorOf(item: { id: string; createdAt: Date }): string {
 function cursorFrom(raw: unknown): { createdAt: Date; id: string } {
   const text = typeof raw === 'string' && /^[\w-]{1,400}$/.test(raw) ? Buffer.from(raw, 'base64url').toString() : '';
   const m = /^(\d{1,15})\.(.+)$/s.exec(text);
-  if (!m) throw new MalformedMessage('after is not a cursor this server gave: pass the after= of a Link rel="next" header as it is');
+  if (!m)
+    throw new MalformedMessage(
+      'after is not a cursor this server gave: pass the after= of a Link rel="next" header as it is',
+    );
   return { createdAt: new Date(Number(m[1])), id: m[2] as string };
 }

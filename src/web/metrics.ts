@@ -44,34 +44,99 @@ export class Metrics {
   constructor(sources: () => MetricsSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({ name: 'wsag_soap_requests_total', help: 'SOAP requests answered, by port, operation and outcome (ok or the fault code)', labelNames: ['port', 'operation', 'outcome'], registers });
-    this.latency = new Histogram({ name: 'wsag_soap_request_duration_seconds', help: 'Time to answer a SOAP request, by port and operation', labelNames: ['port', 'operation'], buckets, registers });
-    this.transitions = new Counter({ name: 'wsag_agreement_transitions_total', help: 'Agreements created (from "none") and agreement state changes', labelNames: ['from', 'to'], registers });
-    this.replans = new Counter({ name: 'wsag_replans_total', help: 'Re-plans of the schedule, by cause', labelNames: ['cause'], registers });
-    this.replanSeconds = new Histogram({ name: 'wsag_replan_duration_seconds', help: 'Time the planning scheduler took to re-plan, by cause', labelNames: ['cause'], buckets, registers });
-    this.writes = new Histogram({ name: 'wsag_store_write_seconds', help: 'Time to store an agreement durably with its audit entries (insert or update)', labelNames: ['operation'], buckets, registers });
-    this.startWaits = new Histogram({ name: 'wsag_soap_request_start_wait_seconds', help: 'Time a SOAP request waited to start once its body had arrived (requests start a few per turn of the event loop)', labelNames: ['port'], buckets, registers });
-    this.documentWork = new Histogram({ name: 'wsag_document_work_seconds', help: 'Time from asking to the answer for reading an offer or signing an agreement, waiting for a document thread included, by work and where it ran', labelNames: ['work', 'on'], buckets, registers });
-    this.fairUseRefusals = new Counter({ name: 'wsag_fair_use_refusals_total', help: 'Requests refused because they would take a party past a fair-use limit, by limit', labelNames: ['limit'], registers });
+    this.requests = new Counter({
+      name: 'wsag_soap_requests_total',
+      help: 'SOAP requests answered, by port, operation and outcome (ok or the fault code)',
+      labelNames: ['port', 'operation', 'outcome'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'wsag_soap_request_duration_seconds',
+      help: 'Time to answer a SOAP request, by port and operation',
+      labelNames: ['port', 'operation'],
+      buckets,
+      registers,
+    });
+    this.transitions = new Counter({
+      name: 'wsag_agreement_transitions_total',
+      help: 'Agreements created (from "none") and agreement state changes',
+      labelNames: ['from', 'to'],
+      registers,
+    });
+    this.replans = new Counter({
+      name: 'wsag_replans_total',
+      help: 'Re-plans of the schedule, by cause',
+      labelNames: ['cause'],
+      registers,
+    });
+    this.replanSeconds = new Histogram({
+      name: 'wsag_replan_duration_seconds',
+      help: 'Time the planning scheduler took to re-plan, by cause',
+      labelNames: ['cause'],
+      buckets,
+      registers,
+    });
+    this.writes = new Histogram({
+      name: 'wsag_store_write_seconds',
+      help: 'Time to store an agreement durably with its audit entries (insert or update)',
+      labelNames: ['operation'],
+      buckets,
+      registers,
+    });
+    this.startWaits = new Histogram({
+      name: 'wsag_soap_request_start_wait_seconds',
+      help:
+        'Time a SOAP request waited to start once its body had arrived (requests start a few per turn of ' +
+        'the event loop)',
+      labelNames: ['port'],
+      buckets,
+      registers,
+    });
+    this.documentWork = new Histogram({
+      name: 'wsag_document_work_seconds',
+      help:
+        'Time from asking to the answer for reading an offer or signing an agreement, waiting for a ' +
+        'document thread included, by work and where it ran',
+      labelNames: ['work', 'on'],
+      buckets,
+      registers,
+    });
+    this.fairUseRefusals = new Counter({
+      name: 'wsag_fair_use_refusals_total',
+      help: 'Requests refused because they would take a party past a fair-use limit, by limit',
+      labelNames: ['limit'],
+      registers,
+    });
     for (const limit of fairUseLimitNames) this.fairUseRefusals.inc({ limit }, 0);
     new Gauge({
-      name: 'wsag_agreements', help: 'Stored agreements by state', labelNames: ['state'], registers,
+      name: 'wsag_agreements',
+      help: 'Stored agreements by state',
+      labelNames: ['state'],
+      registers,
       async collect() {
         const counts = await sources().agreements.countByState();
         for (const state of agreementStates) this.set({ state }, counts[state] ?? 0);
       },
     });
     new Gauge({
-      name: 'wsag_holds_open', help: 'Preparatory holds (Acceptable offers) booked in the plan', registers,
+      name: 'wsag_holds_open',
+      help: 'Preparatory holds (Acceptable offers) booked in the plan',
+      registers,
       collect() {
         let holds = 0;
-        // By key: building every booking's allocation (plan.booked) cost ~50 MB of garbage per scrape at 100,000 live agreements.
+        // By key: building every booking's allocation (plan.booked) cost ~50 MB of garbage per scrape at 100,000 live
+        // agreements.
         for (const key of sources().plan.bookingKeys()) if (key.startsWith('hold:')) holds++;
         this.set(holds);
       },
     });
     new Gauge({
-      name: 'wsag_plan_load', help: 'Share of the SLA capacity (nodes that are not buffer nodes) firm bookings take, now and over the next hour', labelNames: ['period'], registers,
+      name: 'wsag_plan_load',
+      help:
+        'Share of the SLA capacity (nodes that are not buffer nodes) firm bookings take, now and over ' +
+        'the next hour',
+      labelNames: ['period'],
+      registers,
       collect() {
         const { plan, now: clock } = sources();
         const now = clock();
@@ -80,14 +145,22 @@ export class Metrics {
       },
     });
     new Gauge({
-      name: 'wsag_plan_problems', help: 'Jobs in P: the scheduler cannot (yet) keep their promise', registers,
+      name: 'wsag_plan_problems',
+      help: 'Jobs in P: the scheduler cannot (yet) keep their promise',
+      registers,
       collect() {
         this.set(sources().plan.manager.problematic().length);
       },
     });
   }
 
-  request(done: { port: string; operation: string; outcome: string; seconds: number; startWaitSeconds?: number }): void {
+  request(done: {
+    port: string;
+    operation: string;
+    outcome: string;
+    seconds: number;
+    startWaitSeconds?: number;
+  }): void {
     this.requests.inc({ port: done.port, operation: done.operation, outcome: done.outcome });
     this.latency.observe({ port: done.port, operation: done.operation }, done.seconds);
     if (done.startWaitSeconds !== undefined) this.startWaits.observe({ port: done.port }, done.startWaitSeconds);
@@ -115,7 +188,17 @@ export class Metrics {
   replanned(cause: ReplanCause, seconds: number, report: ReplanReport, logger: Logger): void {
     this.replans.inc({ cause });
     this.replanSeconds.observe({ cause }, seconds);
-    logger.info({ cause, ms: Math.round(seconds * 10_000) / 10, moved: report.moved, suspended: report.suspended, problematic: report.problematic.map((p) => p.id), solved: report.solved }, 're-plan');
+    logger.info(
+      {
+        cause,
+        ms: Math.round(seconds * 10_000) / 10,
+        moved: report.moved,
+        suspended: report.suspended,
+        problematic: report.problematic.map((p) => p.id),
+        solved: report.solved,
+      },
+      're-plan',
+    );
   }
 
   /** The repository with its writes timed. */
@@ -127,8 +210,10 @@ export class Metrics {
       writes.observe({ operation }, (performance.now() - started) / 1000);
     };
     return {
-      insert: (agreement: Agreement, audit?: readonly AuditNote[], committed?: () => void) => time('insert', () => inner.insert(agreement, audit, committed)),
-      update: (agreement: Agreement, audit?: readonly AuditNote[], committed?: () => void) => time('update', () => inner.update(agreement, audit, committed)),
+      insert: (agreement: Agreement, audit?: readonly AuditNote[], committed?: () => void) =>
+        time('insert', () => inner.insert(agreement, audit, committed)),
+      update: (agreement: Agreement, audit?: readonly AuditNote[], committed?: () => void) =>
+        time('update', () => inner.update(agreement, audit, committed)),
       get: (id: string) => inner.get(id),
       list: (filter?: AgreementFilter) => inner.list(filter),
       countByState: (): Promise<Partial<Record<AgreementState, number>>> => inner.countByState(),
@@ -137,7 +222,10 @@ export class Metrics {
   }
 }
 
-/** GET /metrics: Prometheus' text format, for any caller the site lets in (a scraper with a client certificate when TLS is on). */
+/**
+ * GET /metrics: Prometheus' text format, for any caller the site lets in (a scraper with a client certificate when TLS
+ * is on).
+ */
 export function metricsRouter(metrics: Metrics, caller: (req: Request) => Caller, logger?: Logger): Router {
   const router = express.Router();
   router.get('/metrics', async (req, res) => {

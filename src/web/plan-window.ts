@@ -11,8 +11,14 @@ export function planWindow(req: Request): { from: Date; to: Date } | undefined {
   const { from: rawFrom, to: rawTo } = knownQuery(req, ['from', 'to'], 'the plan takes from and to');
   if (rawFrom === undefined && rawTo === undefined) return undefined;
   const time = (raw: unknown, name: string): Date => {
-    const date = typeof raw === 'string' && /^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/.test(raw) ? new Date(raw) : new Date(NaN);
-    if (Number.isNaN(date.getTime())) throw new MalformedMessage(`${name} must be an ISO 8601 time with its zone, such as 2026-11-27T12:00:00Z; both from and to, or neither`);
+    const date =
+      typeof raw === 'string' && /^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/.test(raw)
+        ? new Date(raw)
+        : new Date(NaN);
+    if (Number.isNaN(date.getTime()))
+      throw new MalformedMessage(
+        `${name} must be an ISO 8601 time with its zone, such as 2026-11-27T12:00:00Z; both from and to, or neither`,
+      );
     return date;
   };
   const from = time(rawFrom, 'from');

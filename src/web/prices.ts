@@ -13,7 +13,13 @@ import { sendProblem } from './problem.js';
  * default 3600) the plan's load and the curve's factor, so a flexible customer can pick a
  * cheaper period.
  */
-export function pricesRouter(prices: PriceList, plan: Pick<PlanningService, 'load'>, caller: (req: Request) => Caller, now: () => Date, logger?: Logger): Router {
+export function pricesRouter(
+  prices: PriceList,
+  plan: Pick<PlanningService, 'load'>,
+  caller: (req: Request) => Caller,
+  now: () => Date,
+  logger?: Logger,
+): Router {
   const router = express.Router();
   router.get('/api/prices', (req, res) => {
     try {
@@ -26,9 +32,22 @@ export function pricesRouter(prices: PriceList, plan: Pick<PlanningService, 'loa
         const end = new Date(start.getTime() + seconds * 1000);
         const load = plan.load(start, end);
         const factor = demandFactor(prices.curve, load);
-        return { start: start.toISOString(), end: end.toISOString(), load: round(load, 4), factor: round(factor, 4), nodeHour: round(prices.nodeHour * factor, 4) };
+        return {
+          start: start.toISOString(),
+          end: end.toISOString(),
+          load: round(load, 4),
+          factor: round(factor, 4),
+          nodeHour: round(prices.nodeHour * factor, 4),
+        };
       });
-      res.json({ currency: prices.currency, nodeHour: prices.nodeHour, preparatoryFeeRate: prices.preparatoryFeeRate, levelFactors: levelFactor, curve: prices.curve ?? [], outlook });
+      res.json({
+        currency: prices.currency,
+        nodeHour: prices.nodeHour,
+        preparatoryFeeRate: prices.preparatoryFeeRate,
+        levelFactors: levelFactor,
+        curve: prices.curve ?? [],
+        outlook,
+      });
     } catch (error) {
       sendProblem(res, error, 'reading the prices', logger);
     }
@@ -39,7 +58,8 @@ export function pricesRouter(prices: PriceList, plan: Pick<PlanningService, 'loa
 function whole(value: unknown, name: string, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (typeof value !== 'string' || !/^[0-9]+$/.test(value) || n < min || n > max) throw new InvalidTerms(`?${name}= must be a whole number from ${min} to ${max}, got "${String(value)}"`);
+  if (typeof value !== 'string' || !/^[0-9]+$/.test(value) || n < min || n > max)
+    throw new InvalidTerms(`?${name}= must be a whole number from ${min} to ${max}, got "${String(value)}"`);
   return n;
 }
 

@@ -24,16 +24,26 @@ export const problemType = (code: string) => `https://schemas.wsag-server.org/20
 
 export function statusOf(error: WsagError): number {
   switch (error.code) {
-    case 'NotAuthenticated': return 401;
-    case 'NotAuthorized': return 403;
-    case 'UnknownResource': return 404;
-    case 'MethodNotAllowed': return 405;
-    case 'MessageTooLarge': return 413;
-    case 'UnsupportedMediaType': return 415;
-    case 'InvalidStateTransition': return 409;
-    case 'FairUseExceeded': return 429;
-    case 'ServiceUnavailable': return 503;
-    default: return error.isClientError ? 400 : 409;
+    case 'NotAuthenticated':
+      return 401;
+    case 'NotAuthorized':
+      return 403;
+    case 'UnknownResource':
+      return 404;
+    case 'MethodNotAllowed':
+      return 405;
+    case 'MessageTooLarge':
+      return 413;
+    case 'UnsupportedMediaType':
+      return 415;
+    case 'InvalidStateTransition':
+      return 409;
+    case 'FairUseExceeded':
+      return 429;
+    case 'ServiceUnavailable':
+      return 503;
+    default:
+      return error.isClientError ? 400 : 409;
   }
 }
 
@@ -53,7 +63,17 @@ export function sendProblem(res: Response, error: unknown, what: string, logger?
       ? withTechnicalDetail(problemOf(error.code, statusOf(error), error.message), error)
       : problemOf('InternalError', 500, `${what} failed; see the server log`);
   if (problem.status === 500) logger?.error({ err: error }, `${what} failed`);
-  if (refusalCodes.has(problem.error) && res.req) logger?.warn({ refused: problem.error, reason: problem.detail, method: res.req.method, path: res.req.path, ...refusalContext(res.req) }, `${what} refused`);
+  if (refusalCodes.has(problem.error) && res.req)
+    logger?.warn(
+      {
+        refused: problem.error,
+        reason: problem.detail,
+        method: res.req.method,
+        path: res.req.path,
+        ...refusalContext(res.req),
+      },
+      `${what} refused`,
+    );
   if (res.headersSent) {
     res.destroy();
     return;

@@ -1,7 +1,10 @@
 import type { Express } from 'express';
 import type { Port } from '../soap/operation.js';
 
-/** One thing a caller can ask of the server: an HTTP method and path, or a SOAP operation (`SOAP`, `<port path> <operation>`). */
+/**
+ * One thing a caller can ask of the server: an HTTP method and path, or a SOAP operation (`SOAP`, `<port path>
+ * <operation>`).
+ */
 export interface Route {
   method: string;
   path: string;
@@ -22,11 +25,13 @@ export function routesOf(app: Express, ports: readonly Port[]): Route[] {
   const walk = (stack: readonly RouterLayer[]) => {
     for (const layer of stack) {
       if (layer.route) {
-        for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') routes.push({ method: method.toUpperCase(), path: layer.route.path });
+        for (const [method, on] of Object.entries(layer.route.methods))
+          if (on && method !== '_all') routes.push({ method: method.toUpperCase(), path: layer.route.path });
       } else if (layer.handle?.stack) walk(layer.handle.stack);
     }
   };
   walk((app as unknown as { router: { stack: RouterLayer[] } }).router.stack);
-  for (const port of ports) for (const operation of port.operations) routes.push({ method: 'SOAP', path: `${port.path} ${operation.name}` });
+  for (const port of ports)
+    for (const operation of port.operations) routes.push({ method: 'SOAP', path: `${port.path} ${operation.name}` });
   return routes;
 }

@@ -26,14 +26,20 @@ export function agreementSummary(a: Agreement) {
   };
 }
 
-/** When the booking ends: as planned, or, for an agreement that ended sooner (a job done early, a termination), when it ended. */
+/**
+ * When the booking ends: as planned, or, for an agreement that ended sooner (a job done early, a termination), when it
+ * ended.
+ */
 function endOf(a: Agreement): Date | undefined {
   const planned = a.allocation?.end;
   if (!planned || !isFinal(a.state)) return planned;
   return a.updatedAt < planned ? a.updatedAt : planned;
 }
 
-/** The agreement's guarantee terms in one word: Violated if any is, else Fulfilled when all are, else NotDetermined; none without terms. */
+/**
+ * The agreement's guarantee terms in one word: Violated if any is, else Fulfilled when all are, else NotDetermined;
+ * none without terms.
+ */
 function guaranteeOf(a: Agreement): 'Violated' | 'Fulfilled' | 'NotDetermined' | 'none' {
   const states = a.guaranteeTerms.map((t) => t.state);
   if (states.length === 0) return 'none';
@@ -61,7 +67,14 @@ export function negotiationSummary(n: Negotiation) {
       price: o.price,
       note: o.note,
       alternative: o.alternative,
-      hold: o.hold && { ...o.hold.allocation, expiresAt: o.hold.expiresAt, state: o.hold.state, fee: o.hold.fee, charged: o.hold.charged, endedAt: o.hold.endedAt },
+      hold: o.hold && {
+        ...o.hold.allocation,
+        expiresAt: o.hold.expiresAt,
+        state: o.hold.state,
+        fee: o.hold.fee,
+        charged: o.hold.charged,
+        endedAt: o.hold.endedAt,
+      },
     })),
     createdAt: n.createdAt,
   };
@@ -93,9 +106,18 @@ export function planEntries(plan: PlanningService, window?: { from: Date; to: Da
       promised: a.promised,
       nodeIds: [...new Set(segments.flatMap((s) => s.nodeIds))],
       spareNodeIds: [...new Set(segments.flatMap((s) => s.spareNodeIds))],
-      segments: segments.map((s, i) => ({ start: s.start, end: s.end, readyAt: phases[i]?.readyAt, releaseFrom: phases[i]?.releaseFrom, nodeIds: s.nodeIds, spareNodeIds: s.spareNodeIds, restart: s.restart })),
+      segments: segments.map((s, i) => ({
+        start: s.start,
+        end: s.end,
+        readyAt: phases[i]?.readyAt,
+        releaseFrom: phases[i]?.releaseFrom,
+        nodeIds: s.nodeIds,
+        spareNodeIds: s.spareNodeIds,
+        restart: s.restart,
+      })),
       checkpoints: a.checkpoints?.count ?? 0,
-      checkpointIntervalSeconds: a.checkpoints && a.checkpoints.count > 0 ? Math.round(a.checkpoints.intervalSeconds) : undefined,
+      checkpointIntervalSeconds:
+        a.checkpoints && a.checkpoints.count > 0 ? Math.round(a.checkpoints.intervalSeconds) : undefined,
       outagesLeft: a.outagesLeft,
       problem: a.problem,
     };
@@ -108,11 +130,27 @@ export function planEntries(plan: PlanningService, window?: { from: Date; to: Da
  * learning who booked what (docs/operations.md, "Dashboard").
  */
 export function partyView(entries: ReturnType<typeof planEntries>, own: ReadonlySet<string>) {
-  return entries.map((entry) => (own.has(entry.id) ? entry : {
-    kind: 'busy' as const, id: '', nodes: entry.nodes, start: entry.start, end: entry.end, nodeIds: entry.nodeIds, spareNodeIds: entry.spareNodeIds,
-    segments: entry.segments.map((s) => ({ start: s.start, end: s.end, nodeIds: s.nodeIds, spareNodeIds: s.spareNodeIds, restart: false })),
-    checkpoints: 0,
-  }));
+  return entries.map((entry) =>
+    own.has(entry.id)
+      ? entry
+      : {
+          kind: 'busy' as const,
+          id: '',
+          nodes: entry.nodes,
+          start: entry.start,
+          end: entry.end,
+          nodeIds: entry.nodeIds,
+          spareNodeIds: entry.spareNodeIds,
+          segments: entry.segments.map((s) => ({
+            start: s.start,
+            end: s.end,
+            nodeIds: s.nodeIds,
+            spareNodeIds: s.spareNodeIds,
+            restart: false,
+          })),
+          checkpoints: 0,
+        },
+  );
 }
 
 export function nodeSummary(node: NodeView) {

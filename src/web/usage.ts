@@ -18,7 +18,18 @@ export function usageRouter(usage: UsageRecording, caller: (req: Request) => Cal
     try {
       const query = listingQuery(req, []);
       const records = await usage.list(caller(req), { ...query, limit: query.limit + 1 });
-      sendListing(req, res, query, records.map((r) => ({ ...r, id: r.agreementId })), (r) => ({ agreementId: r.agreementId, initiator: r.initiator, createdAt: r.createdAt, signed: r.signed !== undefined }));
+      sendListing(
+        req,
+        res,
+        query,
+        records.map((r) => ({ ...r, id: r.agreementId })),
+        (r) => ({
+          agreementId: r.agreementId,
+          initiator: r.initiator,
+          createdAt: r.createdAt,
+          signed: r.signed !== undefined,
+        }),
+      );
     } catch (error) {
       sendProblem(res, error, 'listing usage records', logger);
     }
@@ -26,9 +37,13 @@ export function usageRouter(usage: UsageRecording, caller: (req: Request) => Cal
   router.get('/api/usage/:id', async (req: Request, res: Response) => {
     try {
       const { signed, ...unknown } = req.query as Record<string, unknown>;
-      if (Object.keys(unknown).length > 0 || (signed !== undefined && signed !== '1' && signed !== 'true')) throw new MalformedMessage('a usage record takes one query parameter: signed=1');
+      if (Object.keys(unknown).length > 0 || (signed !== undefined && signed !== '1' && signed !== 'true'))
+        throw new MalformedMessage('a usage record takes one query parameter: signed=1');
       const record = await usage.get(String(req.params.id), caller(req));
-      if (signed !== undefined && record.signed === undefined) throw new UnknownResource('this server does not sign usage records (WSAG_SIGN_AGREEMENTS is off): leave out signed=1');
+      if (signed !== undefined && record.signed === undefined)
+        throw new UnknownResource(
+          'this server does not sign usage records (WSAG_SIGN_AGREEMENTS is off): leave out signed=1',
+        );
       res.type('application/xml').send(signed !== undefined ? record.signed : record.xml);
     } catch (error) {
       sendProblem(res, error, 'reading a usage record', logger);

@@ -10,11 +10,17 @@ import { sendProblem } from './problem.js';
  * and user with its limit, share, entitlement and what is used or booked (node-hours); a
  * site without a usage policy says so (`{ "policy": false }`).
  */
-export function voRouter(shares: Pick<VoUsage, 'standings'> | undefined, caller: (req: Request) => Caller, now: () => Date, logger?: Logger): Router {
+export function voRouter(
+  shares: Pick<VoUsage, 'standings'> | undefined,
+  caller: (req: Request) => Caller,
+  now: () => Date,
+  logger?: Logger,
+): Router {
   const router = express.Router();
   router.get('/api/vo', (req, res) => {
     try {
-      if (!caller(req).isAdmin) throw new NotAuthorized('the VO shares show every VO\'s usage: operators (WSAG_ADMINS) only');
+      if (!caller(req).isAdmin)
+        throw new NotAuthorized("the VO shares show every VO's usage: operators (WSAG_ADMINS) only");
       if (!shares) {
         res.json({ policy: false, shares: [] });
         return;
@@ -24,7 +30,14 @@ export function voRouter(shares: Pick<VoUsage, 'standings'> | undefined, caller:
       res.json({
         policy: true,
         epoch: { start: new Date(epoch.start).toISOString(), end: new Date(epoch.end).toISOString() },
-        shares: list.map((s) => ({ path: s.path, level: s.level, limit: s.limit, share: s.share, entitledNodeHours: hours(s.entitled), usedNodeHours: hours(s.used) })),
+        shares: list.map((s) => ({
+          path: s.path,
+          level: s.level,
+          limit: s.limit,
+          share: s.share,
+          entitledNodeHours: hours(s.entitled),
+          usedNodeHours: hours(s.used),
+        })),
       });
     } catch (error) {
       sendProblem(res, error, 'reading the VO shares', logger);

@@ -8,7 +8,11 @@
 import type { XmlDocument, XmlElement } from 'libxml2-wasm';
 import { WsagError } from '../domain/errors.js';
 import { signAgreement, type SigningCredentials } from '../crypto/xml-signature.js';
-import { agreementOfferElement, readAgreementOfferInput, type AgreementOfferInput } from '../soap/agreement-offer-input.js';
+import {
+  agreementOfferElement,
+  readAgreementOfferInput,
+  type AgreementOfferInput,
+} from '../soap/agreement-offer-input.js';
 import { readEnvelope } from '../soap/envelope.js';
 import { readNegotiationOffersInput, type NegotiationOfferInput } from '../soap/negotiation-offer-input.js';
 import { parseXml } from '../xml/libxml.js';
@@ -45,7 +49,8 @@ export interface DocumentTasks {
 
 export function documentTasks(options: { library?: TemplateLibrary; credentials?: SigningCredentials }): DocumentTasks {
   const { library, credentials } = options;
-  const checked = (offer: XmlReceivedOffer, element?: XmlElement): XmlReceivedOffer => (library ? withConstraintsChecked(library, offer, element) : offer);
+  const checked = (offer: XmlReceivedOffer, element?: XmlElement): XmlReceivedOffer =>
+    library ? withConstraintsChecked(library, offer, element) : offer;
   return {
     sign(document) {
       if (!credentials) throw new Error('this document thread was started without signing credentials');
@@ -53,11 +58,16 @@ export function documentTasks(options: { library?: TemplateLibrary; credentials?
     },
     readAgreementOffer({ text, input }) {
       // The offer's element is moved out of the envelope to check its creation constraints: read it first.
-      return readingBody(text, (body) => ({ parts: checked(readAgreementOfferInput(body, input), agreementOfferElement(body)).toParts() }));
+      return readingBody(text, (body) => ({
+        parts: checked(readAgreementOfferInput(body, input), agreementOfferElement(body)).toParts(),
+      }));
     },
     readNegotiationOffers({ text, input }) {
       return readingBody(text, (body) => ({
-        offers: readNegotiationOffersInput(body, input).map((offer) => ({ ...offer, offer: checked(offer.offer).toParts() })),
+        offers: readNegotiationOffersInput(body, input).map((offer) => ({
+          ...offer,
+          offer: checked(offer.offer).toParts(),
+        })),
       }));
     },
   };

@@ -3,9 +3,17 @@ import { Piscina } from 'piscina';
 import { faultClasses, InternalError } from '../domain/errors.js';
 import type { AgreementSigner } from '../engine/ports.js';
 import { signAgreement, type SigningCredentials } from '../crypto/xml-signature.js';
-import { sameThreadOfferReader, type AgreementOfferInput, type AgreementOfferReader } from '../soap/agreement-offer-input.js';
+import {
+  sameThreadOfferReader,
+  type AgreementOfferInput,
+  type AgreementOfferReader,
+} from '../soap/agreement-offer-input.js';
 import type { SoapRequest } from '../soap/envelope.js';
-import { sameThreadNegotiationOfferReader, type NegotiationOfferInput, type NegotiationOfferReader } from '../soap/negotiation-offer-input.js';
+import {
+  sameThreadNegotiationOfferReader,
+  type NegotiationOfferInput,
+  type NegotiationOfferReader,
+} from '../soap/negotiation-offer-input.js';
 import type { XmlNegotiationOffer } from '../xml/negotiation-reader.js';
 import { XmlReceivedOffer } from '../xml/offer-reader.js';
 import type { TemplateSource } from '../xml/template-library.js';
@@ -43,10 +51,15 @@ const TASKS_QUEUED_BEFORE_WORK_STAYS = 8;
  */
 export const DOCUMENT_THREAD_YOUNG_GENERATION_MIB = 12;
 
-/** The document work DocumentThreads does: reading a CreateAgreement or Advertise offer, reading a Negotiate message's offers, signing an agreement. */
+/**
+ * The document work DocumentThreads does: reading a CreateAgreement or Advertise offer, reading a Negotiate message's
+ * offers, signing an agreement.
+ */
 export type DocumentWork = 'read-offer' | 'read-negotiation-offers' | 'sign';
 
-/** One piece of document work done: where it ran, and the seconds from asking to the answer (a thread's queue included). */
+/**
+ * One piece of document work done: where it ran, and the seconds from asking to the answer (a thread's queue included).
+ */
 export interface DocumentWorkDone {
   work: DocumentWork;
   on: 'thread' | 'event-loop';
@@ -85,18 +98,34 @@ export class DocumentThreads implements AgreementOfferReader, NegotiationOfferRe
    */
   static start(
     threads: number,
-    options: { credentials?: SigningCredentials; busy?: () => boolean; templates?: TemplateSource[]; observe?: (done: DocumentWorkDone) => void } = {},
+    options: {
+      credentials?: SigningCredentials;
+      busy?: () => boolean;
+      templates?: TemplateSource[];
+      observe?: (done: DocumentWorkDone) => void;
+    } = {},
   ): DocumentThreads {
     const { credentials, busy = () => true, templates, observe } = options;
     if (threads === 0) return new DocumentThreads(undefined, credentials, busy, observe);
     // Run from the TypeScript sources (tests), the worker loads them through tsx.
     const worker = import.meta.url.endsWith('.ts') ? './document-worker-from-sources.mjs' : './document-worker.js';
     const workerData: DocumentWorkerData = {
-      ...(credentials ? { signing: { keyPem: credentials.key.export({ type: 'pkcs8', format: 'pem' }) as string, chainPem: credentials.chain.map((c) => c.toString()) } } : {}),
+      ...(credentials
+        ? {
+            signing: {
+              keyPem: credentials.key.export({ type: 'pkcs8', format: 'pem' }) as string,
+              chainPem: credentials.chain.map((c) => c.toString()),
+            },
+          }
+        : {}),
       ...(templates ? { templates } : {}),
     };
     const pool = new Piscina({
-      filename: new URL(worker, import.meta.url).href, workerData, minThreads: threads, maxThreads: threads, concurrentTasksPerWorker: TASKS_WAITING_PER_THREAD,
+      filename: new URL(worker, import.meta.url).href,
+      workerData,
+      minThreads: threads,
+      maxThreads: threads,
+      concurrentTasksPerWorker: TASKS_WAITING_PER_THREAD,
       resourceLimits: { maxYoungGenerationSizeMb: DOCUMENT_THREAD_YOUNG_GENERATION_MIB },
     });
     return new DocumentThreads(pool, credentials, busy, observe, threadsLoaded(pool));
@@ -131,7 +160,9 @@ export class DocumentThreads implements AgreementOfferReader, NegotiationOfferRe
     return this.handOver !== undefined;
   }
 
-  /** The pool, when the work should go to it now: while other requests are in progress, unless the threads are behind. */
+  /**
+   * The pool, when the work should go to it now: while other requests are in progress, unless the threads are behind.
+   */
   private get handOver(): Piscina | undefined {
     return this.pool && this.busy() && this.pool.queueSize < TASKS_QUEUED_BEFORE_WORK_STAYS ? this.pool : undefined;
   }
@@ -139,23 +170,35 @@ export class DocumentThreads implements AgreementOfferReader, NegotiationOfferRe
   readAgreementOffer(request: SoapRequest, input: AgreementOfferInput): Promise<XmlReceivedOffer> {
     const pool = request.text === undefined ? undefined : this.handOver;
     return this.timed('read-offer', pool, async () =>
-      pool ? new XmlReceivedOffer((await read<OfferReading>(pool, 'readAgreementOffer', request, input)).parts) : sameThreadOfferReader.readAgreementOffer(request, input));
+      pool
+        ? new XmlReceivedOffer((await read<OfferReading>(pool, 'readAgreementOffer', request, input)).parts)
+        : sameThreadOfferReader.readAgreementOffer(request, input),
+    );
   }
 
   readNegotiationOffers(request: SoapRequest, input: NegotiationOfferInput): Promise<XmlNegotiationOffer[]> {
     const pool = request.text === undefined ? undefined : this.handOver;
     return this.timed('read-negotiation-offers', pool, async () =>
       pool
-        ? (await read<NegotiationOffersReading>(pool, 'readNegotiationOffers', request, input)).offers.map((offer) => ({ ...offer, offer: new XmlReceivedOffer(offer.offer) }))
-        : sameThreadNegotiationOfferReader.readNegotiationOffers(request, input));
+        ? (await read<NegotiationOffersReading>(pool, 'readNegotiationOffers', request, input)).offers.map((offer) => ({
+            ...offer,
+            offer: new XmlReceivedOffer(offer.offer),
+          }))
+        : sameThreadNegotiationOfferReader.readNegotiationOffers(request, input),
+    );
   }
 
   private sign(document: string, credentials: SigningCredentials): Promise<string> {
     const pool = this.handOver;
-    return this.timed('sign', pool, async () => (pool ? ((await pool.run(document, { name: 'sign' })) as string) : signAgreement(document, credentials)));
+    return this.timed('sign', pool, async () =>
+      pool ? ((await pool.run(document, { name: 'sign' })) as string) : signAgreement(document, credentials),
+    );
   }
 
-  /** Runs `run` and, when observed, tells how long the `work` took and where (on `pool`'s threads or here), failed or not. */
+  /**
+   * Runs `run` and, when observed, tells how long the `work` took and where (on `pool`'s threads or here), failed or
+   * not.
+   */
   private timed<T>(work: DocumentWork, pool: Piscina | undefined, run: () => Promise<T>): Promise<T> {
     const observe = this.observe;
     if (!observe) return run();
@@ -210,8 +253,15 @@ function threadsLoaded(pool: Piscina): Promise<void> {
   });
 }
 
-/** The request's text read by the thread's function `name`; the fault it reported raised as the calling thread would. */
-async function read<Reading extends object>(pool: Piscina, name: string, request: SoapRequest, input: AgreementOfferInput | NegotiationOfferInput): Promise<Exclude<Reading, ThreadFault>> {
+/**
+ * The request's text read by the thread's function `name`; the fault it reported raised as the calling thread would.
+ */
+async function read<Reading extends object>(
+  pool: Piscina,
+  name: string,
+  request: SoapRequest,
+  input: AgreementOfferInput | NegotiationOfferInput,
+): Promise<Exclude<Reading, ThreadFault>> {
   const reading = (await pool.run({ text: request.text, input }, { name })) as Reading;
   if ('fault' in reading) throw raised((reading as ThreadFault).fault);
   return reading as Exclude<Reading, ThreadFault>;

@@ -22,7 +22,14 @@ const { signing, templates } = workerData as DocumentWorkerData;
 
 export const { sign, readAgreementOffer, readNegotiationOffers } = documentTasks({
   ...(templates ? { library: TemplateLibrary.fromSources(templates) } : {}),
-  ...(signing ? { credentials: { key: createPrivateKey(signing.keyPem), chain: signing.chainPem.map((pem) => new X509Certificate(pem)) } } : {}),
+  ...(signing
+    ? {
+        credentials: {
+          key: createPrivateKey(signing.keyPem),
+          chain: signing.chainPem.map((pem) => new X509Certificate(pem)),
+        },
+      }
+    : {}),
 });
 
 // Loaded: DocumentThreads.close may end the thread from now on (see threadsLoaded there).

@@ -38,13 +38,20 @@ interface OfferParts {
  * extension its Context carries. The offer is assembled from those parts as written out
  * and not parsed again to make it canonical: the server reads it either way.
  */
-export function acceptingOffer(counterOffer: string | XmlElement, options: { negotiation?: NegotiationEpr } = {}): string {
-  const parts = typeof counterOffer === 'string' ? withXml(counterOffer, 'offer', (doc) => offerParts(doc.root)) : offerParts(counterOffer);
+export function acceptingOffer(
+  counterOffer: string | XmlElement,
+  options: { negotiation?: NegotiationEpr } = {},
+): string {
+  const parts =
+    typeof counterOffer === 'string'
+      ? withXml(counterOffer, 'offer', (doc) => offerParts(doc.root))
+      : offerParts(counterOffer);
   if (!parts.offerId) throw new Error('the counter-offer has no wsag-neg:OfferId: there is nothing to accept');
   const epr = options.negotiation
     ? `<wsag-neg:ResponderNegotiationEPR xmlns:wsa="${ns.wsa}" xmlns:srv="${ns.srv}">` +
       `<wsa:Address>${escapeXml(options.negotiation.address)}</wsa:Address>` +
-      `<wsa:ReferenceParameters><srv:NegotiationId>${escapeXml(options.negotiation.negotiationId)}</srv:NegotiationId></wsa:ReferenceParameters>` +
+      `<wsa:ReferenceParameters><srv:NegotiationId>${escapeXml(options.negotiation.negotiationId)}` +
+      `</srv:NegotiationId></wsa:ReferenceParameters>` +
       '</wsag-neg:ResponderNegotiationEPR>'
     : '';
   const extension =
@@ -53,7 +60,10 @@ export function acceptingOffer(counterOffer: string | XmlElement, options: { neg
     '</wsag-neg:NegotiationExtension>';
   const closing = parts.context.lastIndexOf('</');
   const context = parts.context.slice(0, closing) + extension + parts.context.slice(closing);
-  return `<wsag:AgreementOffer xmlns:wsag="${ns.wsag}">${parts.name ?? ''}${context}${parts.terms}</wsag:AgreementOffer>`;
+  return (
+    `<wsag:AgreementOffer xmlns:wsag="${ns.wsag}">${parts.name ?? ''}${context}${parts.terms}` +
+    `</wsag:AgreementOffer>`
+  );
 }
 
 /**
@@ -81,7 +91,11 @@ export function negotiationOffer(
 }
 
 /** wsag-neg:NegotiationOfferContext of an initiator's offer; the wsag-neg prefix is declared by the caller. */
-function offerContext(options: { counterOfferTo: string; state: InitiatorOfferState; expirationTime?: string }): string {
+function offerContext(options: {
+  counterOfferTo: string;
+  state: InitiatorOfferState;
+  expirationTime?: string;
+}): string {
   const neg = (name: string, content: string): string => `<wsag-neg:${name}>${content}</wsag-neg:${name}>`;
   return neg(
     'NegotiationOfferContext',
@@ -101,7 +115,11 @@ function offerParts(root: XmlElement): OfferParts {
   const known =
     (root.namespaceUri === ns.wsag && root.name === 'AgreementOffer') ||
     (root.namespaceUri === ns.wsagNeg && (root.name === 'NegotiationOffer' || root.name === 'NegotiationCounterOffer'));
-  if (!known) throw new Error(`expected wsag:AgreementOffer, wsag-neg:NegotiationOffer or wsag-neg:NegotiationCounterOffer, found ${qname(root)}`);
+  if (!known)
+    throw new Error(
+      `expected wsag:AgreementOffer, wsag-neg:NegotiationOffer or wsag-neg:NegotiationCounterOffer, found ` +
+        `${qname(root)}`,
+    );
   const context = one(root, 'wsag:Context');
   const terms = one(root, 'wsag:Terms');
   if (!context || !terms) throw new Error(`${qname(root)} needs wsag:Context and wsag:Terms`);
@@ -116,7 +134,9 @@ function offerParts(root: XmlElement): OfferParts {
   };
 }
 
-/** An element written out on its own with an end tag, when it was written empty (`<x/>`), so content can go before it. */
+/**
+ * An element written out on its own with an end tag, when it was written empty (`<x/>`), so content can go before it.
+ */
 function withEndTag(source: string, name: string): string {
   return source.endsWith('/>') ? `${source.slice(0, -2)}></${name}>` : source;
 }

@@ -28,21 +28,37 @@ export function agreementProperties(agreement: Agreement): AgreementPropertiesXm
     AgreementId: [`<wsag:AgreementId ${wsagNs}>${escapeXml(agreement.id)}</wsag:AgreementId>`],
     Context: fromDocument.Context ? [fromDocument.Context] : [],
     Terms: fromDocument.Terms ? [fromDocument.Terms] : [],
-    AgreementState: [`<wsag:AgreementState ${wsagNs}><wsag:State>${agreement.state}</wsag:State></wsag:AgreementState>`],
+    AgreementState: [
+      `<wsag:AgreementState ${wsagNs}><wsag:State>${agreement.state}</wsag:State></wsag:AgreementState>`,
+    ],
     ServiceTermState: agreement.serviceTerms.map(
       (t) =>
         // Sub-states (Processing, Idle) need run-time content; the runtime issue adds them.
-        `<wsag:ServiceTermState ${wsagNs} wsag:termName="${escapeXml(t.termName)}"><wsag:State>${t.state}</wsag:State></wsag:ServiceTermState>`,
+        `<wsag:ServiceTermState ${wsagNs} wsag:termName="${escapeXml(t.termName)}"><wsag:State>${t.state}` +
+        `</wsag:State></wsag:ServiceTermState>`,
     ),
     GuaranteeTermState: agreement.guaranteeTerms.map(
-      (t) => `<wsag:GuaranteeTermState ${wsagNs} wsag:termName="${escapeXml(t.termName)}"><wsag:State>${t.state}</wsag:State></wsag:GuaranteeTermState>`,
+      (t) =>
+        `<wsag:GuaranteeTermState ${wsagNs} wsag:termName="${escapeXml(t.termName)}"><wsag:State>${t.state}` +
+        `</wsag:State></wsag:GuaranteeTermState>`,
     ),
   };
 }
 
 /** wsag:AgreementProperties or wsag:AgreementStateProperties: the whole resource property document. */
-export function agreementPropertiesDocument(agreement: Agreement, element: 'AgreementProperties' | 'AgreementStateProperties'): string {
+export function agreementPropertiesDocument(
+  agreement: Agreement,
+  element: 'AgreementProperties' | 'AgreementStateProperties',
+): string {
   const p = agreementProperties(agreement);
-  const content = [...p.Name, ...p.AgreementId, ...p.Context, ...p.Terms, ...p.AgreementState, ...p.GuaranteeTermState, ...p.ServiceTermState];
+  const content = [
+    ...p.Name,
+    ...p.AgreementId,
+    ...p.Context,
+    ...p.Terms,
+    ...p.AgreementState,
+    ...p.GuaranteeTermState,
+    ...p.ServiceTermState,
+  ];
   return `<wsag:${element} ${wsagNs}>${content.join('')}</wsag:${element}>`;
 }

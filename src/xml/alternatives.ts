@@ -35,7 +35,9 @@ export function countAlternatives(terms: XmlElement): number {
     const parts = elementChildren(element).map(count);
     return element.name === 'All' ? parts.reduce((a, b) => a * b, 1) : parts.reduce((a, b) => a + b, 0);
   };
-  return elementChildren(terms).map(count).reduce((a, b) => a * b, 1);
+  return elementChildren(terms)
+    .map(count)
+    .reduce((a, b) => a * b, 1);
 }
 
 /** The number of alternatives the Terms describe; refuses more than maxAlternatives, naming the count. */
@@ -43,7 +45,8 @@ export function checkAlternativeCount(terms: XmlElement): number {
   const count = countAlternatives(terms);
   if (count > maxAlternatives) {
     throw new InvalidTerms(
-      `${qname(terms)}: its ExactlyOne / OneOrMore compositors combine into ${count} alternatives; at most ${maxAlternatives} are considered`,
+      `${qname(terms)}: its ExactlyOne / OneOrMore compositors combine into ${count} alternatives; at most ` +
+        `${maxAlternatives} are considered`,
     );
   }
   return count;
@@ -58,7 +61,10 @@ function expand(element: XmlElement): XmlElement[][] {
 
 /** Every way of taking one alternative from each part, the first part varying slowest. */
 function product(parts: XmlElement[][][]): XmlElement[][] {
-  return parts.reduce<XmlElement[][]>((acc, part) => acc.flatMap((left) => part.map((right) => [...left, ...right])), [[]]);
+  return parts.reduce<XmlElement[][]>(
+    (acc, part) => acc.flatMap((left) => part.map((right) => [...left, ...right])),
+    [[]],
+  );
 }
 
 /**

@@ -80,7 +80,8 @@ function standaloneCopy(element: XmlElement): string | undefined {
   if (!inherited) return undefined;
   const text = element.toString({ format: false, noDeclaration: true, encoding: 'utf-8' });
   let declarations = '';
-  for (const [prefix, uri] of inherited) declarations += ` ${prefix === '' ? 'xmlns' : `xmlns:${prefix}`}="${escapeXml(uri)}"`;
+  for (const [prefix, uri] of inherited)
+    declarations += ` ${prefix === '' ? 'xmlns' : `xmlns:${prefix}`}="${escapeXml(uri)}"`;
   const nameEnd = text.search(/[\s/>]/);
   return text.slice(0, nameEnd) + declarations + text.slice(nameEnd);
 }
@@ -124,7 +125,10 @@ export function movedIntoOwnDocument(element: XmlElement): XmlDocument | undefin
   return doc;
 }
 
-/** The copy parsed keeping every text node as the tree had it; undefined if it does not parse (an entity reference the copy has no declaration for). */
+/**
+ * The copy parsed keeping every text node as the tree had it; undefined if it does not parse (an entity reference the
+ * copy has no declaration for).
+ */
 function parsedCopy(copy: string) {
   try {
     return parseXml(copy, 'canonical copy', undefined, { keepBlanks: true });

@@ -20,7 +20,11 @@ export function namespacesNamed(components: readonly XmlElement[]): Set<string> 
   for (const component of components) {
     for (const element of [component, ...descendants(component)]) {
       if (element.namespaceUri !== ns.xs) continue;
-      if ((element.name === 'any' || element.name === 'anyAttribute') && element.attr('processContents')?.value !== 'skip') return 'every';
+      if (
+        (element.name === 'any' || element.name === 'anyAttribute') &&
+        element.attr('processContents')?.value !== 'skip'
+      )
+        return 'every';
       if (element.name === 'element' && !declaresContent(element)) return 'every';
       for (const attribute of qnameAttributes) {
         for (const qname of (element.attr(attribute)?.value ?? '').split(/\s+/).filter(Boolean)) {
@@ -37,7 +41,9 @@ export function namespacesNamed(components: readonly XmlElement[]): Set<string> 
 /** An xs:element with a type: named (type, or ref to a declaration) or given inline. */
 function declaresContent(element: XmlElement): boolean {
   if (element.attr('type') || element.attr('ref')) return true;
-  return descendants(element, 1).some((c) => c.namespaceUri === ns.xs && (c.name === 'simpleType' || c.name === 'complexType'));
+  return descendants(element, 1).some(
+    (c) => c.namespaceUri === ns.xs && (c.name === 'simpleType' || c.name === 'complexType'),
+  );
 }
 
 function namespaceOf(element: XmlElement, qname: string): string {

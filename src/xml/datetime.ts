@@ -6,7 +6,10 @@ import { quoteValue } from './typed-values.js';
 /** Lexical xs:dateTime, with a four-digit year (what this server can write back as xs:dateTime). */
 const lexical = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d{1,9})?(Z|[+-](\d\d):(\d\d))?$/;
 
-/** The times this server represents: from 1970 (no negative instants) to the end of year 9999 (four-digit years on the wire). */
+/**
+ * The times this server represents: from 1970 (no negative instants) to the end of year 9999 (four-digit years on the
+ * wire).
+ */
 export const representable = { from: Date.UTC(1970, 0, 1), to: Date.UTC(10000, 0, 1) - 1000 } as const;
 
 /**
@@ -20,11 +23,22 @@ export function date(value: string | undefined, element = 'xs:dateTime'): Date |
   const v = value.trim();
   const m = lexical.exec(v);
   const refuse = (why: string) => new InvalidTerms(`${element} ${quoteValue(value)} ${why}`);
-  if (!m) throw refuse(`is not an xs:dateTime this server can represent (YYYY-MM-DDThh:mm:ss[.fff][Z|±hh:mm], years 1970 to 9999)`);
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (!m)
+    throw refuse(
+      `is not an xs:dateTime this server can represent (YYYY-MM-DDThh:mm:ss[.fff][Z|±hh:mm], years 1970 to 9999)`,
+    );
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const fields = Date.UTC(year, month - 1, day, hour, minute, second);
   const check = new Date(fields);
-  if (month < 1 || month > 12 || check.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) throw refuse('is not a date and time of the calendar');
+  if (month < 1 || month > 12 || check.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59)
+    throw refuse('is not a date and time of the calendar');
   const zone = m[8] ?? 'Z';
   if (zone !== 'Z' && (Number(m[9]) > 14 || Number(m[10]) > 59)) throw refuse('has a time zone offset outside ±14:00');
   const parsed = new Date(/(Z|[+-]\d\d:\d\d)$/.test(v) ? v : `${v}Z`);

@@ -20,8 +20,18 @@ export interface ItemConstraintCheck {
 }
 
 const facetNames = new Set([
-  'enumeration', 'pattern', 'minInclusive', 'maxInclusive', 'minExclusive', 'maxExclusive',
-  'length', 'minLength', 'maxLength', 'totalDigits', 'fractionDigits', 'whiteSpace',
+  'enumeration',
+  'pattern',
+  'minInclusive',
+  'maxInclusive',
+  'minExclusive',
+  'maxExclusive',
+  'length',
+  'minLength',
+  'maxLength',
+  'totalDigits',
+  'fractionDigits',
+  'whiteSpace',
 ]);
 const particleNames = new Set(['sequence', 'choice', 'all', 'group']);
 const itemNs = 'urn:wsag-server:item-constraint';
@@ -35,15 +45,30 @@ const subjectName = 'ItemConstraintSubject';
 export function compileItemConstraint(constraint: XmlElement): ItemConstraintCheck {
   const children = elementChildren(constraint);
   const foreign = children.find((c) => c.namespaceUri !== ns.xs);
-  if (foreign) throw new Error(`ItemConstraint may hold only XML Schema elements, found {${foreign.namespaceUri}}${foreign.name}`);
+  if (foreign)
+    throw new Error(`ItemConstraint may hold only XML Schema elements, found {${foreign.namespaceUri}}${foreign.name}`);
   if (children.length === 0) return { violation: () => undefined };
-  const kinds = new Set(children.map((c) => (facetNames.has(c.name) ? 'facet' : c.name === 'simpleType' ? 'simpleType' : particleNames.has(c.name) ? 'particle' : c.name)));
+  const kinds = new Set(
+    children.map((c) =>
+      facetNames.has(c.name)
+        ? 'facet'
+        : c.name === 'simpleType'
+          ? 'simpleType'
+          : particleNames.has(c.name)
+            ? 'particle'
+            : c.name,
+    ),
+  );
   if (kinds.has('particle')) {
-    if (children.length !== 1) throw new Error('ItemConstraint with a content model must hold exactly one xs:sequence, xs:choice, xs:all or xs:group');
+    if (children.length !== 1)
+      throw new Error(
+        'ItemConstraint with a content model must hold exactly one xs:sequence, xs:choice, xs:all or xs:group',
+      );
     return particleCheck(children[0] as XmlElement);
   }
   const unknown = [...kinds].find((k) => k !== 'facet' && k !== 'simpleType');
-  if (unknown) throw new Error(`ItemConstraint holds xs:${unknown}, which is neither a facet, xs:simpleType nor a content model`);
+  if (unknown)
+    throw new Error(`ItemConstraint holds xs:${unknown}, which is neither a facet, xs:simpleType nor a content model`);
   return simpleCheck(children);
 }
 
@@ -51,8 +76,13 @@ function simpleCheck(children: XmlElement[]): ItemConstraintCheck {
   const simpleType = children.find((c) => c.name === 'simpleType');
   const facets = children.filter((c) => c.name !== 'simpleType');
   const base = simpleType ? '' : ` base="xs:${inferBaseType(facets)}"`;
-  const restriction = `<xs:restriction${base}>${simpleType ? c14n(simpleType) : ''}${facets.map(c14n).join('')}</xs:restriction>`;
-  const schema = new ConstraintSchema(itemNs, `<xs:element name="Value"><xs:simpleType>${restriction}</xs:simpleType></xs:element>`, namespacesNamed(children));
+  const restriction =
+    `<xs:restriction${base}>${simpleType ? c14n(simpleType) : ''}` + `${facets.map(c14n).join('')}</xs:restriction>`;
+  const schema = new ConstraintSchema(
+    itemNs,
+    `<xs:element name="Value"><xs:simpleType>${restriction}</xs:simpleType></xs:element>`,
+    namespacesNamed(children),
+  );
   const verdict = (value: string): string | undefined => {
     const problem = schema.problem(`<v:Value xmlns:v="${itemNs}">${escapeXml(value)}</v:Value>`);
     if (!problem) return undefined;
@@ -94,7 +124,12 @@ function particleCheck(particle: XmlElement): ItemConstraintCheck {
   const particleXml = c14n(particle);
   const named = namespacesNamed([particle]);
   const compile = (target: string): ConstraintSchema =>
-    new ConstraintSchema(target, `<xs:element name="${subjectName}"><xs:complexType>${particleXml}<xs:anyAttribute processContents="skip"/></xs:complexType></xs:element>`, named);
+    new ConstraintSchema(
+      target,
+      `<xs:element name="${subjectName}"><xs:complexType>${particleXml}<xs:anyAttribute ` +
+        `processContents="skip"/></xs:complexType></xs:element>`,
+      named,
+    );
   byNamespace.set('', compile('')); // compiled at load, so a broken constraint fails the template, not a client's offer
   // As for values: the verdict depends on the instance's text alone (written out on its own, it
   // names its namespaces), and offers repeat a few elements (a node count, a time window).
@@ -111,7 +146,8 @@ function particleCheck(particle: XmlElement): ItemConstraintCheck {
   };
   return {
     violation(node) {
-      if (!(node instanceof XmlElement)) return `selects a ${node.constructor.name}, but a content model constrains elements`;
+      if (!(node instanceof XmlElement))
+        return `selects a ${node.constructor.name}, but a content model constrains elements`;
       // Written out on its own (not canonical): the text is only parsed again, as the instance validated.
       const serialized = standaloneSource(node);
       const qname = node.prefix ? `${node.prefix}:${node.name}` : node.name;
@@ -120,7 +156,11 @@ function particleCheck(particle: XmlElement): ItemConstraintCheck {
       const closing = `</${qname}>`;
       if (instance.endsWith(closing)) instance = `${instance.slice(0, -closing.length)}</${renamedQName}>`;
       const problem = remembering(instance, () => validateIn(node.namespaceUri, instance));
-      return problem && `content of ${qname} does not match the constraint: ${problem.replace(/^line \d+: /, '').replace(new RegExp(subjectName, 'g'), node.name)}`;
+      return (
+        problem &&
+        `content of ${qname} does not match the constraint: ` +
+          `${problem.replace(/^line \d+: /, '').replace(new RegExp(subjectName, 'g'), node.name)}`
+      );
     },
   };
 }
@@ -162,7 +202,10 @@ class ConstraintSchema {
 /** Our schema files by namespace, with XML Schema's own for the xml: namespace (xml:lang, xml:space). */
 const importable: Record<string, string> = { ...schemaFiles, 'http://www.w3.org/XML/1998/namespace': 'xml.xsd' };
 
-/** A schema in `targetNamespace` that includes our schema for that namespace and imports the other `namespaces` (those we have a schema for). */
+/**
+ * A schema in `targetNamespace` that includes our schema for that namespace and imports the other `namespaces` (those
+ * we have a schema for).
+ */
 function schemaShell(targetNamespace: string, body: string, namespaces: Set<string> | 'every'): string {
   const wanted = (uri: string) => namespaces === 'every' || namespaces.has(uri);
   const imports = Object.entries(importable)
@@ -177,7 +220,9 @@ function schemaShell(targetNamespace: string, body: string, namespaces: Set<stri
 
 /** Facets alone do not say the value's type; their own values do (numbers, dates, durations). */
 function inferBaseType(facets: XmlElement[]): string {
-  const ordering = facets.filter((f) => /^(min|max)(In|Ex)clusive$/.test(f.name)).map((f) => f.attr('value')?.value ?? '');
+  const ordering = facets
+    .filter((f) => /^(min|max)(In|Ex)clusive$/.test(f.name))
+    .map((f) => f.attr('value')?.value ?? '');
   if (facets.some((f) => f.name === 'totalDigits' || f.name === 'fractionDigits')) return 'decimal';
   if (ordering.length === 0) return 'string';
   if (ordering.every((v) => /^[+-]?(\d+\.?\d*|\.\d+)$/.test(v.trim()))) return 'decimal';
@@ -210,7 +255,10 @@ export function c14n(node: XmlNode): string {
   try {
     return canonicalXml(node, 'inclusive');
   } catch {
-    // libxml2 refuses relative namespace names (deprecated by Namespaces in XML, section 2.2), the one thing a parsed document can still hold that C14N cannot write.
-    throw new MalformedMessage('the message cannot be written as canonical XML: every namespace name (xmlns) must be an absolute URI');
+    // libxml2 refuses relative namespace names (deprecated by Namespaces in XML, section 2.2), the one thing a parsed
+    // document can still hold that C14N cannot write.
+    throw new MalformedMessage(
+      'the message cannot be written as canonical XML: every namespace name (xmlns) must be an absolute URI',
+    );
   }
 }

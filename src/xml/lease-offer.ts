@@ -24,10 +24,14 @@ export function leaseOffer(agreementXml: string, change: LeaseChange): string {
     for (const signature of all(root, './/ds:Signature')) signature.remove();
     root.attrs.find((a) => a.name === 'AgreementId')?.remove();
     const window = all(root, './/wsag:ServiceDescriptionTerm/arp:AllocationTimeConstraint')[0];
-    if (!window) throw new Error('the agreement is no lease: it has no reservation window (arp:AllocationTimeConstraint)');
+    if (!window)
+      throw new Error('the agreement is no lease: it has no reservation window (arp:AllocationTimeConstraint)');
     if (change.until) {
       const start = new Date(text(window, 'arp:StartTime') ?? '');
-      if (!(change.until.getTime() > start.getTime())) throw new Error(`the lease cannot end at ${isoTime(change.until)}: its window starts at ${text(window, 'arp:StartTime')}`);
+      if (!(change.until.getTime() > start.getTime()))
+        throw new Error(
+          `the lease cannot end at ${isoTime(change.until)}: its window starts at ${text(window, 'arp:StartTime')}`,
+        );
       const end = all(window, 'arp:EndTime')[0];
       const duration = all(window, 'arp:Duration')[0];
       if (end) setText(end, isoTime(change.until));

@@ -54,7 +54,19 @@ function giveFastProperties(classes: readonly object[]): void {
     heir.made = true;
   }
 }
-giveFastProperties([XmlDocument, XmlElement, XmlAttribute, XmlText, XmlCData, XmlComment, XmlEntityReference, XmlDtd, XmlXPath, XsdValidator, RelaxNGValidator]);
+giveFastProperties([
+  XmlDocument,
+  XmlElement,
+  XmlAttribute,
+  XmlText,
+  XmlCData,
+  XmlComment,
+  XmlEntityReference,
+  XmlDtd,
+  XmlXPath,
+  XsdValidator,
+  RelaxNGValidator,
+]);
 
 /** Parser options: no network, no external entities, no entity substitution. */
 const safeOptions = ParseOption.XML_PARSE_NONET | ParseOption.XML_PARSE_NO_XXE | ParseOption.XML_PARSE_NOBLANKS;
@@ -68,7 +80,12 @@ const safeOptions = ParseOption.XML_PARSE_NONET | ParseOption.XML_PARSE_NO_XXE |
  * CreateAgreement envelope. The bytes are the same, and so is the document (libxml2 is
  * given no encoding either way: it reads UTF-8 unless a declaration says otherwise).
  */
-export function parseXml(text: string | Uint8Array, what = 'message', url?: string, { keepBlanks = false } = {}): XmlDocument {
+export function parseXml(
+  text: string | Uint8Array,
+  what = 'message',
+  url?: string,
+  { keepBlanks = false } = {},
+): XmlDocument {
   const option = keepBlanks ? safeOptions & ~ParseOption.XML_PARSE_NOBLANKS : safeOptions;
   try {
     return XmlDocument.fromBuffer(typeof text === 'string' ? Buffer.from(text, 'utf8') : text, { option, url });
@@ -76,14 +93,21 @@ export function parseXml(text: string | Uint8Array, what = 'message', url?: stri
     if (error instanceof XmlParseError) {
       const detail = error.details[0];
       const where = detail ? ` at line ${detail.line}, column ${detail.col}` : '';
-      throw new MalformedMessage(`${what} is not well-formed XML${where}: ${(detail?.message ?? error.message).trim()}`);
+      throw new MalformedMessage(
+        `${what} is not well-formed XML${where}: ${(detail?.message ?? error.message).trim()}`,
+      );
     }
     throw error;
   }
 }
 
 /** Runs `use` on a parsed document and always frees the document's wasm memory. */
-export function withXml<T>(text: string, what: string, use: (doc: XmlDocument) => T, options: { keepBlanks?: boolean } = {}): T {
+export function withXml<T>(
+  text: string,
+  what: string,
+  use: (doc: XmlDocument) => T,
+  options: { keepBlanks?: boolean } = {},
+): T {
   const doc = parseXml(text, what, undefined, options);
   try {
     return use(doc);

@@ -25,7 +25,9 @@ export function compileLocation(text: string, inScope: Record<string, string>): 
     rest = rest.slice(m[0].length);
   }
   // `$this` names the offer document: `$this/a:B` is `/a:B`, a bare `$this` is `/`.
-  const xpath = rest.trim().replace(/\$this(?![\w.-])/g, (_m, offset: number, all: string) => (all[offset + 5] === '/' ? '' : '/'));
+  const xpath = rest
+    .trim()
+    .replace(/\$this(?![\w.-])/g, (_m, offset: number, all: string) => (all[offset + 5] === '/' ? '' : '/'));
   // A template declares many namespaces; each evaluation registers those it is given.
   return { xpath, namespaces: namespacesNamedIn(xpath, declared) };
 }

@@ -15,14 +15,25 @@ const markupLanguages: Record<string, string> = {
   'http://www.w3.org/1999/xlink': 'XLink',
 };
 
-/** Refuses an offer holding markup a browser would render, or a processing instruction (an xml-stylesheet would style the stored document). */
+/**
+ * Refuses an offer holding markup a browser would render, or a processing instruction (an xml-stylesheet would style
+ * the stored document).
+ */
 export function rejectBrowserMarkup(offer: XmlElement): void {
   const namespaces = Object.keys(markupLanguages);
   const test = namespaces.map((uri) => `namespace-uri()='${uri}'`).join(' or ');
-  const [found] = offer.find(`descendant-or-self::*[${test}] | descendant-or-self::*/@*[${test}]`) as unknown as XmlNamedNode[];
+  const [found] = offer.find(
+    `descendant-or-self::*[${test}] | descendant-or-self::*/@*[${test}]`,
+  ) as unknown as XmlNamedNode[];
   if (found) {
     const language = markupLanguages[found.namespaceUri] ?? 'markup';
-    throw new InvalidTerms(`the offer holds ${language} (${found.name}): markup a browser would render or run is not accepted in an agreement offer, in wsag:Context or anywhere else`);
+    throw new InvalidTerms(
+      `the offer holds ${language} (${found.name}): markup a browser would render or run is not accepted in ` +
+        `an agreement offer, in wsag:Context or anywhere else`,
+    );
   }
-  if (offer.find('descendant::processing-instruction()').length > 0) throw new InvalidTerms('the offer holds a processing instruction (<?...?>): none is accepted in an agreement offer');
+  if (offer.find('descendant::processing-instruction()').length > 0)
+    throw new InvalidTerms(
+      'the offer holds a processing instruction (<?...?>): none is accepted in an agreement offer',
+    );
 }

@@ -10,9 +10,12 @@ import { all, one, qname } from './xpath.js';
 
 /** A served wsag:Template as wsag-neg:NegotiableTemplate: same type, content and TemplateId. */
 export function negotiableTemplate(renderedTemplateXml: string): string {
-  const ok = withXml(renderedTemplateXml, 'template', (doc) =>
-    (doc.root.namespaceUri === ns.wsag && doc.root.name === 'Template') ||
-    (doc.root.namespaceUri === ns.wsagNeg && doc.root.name === 'NegotiableTemplate'),
+  const ok = withXml(
+    renderedTemplateXml,
+    'template',
+    (doc) =>
+      (doc.root.namespaceUri === ns.wsag && doc.root.name === 'Template') ||
+      (doc.root.namespaceUri === ns.wsagNeg && doc.root.name === 'NegotiableTemplate'),
   );
   if (!ok) throw new Error('a negotiable template is made from a wsag:Template');
   return renameRoot(renderedTemplateXml, 'template', ns.wsagNeg, 'NegotiableTemplate', 'wsag-neg');
@@ -29,7 +32,8 @@ export function historyEntry(record: NegotiationOfferRecord): string {
   const renamed = renameRoot(record.document, `offer ${record.offerId}`, ns.wsagNeg, 'NegotiationOffer', 'wsag-neg');
   return withXml(renamed, `offer ${record.offerId}`, (doc) => {
     const context = one(doc.root, 'wsag-neg:NegotiationOfferContext');
-    if (!context) throw new Error(`offer ${record.offerId}: ${qname(doc.root)} has no wsag-neg:NegotiationOfferContext`);
+    if (!context)
+      throw new Error(`offer ${record.offerId}: ${qname(doc.root)} has no wsag-neg:NegotiationOfferContext`);
     for (const earlier of all(context, 'srv:Hold')) earlier.remove();
     return record.hold ? withFragment(doc.root, context, holdXml(record.hold)) : c14n(doc.root);
   });

@@ -24,13 +24,24 @@ export function readNegotiationOffer(element: XmlElement): XmlNegotiationOffer {
   expectElement(element, ['NegotiationOffer', 'NegotiationCounterOffer']);
   const where = `wsag-neg:${element.name}`;
   const offerContext = required(element, 'wsag-neg:NegotiationOfferContext', where);
-  const counterOfferTo = required(offerContext, 'wsag-neg:CounterOfferTo', `${where}/wsag-neg:NegotiationOfferContext`).content.trim();
-  if (!counterOfferTo) throw new InvalidTerms(`${where}/wsag-neg:NegotiationOfferContext/wsag-neg:CounterOfferTo is empty: name the offer or template this offer answers`);
+  const counterOfferTo = required(
+    offerContext,
+    'wsag-neg:CounterOfferTo',
+    `${where}/wsag-neg:NegotiationOfferContext`,
+  ).content.trim();
+  if (!counterOfferTo)
+    throw new InvalidTerms(
+      `${where}/wsag-neg:NegotiationOfferContext/wsag-neg:CounterOfferTo is empty: name the offer or template ` +
+        `this offer answers`,
+    );
   const creator = role(required(offerContext, 'wsag-neg:Creator', `${where}/wsag-neg:NegotiationOfferContext`));
   const stateEl = one(required(offerContext, 'wsag-neg:State', `${where}/wsag-neg:NegotiationOfferContext`), '*');
   const state = stateEl?.namespaceUri === ns.wsagNeg ? (stateEl.name as OfferState) : undefined;
   if (!state || !offerStates.includes(state)) {
-    throw new SchemaViolation(`${where}/wsag-neg:NegotiationOfferContext/wsag-neg:State needs one of ${offerStates.map((s) => `wsag-neg:${s}`).join(', ')}`);
+    throw new SchemaViolation(
+      `${where}/wsag-neg:NegotiationOfferContext/wsag-neg:State needs one of ` +
+        `${offerStates.map((s) => `wsag-neg:${s}`).join(', ')}`,
+    );
   }
   const offerId = stringAt(element, '@wsag-neg:OfferId');
   const result: XmlNegotiationOffer = {
@@ -57,8 +68,12 @@ function readOfferPart(element: XmlElement, where: string): XmlReceivedOffer {
 export function readNegotiationRequest(element: XmlElement): NegotiationRequest {
   expectElement(element, ['NegotiationContext']);
   const where = 'wsag-neg:NegotiationContext';
-  const typeEl = one(required(element, 'wsag-neg:NegotiationType', where), 'wsag-neg:Negotiation | wsag-neg:Renegotiation');
-  if (!typeEl) throw new SchemaViolation(`${where}/wsag-neg:NegotiationType needs wsag-neg:Negotiation or wsag-neg:Renegotiation`);
+  const typeEl = one(
+    required(element, 'wsag-neg:NegotiationType', where),
+    'wsag-neg:Negotiation | wsag-neg:Renegotiation',
+  );
+  if (!typeEl)
+    throw new SchemaViolation(`${where}/wsag-neg:NegotiationType needs wsag-neg:Negotiation or wsag-neg:Renegotiation`);
   const type = typeEl.name as NegotiationRequest['type'];
   const request: NegotiationRequest = {
     type,
@@ -69,7 +84,10 @@ export function readNegotiationRequest(element: XmlElement): NegotiationRequest 
     const path = 'wsag-neg:ResponderAgreementEPR/wsa:ReferenceParameters/srv:AgreementId';
     const agreementId = text(typeEl, path);
     if (!agreementId) {
-      throw new InvalidTerms(`${where}/wsag-neg:NegotiationType/wsag-neg:Renegotiation/${path} is missing: name the agreement to renegotiate by its EPR`);
+      throw new InvalidTerms(
+        `${where}/wsag-neg:NegotiationType/wsag-neg:Renegotiation/${path} is missing: name the agreement to ` +
+          `renegotiate by its EPR`,
+      );
     }
     request.agreementId = agreementId;
   }
@@ -80,7 +98,10 @@ export function readNegotiationRequest(element: XmlElement): NegotiationRequest 
 
 function expectElement(element: XmlElement, names: string[]): void {
   if (element.namespaceUri !== ns.wsagNeg || !names.includes(element.name)) {
-    throw new SchemaViolation(`expected ${names.map((n) => `wsag-neg:${n}`).join(' or ')}, found ${qname(element)} ({${element.namespaceUri}}${element.name})`);
+    throw new SchemaViolation(
+      `expected ${names.map((n) => `wsag-neg:${n}`).join(' or ')}, found ${qname(element)} ({` +
+        `${element.namespaceUri}}${element.name})`,
+    );
   }
 }
 
@@ -92,6 +113,9 @@ function required(parent: XmlElement, path: string, where: string): XmlElement {
 
 function role(element: XmlElement): OfferCreator {
   const value = element.content.trim() as OfferCreator;
-  if (!roles.includes(value)) throw new SchemaViolation(`wsag-neg:${element.name} must be NegotiationInitiator or NegotiationResponder, not "${value}"`);
+  if (!roles.includes(value))
+    throw new SchemaViolation(
+      `wsag-neg:${element.name} must be NegotiationInitiator or NegotiationResponder, not "${value}"`,
+    );
   return value;
 }

@@ -1,5 +1,11 @@
 import type { Allocation } from '../domain/allocation.js';
-import type { CounterOfferDetails, NegotiationDocumentWriter, NegotiationRequest, ReceivedOffer, TermChanges } from '../engine/ports.js';
+import type {
+  CounterOfferDetails,
+  NegotiationDocumentWriter,
+  NegotiationRequest,
+  ReceivedOffer,
+  TermChanges,
+} from '../engine/ports.js';
 import { contextXml } from './agreement-context.js';
 import { xsDateTime } from './datetime.js';
 import { escapeXml } from './escape.js';
@@ -14,7 +20,14 @@ import { childInOrder, setText } from './xml-edit.js';
 export { historyEntry, negotiableTemplate, negotiationPropertiesDocument } from './negotiation-properties.js';
 
 /** wsag-neg:NegotiationContextType's sequence. */
-const contextOrder = ['NegotiationType', 'ExpirationTime', 'NegotiationInitiator', 'NegotiationResponder', 'AgreementResponder', 'AgreementFactoryEPR'];
+const contextOrder = [
+  'NegotiationType',
+  'ExpirationTime',
+  'NegotiationInitiator',
+  'NegotiationResponder',
+  'AgreementResponder',
+  'AgreementFactoryEPR',
+];
 
 /**
  * The negotiation documents the server writes (GFD.193). A counter-offer is written from
@@ -50,13 +63,14 @@ export class XmlNegotiationWriter implements NegotiationDocumentWriter {
       (details.slot ? slotXml(details.slot) : '') +
       (alternative ? chosenAlternativeXml(alternative) : '');
     return (
-      `<wsag-neg:NegotiationCounterOffer xmlns:wsag-neg="${ns.wsagNeg}" xmlns:wsag="${ns.wsag}" wsag-neg:OfferId="${escapeXml(details.offerId)}">` +
-        (xml.name === undefined ? '' : `<wsag:Name>${escapeXml(xml.name)}</wsag:Name>`) +
-        contextXml(xml, details) +
-        xml.termsSource +
-        neg('NegotiationOfferContext', offerContext) +
-        '<wsag-neg:NegotiationConstraints></wsag-neg:NegotiationConstraints>' +
-        '</wsag-neg:NegotiationCounterOffer>'
+      `<wsag-neg:NegotiationCounterOffer xmlns:wsag-neg="${ns.wsagNeg}" xmlns:wsag="${ns.wsag}" ` +
+      `wsag-neg:OfferId="${escapeXml(details.offerId)}">` +
+      (xml.name === undefined ? '' : `<wsag:Name>${escapeXml(xml.name)}</wsag:Name>`) +
+      contextXml(xml, details) +
+      xml.termsSource +
+      neg('NegotiationOfferContext', offerContext) +
+      '<wsag-neg:NegotiationConstraints></wsag-neg:NegotiationConstraints>' +
+      '</wsag-neg:NegotiationCounterOffer>'
     );
   }
 
@@ -64,7 +78,10 @@ export class XmlNegotiationWriter implements NegotiationDocumentWriter {
    * The received NegotiationContext with the server's view filled in: its lifetime, and both
    * negotiating parties. The authenticated initiator replaces whatever the request claimed.
    */
-  completeContext(request: NegotiationRequest, details: { initiator: string; responder: string; expiresAt: Date }): string {
+  completeContext(
+    request: NegotiationRequest,
+    details: { initiator: string; responder: string; expiresAt: Date },
+  ): string {
     return withXml(request.document, 'wsag-neg:NegotiationContext', (doc) => {
       const root = doc.root;
       setText(childInOrder(root, 'ExpirationTime', contextOrder), xsDateTime(details.expiresAt));

@@ -20,15 +20,24 @@ const jobDescriptionOrder = ['JobIdentification', 'Application', 'Resources', 'D
 export function withApplication(offerXml: string, application: Application): string {
   return withXml(offerXml, 'offer', (doc) => {
     const descriptions = all(doc.root, './/wsag:ServiceDescriptionTerm//jsdl:JobDescription');
-    if (descriptions.length !== 1) throw new Error(`the offer has ${descriptions.length} jsdl:JobDescription elements: an application goes into exactly one`);
+    if (descriptions.length !== 1)
+      throw new Error(
+        `the offer has ${descriptions.length} jsdl:JobDescription elements: an application goes into exactly one`,
+      );
     const description = descriptions[0] as (typeof descriptions)[number];
-    if (all(description, 'jsdl:Application').length > 0) throw new Error('the offer\'s job description already has a jsdl:Application');
-    return withFragment(doc.root, childInOrder(description, 'Application', jobDescriptionOrder), posixApplication(application));
+    if (all(description, 'jsdl:Application').length > 0)
+      throw new Error("the offer's job description already has a jsdl:Application");
+    return withFragment(
+      doc.root,
+      childInOrder(description, 'Application', jobDescriptionOrder),
+      posixApplication(application),
+    );
   });
 }
 
 function posixApplication(a: Application): string {
-  const element = (name: string, value: string, attributes = '') => `<p:${name}${attributes}>${escapeXml(value)}</p:${name}>`;
+  const element = (name: string, value: string, attributes = '') =>
+    `<p:${name}${attributes}>${escapeXml(value)}</p:${name}>`;
   return [
     `<p:POSIXApplication xmlns:p="${ns.jsdlPosix}">`,
     element('Executable', a.executable),
@@ -43,17 +52,42 @@ function posixApplication(a: Application): string {
 }
 
 /** sla:ServiceLevel's sequence (schemas/sla-terms.xsd). */
-const serviceLevelOrder = ['RuntimeEstimate', 'EarliestStart', 'Deadline', 'RequestKind', 'GuaranteeLevel', 'CheckpointFrequency', 'MaxCoveredOutages', 'MigrationPolicy', 'SecurityPolicy', 'ChargeAccount', 'UseReservation', 'Interactive', 'Bid', 'ResumesFromCheckpoint'];
+const serviceLevelOrder = [
+  'RuntimeEstimate',
+  'EarliestStart',
+  'Deadline',
+  'RequestKind',
+  'GuaranteeLevel',
+  'CheckpointFrequency',
+  'MaxCoveredOutages',
+  'MigrationPolicy',
+  'SecurityPolicy',
+  'ChargeAccount',
+  'UseReservation',
+  'Interactive',
+  'Bid',
+  'ResumesFromCheckpoint',
+];
 
 /** The offer with `charge` as the sla:ChargeAccount of its job's service level (what `wsag create --account` sends). */
 export function withChargeAccount(offerXml: string, charge: ChargeAccount): string {
   return withXml(offerXml, 'offer', (doc) => {
     const levels = all(doc.root, './/wsag:ServiceDescriptionTerm//sla:ServiceLevel');
-    if (levels.length !== 1) throw new Error(`the offer has ${levels.length} sla:ServiceLevel elements: a charge account goes into exactly one`);
+    if (levels.length !== 1)
+      throw new Error(
+        `the offer has ${levels.length} sla:ServiceLevel elements: a charge account goes into exactly one`,
+      );
     const level = levels[0] as (typeof levels)[number];
     if (one(level, 'sla:ChargeAccount')) throw new Error('the offer already names an sla:ChargeAccount');
-    const fields = [['Account', charge.account], ['VirtualOrganisation', charge.virtualOrganisation], ['Group', charge.group]] as const;
-    const inner = fields.filter(([, v]) => v !== undefined).map(([name, v]) => `<s:${name} xmlns:s="${ns.sla}">${escapeXml(v as string)}</s:${name}>`).join('');
+    const fields = [
+      ['Account', charge.account],
+      ['VirtualOrganisation', charge.virtualOrganisation],
+      ['Group', charge.group],
+    ] as const;
+    const inner = fields
+      .filter(([, v]) => v !== undefined)
+      .map(([name, v]) => `<s:${name} xmlns:s="${ns.sla}">${escapeXml(v as string)}</s:${name}>`)
+      .join('');
     return withFragment(doc.root, childInOrder(level, 'ChargeAccount', serviceLevelOrder), inner);
   });
 }

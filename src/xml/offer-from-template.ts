@@ -26,7 +26,8 @@ export function offerFromTemplate(templateXml: string, settings: OfferSetting[] 
     }
     for (const setting of settings) {
       const { xpath, nodes } = selectInTemplate(root, items.get(setting.location) ?? setting.location);
-      if (nodes.length === 0) throw new Error(`--set ${setting.location}: the location selects nothing in the template (${xpath})`);
+      if (nodes.length === 0)
+        throw new Error(`--set ${setting.location}: the location selects nothing in the template (${xpath})`);
       for (const node of nodes) setValue(node, setting.value, setting.location);
     }
     (doc.get('/wsag:Template/wsag:CreationConstraints', prefixes) as XmlElement | null)?.remove();
@@ -58,7 +59,8 @@ function setValue(node: unknown, value: string, label: string): void {
   if (node instanceof XmlElement) {
     let text: XmlText | undefined;
     for (let c = node.firstChild; c; c = c.next) {
-      if (c instanceof XmlElement) throw new Error(`--set ${label}: the location selects an element with child elements; point it at a value`);
+      if (c instanceof XmlElement)
+        throw new Error(`--set ${label}: the location selects an element with child elements; point it at a value`);
       if (c instanceof XmlText) text = c;
     }
     if (text) text.content = value;

@@ -48,7 +48,10 @@ export interface XmlOfferParts {
   checked?: CheckedConstraints;
 }
 
-/** Creation constraints checked against one template: per alternative (in `alternatives()` order), null when met, else the violation's message. */
+/**
+ * Creation constraints checked against one template: per alternative (in `alternatives()` order), null when met, else
+ * the violation's message.
+ */
 export interface CheckedConstraints {
   templateId: string;
   verdicts: Array<string | null>;
@@ -65,7 +68,10 @@ export class XmlReceivedOffer implements ReceivedOffer {
   readonly request: ServiceRequest;
   readonly guaranteeTerms: GuaranteeTerm[];
   readonly serviceTermNames: string[];
-  /** The wsag:AgreementOffer element as XML text of its own, not canonical: what the adapters parse again (creation constraints, counter-offers, alternatives). */
+  /**
+   * The wsag:AgreementOffer element as XML text of its own, not canonical: what the adapters parse again (creation
+   * constraints, counter-offers, alternatives).
+   */
   readonly offerSource: string;
   readonly context: OfferContext;
   /** The wsag:Terms element as XML text of its own, not canonical: what the agreement and counter-offers copy. */
@@ -100,7 +106,9 @@ export class XmlReceivedOffer implements ReceivedOffer {
     this.#hasChoices = parts.hasChoices;
   }
 
-  /** What the offer was made from: plain data, so it can cross to another thread and be made into the same offer there. */
+  /**
+   * What the offer was made from: plain data, so it can cross to another thread and be made into the same offer there.
+   */
   toParts(): XmlOfferParts {
     return this.#parts;
   }
@@ -129,7 +137,9 @@ export class XmlReceivedOffer implements ReceivedOffer {
         readOffer(doc.root, { index: i + 1, count: documents.length, terms: serviceTermNames(doc.root) }),
       );
       const verdict = checked?.verdicts.length === documents.length ? checked.verdicts[i] : undefined;
-      return checked && verdict !== undefined ? alternative.withChecked({ templateId: checked.templateId, verdicts: [verdict] }) : alternative;
+      return checked && verdict !== undefined
+        ? alternative.withChecked({ templateId: checked.templateId, verdicts: [verdict] })
+        : alternative;
     });
     return this.#alternatives;
   }
@@ -137,7 +147,14 @@ export class XmlReceivedOffer implements ReceivedOffer {
 
 /** Context children the agreement writer writes itself: copying them would repeat or forge them. */
 const serverWritten: Record<string, Set<string>> = {
-  [ns.wsag]: new Set(['AgreementInitiator', 'AgreementResponder', 'ServiceProvider', 'ExpirationTime', 'TemplateId', 'TemplateName']),
+  [ns.wsag]: new Set([
+    'AgreementInitiator',
+    'AgreementResponder',
+    'ServiceProvider',
+    'ExpirationTime',
+    'TemplateId',
+    'TemplateName',
+  ]),
   [ns.wsagNeg]: new Set(['NegotiationExtension', 'RenegotiationExtension']),
   [ns.srv]: new Set(['AcceptedOffer', 'ChosenAlternative']),
   // Signatures in the agreement's Context are the parties' own (src/crypto); one sent in an offer is never copied.
@@ -161,7 +178,10 @@ export function readOffer(offer: XmlElement, alternative?: AlternativeChoice): X
 export function readEmbeddedOffer(parent: XmlElement): XmlReceivedOffer {
   return readOfferElement(parent, undefined, (termsSource, contextEl) => {
     const name = one(parent, 'wsag:Name');
-    return `<wsag:AgreementOffer xmlns:wsag="${ns.wsag}">${name ? standaloneSource(name) : ''}${standaloneSource(contextEl)}${termsSource}</wsag:AgreementOffer>`;
+    return (
+      `<wsag:AgreementOffer xmlns:wsag="${ns.wsag}">${name ? standaloneSource(name) : ''}` +
+      `${standaloneSource(contextEl)}${termsSource}</wsag:AgreementOffer>`
+    );
   });
 }
 
@@ -176,7 +196,9 @@ function readOfferElement(
   rejectUnknownTermElements(termsEl);
   rejectBrowserMarkup(offer);
   const alternativeCount = checkAlternativeCount(termsEl);
-  const extensions = elementChildren(contextEl).filter((c) => !serverWritten[c.namespaceUri]?.has(c.name)).map(c14n);
+  const extensions = elementChildren(contextEl)
+    .filter((c) => !serverWritten[c.namespaceUri]?.has(c.name))
+    .map(c14n);
   const { request, guaranteeTerms } = readTerms(termsEl);
   const termsSource = standaloneSource(termsEl);
   return new XmlReceivedOffer({
@@ -218,7 +240,12 @@ export function withEditedTerms(offer: XmlReceivedOffer, root: XmlElement): XmlR
   if (!termsEl) throw new InvalidTerms('wsag:AgreementOffer needs wsag:Terms');
   // Verdicts on creation constraints were about the offer before the edits: they are not carried over.
   const { checked: _before, ...parts } = offer.toParts();
-  return new XmlReceivedOffer({ ...parts, ...readTerms(termsEl), termsSource: standaloneSource(termsEl), offerSource: standaloneSource(root) });
+  return new XmlReceivedOffer({
+    ...parts,
+    ...readTerms(termsEl),
+    termsSource: standaloneSource(termsEl),
+    offerSource: standaloneSource(root),
+  });
 }
 
 function serviceTermNames(offer: XmlElement): string[] {
@@ -235,7 +262,10 @@ function readAccepts(context: XmlElement): XmlReceivedOffer['accepts'] {
   if (!extension) return undefined;
   const offerId = text(extension, 'wsag-neg:NegotiationOfferContext/wsag-neg:CounterOfferTo');
   if (!offerId) {
-    throw new InvalidTerms(`wsag-neg:${extension.name} needs wsag-neg:NegotiationOfferContext/wsag-neg:CounterOfferTo naming the offer it accepts`);
+    throw new InvalidTerms(
+      `wsag-neg:${extension.name} needs wsag-neg:NegotiationOfferContext/wsag-neg:CounterOfferTo naming the ` +
+        `offer it accepts`,
+    );
   }
   const negotiationId = text(extension, 'wsag-neg:ResponderNegotiationEPR/wsa:ReferenceParameters/srv:NegotiationId');
   return dropUndefined({ offerId, negotiationId });
@@ -250,7 +280,10 @@ function rejectUnknownTermElements(terms: XmlElement): void {
   slaNames ??= declaredElementNames(schemaFiles[prefixes.sla as string] as string);
   for (const element of all(terms, './/sla:*')) {
     if (!slaNames.has(element.name)) {
-      throw new SchemaViolation(`sla:${element.name} is not an element of the term language (${prefixes.sla}); check its spelling against docs/terms.md`);
+      throw new SchemaViolation(
+        `sla:${element.name} is not an element of the term language (${prefixes.sla}); check its spelling ` +
+          `against docs/terms.md`,
+      );
     }
   }
 }

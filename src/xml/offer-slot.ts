@@ -10,8 +10,20 @@ import { all } from './xpath.js';
 
 /** sla:ServiceLevelType's sequence (schemas/sla-terms.xsd): inserted elements keep the document valid. */
 const serviceLevelOrder = [
-  'RuntimeEstimate', 'EarliestStart', 'Deadline', 'RequestKind', 'GuaranteeLevel', 'CheckpointFrequency',
-  'MaxCoveredOutages', 'MigrationPolicy', 'SecurityPolicy', 'ChargeAccount', 'UseReservation', 'Interactive', 'Bid', 'ResumesFromCheckpoint',
+  'RuntimeEstimate',
+  'EarliestStart',
+  'Deadline',
+  'RequestKind',
+  'GuaranteeLevel',
+  'CheckpointFrequency',
+  'MaxCoveredOutages',
+  'MigrationPolicy',
+  'SecurityPolicy',
+  'ChargeAccount',
+  'UseReservation',
+  'Interactive',
+  'Bid',
+  'ResumesFromCheckpoint',
 ];
 /** arp:AllocationTimeConstraint and wsag4jt:TimeConstraint share this sequence. */
 const windowOrder = ['StartTime', 'EndTime', 'Duration'];
@@ -44,16 +56,26 @@ export function offerWithTerms(offer: XmlReceivedOffer, changes: TermChanges): X
     const sdt = 'wsag:Terms//wsag:ServiceDescriptionTerm';
     const levels = all(root, `${sdt}//sla:ServiceLevel`);
     const needLevel = (what: string) => {
-      if (levels.length === 0) throw new InvalidTerms(`the offer has no sla:ServiceLevel whose ${what} could be changed`);
+      if (levels.length === 0)
+        throw new InvalidTerms(`the offer has no sla:ServiceLevel whose ${what} could be changed`);
     };
     if (changes.window) {
       const windows = all(root, `${sdt}/arp:AllocationTimeConstraint | ${sdt}/wsag4jt:TimeConstraint`);
-      if (windows.length === 0) throw new InvalidTerms('the offer has neither a reservation window (arp:AllocationTimeConstraint) nor an sla:ServiceLevel whose times could be moved');
+      if (windows.length === 0)
+        throw new InvalidTerms(
+          'the offer has neither a reservation window (arp:AllocationTimeConstraint) nor an sla:ServiceLevel ' +
+            'whose times could be moved',
+        );
       for (const window of windows) moveWindow(window, changes.window);
     }
     if (changes.earliestStart) {
-      if (levels.length === 0) throw new InvalidTerms('the offer has neither a reservation window (arp:AllocationTimeConstraint) nor an sla:ServiceLevel whose times could be moved');
-      for (const level of levels) setText(childInOrder(level, 'EarliestStart', serviceLevelOrder), xsDateTime(changes.earliestStart));
+      if (levels.length === 0)
+        throw new InvalidTerms(
+          'the offer has neither a reservation window (arp:AllocationTimeConstraint) nor an sla:ServiceLevel ' +
+            'whose times could be moved',
+        );
+      for (const level of levels)
+        setText(childInOrder(level, 'EarliestStart', serviceLevelOrder), xsDateTime(changes.earliestStart));
     }
     if (changes.deadline) {
       needLevel('deadline');
@@ -61,7 +83,8 @@ export function offerWithTerms(offer: XmlReceivedOffer, changes: TermChanges): X
     }
     if (changes.runtimeSeconds !== undefined) {
       needLevel('runtime estimate');
-      for (const level of levels) setText(childInOrder(level, 'RuntimeEstimate', serviceLevelOrder), String(Math.ceil(changes.runtimeSeconds)));
+      for (const level of levels)
+        setText(childInOrder(level, 'RuntimeEstimate', serviceLevelOrder), String(Math.ceil(changes.runtimeSeconds)));
     }
     if (changes.nodeCount !== undefined) changeNodeCount(root, sdt, changes.nodeCount);
     if (changes.objectives) keepableObjectives(root, changes.objectives);
@@ -94,11 +117,13 @@ function moveDeadline(root: XmlElement, level: XmlElement, deadline: Date): void
 function keepableObjectives(root: XmlElement, keep: NonNullable<TermChanges['objectives']>): void {
   const objectives = (name: string) => all(root, `wsag:Terms//wsag:GuaranteeTerm//sla:${name}`);
   if (keep.nodesAvailable !== undefined) {
-    for (const o of objectives('NodesAvailable')) if (Number(o.content.trim()) > keep.nodesAvailable) setText(o, String(keep.nodesAvailable));
+    for (const o of objectives('NodesAvailable'))
+      if (Number(o.content.trim()) > keep.nodesAvailable) setText(o, String(keep.nodesAvailable));
   }
   const notBefore = (name: string, at: Date | undefined) => {
     if (!at) return;
-    for (const o of objectives(name)) if ((date(o.content.trim())?.getTime() ?? 0) < at.getTime()) setText(o, xsDateTime(at, 'up'));
+    for (const o of objectives(name))
+      if ((date(o.content.trim())?.getTime() ?? 0) < at.getTime()) setText(o, xsDateTime(at, 'up'));
   };
   notBefore('CompletedBy', keep.completedBy);
   notBefore('StartBy', keep.startBy);
@@ -107,7 +132,8 @@ function keepableObjectives(root: XmlElement, keep: NonNullable<TermChanges['obj
 /** jsdl:TotalResourceCount becomes an Exact count; NodesAvailable objectives that promised the old count follow. */
 function changeNodeCount(root: XmlElement, sdt: string, nodes: number): void {
   const counts = all(root, `${sdt}//jsdl:Resources/jsdl:TotalResourceCount`);
-  if (counts.length === 0) throw new InvalidTerms('the offer has no jsdl:TotalResourceCount whose node count could be changed');
+  if (counts.length === 0)
+    throw new InvalidTerms('the offer has no jsdl:TotalResourceCount whose node count could be changed');
   let old: number | undefined;
   for (const count of counts) {
     const before = all(count, 'jsdl:Exact | jsdl:LowerBoundedRange | jsdl:Range/jsdl:LowerBound')[0];

@@ -25,7 +25,8 @@ export function withWindowStart(offerXml: string, start: Date): string {
   return withXml(offerXml, 'offer', (doc) => {
     const window = all(doc.root, windowPath)[0];
     const startElement = window ? all(window, 'arp:StartTime')[0] : undefined;
-    if (!window || !startElement) throw new Error('the offer has no reservation window (arp:AllocationTimeConstraint with arp:StartTime)');
+    if (!window || !startElement)
+      throw new Error('the offer has no reservation window (arp:AllocationTimeConstraint with arp:StartTime)');
     const shift = start.getTime() - new Date(startElement.content.trim()).getTime();
     setText(startElement, isoTime(start));
     const end = all(window, 'arp:EndTime')[0];

@@ -23,6 +23,12 @@ function typeInWords(type: string): string {
   return `a valid ${local}`;
 }
 
+const boundFacet = new RegExp(
+  /^\[facet '(min|max)(In|Ex)clusive'\] The value '(.*)' is (?:less|greater) than /.source +
+    /(?:or equal to )?the (?:minimum|maximum) value allowed \('(.*)'\)$/.source,
+  's',
+);
+
 /**
  * One libxml2 schema message in plain words, with namespace prefixes instead of URLs:
  * "jsdl:Exact 'abc' is not a number", "sla:GuaranteeLevel 'Gold' is not one of Background,
@@ -38,12 +44,20 @@ export function plainSchemaMessage(raw: string): string {
   const atomic = /^'(.*)' is not a valid value of the (?:atomic|list|union) type '([^']+)'$/s.exec(rest);
   if (atomic) return `${subject} '${atomic[1]}' is not ${typeInWords(atomic[2] as string)}`;
   const enumeration = /^\[facet 'enumeration'\] The value '(.*)' is not an element of the set \{(.*)\}$/s.exec(rest);
-  if (enumeration) return `${subject} '${enumeration[1]}' is not one of ${(enumeration[2] as string).replace(/'/g, '')}`;
-  const bound = /^\[facet '(min|max)(In|Ex)clusive'\] The value '(.*)' is (?:less|greater) than (?:or equal to )?the (?:minimum|maximum) value allowed \('(.*)'\)$/s.exec(rest);
+  if (enumeration)
+    return `${subject} '${enumeration[1]}' is not one of ${(enumeration[2] as string).replace(/'/g, '')}`;
+  const bound = boundFacet.exec(rest);
   if (bound) {
     const [, side, inclusive, value, limit] = bound as unknown as [string, string, string, string, string];
-    if (side === 'min') return `${subject} ${value} is ${inclusive === 'In' ? 'less than' : 'not more than'} ${limit}, ${inclusive === 'In' ? 'the least allowed' : 'which it must exceed'}`;
-    return `${subject} ${value} is ${inclusive === 'In' ? 'more than' : 'not less than'} ${limit}, ${inclusive === 'In' ? 'the most allowed' : 'which it must stay below'}`;
+    if (side === 'min')
+      return (
+        `${subject} ${value} is ${inclusive === 'In' ? 'less than' : 'not more than'} ${limit}, ` +
+        `${inclusive === 'In' ? 'the least allowed' : 'which it must exceed'}`
+      );
+    return (
+      `${subject} ${value} is ${inclusive === 'In' ? 'more than' : 'not less than'} ${limit}, ` +
+      `${inclusive === 'In' ? 'the most allowed' : 'which it must stay below'}`
+    );
   }
   return `${subject}: ${qualified(rest)}`;
 }
@@ -58,5 +72,8 @@ export function plainConstraintMessage(verdict: string): string {
   if (!item) return verdict;
   const [, name, value, facet, detail] = item as unknown as [string, string, string, string, string];
   const plain = plainSchemaMessage(`Element 'v': [facet '${facet}'] ${detail}`).replace(/^v:? /, '');
-  return `Item ${name}: ${plain.startsWith(`${value} `) || plain.startsWith(`'${value}'`) ? plain : `'${value}' ${plain}`}`;
+  return (
+    `Item ${name}: ` +
+    `${plain.startsWith(`${value} `) || plain.startsWith(`'${value}'`) ? plain : `'${value}' ${plain}`}`
+  );
 }

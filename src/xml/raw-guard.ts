@@ -28,11 +28,16 @@ export function guardRawXml(body: Buffer, limits: RawGuardLimits, outline?: Last
   }
   if (body.length === 0) throw new MalformedMessage('request body is empty: a SOAP envelope is required');
   // Strict UTF-8: a byte sequence that is not UTF-8 is refused, never silently replaced.
-  if (!isUtf8(body)) throw new MalformedMessage(`request body is not valid UTF-8 (byte ${firstInvalidUtf8(body)} starts a sequence that is not): send UTF-8`);
+  if (!isUtf8(body))
+    throw new MalformedMessage(
+      `request body is not valid UTF-8 (byte ${firstInvalidUtf8(body)} starts a sequence that is not): send UTF-8`,
+    );
   const text = body.toString('utf8');
   const declared = /^\uFEFF?<\?xml[^>]*?\sencoding\s*=\s*["']([^"']*)["']/.exec(text)?.[1];
   if (declared !== undefined && !/^utf-?8$/i.test(declared)) {
-    throw new UnsupportedMediaType(`the XML declaration says encoding "${declared.slice(0, 40)}"; this server reads UTF-8 only`);
+    throw new UnsupportedMediaType(
+      `the XML declaration says encoding "${declared.slice(0, 40)}"; this server reads UTF-8 only`,
+    );
   }
   let depth = 0;
   let i = 0;
@@ -46,12 +51,17 @@ export function guardRawXml(body: Buffer, limits: RawGuardLimits, outline?: Last
     if (markup) {
       if (markup.what === 'declaration') {
         if (/^<!DOCTYPE/i.test(text.slice(lt, lt + 9))) {
-          throw new MalformedMessage('DOCTYPE is not allowed in SOAP messages: no DTDs, entity declarations or external entities are processed');
+          throw new MalformedMessage(
+            'DOCTYPE is not allowed in SOAP messages: no DTDs, entity declarations or external entities are processed',
+          );
         }
         throw new MalformedMessage(`markup declaration "${text.slice(lt, lt + 10)}" is not allowed`);
       }
       if (markup.end < 0) throw new MalformedMessage(`unterminated ${markup.what}`);
-      if (markup.what === 'processing instruction' && (!/^<\?xml[\s?]/.test(text.slice(lt, lt + 6)) || lt !== firstNonSpace(text))) {
+      if (
+        markup.what === 'processing instruction' &&
+        (!/^<\?xml[\s?]/.test(text.slice(lt, lt + 6)) || lt !== firstNonSpace(text))
+      ) {
         throw new MalformedMessage('processing instructions are not allowed in SOAP messages');
       }
       i = markup.end;
@@ -102,7 +112,10 @@ function checkNamespaceNames(tag: string): void {
     if (name !== 'xmlns' && !name.startsWith('xmlns:')) continue;
     const value = decodeReferences(m[2] ?? m[3] ?? '');
     if (value !== '' && !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(value)) {
-      throw new MalformedMessage(`namespace name ${name}="${value.slice(0, 80)}" is a relative URI: namespace names must be absolute URIs (with a scheme, such as urn: or http:)`);
+      throw new MalformedMessage(
+        `namespace name ${name}="${value.slice(0, 80)}" is a relative URI: namespace names must be absolute ` +
+          `URIs (with a scheme, such as urn: or http:)`,
+      );
     }
   }
 }

@@ -47,12 +47,18 @@ export class SchemaSet {
       else this.validator.validate(target);
     } catch (error) {
       const found = describeValidationError(error);
-      throw new SchemaViolation(`${what} violates the schema: ${found.map(plainSchemaMessage).join('; ')}`, found.join('; '));
+      throw new SchemaViolation(
+        `${what} violates the schema: ${found.map(plainSchemaMessage).join('; ')}`,
+        found.join('; '),
+      );
     }
   }
 }
 
-/** Names of every element a schema file declares (global or local): for catching misspelt terms that lax validation skips. */
+/**
+ * Names of every element a schema file declares (global or local): for catching misspelt terms that lax validation
+ * skips.
+ */
 export function declaredElementNames(file: string): Set<string> {
   const text = fs.readFileSync(path.join(schemasDir, file), 'utf8');
   return new Set([...text.matchAll(/<xs:element\s+name="([^"]+)"/g)].map((m) => m[1] as string));

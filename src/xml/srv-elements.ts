@@ -26,7 +26,10 @@ export function noteXml(note: string): string {
 /** undefined when there is nothing to quote. */
 export function quoteXml(price: Money | undefined, fee: Money | undefined): string | undefined {
   if (!price && !fee) return undefined;
-  return `<srv:Quote ${decl}>${price ? money('Price', price) : ''}${fee ? money('PreparatoryFee', fee) : ''}</srv:Quote>`;
+  return (
+    `<srv:Quote ${decl}>${price ? money('Price', price) : ''}${fee ? money('PreparatoryFee', fee) : ''}` +
+    `</srv:Quote>`
+  );
 }
 
 export function chosenAlternativeXml(choice: AlternativeChoice): string {
@@ -49,7 +52,10 @@ export function acceptedOfferXml(accepts: { offerId: string; negotiationId?: str
 /** The slot as promised: a window's booking adds the nodes' preparation and release, which are the provider's. */
 export function slotXml(slot: Allocation): string {
   const { start, end } = slot.promised ?? slot;
-  return `<srv:Slot ${decl} Nodes="${slot.nodes}">${element('Start', xsDateTime(start))}${element('End', xsDateTime(end, 'up'))}</srv:Slot>`;
+  return (
+    `<srv:Slot ${decl} Nodes="${slot.nodes}">${element('Start', xsDateTime(start))}` +
+    `${element('End', xsDateTime(end, 'up'))}</srv:Slot>`
+  );
 }
 
 export function holdXml(hold: Hold): string {

@@ -57,12 +57,17 @@ export class TemplateLibrary implements TemplateCatalog {
 
   static fromDirectory(dir: string): TemplateLibrary {
     if (!fs.existsSync(dir)) throw new TemplateError(`template directory ${dir} does not exist`);
-    const files = fs.readdirSync(dir).filter((f) => f.endsWith('.xml')).sort();
+    const files = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.xml'))
+      .sort();
     return TemplateLibrary.fromFiles(files.map((f) => path.join(dir, f)));
   }
 
   static fromFiles(files: string[]): TemplateLibrary {
-    return TemplateLibrary.fromSources(files.map((file) => ({ source: fs.readFileSync(file, 'utf8'), origin: path.basename(file) })));
+    return TemplateLibrary.fromSources(
+      files.map((file) => ({ source: fs.readFileSync(file, 'utf8'), origin: path.basename(file) })),
+    );
   }
 
   /** A library of these template documents (another thread's copy of `sources()`). */
@@ -79,8 +84,14 @@ export class TemplateLibrary implements TemplateCatalog {
 
   add(source: string, origin: string): AgreementTemplate {
     const loaded = load(source, origin);
-    const clash = this.templates.find((t) => t.template.id === loaded.template.id || t.template.name === loaded.template.name);
-    if (clash) throw new TemplateError(`${origin}: TemplateId "${loaded.template.id}" or Name "${loaded.template.name}" is already used by another template`);
+    const clash = this.templates.find(
+      (t) => t.template.id === loaded.template.id || t.template.name === loaded.template.name,
+    );
+    if (clash)
+      throw new TemplateError(
+        `${origin}: TemplateId "${loaded.template.id}" or Name "${loaded.template.name}" is already used by ` +
+          `another template`,
+      );
     this.templates.push(loaded);
     return loaded.template;
   }
@@ -91,7 +102,8 @@ export class TemplateLibrary implements TemplateCatalog {
 
   find(ref: { id?: string; name?: string }): AgreementTemplate | undefined {
     return this.templates.find(
-      (t) => (ref.id === undefined || t.template.id === ref.id) && (ref.name === undefined || t.template.name === ref.name),
+      (t) =>
+        (ref.id === undefined || t.template.id === ref.id) && (ref.name === undefined || t.template.name === ref.name),
     )?.template;
   }
 
@@ -138,7 +150,9 @@ function checkIn(loaded: LoadedTemplate, doc: XmlDocument): void {
   }
   for (const constraint of loaded.constraints) {
     if (!truthy(evaluateLocation(constraint.expression, doc))) {
-      throw new CreationConstraintViolation(`Constraint ${constraint.label} is not met: ${constraint.expression.xpath}`);
+      throw new CreationConstraintViolation(
+        `Constraint ${constraint.label} is not met: ${constraint.expression.xpath}`,
+      );
     }
   }
 }
@@ -149,7 +163,11 @@ function checkIn(loaded: LoadedTemplate, doc: XmlDocument): void {
  * thread reads and checks, the event loop uses the verdicts). Unchanged when it names no
  * template of `library` or a check fails other than by a violation: then it is checked where used.
  */
-export function withConstraintsChecked(library: TemplateLibrary, offer: XmlReceivedOffer, element?: XmlElement): XmlReceivedOffer {
+export function withConstraintsChecked(
+  library: TemplateLibrary,
+  offer: XmlReceivedOffer,
+  element?: XmlElement,
+): XmlReceivedOffer {
   if (offer.templateId === undefined && offer.templateName === undefined) return offer;
   const template = library.find({ id: offer.templateId, name: offer.templateName });
   if (!template) return offer;
@@ -157,7 +175,8 @@ export function withConstraintsChecked(library: TemplateLibrary, offer: XmlRecei
   // An offer without choices, read from `element`, is checked on that element moved into a
   // document of its own rather than on its standalone copy parsed again (a CreateAgreement
   // offer's read 6 % faster; git history of docs/benchmarks.md).
-  const doc = element && alternatives.length === 1 && alternatives[0] === offer ? movedIntoOwnDocument(element) : undefined;
+  const doc =
+    element && alternatives.length === 1 && alternatives[0] === offer ? movedIntoOwnDocument(element) : undefined;
   const verdicts: Array<string | null> = [];
   try {
     for (const alternative of alternatives) {
@@ -197,7 +216,9 @@ function load(file: string, origin: string): LoadedTemplate {
   try {
     const root = doc.root;
     if (root.namespaceUri !== prefixes.wsag || root.name !== 'Template') {
-      throw new TemplateError(`${origin}: the root element must be wsag:Template, found {${root.namespaceUri}}${root.name}`);
+      throw new TemplateError(
+        `${origin}: the root element must be wsag:Template, found {${root.namespaceUri}}${root.name}`,
+      );
     }
     try {
       SchemaSet.get().validate(doc, `template ${origin}`);
@@ -206,17 +227,26 @@ function load(file: string, origin: string): LoadedTemplate {
     }
     const id = stringOf(doc, 'string(/wsag:Template/@wsag:TemplateId)');
     const name = stringOf(doc, 'string(/wsag:Template/wsag:Name)');
-    if (!id || !name) throw new TemplateError(`${origin}: a template needs a wsag:TemplateId attribute and a wsag:Name`);
+    if (!id || !name)
+      throw new TemplateError(`${origin}: a template needs a wsag:TemplateId attribute and a wsag:Name`);
     const constraintSection = doc.get('/wsag:Template/wsag:CreationConstraints', prefixes) as XmlElement | null;
     if (constraintSection && /\$\{now/.test(constraintSection.toString())) {
       throw new TemplateError(`${origin}: time tokens are not allowed inside CreationConstraints`);
     }
     const sectionChildren = constraintSection ? elementChildren(constraintSection) : [];
     const items = sectionChildren.filter((e) => e.name === 'Item').map((e, i) => compileItem(e, i, origin));
-    const constraints = sectionChildren.filter((e) => e.name === 'Constraint').map((e, i) => compileConstraint(e, i, origin));
+    const constraints = sectionChildren
+      .filter((e) => e.name === 'Constraint')
+      .map((e, i) => compileConstraint(e, i, origin));
     const description = stringOf(doc, 'string(/wsag:Template/wsag:Context/*[local-name()="Description"])') || undefined;
     return {
-      template: { id, name, description, items: items.map((i) => ({ name: i.name, location: i.locationText })), constraintCount: constraints.length },
+      template: {
+        id,
+        name,
+        description,
+        items: items.map((i) => ({ name: i.name, location: i.locationText })),
+        constraintCount: constraints.length,
+      },
       source,
       origin,
       items,
@@ -231,7 +261,8 @@ function compileItem(item: XmlElement, index: number, origin: string): CompiledI
   const name = stringOf(item, 'string(@wsag:Name)') || `#${index + 1}`;
   const locationEl = item.get('wsag:Location', prefixes) as XmlElement | null;
   const constraintEl = item.get('wsag:ItemConstraint', prefixes) as XmlElement | null;
-  if (!locationEl || !constraintEl) throw new TemplateError(`${origin}: Item '${name}' needs wsag:Location and wsag:ItemConstraint`);
+  if (!locationEl || !constraintEl)
+    throw new TemplateError(`${origin}: Item '${name}' needs wsag:Location and wsag:ItemConstraint`);
   const locationText = locationEl.content.trim();
   try {
     const location = compileLocation(locationText, locationEl.namespaces);
@@ -242,11 +273,16 @@ function compileItem(item: XmlElement, index: number, origin: string): CompiledI
   }
 }
 
-/** A wsag:Constraint holds an XPath 1.0 expression over the offer that must be true (`declare namespace` prologue allowed). */
+/**
+ * A wsag:Constraint holds an XPath 1.0 expression over the offer that must be true (`declare namespace` prologue
+ * allowed).
+ */
 function compileConstraint(constraint: XmlElement, index: number, origin: string): CompiledConstraint {
   const label = `#${index + 1}`;
   if (elementChildren(constraint).length > 0) {
-    throw new TemplateError(`${origin}: Constraint ${label} must be an XPath 1.0 boolean expression (text), not elements`);
+    throw new TemplateError(
+      `${origin}: Constraint ${label} must be an XPath 1.0 boolean expression (text), not elements`,
+    );
   }
   try {
     const expression = compileLocation(constraint.content.trim(), constraint.namespaces);

@@ -1,8 +1,15 @@
-import type { XmlElement, } from 'libxml2-wasm';
+import type { XmlElement } from 'libxml2-wasm';
 import { dropUndefined } from '../domain/drop-undefined.js';
 import { InvalidTerms, UnsupportedTerm } from '../domain/errors.js';
 import type {
-  Compensation, GuaranteeLevel, GuaranteeTerm, KpiTarget, Library, RequestKind, SecurityRequirement, ServiceRequest,
+  Compensation,
+  GuaranteeLevel,
+  GuaranteeTerm,
+  KpiTarget,
+  Library,
+  RequestKind,
+  SecurityRequirement,
+  ServiceRequest,
 } from '../domain/terms.js';
 import { readApplication } from './application-reader.js';
 import { date } from './datetime.js';
@@ -23,12 +30,30 @@ export function readServiceRequest(terms: XmlElement): ServiceRequest {
   const levelText = (name: string) => level.text(ns.sla, name);
   const request: ServiceRequest = {
     nodeCount: rangeValue(resources.all(ns.jsdl, 'TotalResourceCount'), 'jsdl:TotalResourceCount', limits.nodes) ?? 1,
-    cpusPerNode: rangeValue(resources.all(ns.jsdl, 'IndividualCPUCount'), 'jsdl:IndividualCPUCount', limits.cpusPerNode),
-    memoryPerNodeMiB: mib(rangeValue(resources.all(ns.jsdl, 'IndividualPhysicalMemory'), 'jsdl:IndividualPhysicalMemory', limits.memoryBytes)),
+    cpusPerNode: rangeValue(
+      resources.all(ns.jsdl, 'IndividualCPUCount'),
+      'jsdl:IndividualCPUCount',
+      limits.cpusPerNode,
+    ),
+    memoryPerNodeMiB: mib(
+      rangeValue(
+        resources.all(ns.jsdl, 'IndividualPhysicalMemory'),
+        'jsdl:IndividualPhysicalMemory',
+        limits.memoryBytes,
+      ),
+    ),
     interconnect: resources.text(ns.sla, 'Interconnect'),
-    operatingSystem: firstText(resources.all(ns.jsdl, 'OperatingSystem'), 'jsdl:OperatingSystemType/jsdl:OperatingSystemName'),
+    operatingSystem: firstText(
+      resources.all(ns.jsdl, 'OperatingSystem'),
+      'jsdl:OperatingSystemType/jsdl:OperatingSystemName',
+    ),
     architecture: firstText(resources.all(ns.jsdl, 'CPUArchitecture'), 'jsdl:CPUArchitectureName'),
-    candidateHosts: optionalList(resources.all(ns.jsdl, 'CandidateHosts').flatMap((c) => all(c, 'jsdl:HostName')).map((h) => h.content.trim())),
+    candidateHosts: optionalList(
+      resources
+        .all(ns.jsdl, 'CandidateHosts')
+        .flatMap((c) => all(c, 'jsdl:HostName'))
+        .map((h) => h.content.trim()),
+    ),
     libraries: resources.all(ns.sla, 'Library').map(readLibrary),
     storageGB: number(firstText(resources.all(ns.sla, 'Storage'), 'sla:SizeGB'), 'sla:SizeGB', limits.storageGB),
     runtimeSeconds: number(levelText('RuntimeEstimate'), 'sla:RuntimeEstimate', limits.seconds),
@@ -39,11 +64,18 @@ export function readServiceRequest(terms: XmlElement): ServiceRequest {
     guaranteeLevel: (levelText('GuaranteeLevel') as GuaranteeLevel | undefined) ?? 'Legacy',
     checkpointFrequency: number(levelText('CheckpointFrequency'), 'sla:CheckpointFrequency', limits.checkpointsPerHour),
     maxCoveredOutages: number(levelText('MaxCoveredOutages'), 'sla:MaxCoveredOutages', limits.outages) ?? 0,
-    securityPolicy: level.all(ns.sla, 'SecurityPolicy').flatMap((p) => all(p, 'sla:Requirement')).map((r) => r.content.trim() as SecurityRequirement),
+    securityPolicy: level
+      .all(ns.sla, 'SecurityPolicy')
+      .flatMap((p) => all(p, 'sla:Requirement'))
+      .map((r) => r.content.trim() as SecurityRequirement),
     useReservation: levelText('UseReservation'),
     interactive: boolean(levelText('Interactive'), 'sla:Interactive'),
     bid: number(levelText('Bid'), 'sla:Bid', limits.bid),
-    resumesFromCheckpointBytes: number(levelText('ResumesFromCheckpoint'), 'sla:ResumesFromCheckpoint', limits.checkpointBytes),
+    resumesFromCheckpointBytes: number(
+      levelText('ResumesFromCheckpoint'),
+      'sla:ResumesFromCheckpoint',
+      limits.checkpointBytes,
+    ),
     application: readApplication(terms, sdt),
   };
   const migration = level.first(ns.sla, 'MigrationPolicy');
@@ -63,11 +95,15 @@ export function readServiceRequest(terms: XmlElement): ServiceRequest {
     };
   }
   if (request.deadline && request.earliestStart && request.deadline.getTime() <= request.earliestStart.getTime()) {
-    throw new InvalidTerms(`sla:Deadline ${isoTime(request.deadline)} is not after sla:EarliestStart ${isoTime(request.earliestStart)}`);
+    throw new InvalidTerms(
+      `sla:Deadline ${isoTime(request.deadline)} is not after sla:EarliestStart ${isoTime(request.earliestStart)}`,
+    );
   }
   if (request.interactive) checkInteractive(request);
   if (request.deadline && request.runtimeSeconds === undefined) {
-    throw new InvalidTerms('sla:Deadline needs sla:RuntimeEstimate: a deadline cannot be promised for a job of unknown length');
+    throw new InvalidTerms(
+      'sla:Deadline needs sla:RuntimeEstimate: a deadline cannot be promised for a job of unknown length',
+    );
   }
   return dropUndefined(request);
 }
@@ -84,26 +120,45 @@ function boolean(value: string | undefined, element: string): boolean | undefine
 function checkInteractive(request: ServiceRequest): void {
   const why = 'sla:Interactive starts the job within seconds of acceptance or not at all';
   if (request.window) throw new InvalidTerms(`${why}: leave out the reservation window (arp:AllocationTimeConstraint)`);
-  if (request.deadline || request.earliestStart) throw new InvalidTerms(`${why}: leave out sla:Deadline and sla:EarliestStart`);
-  if (request.runtimeSeconds === undefined) throw new InvalidTerms(`${why}: it needs sla:RuntimeEstimate, how long it holds its nodes`);
-  if (request.guaranteeLevel === 'Background') throw new InvalidTerms(`${why}: a Background job runs in the gaps of the schedule, so it cannot be interactive`);
-  if (request.useReservation !== undefined) throw new InvalidTerms(`${why}: it cannot use a reservation (sla:UseReservation); leave one of the two out`);
+  if (request.deadline || request.earliestStart)
+    throw new InvalidTerms(`${why}: leave out sla:Deadline and sla:EarliestStart`);
+  if (request.runtimeSeconds === undefined)
+    throw new InvalidTerms(`${why}: it needs sla:RuntimeEstimate, how long it holds its nodes`);
+  if (request.guaranteeLevel === 'Background')
+    throw new InvalidTerms(`${why}: a Background job runs in the gaps of the schedule, so it cannot be interactive`);
+  if (request.useReservation !== undefined)
+    throw new InvalidTerms(`${why}: it cannot use a reservation (sla:UseReservation); leave one of the two out`);
 }
 
 /** What a job description may hold: each is read above and acted on (docs/terms.md, "Where each term is enforced"). */
 const readInJobDescription = ['jsdl:JobIdentification', 'jsdl:Application', 'jsdl:Resources', 'sla:ServiceLevel'];
 const readInResources = [
-  'jsdl:CandidateHosts', 'jsdl:OperatingSystem', 'jsdl:CPUArchitecture', 'jsdl:IndividualCPUCount', 'jsdl:IndividualPhysicalMemory',
-  'jsdl:TotalResourceCount', 'sla:Interconnect', 'sla:Library', 'sla:Storage',
+  'jsdl:CandidateHosts',
+  'jsdl:OperatingSystem',
+  'jsdl:CPUArchitecture',
+  'jsdl:IndividualCPUCount',
+  'jsdl:IndividualPhysicalMemory',
+  'jsdl:TotalResourceCount',
+  'sla:Interconnect',
+  'sla:Library',
+  'sla:Storage',
 ];
 
 /** No silent terms: a JSDL element the server would not act on is refused by name, never dropped. */
 function refuseUnreadElements(terms: XmlElement, sdt: string): void {
   const check = (path: string, known: readonly string[], where: string) => {
     for (const e of all(terms, path)) {
-      const name = `${e.namespaceUri === prefixes.sla ? 'sla' : e.namespaceUri === prefixes.jsdl ? 'jsdl' : e.prefix || `{${e.namespaceUri}}`}:${e.name}`;
+      const prefix =
+        e.namespaceUri === prefixes.sla
+          ? 'sla'
+          : e.namespaceUri === prefixes.jsdl
+            ? 'jsdl'
+            : e.prefix || `{${e.namespaceUri}}`;
+      const name = `${prefix}:${e.name}`;
       if (!known.includes(name)) {
-        throw new UnsupportedTerm(`${name} in ${where} is not supported by this server (it would be ignored); it acts on ${known.join(', ')}`);
+        throw new UnsupportedTerm(
+          `${name} in ${where} is not supported by this server (it would be ignored); it acts on ${known.join(', ')}`,
+        );
       }
     }
   };
@@ -111,13 +166,20 @@ function refuseUnreadElements(terms: XmlElement, sdt: string): void {
   check(`${sdt}//jsdl:JobDescription/jsdl:Resources/*`, readInResources, 'jsdl:Resources');
   const redundancy = text(terms, `${sdt}//jsdl:Resources/sla:Storage/sla:Redundancy`);
   if (redundancy !== undefined && redundancy !== 'None') {
-    throw new UnsupportedTerm(`sla:Redundancy ${redundancy} in sla:Storage is not supported by this server (it would be ignored): the nodes' storage is not replicated; leave it out or say None`);
+    throw new UnsupportedTerm(
+      `sla:Redundancy ${redundancy} in sla:Storage is not supported by this server (it would be ignored): the ` +
+        `nodes' storage is not replicated; leave it out or say None`,
+    );
   }
 }
 
 /** A reservation window from the OGF advance-reservation profile or the WSAG4J scheduling extension. */
 function readWindow(terms: XmlElement): ServiceRequest['window'] {
-  const constraint = one(terms, './/wsag:ServiceDescriptionTerm/arp:AllocationTimeConstraint | .//wsag:ServiceDescriptionTerm/wsag4jt:TimeConstraint');
+  const constraint = one(
+    terms,
+    './/wsag:ServiceDescriptionTerm/arp:AllocationTimeConstraint | ' +
+      './/wsag:ServiceDescriptionTerm/wsag4jt:TimeConstraint',
+  );
   if (!constraint) return undefined;
   const prefix = constraint.namespaceUri === prefixes.arp ? 'arp' : 'wsag4jt';
   const where = `${prefix}:${constraint.name}`;
@@ -128,10 +190,16 @@ function readWindow(terms: XmlElement): ServiceRequest['window'] {
   if (!end && duration === undefined) throw new InvalidTerms(`${where} needs an EndTime or a Duration`);
   const fromDuration = duration !== undefined ? new Date(start.getTime() + duration * 1000) : undefined;
   if (end && fromDuration && end.getTime() !== fromDuration.getTime()) {
-    throw new InvalidTerms(`${where}: EndTime ${text(constraint, '*[local-name()="EndTime"]')} disagrees with StartTime plus Duration ${duration} s`);
+    throw new InvalidTerms(
+      `${where}: EndTime ${text(constraint, '*[local-name()="EndTime"]')} disagrees with StartTime plus ` +
+        `Duration ${duration} s`,
+    );
   }
   const windowEnd = (end ?? fromDuration) as Date;
-  if (windowEnd.getTime() <= start.getTime()) throw new InvalidTerms(`${where}: ${prefix}:EndTime ${isoTime(windowEnd)} is not after ${prefix}:StartTime ${isoTime(start)}`);
+  if (windowEnd.getTime() <= start.getTime())
+    throw new InvalidTerms(
+      `${where}: ${prefix}:EndTime ${isoTime(windowEnd)} is not after ${prefix}:StartTime ${isoTime(start)}`,
+    );
   return { start, end: windowEnd };
 }
 
@@ -148,10 +216,21 @@ export function readGuaranteeTerm(term: XmlElement): GuaranteeTerm {
   if (levelEl && levelEl.namespaceUri === prefixes.sla) {
     const value = levelEl.content.trim();
     switch (levelEl.name) {
-      case 'CompletedBy': target = { kind: 'CompletedBy', at: date(value, 'sla:CompletedBy') as Date }; break;
-      case 'StartBy': target = { kind: 'StartBy', at: date(value, 'sla:StartBy') as Date }; break;
-      case 'NodesAvailable': target = { kind: 'NodesAvailable', nodes: number(value, 'sla:NodesAvailable', limits.nodesAvailable) as number }; break;
-      case 'MaxCheckpointInterval': target = { kind: 'MaxCheckpointInterval', interval: value }; break;
+      case 'CompletedBy':
+        target = { kind: 'CompletedBy', at: date(value, 'sla:CompletedBy') as Date };
+        break;
+      case 'StartBy':
+        target = { kind: 'StartBy', at: date(value, 'sla:StartBy') as Date };
+        break;
+      case 'NodesAvailable':
+        target = {
+          kind: 'NodesAvailable',
+          nodes: number(value, 'sla:NodesAvailable', limits.nodesAvailable) as number,
+        };
+        break;
+      case 'MaxCheckpointInterval':
+        target = { kind: 'MaxCheckpointInterval', interval: value };
+        break;
     }
   }
   const bvl = 'wsag:BusinessValueList';
@@ -174,7 +253,10 @@ function qualifyingCondition(term: XmlElement, name: string): string | undefined
   if (!condition) return undefined;
   const submittedBefore = text(condition, 'sla:SubmittedBefore');
   if (submittedBefore === undefined) {
-    throw new UnsupportedTerm(`guarantee term "${name}": its wsag:QualifyingCondition holds no condition this server evaluates (it evaluates sla:SubmittedBefore)`);
+    throw new UnsupportedTerm(
+      `guarantee term "${name}": its wsag:QualifyingCondition holds no condition this server evaluates (it ` +
+        `evaluates sla:SubmittedBefore)`,
+    );
   }
   return submittedBefore;
 }
@@ -183,12 +265,18 @@ function readCompensation(c: XmlElement): Compensation {
   // No silent terms: a value expression holds what this server evaluates, and nothing else.
   for (const e of all(c, 'wsag:ValueExpression/*')) {
     if (e.namespaceUri !== prefixes.sla || (e.name !== 'Amount' && e.name !== 'Cap')) {
-      throw new UnsupportedTerm(`wsag:${c.name}/wsag:ValueExpression holds {${e.namespaceUri}}${e.name}; this server evaluates sla:Amount and sla:Cap there`);
+      throw new UnsupportedTerm(
+        `wsag:${c.name}/wsag:ValueExpression holds {${e.namespaceUri}}${e.name}; this server evaluates ` +
+          `sla:Amount and sla:Cap there`,
+      );
     }
   }
   const interval = text(c, 'wsag:AssessmentInterval/wsag:TimeInterval');
   return dropUndefined({
-    assessmentInterval: interval !== undefined ? { timeInterval: interval } : { count: number(text(c, 'wsag:AssessmentInterval/wsag:Count'), 'wsag:Count', limits.count) ?? 1 },
+    assessmentInterval:
+      interval !== undefined
+        ? { timeInterval: interval }
+        : { count: number(text(c, 'wsag:AssessmentInterval/wsag:Count'), 'wsag:Count', limits.count) ?? 1 },
     valueUnit: text(c, 'wsag:ValueUnit'),
     amount: number(text(c, 'wsag:ValueExpression/sla:Amount'), 'sla:Amount', limits.money),
     cap: number(text(c, 'wsag:ValueExpression/sla:Cap'), 'sla:Cap', limits.money),
@@ -200,7 +288,10 @@ function readCompensation(c: XmlElement): Compensation {
  * order): the first Exact, else the first lower bound of a range; checked against `rule`.
  */
 function rangeValue(elements: XmlElement[], element: string, rule: NumberRule): number | undefined {
-  const value = firstText(elements, 'jsdl:Exact') ?? firstText(elements, 'jsdl:LowerBoundedRange') ?? firstText(elements, 'jsdl:Range/jsdl:LowerBound');
+  const value =
+    firstText(elements, 'jsdl:Exact') ??
+    firstText(elements, 'jsdl:LowerBoundedRange') ??
+    firstText(elements, 'jsdl:Range/jsdl:LowerBound');
   return number(value, element, rule);
 }
 

@@ -38,13 +38,16 @@ export function number(value: string | undefined, element: string, rule: NumberR
   const refuse = (why: string) => new InvalidTerms(`${element} ${quoteValue(value)} ${why}`);
   if (value.trim() === '' || !Number.isFinite(n)) throw refuse('is not a finite number');
   if (rule.integer && !Number.isInteger(n)) throw refuse('is not a whole number');
-  if (n < rule.min || n > rule.max) throw refuse(`is outside ${rule.min} to ${rule.max}${rule.unit ? ` ${rule.unit}` : ''}`);
+  if (n < rule.min || n > rule.max)
+    throw refuse(`is outside ${rule.min} to ${rule.max}${rule.unit ? ` ${rule.unit}` : ''}`);
   return n;
 }
 
-/** A value quoted for a fault message: short, with control characters shown as escapes so the answer stays well-formed. */
+/**
+ * A value quoted for a fault message: short, with control characters shown as escapes so the answer stays well-formed.
+ */
 export function quoteValue(value: string): string {
   const shown = value.length > 64 ? `${value.slice(0, 64)}...` : value;
-  // eslint-disable-next-line no-control-regex
-  return `"${shown.replace(/[\u0000-\u001f\u007f\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
+  const escaped = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  return `"${shown.replace(/[\u0000-\u001f\u007f\ufffe\uffff]/g, escaped)}"`;
 }

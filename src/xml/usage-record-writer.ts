@@ -9,7 +9,8 @@ export const urNs = 'http://schema.ogf.org/urf/2003/09/urf';
  * properties. Valid against the OGF schema (test/reference/usage-record/urf.xsd) (tested with xmllint).
  */
 export function usageRecordXml(r: UsageRecord): string {
-  const e = (name: string, value: string | number, attributes = '') => `<ur:${name}${attributes}>${escapeXml(String(value))}</ur:${name}>`;
+  const e = (name: string, value: string | number, attributes = '') =>
+    `<ur:${name}${attributes}>${escapeXml(String(value))}</ur:${name}>`;
   return [
     `<ur:JobUsageRecord xmlns:ur="${urNs}">`,
     `<ur:RecordIdentity ur:recordId="${escapeXml(r.recordId)}" ur:createTime="${iso(r.createdAt)}"/>`,

@@ -89,7 +89,12 @@ function walked(context: XmlElement, steps: readonly ChildStep[]): XmlElement[] 
     const next: XmlElement[] = [];
     for (const parent of current) {
       for (let child = parent.firstChild; child; child = child.next) {
-        if (child instanceof XmlElement && (step.name === undefined || child.name === step.name) && (step.uri === undefined || child.namespaceUri === step.uri)) next.push(child);
+        if (
+          child instanceof XmlElement &&
+          (step.name === undefined || child.name === step.name) &&
+          (step.uri === undefined || child.namespaceUri === step.uri)
+        )
+          next.push(child);
       }
     }
     current = next;

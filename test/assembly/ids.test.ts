@@ -6,7 +6,7 @@ const version7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-
 /** The creation time a version 7 UUID begins with (its first 48 bits), in milliseconds. */
 const millisecondsOf = (id: string) => Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16);
 
-describe('the server\'s ids', () => {
+describe("the server's ids", () => {
   it('are version 7 UUIDs that begin with the time they were made', () => {
     const before = Date.now();
     const id = randomIds.next();

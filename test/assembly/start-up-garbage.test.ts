@@ -6,7 +6,9 @@ const heapUsed = () => v8.getHeapStatistics().used_heap_size;
 
 /** About 80 MB the caller drops at once, as the start-up drops the agreements it read. */
 function garbage(): void {
-  let kept: number[][] | undefined = Array.from({ length: 200 }, () => Array.from({ length: 50_000 }, (_, i) => i + 0.5));
+  let kept: number[][] | undefined = Array.from({ length: 200 }, () =>
+    Array.from({ length: 50_000 }, (_, i) => i + 0.5),
+  );
   expect(kept.length).toBe(200);
   kept = undefined;
 }

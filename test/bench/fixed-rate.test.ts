@@ -14,7 +14,12 @@ async function slowServer(delayMs: number, status = 200) {
     req.on('end', () => setTimeout(() => res.writeHead(status).end('done'), delayMs));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, requests: () => requests, connections: () => sockets.size };
+  return {
+    server,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    requests: () => requests,
+    connections: () => sockets.size,
+  };
 }
 
 describe('load at a fixed rate', () => {
@@ -49,7 +54,10 @@ describe('load at a fixed rate', () => {
   it('counts answers other than 200 as errors, not latencies', async () => {
     const failing = await slowServer(0, 500);
     server = failing.server;
-    const load = await loadAtRate({ url: failing.url, body: 'x', headers: {} }, { rate: 20, connections: 4, seconds: 0.5 });
+    const load = await loadAtRate(
+      { url: failing.url, body: 'x', headers: {} },
+      { rate: 20, connections: 4, seconds: 0.5 },
+    );
     expect(load).toMatchObject({ due: 10, ok: 0, errors: 10 });
     expect(load.p99).toBeNaN();
   });

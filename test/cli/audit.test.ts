@@ -85,7 +85,13 @@ describe('wsag audit verify', () => {
       'all well',
     ]);
     const json = JSON.parse((await audit(['verify', '--json'])).stdout) as Record<string, unknown>;
-    expect(json).toMatchObject({ ok: true, chain: { entries: 5, head }, agreements: 3, problems: [], signaturesChecked: false });
+    expect(json).toMatchObject({
+      ok: true,
+      chain: { entries: 5, head },
+      agreements: 3,
+      problems: [],
+      signaturesChecked: false,
+    });
   });
 
   it('reports the first broken link when a row was edited (its trigger dropped first), and exits 1', async () => {
@@ -95,10 +101,13 @@ describe('wsag audit verify', () => {
     });
     const result = await audit(['verify'], dir);
     expect(result.code).toBe(1);
-    expect(result.out[0]).toBe('audit log: 5 entries; BROKEN at row 3: hash mismatch in row 3: its content changed after it was written');
+    expect(result.out[0]).toBe(
+      'audit log: 5 entries; BROKEN at row 3: hash mismatch in row 3: its content changed after it was written',
+    );
     expect(result.out.at(-1)).toBe('1 problem found');
     expect(JSON.parse((await audit(['verify', '--json'], dir)).stdout)).toMatchObject({
-      ok: false, chain: { firstBroken: { seq: 3, reason: 'hash mismatch in row 3: its content changed after it was written' } },
+      ok: false,
+      chain: { firstBroken: { seq: 3, reason: 'hash mismatch in row 3: its content changed after it was written' } },
     });
   });
 
@@ -114,11 +123,15 @@ describe('wsag audit verify', () => {
 
   it('reports an agreement whose document was changed in the file', async () => {
     const dir = tamperedCopy((db) => {
-      db.prepare("UPDATE agreements SET document = replace(document, 'deadline-job', 'forged-job') WHERE id = ?").run(second);
+      db.prepare("UPDATE agreements SET document = replace(document, 'deadline-job', 'forged-job') WHERE id = ?").run(
+        second,
+      );
     });
     const result = await audit(['verify'], dir);
     expect(result.code).toBe(1);
-    expect(result.out).toContain(`  agreement ${second}: its document does not match the documentSha256 of its last audit entry (row 2): it was changed outside the server`);
+    expect(result.out).toContain(
+      `  agreement ${second}: its document does not match the documentSha256 of its last audit entry (row 2): it was changed outside the server`,
+    );
     expect(result.out[0]).toMatch(/^audit log: 5 entries, the hash chain holds/);
   });
 
@@ -126,7 +139,9 @@ describe('wsag audit verify', () => {
     const empty = freshDir();
     const result = await audit(['verify'], empty);
     expect(result.code).toBe(1);
-    expect(result.err[0]).toBe(`error: no database at ${path.join(empty, 'wsag.db')}: point --data-dir (or WSAG_DATA_DIR) at the server's data directory`);
+    expect(result.err[0]).toBe(
+      `error: no database at ${path.join(empty, 'wsag.db')}: point --data-dir (or WSAG_DATA_DIR) at the server's data directory`,
+    );
     expect((await wsag(['audit', 'verify', '--data-dir', dataDir], { env: { WSAG_DATA_DIR: empty } })).code).toBe(0);
   });
 });
@@ -144,12 +159,14 @@ describe('wsag audit verify: signatures', () => {
     const signedAt = new Date(new Date(pki.provider.chain[0]?.validFrom as string).getTime() + 60_000);
     const document = signAgreement(agreement.document, { key: pki.provider.key, chain: pki.provider.chain });
     const signed = { ...agreement, document, updatedAt: signedAt };
-    await signedStore.agreements.insert(signed, [agreementNote({ actor: 'anonymous', action: 'created', after: signed })]);
+    await signedStore.agreements.insert(signed, [
+      agreementNote({ actor: 'anonymous', action: 'created', after: signed }),
+    ]);
     await signedStore.close();
   });
   afterAll(() => pki.remove());
 
-  it('checks each agreement\'s signatures against the CA file', async () => {
+  it("checks each agreement's signatures against the CA file", async () => {
     const result = await audit(['verify', '--ca-file', pki.caFile], signedDir);
     expect(result.err).toEqual([]);
     expect(result.code).toBe(0);
@@ -160,42 +177,72 @@ describe('wsag audit verify: signatures', () => {
   it('reports signatures that do not lead to a trusted CA', async () => {
     const untrusted = await audit(['verify', '--ca-file', pki.strangerCaFile], signedDir);
     expect(untrusted.code).toBe(1);
-    expect(untrusted.out.some((line) => line.startsWith(`  agreement ${second}: signature: `) && /untrusted chain/.test(line))).toBe(true);
+    expect(
+      untrusted.out.some(
+        (line) => line.startsWith(`  agreement ${second}: signature: `) && /untrusted chain/.test(line),
+      ),
+    ).toBe(true);
   });
 
   it('counts agreements stored while signing was off, without calling them problems; a stripped signature still is one', async () => {
     const unsigned = await audit(['verify', '--ca-file', pki.caFile]);
     expect(unsigned.code).toBe(0);
-    expect(unsigned.out).toContain(`signatures: checked against ${pki.caFile}; 3 agreements were stored unsigned (made while signing was off), their documents as stored`);
+    expect(unsigned.out).toContain(
+      `signatures: checked against ${pki.caFile}; 3 agreements were stored unsigned (made while signing was off), their documents as stored`,
+    );
     expect(unsigned.out.at(-1)).toBe('all well');
-    expect(JSON.parse((await audit(['verify', '--ca-file', pki.caFile, '--json'])).stdout)).toMatchObject({ ok: true, unsigned: 3, problems: [] });
+    expect(JSON.parse((await audit(['verify', '--ca-file', pki.caFile, '--json'])).stdout)).toMatchObject({
+      ok: true,
+      unsigned: 3,
+      problems: [],
+    });
     const stripped = freshDir();
     fs.copyFileSync(path.join(signedDir, 'wsag.db'), path.join(stripped, 'wsag.db'));
     const db = new Database(path.join(stripped, 'wsag.db'));
     const row = db.prepare('SELECT document FROM agreements WHERE id = ?').get(second) as { document: string };
-    db.prepare('UPDATE agreements SET document = ? WHERE id = ?').run(row.document.replace(/<ds:Signature[\s\S]*<\/ds:Signature>/, ''), second);
+    db.prepare('UPDATE agreements SET document = ? WHERE id = ?').run(
+      row.document.replace(/<ds:Signature[\s\S]*<\/ds:Signature>/, ''),
+      second,
+    );
     db.close();
     const result = await audit(['verify', '--ca-file', pki.caFile], stripped);
     expect(result.code).toBe(1);
-    expect(result.out.some((line) => line.startsWith(`  agreement ${second}: its document does not match the documentSha256`))).toBe(true);
+    expect(
+      result.out.some((line) =>
+        line.startsWith(`  agreement ${second}: its document does not match the documentSha256`),
+      ),
+    ).toBe(true);
   });
 });
 
 describe('wsag audit show', () => {
-  it('prints an agreement\'s history: time, actor, action, details', async () => {
+  it("prints an agreement's history: time, actor, action, details", async () => {
     const result = await audit(['show', first]);
     expect(result.code).toBe(0);
     expect(result.out[0]).toBe(`agreement ${first}: 2 audit entries`);
     expect(result.out[1]).toMatch(/^ {2}SEQ +TIME +ACTOR +ACTION +DETAILS$/);
-    expect(result.out[2]).toMatch(/^ {2}1 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +anonymous +created +\{.*"state":"Observed"/);
-    expect(result.out[3]).toMatch(/^ {2}3 +\S+ +anonymous +terminated +\{.*"previousState":"Observed".*"state":"Terminated"/);
+    expect(result.out[2]).toMatch(
+      /^ {2}1 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +anonymous +created +\{.*"state":"Observed"/,
+    );
+    expect(result.out[3]).toMatch(
+      /^ {2}3 +\S+ +anonymous +terminated +\{.*"previousState":"Observed".*"state":"Terminated"/,
+    );
   });
 
   it('--json prints the entries', async () => {
-    const json = JSON.parse((await audit(['show', pending, '--json'])).stdout) as { agreementId: string; entries: Array<Record<string, unknown>> };
+    const json = JSON.parse((await audit(['show', pending, '--json'])).stdout) as {
+      agreementId: string;
+      entries: Array<Record<string, unknown>>;
+    };
     expect(json.agreementId).toBe(pending);
-    expect(json.entries.map((e) => [e.seq, e.actor, e.action])).toEqual([[4, 'anonymous', 'created'], [5, 'anonymous', 'accepted']]);
-    expect(json.entries[1]).toMatchObject({ subject: { kind: 'agreement', id: pending }, details: { state: 'Observed', previousState: 'Pending' } });
+    expect(json.entries.map((e) => [e.seq, e.actor, e.action])).toEqual([
+      [4, 'anonymous', 'created'],
+      [5, 'anonymous', 'accepted'],
+    ]);
+    expect(json.entries[1]).toMatchObject({
+      subject: { kind: 'agreement', id: pending },
+      details: { state: 'Observed', previousState: 'Pending' },
+    });
     expect(typeof json.entries[1]?.at).toBe('string');
   });
 
@@ -215,7 +262,9 @@ describe('wsag audit export', () => {
     expect(printed.stdout).toBe(document);
     const file = path.join(freshDir(), 'agreement.xml');
     const written = await audit(['export', second, '--out', file]);
-    expect(written.out).toEqual([`wrote agreement ${second} (${Buffer.byteLength(document)} bytes, as stored) to ${file}`]);
+    expect(written.out).toEqual([
+      `wrote agreement ${second} (${Buffer.byteLength(document)} bytes, as stored) to ${file}`,
+    ]);
     expect(fs.readFileSync(file, 'utf8')).toBe(document);
   });
 

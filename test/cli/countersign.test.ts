@@ -18,10 +18,28 @@ describe('wsag countersign and wsag cert proxy together', () => {
     pki = path.join(dataDir, 'pki');
     await createDemoPki({ dir: pki, keyType: 'ec' });
     server = await startTestServer({
-      config: { dataDir, tlsPort: 0, signAgreements: true, caFile: path.join(pki, 'ca.pem'), tlsCertFile: path.join(pki, 'server.pem'), tlsKeyFile: path.join(pki, 'server.key') },
+      config: {
+        dataDir,
+        tlsPort: 0,
+        signAgreements: true,
+        caFile: path.join(pki, 'ca.pem'),
+        tlsCertFile: path.join(pki, 'server.pem'),
+        tlsKeyFile: path.join(pki, 'server.key'),
+      },
     });
     const proxyFile = path.join(dataDir, 'alice-proxy.pem');
-    const proxy = await wsag(['cert', 'proxy', '--cert', path.join(pki, 'alice.pem'), '--key', path.join(pki, 'alice.key'), '--hours', '1', '--out', proxyFile]);
+    const proxy = await wsag([
+      'cert',
+      'proxy',
+      '--cert',
+      path.join(pki, 'alice.pem'),
+      '--key',
+      path.join(pki, 'alice.key'),
+      '--hours',
+      '1',
+      '--out',
+      proxyFile,
+    ]);
     expect(proxy.code, proxy.stderr).toBe(0);
     env = { WSAG_URL: server.tlsUrl as string, WSAG_CERT: proxyFile, WSAG_CA: path.join(pki, 'ca.pem') };
   }, 60_000);
@@ -33,10 +51,15 @@ describe('wsag countersign and wsag cert proxy together', () => {
     const { agreementId } = JSON.parse(created.stdout) as { agreementId: string };
     const signed = await wsag(['countersign', agreementId], { env });
     expect(signed.code, signed.stderr).toBe(0);
-    expect(signed.stdout).toBe(`agreement ${agreementId}: countersigned by /C=DE/O=wsag-demo/OU=users/CN=alice; signed by the provider /C=DE/O=wsag-demo/OU=hosts/CN=localhost`);
+    expect(signed.stdout).toBe(
+      `agreement ${agreementId}: countersigned by /C=DE/O=wsag-demo/OU=users/CN=alice; signed by the provider /C=DE/O=wsag-demo/OU=hosts/CN=localhost`,
+    );
     const stored = await server.repository.get(agreementId);
     const trust = TrustStore.fromFile(path.join(pki, 'ca.pem'));
-    const signatures = verifyAgreementSignatures(stored?.document ?? '', { validateChain: (c, at) => trust.validate(c, at), at: new Date() });
+    const signatures = verifyAgreementSignatures(stored?.document ?? '', {
+      validateChain: (c, at) => trust.validate(c, at),
+      at: new Date(),
+    });
     expect(signatures.initiator?.identity).toBe('/C=DE/O=wsag-demo/OU=users/CN=alice');
   });
 
@@ -44,7 +67,9 @@ describe('wsag countersign and wsag cert proxy together', () => {
     const plain = await wsag(['countersign', 'x'], { env: { ...env, WSAG_URL: server.url } });
     expect(plain.code).toBe(2);
     expect(plain.stderr).toMatch(/over HTTPS/);
-    const noCert = await wsag(['countersign', 'x'], { env: { WSAG_URL: server.tlsUrl as string, WSAG_CA: env.WSAG_CA as string } });
+    const noCert = await wsag(['countersign', 'x'], {
+      env: { WSAG_URL: server.tlsUrl as string, WSAG_CA: env.WSAG_CA as string },
+    });
     expect(noCert.code).toBe(2);
     expect(noCert.stderr).toMatch(/WSAG_CERT/);
   });

@@ -11,7 +11,10 @@ let server: SimulatedServer;
 let plain: TestServer;
 
 beforeAll(async () => {
-  [server, plain] = await Promise.all([simulatedServer({ nodes: 6 }), startTestServer({ config: { clusterNodes: 2 } })]);
+  [server, plain] = await Promise.all([
+    simulatedServer({ nodes: 6 }),
+    startTestServer({ config: { clusterNodes: 2 } }),
+  ]);
 });
 afterAll(async () => Promise.all([server?.close(), plain?.close()]));
 
@@ -20,10 +23,14 @@ describe('wsag node', () => {
     const list = await wsag(['node', 'list'], { url: server.url });
     expect(list.code).toBe(0);
     expect(list.out[0]).toMatch(/^NODE\s+STATE\s+MEMORY_GB\s+CPUS\s+INTERCONNECT\s+ISLAND\s+ROLE$/);
-    expect(list.out.slice(1, -1).map((l) => l.split(/\s+/).slice(0, 2))).toEqual(['n001', 'n002', 'n003', 'n004', 'n005', 'n006'].map((n) => [n, 'up']));
+    expect(list.out.slice(1, -1).map((l) => l.split(/\s+/).slice(0, 2))).toEqual(
+      ['n001', 'n002', 'n003', 'n004', 'n005', 'n006'].map((n) => [n, 'up']),
+    );
     expect(list.out.at(-1)).toBe('6 nodes, 0 failed');
 
-    const id = (await server.client.createAgreement(await deadlineOffer(server.client, { level: 'Standard', deadline: at(5000) }))).agreementId;
+    const id = (
+      await server.client.createAgreement(await deadlineOffer(server.client, { level: 'Standard', deadline: at(5000) }))
+    ).agreementId;
     const node = (await planOf(server)).bookings.find((b) => b.id === id)?.nodeIds[0] as string;
     await server.advanceTo(1800);
     const failed = await wsag(['node', 'fail', node], { url: server.url });
@@ -34,7 +41,9 @@ describe('wsag node', () => {
     await server.execution.idle();
     expect(server.rm.callsOf('stop', id).map((c) => c.reason)).toEqual(['outage']);
     expect((await wsag(['node', 'list', '--json'], { url: server.url })).stdout).toContain(`"id": "${node}"`);
-    const listed = JSON.parse((await wsag(['node', 'list', '--json'], { url: server.url })).stdout) as { nodes: Array<{ id: string; failed: boolean }> };
+    const listed = JSON.parse((await wsag(['node', 'list', '--json'], { url: server.url })).stdout) as {
+      nodes: Array<{ id: string; failed: boolean }>;
+    };
     expect(listed.nodes.filter((n) => n.failed).map((n) => n.id)).toEqual([node]);
 
     const repaired = await wsag(['node', 'repair', node, '--json'], { url: server.url });
@@ -51,9 +60,13 @@ describe('wsag node', () => {
     const missing = await wsag(['node', 'fail'], { url: server.url });
     expect(missing.code).toBe(2);
     expect(missing.err[0]).toBe('error: missing NODE: wsag node fail NODE (see: wsag node list)');
-    expect((await wsag(['node', 'reboot', 'n001'], { url: server.url })).err[0]).toBe('error: unknown action "reboot": use list, fail or repair');
+    expect((await wsag(['node', 'reboot', 'n001'], { url: server.url })).err[0]).toBe(
+      'error: unknown action "reboot": use list, fail or repair',
+    );
     const refused = await wsag(['node', 'fail', 'n001'], { url: plain.url });
     expect(refused.code).toBe(1);
-    expect(refused.err[0]).toBe('error: NotAuthorized: reporting a node failure: operators only (an operator is an identity the server lists in WSAG_ADMINS; a local server without TLS makes everyone one with WSAG_ADMINS=anonymous)');
+    expect(refused.err[0]).toBe(
+      'error: NotAuthorized: reporting a node failure: operators only (an operator is an identity the server lists in WSAG_ADMINS; a local server without TLS makes everyone one with WSAG_ADMINS=anonymous)',
+    );
   });
 });

@@ -12,7 +12,9 @@ afterAll(async () => {
 });
 
 async function createPending(url: string): Promise<string> {
-  const result = await wsag(['pending', 'create', '--template', 'deadline-job', '--set', 'NodeCount=8', '--json'], { url });
+  const result = await wsag(['pending', 'create', '--template', 'deadline-job', '--set', 'NodeCount=8', '--json'], {
+    url,
+  });
   expect(result.err).toEqual([]);
   expect(result.code).toBe(0);
   const created = JSON.parse(result.stdout) as { agreementId: string; state: string; template: { name: string } };
@@ -40,7 +42,7 @@ describe('wsag pending', () => {
     expect(JSON.parse(rejected.stdout)).toMatchObject({ id, state: 'Rejected', template: 'deadline-job' });
   });
 
-  it('deciding again, or without the operator role, fails with the server\'s reason (exit 1)', async () => {
+  it("deciding again, or without the operator role, fails with the server's reason (exit 1)", async () => {
     const id = await createPending(operator.url);
     await wsag(['pending', 'accept', id], { url: operator.url });
     const again = await wsag(['pending', 'reject', id], { url: operator.url });
@@ -56,7 +58,9 @@ describe('wsag pending', () => {
   it('usage errors (exit 2)', async () => {
     const url = operator.url;
     expect((await wsag(['pending'], { url })).err[0]).toBe('error: missing ACTION');
-    expect((await wsag(['pending', 'frob'], { url })).err[0]).toBe('error: unknown action "frob": use create, accept or reject');
+    expect((await wsag(['pending', 'frob'], { url })).err[0]).toBe(
+      'error: unknown action "frob": use create, accept or reject',
+    );
     expect((await wsag(['pending', 'accept'], { url })).err[0]).toBe('error: missing ID: wsag pending accept ID');
     expect((await wsag(['pending', 'create'], { url })).err[0]).toMatch(/^error: --template NAME is required/);
     expect((await wsag(['pending', 'accept', 'a', 'b'], { url })).err[0]).toBe('error: unexpected argument "b"');

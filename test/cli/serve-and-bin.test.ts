@@ -33,7 +33,13 @@ describe('wsag serve', () => {
     expect(banner.join('\n')).toContain(dataDir);
     expect(banner).toContain(`  ${'CPU scheduling'.padEnd(24)} the default (WSAG_CPU_SCHEDULING is normal)`);
     expect(duringServe?.code).toBe(0);
-    expect((JSON.parse(duringServe?.stdout ?? '[]') as { name: string }[]).map((t) => t.name).sort()).toEqual(['advance-reservation', 'background-job', 'best-effort-job', 'deadline-job', 'interactive-job']);
+    expect((JSON.parse(duringServe?.stdout ?? '[]') as { name: string }[]).map((t) => t.name).sort()).toEqual([
+      'advance-reservation',
+      'background-job',
+      'best-effort-job',
+      'deadline-job',
+      'interactive-job',
+    ]);
     expect(fs.existsSync(path.join(dataDir, 'wsag.db'))).toBe(true);
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
@@ -45,7 +51,10 @@ describe('wsag serve', () => {
     const badEnv = await wsag(['serve'], { env: { WSAG_CLUSTER_NODES: 'many' } });
     expect(badEnv.code).toBe(1);
     expect(badEnv.err).toEqual(['error: WSAG_CLUSTER_NODES must be a whole number, got "many"']);
-    const noTemplates = await wsag(['serve', '--port', '0', '--templates-dir', path.join(os.tmpdir(), 'wsag-no-such-dir')], { env: { LOG_LEVEL: 'silent' } });
+    const noTemplates = await wsag(
+      ['serve', '--port', '0', '--templates-dir', path.join(os.tmpdir(), 'wsag-no-such-dir')],
+      { env: { LOG_LEVEL: 'silent' } },
+    );
     expect(noTemplates.code).toBe(1);
     expect(noTemplates.err[0]).toMatch(/^error: template directory .*wsag-no-such-dir does not exist$/);
   });
@@ -68,15 +77,24 @@ describe('bin/wsag.js', () => {
     });
     expect(stderr).toBe('');
     const templates = JSON.parse(stdout) as { name: string; id: string }[];
-    expect(templates.map((t) => t.name).sort()).toEqual(['advance-reservation', 'background-job', 'best-effort-job', 'deadline-job', 'interactive-job']);
+    expect(templates.map((t) => t.name).sort()).toEqual([
+      'advance-reservation',
+      'background-job',
+      'best-effort-job',
+      'deadline-job',
+      'interactive-job',
+    ]);
   }, 30_000);
 
   it('exits with the documented codes', async () => {
-    const failure = await run(process.execPath, [bin, 'state', 'nope', '--url', server.url], { cwd: os.tmpdir(), timeout: 30_000 }).catch(
-      (error: { code: number; stderr: string }) => error,
-    );
+    const failure = await run(process.execPath, [bin, 'state', 'nope', '--url', server.url], {
+      cwd: os.tmpdir(),
+      timeout: 30_000,
+    }).catch((error: { code: number; stderr: string }) => error);
     expect(failure).toMatchObject({ code: 1, stderr: 'error: UnknownResource: no agreement with id "nope"\n' });
-    const usage = await run(process.execPath, [bin, 'nonsense'], { cwd: os.tmpdir(), timeout: 30_000 }).catch((error: { code: number }) => error);
+    const usage = await run(process.execPath, [bin, 'nonsense'], { cwd: os.tmpdir(), timeout: 30_000 }).catch(
+      (error: { code: number }) => error,
+    );
     expect(usage).toMatchObject({ code: 2 });
   }, 30_000);
 });

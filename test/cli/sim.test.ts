@@ -7,7 +7,8 @@ const small = fileURLToPath(new URL('../../workloads/small.json', import.meta.ur
 const smallCluster = fileURLToPath(new URL('../../workloads/cluster-small.json', import.meta.url));
 const migration = fileURLToPath(new URL('../../workloads/migration.json', import.meta.url));
 const peers = fileURLToPath(new URL('../../workloads/peers-small.json', import.meta.url));
-const usage = 'usage: wsag sim --workload FILE[.swf] [--cluster FILE] [--swf-rules FILE] [--failures FILE.csv | --failure-rate R] [--peers FILE [--compare-migration] | --vo-policy FILE | --compare-pricing [--flexible SHARE] [--price-curve CURVE] | --interactive SHARE [--start-within SECONDS] [--session-nodes N] [--session-minutes M] [--warm-nodes N] | --baselines [--loads L,L,...]] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]';
+const usage =
+  'usage: wsag sim --workload FILE[.swf] [--cluster FILE] [--swf-rules FILE] [--failures FILE.csv | --failure-rate R] [--peers FILE [--compare-migration] | --vo-policy FILE | --compare-pricing [--flexible SHARE] [--price-curve CURVE] | --interactive SHARE [--start-within SECONDS] [--session-nodes N] [--session-minutes M] [--warm-nodes N] | --baselines [--loads L,L,...]] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]';
 
 /** The line of the figures block that starts with `label`. */
 function figure(out: string[], label: string): string | undefined {
@@ -19,21 +20,35 @@ describe('wsag sim', () => {
     const result = await wsag(['sim', '--workload', small, '--no-progress']);
     expect(result.err).toEqual([]);
     expect(result.code).toBe(0);
-    expect(result.out[0]).toBe('wsag sim: small: 10 jobs, 1 failure on 8 nodes (1 buffer); simulated 2 h 30 min from 2026-01-05T00:00:00Z');
+    expect(result.out[0]).toBe(
+      'wsag sim: small: 10 jobs, 1 failure on 8 nodes (1 buffer); simulated 2 h 30 min from 2026-01-05T00:00:00Z',
+    );
     expect(result.out).toContain('requests       total  accepted  rejected  completed  dropped  open');
     expect(result.out).toContain('  deadline     6      4         2         3          1        0');
     expect(figure(result.out, 'SLA acceptance')).toMatch(/ 5 of 8 reservation and deadline requests \(62\.5 %\)$/);
-    expect(figure(result.out, 'utilisation')).toMatch(/ 73\.7 % busy \(working nodes, overheads included\), 68\.9 % useful work, 4\.2 % spare nodes held, 4\.2 % failed$/);
+    expect(figure(result.out, 'utilisation')).toMatch(
+      / 73\.7 % busy \(working nodes, overheads included\), 68\.9 % useful work, 4\.2 % spare nodes held, 4\.2 % failed$/,
+    );
     expect(figure(result.out, 'deadlines')).toMatch(/ 4 accepted: 3 met, 1 missed$/);
     expect(figure(result.out, 'reservations')).toMatch(/ 1 accepted: 1 honoured, 0 not honoured$/);
-    expect(figure(result.out, 'SLA violations')).toMatch(/ 1: 0 deadline missed, 0 reservation not honoured, 1 left in P$/);
-    expect(figure(result.out, 'penalties')).toMatch(/ 60\.00 EUR paid of 60\.00 EUR owed on violations \(0\.00 EUR excused by the guarantee level\)$/);
+    expect(figure(result.out, 'SLA violations')).toMatch(
+      / 1: 0 deadline missed, 0 reservation not honoured, 1 left in P$/,
+    );
+    expect(figure(result.out, 'penalties')).toMatch(
+      / 60\.00 EUR paid of 60\.00 EUR owed on violations \(0\.00 EUR excused by the guarantee level\)$/,
+    );
     expect(figure(result.out, 'checkpoints')).toMatch(/ 18 taken by 5 jobs$/);
     expect(figure(result.out, 'restarts')).toMatch(/ 1 \(1 on spare nodes\) in 1 job$/);
     expect(result.stdout).toContain('rejected requests (3):');
-    expect(result.out.find((l) => l.startsWith('  a7 '))).toMatch(/Full service needs 2 standby nodes reserved at a peer provider, but no peer standby capacity is configured$/);
-    expect(result.out.find((l) => l.startsWith('  a9 '))).toMatch(/^ {2}a9 +deadline +Legacy +left-in-P +paid 60\.00 EUR: liable: Legacy holds its promise by the advance reservation alone .*; node n1 failed/);
-    expect(result.out[result.out.length - 1]).toMatch(/^\(cluster .*cluster-small\.json; 1 failure event\(s\); simulated 2 h 30 min in \d+\.\d s\)$/);
+    expect(result.out.find((l) => l.startsWith('  a7 '))).toMatch(
+      /Full service needs 2 standby nodes reserved at a peer provider, but no peer standby capacity is configured$/,
+    );
+    expect(result.out.find((l) => l.startsWith('  a9 '))).toMatch(
+      /^ {2}a9 +deadline +Legacy +left-in-P +paid 60\.00 EUR: liable: Legacy holds its promise by the advance reservation alone .*; node n1 failed/,
+    );
+    expect(result.out[result.out.length - 1]).toMatch(
+      /^\(cluster .*cluster-small\.json; 1 failure event\(s\); simulated 2 h 30 min in \d+\.\d s\)$/,
+    );
     expect(result.stdout).not.toContain('checks');
     expect(figure(result.out, 'migration')).toBeUndefined();
   });
@@ -41,7 +56,9 @@ describe('wsag sim', () => {
   it('--jobs lists every job', async () => {
     const result = await wsag(['sim', '--workload', small, '--jobs', '--no-progress']);
     expect(result.code).toBe(0);
-    expect(result.out.find((l) => l.startsWith('  a1 '))).toMatch(/^ {2}a1 +deadline +Enhanced +completed +0 +4360 +5 +2 +deadline met$/);
+    expect(result.out.find((l) => l.startsWith('  a1 '))).toMatch(
+      /^ {2}a1 +deadline +Enhanced +completed +0 +4360 +5 +2 +deadline met$/,
+    );
     expect(result.out.find((l) => l.startsWith('  a9 ') && l.includes('dropped'))).toMatch(/ 7500 +0 +0 +left-in-P$/);
   });
 
@@ -63,8 +80,17 @@ describe('wsag sim', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ format: 'wsag-sim-report/1' });
   });
 
-  it('--until stops the run; --cluster overrides the workload\'s cluster', async () => {
-    const result = await wsag(['sim', '--workload', small, '--cluster', smallCluster, '--until', '3500', '--no-progress']);
+  it("--until stops the run; --cluster overrides the workload's cluster", async () => {
+    const result = await wsag([
+      'sim',
+      '--workload',
+      small,
+      '--cluster',
+      smallCluster,
+      '--until',
+      '3500',
+      '--no-progress',
+    ]);
     expect(result.code).toBe(0);
     expect(result.out[0]).toMatch(/simulated 58 min 20 s from 2026-01-05T00:00:00Z \(stopped by --until\)$/);
     expect(figure(result.out, 'deadlines')).toMatch(/ 4 accepted: 2 met, 0 missed, 2 open$/);
@@ -93,15 +119,21 @@ describe('wsag sim', () => {
     expect(missing.out).toEqual([]);
     const notCluster = await wsag(['sim', '--workload', small, '--cluster', small]);
     expect(notCluster.code).toBe(1);
-    expect(notCluster.err).toEqual([`error: ${small}: cluster: unknown field "start" (allowed: name, description, nodes, timing, peerStandbyNodes)`]);
+    expect(notCluster.err).toEqual([
+      `error: ${small}: cluster: unknown field "start" (allowed: name, description, nodes, timing, peerStandbyNodes)`,
+    ]);
     const notPeers = await wsag(['sim', '--workload', small, '--peers', small]);
     expect(notPeers.code).toBe(1);
-    expect(notPeers.err).toEqual([`error: ${small}: a peers file is an object with "peers" (and optionally "local" and "policy"), see docs/operations.md`]);
+    expect(notPeers.err).toEqual([
+      `error: ${small}: a peers file is an object with "peers" (and optionally "local" and "policy"), see docs/operations.md`,
+    ]);
   });
 
   it('is listed in the help', async () => {
     const help = await wsag(['help']);
-    expect(help.out.find((l) => l.trimStart().startsWith('sim '))).toContain('replay a workload and failures against a cluster offline');
+    expect(help.out.find((l) => l.trimStart().startsWith('sim '))).toContain(
+      'replay a workload and failures against a cluster offline',
+    );
     const own = await wsag(['help', 'sim']);
     expect(own.code).toBe(0);
     expect(own.out[0]).toBe(usage);
@@ -116,25 +148,53 @@ describe('wsag sim with peers', () => {
     expect(result.code).toBe(0);
     expect(figure(result.out, 'deadlines')).toMatch(/ 1 accepted: 1 met, 0 missed$/);
     expect(figure(result.out, 'SLA violations')).toMatch(/ 0: /);
-    expect(figure(result.out, 'migration')).toMatch(/ 1 job migrated \(1 from P\) for 40\.00 EUR; 1 job in P weighed in 1 controller run$/);
-    expect(figure(result.out, 'penalties saved')).toMatch(/ 100\.00 EUR on 1 job \(100\.00 EUR of it payable under the liability rules\)$/);
+    expect(figure(result.out, 'migration')).toMatch(
+      / 1 job migrated \(1 from P\) for 40\.00 EUR; 1 job in P weighed in 1 controller run$/,
+    );
+    expect(figure(result.out, 'penalties saved')).toMatch(
+      / 100\.00 EUR on 1 job \(100\.00 EUR of it payable under the liability rules\)$/,
+    );
     expect(figure(result.out, 'kept in P')).toMatch(/ 0$/);
-    expect(figure(result.out, 'peers')).toMatch(/ cheap: 1 job for 40\.00 EUR \(1 quote, 0 refused\); dear: 0 jobs for 0\.00 EUR \(1 quote, 0 refused\)$/);
+    expect(figure(result.out, 'peers')).toMatch(
+      / cheap: 1 job for 40\.00 EUR \(1 quote, 0 refused\); dear: 0 jobs for 0\.00 EUR \(1 quote, 0 refused\)$/,
+    );
     expect(result.stdout).toContain('migrations (1):');
-    expect(result.out.find((l) => l.startsWith('  m1 '))).toMatch(/^ {2}m1 +deadline +Standard +at 1000 s +to cheap for 40\.00 EUR +runs there 1103 s to 4103 s +penalty 100\.00 EUR saved$/);
-    expect(result.out[result.out.length - 1]).toMatch(/^\(cluster .*cluster-small\.json; peers .*peers-small\.json; 1 failure event\(s\); simulated 2 h 30 min in \d+\.\d s\)$/);
+    expect(result.out.find((l) => l.startsWith('  m1 '))).toMatch(
+      /^ {2}m1 +deadline +Standard +at 1000 s +to cheap for 40\.00 EUR +runs there 1103 s to 4103 s +penalty 100\.00 EUR saved$/,
+    );
+    expect(result.out[result.out.length - 1]).toMatch(
+      /^\(cluster .*cluster-small\.json; peers .*peers-small\.json; 1 failure event\(s\); simulated 2 h 30 min in \d+\.\d s\)$/,
+    );
     const json = await wsag(['sim', '--workload', migration, '--peers', peers, '--json']);
     const report = JSON.parse(json.stdout) as SimReport;
     expect(report.options).toEqual({ migration: { peers: ['cheap', 'dear'] } });
-    expect(report.migration).toMatchObject({ migrations: 1, price: 40, penaltiesSaved: { jobs: 1, owed: 100, payable: 100 } });
+    expect(report.migration).toMatchObject({
+      migrations: 1,
+      price: 40,
+      penaltiesSaved: { jobs: 1, owed: 100, payable: 100 },
+    });
   });
 
   it('--compare-migration runs twice and prints the figures side by side', async () => {
-    const result = await wsag(['sim', '--workload', migration, '--peers', peers, '--compare-migration', '--no-progress']);
+    const result = await wsag([
+      'sim',
+      '--workload',
+      migration,
+      '--peers',
+      peers,
+      '--compare-migration',
+      '--no-progress',
+    ]);
     expect(result.err).toEqual([]);
     expect(result.code).toBe(0);
-    expect(result.out[0]).toBe('wsag sim: migration: 2 jobs, 1 failure on 8 nodes (1 buffer), without and with migration to 2 peers (cheap, dear)');
-    const row = (label: string) => result.out.find((l) => l.startsWith(`${label}  `))?.split(/ {2,}/).slice(1);
+    expect(result.out[0]).toBe(
+      'wsag sim: migration: 2 jobs, 1 failure on 8 nodes (1 buffer), without and with migration to 2 peers (cheap, dear)',
+    );
+    const row = (label: string) =>
+      result.out
+        .find((l) => l.startsWith(`${label}  `))
+        ?.split(/ {2,}/)
+        .slice(1);
     expect(row('figure')).toEqual(['without migration', 'with migration']);
     expect(row('deadlines met')).toEqual(['0 of 1', '1 of 1']);
     expect(row('SLA violations')).toEqual(['1', '0']);
@@ -145,11 +205,22 @@ describe('wsag sim with peers', () => {
     expect(row('prices paid to peers')).toEqual(['0.00 EUR', '40.00 EUR']);
     expect(row('penalties saved')).toEqual(['-', '100.00 EUR (100.00 EUR payable)']);
     expect(row('penalties paid + prices')).toEqual(['0.00 EUR', '40.00 EUR']);
-    expect(result.out[result.out.length - 1]).toMatch(/^\(cluster .*; peers .*peers-small\.json; 1 failure event\(s\); two runs of 2 h 30 min simulated in \d+\.\d s\)$/);
+    expect(result.out[result.out.length - 1]).toMatch(
+      /^\(cluster .*; peers .*peers-small\.json; 1 failure event\(s\); two runs of 2 h 30 min simulated in \d+\.\d s\)$/,
+    );
   });
 
   it('--compare-migration --json prints both reports; --progress labels each run', async () => {
-    const result = await wsag(['sim', '--workload', migration, '--peers', peers, '--compare-migration', '--json', '--progress']);
+    const result = await wsag([
+      'sim',
+      '--workload',
+      migration,
+      '--peers',
+      peers,
+      '--compare-migration',
+      '--json',
+      '--progress',
+    ]);
     expect(result.code).toBe(0);
     const comparison = JSON.parse(result.stdout) as SimComparison;
     expect(comparison.format).toBe('wsag-sim-comparison/1');

@@ -11,7 +11,10 @@ export interface CliResult {
 }
 
 /** Runs `wsag ...argv` in-process against `url` (given as WSAG_URL), capturing its output. */
-export async function wsag(argv: string[], options: { url?: string; env?: Record<string, string>; io?: Partial<CliIo> } = {}): Promise<CliResult> {
+export async function wsag(
+  argv: string[],
+  options: { url?: string; env?: Record<string, string>; io?: Partial<CliIo> } = {},
+): Promise<CliResult> {
   const out: string[] = [];
   const err: string[] = [];
   const env: Record<string, string> = { ...(options.url ? { WSAG_URL: options.url } : {}), ...options.env };

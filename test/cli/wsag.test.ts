@@ -18,7 +18,10 @@ afterAll(async () => {
 
 /** Creates a deadline-job agreement through the CLI and returns its id. */
 async function createOne(...settings: string[]): Promise<string> {
-  const result = await wsag(['create', '--template', 'deadline-job', ...settings.flatMap((s) => ['--set', s]), '--json'], { url });
+  const result = await wsag(
+    ['create', '--template', 'deadline-job', ...settings.flatMap((s) => ['--set', s]), '--json'],
+    { url },
+  );
   expect(result.err).toEqual([]);
   expect(result.code).toBe(0);
   return (JSON.parse(result.stdout) as { agreementId: string }).agreementId;
@@ -33,7 +36,9 @@ describe('wsag templates', () => {
     expect(result.out).toContain('advance-reservation  (TemplateId advance-reservation-v1)');
     const nodeCount = result.out.find((l) => /^\s+NodeCount\s+4\s/.test(l));
     expect(nodeCount).toContain('a whole number from 1 to 64');
-    expect(nodeCount).toContain("/wsag:AgreementOffer/wsag:Terms/wsag:All/wsag:ServiceDescriptionTerm[@wsag:Name='Job']");
+    expect(nodeCount).toContain(
+      "/wsag:AgreementOffer/wsag:Terms/wsag:All/wsag:ServiceDescriptionTerm[@wsag:Name='Job']",
+    );
     // The XQuery-style prologue of advance-reservation's NodeCount is shown as plain XPath.
     expect(result.stdout).not.toContain('declare namespace');
   });
@@ -41,11 +46,25 @@ describe('wsag templates', () => {
   it('--json prints one document: name, id and Items (name + location)', async () => {
     const result = await wsag(['templates', '--json'], { url });
     expect(result.code).toBe(0);
-    const templates = JSON.parse(result.stdout) as { name: string; id: string; items: { name: string; location: string; value?: string }[]; xml?: string }[];
-    expect(templates.map((t) => t.name).sort()).toEqual(['advance-reservation', 'background-job', 'best-effort-job', 'deadline-job', 'interactive-job']);
+    const templates = JSON.parse(result.stdout) as {
+      name: string;
+      id: string;
+      items: { name: string; location: string; value?: string }[];
+      xml?: string;
+    }[];
+    expect(templates.map((t) => t.name).sort()).toEqual([
+      'advance-reservation',
+      'background-job',
+      'best-effort-job',
+      'deadline-job',
+      'interactive-job',
+    ]);
     const deadline = templates.find((t) => t.name === 'deadline-job');
     expect(deadline?.id).toBe('deadline-job-v1');
-    expect(deadline?.items.find((i) => i.name === 'GuaranteeLevel')).toMatchObject({ location: '//sla:ServiceLevel/sla:GuaranteeLevel', value: 'Standard' });
+    expect(deadline?.items.find((i) => i.name === 'GuaranteeLevel')).toMatchObject({
+      location: '//sla:ServiceLevel/sla:GuaranteeLevel',
+      value: 'Standard',
+    });
     expect(deadline?.xml).toBeUndefined();
   });
 
@@ -72,7 +91,11 @@ describe('wsag create', () => {
   it('picks a template by TemplateId too, and --json gives id, address and template', async () => {
     const result = await wsag(['create', '--template', 'advance-reservation-v1', '--json'], { url });
     expect(result.code).toBe(0);
-    const created = JSON.parse(result.stdout) as { agreementId: string; address: string; template: { name: string; id: string } };
+    const created = JSON.parse(result.stdout) as {
+      agreementId: string;
+      address: string;
+      template: { name: string; id: string };
+    };
     expect(created.agreementId).toMatch(uuid);
     expect(created.address).toBe(`${url}/wsag/Agreement`);
     expect(created.template).toEqual({ name: 'advance-reservation', id: 'advance-reservation-v1' });
@@ -87,11 +110,19 @@ describe('wsag create', () => {
 
   it('a value outside the Item constraint is refused in plain words, by the CLI or (set by XPath) the server; exit 1', async () => {
     const named = await wsag(['create', '--template', 'deadline-job', '--set', 'NodeCount=512'], { url });
-    expect([named.code, named.err]).toEqual([1, ['error: --set NodeCount must be a whole number from 1 to 64; got \'512\'']]);
-    const result = await wsag(['create', '--template', 'deadline-job', '--set', '//jsdl:TotalResourceCount/jsdl:Exact=512'], { url });
+    expect([named.code, named.err]).toEqual([
+      1,
+      ["error: --set NodeCount must be a whole number from 1 to 64; got '512'"],
+    ]);
+    const result = await wsag(
+      ['create', '--template', 'deadline-job', '--set', '//jsdl:TotalResourceCount/jsdl:Exact=512'],
+      { url },
+    );
     expect(result.code).toBe(1);
     expect(result.out).toEqual([]);
-    expect(result.err).toEqual(['error: CreationConstraintViolation: Item NodeCount: 512 is more than 64, the most allowed']);
+    expect(result.err).toEqual([
+      'error: CreationConstraintViolation: Item NodeCount: 512 is more than 64, the most allowed',
+    ]);
     expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
@@ -104,16 +135,29 @@ describe('wsag create', () => {
     ]);
   });
 
-  it('an unknown Item name lists the template\'s Items', async () => {
+  it("an unknown Item name lists the template's Items", async () => {
     const result = await wsag(['create', '--template', 'deadline-job', '--set', 'Nodes=8'], { url });
     expect(result.code).toBe(1);
-    expect(result.err[0]).toMatch(/^error: --set Nodes: template deadline-job has no Item "Nodes" to set; its Items are: ServiceProvider, NodeCount, /);
+    expect(result.err[0]).toMatch(
+      /^error: --set Nodes: template deadline-job has no Item "Nodes" to set; its Items are: ServiceProvider, NodeCount, /,
+    );
   });
 
   it('--dry-run prints the offer, with XPath settings applied, and creates nothing', async () => {
     const before = (await server.repository.list()).length;
     const result = await wsag(
-      ['create', '-t', 'deadline-job', '--dry-run', '--set', "//wsag:ServiceDescriptionTerm[@wsag:Name='Job']//jsdl:TotalResourceCount/jsdl:Exact=12", '--set', '//sla:RuntimeEstimate=7200', '-s', '//sla:MigrationPolicy/@Scope=None'],
+      [
+        'create',
+        '-t',
+        'deadline-job',
+        '--dry-run',
+        '--set',
+        "//wsag:ServiceDescriptionTerm[@wsag:Name='Job']//jsdl:TotalResourceCount/jsdl:Exact=12",
+        '--set',
+        '//sla:RuntimeEstimate=7200',
+        '-s',
+        '//sla:MigrationPolicy/@Scope=None',
+      ],
       { url },
     );
     expect(result.err).toEqual([]);
@@ -127,14 +171,40 @@ describe('wsag create', () => {
   });
 
   it('--run puts the program into the offer as a JSDL POSIXApplication, in its place and escaped; the offer reads back as sent', async () => {
-    const result = await wsag(['create', '-t', 'deadline-job', '--dry-run', '--run', '/opt/apps/cm5 run', '--arg=--years=10', '--arg', 'a<b & "c"', '--env', 'OMP_NUM_THREADS=2', '--env', 'EMPTY=', '--workdir', '/scratch'], { url });
+    const result = await wsag(
+      [
+        'create',
+        '-t',
+        'deadline-job',
+        '--dry-run',
+        '--run',
+        '/opt/apps/cm5 run',
+        '--arg=--years=10',
+        '--arg',
+        'a<b & "c"',
+        '--env',
+        'OMP_NUM_THREADS=2',
+        '--env',
+        'EMPTY=',
+        '--workdir',
+        '/scratch',
+      ],
+      { url },
+    );
     expect(result.err).toEqual([]);
     const request = withXml(result.stdout, 'offer', (doc) => readOffer(doc.root).request);
     expect(request.application).toEqual({
-      executable: '/opt/apps/cm5 run', arguments: ['--years=10', 'a<b & "c"'], workingDirectory: '/scratch',
-      environment: [{ name: 'OMP_NUM_THREADS', value: '2' }, { name: 'EMPTY', value: '' }],
+      executable: '/opt/apps/cm5 run',
+      arguments: ['--years=10', 'a<b & "c"'],
+      workingDirectory: '/scratch',
+      environment: [
+        { name: 'OMP_NUM_THREADS', value: '2' },
+        { name: 'EMPTY', value: '' },
+      ],
     });
-    expect(result.stdout).toMatch(/<\/jsdl:JobIdentification><jsdl:Application><p:POSIXApplication xmlns:p="http:\/\/schemas.ggf.org\/jsdl\/2005\/11\/jsdl-posix">/);
+    expect(result.stdout).toMatch(
+      /<\/jsdl:JobIdentification><jsdl:Application><p:POSIXApplication xmlns:p="http:\/\/schemas.ggf.org\/jsdl\/2005\/11\/jsdl-posix">/,
+    );
     expect(() => withXml(result.stdout, 'offer', (doc) => SchemaSet.get().validate(doc, 'offer'))).not.toThrow();
     const orphan = await wsag(['create', '-t', 'deadline-job', '--dry-run', '--arg', 'x'], { url });
     expect(orphan.code).toBe(2);
@@ -154,7 +224,9 @@ describe('wsag create', () => {
   });
 
   it('a location that selects nothing is reported; exit 1', async () => {
-    const result = await wsag(['create', '--template', 'deadline-job', '--dry-run', '--set', '//sla:Nothing=1'], { url });
+    const result = await wsag(['create', '--template', 'deadline-job', '--dry-run', '--set', '//sla:Nothing=1'], {
+      url,
+    });
     expect(result.code).toBe(1);
     expect(result.err[0]).toMatch(/^error: --set \/\/sla:Nothing: the location selects nothing/);
   });
@@ -189,7 +261,11 @@ describe('wsag agreements, state, terminate', () => {
     expect(result.code).toBe(0);
     expect(result.out[0]).toMatch(/^ID\s+STATE\s+TEMPLATE\s+NODES\s+START\s+END$/);
     const row = result.out.find((l) => l.startsWith(id));
-    expect(row).toMatch(new RegExp(`^${id}\\s+Observed\\s+deadline-job\\s+3\\s+\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\s+\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ$`));
+    expect(row).toMatch(
+      new RegExp(
+        `^${id}\\s+Observed\\s+deadline-job\\s+3\\s+\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\s+\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ$`,
+      ),
+    );
   });
 
   it('agreements --json is an array of summaries', async () => {
@@ -238,14 +314,20 @@ describe('wsag agreements, state, terminate', () => {
     const second = await wsag(['terminate', id], { url });
     expect(second.code).toBe(1);
     expect(second.out).toEqual([]);
-    expect(second.err).toEqual([`error: InvalidStateTransition: agreement in state Terminated cannot be terminated (Terminated is final)`]);
+    expect(second.err).toEqual([
+      `error: InvalidStateTransition: agreement in state Terminated cannot be terminated (Terminated is final)`,
+    ]);
   });
 
   it('terminate --json gives the state document', async () => {
     const id = await createOne();
     const result = await wsag(['terminate', id, '--json', '--reason', 'no longer needed'], { url });
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ agreementId: id, state: 'Terminated', serviceTerms: [{ termName: 'Job', state: 'Completed' }] });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      agreementId: id,
+      state: 'Terminated',
+      serviceTerms: [{ termName: 'Job', state: 'Completed' }],
+    });
   });
 
   it('--url overrides WSAG_URL', async () => {
@@ -261,7 +343,9 @@ describe('errors', () => {
       const result = await wsag([...argv, '--url', dead]);
       expect(result.code).toBe(1);
       expect(result.out).toEqual([]);
-      expect(result.err).toEqual([`error: cannot reach ${dead}: is the server running? (start it with: npm start; or give its address with --url or WSAG_URL)`]);
+      expect(result.err).toEqual([
+        `error: cannot reach ${dead}: is the server running? (start it with: npm start; or give its address with --url or WSAG_URL)`,
+      ]);
     }
   });
 
@@ -269,7 +353,9 @@ describe('errors', () => {
     const dead = await deadUrl();
     const result = await wsag(['templates', '--url', dead], { env: { WSAG_DEBUG: '1' } });
     expect(result.code).toBe(1);
-    expect(result.err[0]).toBe(`error: cannot reach ${dead}: is the server running? (start it with: npm start; or give its address with --url or WSAG_URL)`);
+    expect(result.err[0]).toBe(
+      `error: cannot reach ${dead}: is the server running? (start it with: npm start; or give its address with --url or WSAG_URL)`,
+    );
     expect(result.stderr).toContain('ECONNREFUSED');
     expect(result.stderr).toMatch(/\n\s+at /);
   });

@@ -19,7 +19,9 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       received.push({ action: String(req.headers.soapaction), body });
-      res.writeHead(200, { 'content-type': 'text/xml' }).end(`<soap:Envelope xmlns:soap="${ns.soap11}"><soap:Body/></soap:Envelope>`);
+      res
+        .writeHead(200, { 'content-type': 'text/xml' })
+        .end(`<soap:Envelope xmlns:soap="${ns.soap11}"><soap:Body/></soap:Envelope>`);
     });
   });
   await new Promise<void>((resolve) => initiator.listen(0, '127.0.0.1', resolve));
@@ -31,7 +33,7 @@ afterAll(async () => {
 });
 
 describe('SoapAcceptanceNotifier', () => {
-  it('calls Accept on the initiator\'s EPR with its reference parameters as headers', async () => {
+  it("calls Accept on the initiator's EPR with its reference parameters as headers", async () => {
     const client = new WsagClient(server.url);
     const template = (await client.templates()).find((t) => t.includes('advance-reservation-v1')) as string;
     const epr = { address: initiatorUrl, referenceParameters: ['<my:Ticket xmlns:my="urn:broker">T-42</my:Ticket>'] };

@@ -35,12 +35,14 @@ beforeAll(async () => {
   peerServer = await startTestServer({ config: { clusterNodes: 16 } });
   client = new WsagClient(peerServer.url);
   const app = express();
-  app.use(checkpointUploadRouter({
-    identify: (req) => ({ identity: req.get('x-test-identity') ?? 'anonymous', isAdmin: false }),
-    agreement: (id) => peerServer.repository.get(id),
-    store: fileCheckpointStore(storeDir),
-    maxBytes: 64 * 1024,
-  }));
+  app.use(
+    checkpointUploadRouter({
+      identify: (req) => ({ identity: req.get('x-test-identity') ?? 'anonymous', isAdmin: false }),
+      agreement: (id) => peerServer.repository.get(id),
+      store: fileCheckpointStore(storeDir),
+      maxBytes: 64 * 1024,
+    }),
+  );
   uploads = await new Promise<http.Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -51,7 +53,12 @@ beforeAll(async () => {
     kind: 'wsag-server',
     bandwidthMBps: 100,
     domain: 'pc2',
-    profile: { operatingSystems: ['LINUX'], architectures: ['x86_64'], checkpointSystems: ['BLCR 0.8.5'], libraries: [{ name: 'libmpi.so', version: '4.1.5' }] },
+    profile: {
+      operatingSystems: ['LINUX'],
+      architectures: ['x86_64'],
+      checkpointSystems: ['BLCR 0.8.5'],
+      libraries: [{ name: 'libmpi.so', version: '4.1.5' }],
+    },
     checkpointUrl: `${uploadUrl}/api/agreements/{agreementId}/checkpoint`,
   };
 });
@@ -83,10 +90,11 @@ function quoted(answer: PeerQuoteAnswer): PeerQuote {
   if (!answer.quoted) throw new Error(`expected a quote, got: ${answer.reason}`);
   return answer.quote;
 }
-const offerOf = async (quote: PeerQuote) => (await client.negotiation(quote.negotiationId)).offers.find((o) => o.offerId === quote.offerId);
+const offerOf = async (quote: PeerQuote) =>
+  (await client.negotiation(quote.negotiationId)).offers.find((o) => o.offerId === quote.offerId);
 
 describe('WsagPeerProviders against a wsag-server peer', () => {
-  it('quote: the peer\'s committing offer for the job\'s terms, with its price, holding the capacity', async () => {
+  it("quote: the peer's committing offer for the job's terms, with its price, holding the capacity", async () => {
     const request = jobRequest();
     const quote = quoted(await providers.quote(peer, { request, name: 'migrated: agreement A from site-a' }));
     expect(quote).toMatchObject({ peer: 'cluster-b', negotiationAddress: `${peerServer.url}/wsag/Negotiation` });
@@ -97,7 +105,14 @@ describe('WsagPeerProviders against a wsag-server peer', () => {
     expect(quote.expiresAt?.toISOString()).toBe(new Date(seen?.hold?.expiresAt as string).toISOString());
     // The offer carries the job's terms, the libraries among them, for the peer to check.
     const terms = receivedOffer(quote.offer).request;
-    expect(terms).toMatchObject({ nodeCount: 4, runtimeSeconds: 1800, earliestStart: request.earliestStart, deadline: request.deadline, guaranteeLevel: 'Standard', libraries: request.libraries });
+    expect(terms).toMatchObject({
+      nodeCount: 4,
+      runtimeSeconds: 1800,
+      earliestStart: request.earliestStart,
+      deadline: request.deadline,
+      guaranteeLevel: 'Standard',
+      libraries: request.libraries,
+    });
     expect(receivedOffer(quote.offer).name).toBe('migrated: agreement A from site-a');
     await providers.decline(peer, quote);
   });
@@ -106,9 +121,16 @@ describe('WsagPeerProviders against a wsag-server peer', () => {
     const taken = quoted(await providers.quote(peer, { request: jobRequest() }));
     const other = quoted(await providers.quote(peer, { request: jobRequest({ nodeCount: 2 }) }));
     const remote = await providers.accept(peer, taken);
-    expect(remote).toEqual({ peer: 'cluster-b', agreementId: expect.any(String) as string, address: `${peerServer.url}/wsag/Agreement` });
+    expect(remote).toEqual({
+      peer: 'cluster-b',
+      agreementId: expect.any(String) as string,
+      address: `${peerServer.url}/wsag/Agreement`,
+    });
     expect((await client.state(remote.agreementId)).state).toBe('Observed');
-    expect((await client.negotiation(taken.negotiationId))).toMatchObject({ state: 'Concluded', agreementCreated: remote.agreementId });
+    expect(await client.negotiation(taken.negotiationId)).toMatchObject({
+      state: 'Concluded',
+      agreementCreated: remote.agreementId,
+    });
     await providers.decline(peer, other);
     expect((await client.negotiation(other.negotiationId)).state).toBe('Terminated');
     expect((await offerOf(other))?.hold?.state).toBe('Released');
@@ -116,9 +138,19 @@ describe('WsagPeerProviders against a wsag-server peer', () => {
     expect((await client.state(remote.agreementId)).state).toBe('Terminated');
   });
 
-  it('a reservation is offered in the peer\'s reservation template, keeping its window', async () => {
+  it("a reservation is offered in the peer's reservation template, keeping its window", async () => {
     const window = { start: minutes(60), end: minutes(120) };
-    const quote = quoted(await providers.quote(peer, { request: jobRequest({ window, deadline: undefined, earliestStart: undefined, guaranteeLevel: 'Legacy', libraries: [] }) }));
+    const quote = quoted(
+      await providers.quote(peer, {
+        request: jobRequest({
+          window,
+          deadline: undefined,
+          earliestStart: undefined,
+          guaranteeLevel: 'Legacy',
+          libraries: [],
+        }),
+      }),
+    );
     expect(receivedOffer(quote.offer).request).toMatchObject({ window, nodeCount: 4 });
     expect(receivedOffer(quote.offer).templateName).toBe('advance-reservation');
     await providers.decline(peer, quote);
@@ -132,13 +164,23 @@ describe('WsagPeerProviders against a wsag-server peer', () => {
     const started = (await client.negotiations()).filter((n) => !known.has(n.id));
     expect(started.map((n) => n.state)).toEqual(['Terminated']);
     const noTemplate = await providers.quote({ ...peer, templateName: 'gpu-job' }, { request: jobRequest() });
-    expect(noTemplate).toEqual({ quoted: false, reason: 'cluster-b: the peer serves no template "gpu-job"; it serves: advance-reservation, background-job, best-effort-job, deadline-job, interactive-job' });
+    expect(noTemplate).toEqual({
+      quoted: false,
+      reason:
+        'cluster-b: the peer serves no template "gpu-job"; it serves: advance-reservation, background-job, best-effort-job, deadline-job, interactive-job',
+    });
     const down = await providers.quote({ ...peer, factoryUrl: await deadUrl() }, { request: jobRequest() });
-    expect(!down.quoted && down.reason).toMatch(/^cluster-b: cannot reach http:\/\/127\.0\.0\.1:\d+\/wsag\/AgreementFactory/);
+    expect(!down.quoted && down.reason).toMatch(
+      /^cluster-b: cannot reach http:\/\/127\.0\.0\.1:\d+\/wsag\/AgreementFactory/,
+    );
   });
 
   it('Full standby: a preparatory hold at the cheapest suitable peer first, then bound into an agreement', async () => {
-    const standby = new RemoteStandby({ peers: { local: { domain: 'pc2' }, policy: defaultMigrationPolicy, peers: [peer] }, providers, providerName: 'site-a' });
+    const standby = new RemoteStandby({
+      peers: { local: { domain: 'pc2' }, policy: defaultMigrationPolicy, peers: [peer] },
+      providers,
+      providerName: 'site-a',
+    });
     const reservation = await standby.reserve(jobRequest({ guaranteeLevel: 'Full' }), { agreementId: 'F' });
     if (!reservation.held) throw new Error(reservation.reason);
     const hold = reservation.hold;
@@ -148,12 +190,18 @@ describe('WsagPeerProviders against a wsag-server peer', () => {
     expect((await client.state(bound.agreementId)).state).toBe('Observed');
     expect((await offerOf(hold))?.hold?.state).toBe('Confirmed');
     const listed = (await client.agreements()).find((a) => a.id === bound.agreementId);
-    expect(listed).toMatchObject({ name: 'standby for agreement F of site-a', origin: { negotiationId: hold.negotiationId, offerId: hold.offerId } });
+    expect(listed).toMatchObject({
+      name: 'standby for agreement F of site-a',
+      origin: { negotiationId: hold.negotiationId, offerId: hold.offerId },
+    });
     await providers.terminate(peer, bound, 'test done');
   });
 
   it('a standby hold not needed is released', async () => {
-    const standby = new RemoteStandby({ peers: { local: { domain: 'pc2' }, policy: defaultMigrationPolicy, peers: [peer] }, providers });
+    const standby = new RemoteStandby({
+      peers: { local: { domain: 'pc2' }, policy: defaultMigrationPolicy, peers: [peer] },
+      providers,
+    });
     const reservation = await standby.reserve(jobRequest({ guaranteeLevel: 'Full' }));
     if (!reservation.held) throw new Error(reservation.reason);
     await standby.release(reservation.peer, reservation.hold);
@@ -164,7 +212,12 @@ describe('WsagPeerProviders against a wsag-server peer', () => {
 describe('checkpoint transfer (PUT /api/agreements/{id}/checkpoint)', () => {
   let remoteId: string;
   beforeAll(async () => {
-    remoteId = (await providers.accept(peer, quoted(await providers.quote(peer, { request: jobRequest({ resumesFromCheckpointBytes: 1024 * 1024 }) })))).agreementId;
+    remoteId = (
+      await providers.accept(
+        peer,
+        quoted(await providers.quote(peer, { request: jobRequest({ resumesFromCheckpointBytes: 1024 * 1024 }) })),
+      )
+    ).agreementId;
   });
   const stored = (id: string) => fs.readFileSync(path.join(storeDir, `${encodeURIComponent(id)}.checkpoint`));
 
@@ -183,27 +236,53 @@ describe('checkpoint transfer (PUT /api/agreements/{id}/checkpoint)', () => {
       fetch(`${uploadUrl}/api/agreements/${id}/checkpoint`, {
         method: 'PUT',
         body: new Uint8Array(body),
-        headers: { 'content-type': 'application/octet-stream', 'x-checkpoint-sha256': createHash('sha256').update(body).digest('hex'), ...headers },
+        headers: {
+          'content-type': 'application/octet-stream',
+          'x-checkpoint-sha256': createHash('sha256').update(body).digest('hex'),
+          ...headers,
+        },
       });
     const small = Buffer.from('checkpoint');
     const mallory = await put(remoteId, small, { 'x-test-identity': 'CN=mallory' });
     expect(mallory.status).toBe(403);
-    expect(await mallory.json()).toMatchObject({ error: 'NotAuthorized', message: `agreement "${remoteId}" belongs to anonymous: only its initiator may send its checkpoint` });
+    expect(await mallory.json()).toMatchObject({
+      error: 'NotAuthorized',
+      message: `agreement "${remoteId}" belongs to anonymous: only its initiator may send its checkpoint`,
+    });
     expect((await put('no-such-agreement', small)).status).toBe(404);
     const tooLarge = await put(remoteId, Buffer.alloc(64 * 1024 + 1));
     expect(tooLarge.status).toBe(413);
-    expect((await tooLarge.json() as { error: string }).error).toBe('MessageTooLarge');
-    const damaged = await put(remoteId, small, { 'x-checkpoint-sha256': createHash('sha256').update('other').digest('hex') });
+    expect(((await tooLarge.json()) as { error: string }).error).toBe('MessageTooLarge');
+    const damaged = await put(remoteId, small, {
+      'x-checkpoint-sha256': createHash('sha256').update('other').digest('hex'),
+    });
     expect(damaged.status).toBe(400);
-    expect((await damaged.json() as { message: string }).message).toMatch(/^the checkpoint's sha256 is [0-9a-f]{64}, not [0-9a-f]{64} as x-checkpoint-sha256 says/);
-    const ended = (await providers.accept(peer, quoted(await providers.quote(peer, { request: jobRequest({ nodeCount: 1, resumesFromCheckpointBytes: 1024 }) })))).agreementId;
+    expect(((await damaged.json()) as { message: string }).message).toMatch(
+      /^the checkpoint's sha256 is [0-9a-f]{64}, not [0-9a-f]{64} as x-checkpoint-sha256 says/,
+    );
+    const ended = (
+      await providers.accept(
+        peer,
+        quoted(
+          await providers.quote(peer, { request: jobRequest({ nodeCount: 1, resumesFromCheckpointBytes: 1024 }) }),
+        ),
+      )
+    ).agreementId;
     await client.terminate(ended);
     const late = await put(ended, small);
     expect(late.status).toBe(409);
     expect(fs.existsSync(path.join(storeDir, `${ended}.checkpoint`))).toBe(false);
     // The upload app names the caller by a header: a provider whose fetch sends another identity is refused.
-    const asMallory = new WsagPeerProviders({ fetchFor: () => (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-test-identity': 'CN=mallory' } }) });
-    await expect(asMallory.transferCheckpoint(peer, remoteId, { bytes: small, sizeBytes: small.length })).rejects.toThrow(
+    const asMallory = new WsagPeerProviders({
+      fetchFor: () => (input, init) =>
+        fetch(input, {
+          ...init,
+          headers: { ...(init?.headers as Record<string, string>), 'x-test-identity': 'CN=mallory' },
+        }),
+    });
+    await expect(
+      asMallory.transferCheckpoint(peer, remoteId, { bytes: small, sizeBytes: small.length }),
+    ).rejects.toThrow(
       `peer cluster-b refused the checkpoint for agreement ${remoteId}: NotAuthorized: agreement "${remoteId}" belongs to anonymous`,
     );
     await expect(providers.transferCheckpoint(peer, ended, { bytes: small, sizeBytes: small.length })).rejects.toThrow(
@@ -212,20 +291,34 @@ describe('checkpoint transfer (PUT /api/agreements/{id}/checkpoint)', () => {
   });
 
   it('only an agreement whose offer declares sla:ResumesFromCheckpoint takes one, up to the size declared', async () => {
-    const put = (id: string, body: Buffer) => fetch(`${uploadUrl}/api/agreements/${id}/checkpoint`, {
-      method: 'PUT', body: new Uint8Array(body), headers: { 'content-type': 'application/octet-stream', 'x-checkpoint-sha256': createHash('sha256').update(body).digest('hex') },
-    });
-    const quote = quoted(await providers.quote(peer, { request: jobRequest({ nodeCount: 1, resumesFromCheckpointBytes: 100 }) }));
+    const put = (id: string, body: Buffer) =>
+      fetch(`${uploadUrl}/api/agreements/${id}/checkpoint`, {
+        method: 'PUT',
+        body: new Uint8Array(body),
+        headers: {
+          'content-type': 'application/octet-stream',
+          'x-checkpoint-sha256': createHash('sha256').update(body).digest('hex'),
+        },
+      });
+    const quote = quoted(
+      await providers.quote(peer, { request: jobRequest({ nodeCount: 1, resumesFromCheckpointBytes: 100 }) }),
+    );
     expect(receivedOffer(quote.offer).request.resumesFromCheckpointBytes).toBe(100);
     const small = (await providers.accept(peer, quote)).agreementId;
     const over = await put(small, Buffer.alloc(101));
     expect(over.status).toBe(413);
-    expect((await over.json() as { message: string }).message).toMatch(/larger than the 100 bytes this server accepts for it/);
+    expect(((await over.json()) as { message: string }).message).toMatch(
+      /larger than the 100 bytes this server accepts for it/,
+    );
     expect((await put(small, Buffer.alloc(100))).status).toBe(204);
-    const plain = (await providers.accept(peer, quoted(await providers.quote(peer, { request: jobRequest({ nodeCount: 1 }) })))).agreementId;
+    const plain = (
+      await providers.accept(peer, quoted(await providers.quote(peer, { request: jobRequest({ nodeCount: 1 }) })))
+    ).agreementId;
     const refused = await put(plain, Buffer.alloc(10));
     expect(refused.status).toBe(403);
-    expect((await refused.json() as { message: string }).message).toBe(`agreement "${plain}" takes no checkpoint: only a migrated job, whose offer declares sla:ResumesFromCheckpoint, resumes from one`);
+    expect(((await refused.json()) as { message: string }).message).toBe(
+      `agreement "${plain}" takes no checkpoint: only a migrated job, whose offer declares sla:ResumesFromCheckpoint, resumes from one`,
+    );
     expect(fs.existsSync(path.join(storeDir, `${plain}.checkpoint`))).toBe(false);
     await client.terminate(small);
     await client.terminate(plain);
@@ -235,16 +328,27 @@ describe('checkpoint transfer (PUT /api/agreements/{id}/checkpoint)', () => {
     const before = fs.readdirSync(storeDir);
     const { port, hostname } = new URL(uploadUrl);
     const answer = await new Promise<string>((resolve, reject) => {
-      const req = http.request({ host: hostname, port, method: 'PUT', path: `/api/agreements/${remoteId}/checkpoint`, headers: { 'x-checkpoint-sha256': 'a'.repeat(64), 'transfer-encoding': 'chunked' } }, (res) => {
-        let body = '';
-        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        res.on('end', () => resolve(`${res.statusCode} ${body}`));
-      });
+      const req = http.request(
+        {
+          host: hostname,
+          port,
+          method: 'PUT',
+          path: `/api/agreements/${remoteId}/checkpoint`,
+          headers: { 'x-checkpoint-sha256': 'a'.repeat(64), 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve(`${res.statusCode} ${body}`));
+        },
+      );
       req.on('error', reject);
       for (let i = 0; i < 5; i++) req.write(Buffer.alloc(16 * 1024 + 1));
       req.end();
     });
-    expect(answer).toMatch(/^413 \{.*"error":"MessageTooLarge","message":"the checkpoint is larger than the 65536 bytes this server accepts/);
+    expect(answer).toMatch(
+      /^413 \{.*"error":"MessageTooLarge","message":"the checkpoint is larger than the 65536 bytes this server accepts/,
+    );
     expect(fs.readdirSync(storeDir)).toEqual(before);
   });
 
@@ -252,7 +356,9 @@ describe('checkpoint transfer (PUT /api/agreements/{id}/checkpoint)', () => {
     const { checkpointUrl: _custom, ...plain } = peer;
     expect(checkpointUrl(plain, 'a b')).toBe(`${peerServer.url}/api/agreements/a%20b/checkpoint`);
     expect(checkpointUrl(peer, 'x')).toBe(`${uploadUrl}/api/agreements/x/checkpoint`);
-    expect(checkpointUrl({ ...plain, kind: 'ws-agreement', factoryUrl: 'http://x/wsag/AgreementFactory' }, 'x')).toBeUndefined();
+    expect(
+      checkpointUrl({ ...plain, kind: 'ws-agreement', factoryUrl: 'http://x/wsag/AgreementFactory' }, 'x'),
+    ).toBeUndefined();
   });
 });
 
@@ -270,7 +376,10 @@ describe('ws-agreement peers: the ports beside the AgreementFactory endpoint', (
       called.push(String(input));
       throw new Error('not a real server');
     };
-    const other = clientFor({ ...peer, kind: 'ws-agreement', factoryUrl: 'https://site-x.example.net/services/AgreementFactory' }, recording);
+    const other = clientFor(
+      { ...peer, kind: 'ws-agreement', factoryUrl: 'https://site-x.example.net/services/AgreementFactory' },
+      recording,
+    );
     await expect(other.templates()).rejects.toThrow();
     await expect(other.initiateNegotiation()).rejects.toThrow();
     await expect(other.negotiate('n', [])).rejects.toThrow();

@@ -11,7 +11,9 @@ let reservationOffer: string;
 beforeAll(async () => {
   server = await startTestServer({ config: { admins: ['anonymous'] } });
   client = new WsagClient(server.url);
-  const template = (await client.templates()).find((t) => t.includes('wsag:TemplateId="advance-reservation-v1"')) as string;
+  const template = (await client.templates()).find((t) =>
+    t.includes('wsag:TemplateId="advance-reservation-v1"'),
+  ) as string;
   reservationOffer = offerFromTemplate(template);
 });
 afterAll(async () => {
@@ -27,7 +29,13 @@ describe('WsagClient: negotiation', () => {
     expect(ref.address).toBe(`${server.url}/wsag/Negotiation`);
     expect(ref.negotiationId).not.toBe('');
 
-    const slots = await client.negotiate(ref.negotiationId, [negotiationOffer(reservationOffer, { offerId: 'a1', counterOfferTo: 'advance-reservation-v1', state: 'Advisory' })]);
+    const slots = await client.negotiate(ref.negotiationId, [
+      negotiationOffer(reservationOffer, {
+        offerId: 'a1',
+        counterOfferTo: 'advance-reservation-v1',
+        state: 'Advisory',
+      }),
+    ]);
     expect(slots.length).toBeGreaterThan(0);
     for (const slot of slots) {
       expect(slot).toMatchObject({ state: 'Advisory', creator: 'NegotiationResponder', counterOfferTo: 'a1' });
@@ -41,7 +49,9 @@ describe('WsagClient: negotiation', () => {
     expect(committing?.expirationTime).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(committing?.fee?.amount).toBeGreaterThan(0);
     expect(committing?.xml).toMatch(/^<wsag-neg:NegotiationCounterOffer /);
-    expect((await client.plan()).bookings).toEqual([expect.objectContaining({ kind: 'hold', id: committing?.offerId })]);
+    expect((await client.plan()).bookings).toEqual([
+      expect.objectContaining({ kind: 'hold', id: committing?.offerId }),
+    ]);
 
     // The history holds both parties' offers, the committing one with its hold.
     const history = await client.negotiationOffers(ref.negotiationId);
@@ -52,7 +62,9 @@ describe('WsagClient: negotiation', () => {
 
     const created = await client.createAgreement(acceptingOffer(committing?.xml as string, { negotiation: ref }));
     expect((await client.state(created.agreementId)).state).toBe('Observed');
-    expect((await client.plan()).bookings).toEqual([expect.objectContaining({ kind: 'agreement', id: created.agreementId })]);
+    expect((await client.plan()).bookings).toEqual([
+      expect.objectContaining({ kind: 'agreement', id: created.agreementId }),
+    ]);
     const listed = (await client.negotiations()).find((n) => n.id === ref.negotiationId);
     expect(listed).toMatchObject({ state: 'Concluded', agreementCreated: created.agreementId });
     expect((await client.negotiation(ref.negotiationId)).state).toBe('Concluded');
@@ -61,7 +73,13 @@ describe('WsagClient: negotiation', () => {
 
   it('terminating a negotiation releases its hold; advertise records offers without answering', async () => {
     const ref = await client.initiateNegotiation();
-    await client.advertise(ref.negotiationId, [negotiationOffer(reservationOffer, { offerId: 'ad1', counterOfferTo: 'advance-reservation-v1', state: 'Advisory' })]);
+    await client.advertise(ref.negotiationId, [
+      negotiationOffer(reservationOffer, {
+        offerId: 'ad1',
+        counterOfferTo: 'advance-reservation-v1',
+        state: 'Advisory',
+      }),
+    ]);
     const [committing] = await client.negotiate(ref.negotiationId, [solicited()]);
     expect(committing?.state).toBe('Acceptable');
     expect((await client.plan()).bookings.some((b) => b.kind === 'hold')).toBe(true);
@@ -83,7 +101,9 @@ describe('WsagClient: pending agreements and decisions', () => {
     const accepted = await client.createPendingAgreement(reservationOffer);
     expect((await client.state(accepted.agreementId)).state).toBe('Pending');
     expect((await client.decide(accepted.agreementId, 'Accept')).state).toBe('Observed');
-    const rejected = await client.createPendingAgreement(reservationOffer, { address: 'http://127.0.0.1:9/acceptance' });
+    const rejected = await client.createPendingAgreement(reservationOffer, {
+      address: 'http://127.0.0.1:9/acceptance',
+    });
     expect((await client.decide(rejected.agreementId, 'Reject')).state).toBe('Rejected');
     await client.terminate(accepted.agreementId);
   });

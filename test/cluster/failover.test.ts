@@ -35,7 +35,11 @@ async function instance(): Promise<ServerProcess> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-failover-'));
   dirs.push(dir);
   const running = await startServerProcess(dir, {
-    WSAG_DATABASE_URL: (pg as TestPostgres).url, WSAG_CLUSTER_NODES: '4096', WSAG_HOLD_SECONDS: String(HOLD_SECONDS), WSAG_ADMINS: 'anonymous', WSAG_EXECUTOR: 'none',
+    WSAG_DATABASE_URL: (pg as TestPostgres).url,
+    WSAG_CLUSTER_NODES: '4096',
+    WSAG_HOLD_SECONDS: String(HOLD_SECONDS),
+    WSAG_ADMINS: 'anonymous',
+    WSAG_EXECUTOR: 'none',
   });
   children.push(running.child);
   return running;
@@ -45,7 +49,7 @@ const windowLocation = (end: 'StartTime' | 'EndTime') =>
   `/wsag:AgreementOffer/wsag:Terms/wsag:All/wsag:ServiceDescriptionTerm[@wsag:Name='Window']/arp:AllocationTimeConstraint/arp:${end}`;
 
 describe.skipIf(skipPostgres)('kill -9 of the planning leader under load', () => {
-  it('a standby takes over: nothing acknowledged is lost, the dead leader\'s hold expires on time, the audit chain verifies', async () => {
+  it("a standby takes over: nothing acknowledged is lost, the dead leader's hold expires on time, the audit chain verifies", async () => {
     const leader = await instance();
     const standbys = [await instance(), await instance()];
     const all = [leader, ...standbys];
@@ -61,9 +65,13 @@ describe.skipIf(skipPostgres)('kill -9 of the planning leader under load', () =>
       { location: windowLocation('EndTime'), value: new Date(start.getTime() + 3600_000).toISOString() },
     ]);
     const { negotiationId } = await client.initiateNegotiation();
-    const [answer] = await client.negotiate(negotiationId, [negotiationOffer(held, { counterOfferTo: 'advance-reservation-v1', state: 'Solicited' })]);
+    const [answer] = await client.negotiate(negotiationId, [
+      negotiationOffer(held, { counterOfferTo: 'advance-reservation-v1', state: 'Solicited' }),
+    ]);
     expect(answer?.state).toBe('Acceptable');
-    const holdExpiresAt = new Date((await client.negotiation(negotiationId)).offers.at(-1)?.hold?.expiresAt as string).getTime();
+    const holdExpiresAt = new Date(
+      (await client.negotiation(negotiationId)).offers.at(-1)?.hold?.expiresAt as string,
+    ).getTime();
 
     // Load: 12 clients creating one-node deadline jobs through the three instances in turn.
     const offer = offerFromTemplate(pick('deadline-job-v1'), [{ location: 'NodeCount', value: '1' }]);
@@ -79,7 +87,8 @@ describe.skipIf(skipPostgres)('kill -9 of the planning leader under load', () =>
           acknowledged.push((await new WsagClient(target.url).createAgreement(offer)).agreementId);
           if (killed) afterKill++;
         } catch (error) {
-          const code = error instanceof WsagFault ? error.code : target === leader && killed ? 'leader gone' : String(error);
+          const code =
+            error instanceof WsagFault ? error.code : target === leader && killed ? 'leader gone' : String(error);
           refusals.set(code, (refusals.get(code) ?? 0) + 1);
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
@@ -110,11 +119,13 @@ describe.skipIf(skipPostgres)('kill -9 of the planning leader under load', () =>
       await store.close();
     }
     const survivor = new WsagClient((standbys[0] as ServerProcess).url);
-    for (const id of acknowledged.slice(0, 5).concat(acknowledged.slice(-5))) expect((await survivor.state(id)).state).toBe('Observed');
+    for (const id of acknowledged.slice(0, 5).concat(acknowledged.slice(-5)))
+      expect((await survivor.state(id)).state).toBe('Observed');
 
     // The hold the dead leader made expires on time through the new one, charged once.
     const holdNow = async () => (await survivor.negotiation(negotiationId)).offers.at(-1)?.hold;
-    while ((await holdNow())?.state === 'Held' && Date.now() < holdExpiresAt + 10_000) await new Promise((resolve) => setTimeout(resolve, 100));
+    while ((await holdNow())?.state === 'Held' && Date.now() < holdExpiresAt + 10_000)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     const hold = await holdNow();
     expect(hold).toMatchObject({ state: 'Expired', charged: hold?.fee });
     // The expiry timer ticks every second.

@@ -23,7 +23,8 @@ const instances: RunningInstance[] = [];
 beforeAll(async () => {
   if (skipPostgres) return;
   postgres = await startPostgres();
-  for (let i = 0; i < 3; i++) instances.push(await startInstance(configFor(tempDir()), { logger: pino({ level: 'silent' }) }, { pollMs: 200 }));
+  for (let i = 0; i < 3; i++)
+    instances.push(await startInstance(configFor(tempDir()), { logger: pino({ level: 'silent' }) }, { pollMs: 200 }));
 }, 120_000);
 afterAll(async () => {
   for (const instance of instances.reverse()) await instance.close();
@@ -32,9 +33,19 @@ afterAll(async () => {
 
 const CLUSTER_NODES = 16;
 function configFor(dataDir: string) {
-  return loadConfig({ WSAG_DATABASE_URL: (postgres as TestPostgres).url }, {
-    port: 0, host: '127.0.0.1', dataDir, templatesDir: path.join(projectRoot, 'templates'), logLevel: 'silent', admins: ['anonymous'], clusterNodes: CLUSTER_NODES, executor: 'none',
-  });
+  return loadConfig(
+    { WSAG_DATABASE_URL: (postgres as TestPostgres).url },
+    {
+      port: 0,
+      host: '127.0.0.1',
+      dataDir,
+      templatesDir: path.join(projectRoot, 'templates'),
+      logLevel: 'silent',
+      admins: ['anonymous'],
+      clusterNodes: CLUSTER_NODES,
+      executor: 'none',
+    },
+  );
 }
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-cluster-'));
 
@@ -53,11 +64,21 @@ function reservation(template: string, nodes: number): string {
 
 /** Pairs of stored bookings that put one node to two uses at once (spare nodes count as used). */
 function overAllocations(agreements: Agreement[]): string[] {
-  const uses = agreements.flatMap((a) => (a.allocation?.segments ?? []).flatMap((s) =>
-    [...s.nodeIds, ...s.spareNodeIds].map((node) => ({ id: a.id, node, start: s.start.getTime(), end: s.end.getTime() }))));
+  const uses = agreements.flatMap((a) =>
+    (a.allocation?.segments ?? []).flatMap((s) =>
+      [...s.nodeIds, ...s.spareNodeIds].map((node) => ({
+        id: a.id,
+        node,
+        start: s.start.getTime(),
+        end: s.end.getTime(),
+      })),
+    ),
+  );
   const clashes: string[] = [];
   for (const [i, u] of uses.entries()) {
-    for (const v of uses.slice(i + 1)) if (u.node === v.node && u.id !== v.id && u.start < v.end && v.start < u.end) clashes.push(`${u.node}: ${u.id} and ${v.id}`);
+    for (const v of uses.slice(i + 1))
+      if (u.node === v.node && u.id !== v.id && u.start < v.end && v.start < u.end)
+        clashes.push(`${u.node}: ${u.id} and ${v.id}`);
   }
   return clashes;
 }
@@ -69,23 +90,31 @@ describe.skipIf(skipPostgres)('three instances on one PostgreSQL', () => {
     for (const instance of instances) expect((await fetch(`${instance.url}/api/prices`)).status).toBe(200);
     const health = await Promise.all(instances.map(async (i) => (await fetch(`${i.url}/healthz`)).json()));
     const leader = instances[0]?.url;
-    expect(health).toEqual([{ status: 'ok', role: 'leader', leader }, { status: 'ok', role: 'standby', leader }, { status: 'ok', role: 'standby', leader }]);
+    expect(health).toEqual([
+      { status: 'ok', role: 'leader', leader },
+      { status: 'ok', role: 'standby', leader },
+      { status: 'ok', role: 'standby', leader },
+    ]);
   });
 
   it('200 creates racing through all three for the last nodes: no node over-allocated, every refusal a named fault', async () => {
     const clients = instances.map((i) => new WsagClient(i.url));
-    const template = (await (clients[1] as WsagClient).templates()).find((t) => t.includes('advance-reservation-v1')) as string;
+    const template = (await (clients[1] as WsagClient).templates()).find((t) =>
+      t.includes('advance-reservation-v1'),
+    ) as string;
     // 12 of the 16 nodes go first; 200 requests of 1 to 3 nodes race for the last 4.
     await (clients[2] as WsagClient).createAgreement(reservation(template, 12));
-    const outcomes = await Promise.all(Array.from({ length: 200 }, async (_, k) => {
-      const nodes = 1 + (k % 3);
-      try {
-        const { agreementId } = await (clients[k % 3] as WsagClient).createAgreement(reservation(template, nodes));
-        return { accepted: agreementId, nodes };
-      } catch (error) {
-        return { refused: error instanceof WsagFault ? error.code : String(error), nodes };
-      }
-    }));
+    const outcomes = await Promise.all(
+      Array.from({ length: 200 }, async (_, k) => {
+        const nodes = 1 + (k % 3);
+        try {
+          const { agreementId } = await (clients[k % 3] as WsagClient).createAgreement(reservation(template, nodes));
+          return { accepted: agreementId, nodes };
+        } catch (error) {
+          return { refused: error instanceof WsagFault ? error.code : String(error), nodes };
+        }
+      }),
+    );
     const accepted = outcomes.filter((o) => o.accepted);
     const refusals = new Set(outcomes.flatMap((o) => (o.refused ? [o.refused] : [])));
     expect(accepted.length).toBeGreaterThan(0);
@@ -98,7 +127,9 @@ describe.skipIf(skipPostgres)('three instances on one PostgreSQL', () => {
       const stored = await store.agreements.list({ state: ['Observed', 'Pending'] });
       expect(stored.length).toBe(accepted.length + 1);
       expect(overAllocations(stored)).toEqual([]);
-      expect(new Set(stored.flatMap((a) => a.allocation?.segments?.flatMap((s) => s.nodeIds) ?? [])).size).toBe(12 + accepted.reduce((sum, o) => sum + o.nodes, 0));
+      expect(new Set(stored.flatMap((a) => a.allocation?.segments?.flatMap((s) => s.nodeIds) ?? [])).size).toBe(
+        12 + accepted.reduce((sum, o) => sum + o.nodes, 0),
+      );
     } finally {
       await store.close();
     }
@@ -107,9 +138,16 @@ describe.skipIf(skipPostgres)('three instances on one PostgreSQL', () => {
   it('a negotiation started through one instance continues through the others', async () => {
     const [a, b, c] = instances.map((i) => new WsagClient(i.url)) as [WsagClient, WsagClient, WsagClient];
     const template = (await a.templates()).find((t) => t.includes('advance-reservation-v1')) as string;
-    const offer = reservation(template, 1).replace(start.toISOString(), new Date(start.getTime() + 86_400_000).toISOString()).replace(new Date(start.getTime() + 2 * 3600_000).toISOString(), new Date(start.getTime() + 86_400_000 + 3600_000).toISOString());
+    const offer = reservation(template, 1)
+      .replace(start.toISOString(), new Date(start.getTime() + 86_400_000).toISOString())
+      .replace(
+        new Date(start.getTime() + 2 * 3600_000).toISOString(),
+        new Date(start.getTime() + 86_400_000 + 3600_000).toISOString(),
+      );
     const { negotiationId } = await b.initiateNegotiation();
-    const [answer] = await c.negotiate(negotiationId, [negotiationOffer(offer, { counterOfferTo: 'advance-reservation-v1', state: 'Solicited' })]);
+    const [answer] = await c.negotiate(negotiationId, [
+      negotiationOffer(offer, { counterOfferTo: 'advance-reservation-v1', state: 'Solicited' }),
+    ]);
     expect(answer?.state).toBe('Acceptable');
     const { agreementId } = await a.createAgreement(acceptingOffer(answer?.xml as string));
     expect((await b.state(agreementId)).state).toBe('Observed');
@@ -122,8 +160,10 @@ describe.skipIf(skipPostgres)('three instances on one PostgreSQL', () => {
     const forged = { 'x-wsag-client-chain': 'MIIB', 'x-wsag-cluster-secret': 'guess' };
     const response = await fetch(`${instances[0]?.url}/api/agreements`, { headers: forged });
     expect(response.status).toBe(401);
-    expect(((await response.json()) as { error: string; message: string })).toMatchObject({
-      error: 'NotAuthenticated', message: 'the x-wsag-client-chain header is accepted only from another instance of this cluster, with a forward MAC made with WSAG_CLUSTER_SECRET',
+    expect((await response.json()) as { error: string; message: string }).toMatchObject({
+      error: 'NotAuthenticated',
+      message:
+        'the x-wsag-client-chain header is accepted only from another instance of this cluster, with a forward MAC made with WSAG_CLUSTER_SECRET',
     });
     // Through a standby the caller is who it proves to be: here the anonymous party.
     expect((await fetch(`${instances[1]?.url}/api/agreements`, { headers: forged })).status).toBe(200);
@@ -137,13 +177,16 @@ describe.skipIf(skipPostgres)('three instances on one PostgreSQL', () => {
     const admin = new pg.Client({ connectionString: (postgres as TestPostgres).url });
     await admin.connect();
     try {
-      const { rows } = await admin.query<{ ended: boolean }>("SELECT pg_terminate_backend(pid) AS ended FROM pg_locks WHERE locktype = 'advisory' AND objid = 727000 AND granted");
+      const { rows } = await admin.query<{ ended: boolean }>(
+        "SELECT pg_terminate_backend(pid) AS ended FROM pg_locks WHERE locktype = 'advisory' AND objid = 727000 AND granted",
+      );
       expect(rows.map((r) => r.ended)).toEqual([true]);
     } finally {
       await admin.end();
     }
     const deadline = Date.now() + 20_000;
-    while (instances[0]?.role() === 'leader' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (instances[0]?.role() === 'leader' && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(instances[0]?.role()).toBe('standby');
     const next = await Promise.race(instances.map((i) => i.leading().then(() => i)));
     expect(next).not.toBe(instances[0]);

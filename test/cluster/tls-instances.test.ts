@@ -40,10 +40,26 @@ beforeAll(async () => {
   key = privateKeyPem(proxy.privateKey);
   for (let i = 0; i < 2; i++) {
     const dataDir = fs.mkdtempSync(path.join(dir, `instance-${i}-`));
-    const config = loadConfig({
-      WSAG_DATABASE_URL: postgres.url, WSAG_CLUSTER_SECRET: 'a cluster secret of 32 characters', WSAG_TLS_PORT: '0',
-      WSAG_CA_FILE: path.join(pki, 'ca.pem'), WSAG_TLS_CERT: path.join(pki, 'server.pem'), WSAG_TLS_KEY: path.join(pki, 'server.key'),
-    }, { port: 0, host: '127.0.0.1', dataDir, templatesDir: path.join(projectRoot, 'templates'), logLevel: 'silent', clusterNodes: 16, executor: 'none', signAgreements: false });
+    const config = loadConfig(
+      {
+        WSAG_DATABASE_URL: postgres.url,
+        WSAG_CLUSTER_SECRET: 'a cluster secret of 32 characters',
+        WSAG_TLS_PORT: '0',
+        WSAG_CA_FILE: path.join(pki, 'ca.pem'),
+        WSAG_TLS_CERT: path.join(pki, 'server.pem'),
+        WSAG_TLS_KEY: path.join(pki, 'server.key'),
+      },
+      {
+        port: 0,
+        host: '127.0.0.1',
+        dataDir,
+        templatesDir: path.join(projectRoot, 'templates'),
+        logLevel: 'silent',
+        clusterNodes: 16,
+        executor: 'none',
+        signAgreements: false,
+      },
+    );
     instances.push(await startInstance(config, { logger: pino({ level: 'silent' }) }, { pollMs: 200 }));
   }
 }, 120_000);
@@ -53,15 +69,29 @@ afterAll(async () => {
 });
 
 /** A GET over TLS with alice's proxy, resuming `session` when given; the answer and whether the session was resumed. */
-function get(url: string, session?: Buffer): Promise<{ status: number; body: string; reused: boolean; session?: Buffer }> {
+function get(
+  url: string,
+  session?: Buffer,
+): Promise<{ status: number; body: string; reused: boolean; session?: Buffer }> {
   return new Promise((resolve, reject) => {
     let ticket: Buffer | undefined;
-    const req = https.request(url, { cert, key, ca: fs.readFileSync(path.join(pki, 'ca.pem')), agent: false, ...(session ? { session } : {}) }, (res) => {
-      const socket = res.socket as TLSSocket;
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, reused: socket.isSessionReused(), ...(ticket ? { session: ticket } : {}) }));
-    });
+    const req = https.request(
+      url,
+      { cert, key, ca: fs.readFileSync(path.join(pki, 'ca.pem')), agent: false, ...(session ? { session } : {}) },
+      (res) => {
+        const socket = res.socket as TLSSocket;
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body,
+            reused: socket.isSessionReused(),
+            ...(ticket ? { session: ticket } : {}),
+          }),
+        );
+      },
+    );
     req.on('socket', (socket) => socket.on('session', (s: Buffer) => (ticket = s)));
     req.on('error', reject);
     req.end();
@@ -72,9 +102,14 @@ describe.skipIf(skipPostgres)('two instances over TLS', () => {
   it('a proxy user reaches the leader through the standby as herself, on a resumed TLS session too', async () => {
     const [leader, standby] = instances as [RunningInstance, RunningInstance];
     expect([leader.role(), standby.role()]).toEqual(['leader', 'standby']);
-    const client = new WsagClient(standby.tlsUrl as string, tlsFetch({ cert, key, ca: fs.readFileSync(path.join(pki, 'ca.pem'), 'utf8') }));
+    const client = new WsagClient(
+      standby.tlsUrl as string,
+      tlsFetch({ cert, key, ca: fs.readFileSync(path.join(pki, 'ca.pem'), 'utf8') }),
+    );
     const start = new Date(Math.ceil((Date.now() + 3 * 3600_000) / 60_000) * 60_000);
-    const { agreementId } = await client.createAgreement(await reservationOffer(client, 1, start, new Date(start.getTime() + 3600_000)));
+    const { agreementId } = await client.createAgreement(
+      await reservationOffer(client, 1, start, new Date(start.getTime() + 3600_000)),
+    );
     const first = await get(`${standby.tlsUrl}/api/agreements/${agreementId}`);
     expect(first.status).toBe(200);
     expect(JSON.parse(first.body)).toMatchObject({ id: agreementId, initiator: '/C=DE/O=wsag-demo/OU=users/CN=alice' });
@@ -83,12 +118,16 @@ describe.skipIf(skipPostgres)('two instances over TLS', () => {
     expect([resumed.status, JSON.parse(resumed.body).initiator]).toEqual([200, '/C=DE/O=wsag-demo/OU=users/CN=alice']);
   });
 
-  it('the standby\'s /metrics needs a certificate, and /healthz names the leader only to one', async () => {
+  it("the standby's /metrics needs a certificate, and /healthz names the leader only to one", async () => {
     const [leader, standby] = instances as [RunningInstance, RunningInstance];
     expect((await fetch(`${standby.url}/metrics`)).status).toBe(401);
     expect((await get(`${standby.tlsUrl}/metrics`)).status).toBe(200);
     expect(await (await fetch(`${standby.url}/healthz`)).json()).toEqual({ status: 'ok', role: 'standby' });
     expect(await (await fetch(`${leader.url}/healthz`)).json()).toEqual({ status: 'ok', role: 'leader' });
-    expect(JSON.parse((await get(`${standby.tlsUrl}/healthz`)).body)).toEqual({ status: 'ok', role: 'standby', leader: leader.url });
+    expect(JSON.parse((await get(`${standby.tlsUrl}/healthz`)).body)).toEqual({
+      status: 'ok',
+      role: 'standby',
+      leader: leader.url,
+    });
   });
 });

@@ -31,22 +31,44 @@ describe('createDemoPki', () => {
     const store = TrustStore.fromFile(path.join(dir, 'ca.pem'));
     for (const user of ['alice', 'bob']) {
       const credential = loadCredential(path.join(dir, `${user}.pem`), path.join(dir, `${user}.key`));
-      expect(store.validate([credential.certificate], new Date()).identity).toBe(`/C=DE/O=wsag-demo/OU=users/CN=${user}`);
+      expect(store.validate([credential.certificate], new Date()).identity).toBe(
+        `/C=DE/O=wsag-demo/OU=users/CN=${user}`,
+      );
       expect(opensslVerify({ ca: [ca.certificate], untrusted: [], leaf: credential.certificate }).ok).toBe(true);
     }
-    const serverCheck = run(['verify', '-purpose', 'sslserver', '-CAfile', path.join(dir, 'ca.pem'), path.join(dir, 'server.pem')]);
+    const serverCheck = run([
+      'verify',
+      '-purpose',
+      'sslserver',
+      '-CAfile',
+      path.join(dir, 'ca.pem'),
+      path.join(dir, 'server.pem'),
+    ]);
     expect(serverCheck).toMatchObject({ ok: true });
-    const aliceAsClient = run(['verify', '-purpose', 'sslclient', '-CAfile', path.join(dir, 'ca.pem'), path.join(dir, 'alice.pem')]);
+    const aliceAsClient = run([
+      'verify',
+      '-purpose',
+      'sslclient',
+      '-CAfile',
+      path.join(dir, 'ca.pem'),
+      path.join(dir, 'alice.pem'),
+    ]);
     expect(aliceAsClient).toMatchObject({ ok: true });
   });
 
   it('is idempotent: a second run keeps every file as it is', async () => {
     const dir = tempDir();
     await createDemoPki({ dir, keyType: 'ec' });
-    const before = names.flatMap((n) => [fs.readFileSync(path.join(dir, `${n}.pem`)), fs.readFileSync(path.join(dir, `${n}.key`))]);
+    const before = names.flatMap((n) => [
+      fs.readFileSync(path.join(dir, `${n}.pem`)),
+      fs.readFileSync(path.join(dir, `${n}.key`)),
+    ]);
     const again = await createDemoPki({ dir, keyType: 'ec' });
     expect(again.every((f) => f.state === 'kept')).toBe(true);
-    const after = names.flatMap((n) => [fs.readFileSync(path.join(dir, `${n}.pem`)), fs.readFileSync(path.join(dir, `${n}.key`))]);
+    const after = names.flatMap((n) => [
+      fs.readFileSync(path.join(dir, `${n}.pem`)),
+      fs.readFileSync(path.join(dir, `${n}.key`)),
+    ]);
     expect(after.map((b, i) => b.equals(before[i] as Buffer))).toEqual(before.map(() => true));
   });
 
@@ -59,7 +81,10 @@ describe('createDemoPki', () => {
     const files = await createDemoPki({ dir, keyType: 'ec' });
     expect(files.map((f) => f.state)).toEqual(['kept', 'kept', 'kept', 'created']);
     const store = TrustStore.fromFile(path.join(dir, 'ca.pem'));
-    expect(store.validate([loadCredential(path.join(dir, 'bob.pem'), path.join(dir, 'bob.key')).certificate], new Date()).identity).toContain('CN=bob');
+    expect(
+      store.validate([loadCredential(path.join(dir, 'bob.pem'), path.join(dir, 'bob.key')).certificate], new Date())
+        .identity,
+    ).toContain('CN=bob');
 
     const forced = await createDemoPki({ dir, keyType: 'ec', force: true });
     expect(forced.every((f) => f.state === 'created')).toBe(true);
@@ -70,7 +95,9 @@ describe('createDemoPki', () => {
     const dir = tempDir();
     await createDemoPki({ dir, keyType: 'ec' });
     fs.rmSync(path.join(dir, 'alice.key'));
-    await expect(createDemoPki({ dir })).rejects.toThrow(`${path.join(dir, 'alice.key')} is missing while ${path.join(dir, 'alice.pem')} exists`);
+    await expect(createDemoPki({ dir })).rejects.toThrow(
+      `${path.join(dir, 'alice.key')} is missing while ${path.join(dir, 'alice.pem')} exists`,
+    );
 
     const noCa = tempDir();
     await createDemoPki({ dir: noCa, keyType: 'ec' });
@@ -84,6 +111,8 @@ describe('createDemoPki', () => {
     await createDemoPki({ dir: other, keyType: 'ec' });
     fs.copyFileSync(path.join(other, 'server.pem'), path.join(mixed, 'server.pem'));
     fs.copyFileSync(path.join(other, 'server.key'), path.join(mixed, 'server.key'));
-    await expect(createDemoPki({ dir: mixed })).rejects.toThrow(`${path.join(mixed, 'server.pem')} was not issued by the CA in ${path.join(mixed, 'ca.pem')}`);
+    await expect(createDemoPki({ dir: mixed })).rejects.toThrow(
+      `${path.join(mixed, 'server.pem')} was not issued by the CA in ${path.join(mixed, 'ca.pem')}`,
+    );
   });
 });

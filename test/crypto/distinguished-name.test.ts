@@ -7,19 +7,34 @@ import { opensslX509 } from './support/openssl.js';
 /** What OpenSSL prints as the subject in its oneline ("compat") form, without the "subject=" label. */
 function opensslOneline(name: Name): Promise<string> {
   return createCa({ subject: name, keyType: 'ec', days: 1, now: new Date() }).then(({ certificate }) =>
-    opensslX509(certificate, ['-subject', '-nameopt', 'compat']).trim().replace(/^subject=/, ''),
+    opensslX509(certificate, ['-subject', '-nameopt', 'compat'])
+      .trim()
+      .replace(/^subject=/, ''),
   );
 }
 
 describe('gridDn: the OpenSSL oneline form of a name', () => {
   it('a typical Grid DN, as OpenSSL prints it', async () => {
-    const name = nameFromParts([['DC', 'org'], ['DC', 'example'], ['C', 'DE'], ['O', 'Grid'], ['OU', 'Users'], ['CN', 'Alice Example'], ['emailAddress', 'alice@example.org']]);
-    expect(gridDn(name)).toBe('/DC=org/DC=example/C=DE/O=Grid/OU=Users/CN=Alice Example/emailAddress=alice@example.org');
+    const name = nameFromParts([
+      ['DC', 'org'],
+      ['DC', 'example'],
+      ['C', 'DE'],
+      ['O', 'Grid'],
+      ['OU', 'Users'],
+      ['CN', 'Alice Example'],
+      ['emailAddress', 'alice@example.org'],
+    ]);
+    expect(gridDn(name)).toBe(
+      '/DC=org/DC=example/C=DE/O=Grid/OU=Users/CN=Alice Example/emailAddress=alice@example.org',
+    );
     expect(gridDn(name)).toBe(await opensslOneline(name));
   });
 
   it('escapes / and + in values, and bytes outside printable ASCII, like OpenSSL 3', async () => {
-    const name = nameFromParts([['O', 'a/b+c'], ['CN', 'Jörg Müller']]);
+    const name = nameFromParts([
+      ['O', 'a/b+c'],
+      ['CN', 'Jörg Müller'],
+    ]);
     expect(gridDn(name)).toBe('/O=a\\/b\\+c/CN=J\\xC3\\xB6rg M\\xC3\\xBCller');
     expect(gridDn(name)).toBe(await opensslOneline(name));
   });
@@ -35,7 +50,14 @@ describe('gridDn: the OpenSSL oneline form of a name', () => {
   });
 
   it('an attribute type without a short name prints as its OID', () => {
-    expect(gridDn(nameFromParts([['1.2.3.4', 'x'], ['CN', 'y']]))).toBe('/1.2.3.4=x/CN=y');
+    expect(
+      gridDn(
+        nameFromParts([
+          ['1.2.3.4', 'x'],
+          ['CN', 'y'],
+        ]),
+      ),
+    ).toBe('/1.2.3.4=x/CN=y');
   });
 
   it('nameFromParts refuses unknown types and empty values; sameName compares encodings', () => {

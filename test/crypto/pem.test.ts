@@ -18,7 +18,9 @@ describe('PEM', () => {
 
   it('names the broken block', () => {
     const broken = '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n';
-    expect(() => certificatesFromPem(broken, 'user.pem')).toThrow(/^user\.pem: PEM block 1 \(CERTIFICATE\) is not a valid X\.509 certificate/);
+    expect(() => certificatesFromPem(broken, 'user.pem')).toThrow(
+      /^user\.pem: PEM block 1 \(CERTIFICATE\) is not a valid X\.509 certificate/,
+    );
   });
 
   it('reads PKCS#8, PKCS#1 and SEC1 keys, and encrypted ones with their passphrase', () => {
@@ -26,12 +28,18 @@ describe('PEM', () => {
     const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const pkcs1 = rsa.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
     const sec1 = ec.privateKey.export({ type: 'sec1', format: 'pem' }).toString();
-    const encrypted = ec.privateKey.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'secret' }).toString();
+    const encrypted = ec.privateKey
+      .export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'secret' })
+      .toString();
     expect(privateKeyFromPem(pkcs1)?.asymmetricKeyType).toBe('rsa');
     expect(privateKeyFromPem(sec1)?.asymmetricKeyType).toBe('ec');
     expect(privateKeyFromPem(encrypted, 'userkey.pem', 'secret')?.equals(ec.privateKey)).toBe(true);
-    expect(() => privateKeyFromPem(encrypted, 'userkey.pem')).toThrow('userkey.pem: the private key is encrypted; a passphrase is needed');
-    expect(() => privateKeyFromPem(encrypted, 'userkey.pem', 'wrong')).toThrow('userkey.pem: cannot read the private key (ENCRYPTED PRIVATE KEY): wrong passphrase or damaged key');
+    expect(() => privateKeyFromPem(encrypted, 'userkey.pem')).toThrow(
+      'userkey.pem: the private key is encrypted; a passphrase is needed',
+    );
+    expect(() => privateKeyFromPem(encrypted, 'userkey.pem', 'wrong')).toThrow(
+      'userkey.pem: cannot read the private key (ENCRYPTED PRIVATE KEY): wrong passphrase or damaged key',
+    );
     expect(privateKeyFromPem('no key')).toBeUndefined();
   });
 
@@ -44,8 +52,11 @@ describe('PEM', () => {
     expect(back.certificate.raw.equals(proxy.certificate.raw)).toBe(true);
     expect(back.privateKey.equals(proxy.privateKey)).toBe(true);
     expect(back.chain.map((c) => c.raw.equals(alice.certificate.raw))).toEqual([true]);
-    expect(() => credentialFromPem(text, alice.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), { source: 'proxy.pem', keySource: 'alice.key' })).toThrow(
-      'the private key in alice.key does not belong to the certificate in proxy.pem',
-    );
+    expect(() =>
+      credentialFromPem(text, alice.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), {
+        source: 'proxy.pem',
+        keySource: 'alice.key',
+      }),
+    ).toThrow('the private key in alice.key does not belong to the certificate in proxy.pem');
   });
 });

@@ -15,7 +15,11 @@ import { temporaryDirectories } from './support/temp-dirs.js';
 /** The client's chain as TLS hands it over: getPeerCertificate(true), linked through issuerCertificate. */
 function peerChain(peer: PeerCertificate & { issuerCertificate?: PeerCertificate }): X509Certificate[] {
   const chain: X509Certificate[] = [];
-  for (let current: typeof peer | undefined = peer; current?.raw && !chain.some((c) => c.raw.equals(current!.raw)); current = current.issuerCertificate) {
+  for (
+    let current: typeof peer | undefined = peer;
+    current?.raw && !chain.some((c) => c.raw.equals(current!.raw));
+    current = current.issuerCertificate
+  ) {
     chain.push(new X509Certificate(current.raw));
   }
   return chain;
@@ -33,7 +37,12 @@ describe('a proxy as TLS client certificate, validated by the trust store', () =
     store = TrustStore.fromFile(path.join(dir, 'ca.pem'));
     // Node does not verify the client's chain (OpenSSL refuses proxies by default): the trust store does.
     server = https.createServer(
-      { cert: fs.readFileSync(path.join(dir, 'server.pem')), key: fs.readFileSync(path.join(dir, 'server.key')), requestCert: true, rejectUnauthorized: false },
+      {
+        cert: fs.readFileSync(path.join(dir, 'server.pem')),
+        key: fs.readFileSync(path.join(dir, 'server.key')),
+        requestCert: true,
+        rejectUnauthorized: false,
+      },
       (req, res) => {
         const socket = req.socket as TLSSocket;
         let answer: ValidatedChain | { rejected: string };
@@ -64,23 +73,32 @@ describe('a proxy as TLS client certificate, validated by the trust store', () =
     });
   }
 
-  it('the server sees the proxy chain and gets alice\'s identity; the proxy of a proxy too', async () => {
+  it("the server sees the proxy chain and gets alice's identity; the proxy of a proxy too", async () => {
     const alice = loadCredential(path.join(dir, 'alice.pem'), path.join(dir, 'alice.key'));
     const proxy = await issueProxy({ issuerCert: alice.certificate, issuerKey: alice.privateKey, hours: 1 });
     const file = proxyFilePem({ ...proxy, chain: [alice.certificate] });
-    const certs = pemBlocks(file).filter((b) => b.label === 'CERTIFICATE').map((b) => b.text).join('');
+    const certs = pemBlocks(file)
+      .filter((b) => b.label === 'CERTIFICATE')
+      .map((b) => b.text)
+      .join('');
     const key = pemBlocks(file).find((b) => b.label === 'PRIVATE KEY')?.text ?? '';
     expect(await get(certs, key)).toEqual({ identity: '/C=DE/O=wsag-demo/OU=users/CN=alice', proxies: 1 });
 
     const second = await issueProxy({ issuerCert: proxy.certificate, issuerKey: proxy.privateKey, hours: 1 });
     const chain = [second.certificate, proxy.certificate, alice.certificate].map((c) => c.toString()).join('');
-    expect(await get(chain, second.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString())).toEqual({ identity: '/C=DE/O=wsag-demo/OU=users/CN=alice', proxies: 2 });
+    expect(await get(chain, second.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString())).toEqual({
+      identity: '/C=DE/O=wsag-demo/OU=users/CN=alice',
+      proxies: 2,
+    });
   });
 
-  it('a certificate from another CA is rejected with the rule\'s message', async () => {
+  it("a certificate from another CA is rejected with the rule's message", async () => {
     const otherDir = tempDir();
     await createDemoPki({ dir: otherDir, keyType: 'ec' });
-    const answer = await get(fs.readFileSync(path.join(otherDir, 'bob.pem'), 'utf8'), fs.readFileSync(path.join(otherDir, 'bob.key'), 'utf8'));
+    const answer = await get(
+      fs.readFileSync(path.join(otherDir, 'bob.pem'), 'utf8'),
+      fs.readFileSync(path.join(otherDir, 'bob.key'), 'utf8'),
+    );
     expect(answer).toEqual({ rejected: expect.stringContaining('is not a trusted CA') });
   });
 });

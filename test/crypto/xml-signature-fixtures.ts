@@ -11,7 +11,9 @@ const templatesDir = path.resolve(import.meta.dirname, '../../templates');
 
 /** An agreement document as the server writes it: a shipped template's default offer, accepted. */
 export function agreementXml(template = 'deadline-job', agreementId = 'agreement-1'): string {
-  const source = withXml(fs.readFileSync(path.join(templatesDir, `${template}.xml`), 'utf8'), 'template', (doc) => c14n(doc.root));
+  const source = withXml(fs.readFileSync(path.join(templatesDir, `${template}.xml`), 'utf8'), 'template', (doc) =>
+    c14n(doc.root),
+  );
   const offer = receivedOffer(offerFromTemplate(renderTimeTokens(source, new Date('2026-11-21T12:00:00Z'))));
   return new XmlAgreementWriter().write(offer, {
     agreementId,

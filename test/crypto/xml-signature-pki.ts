@@ -38,19 +38,65 @@ export function createTestPki(): TestPki {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-xmldsig-'));
   const file = (name: string) => path.join(dir, name);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  const newKey = (spec: KeySpec) => (spec === 'rsa' ? ['-newkey', 'rsa:2048'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256']);
+  const newKey = (spec: KeySpec) =>
+    spec === 'rsa' ? ['-newkey', 'rsa:2048'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
 
   const rootCa = (name: string, cn: string) =>
-    openssl('req', '-x509', ...newKey('rsa'), '-nodes', '-keyout', `${name}.key`, '-out', `${name}.pem`, '-days', '3650', '-subj', `/O=wsag-server tests/CN=${cn}`,
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+    openssl(
+      'req',
+      '-x509',
+      ...newKey('rsa'),
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '3650',
+      '-subj',
+      `/O=wsag-server tests/CN=${cn}`,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    );
   const issue = (name: string, cn: string, spec: KeySpec, issuer: string, isCa = false) => {
     fs.writeFileSync(
       file(`${name}.ext`),
-      isCa ? 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n' : 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n',
+      isCa
+        ? 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n'
+        : 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n',
     );
-    openssl('req', ...newKey(spec), '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/O=wsag-server tests/CN=${cn}`);
-    openssl('x509', '-req', '-in', `${name}.csr`, '-CA', `${issuer}.pem`, '-CAkey', `${issuer}.key`, '-set_serial', `0x${randomBytes(8).toString('hex')}`,
-      '-days', '30', '-sha256', '-extfile', `${name}.ext`, '-out', `${name}.pem`);
+    openssl(
+      'req',
+      ...newKey(spec),
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.csr`,
+      '-subj',
+      `/O=wsag-server tests/CN=${cn}`,
+    );
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      `${issuer}.pem`,
+      '-CAkey',
+      `${issuer}.key`,
+      '-set_serial',
+      `0x${randomBytes(8).toString('hex')}`,
+      '-days',
+      '30',
+      '-sha256',
+      '-extfile',
+      `${name}.ext`,
+      '-out',
+      `${name}.pem`,
+    );
   };
   const certificate = (name: string) => new X509Certificate(fs.readFileSync(file(`${name}.pem`)));
   const party = (name: string, issuers: string[] = []): Party => ({

@@ -2,7 +2,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countersign, signAgreement, SignatureInvalid, verifyAgreementSignatures } from '../../src/crypto/xml-signature.js';
+import {
+  countersign,
+  signAgreement,
+  SignatureInvalid,
+  verifyAgreementSignatures,
+} from '../../src/crypto/xml-signature.js';
 import { requireTool } from '../support/tools.js';
 import { referenceValidationErrors } from '../support/xmllint.js';
 import { agreementXml, indented } from './xml-signature-fixtures.js';
@@ -37,7 +42,11 @@ function write(xml: string): string {
 /** xmlsec1's verdict on the signature at `xpath`: true if it verifies with `caFile` as the only trusted certificate. */
 function xmlsec1Accepts(xml: string, xpath: string, caFile = pki.caFile): boolean {
   try {
-    execFileSync('xmlsec1', ['--verify', '--trusted-pem', caFile, '--enabled-reference-uris', 'empty', '--node-xpath', xpath, write(xml)], { stdio: 'pipe' });
+    execFileSync(
+      'xmlsec1',
+      ['--verify', '--trusted-pem', caFile, '--enabled-reference-uris', 'empty', '--node-xpath', xpath, write(xml)],
+      { stdio: 'pipe' },
+    );
     return true;
   } catch {
     return false;
@@ -88,9 +97,22 @@ describe.runIf(available)('agreement signatures with xmlsec1 and xmllint', () =>
       '</ds:SignedInfo><ds:SignatureValue/><ds:KeyInfo><ds:X509Data/></ds:KeyInfo></ds:Signature></ds:Object>';
     const withTemplate = signed.replace('</ds:KeyInfo>', `</ds:KeyInfo>${template}`);
     const output = path.join(pki.dir, 'xmlsec1-countersigned.xml');
-    execFileSync('xmlsec1', ['--sign', '--privkey-pem', `${pki.initiator.keyFile},${pki.initiator.certFile}`, '--node-xpath', countersignature, '--output', output, write(withTemplate)], {
-      stdio: 'pipe',
-    });
+    execFileSync(
+      'xmlsec1',
+      [
+        '--sign',
+        '--privkey-pem',
+        `${pki.initiator.keyFile},${pki.initiator.certFile}`,
+        '--node-xpath',
+        countersignature,
+        '--output',
+        output,
+        write(withTemplate),
+      ],
+      {
+        stdio: 'pipe',
+      },
+    );
     const result = verify(fs.readFileSync(output, 'utf8'));
     expect(result.provider.identity).toContain('CN=provider.example.org');
     expect(result.initiator?.identity).toContain('CN=alice');
@@ -100,6 +122,8 @@ describe.runIf(available)('agreement signatures with xmlsec1 and xmllint', () =>
     const signed = sign(agreementXml(), pki.provider);
     const both = countersign(signed, pki.initiator.key, pki.initiator.chain);
     const ec = sign(agreementXml('advance-reservation'), pki.providerEc);
-    expect(referenceValidationErrors({ unsigned: agreementXml(), signed, countersigned: both, 'signed-ecdsa': ec })).toEqual({});
+    expect(
+      referenceValidationErrors({ unsigned: agreementXml(), signed, countersigned: both, 'signed-ecdsa': ec }),
+    ).toEqual({});
   });
 });

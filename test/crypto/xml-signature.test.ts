@@ -50,7 +50,8 @@ function edit(xml: string, from: string | RegExp, to: string): string {
   if (changed === xml) throw new Error(`the document does not contain ${String(from)}`);
   return changed;
 }
-const canonicalTerms = (xml: string) => withXml(xml, 'agreement', (doc) => c14n(doc.get('/*/wsag:Terms', { wsag: ns.wsag }) as XmlElement));
+const canonicalTerms = (xml: string) =>
+  withXml(xml, 'agreement', (doc) => c14n(doc.get('/*/wsag:Terms', { wsag: ns.wsag }) as XmlElement));
 const termsOf = (xml: string) => /<wsag:Terms[\s>][\s\S]*<\/wsag:Terms>/.exec(xml)?.[0] as string;
 const signatureValues = (xml: string) => [...xml.matchAll(/<ds:SignatureValue>([^<]+)</g)].map((m) => m[1] as string);
 const certificatesIn = (xml: string) => [...xml.matchAll(/<ds:X509Certificate>([^<]+)</g)].map((m) => m[1] as string);
@@ -84,7 +85,9 @@ describe.runIf(available)('signing and verifying an agreement', () => {
     const result = verifyAgreementSignatures(signed, { validateChain: spy, at: at() });
     expect(result.provider.identity).toContain('CN=provider-ec.example.org');
     expect(spy).toHaveBeenCalledOnce();
-    expect((spy.mock.calls[0]?.[0] as X509Certificate[]).map((c) => c.fingerprint256)).toEqual(pki.providerEc.chain.map((c) => c.fingerprint256));
+    expect((spy.mock.calls[0]?.[0] as X509Certificate[]).map((c) => c.fingerprint256)).toEqual(
+      pki.providerEc.chain.map((c) => c.fingerprint256),
+    );
   });
 
   it('never puts the root CA into KeyInfo', () => {
@@ -97,7 +100,9 @@ describe.runIf(available)('signing and verifying an agreement', () => {
     const signed = sign(indented(agreementXml()), pki.provider);
     expect(signed).toMatch(/>\n\s+<wsag:Terms/);
     expect(verify(signed).provider.identity).toContain('provider.example.org');
-    expect(rejection(edit(signed, />\n(\s+)<wsag:Terms/, '>\n$1 <wsag:Terms'))).toMatch(/^provider signature: digest mismatch/);
+    expect(rejection(edit(signed, />\n(\s+)<wsag:Terms/, '>\n$1 <wsag:Terms'))).toMatch(
+      /^provider signature: digest mismatch/,
+    );
   });
 
   it("the signature is written into the agreement's text, before the Context's end tag, leaving every other character as it was", () => {
@@ -111,7 +116,11 @@ describe.runIf(available)('signing and verifying an agreement', () => {
   });
 
   it('a Context holding comments and CDATA that spell out its end tag, or written as an empty element, is signed in its place', () => {
-    const tricky = edit(agreementXml(), '</wsag:Context>', '<!-- </wsag:Context> --><x:Note xmlns:x="urn:x"><![CDATA[</wsag:Context>]]></x:Note></wsag:Context>');
+    const tricky = edit(
+      agreementXml(),
+      '</wsag:Context>',
+      '<!-- </wsag:Context> --><x:Note xmlns:x="urn:x"><![CDATA[</wsag:Context>]]></x:Note></wsag:Context>',
+    );
     const signed = sign(tricky, pki.provider);
     expect(signed).toMatch(/<\/x:Note><ds:Signature [\s\S]*<\/ds:Signature><\/wsag:Context>/);
     expect(verify(signed).provider.identity).toContain('provider.example.org');
@@ -129,22 +138,31 @@ describe.runIf(available)('signing and verifying an agreement', () => {
           const element = node as XmlElement;
           const method = element.get('ds:SignatureMethod/@Algorithm', { ds: dsNs })?.content as SignatureMethod;
           const digest = Buffer.from(element.get('ds:Reference/ds:DigestValue', { ds: dsNs })?.content ?? '', 'base64');
-          return { libxml2: canonicalSignedInfo(element).toString('utf8'), written: canonicalSignedInfoText(method, digest) };
+          return {
+            libxml2: canonicalSignedInfo(element).toString('utf8'),
+            written: canonicalSignedInfoText(method, digest),
+          };
         }),
       );
     const both = countersign(sign(agreementXml(), pki.provider), pki.providerEc.key, pki.providerEc.chain);
     const pairs = signedInfos(both);
     expect(pairs).toHaveLength(2);
     for (const { libxml2, written } of pairs) expect(written).toBe(libxml2);
-    expect(new Set(pairs.map((p) => /SignatureMethod Algorithm="([^"]+)"/.exec(p.written)?.[1]))).toEqual(new Set([algorithm.rsaSha256, algorithm.ecdsaSha256]));
+    expect(new Set(pairs.map((p) => /SignatureMethod Algorithm="([^"]+)"/.exec(p.written)?.[1]))).toEqual(
+      new Set([algorithm.rsaSha256, algorithm.ecdsaSha256]),
+    );
   });
 
   it('countersigned: both signatures verify; the provider signature is unchanged; the countersignature sits in its ds:Object', () => {
     const signed = sign(agreementXml(), pki.provider);
     const both = countersign(signed, pki.initiator.key, pki.initiator.chain);
     expect(signatureValues(both)[0]).toBe(signatureValues(signed)[0]);
-    const place = withXml(both, 'countersigned', (doc) =>
-      doc.find('/wsag:AgreementOffer/wsag:Context/ds:Signature/ds:Object/ds:Signature', { wsag: ns.wsag, ds: dsNs }).length,
+    const place = withXml(
+      both,
+      'countersigned',
+      (doc) =>
+        doc.find('/wsag:AgreementOffer/wsag:Context/ds:Signature/ds:Object/ds:Signature', { wsag: ns.wsag, ds: dsNs })
+          .length,
     );
     expect(place).toBe(1);
 
@@ -159,8 +177,12 @@ describe.runIf(available)('signing and verifying an agreement', () => {
     expect(rejection(edit(both, '<jsdl:Exact>4<', '<jsdl:Exact>5<'))).toMatch(/^provider signature: digest mismatch: /);
     // A broken countersignature is reported as such (the provider's own digest does not see it).
     const countersignatureValue = signatureValues(both)[1] as string;
-    const flipped = countersignatureValue.startsWith('A') ? `B${countersignatureValue.slice(1)}` : `A${countersignatureValue.slice(1)}`;
-    expect(rejection(edit(both, countersignatureValue, flipped))).toMatch(/^initiator countersignature: bad signature value: /);
+    const flipped = countersignatureValue.startsWith('A')
+      ? `B${countersignatureValue.slice(1)}`
+      : `A${countersignatureValue.slice(1)}`;
+    expect(rejection(edit(both, countersignatureValue, flipped))).toMatch(
+      /^initiator countersignature: bad signature value: /,
+    );
   });
 
   it('the countersignature covers the provider signature', () => {
@@ -168,15 +190,31 @@ describe.runIf(available)('signing and verifying an agreement', () => {
     const both = countersign(signed, pki.initiator.key, pki.initiator.chain);
     // Whitespace added inside the provider's signature: hidden from the provider's own digest, covered by the countersignature's.
     const [providerCertificate] = certificatesIn(both);
-    const changed = edit(both, `<ds:X509Certificate>${providerCertificate}</ds:X509Certificate>`, `<ds:X509Certificate>${providerCertificate}</ds:X509Certificate>\n`);
-    expect(verify(edit(signed, `<ds:X509Certificate>${providerCertificate}</ds:X509Certificate>`, `<ds:X509Certificate>${providerCertificate}</ds:X509Certificate>\n`)).provider).toBeDefined();
+    const changed = edit(
+      both,
+      `<ds:X509Certificate>${providerCertificate}</ds:X509Certificate>`,
+      `<ds:X509Certificate>${providerCertificate}</ds:X509Certificate>\n`,
+    );
+    expect(
+      verify(
+        edit(
+          signed,
+          `<ds:X509Certificate>${providerCertificate}</ds:X509Certificate>`,
+          `<ds:X509Certificate>${providerCertificate}</ds:X509Certificate>\n`,
+        ),
+      ).provider,
+    ).toBeDefined();
     expect(rejection(changed)).toMatch(/^initiator countersignature: digest mismatch: /);
   });
 
   it('a chain that does not lead to the trusted CA, or is expired at `at`, is untrusted', () => {
-    expect(rejection(sign(agreementXml(), pki.stranger))).toMatch(/^provider signature: untrusted chain: .*CN=mallory.*Stranger CA is not a trusted CA/);
+    expect(rejection(sign(agreementXml(), pki.stranger))).toMatch(
+      /^provider signature: untrusted chain: .*CN=mallory.*Stranger CA is not a trusted CA/,
+    );
     const later = new Date(Date.now() + 400 * 24 * 3600_000);
-    expect(rejection(sign(agreementXml(), pki.provider), { at: later })).toMatch(/^provider signature: untrusted chain: .*CN=provider.example.org: has expired at /);
+    expect(rejection(sign(agreementXml(), pki.provider), { at: later })).toMatch(
+      /^provider signature: untrusted chain: .*CN=provider.example.org: has expired at /,
+    );
     const both = countersign(sign(agreementXml(), pki.provider), pki.stranger.key, pki.stranger.chain);
     expect(rejection(both)).toMatch(/^initiator countersignature: untrusted chain: /);
   });
@@ -198,19 +236,29 @@ describe.runIf(available)('signature wrapping and structure attacks are rejected
 
   it('the original Terms moved into a ds:Object, forged Terms in their place', () => {
     const original = termsOf(signed);
-    const moved = edit(edit(signed, original, forgedTerms()), '</ds:KeyInfo>', `</ds:KeyInfo><ds:Object>${original}</ds:Object>`);
+    const moved = edit(
+      edit(signed, original, forgedTerms()),
+      '</ds:KeyInfo>',
+      `</ds:KeyInfo><ds:Object>${original}</ds:Object>`,
+    );
     expect(rejection(moved)).toMatch(/^agreement structure: the document holds 2 wsag:Terms elements/);
   });
 
   it('forged Terms added in the Context', () => {
-    expect(rejection(edit(signed, '<ds:Signature ', `${forgedTerms()}<ds:Signature `))).toMatch(/^agreement structure: the document holds 2 wsag:Terms/);
+    expect(rejection(edit(signed, '<ds:Signature ', `${forgedTerms()}<ds:Signature `))).toMatch(
+      /^agreement structure: the document holds 2 wsag:Terms/,
+    );
   });
 
   it('the signed agreement wrapped in another root', () => {
     expect(rejection(`<x:Envelope xmlns:x="urn:example:wrapper">${signed}</x:Envelope>`)).toMatch(
       /^agreement structure: the root element is \{urn:example:wrapper\}Envelope; a signed agreement is a wsag:AgreementOffer/,
     );
-    const asExtension = edit(signed.replace(/<ds:Signature[\s\S]*<\/ds:Signature>/, ''), '</wsag:Context>', `<x:Old xmlns:x="urn:x">${signed}</x:Old></wsag:Context>`);
+    const asExtension = edit(
+      signed.replace(/<ds:Signature[\s\S]*<\/ds:Signature>/, ''),
+      '</wsag:Context>',
+      `<x:Old xmlns:x="urn:x">${signed}</x:Old></wsag:Context>`,
+    );
     expect(rejection(asExtension)).toMatch(/^agreement structure: /);
   });
 
@@ -218,27 +266,55 @@ describe.runIf(available)('signature wrapping and structure attacks are rejected
     expect(rejection(edit(signed, '<ds:Reference URI="">', '<ds:Reference URI="#agreement-1">'))).toBe(
       'provider signature: structure: ds:Reference URI must be "" (the whole agreement); it is "#agreement-1"',
     );
-    expect(rejection(edit(signed, '<ds:Reference URI="">', '<ds:Reference>'))).toMatch(/URI must be "" .*it is missing/);
+    expect(rejection(edit(signed, '<ds:Reference URI="">', '<ds:Reference>'))).toMatch(
+      /URI must be "" .*it is missing/,
+    );
   });
 
   it('an extra Reference', () => {
     const reference = /<ds:Reference[\s\S]*<\/ds:Reference>/.exec(signed)?.[0] as string;
-    expect(rejection(edit(signed, reference, reference + reference))).toMatch(/^provider signature: structure: ds:SignedInfo holds 2 ds:Reference elements/);
+    expect(rejection(edit(signed, reference, reference + reference))).toMatch(
+      /^provider signature: structure: ds:SignedInfo holds 2 ds:Reference elements/,
+    );
   });
 
   it('a wrong or missing transform, a weaker algorithm', () => {
     const inclusive = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
-    expect(rejection(edit(signed, `<ds:Transform Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"></ds:Transform>`, `<ds:Transform Algorithm="${inclusive}"></ds:Transform>`))).toMatch(
-      /^provider signature: structure: ds:Transform Algorithm ".*REC-xml-c14n-20010315" is not allowed/,
-    );
-    expect(rejection(edit(signed, `<ds:Transform Algorithm="http://www.w3.org/2000/09/xmldsig#enveloped-signature"></ds:Transform>`, ''))).toMatch(
+    expect(
+      rejection(
+        edit(
+          signed,
+          `<ds:Transform Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"></ds:Transform>`,
+          `<ds:Transform Algorithm="${inclusive}"></ds:Transform>`,
+        ),
+      ),
+    ).toMatch(/^provider signature: structure: ds:Transform Algorithm ".*REC-xml-c14n-20010315" is not allowed/);
+    expect(
+      rejection(
+        edit(
+          signed,
+          `<ds:Transform Algorithm="http://www.w3.org/2000/09/xmldsig#enveloped-signature"></ds:Transform>`,
+          '',
+        ),
+      ),
+    ).toMatch(
       /^provider signature: structure: ds:Transforms must be exactly \[.*enveloped-signature, .*xml-exc-c14n#\]/,
     );
-    expect(rejection(edit(signed, 'xmldsig-more#rsa-sha256', 'xmldsig-more#rsa-sha512'))).toMatch(/ds:SignatureMethod Algorithm ".*rsa-sha512" is not allowed/);
-    expect(rejection(edit(signed, '"http://www.w3.org/2001/04/xmlenc#sha256"', '"http://www.w3.org/2000/09/xmldsig#sha1"'))).toMatch(/ds:DigestMethod Algorithm .* is not allowed/);
-    expect(rejection(edit(signed, '<ds:CanonicalizationMethod Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"></ds:CanonicalizationMethod>', `<ds:CanonicalizationMethod Algorithm="${inclusive}"></ds:CanonicalizationMethod>`))).toMatch(
-      /ds:CanonicalizationMethod Algorithm .* is not allowed/,
+    expect(rejection(edit(signed, 'xmldsig-more#rsa-sha256', 'xmldsig-more#rsa-sha512'))).toMatch(
+      /ds:SignatureMethod Algorithm ".*rsa-sha512" is not allowed/,
     );
+    expect(
+      rejection(edit(signed, '"http://www.w3.org/2001/04/xmlenc#sha256"', '"http://www.w3.org/2000/09/xmldsig#sha1"')),
+    ).toMatch(/ds:DigestMethod Algorithm .* is not allowed/);
+    expect(
+      rejection(
+        edit(
+          signed,
+          '<ds:CanonicalizationMethod Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"></ds:CanonicalizationMethod>',
+          `<ds:CanonicalizationMethod Algorithm="${inclusive}"></ds:CanonicalizationMethod>`,
+        ),
+      ),
+    ).toMatch(/ds:CanonicalizationMethod Algorithm .* is not allowed/);
   });
 
   it('a signature by a certificate from an unknown CA', () => {
@@ -250,7 +326,9 @@ describe.runIf(available)('signature wrapping and structure attacks are rejected
     const [ours] = signatureValues(signed);
     const [theirs] = signatureValues(byStranger);
     expect(theirs).not.toBe(ours);
-    expect(rejection(edit(signed, ours as string, theirs as string))).toMatch(/^provider signature: bad signature value: /);
+    expect(rejection(edit(signed, ours as string, theirs as string))).toMatch(
+      /^provider signature: bad signature value: /,
+    );
   });
 
   it("the stranger's certificate and signature value swapped in: trusted only if its CA is", () => {
@@ -266,45 +344,86 @@ describe.runIf(available)('signature wrapping and structure attacks are rejected
   it('a ds:Signature outside the two places, a second provider signature, a second countersignature', () => {
     const signature = /<ds:Signature [\s\S]*<\/ds:Signature>/.exec(signed)?.[0] as string;
     const inTerms = edit(signed.replace(signature, ''), '<wsag:All>', `<wsag:All>${signature}`);
-    expect(rejection(inTerms)).toMatch(/^agreement structure: a ds:Signature at \/wsag:AgreementOffer\/wsag:Terms\/wsag:All\/ds:Signature is outside the two signature places/);
-    expect(rejection(edit(signed, signature, signature + signature))).toMatch(/^agreement structure: wsag:Context holds 2 ds:Signature elements/);
+    expect(rejection(inTerms)).toMatch(
+      /^agreement structure: a ds:Signature at \/wsag:AgreementOffer\/wsag:Terms\/wsag:All\/ds:Signature is outside the two signature places/,
+    );
+    expect(rejection(edit(signed, signature, signature + signature))).toMatch(
+      /^agreement structure: wsag:Context holds 2 ds:Signature elements/,
+    );
     const countersignature = /<ds:Object>([\s\S]*)<\/ds:Object>/.exec(countersigned)?.[1] as string;
-    expect(rejection(edit(countersigned, '</ds:Object>', `${countersignature}</ds:Object>`))).toMatch(/ds:Object holds 2 ds:Signature elements/);
+    expect(rejection(edit(countersigned, '</ds:Object>', `${countersignature}</ds:Object>`))).toMatch(
+      /ds:Object holds 2 ds:Signature elements/,
+    );
   });
 
   it('other ds:Object content, and ds:Object anywhere else', () => {
-    expect(rejection(edit(countersigned, '</ds:Object>', '<ds:Manifest/></ds:Object>'))).toMatch(/^provider signature: structure: ds:Object must contain ds:Signature; it contains ds:Signature, ds:Manifest/);
-    expect(rejection(edit(countersigned, '</ds:Object>', '<x:Note xmlns:x="urn:x">trust me</x:Note></ds:Object>'))).toMatch(/^provider signature: structure: \{urn:x\}Note is not allowed in ds:Object/);
-    expect(rejection(edit(signed, '</ds:KeyInfo>', '</ds:KeyInfo><ds:Object>note</ds:Object>'))).toMatch(/^provider signature: structure: ds:Object may contain only elements, found "note"/);
-    expect(rejection(edit(signed, '</ds:KeyInfo>', '</ds:KeyInfo><ds:Object/>'))).toMatch(/^provider signature: structure: ds:Object must contain ds:Signature; it contains nothing/);
-    expect(rejection(edit(signed, '<wsag:All>', '<wsag:All><ds:Object xmlns:ds="http://www.w3.org/2000/09/xmldsig#"/>'))).toMatch(/^agreement structure: a ds:Object at .*wsag:All\/ds:Object/);
-    const countersignatureObject = edit(countersigned, /(<ds:Signature><ds:SignedInfo>[\s\S]*?<\/ds:KeyInfo>)/, '$1<ds:Object/>');
-    expect(rejection(countersignatureObject)).toMatch(/^agreement structure: a ds:Object at .*ds:Object\/ds:Signature\/ds:Object/);
+    expect(rejection(edit(countersigned, '</ds:Object>', '<ds:Manifest/></ds:Object>'))).toMatch(
+      /^provider signature: structure: ds:Object must contain ds:Signature; it contains ds:Signature, ds:Manifest/,
+    );
+    expect(
+      rejection(edit(countersigned, '</ds:Object>', '<x:Note xmlns:x="urn:x">trust me</x:Note></ds:Object>')),
+    ).toMatch(/^provider signature: structure: \{urn:x\}Note is not allowed in ds:Object/);
+    expect(rejection(edit(signed, '</ds:KeyInfo>', '</ds:KeyInfo><ds:Object>note</ds:Object>'))).toMatch(
+      /^provider signature: structure: ds:Object may contain only elements, found "note"/,
+    );
+    expect(rejection(edit(signed, '</ds:KeyInfo>', '</ds:KeyInfo><ds:Object/>'))).toMatch(
+      /^provider signature: structure: ds:Object must contain ds:Signature; it contains nothing/,
+    );
+    expect(
+      rejection(edit(signed, '<wsag:All>', '<wsag:All><ds:Object xmlns:ds="http://www.w3.org/2000/09/xmldsig#"/>')),
+    ).toMatch(/^agreement structure: a ds:Object at .*wsag:All\/ds:Object/);
+    const countersignatureObject = edit(
+      countersigned,
+      /(<ds:Signature><ds:SignedInfo>[\s\S]*?<\/ds:KeyInfo>)/,
+      '$1<ds:Object/>',
+    );
+    expect(rejection(countersignatureObject)).toMatch(
+      /^agreement structure: a ds:Object at .*ds:Object\/ds:Signature\/ds:Object/,
+    );
   });
 
   it('other key material in KeyInfo, attributes the profile does not know', () => {
-    expect(rejection(edit(signed, '<ds:KeyInfo>', '<ds:KeyInfo><ds:KeyName>provider</ds:KeyName>'))).toMatch(/ds:KeyInfo must contain ds:X509Data; it contains ds:KeyName, ds:X509Data/);
-    expect(rejection(edit(signed, '<ds:Reference URI="">', '<ds:Reference URI="" Type="http://www.w3.org/2000/09/xmldsig#Object">'))).toMatch(/ds:Reference may not carry the attribute Type/);
+    expect(rejection(edit(signed, '<ds:KeyInfo>', '<ds:KeyInfo><ds:KeyName>provider</ds:KeyName>'))).toMatch(
+      /ds:KeyInfo must contain ds:X509Data; it contains ds:KeyName, ds:X509Data/,
+    );
+    expect(
+      rejection(
+        edit(signed, '<ds:Reference URI="">', '<ds:Reference URI="" Type="http://www.w3.org/2000/09/xmldsig#Object">'),
+      ),
+    ).toMatch(/ds:Reference may not carry the attribute Type/);
   });
 
   it('an unsigned agreement, a DTD, a document that is not XML', () => {
     expect(rejection(agreementXml())).toMatch(/^provider signature: structure: the agreement is not signed/);
-    expect(rejection(`<!DOCTYPE wsag:AgreementOffer [<!ENTITY x "y">]>${signed}`)).toMatch(/^agreement structure: DOCTYPE is not allowed/);
-    expect(rejection(signed.slice(0, -'</wsag:AgreementOffer>'.length))).toMatch(/^agreement structure: agreement is not well-formed XML/);
+    expect(rejection(`<!DOCTYPE wsag:AgreementOffer [<!ENTITY x "y">]>${signed}`)).toMatch(
+      /^agreement structure: DOCTYPE is not allowed/,
+    );
+    expect(rejection(signed.slice(0, -'</wsag:AgreementOffer>'.length))).toMatch(
+      /^agreement structure: agreement is not well-formed XML/,
+    );
   });
 });
 
 describe.runIf(available)('signing refuses unsuitable credentials and documents', () => {
-  it('short RSA keys, other curves, a key that is not the certificate\'s, a chain out of order', () => {
+  it("short RSA keys, other curves, a key that is not the certificate's, a chain out of order", () => {
     const { privateKey: short } = generateKeyPairSync('rsa', { modulusLength: 1024 });
     const { privateKey: p384 } = generateKeyPairSync('ec', { namedCurve: 'P-384' });
-    const attempt = (key = pki.provider.key, chain = pki.provider.chain) => () => signAgreement(agreementXml(), { key, chain });
-    expect(attempt(short)).toThrow(new SigningCredentialsError('the signing key is refused: an RSA key of 1024 bits is too short (at least 2048)'));
+    const attempt =
+      (key = pki.provider.key, chain = pki.provider.chain) =>
+      () =>
+        signAgreement(agreementXml(), { key, chain });
+    expect(attempt(short)).toThrow(
+      new SigningCredentialsError('the signing key is refused: an RSA key of 1024 bits is too short (at least 2048)'),
+    );
     expect(attempt(p384)).toThrow(/EC keys must be on P-256, not secp384r1/);
     expect(attempt(pki.initiator.key)).toThrow(/the signing key does not belong to the first certificate of the chain/);
-    expect(attempt(pki.providerEc.key, [pki.providerEc.chain[0] as X509Certificate, pki.ca, ...pki.providerEc.chain.slice(1)])).toThrow(
-      /certificate 1 of the chain is not issued by certificate 2: give the chain leaf first/,
-    );
+    expect(
+      attempt(pki.providerEc.key, [
+        pki.providerEc.chain[0] as X509Certificate,
+        pki.ca,
+        ...pki.providerEc.chain.slice(1),
+      ]),
+    ).toThrow(/certificate 1 of the chain is not issued by certificate 2: give the chain leaf first/);
     expect(attempt(pki.provider.key, [])).toThrow(/chain is empty/);
   });
 

@@ -31,9 +31,19 @@ const wsagBin = path.join(projectRoot, 'bin', 'wsag.js');
 const commandSeconds = 120;
 const uuidText = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
-interface Ran { code: number; output: string }
-interface Found { ID?: string; NID?: string; OFFER?: string }
-interface Shell { dir: string; env: Record<string, string> }
+interface Ran {
+  code: number;
+  output: string;
+}
+interface Found {
+  ID?: string;
+  NID?: string;
+  OFFER?: string;
+}
+interface Shell {
+  dir: string;
+  env: Record<string, string>;
+}
 
 const servers: ServerProcess[] = [];
 const dirs: string[] = [];
@@ -47,13 +57,19 @@ function workDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-examples-'));
   dirs.push(dir);
   // What a clone has where `npm start` and `wsag sim` run.
-  for (const name of ['templates', 'workloads', 'examples']) fs.symlinkSync(path.join(projectRoot, name), path.join(dir, name));
+  for (const name of ['templates', 'workloads', 'examples'])
+    fs.symlinkSync(path.join(projectRoot, name), path.join(dir, name));
   return dir;
 }
 
 /** Runs one command line as a shell would; `answers` reply to prompts on a terminal. */
 function shell(line: string, at: Shell, answers?: Array<[RegExp, string]>): Promise<Ran> {
-  const env = { ...process.env, ...at.env, PATH: `${shimDir}${path.delimiter}${process.env.PATH ?? ''}`, LOG_LEVEL: 'silent' };
+  const env = {
+    ...process.env,
+    ...at.env,
+    PATH: `${shimDir}${path.delimiter}${process.env.PATH ?? ''}`,
+    LOG_LEVEL: 'silent',
+  };
   const args = answers ? ['-qec', line, '/dev/null'] : ['-c', line];
   const child = spawn(answers ? 'script' : 'bash', args, { cwd: at.dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
@@ -76,10 +92,12 @@ function shell(line: string, at: Shell, answers?: Array<[RegExp, string]>): Prom
     output += `\n(no answer in ${commandSeconds} s: stopped)`;
     child.kill('SIGKILL');
   }, commandSeconds * 1000);
-  return new Promise((resolve) => child.once('close', (code) => {
-    clearTimeout(timer);
-    resolve({ code: code ?? -1, output });
-  }));
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, output });
+    }),
+  );
 }
 
 async function ranOk(line: string, at: Shell, answers?: Array<[RegExp, string]>): Promise<string> {
@@ -103,12 +121,17 @@ function futureDates(line: string): string {
   if (!dates.length) return line;
   const anchor = Math.ceil(Date.now() / 3_600_000) * 3_600_000 + 4 * 3_600_000;
   const first = Date.parse(dates[0] as string);
-  return line.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/g, (d) => new Date(anchor + Date.parse(d) - first).toISOString().replace(/\.000Z$/, 'Z'));
+  return line.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/g, (d) =>
+    new Date(anchor + Date.parse(d) - first).toISOString().replace(/\.000Z$/, 'Z'),
+  );
 }
 
 /** The command line without its comment, `npx wsag` as `wsag`. */
 function commandOf(line: string): string {
-  return line.replace(/\s+#\s.*$/, '').replace(/^npx wsag\b/, 'wsag').trim();
+  return line
+    .replace(/\s+#\s.*$/, '')
+    .replace(/^npx wsag\b/, 'wsag')
+    .trim();
 }
 
 /** `examples:` of `wsag NAME --help`, continuation lines joined, comment-only lines dropped. */
@@ -134,7 +157,12 @@ async function helpExamples(name: string): Promise<string[]> {
 /** The README's shell blocks, line by line. */
 function readmeBlocks(): string[][] {
   const text = fs.readFileSync(path.join(projectRoot, 'README.md'), 'utf8');
-  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => (m[1] as string).split('\n').map((l) => l.trim()).filter((l) => l !== ''));
+  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) =>
+    (m[1] as string)
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== ''),
+  );
 }
 
 function placedIn(line: string, found: Found): string {
@@ -166,15 +194,21 @@ async function made(line: string): Promise<string> {
 
 /** The hour `hours` ahead, as the CLI takes times. */
 function isoIn(hours: number): string {
-  return new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000 + hours * 3_600_000).toISOString().replace(/\.000Z$/, 'Z');
+  return new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000 + hours * 3_600_000)
+    .toISOString()
+    .replace(/\.000Z$/, 'Z');
 }
 
 /** An advance reservation whose node fails as its window opens: it ends Complete, Violated. */
 async function reservationEndingViolated(): Promise<string> {
   const start = Math.ceil((Date.now() + 60_000) / 1000) * 1000;
   const iso = (ms: number) => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
-  const id = await made(`wsag create --template advance-reservation --set NodeCount=2 --set StartTime=${iso(start)} --set EndTime=${iso(start + 20_000)}`);
-  const plan = (await (await fetch(`${operated.url}/api/plan`)).json()) as { bookings: Array<{ id: string; nodeIds: string[] }> };
+  const id = await made(
+    `wsag create --template advance-reservation --set NodeCount=2 --set StartTime=${iso(start)} --set EndTime=${iso(start + 20_000)}`,
+  );
+  const plan = (await (await fetch(`${operated.url}/api/plan`)).json()) as {
+    bookings: Array<{ id: string; nodeIds: string[] }>;
+  };
   const node = plan.bookings.find((b) => b.id === id)?.nodeIds[0] as string;
   await new Promise((resolve) => setTimeout(resolve, start + 1_000 - Date.now()));
   await ranOk(`wsag node fail ${node}`, operatorShell);
@@ -191,10 +225,14 @@ async function reservationEndingViolated(): Promise<string> {
 
 /** What a `--help` example's placeholders stand for when no earlier example printed one. */
 async function madeFor(command: string, line: string, found: Found): Promise<void> {
-  if (command === 'pending' && /\b(accept|reject)\b/.test(line)) found.ID = await made('wsag pending create --template deadline-job --set NodeCount=1');
+  if (command === 'pending' && /\b(accept|reject)\b/.test(line))
+    found.ID = await made('wsag pending create --template deadline-job --set NodeCount=1');
   if (found.ID === undefined && /<ID>/.test(line)) {
     if (['correct', 'usage', 'audit'].includes(command)) found.ID = await endedWithViolation;
-    else if (command === 'lease') found.ID = await made(`wsag create --template advance-reservation --set NodeCount=4 --set StartTime=${isoIn(2)} --set EndTime=${isoIn(3)}`);
+    else if (command === 'lease')
+      found.ID = await made(
+        `wsag create --template advance-reservation --set NodeCount=4 --set StartTime=${isoIn(2)} --set EndTime=${isoIn(3)}`,
+      );
     else found.ID = await made('wsag create --template deadline-job --set NodeCount=1');
   }
   if (found.NID === undefined && /<NID>/.test(line)) {
@@ -203,16 +241,26 @@ async function madeFor(command: string, line: string, found: Found): Promise<voi
   }
 }
 
-const interactive: Array<[RegExp, string]> = [[/template \[1-\d+\]: /, 'deadline-job'], [/solicit which slot\? .*: /, '1'], [/accept it\? \[y\/N\]: /, 'y']];
+const interactive: Array<[RegExp, string]> = [
+  [/template \[1-\d+\]: /, 'deadline-job'],
+  [/solicit which slot\? .*: /, '1'],
+  [/accept it\? \[y\/N\]: /, 'y'],
+];
 
 beforeAll(async () => {
   shimDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-examples-bin-'));
   dirs.push(shimDir);
-  fs.writeFileSync(path.join(shimDir, 'wsag'), `#!/bin/sh\nexec "${process.execPath}" "${wsagBin}" "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(path.join(shimDir, 'wsag'), `#!/bin/sh\nexec "${process.execPath}" "${wsagBin}" "$@"\n`, {
+    mode: 0o755,
+  });
   operatorShell = { dir: workDir(), env: {} };
   // The operator's server signs: its data directory has the demo PKI before it starts.
   await ranOk('wsag cert demo', operatorShell);
-  operated = await startServerProcess(path.join(operatorShell.dir, 'data'), { WSAG_ADMINS: 'anonymous' }, { compiled: true, cwd: operatorShell.dir });
+  operated = await startServerProcess(
+    path.join(operatorShell.dir, 'data'),
+    { WSAG_ADMINS: 'anonymous' },
+    { compiled: true, cwd: operatorShell.dir },
+  );
   servers.push(operated);
   operatorShell.env.WSAG_URL = operated.url;
   endedWithViolation = reservationEndingViolated();
@@ -224,7 +272,7 @@ afterAll(() => {
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the README\'s shell blocks', () => {
+describe("the README's shell blocks", () => {
   it('run as written, in order, against servers started as they say', { timeout: 240_000 }, async () => {
     const blocks = readmeBlocks();
     expect(blocks.length).toBeGreaterThanOrEqual(3);
@@ -239,7 +287,13 @@ describe('the README\'s shell blocks', () => {
         if (/^npm (install|test)\b/.test(line)) continue; // the test itself runs after both
         const start = /^((?:\w+=\S+\s+)*)npm start$/.exec(line);
         if (start) {
-          const env = Object.fromEntries((start[1] as string).trim().split(/\s+/).filter(Boolean).map((a) => a.split('=') as [string, string]));
+          const env = Object.fromEntries(
+            (start[1] as string)
+              .trim()
+              .split(/\s+/)
+              .filter(Boolean)
+              .map((a) => a.split('=') as [string, string]),
+          );
           const server = await startServerProcess(path.join(at.dir, 'data'), env, { compiled: true, cwd: at.dir });
           servers.push(server);
           tour ??= server;
@@ -262,12 +316,15 @@ describe('the README\'s shell blocks', () => {
   });
 });
 
-describe('every command\'s --help examples', () => {
+describe("every command's --help examples", () => {
   it('run as written against a server configured as documented', { timeout: 480_000 }, async () => {
     let ran = 0;
     // Those that read an agreement that has ended come last, while it runs to its end.
     const last = ['correct', 'usage', 'audit'];
-    const ordered = [...commands.filter((c) => !last.includes(c.name)), ...commands.filter((c) => last.includes(c.name))];
+    const ordered = [
+      ...commands.filter((c) => !last.includes(c.name)),
+      ...commands.filter((c) => last.includes(c.name)),
+    ];
     for (const command of ordered) {
       const found: Found = {};
       for (const example of await helpExamples(command.name)) {

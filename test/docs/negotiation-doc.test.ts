@@ -27,7 +27,10 @@ describe('docs/negotiation.md', () => {
     const doc = fs.readFileSync(docFile, 'utf8');
     const names = [...doc.matchAll(block)].map((m) => m[1] as string);
     expect(names.length).toBeGreaterThanOrEqual(8);
-    const current = doc.replace(block, (_all, name: string) => `<!-- golden: ${name} -->\n\`\`\`xml\n${formatted(name)}\n\`\`\``);
+    const current = doc.replace(
+      block,
+      (_all, name: string) => `<!-- golden: ${name} -->\n\`\`\`xml\n${formatted(name)}\n\`\`\``,
+    );
     if (process.env.WSAG_UPDATE_GOLDEN === '1') fs.writeFileSync(docFile, current);
     else expect(doc, 'docs/negotiation.md is stale: run the tests with WSAG_UPDATE_GOLDEN=1').toBe(current);
   });

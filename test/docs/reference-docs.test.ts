@@ -18,17 +18,32 @@ describe('the reference docs', () => {
   it('docs/faults.md has one row per fault class, and none for a fault that does not exist', () => {
     const documented = rowNames(doc('faults.md')).filter((name) => /^[A-Z][A-Za-z]+$/.test(name));
     const faults = [...Object.keys(faultClasses), 'MustUnderstand'];
-    expect(faults.filter((f) => !documented.includes(f)), 'faults without a row').toEqual([]);
-    expect(documented.filter((d) => !faults.includes(d) && d !== 'Fault'), 'rows without a fault').toEqual([]);
+    expect(
+      faults.filter((f) => !documented.includes(f)),
+      'faults without a row',
+    ).toEqual([]);
+    expect(
+      documented.filter((d) => !faults.includes(d) && d !== 'Fault'),
+      'rows without a fault',
+    ).toEqual([]);
   });
 
   it('docs/api.md lists every /api route the server answers, and only those', async () => {
     const server = await startTestServer();
     try {
-      const served = server.routes().filter((r) => r.path.startsWith('/api')).map((r) => `${r.method} ${r.path}`);
+      const served = server
+        .routes()
+        .filter((r) => r.path.startsWith('/api'))
+        .map((r) => `${r.method} ${r.path}`);
       const documented = rowNames(doc('api.md')).filter((name) => /^(GET|POST|PUT|DELETE) \/api/.test(name));
-      expect(served.filter((r) => !documented.includes(r)), 'routes without a row').toEqual([]);
-      expect(documented.filter((d) => !served.includes(d)), 'rows without a route').toEqual([]);
+      expect(
+        served.filter((r) => !documented.includes(r)),
+        'routes without a row',
+      ).toEqual([]);
+      expect(
+        documented.filter((d) => !served.includes(d)),
+        'rows without a route',
+      ).toEqual([]);
     } finally {
       await server.close();
     }
@@ -49,10 +64,17 @@ describe('the reference docs', () => {
 
 describe('docs/configuration.md', () => {
   it('names every environment variable the configuration reads', () => {
-    const code = ['config.ts', 'cluster-file.ts'].map((f) => fs.readFileSync(path.join(projectRoot, 'src', 'engine', 'configuration', f), 'utf8')).join('\n');
+    const folder = path.join(projectRoot, 'src', 'engine', 'configuration');
+    const code = fs
+      .readdirSync(folder)
+      .map((f) => fs.readFileSync(path.join(folder, f), 'utf8'))
+      .join('\n');
     const read = new Set([...code.matchAll(/\b(WSAG_[A-Z_]+|PORT|HOST|LOG_LEVEL)\b/g)].map((m) => m[1] as string));
     const page = doc('configuration.md');
-    expect([...read].filter((name) => !page.includes(`\`${name}\``)), 'settings the page does not name').toEqual([]);
+    expect(
+      [...read].filter((name) => !page.includes(`\`${name}\``)),
+      'settings the page does not name',
+    ).toEqual([]);
   });
 });
 
@@ -64,12 +86,26 @@ describe('pages that read in a minute', () => {
 
   it('docs/benchmarks.md has a section for every bench that writes one, and every decision record is listed', () => {
     const page = doc('benchmarks.md');
-    const benches = fs.readdirSync(path.join(projectRoot, 'bench')).filter((f) => /\bpublish\(/.test(fs.readFileSync(path.join(projectRoot, 'bench', f), 'utf8')) && f !== 'report.ts');
-    const names = benches.flatMap((f) => (f === 'concurrent.ts' ? ['concurrent-create', 'concurrent-create-at-rate', 'concurrent-negotiate'] : [f.replace(/\.ts$/, '')]));
-    expect(names.filter((name) => !page.includes(`<!-- bench:${name} -->`) || !page.includes(`<!-- /bench:${name} -->`)), 'benches without a section').toEqual([]);
+    const benches = fs
+      .readdirSync(path.join(projectRoot, 'bench'))
+      .filter(
+        (f) => /\bpublish\(/.test(fs.readFileSync(path.join(projectRoot, 'bench', f), 'utf8')) && f !== 'report.ts',
+      );
+    const names = benches.flatMap((f) =>
+      f === 'concurrent.ts'
+        ? ['concurrent-create', 'concurrent-create-at-rate', 'concurrent-negotiate']
+        : [f.replace(/\.ts$/, '')],
+    );
+    expect(
+      names.filter((name) => !page.includes(`<!-- bench:${name} -->`) || !page.includes(`<!-- /bench:${name} -->`)),
+      'benches without a section',
+    ).toEqual([]);
     const index = doc('decisions/README.md');
     const records = fs.readdirSync(path.join(projectRoot, 'docs', 'decisions')).filter((f) => /^\d{4}-.*\.md$/.test(f));
     expect(records.length).toBeGreaterThan(0);
-    expect(records.filter((f) => !index.includes(`(${f})`)), 'records the index does not list').toEqual([]);
+    expect(
+      records.filter((f) => !index.includes(`(${f})`)),
+      'records the index does not list',
+    ).toEqual([]);
   });
 });

@@ -1,10 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import type { AgreementState } from '../../src/domain/agreement.js';
-import { holdsCapacity, isFinal, nextAgreementState, type AgreementEvent } from '../../src/domain/agreement-state-machine.js';
+import {
+  holdsCapacity,
+  isFinal,
+  nextAgreementState,
+  type AgreementEvent,
+} from '../../src/domain/agreement-state-machine.js';
 import { InvalidStateTransition } from '../../src/domain/errors.js';
 
-const states: AgreementState[] = ['Pending', 'Observed', 'PendingAndTerminating', 'ObservedAndTerminating', 'Rejected', 'Complete', 'Terminated'];
-const events: AgreementEvent[] = ['accept', 'reject', 'terminateRequested', 'terminate', 'terminationRefused', 'complete'];
+const states: AgreementState[] = [
+  'Pending',
+  'Observed',
+  'PendingAndTerminating',
+  'ObservedAndTerminating',
+  'Rejected',
+  'Complete',
+  'Terminated',
+];
+const events: AgreementEvent[] = [
+  'accept',
+  'reject',
+  'terminateRequested',
+  'terminate',
+  'terminationRefused',
+  'complete',
+];
 
 /** Every (state, event) pair: the allowed ones lead where WS-Agreement section 7.1 says; all others are refused. */
 const allowed: Record<string, AgreementState> = {
@@ -37,6 +57,11 @@ describe('agreement state machine', () => {
 
   it('final states are exactly Rejected, Complete and Terminated, and hold no capacity', () => {
     expect(states.filter(isFinal)).toEqual(['Rejected', 'Complete', 'Terminated']);
-    expect(states.filter(holdsCapacity)).toEqual(['Pending', 'Observed', 'PendingAndTerminating', 'ObservedAndTerminating']);
+    expect(states.filter(holdsCapacity)).toEqual([
+      'Pending',
+      'Observed',
+      'PendingAndTerminating',
+      'ObservedAndTerminating',
+    ]);
   });
 });

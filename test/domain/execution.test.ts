@@ -33,7 +33,14 @@ describe('execution record', () => {
     step({ kind: 'outage', at: s(1800), node: 'n01' });
     step({ kind: 'phase', at: s(1800), phase: 'PreRuntime', nodes: ['n05', 'n02', 'n03', 'n04'] });
     step({ kind: 'phase', at: s(1830), phase: 'Running', nodes: ['n05', 'n02', 'n03', 'n04'] });
-    step({ kind: 'restart', at: s(1830), nodes: ['n05', 'n02', 'n03', 'n04'], fromInterval: 1, reference: 'cp-1', cause: 'outage' });
+    step({
+      kind: 'restart',
+      at: s(1830),
+      nodes: ['n05', 'n02', 'n03', 'n04'],
+      fromInterval: 1,
+      reference: 'cp-1',
+      cause: 'outage',
+    });
     step({ kind: 'phase', at: s(4000), phase: 'StageOut', nodes: ['n05', 'n02', 'n03', 'n04'] });
     step({ kind: 'completed', at: s(4000) });
     step({ kind: 'phase', at: s(4000), phase: 'PostRuntime', nodes: [] });
@@ -58,10 +65,18 @@ describe('execution record', () => {
     expect(record.closedAt).toEqual(s(4015));
     expect(completesAgreement(record)).toBe(true);
     expect(record.outages).toEqual([{ at: s(1800), node: 'n01' }]);
-    expect(record.restarts).toEqual([{ at: s(1830), nodes: ['n05', 'n02', 'n03', 'n04'], fromInterval: 1, reference: 'cp-1', cause: 'outage' }]);
+    expect(record.restarts).toEqual([
+      { at: s(1830), nodes: ['n05', 'n02', 'n03', 'n04'], fromInterval: 1, reference: 'cp-1', cause: 'outage' },
+    ]);
     expect(lastCheckpoint(record)).toEqual({ at: s(870), interval: 1, reference: 'cp-1' });
     // Phases are closed spans in order; the outage ended the first run and opened an Idle span of no length.
-    expect(record.phases.map((p) => [p.phase, (p.start.getTime() - T0) / 1000, p.end ? (p.end.getTime() - T0) / 1000 : undefined])).toEqual([
+    expect(
+      record.phases.map((p) => [
+        p.phase,
+        (p.start.getTime() - T0) / 1000,
+        p.end ? (p.end.getTime() - T0) / 1000 : undefined,
+      ]),
+    ).toEqual([
       ['PreRuntime', 0, 30],
       ['Running', 30, 1800],
       ['Idle', 1800, 1800],
@@ -91,7 +106,9 @@ describe('execution record', () => {
       { kind: 'phase', at: s(3630), phase: 'Running', nodes },
       { kind: 'restart', at: s(3630), nodes, fromInterval: 0, cause: 'suspension' },
     ]);
-    expect(record.suspensions).toEqual([{ at: s(600), reason: 'a problematic job needed the nodes', resumedAt: s(3630) }]);
+    expect(record.suspensions).toEqual([
+      { at: s(600), reason: 'a problematic job needed the nodes', resumedAt: s(3630) },
+    ]);
     expect(serviceTermStateOf(record)).toEqual({ state: 'Ready', subState: 'Processing' });
   });
 
@@ -104,8 +121,13 @@ describe('execution record', () => {
     expect(currentPhase(record)).toBe('Idle');
     expect(record.failure).toEqual({ at: s(100), cause: 'application', reason: 'exit code 1' });
     expect(serviceTermStateOf(record)).toEqual({ state: 'Completed' });
-    expect(() => appendFact(record, { kind: 'phase', at: s(120), phase: 'PreRuntime', nodes })).toThrow(/job job-1: phase at .*: the job has ended; only PostRuntime or Idle may follow/);
-    const closed = appendFact(appendFact(record, { kind: 'phase', at: s(100), phase: 'PostRuntime', nodes: [] }), { kind: 'closed', at: s(115) });
+    expect(() => appendFact(record, { kind: 'phase', at: s(120), phase: 'PreRuntime', nodes })).toThrow(
+      /job job-1: phase at .*: the job has ended; only PostRuntime or Idle may follow/,
+    );
+    const closed = appendFact(appendFact(record, { kind: 'phase', at: s(100), phase: 'PostRuntime', nodes: [] }), {
+      kind: 'closed',
+      at: s(115),
+    });
     expect(completesAgreement(closed)).toBe(true);
   });
 
@@ -124,13 +146,48 @@ describe('execution record', () => {
       { kind: 'phase', at: s(30), phase: 'Running', nodes },
     ]);
     const cases: Array<[string, ExecutionRecord, ExecutionFact, RegExp]> = [
-      ['a fact earlier than the last', running, { kind: 'checkpoint', at: s(10), interval: 1, reference: 'x' }, /earlier than the last fact/],
-      ['Running without PreRuntime', newExecutionRecord('job-1'), { kind: 'phase', at: s(0), phase: 'Running', nodes }, /Running cannot follow no phase/],
-      ['a checkpoint while preparing', replay([{ kind: 'phase', at: s(0), phase: 'PreRuntime', nodes }]), { kind: 'checkpoint', at: s(5), interval: 1, reference: 'x' }, /checkpoints are taken while Running, not PreRuntime/],
-      ['completion without stage-out', running, { kind: 'completed', at: s(40) }, /a job completes when its results are staged out, not in Running/],
-      ['an outage of an idle job', replay([{ kind: 'outage', at: s(40), node: 'n01' }], running), { kind: 'outage', at: s(50), node: 'n02' }, /an outage interrupts a job holding nodes, not one in Idle/],
-      ['a restart before computation resumes', replay([{ kind: 'outage', at: s(40), node: 'n01' }], running), { kind: 'restart', at: s(50), nodes, fromInterval: 0, cause: 'outage' }, /when computation resumes \(Running\), not in Idle/],
-      ['closing a job that has not ended', running, { kind: 'closed', at: s(40) }, /closed only after the job completed or failed/],
+      [
+        'a fact earlier than the last',
+        running,
+        { kind: 'checkpoint', at: s(10), interval: 1, reference: 'x' },
+        /earlier than the last fact/,
+      ],
+      [
+        'Running without PreRuntime',
+        newExecutionRecord('job-1'),
+        { kind: 'phase', at: s(0), phase: 'Running', nodes },
+        /Running cannot follow no phase/,
+      ],
+      [
+        'a checkpoint while preparing',
+        replay([{ kind: 'phase', at: s(0), phase: 'PreRuntime', nodes }]),
+        { kind: 'checkpoint', at: s(5), interval: 1, reference: 'x' },
+        /checkpoints are taken while Running, not PreRuntime/,
+      ],
+      [
+        'completion without stage-out',
+        running,
+        { kind: 'completed', at: s(40) },
+        /a job completes when its results are staged out, not in Running/,
+      ],
+      [
+        'an outage of an idle job',
+        replay([{ kind: 'outage', at: s(40), node: 'n01' }], running),
+        { kind: 'outage', at: s(50), node: 'n02' },
+        /an outage interrupts a job holding nodes, not one in Idle/,
+      ],
+      [
+        'a restart before computation resumes',
+        replay([{ kind: 'outage', at: s(40), node: 'n01' }], running),
+        { kind: 'restart', at: s(50), nodes, fromInterval: 0, cause: 'outage' },
+        /when computation resumes \(Running\), not in Idle/,
+      ],
+      [
+        'closing a job that has not ended',
+        running,
+        { kind: 'closed', at: s(40) },
+        /closed only after the job completed or failed/,
+      ],
     ];
     for (const [name, record, fact, message] of cases) {
       it(name, () => expect(() => appendFact(record, fact)).toThrow(message));
@@ -141,7 +198,9 @@ describe('execution record', () => {
         { kind: 'failed', at: s(10), cause: 'abandoned', reason: 'terminated' },
         { kind: 'closed', at: s(10) },
       ]);
-      expect(() => appendFact(closed, { kind: 'phase', at: s(20), phase: 'PreRuntime', nodes })).toThrow(/the record was closed at/);
+      expect(() => appendFact(closed, { kind: 'phase', at: s(20), phase: 'PreRuntime', nodes })).toThrow(
+        /the record was closed at/,
+      );
     });
   });
 });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { assessPenalty } from '../../src/domain/compensation.js';
 import { describeMs, durationMs } from '../../src/domain/duration.js';
-import { appendFact, newExecutionRecord, type ExecutionFact, type ExecutionRecord } from '../../src/domain/execution.js';
+import {
+  appendFact,
+  newExecutionRecord,
+  type ExecutionFact,
+  type ExecutionRecord,
+} from '../../src/domain/execution.js';
 import { evaluateGuarantee, nextCheck, type GuaranteeContext } from '../../src/domain/guarantee-evaluation.js';
 import type { Compensation, GuaranteeLevel, GuaranteeTerm, KpiTarget } from '../../src/domain/terms.js';
 
@@ -54,10 +59,20 @@ function term(target: KpiTarget, penalties: Compensation[] = [], rewards: Compen
   return { name: 'Term', serviceScope: ['ComputeJob'], kpiName: target.kind, target, penalties, rewards };
 }
 
-const completedBy = (penalties: Compensation[] = [], rewards: Compensation[] = []) => term({ kind: 'CompletedBy', at: deadline }, penalties, rewards);
-const perHalfHour: Compensation = { assessmentInterval: { timeInterval: 'PT30M' }, valueUnit: 'EUR', amount: 50, cap: 500 };
+const completedBy = (penalties: Compensation[] = [], rewards: Compensation[] = []) =>
+  term({ kind: 'CompletedBy', at: deadline }, penalties, rewards);
+const perHalfHour: Compensation = {
+  assessmentInterval: { timeInterval: 'PT30M' },
+  valueUnit: 'EUR',
+  amount: 50,
+  cap: 500,
+};
 
-function context(now: Date, level: GuaranteeLevel = 'Standard', extra: Partial<GuaranteeContext> = {}): GuaranteeContext {
+function context(
+  now: Date,
+  level: GuaranteeLevel = 'Standard',
+  extra: Partial<GuaranteeContext> = {},
+): GuaranteeContext {
   return { now, level, coveredOutages: 1, ...extra };
 }
 
@@ -65,25 +80,50 @@ describe('CompletedBy', () => {
   it('is NotDetermined while the job may still complete by the deadline', () => {
     const record = replay(startToOutage());
     const e = evaluateGuarantee(completedBy([perHalfHour]), record, context(s(2000)));
-    expect(e).toEqual({ term: 'Term', kpi: 'CompletedBy', state: 'NotDetermined', explanation: 'not completed yet; deadline 2026-11-23T01:23:20Z is 50 min away' });
+    expect(e).toEqual({
+      term: 'Term',
+      kpi: 'CompletedBy',
+      state: 'NotDetermined',
+      explanation: 'not completed yet; deadline 2026-11-23T01:23:20Z is 50 min away',
+    });
   });
 
   it('past the deadline without completion: late so far, judged (and its penalty assessed) when the job completes', () => {
     const record = replay(startToOutage());
     const e = evaluateGuarantee(completedBy([perHalfHour]), record, context(s(5000 + 45 * 60), 'Legacy'));
-    expect(e).toEqual({ term: 'Term', kpi: 'CompletedBy', state: 'NotDetermined', explanation: 'not completed by the deadline 2026-11-23T01:23:20Z: 45 min late at 2026-11-23T02:08:20Z, judged when it has completed' });
+    expect(e).toEqual({
+      term: 'Term',
+      kpi: 'CompletedBy',
+      state: 'NotDetermined',
+      explanation:
+        'not completed by the deadline 2026-11-23T01:23:20Z: 45 min late at 2026-11-23T02:08:20Z, judged when it has completed',
+    });
     // Completed 45 min late: two started half hours, 2 x 50 EUR (Legacy pays), once, on the whole measure.
-    const late = evaluateGuarantee(completedBy([perHalfHour]), replay([...startToOutage(), ...restartAndFinish(5000 + 45 * 60)]), context(s(9000), 'Legacy'));
+    const late = evaluateGuarantee(
+      completedBy([perHalfHour]),
+      replay([...startToOutage(), ...restartAndFinish(5000 + 45 * 60)]),
+      context(s(9000), 'Legacy'),
+    );
     expect(late.state).toBe('Violated');
-    expect(late.penalty).toEqual({ amount: 100, currency: 'EUR', lines: [{ per: 'PT30M', units: 2, rate: 50, amount: 100, capped: false, currency: 'EUR' }] });
+    expect(late.penalty).toEqual({
+      amount: 100,
+      currency: 'EUR',
+      lines: [{ per: 'PT30M', units: 2, rate: 50, amount: 100, capped: false, currency: 'EUR' }],
+    });
   });
 
   it('is Fulfilled when the job completed in time, with a reward for every whole interval to spare', () => {
     const record = replay([...startToOutage(), ...restartAndFinish(4230)]);
     // 5000 - 4230 = 770 s to spare: two whole 5-minute intervals, 2 x 10 EUR.
-    const e = evaluateGuarantee(completedBy([perHalfHour], [{ assessmentInterval: { timeInterval: 'PT5M' }, valueUnit: 'EUR', amount: 10 }]), record, context(s(6000)));
+    const e = evaluateGuarantee(
+      completedBy([perHalfHour], [{ assessmentInterval: { timeInterval: 'PT5M' }, valueUnit: 'EUR', amount: 10 }]),
+      record,
+      context(s(6000)),
+    );
     expect(e.state).toBe('Fulfilled');
-    expect(e.explanation).toBe('completed at 2026-11-23T01:10:30Z, 12 min 50 s before the deadline 2026-11-23T01:23:20Z');
+    expect(e.explanation).toBe(
+      'completed at 2026-11-23T01:10:30Z, 12 min 50 s before the deadline 2026-11-23T01:23:20Z',
+    );
     expect(e.reward?.amount).toBe(20);
     expect(e.penalty).toBeUndefined();
   });
@@ -91,21 +131,39 @@ describe('CompletedBy', () => {
   it('charges every started assessment interval of lateness, up to the cap', () => {
     // Completed 61 min late: two started hours.
     const record = replay([...startToOutage(), ...restartAndFinish(5000 + 61 * 60)]);
-    const perHour = (cap?: number): Compensation => ({ assessmentInterval: { timeInterval: 'PT1H' }, valueUnit: 'EUR', amount: 100, ...(cap !== undefined ? { cap } : {}) });
+    const perHour = (cap?: number): Compensation => ({
+      assessmentInterval: { timeInterval: 'PT1H' },
+      valueUnit: 'EUR',
+      amount: 100,
+      ...(cap !== undefined ? { cap } : {}),
+    });
     const uncapped = evaluateGuarantee(completedBy([perHour()]), record, context(s(9000), 'Full'));
     expect(uncapped.penalty?.amount).toBe(200);
     const capped = evaluateGuarantee(completedBy([perHour(150)]), record, context(s(9000), 'Full'));
-    expect(capped.penalty).toEqual({ amount: 150, currency: 'EUR', lines: [{ per: 'PT1H', units: 2, rate: 100, amount: 150, capped: true, currency: 'EUR' }] });
+    expect(capped.penalty).toEqual({
+      amount: 150,
+      currency: 'EUR',
+      lines: [{ per: 'PT1H', units: 2, rate: 100, amount: 150, capped: true, currency: 'EUR' }],
+    });
     // A count interval charges the violation itself.
-    const once = evaluateGuarantee(completedBy([{ assessmentInterval: { count: 1 }, valueUnit: 'EUR', amount: 75 }]), record, context(s(9000), 'Full'));
+    const once = evaluateGuarantee(
+      completedBy([{ assessmentInterval: { count: 1 }, valueUnit: 'EUR', amount: 75 }]),
+      record,
+      context(s(9000), 'Full'),
+    );
     expect(once.penalty?.amount).toBe(75);
   });
 
   it('a job given up is Violated; lateness counts to when it was given up, at least one interval', () => {
-    const record = replay([...startToOutage(), { kind: 'failed', at: deadline, cause: 'abandoned', reason: 'left the plan unsolved' }]);
+    const record = replay([
+      ...startToOutage(),
+      { kind: 'failed', at: deadline, cause: 'abandoned', reason: 'left the plan unsolved' },
+    ]);
     const e = evaluateGuarantee(completedBy([perHalfHour]), record, context(s(20000), 'Legacy'));
     expect(e.state).toBe('Violated');
-    expect(e.explanation).toBe('never completed: the job ended at 2026-11-23T01:23:20Z (left the plan unsolved); deadline 2026-11-23T01:23:20Z');
+    expect(e.explanation).toBe(
+      'never completed: the job ended at 2026-11-23T01:23:20Z (left the plan unsolved); deadline 2026-11-23T01:23:20Z',
+    );
     expect(e.penalty?.amount).toBe(50);
   });
 
@@ -127,7 +185,13 @@ describe('liability of the guarantee levels (002 section 3.2.2)', () => {
     const owed = (level: GuaranteeLevel) => judged(lateAfterOutage, level).penalty?.amount ?? 0;
     const excused = (level: GuaranteeLevel) => judged(lateAfterOutage, level).excusedPenalty?.amount ?? 0;
     // 40 min late: two started half hours, 100 EUR assessed at every level.
-    expect(['Background', 'Legacy', 'Standard', 'Enhanced', 'Full'].map((l) => [l, owed(l as GuaranteeLevel), excused(l as GuaranteeLevel)])).toEqual([
+    expect(
+      ['Background', 'Legacy', 'Standard', 'Enhanced', 'Full'].map((l) => [
+        l,
+        owed(l as GuaranteeLevel),
+        excused(l as GuaranteeLevel),
+      ]),
+    ).toEqual([
       ['Background', 0, 100],
       ['Legacy', 100, 0],
       ['Standard', 0, 100],
@@ -146,7 +210,9 @@ describe('liability of the guarantee levels (002 section 3.2.2)', () => {
     const record = replay([...facts, ...restartAndFinish(5000 + 40 * 60, 1)]);
     const e = judged(record, 'Standard');
     expect(e.penalty?.amount).toBe(100);
-    expect(e.liability).toBe('liable: Standard checkpoints regularly, but the checkpoint securing interval 2 was not taken at 2026-11-23T00:28:30Z (checkpointer timed out)');
+    expect(e.liability).toBe(
+      'liable: Standard checkpoints regularly, but the checkpoint securing interval 2 was not taken at 2026-11-23T00:28:30Z (checkpointer timed out)',
+    );
   });
 
   it('Standard and Enhanced pay for a violation no outage explains', () => {
@@ -185,9 +251,14 @@ describe('liability of the guarantee levels (002 section 3.2.2)', () => {
   });
 
   it('Enhanced pays when a covered outage was not followed by a restart; Standard does not (no spare promised)', () => {
-    const record = replay([...startToOutage(), { kind: 'failed', at: s(6000), cause: 'abandoned', reason: 'no spare node' }]);
+    const record = replay([
+      ...startToOutage(),
+      { kind: 'failed', at: s(6000), cause: 'abandoned', reason: 'no spare node' },
+    ]);
     expect(judged(record, 'Enhanced').penalty?.amount).toBe(50); // given up 1000 s after the deadline: one started half hour
-    expect(judged(record, 'Enhanced').liability).toMatch(/Enhanced keeps spare resources for 1 outage\(s\), but the job was not restarted after node n01 failed/);
+    expect(judged(record, 'Enhanced').liability).toMatch(
+      /Enhanced keeps spare resources for 1 outage\(s\), but the job was not restarted after node n01 failed/,
+    );
     expect(judged(record, 'Standard').penalty).toBeUndefined();
     expect(judged(record, 'Standard').excusedPenalty?.amount).toBe(50);
   });
@@ -225,7 +296,11 @@ describe('StartBy', () => {
   const record = replay(startToOutage());
   it('Fulfilled when computation started in time, Violated by how late it started', () => {
     expect(evaluateGuarantee(term({ kind: 'StartBy', at: s(60) }), record, context(s(100))).state).toBe('Fulfilled');
-    const late = evaluateGuarantee(term({ kind: 'StartBy', at: s(0) }, [{ assessmentInterval: { timeInterval: 'PT1M' }, amount: 5 }]), record, context(s(100), 'Full'));
+    const late = evaluateGuarantee(
+      term({ kind: 'StartBy', at: s(0) }, [{ assessmentInterval: { timeInterval: 'PT1M' }, amount: 5 }]),
+      record,
+      context(s(100), 'Full'),
+    );
     expect(late.state).toBe('Violated');
     expect(late.explanation).toBe('started at 2026-11-23T00:00:30Z, 30 s after the latest start 2026-11-23T00:00:00Z');
     expect(late.penalty).toMatchObject({ amount: 5, currency: '' });
@@ -233,9 +308,18 @@ describe('StartBy', () => {
 
   it('NotDetermined until it starts or ends; Violated when it ends without having started', () => {
     const waiting = newExecutionRecord('job-1');
-    expect(evaluateGuarantee(term({ kind: 'StartBy', at: s(60) }), waiting, context(s(59))).state).toBe('NotDetermined');
-    expect(evaluateGuarantee(term({ kind: 'StartBy', at: s(60) }), waiting, context(s(61))).explanation).toBe('not started by the latest start 2026-11-23T00:01:00Z: 1 s late at 2026-11-23T00:01:01Z, judged when it has started');
-    const givenUp = appendFact(waiting, { kind: 'failed', at: s(61), cause: 'abandoned', reason: 'left the plan unsolved' });
+    expect(evaluateGuarantee(term({ kind: 'StartBy', at: s(60) }), waiting, context(s(59))).state).toBe(
+      'NotDetermined',
+    );
+    expect(evaluateGuarantee(term({ kind: 'StartBy', at: s(60) }), waiting, context(s(61))).explanation).toBe(
+      'not started by the latest start 2026-11-23T00:01:00Z: 1 s late at 2026-11-23T00:01:01Z, judged when it has started',
+    );
+    const givenUp = appendFact(waiting, {
+      kind: 'failed',
+      at: s(61),
+      cause: 'abandoned',
+      reason: 'left the plan unsolved',
+    });
     expect(evaluateGuarantee(term({ kind: 'StartBy', at: s(60) }), givenUp, context(s(61))).state).toBe('Violated');
   });
 });
@@ -243,7 +327,8 @@ describe('StartBy', () => {
 describe('NodesAvailable', () => {
   // The window starts when the run hands the nodes over (30 s, after their preparation).
   const window = { start: s(30), end: s(7200) };
-  const nodes = (penalties: Compensation[] = [], rewards: Compensation[] = []) => term({ kind: 'NodesAvailable', nodes: 4 }, penalties, rewards);
+  const nodes = (penalties: Compensation[] = [], rewards: Compensation[] = []) =>
+    term({ kind: 'NodesAvailable', nodes: 4 }, penalties, rewards);
   const restartedAfter10Minutes = replay([
     ...startToOutage(),
     { kind: 'phase', at: s(2400), phase: 'PreRuntime', nodes: second },
@@ -256,12 +341,16 @@ describe('NodesAvailable', () => {
       { assessmentInterval: { count: 1 }, valueUnit: 'EUR', amount: 30 },
     ];
     // While the window runs the shortfall is reported, not assessed: no penalty on the first tick.
-    expect(evaluateGuarantee(nodes(penalties), restartedAfter10Minutes, context(s(3000), 'Legacy', { window }))).toMatchObject({ state: 'NotDetermined', explanation: expect.stringMatching(/ so far .*judged when it ends$/) });
+    expect(
+      evaluateGuarantee(nodes(penalties), restartedAfter10Minutes, context(s(3000), 'Legacy', { window })),
+    ).toMatchObject({ state: 'NotDetermined', explanation: expect.stringMatching(/ so far .*judged when it ends$/) });
     const e = evaluateGuarantee(nodes(penalties), restartedAfter10Minutes, context(s(7200), 'Legacy', { window }));
     expect(e.state).toBe('Violated');
     // 1800 s to 2430 s without the nodes handed over (the restart's preparation counts: it was not planned before
     // the window): 10 min 30 s, three started 5-minute intervals (60 EUR), one gap (30 EUR).
-    expect(e.explanation).toBe('fewer than 4 node(s) for 10 min 30 s of the window 2026-11-23T00:00:30Z to 2026-11-23T02:00:00Z (1 time(s), first from 2026-11-23T00:30:00Z)');
+    expect(e.explanation).toBe(
+      'fewer than 4 node(s) for 10 min 30 s of the window 2026-11-23T00:00:30Z to 2026-11-23T02:00:00Z (1 time(s), first from 2026-11-23T00:30:00Z)',
+    );
     expect(e.penalty?.lines.map((l) => [l.per, l.units, l.amount])).toEqual([
       ['PT5M', 3, 60],
       ['1 violation', 1, 30],
@@ -274,14 +363,27 @@ describe('NodesAvailable', () => {
     expect(e.explanation).toMatch(/^fewer than 4 node\(s\) for 3 min 20 s of the window .* so far/);
   });
 
-  it('counts a preparation that runs into the window: the nodes are not the holder\'s until handed over', () => {
-    const e = evaluateGuarantee(nodes(), replay(startToOutage()), context(s(2000), 'Legacy', { window: { start: s(0), end: s(7200) } }));
-    expect(e.explanation).toMatch(/^fewer than 4 node\(s\) for 3 min 50 s of the window .* so far \(first from 2026-11-23T00:00:00Z\)/);
+  it("counts a preparation that runs into the window: the nodes are not the holder's until handed over", () => {
+    const e = evaluateGuarantee(
+      nodes(),
+      replay(startToOutage()),
+      context(s(2000), 'Legacy', { window: { start: s(0), end: s(7200) } }),
+    );
+    expect(e.explanation).toMatch(
+      /^fewer than 4 node\(s\) for 3 min 50 s of the window .* so far \(first from 2026-11-23T00:00:00Z\)/,
+    );
   });
 
-  it('a job given up inside its window leaves the rest of the window unserved: Violated at once, to the window\'s end', () => {
-    const record = replay([...startToOutage(), { kind: 'failed', at: s(1800), cause: 'abandoned', reason: 'left the plan unsolved' }]);
-    const e = evaluateGuarantee(nodes(), record, context(s(1800), 'Legacy', { window: { start: s(30), end: s(7200) } }));
+  it("a job given up inside its window leaves the rest of the window unserved: Violated at once, to the window's end", () => {
+    const record = replay([
+      ...startToOutage(),
+      { kind: 'failed', at: s(1800), cause: 'abandoned', reason: 'left the plan unsolved' },
+    ]);
+    const e = evaluateGuarantee(
+      nodes(),
+      record,
+      context(s(1800), 'Legacy', { window: { start: s(30), end: s(7200) } }),
+    );
     expect(e.state).toBe('Violated');
     expect(e.explanation).toMatch(/^fewer than 4 node\(s\) for 1 h 30 min of the window/);
   });
@@ -293,7 +395,9 @@ describe('NodesAvailable', () => {
       { kind: 'phase', at: s(-1), phase: 'Running', nodes: first },
     ]);
     const reward: Compensation = { assessmentInterval: { timeInterval: 'PT1H' }, valueUnit: 'EUR', amount: 15 };
-    expect(evaluateGuarantee(nodes([], [reward]), record, context(s(7000), 'Legacy', { window })).state).toBe('NotDetermined');
+    expect(evaluateGuarantee(nodes([], [reward]), record, context(s(7000), 'Legacy', { window })).state).toBe(
+      'NotDetermined',
+    );
     const e = evaluateGuarantee(nodes([], [reward]), record, context(s(7200), 'Legacy', { window }));
     expect(e.state).toBe('Fulfilled');
     expect(e.reward?.amount).toBe(15);
@@ -306,12 +410,19 @@ describe('NodesAvailable', () => {
     expect(evaluateGuarantee(nodes(), idle, context(s(1800))).state).toBe('NotDetermined');
     // Open-ended: only the end of the run decides; given up idle, it is Violated.
     expect(nextCheck(nodes(), idle, context(s(1800)))).toBeUndefined();
-    const givenUp = appendFact(idle, { kind: 'failed', at: s(2400), cause: 'abandoned', reason: 'left the plan unsolved' });
+    const givenUp = appendFact(idle, {
+      kind: 'failed',
+      at: s(2400),
+      cause: 'abandoned',
+      reason: 'left the plan unsolved',
+    });
     expect(evaluateGuarantee(nodes(), givenUp, context(s(2400))).state).toBe('Violated');
   });
 
   it('with a window, looks again when the window ends', () => {
-    expect(nextCheck(nodes(), restartedAfter10Minutes, context(s(3000), 'Legacy', { window }))).toEqual(new Date(window.end.getTime() + 1));
+    expect(nextCheck(nodes(), restartedAfter10Minutes, context(s(3000), 'Legacy', { window }))).toEqual(
+      new Date(window.end.getTime() + 1),
+    );
   });
 });
 
@@ -320,17 +431,33 @@ describe('MaxCheckpointInterval', () => {
   // Computation between save points: 840, 840, 90 (cut by the outage), 840, 840, 720 s.
 
   it('is Fulfilled when no stretch of computation went longer without a checkpoint', () => {
-    const e = evaluateGuarantee(term({ kind: 'MaxCheckpointInterval', interval: 'PT15M' }, [], [{ assessmentInterval: { count: 1 }, valueUnit: 'EUR', amount: 5 }]), run, context(s(5000)));
+    const e = evaluateGuarantee(
+      term(
+        { kind: 'MaxCheckpointInterval', interval: 'PT15M' },
+        [],
+        [{ assessmentInterval: { count: 1 }, valueUnit: 'EUR', amount: 5 }],
+      ),
+      run,
+      context(s(5000)),
+    );
     expect(e.state).toBe('Fulfilled');
     expect(e.explanation).toBe('at most 14 min of computation between checkpoints (objective PT15M)');
     expect(e.reward?.amount).toBe(5);
   });
 
   it('is Violated by every longer stretch, and Standard is liable: the interval is its own mechanism', () => {
-    const e = evaluateGuarantee(term({ kind: 'MaxCheckpointInterval', interval: 'PT10M' }, [{ assessmentInterval: { count: 1 }, valueUnit: 'EUR', amount: 10 }]), run, context(s(5000)));
+    const e = evaluateGuarantee(
+      term({ kind: 'MaxCheckpointInterval', interval: 'PT10M' }, [
+        { assessmentInterval: { count: 1 }, valueUnit: 'EUR', amount: 10 },
+      ]),
+      run,
+      context(s(5000)),
+    );
     expect(e.state).toBe('Violated');
     // Five stretches over 600 s (four of 840 s, one of 720 s).
-    expect(e.explanation).toBe('5 stretch(es) of computation longer than PT10M without a checkpoint; the longest 14 min');
+    expect(e.explanation).toBe(
+      '5 stretch(es) of computation longer than PT10M without a checkpoint; the longest 14 min',
+    );
     expect(e.penalty?.amount).toBe(50);
     expect(e.liability).toBe('liable: the checkpoint interval is itself the mechanism Standard agreed to apply');
   });
@@ -340,7 +467,10 @@ describe('MaxCheckpointInterval', () => {
     const t = term({ kind: 'MaxCheckpointInterval', interval: 'PT15M' });
     expect(evaluateGuarantee(t, running, context(s(1000))).state).toBe('NotDetermined');
     expect(nextCheck(t, running, context(s(1000)))).toBeUndefined();
-    expect(evaluateGuarantee(t, running, context(s(1771)))).toMatchObject({ state: 'NotDetermined', explanation: expect.stringMatching(/^1 stretch\(es\) .* so far/) });
+    expect(evaluateGuarantee(t, running, context(s(1771)))).toMatchObject({
+      state: 'NotDetermined',
+      explanation: expect.stringMatching(/^1 stretch\(es\) .* so far/),
+    });
     const failed = appendFact(running, { kind: 'failed', at: s(1771), cause: 'application', reason: 'exit code 1' });
     expect(evaluateGuarantee(t, failed, context(s(1771))).state).toBe('Violated');
   });
@@ -354,13 +484,23 @@ describe('MaxCheckpointInterval', () => {
 
 describe('other KPIs and business values', () => {
   it('a custom KPI is not measured, so it stays NotDetermined', () => {
-    const e = evaluateGuarantee(term({ kind: 'Custom', kpiName: 'Throughput' }), replay(startToOutage()), context(s(9000)));
+    const e = evaluateGuarantee(
+      term({ kind: 'Custom', kpiName: 'Throughput' }),
+      replay(startToOutage()),
+      context(s(9000)),
+    );
     expect(e).toMatchObject({ state: 'NotDetermined', explanation: 'KPI Throughput is not one the server measures' });
-    expect(nextCheck(term({ kind: 'Custom', kpiName: 'Throughput' }), replay(startToOutage()), context(s(9000)))).toBeUndefined();
+    expect(
+      nextCheck(term({ kind: 'Custom', kpiName: 'Throughput' }), replay(startToOutage()), context(s(9000))),
+    ).toBeUndefined();
   });
 
   it('says when a penalty cannot be assessed instead of guessing', () => {
-    const e = evaluateGuarantee(completedBy([{ assessmentInterval: { timeInterval: 'P1Y' }, amount: 10 }]), replay([...startToOutage(), ...restartAndFinish(8000)]), context(s(9000), 'Full'));
+    const e = evaluateGuarantee(
+      completedBy([{ assessmentInterval: { timeInterval: 'P1Y' }, amount: 10 }]),
+      replay([...startToOutage(), ...restartAndFinish(8000)]),
+      context(s(9000), 'Full'),
+    );
     expect(e.state).toBe('Violated');
     expect(e.penalty).toBeUndefined();
     expect(e.explanation).toMatch(/; business value not assessed: duration "P1Y" uses years or months/);

@@ -41,9 +41,14 @@ async function created(args: string[]): Promise<string> {
 }
 
 describe('promises kept on the real clock (npm start, the local executor)', () => {
-  it('a reservation, an interactive session, a deadline job, best-effort and background work all end as promised', { timeout: 240_000 }, async () => {
+  it('a reservation, an interactive session, a deadline job, best-effort and background work all end as promised', {
+    timeout: 240_000,
+  }, async () => {
     const client = new WsagClient(url);
-    for (const args of [['account', 'create', 'e2e', '--owner', 'anonymous'], ['account', 'allocate', 'e2e', '1000']]) {
+    for (const args of [
+      ['account', 'create', 'e2e', '--owner', 'anonymous'],
+      ['account', 'allocate', 'e2e', '1000'],
+    ]) {
       const result = await wsag(args, { url });
       expect(result.code, result.stderr).toBe(0);
     }
@@ -51,9 +56,27 @@ describe('promises kept on the real clock (npm start, the local executor)', () =
     // A window 45 s ahead (its nodes need 36 s of preparation), 30 s long.
     const windowStart = Math.ceil((Date.now() + seconds(45)) / 1000) * 1000;
     const windowEnd = windowStart + seconds(30);
-    const reservation = await created(['--template', 'advance-reservation', '--set', 'NodeCount=2', '--set', `//arp:StartTime=${iso(windowStart)}`, '--set', `//arp:EndTime=${iso(windowEnd)}`, '--account', 'e2e']);
+    const reservation = await created([
+      '--template',
+      'advance-reservation',
+      '--set',
+      'NodeCount=2',
+      '--set',
+      `//arp:StartTime=${iso(windowStart)}`,
+      '--set',
+      `//arp:EndTime=${iso(windowEnd)}`,
+      '--account',
+      'e2e',
+    ]);
     const acceptedAt = Date.now();
-    const session = await created(['--template', 'interactive-job', '--set', 'NodeCount=2', '--set', 'RuntimeEstimate=60']);
+    const session = await created([
+      '--template',
+      'interactive-job',
+      '--set',
+      'NodeCount=2',
+      '--set',
+      'RuntimeEstimate=60',
+    ]);
     const deadline = await created(['--template', 'deadline-job', '--set', 'NodeCount=1']);
     const bestEffort = await created(['--template', 'best-effort-job', '--set', 'NodeCount=1']);
     const background = await created(['--template', 'background-job']);
@@ -68,26 +91,53 @@ describe('promises kept on the real clock (npm start, the local executor)', () =
     }
     for (const id of all) {
       const state = await client.state(id);
-      expect(state.guaranteeTerms.every((t) => t.state === 'Fulfilled'), `${id}: ${JSON.stringify(state)}`).toBe(true);
-      const report = (await client.request<{ totals: { penalties: unknown[] }; happened: { started?: string; completed?: string } }>(`/api/agreements/${id}/report`, 'report'));
+      expect(
+        state.guaranteeTerms.every((t) => t.state === 'Fulfilled'),
+        `${id}: ${JSON.stringify(state)}`,
+      ).toBe(true);
+      const report = await client.request<{
+        totals: { penalties: unknown[] };
+        happened: { started?: string; completed?: string };
+      }>(`/api/agreements/${id}/report`, 'report');
       expect(report.totals.penalties, id).toEqual([]);
-      const { history } = await client.request<{ history: Array<{ action: string }> }>(`/api/agreements/${id}`, 'agreement');
-      expect(history.map((e) => e.action).filter((a) => a.includes('violated')), id).toEqual([]);
+      const { history } = await client.request<{ history: Array<{ action: string }> }>(
+        `/api/agreements/${id}`,
+        'agreement',
+      );
+      expect(
+        history.map((e) => e.action).filter((a) => a.includes('violated')),
+        id,
+      ).toEqual([]);
     }
-    expect((await client.state(reservation)).guaranteeTerms).toEqual([{ termName: 'NodesThroughWindow', state: 'Fulfilled' }]);
-    expect((await client.state(session)).guaranteeTerms).toEqual([{ termName: 'NodesThroughSession', state: 'Fulfilled' }]);
-    expect((await client.state(deadline)).guaranteeTerms).toEqual([{ termName: 'CompletionByDeadline', state: 'Fulfilled' }]);
+    expect((await client.state(reservation)).guaranteeTerms).toEqual([
+      { termName: 'NodesThroughWindow', state: 'Fulfilled' },
+    ]);
+    expect((await client.state(session)).guaranteeTerms).toEqual([
+      { termName: 'NodesThroughSession', state: 'Fulfilled' },
+    ]);
+    expect((await client.state(deadline)).guaranteeTerms).toEqual([
+      { termName: 'CompletionByDeadline', state: 'Fulfilled' },
+    ]);
 
     // The reservation's session was handed its nodes before the window and held them to its end.
-    const held = await client.request<{ happened: { started: string; completed: string } }>(`/api/agreements/${reservation}/report`, 'report');
+    const held = await client.request<{ happened: { started: string; completed: string } }>(
+      `/api/agreements/${reservation}/report`,
+      'report',
+    );
     expect(Date.parse(held.happened.started)).toBeLessThanOrEqual(windowStart);
     expect(Date.parse(held.happened.completed)).toBeGreaterThanOrEqual(windowEnd);
     // The interactive session computed within the promised 5 s of its acceptance.
-    const interactive = await client.request<{ happened: { started: string } }>(`/api/agreements/${session}/report`, 'report');
+    const interactive = await client.request<{ happened: { started: string } }>(
+      `/api/agreements/${session}/report`,
+      'report',
+    );
     expect(Date.parse(interactive.happened.started) - acceptedAt).toBeLessThanOrEqual(seconds(5) + seconds(2));
 
     // Charged exactly the settled usage: the window, at the quoted price; nothing held any more.
-    const agreement = await client.request<{ price: { amount: number } }>(`/api/agreements/${reservation}`, 'agreement');
+    const agreement = await client.request<{ price: { amount: number } }>(
+      `/api/agreements/${reservation}`,
+      'agreement',
+    );
     const account = await client.request<{ funds: number; held: number }>('/api/accounts/e2e', 'account');
     expect(account.held).toBe(0);
     expect(account.funds).toBeCloseTo(1000 - agreement.price.amount, 2);
@@ -95,19 +145,38 @@ describe('promises kept on the real clock (npm start, the local executor)', () =
 });
 
 describe('a reservation across kill -9 (npm start, the local executor)', () => {
-  it('killed and restarted in the middle of its window: still Complete, its nodes held throughout, no penalty', { timeout: 240_000 }, async () => {
+  it('killed and restarted in the middle of its window: still Complete, its nodes held throughout, no penalty', {
+    timeout: 240_000,
+  }, async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-promises-kill-'));
     let running = await startServerProcess(dir, { WSAG_ADMINS: 'anonymous' }, { compiled: true });
     try {
       const windowStart = Math.ceil((Date.now() + seconds(45)) / 1000) * 1000;
       const windowEnd = windowStart + seconds(40);
-      const create = await wsag(['create', '--template', 'advance-reservation', '--set', 'NodeCount=2', '--set', `//arp:StartTime=${iso(windowStart)}`, '--set', `//arp:EndTime=${iso(windowEnd)}`, '--json'], { url: running.url });
+      const create = await wsag(
+        [
+          'create',
+          '--template',
+          'advance-reservation',
+          '--set',
+          'NodeCount=2',
+          '--set',
+          `//arp:StartTime=${iso(windowStart)}`,
+          '--set',
+          `//arp:EndTime=${iso(windowEnd)}`,
+          '--json',
+        ],
+        { url: running.url },
+      );
       expect(create.code, create.stderr).toBe(0);
       const id = (JSON.parse(create.stdout) as { agreementId: string }).agreementId;
 
       // In the middle of the window, the server dies without warning and comes back on the same data.
       await new Promise((resolve) => setTimeout(resolve, windowStart + seconds(10) - Date.now()));
-      expect((await new WsagClient(running.url).state(id)).serviceTerms.map((t) => t.state)).toEqual(['Ready', 'Ready']);
+      expect((await new WsagClient(running.url).state(id)).serviceTerms.map((t) => t.state)).toEqual([
+        'Ready',
+        'Ready',
+      ]);
       running.child.kill('SIGKILL');
       await new Promise((resolve) => running.child.once('exit', resolve));
       running = await startServerProcess(dir, { WSAG_ADMINS: 'anonymous' }, { compiled: true });
@@ -120,12 +189,18 @@ describe('a reservation across kill -9 (npm start, the local executor)', () => {
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
       expect((await client.state(id)).guaranteeTerms).toEqual([{ termName: 'NodesThroughWindow', state: 'Fulfilled' }]);
-      const report = await client.request<{ totals: { penalties: unknown[] }; happened: { started: string; completed: string } }>(`/api/agreements/${id}/report`, 'report');
+      const report = await client.request<{
+        totals: { penalties: unknown[] };
+        happened: { started: string; completed: string };
+      }>(`/api/agreements/${id}/report`, 'report');
       expect(report.totals.penalties).toEqual([]);
       // The record kept from before the kill: handed over before the window, held to its end.
       expect(Date.parse(report.happened.started)).toBeLessThanOrEqual(windowStart);
       expect(Date.parse(report.happened.completed)).toBeGreaterThanOrEqual(windowEnd);
-      const { history } = await client.request<{ history: Array<{ action: string }> }>(`/api/agreements/${id}`, 'agreement');
+      const { history } = await client.request<{ history: Array<{ action: string }> }>(
+        `/api/agreements/${id}`,
+        'agreement',
+      );
       expect(history.map((e) => e.action).filter((a) => a.includes('violated'))).toEqual([]);
     } finally {
       running.child.kill('SIGTERM');

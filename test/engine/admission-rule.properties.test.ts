@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { clusterDescription, loadConfig } from '../../src/engine/configuration/config.js';
+import { loadConfig } from '../../src/engine/configuration/config.js';
+import { clusterDescription } from '../../src/engine/configuration/cluster-description.js';
 import { PlanningService } from '../../src/engine/planning/planning-service.js';
 import { durationMs } from '../../src/domain/duration.js';
 import { WsagError } from '../../src/domain/errors.js';
@@ -25,53 +26,78 @@ const target = fc.oneof(
   fc.integer({ min: -30, max: 24 * 60 }).map((m): KpiTarget => ({ kind: 'CompletedBy', at: at(m) })),
   fc.integer({ min: -30, max: 24 * 60 }).map((m): KpiTarget => ({ kind: 'StartBy', at: at(m) })),
   fc.integer({ min: 1, max: 10 }).map((n): KpiTarget => ({ kind: 'NodesAvailable', nodes: n })),
-  fc.constantFrom('PT5M', 'PT20M', 'PT1H', 'PT6H').map((i): KpiTarget => ({ kind: 'MaxCheckpointInterval', interval: i })),
+  fc
+    .constantFrom('PT5M', 'PT20M', 'PT1H', 'PT6H')
+    .map((i): KpiTarget => ({ kind: 'MaxCheckpointInterval', interval: i })),
 );
 
-const offer = fc.record({
-  nodes: fc.integer({ min: 1, max: 9 }),
-  level: fc.constantFrom(...levels),
-  shape: fc.constantFrom('window', 'deadline', 'none'),
-  startMinutes: fc.integer({ min: 0, max: 12 * 60 }),
-  lengthMinutes: fc.integer({ min: 5, max: 6 * 60 }),
-  slackMinutes: fc.integer({ min: -10, max: 12 * 60 }),
-  targets: fc.array(target, { maxLength: 3 }),
-}).map(({ nodes, level, shape, startMinutes, lengthMinutes, slackMinutes, targets }) => {
-  const request: ServiceRequest = {
-    nodeCount: nodes,
-    libraries: [],
-    requestKind: 'Binding',
-    guaranteeLevel: shape === 'window' ? 'Legacy' : level,
-    maxCoveredOutages: level === 'Legacy' || level === 'Background' ? 0 : 1,
-    securityPolicy: [],
-    runtimeSeconds: lengthMinutes * 60,
-  };
-  if (shape === 'window') request.window = { start: at(startMinutes), end: at(startMinutes + lengthMinutes) };
-  if (shape === 'deadline') {
-    request.earliestStart = at(startMinutes);
-    request.deadline = at(startMinutes + lengthMinutes + slackMinutes);
-  }
-  const terms: GuaranteeTerm[] = targets.map((t, i) => ({ name: `G${i}`, serviceScope: ['S'], kpiName: t.kind, target: t, penalties: [], rewards: [] }));
-  return { request, terms };
-});
+const offer = fc
+  .record({
+    nodes: fc.integer({ min: 1, max: 9 }),
+    level: fc.constantFrom(...levels),
+    shape: fc.constantFrom('window', 'deadline', 'none'),
+    startMinutes: fc.integer({ min: 0, max: 12 * 60 }),
+    lengthMinutes: fc.integer({ min: 5, max: 6 * 60 }),
+    slackMinutes: fc.integer({ min: -10, max: 12 * 60 }),
+    targets: fc.array(target, { maxLength: 3 }),
+  })
+  .map(({ nodes, level, shape, startMinutes, lengthMinutes, slackMinutes, targets }) => {
+    const request: ServiceRequest = {
+      nodeCount: nodes,
+      libraries: [],
+      requestKind: 'Binding',
+      guaranteeLevel: shape === 'window' ? 'Legacy' : level,
+      maxCoveredOutages: level === 'Legacy' || level === 'Background' ? 0 : 1,
+      securityPolicy: [],
+      runtimeSeconds: lengthMinutes * 60,
+    };
+    if (shape === 'window') request.window = { start: at(startMinutes), end: at(startMinutes + lengthMinutes) };
+    if (shape === 'deadline') {
+      request.earliestStart = at(startMinutes);
+      request.deadline = at(startMinutes + lengthMinutes + slackMinutes);
+    }
+    const terms: GuaranteeTerm[] = targets.map((t, i) => ({
+      name: `G${i}`,
+      serviceScope: ['S'],
+      kpiName: t.kind,
+      target: t,
+      penalties: [],
+      rewards: [],
+    }));
+    return { request, terms };
+  });
 
 /** What each objective means for a booking, judged from the plan's own pieces. */
 function broken(term: GuaranteeTerm, request: ServiceRequest, booking: Allocation): string | undefined {
   const segments = booking.segments ?? [];
-  const booked = { first: Math.min(...segments.map((s) => s.start.getTime())), last: Math.max(...segments.map((s) => s.end.getTime())) };
+  const booked = {
+    first: Math.min(...segments.map((s) => s.start.getTime())),
+    last: Math.max(...segments.map((s) => s.end.getTime())),
+  };
   // A window's pieces add its nodes' preparation before it and their release after it: the job itself holds them for the window.
   const first = request.window ? Math.max(request.window.start.getTime(), booked.first) : booked.first;
   const last = request.window ? Math.min(request.window.end.getTime(), booked.last) : booked.last;
   const t = term.target;
   switch (t.kind) {
-    case 'CompletedBy': return last > t.at.getTime() ? `completes ${new Date(last).toISOString()} after ${t.at.toISOString()}` : undefined;
-    case 'StartBy': return first > t.at.getTime() ? `starts ${new Date(first).toISOString()} after ${t.at.toISOString()}` : undefined;
-    case 'NodesAvailable': return segments.some((s) => s.nodeIds.length < t.nodes) ? `a piece has fewer than ${t.nodes} nodes` : undefined;
+    case 'CompletedBy':
+      return last > t.at.getTime()
+        ? `completes ${new Date(last).toISOString()} after ${t.at.toISOString()}`
+        : undefined;
+    case 'StartBy':
+      return first > t.at.getTime() ? `starts ${new Date(first).toISOString()} after ${t.at.toISOString()}` : undefined;
+    case 'NodesAvailable':
+      return segments.some((s) => s.nodeIds.length < t.nodes) ? `a piece has fewer than ${t.nodes} nodes` : undefined;
     case 'MaxCheckpointInterval': {
-      const compute = booking.checkpoints && booking.checkpoints.count > 0 ? booking.checkpoints.intervalSeconds * 1000 : (request.runtimeSeconds ?? 0) * 1000;
-      return compute > durationMs(t.interval) ? `computes ${compute / 1000} s between save points, objective ${t.interval}` : undefined;
+      const compute =
+        booking.checkpoints && booking.checkpoints.count > 0
+          ? booking.checkpoints.intervalSeconds * 1000
+          : (request.runtimeSeconds ?? 0) * 1000;
+      return compute > durationMs(t.interval)
+        ? `computes ${compute / 1000} s between save points, objective ${t.interval}`
+        : undefined;
     }
-    case 'Custom': return 'a custom KPI was accepted';
+    case 'Custom':
+      return 'a custom KPI was accepted';
   }
 }
 
@@ -99,7 +125,11 @@ describe('the admission rule', () => {
             return;
           }
           accepted++;
-          for (const term of terms) expect(broken(term, served, decision.allocation), `${term.name} ${JSON.stringify(term.target)}`).toBeUndefined();
+          for (const term of terms)
+            expect(
+              broken(term, served, decision.allocation),
+              `${term.name} ${JSON.stringify(term.target)}`,
+            ).toBeUndefined();
         });
       }),
       { numRuns: runs },

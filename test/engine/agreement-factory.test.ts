@@ -4,7 +4,8 @@ import { anonymousCaller } from '../../src/domain/identity.js';
 import { CannotSatisfy, InvalidStateTransition, NotAuthorized } from '../../src/domain/errors.js';
 import { AgreementFactory } from '../../src/engine/agreements/agreement-factory.js';
 import { AgreementService } from '../../src/engine/agreements/agreement-service.js';
-import { clusterDescription, defaultConfig } from '../../src/engine/configuration/config.js';
+import { defaultConfig } from '../../src/engine/configuration/config.js';
+import { clusterDescription } from '../../src/engine/configuration/cluster-description.js';
 import { PlanningService } from '../../src/engine/planning/planning-service.js';
 import type { AgreementRepository } from '../../src/engine/ports.js';
 import { MemoryAgreementRepository } from '../../src/store/memory-agreement-repository.js';
@@ -25,7 +26,13 @@ function setUp(repository: AgreementRepository = new MemoryAgreementRepository()
   const plan = new PlanningService(clusterDescription({ ...defaultConfig, clusterNodes }));
   const clock = { now: () => now };
   const factory = new AgreementFactory({
-    templates, repository, plan, clock, documents: new XmlAgreementWriter(), ids: { next: () => `a${++n}` }, providerName: 'test-provider',
+    templates,
+    repository,
+    plan,
+    clock,
+    documents: new XmlAgreementWriter(),
+    ids: { next: () => `a${++n}` },
+    providerName: 'test-provider',
     prices: { currency: 'EUR', nodeHour: 1, preparatoryFeeRate: 0.05 },
   });
   return { factory, agreements: new AgreementService(repository, plan, clock), plan, repository };
@@ -36,11 +43,22 @@ describe('AgreementFactory.createAgreement', () => {
     const { factory, repository } = setUp();
     const agreement = await factory.createAgreement(receivedOffer(offerFromTemplate(reservation)), anonymousCaller);
     expect(agreement).toMatchObject({
-      id: 'a1', state: 'Observed', templateId: 'advance-reservation-v1', initiator: 'anonymous',
-      serviceTerms: [{ termName: 'Nodes', state: 'NotReady' }, { termName: 'Window', state: 'NotReady' }],
+      id: 'a1',
+      state: 'Observed',
+      templateId: 'advance-reservation-v1',
+      initiator: 'anonymous',
+      serviceTerms: [
+        { termName: 'Nodes', state: 'NotReady' },
+        { termName: 'Window', state: 'NotReady' },
+      ],
       guaranteeTerms: [{ termName: 'NodesThroughWindow', state: 'NotDetermined' }],
       // Booked with the nodes' preparation before the window (36 s) and their release after it (15 s); the promise is the window.
-      allocation: { start: new Date('2026-11-21T13:59:24Z'), end: new Date('2026-11-21T16:00:15Z'), nodes: 8, promised: { start: new Date('2026-11-21T14:00:00Z'), end: new Date('2026-11-21T16:00:00Z') } },
+      allocation: {
+        start: new Date('2026-11-21T13:59:24Z'),
+        end: new Date('2026-11-21T16:00:15Z'),
+        nodes: 8,
+        promised: { start: new Date('2026-11-21T14:00:00Z'), end: new Date('2026-11-21T16:00:00Z') },
+      },
     });
     expect(agreement.document).toContain('wsag:AgreementId="a1"');
     expect(agreement.document).toContain('<wsag:AgreementResponder>test-provider</wsag:AgreementResponder>');
@@ -58,9 +76,13 @@ describe('AgreementFactory.createAgreement', () => {
 
   it('releases the booking when persisting fails', async () => {
     const failing = new MemoryAgreementRepository();
-    failing.insert = async () => { throw new Error('disk full'); };
+    failing.insert = async () => {
+      throw new Error('disk full');
+    };
     const { factory, plan } = setUp(failing);
-    await expect(factory.createAgreement(receivedOffer(offerFromTemplate(reservation)), anonymousCaller)).rejects.toThrow('disk full');
+    await expect(
+      factory.createAgreement(receivedOffer(offerFromTemplate(reservation)), anonymousCaller),
+    ).rejects.toThrow('disk full');
     expect(plan.booked().size).toBe(0);
   });
 });
@@ -78,7 +100,10 @@ describe('AgreementService', () => {
 
   it('lets only the initiator (or an admin) act on an agreement', async () => {
     const { factory, agreements } = setUp();
-    const a = await factory.createAgreement(receivedOffer(offerFromTemplate(reservation)), { identity: 'CN=alice', isAdmin: false });
+    const a = await factory.createAgreement(receivedOffer(offerFromTemplate(reservation)), {
+      identity: 'CN=alice',
+      isAdmin: false,
+    });
     await expect(agreements.get(a.id, { identity: 'CN=bob', isAdmin: false })).rejects.toThrow(NotAuthorized);
     await expect(agreements.terminate(a.id, { identity: 'CN=bob', isAdmin: false })).rejects.toThrow(NotAuthorized);
     expect((await agreements.get(a.id, { identity: 'CN=ops', isAdmin: true })).id).toBe(a.id);
@@ -100,12 +125,22 @@ describe('AgreementFactory: the guarantee terms handed to the run time', () => {
   it('are the ones the stored agreement document gives back, for every shipped template; a failed store takes them back', async () => {
     const known = new Map<string, unknown>();
     const forgotten: string[] = [];
-    const termsRead = { know: (id: string, terms: readonly unknown[]) => known.set(id, terms), forget: (id: string) => forgotten.push(id) };
+    const termsRead = {
+      know: (id: string, terms: readonly unknown[]) => known.set(id, terms),
+      forget: (id: string) => forgotten.push(id),
+    };
     const { plan, repository } = setUp(undefined, 64);
     let n = 0;
     const factory = new AgreementFactory({
-      templates, repository, plan, clock: { now: () => now }, documents: new XmlAgreementWriter(), ids: { next: () => `t${++n}` }, providerName: 'test-provider',
-      prices: { currency: 'EUR', nodeHour: 1, preparatoryFeeRate: 0.05 }, termsRead,
+      templates,
+      repository,
+      plan,
+      clock: { now: () => now },
+      documents: new XmlAgreementWriter(),
+      ids: { next: () => `t${++n}` },
+      providerName: 'test-provider',
+      prices: { currency: 'EUR', nodeHour: 1, preparatoryFeeRate: 0.05 },
+      termsRead,
     });
     const rendered = templates.render(now);
     expect(rendered.length).toBe(5);
@@ -115,8 +150,12 @@ describe('AgreementFactory: the guarantee terms handed to the run time', () => {
       expect(known.get(agreement.id), agreement.templateId).toEqual(fromDocument);
     }
     expect([...known.values()].some((terms) => (terms as unknown[]).length > 0)).toBe(true);
-    repository.insert = async () => { throw new Error('disk full'); };
-    await expect(factory.createAgreement(receivedOffer(offerFromTemplate(reservation)), anonymousCaller)).rejects.toThrow('disk full');
+    repository.insert = async () => {
+      throw new Error('disk full');
+    };
+    await expect(
+      factory.createAgreement(receivedOffer(offerFromTemplate(reservation)), anonymousCaller),
+    ).rejects.toThrow('disk full');
     expect(forgotten).toEqual([`t${n}`]);
   });
 });

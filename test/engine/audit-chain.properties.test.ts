@@ -11,7 +11,10 @@ function definition(value: unknown): string {
   const plain = (v: JsonValue): string => {
     if (Array.isArray(v)) return `[${v.map(plain).join(',')}]`;
     if (v !== null && typeof v === 'object') {
-      return `{${Object.keys(v).sort().map((key) => `${JSON.stringify(key)}:${plain(v[key] as JsonValue)}`).join(',')}}`;
+      return `{${Object.keys(v)
+        .sort()
+        .map((key) => `${JSON.stringify(key)}:${plain(v[key] as JsonValue)}`)
+        .join(',')}}`;
     }
     return JSON.stringify(v);
   };
@@ -45,7 +48,14 @@ describe('canonicalJson', () => {
   });
 
   it('sorts keys by UTF-16 code units, drops undefined members, writes undefined in an array as null and a Date as its ISO string', () => {
-    const details = { b: [undefined, 1], a: new Date('2026-11-27T12:00:00Z'), 'é': 1, Z: undefined, '10': true, '9': false } as unknown as JsonValue;
+    const details = {
+      b: [undefined, 1],
+      a: new Date('2026-11-27T12:00:00Z'),
+      é: 1,
+      Z: undefined,
+      '10': true,
+      '9': false,
+    } as unknown as JsonValue;
     expect(canonicalJson(details)).toBe('{"10":true,"9":false,"a":"2026-11-27T12:00:00.000Z","b":[null,1],"é":1}');
   });
 
@@ -57,8 +67,18 @@ describe('canonicalJson', () => {
 
 describe('unchainedEntry', () => {
   it('keeps the details as JSON gives them back, and the canonical text of exactly those', () => {
-    const details = { when: new Date('2026-11-27T12:00:00Z'), gone: undefined, list: [undefined] } as unknown as AuditDetails;
-    const { entry, canonicalDetails } = unchainedEntry({ at: new Date(0), actor: 'a', subject: { kind: 'agreement', id: 'x' }, action: 'created', details });
+    const details = {
+      when: new Date('2026-11-27T12:00:00Z'),
+      gone: undefined,
+      list: [undefined],
+    } as unknown as AuditDetails;
+    const { entry, canonicalDetails } = unchainedEntry({
+      at: new Date(0),
+      actor: 'a',
+      subject: { kind: 'agreement', id: 'x' },
+      action: 'created',
+      details,
+    });
     expect(entry.details).toEqual({ when: '2026-11-27T12:00:00.000Z', list: [null] });
     expect(Object.keys(entry.details)).not.toContain('gone');
     expect(canonicalDetails).toBe(definition(details));

@@ -15,7 +15,10 @@ import { deadlineOffer, at, planOf, secondsOf, simulatedServer, type SimulatedSe
 let server: SimulatedServer;
 const repository = new MemoryAgreementRepository();
 beforeAll(async () => {
-  server = await simulatedServer({ nodes: 2, parts: { repository, negotiationRepository: new MemoryNegotiationRepository() } });
+  server = await simulatedServer({
+    nodes: 2,
+    parts: { repository, negotiationRepository: new MemoryNegotiationRepository() },
+  });
   for (const id of ['low', 'high']) {
     expect((await wsag(['account', 'create', id, '--owner', 'anonymous'], { url: server.url })).code).toBe(0);
     expect((await wsag(['account', 'allocate', id, '1000', '--key', `grant-${id}`], { url: server.url })).code).toBe(0);
@@ -24,16 +27,20 @@ beforeAll(async () => {
 afterAll(async () => server?.close());
 
 const bestEffort = async (account: string, bid: number) =>
-  withChargeAccount(offerFromTemplate((await server.client.templates()).find((t) => t.includes('best-effort-job-v1')) as string, [
-    { location: 'NodeCount', value: '2' },
-    { location: 'RuntimeEstimate', value: '3600' },
-    { location: 'Bid', value: String(bid) },
-  ]), { account });
+  withChargeAccount(
+    offerFromTemplate((await server.client.templates()).find((t) => t.includes('best-effort-job-v1')) as string, [
+      { location: 'NodeCount', value: '2' },
+      { location: 'RuntimeEstimate', value: '3600' },
+      { location: 'Bid', value: String(bid) },
+    ]),
+    { account },
+  );
 
 describe('best-effort work sold by bid', () => {
   it('a higher bid goes ahead of waiting lower bids; each job is priced at its bid', async () => {
     const lows: string[] = [];
-    for (let i = 0; i < 3; i++) lows.push((await server.client.createAgreement(await bestEffort('low', 1))).agreementId);
+    for (let i = 0; i < 3; i++)
+      lows.push((await server.client.createAgreement(await bestEffort('low', 1))).agreementId);
     const startOf = async (id: string) => secondsOf((await planOf(server)).bookings.find((b) => b.id === id)?.start);
     const before = await Promise.all(lows.map(startOf));
     expect(before[0]).toBe(0); // running
@@ -53,12 +60,21 @@ describe('best-effort work sold by bid', () => {
   });
 
   it('a bid on a job with a time promise is refused: that is priced by the curve', async () => {
-    const offer = (await deadlineOffer(server.client, { level: 'Standard', deadline: at(50_000) })).replace(/(<sla:ServiceLevel>[\s\S]*?)(<\/sla:ServiceLevel>)/, '$1<sla:Bid>2</sla:Bid>$2');
-    const refused = await server.client.createAgreement(offer).then(() => undefined, (e: unknown) => e);
+    const offer = (await deadlineOffer(server.client, { level: 'Standard', deadline: at(50_000) })).replace(
+      /(<sla:ServiceLevel>[\s\S]*?)(<\/sla:ServiceLevel>)/,
+      '$1<sla:Bid>2</sla:Bid>$2',
+    );
+    const refused = await server.client.createAgreement(offer).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(refused).toBeInstanceOf(WsagFault);
     expect((refused as WsagFault).description).toMatch(/^sla:Bid is for best-effort and background work/);
     const zero = (await bestEffort('low', 1)).replace('<sla:Bid>1</sla:Bid>', '<sla:Bid>0</sla:Bid>');
-    const free = (await server.client.createAgreement(zero).then(() => undefined, (e: unknown) => e)) as WsagFault;
+    const free = (await server.client.createAgreement(zero).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as WsagFault;
     expect(free.code).toBe('SchemaViolation'); // sla:BidType is above 0
     expect(free.description).toMatch(/Bid/);
   });

@@ -20,7 +20,8 @@ const window = [
 let server: TestServer;
 let client: WsagClient;
 let template: string;
-const reservation = (nodes: number) => offerFromTemplate(template, [{ location: 'NodeCount', value: String(nodes) }, ...window]);
+const reservation = (nodes: number) =>
+  offerFromTemplate(template, [{ location: 'NodeCount', value: String(nodes) }, ...window]);
 
 beforeAll(async () => {
   server = await startTestServer({ config: { clusterNodes: 8, admins: ['anonymous'] }, clock: { now: () => now } });
@@ -32,7 +33,9 @@ afterAll(async () => server?.close());
 /** The Advisory quotes for 2 nodes from 14:00: each start slot's price. */
 async function quotesForTwo(): Promise<Record<string, number>> {
   const { negotiationId } = await client.initiateNegotiation();
-  const answers = await client.negotiate(negotiationId, [negotiationOffer(reservation(2), { counterOfferTo: 'advance-reservation-v1', state: 'Advisory' })]);
+  const answers = await client.negotiate(negotiationId, [
+    negotiationOffer(reservation(2), { counterOfferTo: 'advance-reservation-v1', state: 'Advisory' }),
+  ]);
   return Object.fromEntries(answers.filter((a) => a.state === 'Advisory').map((a) => [a.slot?.start, a.price?.amount]));
 }
 const quoteForTwo = async () => (await quotesForTwo())['2026-11-21T14:00:00Z'] as number;
@@ -46,7 +49,12 @@ describe('prices rise with the load along the published curve', () => {
       quotes.push([booked, await quoteForTwo()]);
     }
     // 2 node-hours x 1 EUR x the curve's factor at booked/8: 1, 1, 1.2083, 1.4167.
-    expect(quotes).toEqual([[0, 2], [4, 2], [5, 2.42], [6, 2.83]]);
+    expect(quotes).toEqual([
+      [0, 2],
+      [4, 2],
+      [5, 2.42],
+      [6, 2.83],
+    ]);
     for (const [booked, price] of quotes) expect(price).toBeCloseTo(2 * demandFactor(defaultPriceCurve, booked / 8), 2);
     // The next slot, once the others' nodes are released (15:00:15) and prepared again (36 s), is empty: a customer who can wait pays the list price.
     expect((await quotesForTwo())['2026-11-21T15:00:51Z']).toBe(2);
@@ -59,7 +67,10 @@ describe('prices rise with the load along the published curve', () => {
   });
 
   it('GET /api/prices and wsag prices publish the curve and the hours ahead with their load and price', async () => {
-    const doc = await client.request<{ curve: unknown; outlook: Array<{ start: string; load: number; factor: number; nodeHour: number }> }>('/api/prices?hours=4', 'prices');
+    const doc = await client.request<{
+      curve: unknown;
+      outlook: Array<{ start: string; load: number; factor: number; nodeHour: number }>;
+    }>('/api/prices?hours=4', 'prices');
     expect(doc.curve).toEqual(defaultPriceCurve);
     // 12:00 is empty; 14:00 is full (8 of 8 booked by the test above): twice the list price. The nodes' preparation
     // (36 s before 14:00) and release (15 s after 15:00) are booked too: 8 x 36 / (8 x 3600) and 8 x 15 / (8 x 3600).
@@ -80,19 +91,34 @@ describe('prices rise with the load along the published curve', () => {
 
 describe('the price curve', () => {
   it('interpolates linearly between its points and holds its ends', () => {
-    const curve = [{ load: 0, factor: 0.8 }, { load: 0.5, factor: 1 }, { load: 1, factor: 3 }];
-    expect([0, 0.25, 0.5, 0.75, 1, 1.5, -1].map((load) => demandFactor(curve, load))).toEqual([0.8, 0.9, 1, 2, 3, 3, 0.8]);
+    const curve = [
+      { load: 0, factor: 0.8 },
+      { load: 0.5, factor: 1 },
+      { load: 1, factor: 3 },
+    ];
+    expect([0, 0.25, 0.5, 0.75, 1, 1.5, -1].map((load) => demandFactor(curve, load))).toEqual([
+      0.8, 0.9, 1, 2, 3, 3, 0.8,
+    ]);
     expect(demandFactor(undefined, 0.9)).toBe(1);
   });
 
   it('WSAG_PRICE_CURVE is read and checked, naming what is wrong', () => {
-    expect(parsePriceCurve('0:1, 0.6:1.2, 1:4')).toEqual([{ load: 0, factor: 1 }, { load: 0.6, factor: 1.2 }, { load: 1, factor: 4 }]);
+    expect(parsePriceCurve('0:1, 0.6:1.2, 1:4')).toEqual([
+      { load: 0, factor: 1 },
+      { load: 0.6, factor: 1.2 },
+      { load: 1, factor: 4 },
+    ]);
     expect(parsePriceCurve('0:1')).toEqual({ error: 'give at least two points LOAD:FACTOR, such as 0:1,0.5:1,1:2' });
     expect(parsePriceCurve('0:1,0.5,1:2')).toEqual({ error: '"0.5" is not LOAD:FACTOR with two numbers' });
     expect(parsePriceCurve('0:1,0.7:1,0.6:2,1:2')).toEqual({ error: 'loads must rise: 0.6 in "0.6:2" follows 0.7' });
     expect(parsePriceCurve('0:1,1:0')).toEqual({ error: 'factor 0 in "1:0" must be above 0 and at most 1000' });
     expect(parsePriceCurve('0.1:1,1:2')).toEqual({ error: 'the curve must start at load 0 and end at load 1' });
-    expect(loadConfig({ WSAG_PRICE_CURVE: '0:1,1:1' }).priceCurve).toEqual([{ load: 0, factor: 1 }, { load: 1, factor: 1 }]);
-    expect(() => loadConfig({ WSAG_PRICE_CURVE: '0:1,2:2' })).toThrow('WSAG_PRICE_CURVE: load 2 in "2:2" is outside 0 to 1');
+    expect(loadConfig({ WSAG_PRICE_CURVE: '0:1,1:1' }).priceCurve).toEqual([
+      { load: 0, factor: 1 },
+      { load: 1, factor: 1 },
+    ]);
+    expect(() => loadConfig({ WSAG_PRICE_CURVE: '0:1,2:2' })).toThrow(
+      'WSAG_PRICE_CURVE: load 2 in "2:2" is outside 0 to 1',
+    );
   });
 });

@@ -3,7 +3,17 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GuaranteeLevel } from '../../src/domain/terms.js';
 import type { StoredReport } from '../../src/engine/execution/ports.js';
-import { at, deadlineOffer, getJson, planOf, postJson, reservationOffer, secondsOf, simulatedServer, type SimulatedServer } from './run-time-support.js';
+import {
+  at,
+  deadlineOffer,
+  getJson,
+  planOf,
+  postJson,
+  reservationOffer,
+  secondsOf,
+  simulatedServer,
+  type SimulatedServer,
+} from './run-time-support.js';
 
 /**
  * Acceptance, through the agreement: the scenarios of test/runtime/scenarios.test.ts
@@ -31,7 +41,12 @@ async function failWorkingNode(s: SimulatedServer, id: string) {
   const booking = (await planOf(s)).bookings.find((b) => b.id === id);
   const node = booking?.nodeIds[0] as string;
   await s.advanceTo(1800);
-  const answer = await postJson<{ node: string; agreements: string[]; moved: string[]; problematic: Array<{ id: string }> }>(`${s.url}/api/nodes/${node}/fail`);
+  const answer = await postJson<{
+    node: string;
+    agreements: string[];
+    moved: string[];
+    problematic: Array<{ id: string }>;
+  }>(`${s.url}/api/nodes/${node}/fail`);
   expect(answer.status).toBe(200);
   await s.execution.idle();
   return { node, answer: answer.body };
@@ -48,7 +63,11 @@ describe('through the agreement: a node fails halfway', () => {
     server = await simulatedServer();
     const s = server;
     const id = await agreeTo(s, 'Standard');
-    expect(await s.client.state(id)).toMatchObject({ state: 'Observed', serviceTerms: [{ termName: 'Job', state: 'NotReady' }], guaranteeTerms: [{ termName: 'CompletionByDeadline', state: 'NotDetermined' }] });
+    expect(await s.client.state(id)).toMatchObject({
+      state: 'Observed',
+      serviceTerms: [{ termName: 'Job', state: 'NotReady' }],
+      guaranteeTerms: [{ termName: 'CompletionByDeadline', state: 'NotDetermined' }],
+    });
     await s.advanceTo(900);
     expect((await s.client.state(id)).serviceTerms[0]?.state).toBe('Ready'); // computing since 30 s
 
@@ -57,13 +76,24 @@ describe('through the agreement: a node fails halfway', () => {
     await s.runUntilIdle();
 
     const state = await s.client.state(id);
-    expect(state).toEqual({ state: 'Complete', serviceTerms: [{ termName: 'Job', state: 'Completed' }], guaranteeTerms: [{ termName: 'CompletionByDeadline', state: 'Fulfilled' }] });
+    expect(state).toEqual({
+      state: 'Complete',
+      serviceTerms: [{ termName: 'Job', state: 'Completed' }],
+      guaranteeTerms: [{ termName: 'CompletionByDeadline', state: 'Fulfilled' }],
+    });
     const report = await reportOf(s, id);
     expect(report.happened.outcome).toBe('completed');
     expect(secondsOf(report.happened.completed)).toBe(4230);
     expect(report.happened.outages).toEqual([{ at: '2026-11-23T00:30:00Z', node }]);
-    expect(report.happened.restarts.map((r) => [secondsOf(r.at), r.fromInterval, r.cause, r.nodes.includes(node)])).toEqual([[1830, 2, 'outage', false]]);
-    expect(report.happened.checkpoints.list.map((c) => [secondsOf(c.at), c.interval])).toEqual([[870, 1], [1710, 2], [2670, 3], [3510, 4]]);
+    expect(
+      report.happened.restarts.map((r) => [secondsOf(r.at), r.fromInterval, r.cause, r.nodes.includes(node)]),
+    ).toEqual([[1830, 2, 'outage', false]]);
+    expect(report.happened.checkpoints.list.map((c) => [secondsOf(c.at), c.interval])).toEqual([
+      [870, 1],
+      [1710, 2],
+      [2670, 3],
+      [3510, 4],
+    ]);
     expect(report.guarantees).toEqual([expect.objectContaining({ term: 'CompletionByDeadline', state: 'Fulfilled' })]);
     expect(report.guarantees[0]?.penalty).toBeUndefined();
     expect(report.totals).toEqual({ penalties: [], excused: [], rewards: [] });
@@ -71,7 +101,9 @@ describe('through the agreement: a node fails halfway', () => {
     const starts = s.rm.callsOf('start', id);
     expect(starts.map((c) => c.fromCheckpoint)).toEqual([undefined, report.happened.checkpoints.list[1]?.reference]);
     // The text and the JSON are both stored under the data directory.
-    expect(fs.readFileSync(path.join(s.dataDir, 'reports', `${id}.txt`), 'utf8')).toContain('CompletionByDeadline (CompletedBy): Fulfilled');
+    expect(fs.readFileSync(path.join(s.dataDir, 'reports', `${id}.txt`), 'utf8')).toContain(
+      'CompletionByDeadline (CompletedBy): Fulfilled',
+    );
     const text = await (await fetch(`${s.url}/api/agreements/${id}/report?format=text`)).text();
     expect(text).toContain(`restart (outage) at 2026-11-23T00:30:30Z`);
   });
@@ -85,13 +117,20 @@ describe('through the agreement: a node fails halfway', () => {
     expect(answer.problematic.map((p) => p.id)).toEqual([id]);
     await s.advanceTo(5001);
     // Late, but the verdict waits for the evidence to be final: the job may still complete, and how late decides the penalty.
-    expect(await s.client.state(id)).toMatchObject({ state: 'Observed', guaranteeTerms: [{ termName: 'CompletionByDeadline', state: 'NotDetermined' }] });
+    expect(await s.client.state(id)).toMatchObject({
+      state: 'Observed',
+      guaranteeTerms: [{ termName: 'CompletionByDeadline', state: 'NotDetermined' }],
+    });
     // 45 minutes after the deadline the scheduler gives the job up; the provider abandons it.
     await s.advanceTo(5000 + 45 * 60);
     await s.execution.advance(s.clock.now());
     await s.runUntilIdle();
 
-    expect(await s.client.state(id)).toEqual({ state: 'Complete', serviceTerms: [{ termName: 'Job', state: 'Completed' }], guaranteeTerms: [{ termName: 'CompletionByDeadline', state: 'Violated' }] });
+    expect(await s.client.state(id)).toEqual({
+      state: 'Complete',
+      serviceTerms: [{ termName: 'Job', state: 'Completed' }],
+      guaranteeTerms: [{ termName: 'CompletionByDeadline', state: 'Violated' }],
+    });
     const report = await reportOf(s, id);
     expect(report.happened.outcome).toBe('failed');
     expect(report.happened.failure?.cause).toBe('abandoned');
@@ -107,28 +146,39 @@ describe('through the agreement: a node fails halfway', () => {
     const s = server;
     const id = await agreeTo(s, 'Enhanced');
     // A reservation takes the other three nodes for three hours: no free capacity is left.
-    const reservation = (await s.client.createAgreement(await reservationOffer(s.client, 3, at(60), at(3 * 3600)))).agreementId;
+    const reservation = (await s.client.createAgreement(await reservationOffer(s.client, 3, at(60), at(3 * 3600))))
+      .agreementId;
     const booking = (await planOf(s)).bookings.find((b) => b.id === id);
     expect(booking?.spareNodeIds).toHaveLength(1);
     const spare = booking?.spareNodeIds[0] as string;
     await failWorkingNode(s, id);
     await s.runUntilIdle();
 
-    expect(await s.client.state(id)).toMatchObject({ state: 'Complete', guaranteeTerms: [{ termName: 'CompletionByDeadline', state: 'Fulfilled' }] });
+    expect(await s.client.state(id)).toMatchObject({
+      state: 'Complete',
+      guaranteeTerms: [{ termName: 'CompletionByDeadline', state: 'Fulfilled' }],
+    });
     const report = await reportOf(s, id);
-    expect(report.happened.restarts.map((r) => [secondsOf(r.at), r.fromInterval, r.nodes.includes(spare)])).toEqual([[1830, 2, true]]);
+    expect(report.happened.restarts.map((r) => [secondsOf(r.at), r.fromInterval, r.nodes.includes(spare)])).toEqual([
+      [1830, 2, true],
+    ]);
     expect(secondsOf(report.happened.completed)).toBe(4230);
     expect(report.totals.penalties).toEqual([]);
     // The reservation was not touched, and kept its nodes throughout its window.
-    expect(await s.client.state(reservation)).toMatchObject({ state: 'Complete', guaranteeTerms: [{ termName: 'NodesThroughWindow', state: 'Fulfilled' }] });
+    expect(await s.client.state(reservation)).toMatchObject({
+      state: 'Complete',
+      guaranteeTerms: [{ termName: 'NodesThroughWindow', state: 'Fulfilled' }],
+    });
   });
 });
 
-describe('the run time follows the agreement\'s other changes', () => {
+describe("the run time follows the agreement's other changes", () => {
   it('a pending agreement runs once accepted; a terminated one stops, and its report says its terms were not judged', async () => {
     server = await simulatedServer();
     const s = server;
-    const pending = (await s.client.createPendingAgreement(await deadlineOffer(s.client, { level: 'Standard', deadline })).then((r) => r.agreementId));
+    const pending = await s.client
+      .createPendingAgreement(await deadlineOffer(s.client, { level: 'Standard', deadline }))
+      .then((r) => r.agreementId);
     await s.advanceTo(600);
     expect(s.rm.callsOf('prepare', pending)).toEqual([]); // pending: booked, not run
     await s.client.decide(pending, 'Accept');
@@ -139,10 +189,16 @@ describe('the run time follows the agreement\'s other changes', () => {
     await s.client.terminate(pending);
     await s.runUntilIdle();
     expect(s.rm.callsOf('stop', pending).map((c) => c.reason)).toEqual(['terminated']);
-    expect(await s.client.state(pending)).toEqual({ state: 'Terminated', serviceTerms: [{ termName: 'Job', state: 'Completed' }], guaranteeTerms: [{ termName: 'CompletionByDeadline', state: 'NotDetermined' }] });
+    expect(await s.client.state(pending)).toEqual({
+      state: 'Terminated',
+      serviceTerms: [{ termName: 'Job', state: 'Completed' }],
+      guaranteeTerms: [{ termName: 'CompletionByDeadline', state: 'NotDetermined' }],
+    });
     const report = await reportOf(s, pending);
     expect(report.happened.failure).toMatchObject({ cause: 'abandoned', reason: 'the agreement was terminated' });
     expect(report.guarantees).toEqual([]);
-    expect(report.notes).toEqual(['The agreement was Terminated before the job ended: its guarantee terms were not judged.']);
+    expect(report.notes).toEqual([
+      'The agreement was Terminated before the job ended: its guarantee terms were not judged.',
+    ]);
   });
 });

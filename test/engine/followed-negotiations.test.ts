@@ -7,7 +7,9 @@ import { makeHold, makeNegotiation, makeOffer } from '../store/fixtures/make-neg
 describe('FollowedNegotiations', () => {
   it('hands the books each negotiation as stored: later changes to it do not reach what they follow', async () => {
     const followed: Negotiation[] = [];
-    const repository = new FollowedNegotiations(new MemoryNegotiationRepository(), (negotiation) => followed.push(negotiation));
+    const repository = new FollowedNegotiations(new MemoryNegotiationRepository(), (negotiation) =>
+      followed.push(negotiation),
+    );
     const negotiation = makeNegotiation({ offers: [makeOffer({ offerId: 'neg-1-1', hold: makeHold() })] });
     await repository.insert(negotiation);
 

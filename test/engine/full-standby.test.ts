@@ -24,10 +24,21 @@ async function sites(peerOperatingSystems: string[]) {
   const peers: PeersConfig = {
     local: { domain: 'pc2', operatingSystem: 'LINUX', architecture: 'x86_64', checkpointSystem: 'BLCR 0.8.5' },
     policy: defaultMigrationPolicy,
-    peers: [{
-      name: 'cluster-b', factoryUrl: b.url, kind: 'wsag-server', bandwidthMBps: 1000, domain: 'pc2',
-      profile: { operatingSystems: peerOperatingSystems, architectures: ['x86_64'], checkpointSystems: ['BLCR 0.8.5'], libraries: [] },
-    }],
+    peers: [
+      {
+        name: 'cluster-b',
+        factoryUrl: b.url,
+        kind: 'wsag-server',
+        bandwidthMBps: 1000,
+        domain: 'pc2',
+        profile: {
+          operatingSystems: peerOperatingSystems,
+          architectures: ['x86_64'],
+          checkpointSystems: ['BLCR 0.8.5'],
+          libraries: [],
+        },
+      },
+    ],
   };
   const a = await simulatedServer({ nodes: 8, sqlite: true, config: { providerName: 'site-a', peers } });
   servers.push(a);
@@ -37,12 +48,15 @@ async function sites(peerOperatingSystems: string[]) {
 describe('Full service with a peer', () => {
   it('holds standby capacity at the peer at acceptance, binds it, and ends it when the job is over', async () => {
     const { a, b } = await sites(['LINUX']);
-    const id = (await a.client.createAgreement(await deadlineOffer(a.client, { level: 'Full', deadline: at(5000) }))).agreementId;
+    const id = (await a.client.createAgreement(await deadlineOffer(a.client, { level: 'Full', deadline: at(5000) })))
+      .agreementId;
     const standby = (await b.client.agreements()).find((x) => x.name === `standby for agreement ${id} of site-a`);
     expect(standby).toMatchObject({ state: 'Observed', nodes: 4 });
     const store = SqliteStore.openReadOnly(path.join(a.dataDir, 'wsag.db'));
     try {
-      const bound = (await store.audit.entries({ subject: { kind: 'agreement', id } })).find((e) => e.action === 'standby-bound');
+      const bound = (await store.audit.entries({ subject: { kind: 'agreement', id } })).find(
+        (e) => e.action === 'standby-bound',
+      );
       expect(bound?.details).toMatchObject({ peer: 'cluster-b', remoteAgreementId: standby?.id });
     } finally {
       await store.close();
@@ -61,10 +75,18 @@ describe('Full service with a peer', () => {
     const error = await a.client.createAgreement(offer).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WsagFault);
     expect((error as WsagFault).code).toBe('CannotSatisfy');
-    expect((error as WsagFault).description).toMatch(/^Full service needs standby capacity at a peer provider: no peer can hold standby capacity for it \(cluster-b: .*LINUX/);
+    expect((error as WsagFault).description).toMatch(
+      /^Full service needs standby capacity at a peer provider: no peer can hold standby capacity for it \(cluster-b: .*LINUX/,
+    );
     expect(await a.client.agreements()).toEqual([]);
     expect(await b.client.agreements()).toEqual([]);
     // The booking was undone: the same job at Standard fits.
-    expect((await a.client.createAgreement(await deadlineOffer(a.client, { level: 'Standard', deadline: at(5000), nodes: 8 }))).agreementId).toBeTruthy();
+    expect(
+      (
+        await a.client.createAgreement(
+          await deadlineOffer(a.client, { level: 'Standard', deadline: at(5000), nodes: 8 }),
+        )
+      ).agreementId,
+    ).toBeTruthy();
   });
 });

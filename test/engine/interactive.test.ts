@@ -34,18 +34,32 @@ const warmSite = (parts: NonNullable<Parameters<typeof simulatedServer>[0]>['par
     },
   });
 
-async function offer(s: SimulatedServer, template: string, settings: Array<{ location: string; value: string }>): Promise<string> {
+async function offer(
+  s: SimulatedServer,
+  template: string,
+  settings: Array<{ location: string; value: string }>,
+): Promise<string> {
   return offerFromTemplate((await s.client.templates()).find((t) => t.includes(`${template}-v1`)) as string, settings);
 }
 const interactive = (s: SimulatedServer, nodes: number, seconds = 600) =>
-  offer(s, 'interactive-job', [{ location: 'NodeCount', value: String(nodes) }, { location: 'RuntimeEstimate', value: String(seconds) }]);
+  offer(s, 'interactive-job', [
+    { location: 'NodeCount', value: String(nodes) },
+    { location: 'RuntimeEstimate', value: String(seconds) },
+  ]);
 
 describe('an interactive job', () => {
   it('on warm nodes full of best-effort work starts within the bound; the suspended job resumes after it and completes', async () => {
     const repository = new MemoryAgreementRepository();
     server = await warmSite({ repository, negotiationRepository: new MemoryNegotiationRepository() });
     const s = server;
-    const batch = (await s.client.createAgreement(await offer(s, 'best-effort-job', [{ location: 'NodeCount', value: '5' }, { location: 'RuntimeEstimate', value: '3600' }]))).agreementId;
+    const batch = (
+      await s.client.createAgreement(
+        await offer(s, 'best-effort-job', [
+          { location: 'NodeCount', value: '5' },
+          { location: 'RuntimeEstimate', value: '3600' },
+        ]),
+      )
+    ).agreementId;
     await s.advanceTo(600);
     expect((await s.client.state(batch)).serviceTerms[0]?.state).toBe('Ready'); // computing on all 5 nodes
 
@@ -63,18 +77,26 @@ describe('an interactive job', () => {
 
     await s.runUntilIdle();
     expect((await s.client.state(session)).state).toBe('Complete');
-    expect((await s.client.state(session)).guaranteeTerms).toEqual([{ termName: 'NodesThroughSession', state: 'Fulfilled' }]);
+    expect((await s.client.state(session)).guaranteeTerms).toEqual([
+      { termName: 'NodesThroughSession', state: 'Fulfilled' },
+    ]);
     expect((await s.client.state(batch)).state).toBe('Complete');
     expect(s.rm.callsOf('start', batch).length).toBe(2); // started, then resumed after the session
     // The promise: the session from its hand-over (1 s after the booking starts) for its 600 s.
     const handedOver = (secondsOf(booked?.start) as number) + 1;
     const stored = await repository.get(session);
-    expect(stored?.request).toMatchObject({ interactive: true, window: { start: at(handedOver), end: at(handedOver + 600) } });
+    expect(stored?.request).toMatchObject({
+      interactive: true,
+      window: { start: at(handedOver), end: at(handedOver + 600) },
+    });
   });
 
   it('without a warm pool: refused at once, naming the preparation and the soonest start', async () => {
     server = await simulatedServer({ nodes: 4 });
-    const refused = await server.client.createAgreement(await interactive(server, 1)).then(() => undefined, (e: unknown) => e);
+    const refused = await server.client.createAgreement(await interactive(server, 1)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect((refused as WsagFault).code).toBe('CannotSatisfy');
     expect((refused as WsagFault).description).toBe(
       'an interactive job starts within 5 s or not at all: its nodes need 31 s of preparation (node initialisation, storage, mount and hand-over) ' +
@@ -88,10 +110,15 @@ describe('an interactive job', () => {
     const s = server;
     const first = (await s.client.createAgreement(await interactive(s, 4, 7200))).agreementId;
     const before = JSON.stringify((await planOf(s)).bookings);
-    const refused = await s.client.createAgreement(await interactive(s, 1)).then(() => undefined, (e: unknown) => e);
+    const refused = await s.client.createAgreement(await interactive(s, 1)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(refused).toBeInstanceOf(WsagFault);
     expect((refused as WsagFault).code).toBe('CannotSatisfy');
-    expect((refused as WsagFault).description).toMatch(/an interactive job starts within 5 s or not at all: .*SLA jobs are never suspended for it/);
+    expect((refused as WsagFault).description).toMatch(
+      /an interactive job starts within 5 s or not at all: .*SLA jobs are never suspended for it/,
+    );
     expect(JSON.stringify((await planOf(s)).bookings)).toBe(before);
     expect((await s.client.state(first)).state).toBe('Observed');
   });
@@ -100,14 +127,31 @@ describe('an interactive job', () => {
     server = await simulatedServer({ nodes: 4 });
     const s = server;
     const { negotiationId } = await s.client.initiateNegotiation();
-    const answers = await s.client.negotiate(negotiationId, [negotiationOffer(await interactive(s, 1), { counterOfferTo: 'interactive-job-v1', state: 'Solicited' })]);
+    const answers = await s.client.negotiate(negotiationId, [
+      negotiationOffer(await interactive(s, 1), { counterOfferTo: 'interactive-job-v1', state: 'Solicited' }),
+    ]);
     expect(answers[0]?.state).toBe('Rejected');
-    expect(answers[0]?.note).toMatch(/sla:Interactive starts the job within seconds or not at all, so it is not negotiated or held: send it with CreateAgreement/);
-    const pending = await s.client.createPendingAgreement(await interactive(s, 1)).then(() => undefined, (e: unknown) => e);
+    expect(answers[0]?.note).toMatch(
+      /sla:Interactive starts the job within seconds or not at all, so it is not negotiated or held: send it with CreateAgreement/,
+    );
+    const pending = await s.client.createPendingAgreement(await interactive(s, 1)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect((pending as WsagFault).code).toBe('InvalidTerms');
-    const withDeadline = await offer(s, 'deadline-job', [{ location: '//sla:ServiceLevel/sla:GuaranteeLevel', value: 'Legacy' }]);
-    const both = withDeadline.replace(/(<sla:ServiceLevel>[\s\S]*?)(<\/sla:ServiceLevel>)/, '$1<sla:Interactive>true</sla:Interactive>$2');
-    const invalid = await s.client.createAgreement(both).then(() => undefined, (e: unknown) => e);
-    expect((invalid as WsagFault).description).toMatch(/sla:Interactive starts the job within seconds of acceptance or not at all: leave out sla:Deadline and sla:EarliestStart/);
+    const withDeadline = await offer(s, 'deadline-job', [
+      { location: '//sla:ServiceLevel/sla:GuaranteeLevel', value: 'Legacy' },
+    ]);
+    const both = withDeadline.replace(
+      /(<sla:ServiceLevel>[\s\S]*?)(<\/sla:ServiceLevel>)/,
+      '$1<sla:Interactive>true</sla:Interactive>$2',
+    );
+    const invalid = await s.client.createAgreement(both).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((invalid as WsagFault).description).toMatch(
+      /sla:Interactive starts the job within seconds of acceptance or not at all: leave out sla:Deadline and sla:EarliestStart/,
+    );
   });
 });

@@ -33,14 +33,18 @@ describe('leases', () => {
     receiver?.close();
   });
   const hour = 3600;
-  const lease = async (nodes: number, from: number, to: number) => (await server.client.createAgreement(await reservationOffer(server.client, nodes, at(from * hour), at(to * hour)))).agreementId;
+  const lease = async (nodes: number, from: number, to: number) =>
+    (await server.client.createAgreement(await reservationOffer(server.client, nodes, at(from * hour), at(to * hour))))
+      .agreementId;
   const booking = async (id: string) => (await planOf(server)).bookings.find((b) => b.id === id);
 
   it('extends a lease the plan can keep, and refuses one it cannot, saying why', async () => {
     const id = await lease(4, 2, 4);
     const extended = await wsag(['lease', 'extend', id, '--until', at(6 * hour).toISOString()], { url: server.url });
     expect(extended.err).toEqual([]);
-    expect(extended.out[0]).toMatch(new RegExp(`^lease ${id} extended until 2026-11-23T06:00:00Z \\(price now \\d+\\.\\d\\d EUR\\)$`));
+    expect(extended.out[0]).toMatch(
+      new RegExp(`^lease ${id} extended until 2026-11-23T06:00:00Z \\(price now \\d+\\.\\d\\d EUR\\)$`),
+    );
     expect(new Date((await booking(id))?.end as string)).toEqual(at(6 * hour));
     // Another lease takes the other four nodes from 6 h and every node from 8 h: no room to extend past 8 h.
     await lease(4, 6, 10);
@@ -61,16 +65,24 @@ describe('leases', () => {
   it('the holder hears before the lease ends, through its subscription', async () => {
     const id = await lease(2, 20, 22);
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    await fetch(`${server.url}/api/agreements/${id}/subscriptions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
+    await fetch(`${server.url}/api/agreements/${id}/subscriptions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url }),
+    });
     await server.advanceTo(22 * hour - 601);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(received.filter((n) => n.agreementId === id && n.notice)).toEqual([]);
     await server.advanceTo(22 * hour - 599);
     // The server's one-second timer sends due notices.
-    for (let i = 0; i < 30 && !received.some((n) => n.agreementId === id && n.notice); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 30 && !received.some((n) => n.agreementId === id && n.notice); i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     await server.notifications.idle();
     expect(received.filter((n) => n.agreementId === id && n.notice)).toEqual([
-      expect.objectContaining({ agreementId: id, notice: { kind: 'lease-ending', endsAt: at(22 * hour).toISOString() } }),
+      expect.objectContaining({
+        agreementId: id,
+        notice: { kind: 'lease-ending', endsAt: at(22 * hour).toISOString() },
+      }),
     ]);
   });
 
@@ -79,17 +91,33 @@ describe('leases', () => {
     // No run time: nothing changes the agreement after the restart, so only the start-up can watch it.
     const first = await simulatedServer({ nodes: 8, dataDir, sqlite: true, config: { executor: 'none' } });
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    const id = (await first.client.createAgreement(await reservationOffer(first.client, 2, at(30 * hour), at(32 * hour)))).agreementId;
-    await fetch(`${first.url}/api/agreements/${id}/subscriptions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
+    const id = (
+      await first.client.createAgreement(await reservationOffer(first.client, 2, at(30 * hour), at(32 * hour)))
+    ).agreementId;
+    await fetch(`${first.url}/api/agreements/${id}/subscriptions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url }),
+    });
     await first.close();
 
-    const second = await simulatedServer({ nodes: 8, dataDir, sqlite: true, startAt: at(31 * hour), config: { executor: 'none' } });
+    const second = await simulatedServer({
+      nodes: 8,
+      dataDir,
+      sqlite: true,
+      startAt: at(31 * hour),
+      config: { executor: 'none' },
+    });
     try {
       await second.advanceTo(32 * hour - 599);
-      for (let i = 0; i < 30 && !received.some((n) => n.agreementId === id && n.notice); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let i = 0; i < 30 && !received.some((n) => n.agreementId === id && n.notice); i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       await second.notifications.idle();
       expect(received.filter((n) => n.agreementId === id && n.notice)).toEqual([
-        expect.objectContaining({ agreementId: id, notice: { kind: 'lease-ending', endsAt: at(32 * hour).toISOString() } }),
+        expect.objectContaining({
+          agreementId: id,
+          notice: { kind: 'lease-ending', endsAt: at(32 * hour).toISOString() },
+        }),
       ]);
     } finally {
       await second.close();

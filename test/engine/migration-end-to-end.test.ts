@@ -5,7 +5,16 @@ import type { MigrationReport } from '../../src/engine/migration/migration-contr
 import { defaultMigrationPolicy, type PeersConfig } from '../../src/engine/migration/peers.js';
 import type { StoredReport } from '../../src/engine/execution/ports.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { at, deadlineOffer, getJson, planOf, postJson, secondsOf, simulatedServer, type SimulatedServer } from './run-time-support.js';
+import {
+  at,
+  deadlineOffer,
+  getJson,
+  planOf,
+  postJson,
+  secondsOf,
+  simulatedServer,
+  type SimulatedServer,
+} from './run-time-support.js';
 
 /**
  * Two servers on loopback ports, each on its own simulated clock (kept
@@ -31,10 +40,21 @@ async function twoSites(): Promise<{ a: SimulatedServer; b: SimulatedServer }> {
   const peers: PeersConfig = {
     local: site,
     policy: defaultMigrationPolicy,
-    peers: [{
-      name: 'cluster-b', factoryUrl: b.url, kind: 'wsag-server', bandwidthMBps: 1000, domain: 'pc2',
-      profile: { operatingSystems: ['LINUX'], architectures: ['x86_64'], checkpointSystems: ['BLCR 0.8.5'], libraries: [] },
-    }],
+    peers: [
+      {
+        name: 'cluster-b',
+        factoryUrl: b.url,
+        kind: 'wsag-server',
+        bandwidthMBps: 1000,
+        domain: 'pc2',
+        profile: {
+          operatingSystems: ['LINUX'],
+          architectures: ['x86_64'],
+          checkpointSystems: ['BLCR 0.8.5'],
+          libraries: [],
+        },
+      },
+    ],
   };
   const a = await simulatedServer({ nodes: 8, sqlite: true, config: { providerName: 'site-a', peers } });
   servers.push(a);
@@ -42,13 +62,33 @@ async function twoSites(): Promise<{ a: SimulatedServer; b: SimulatedServer }> {
 }
 
 /** J and K fill site A; at 30 min a working node of J fails (both sites' clocks stand at 30 min). */
-async function failureAtA(a: SimulatedServer, b: SimulatedServer, j: { penalty?: number; migration?: 'None' | 'AdministrativeDomain' }) {
-  const jId = (await a.client.createAgreement(await deadlineOffer(a.client, { level: 'Standard', deadline: at(180 * 60), name: 'J', ...j }))).agreementId;
+async function failureAtA(
+  a: SimulatedServer,
+  b: SimulatedServer,
+  j: { penalty?: number; migration?: 'None' | 'AdministrativeDomain' },
+) {
+  const jId = (
+    await a.client.createAgreement(
+      await deadlineOffer(a.client, { level: 'Standard', deadline: at(180 * 60), name: 'J', ...j }),
+    )
+  ).agreementId;
   // K may move only if J may: otherwise moving K to make room (step 7) would solve J's problem.
-  const kId = (await a.client.createAgreement(await deadlineOffer(a.client, { level: 'Standard', deadline: at(360 * 60), runtimeSeconds: 5 * 3600, name: 'K', ...(j.migration ? { migration: j.migration } : {}) }))).agreementId;
+  const kId = (
+    await a.client.createAgreement(
+      await deadlineOffer(a.client, {
+        level: 'Standard',
+        deadline: at(360 * 60),
+        runtimeSeconds: 5 * 3600,
+        name: 'K',
+        ...(j.migration ? { migration: j.migration } : {}),
+      }),
+    )
+  ).agreementId;
   const node = (await planOf(a)).bookings.find((x) => x.id === jId)?.nodeIds[0] as string;
   await Promise.all([a.advanceTo(30 * 60), b.advanceTo(30 * 60)]);
-  const { status, body } = await postJson<{ problematic: Array<{ id: string }>; migration: MigrationReport }>(`${a.url}/api/nodes/${node}/fail`);
+  const { status, body } = await postJson<{ problematic: Array<{ id: string }>; migration: MigrationReport }>(
+    `${a.url}/api/nodes/${node}/fail`,
+  );
   expect(status).toBe(200);
   await a.execution.idle();
   await b.execution.idle();
@@ -84,12 +124,17 @@ describe('migration between two servers', () => {
     const remoteId = moved?.remoteAgreementId as string;
 
     // Here: the agreement records where the job went; the plan holds it no more; the job's checkpoint went with it.
-    const local = (await a.client.agreements()).find((x) => x.id === jId) as { migratedTo?: { peer: string; remoteAgreementId: string } };
+    const local = (await a.client.agreements()).find((x) => x.id === jId) as {
+      migratedTo?: { peer: string; remoteAgreementId: string };
+    };
     expect(local.migratedTo).toMatchObject({ peer: 'cluster-b', remoteAgreementId: remoteId });
     expect((await planOf(a)).bookings.map((x) => x.id)).not.toContain(jId);
 
     // There: an agreement named after the job, holding the checkpoint, resumed from it, completed.
-    expect((await b.client.agreements()).find((x) => x.id === remoteId)).toMatchObject({ name: `migrated: agreement ${jId} from site-a`, state: 'Observed' });
+    expect((await b.client.agreements()).find((x) => x.id === remoteId)).toMatchObject({
+      name: `migrated: agreement ${jId} from site-a`,
+      state: 'Observed',
+    });
     await Promise.all([a.runUntilIdle(), b.runUntilIdle()]);
     const localReport = (await getJson<StoredReport['report']>(`${a.url}/api/agreements/${jId}/report`)).body;
     const sent = localReport.happened.checkpoints.list.at(-1);
@@ -97,7 +142,10 @@ describe('migration between two servers', () => {
     const started = b.rm.callsOf('start', remoteId);
     expect(started).toHaveLength(1);
     const received = started[0]?.fromCheckpoint as string;
-    expect(JSON.parse(startedFrom.get(received) as string)).toEqual({ format: 'wsag-checkpoint-reference/1', reference: sent?.reference });
+    expect(JSON.parse(startedFrom.get(received) as string)).toEqual({
+      format: 'wsag-checkpoint-reference/1',
+      reference: sent?.reference,
+    });
     expect((await b.client.state(remoteId)).state).toBe('Complete');
     expect(fs.existsSync(received)).toBe(false);
     const remoteReport = (await getJson<StoredReport['report']>(`${b.url}/api/agreements/${remoteId}/report`)).body;
@@ -119,25 +167,39 @@ describe('migration between two servers', () => {
     const actions = trail.map((e) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['execution-interrupted', 'node-failed', 'migrated', 'completed']));
     expect(actions.indexOf('migrated')).toBeGreaterThan(actions.indexOf('node-failed'));
-    expect(trail.find((e) => e.action === 'migrated')?.details).toMatchObject({ peer: 'cluster-b', remoteAgreementId: remoteId });
+    expect(trail.find((e) => e.action === 'migrated')?.details).toMatchObject({
+      peer: 'cluster-b',
+      remoteAgreementId: remoteId,
+    });
   });
 
   it('keeps a job whose SLA forbids migration: no peer is asked, and its violation is reported', async () => {
     const { a, b } = await twoSites();
     const before = (await b.client.negotiations()).length;
     const { jId, answer } = await failureAtA(a, b, { migration: 'None' });
-    expect(answer.migration.jobs.find((x) => x.agreementId === jId)).toMatchObject({ migrated: false, reason: 'customer-policy', unsolved: true });
+    expect(answer.migration.jobs.find((x) => x.agreementId === jId)).toMatchObject({
+      migrated: false,
+      reason: 'customer-policy',
+      unsolved: true,
+    });
     expect(answer.migration.violations.map((v) => v.agreementId)).toEqual([jId]);
     expect(answer.migration.violations[0]?.reason).toContain('the SLA forbids migration');
     expect((await b.client.negotiations()).length).toBe(before);
-    expect((await auditOf(a, jId)).find((e) => e.action === 'not-migrated')?.details).toMatchObject({ reason: 'customer-policy', unsolved: true });
+    expect((await auditOf(a, jId)).find((e) => e.action === 'not-migrated')?.details).toMatchObject({
+      reason: 'customer-policy',
+      unsolved: true,
+    });
     // The job stays, and its promise is broken: judged once the scheduler gives it up (the lateness is then final).
     await a.advanceTo(180 * 60 + 1);
-    expect((await a.client.state(jId)).guaranteeTerms).toEqual([{ termName: 'CompletionByDeadline', state: 'NotDetermined' }]);
+    expect((await a.client.state(jId)).guaranteeTerms).toEqual([
+      { termName: 'CompletionByDeadline', state: 'NotDetermined' },
+    ]);
     await a.advanceTo(200 * 60);
     await a.execution.advance(a.clock.now());
     await a.runUntilIdle();
-    expect((await a.client.state(jId)).guaranteeTerms).toEqual([{ termName: 'CompletionByDeadline', state: 'Violated' }]);
+    expect((await a.client.state(jId)).guaranteeTerms).toEqual([
+      { termName: 'CompletionByDeadline', state: 'Violated' },
+    ]);
     expect((await a.client.state(jId)).state).toBe('Complete');
     const report = (await getJson<StoredReport['report']>(`${a.url}/api/agreements/${jId}/report`)).body;
     expect(report.guarantees[0]?.state).toBe('Violated');

@@ -15,11 +15,28 @@ import { cluster } from '../scheduler/support.js';
 const T0 = new Date('2026-11-23T12:00:00Z');
 const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
 const request = (over: Partial<ServiceRequest>): ServiceRequest => ({
-  nodeCount: 4, libraries: [], requestKind: 'Binding', guaranteeLevel: 'Standard', maxCoveredOutages: 1, securityPolicy: [], runtimeSeconds: 3600, ...over,
+  nodeCount: 4,
+  libraries: [],
+  requestKind: 'Binding',
+  guaranteeLevel: 'Standard',
+  maxCoveredOutages: 1,
+  securityPolicy: [],
+  runtimeSeconds: 3600,
+  ...over,
 });
 const agreement = (id: string, req: ServiceRequest, over: Partial<Agreement> = {}): Agreement => ({
-  id, templateId: 'deadline-job-v1', templateName: 'deadline-job', initiator: 'CN=alice', state: 'Observed',
-  serviceTerms: [], guaranteeTerms: [], request: req, document: '<wsag:AgreementOffer/>', createdAt: T0, updatedAt: T0, ...over,
+  id,
+  templateId: 'deadline-job-v1',
+  templateName: 'deadline-job',
+  initiator: 'CN=alice',
+  state: 'Observed',
+  serviceTerms: [],
+  guaranteeTerms: [],
+  request: req,
+  document: '<wsag:AgreementOffer/>',
+  createdAt: T0,
+  updatedAt: T0,
+  ...over,
 });
 
 function scenario() {
@@ -36,14 +53,26 @@ function scenario() {
 describe('the jobs the Migration Controller weighs, from the plan', () => {
   it('what each job has left, how big its checkpoint is, and by when it must resume elsewhere', () => {
     const { plan, a, b } = scenario();
-    const terms = collectMigrationJobs([a, b, agreement('gone', request({}), { state: 'Terminated' })], plan, at(30), () => []);
+    const terms = collectMigrationJobs(
+      [a, b, agreement('gone', request({}), { state: 'Terminated' })],
+      plan,
+      at(30),
+      () => [],
+    );
     expect(terms.map((j) => j.agreementId)).toEqual(['A', 'B']);
     const [jobA, jobB] = terms;
     // A: 8 intervals of 454.5 s with 64 s checkpoints after 35 s of initialisation; by 12:30 three checkpoints were
     // written ((1800 - 35) / 518.5 = 3.4), so 5 intervals are left: 3600 s x 5/8 = 2250 s of the customer's runtime.
     // Resuming takes 35 (restart) + 5 x 454.5 + 4 x 64 + 15 (deinit) = 2578.5 s, 2579 s in whole seconds:
     // it must resume by 15:00 - 2579 s = 14:17:01. The checkpoint holds 4 nodes x 16 GB: 65536 MB.
-    expect(jobA).toMatchObject({ kind: 'Deadline', running: false, checkpointMB: 65536, remainingRuntimeSeconds: 2250, resumeSeconds: 2579, latestStart: new Date('2026-11-23T14:17:01Z') });
+    expect(jobA).toMatchObject({
+      kind: 'Deadline',
+      running: false,
+      checkpointMB: 65536,
+      remainingRuntimeSeconds: 2250,
+      resumeSeconds: 2579,
+      latestStart: new Date('2026-11-23T14:17:01Z'),
+    });
     expect(jobA?.problem).toContain('node n01 failed');
     // B keeps running: 17 intervals of 1069.4 s with 64 s checkpoints, one written by 12:30, 16 left.
     expect(jobB).toMatchObject({ running: true, checkpointMB: 65536, remainingRuntimeSeconds: (5 * 3600 * 16) / 17 });
@@ -67,7 +96,13 @@ describe('the jobs the Migration Controller weighs, from the plan', () => {
     const asked = peerRequestFor(job, 100, at(30), 'site-a');
     expect(asked.name).toBe('migrated: agreement A from site-a');
     // The offer declares the 65536 MB checkpoint it resumes from: the peer takes no other.
-    expect(asked.request).toEqual({ ...a.request, earliestStart: new Date('2026-11-23T12:40:56Z'), runtimeSeconds: 2250, requestKind: 'Binding', resumesFromCheckpointBytes: 65536 * 1024 * 1024 });
+    expect(asked.request).toEqual({
+      ...a.request,
+      earliestStart: new Date('2026-11-23T12:40:56Z'),
+      runtimeSeconds: 2250,
+      requestKind: 'Binding',
+      resumesFromCheckpointBytes: 65536 * 1024 * 1024,
+    });
   });
 });
 
@@ -86,7 +121,9 @@ describe('the copy of the schedule (step 7)', () => {
   it('copies every job at its place and keeps the failed node blocked', () => {
     const { plan } = scenario();
     const copy = copyOf(plan.manager);
-    expect([...copy.allJobs()].map((j) => [j.spec.id, j.segments])).toEqual([...plan.manager.allJobs()].map((j) => [j.spec.id, j.segments]));
+    expect([...copy.allJobs()].map((j) => [j.spec.id, j.segments])).toEqual(
+      [...plan.manager.allJobs()].map((j) => [j.spec.id, j.segments]),
+    );
     expect(copy.mm.bookingsOf('failure:n01')).toEqual(plan.manager.mm.bookingsOf('failure:n01'));
   });
 });

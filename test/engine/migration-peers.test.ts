@@ -3,7 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/engine/configuration/config.js';
-import { defaultMigrationPolicy, parsePeersFile, peersFromEnv, readPeersFile, receivesCheckpoints } from '../../src/engine/migration/peers.js';
+import {
+  defaultMigrationPolicy,
+  parsePeersFile,
+  peersFromEnv,
+  readPeersFile,
+  receivesCheckpoints,
+} from '../../src/engine/migration/peers.js';
 import { projectRoot } from '../support/server.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-peers-'));
@@ -18,15 +24,28 @@ const message = (parse: () => unknown): string => {
   }
   throw new Error('no ConfigError');
 };
-const profile = { operatingSystems: ['LINUX'], architectures: ['x86_64'], checkpointSystems: ['BLCR 0.8.5'], libraries: [{ name: 'libmpi.so', version: '4.1.5' }] };
+const profile = {
+  operatingSystems: ['LINUX'],
+  architectures: ['x86_64'],
+  checkpointSystems: ['BLCR 0.8.5'],
+  libraries: [{ name: 'libmpi.so', version: '4.1.5' }],
+};
 const peer = { name: 'b', factoryUrl: 'http://127.0.0.1:8081/', kind: 'wsag-server', bandwidthMBps: 100, profile };
 const parse = (json: unknown) => parsePeersFile(json, 'peers.json');
 
 describe('the peers file (WSAG_PEERS_FILE)', () => {
   it('the shipped example is valid: local site, policy and two peers', () => {
     const config = readPeersFile(path.join(projectRoot, 'examples/peers.json'));
-    expect(config.local).toEqual({ domain: 'pc2.example.org', operatingSystem: 'LINUX', architecture: 'x86_64', checkpointSystem: 'BLCR 0.8.5' });
-    expect(config.peers.map((p) => [p.name, p.kind])).toEqual([['cluster-b', 'wsag-server'], ['grid-site-x', 'ws-agreement']]);
+    expect(config.local).toEqual({
+      domain: 'pc2.example.org',
+      operatingSystem: 'LINUX',
+      architecture: 'x86_64',
+      checkpointSystem: 'BLCR 0.8.5',
+    });
+    expect(config.peers.map((p) => [p.name, p.kind])).toEqual([
+      ['cluster-b', 'wsag-server'],
+      ['grid-site-x', 'ws-agreement'],
+    ]);
     expect(config.policy.maxGridCheckpointMB).toBe(65536);
     expect(config.peers.every(receivesCheckpoints)).toBe(true);
   });
@@ -49,14 +68,28 @@ describe('the peers file (WSAG_PEERS_FILE)', () => {
     const file = path.join(dir, 'broken.json');
     fs.writeFileSync(file, '{ "peers": [');
     expect(message(() => readPeersFile(file))).toMatch(new RegExp(`^WSAG_PEERS_FILE ${file} is not valid JSON: `));
-    expect(message(() => readPeersFile(path.join(dir, 'missing.json')))).toMatch(/^WSAG_PEERS_FILE .*missing\.json cannot be read: /);
-    expect(message(() => parse([]))).toBe('peers.json: the top level must be an object with "peers" (and optionally "local" and "policy")');
+    expect(message(() => readPeersFile(path.join(dir, 'missing.json')))).toMatch(
+      /^WSAG_PEERS_FILE .*missing\.json cannot be read: /,
+    );
+    expect(message(() => parse([]))).toBe(
+      'peers.json: the top level must be an object with "peers" (and optionally "local" and "policy")',
+    );
     expect(message(() => parse({ peers: {} }))).toBe('peers.json: "peers" must be a list of peers, got {}');
-    expect(message(() => parse({ peers: [], extra: 1 }))).toBe('peers.json: the file has an unknown setting "extra"; known: local, policy, peers');
-    expect(message(() => parse({ peers: [{ ...peer, bandwidthMBps: 0 }] }))).toBe('peers.json: peers[0].bandwidthMBps must be a positive number (MB/s), got 0');
-    expect(message(() => parse({ peers: [{ ...peer, kind: 'soap' }] }))).toBe('peers.json: peers[0].kind must be one of wsag-server, ws-agreement, got "soap"');
-    expect(message(() => parse({ peers: [{ ...peer, factoryUrl: 'ftp://x' }] }))).toBe('peers.json: peers[0].factoryUrl must be an http(s) URL, got "ftp://x"');
-    expect(message(() => parse({ peers: [peer, peer] }))).toBe('peers.json: peers[1].name "b" is also the name of peers[0]: peer names must be unique');
+    expect(message(() => parse({ peers: [], extra: 1 }))).toBe(
+      'peers.json: the file has an unknown setting "extra"; known: local, policy, peers',
+    );
+    expect(message(() => parse({ peers: [{ ...peer, bandwidthMBps: 0 }] }))).toBe(
+      'peers.json: peers[0].bandwidthMBps must be a positive number (MB/s), got 0',
+    );
+    expect(message(() => parse({ peers: [{ ...peer, kind: 'soap' }] }))).toBe(
+      'peers.json: peers[0].kind must be one of wsag-server, ws-agreement, got "soap"',
+    );
+    expect(message(() => parse({ peers: [{ ...peer, factoryUrl: 'ftp://x' }] }))).toBe(
+      'peers.json: peers[0].factoryUrl must be an http(s) URL, got "ftp://x"',
+    );
+    expect(message(() => parse({ peers: [peer, peer] }))).toBe(
+      'peers.json: peers[1].name "b" is also the name of peers[0]: peer names must be unique',
+    );
     expect(message(() => parse({ peers: [{ ...peer, profile: { ...profile, libraries: [{ name: 'x' }] } }] }))).toBe(
       'peers.json: peers[0].profile.libraries[0].version must be a non-empty string, got nothing',
     );
@@ -69,9 +102,15 @@ describe('the peers file (WSAG_PEERS_FILE)', () => {
     expect(message(() => parse({ peers: [{ ...peer, checkpointUrl: 'http://x/upload' }] }))).toBe(
       'peers.json: peers[0].checkpointUrl must contain {agreementId} (replaced by the peer\'s agreement id), got "http://x/upload"',
     );
-    expect(message(() => parse({ peers: [peer], policy: { scope: 'World' } }))).toBe('peers.json: policy.scope must be one of None, AdministrativeDomain, Grid, got "World"');
-    expect(message(() => parse({ peers: [peer], policy: { levels: ['Gold'] } }))).toBe('peers.json: policy.levels must be one of Background, Legacy, Standard, Enhanced, Full, got "Gold"');
-    expect(message(() => parse({ peers: [peer], policy: { excludePeers: ['c'] } }))).toBe('peers.json: policy.excludePeers names "c", which is not a peer in "peers"; known: b');
+    expect(message(() => parse({ peers: [peer], policy: { scope: 'World' } }))).toBe(
+      'peers.json: policy.scope must be one of None, AdministrativeDomain, Grid, got "World"',
+    );
+    expect(message(() => parse({ peers: [peer], policy: { levels: ['Gold'] } }))).toBe(
+      'peers.json: policy.levels must be one of Background, Legacy, Standard, Enhanced, Full, got "Gold"',
+    );
+    expect(message(() => parse({ peers: [peer], policy: { excludePeers: ['c'] } }))).toBe(
+      'peers.json: policy.excludePeers names "c", which is not a peer in "peers"; known: b',
+    );
   });
 
   it('a ws-agreement peer receives checkpoints only where checkpointUrl says', () => {
@@ -79,7 +118,13 @@ describe('the peers file (WSAG_PEERS_FILE)', () => {
     const { peers } = parse({
       peers: [
         { ...peer, name: 'plain', kind: 'ws-agreement', factoryUrl },
-        { ...peer, name: 'upload', kind: 'ws-agreement', factoryUrl, checkpointUrl: 'https://x.example.net/in/{agreementId}' },
+        {
+          ...peer,
+          name: 'upload',
+          kind: 'ws-agreement',
+          factoryUrl,
+          checkpointUrl: 'https://x.example.net/in/{agreementId}',
+        },
       ],
     });
     expect(peers.map(receivesCheckpoints)).toEqual([false, true]);

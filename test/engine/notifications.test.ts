@@ -23,8 +23,14 @@ function setup(send: (url: string, n: StateNotification) => Promise<void>) {
   const failures: Array<{ url: string; final: boolean }> = [];
   let n = 0;
   const notifications = new NotificationService({
-    agreements, subscriptions: new SubscriptionFile(file), ids: { next: () => `s${++n}` }, clock, send,
-    wait: async (ms) => void waits.push(ms), attempts: 3, backoffMs: 100,
+    agreements,
+    subscriptions: new SubscriptionFile(file),
+    ids: { next: () => `s${++n}` },
+    clock,
+    send,
+    wait: async (ms) => void waits.push(ms),
+    attempts: 3,
+    backoffMs: 100,
     onFailure: (s: Subscription, _error, final) => failures.push({ url: s.url, final }),
   });
   repository.onChange((change) => notifications.agreementChanged(change));
@@ -40,12 +46,20 @@ describe('NotificationService', () => {
     });
     await repository.insert(makeAgreement());
     await notifications.subscribe('agr-1', 'http://127.0.0.1:9/cb', owner);
-    const changed = await agreements.change('agr-1', (a) => ({ ...a, serviceTerms: [{ termName: 'job', state: 'Ready', subState: 'Processing' }] }), { actor: 'system', action: 'test' });
+    const changed = await agreements.change(
+      'agr-1',
+      (a) => ({ ...a, serviceTerms: [{ termName: 'job', state: 'Ready', subState: 'Processing' }] }),
+      { actor: 'system', action: 'test' },
+    );
     expect(changed.serviceTerms[0]?.state).toBe('Ready');
     await notifications.idle();
     expect(sent).toEqual(['http://127.0.0.1:9/cb', 'http://127.0.0.1:9/cb', 'http://127.0.0.1:9/cb']);
     expect(waits).toEqual([100, 200]);
-    expect(failures).toEqual([{ url: 'http://127.0.0.1:9/cb', final: false }, { url: 'http://127.0.0.1:9/cb', final: false }, { url: 'http://127.0.0.1:9/cb', final: true }]);
+    expect(failures).toEqual([
+      { url: 'http://127.0.0.1:9/cb', final: false },
+      { url: 'http://127.0.0.1:9/cb', final: false },
+      { url: 'http://127.0.0.1:9/cb', final: true },
+    ]);
   });
 
   it('sends nothing for a change that leaves the states as they were, and keeps subscriptions across a restart', async () => {
@@ -53,10 +67,15 @@ describe('NotificationService', () => {
     const { repository, agreements, notifications, file } = setup(async (_url, n) => void sent.push(n));
     await repository.insert(makeAgreement());
     await notifications.subscribe('agr-1', 'https://example.org/hook', owner);
-    await agreements.change('agr-1', (a) => ({ ...a, updatedAt: new Date('2030-01-01T09:01:00Z') }), { actor: 'system', action: 'node-failed' });
+    await agreements.change('agr-1', (a) => ({ ...a, updatedAt: new Date('2030-01-01T09:01:00Z') }), {
+      actor: 'system',
+      action: 'node-failed',
+    });
     await notifications.idle();
     expect(sent).toEqual([]);
-    expect(await new SubscriptionFile(file).list('agr-1')).toEqual([expect.objectContaining({ id: 's1', url: 'https://example.org/hook', subscriber: 'anonymous' })]);
+    expect(await new SubscriptionFile(file).list('agr-1')).toEqual([
+      expect.objectContaining({ id: 's1', url: 'https://example.org/hook', subscriber: 'anonymous' }),
+    ]);
     await agreements.terminate('agr-1', owner);
     await notifications.idle();
     expect(sent.map((n) => [n.state, n.serviceTerms[0]?.state])).toEqual([['Terminated', 'Completed']]);

@@ -17,7 +17,8 @@ import { projectRoot } from '../support/server.js';
 
 /** Seconds after T0 as a Date, and back. */
 export const at = (seconds: number) => new Date(T0 + seconds * 1000);
-export const secondsOf = (iso: string | Date | undefined) => (iso === undefined ? undefined : (new Date(iso).getTime() - T0) / 1000);
+export const secondsOf = (iso: string | Date | undefined) =>
+  iso === undefined ? undefined : (new Date(iso).getTime() - T0) / 1000;
 
 export interface SimulatedServer extends RunningServer {
   clock: SimulatedClock;
@@ -36,24 +37,41 @@ export interface SimulatedServer extends RunningServer {
  * node 120 s, no deinitialisation): `nodes` nodes n001, n002, ... of 16 GB with InfiniBand.
  * The local user is an operator. In memory, unless `sqlite`.
  */
-export async function simulatedServer(options: { nodes?: number; config?: Partial<ServerConfig>; parts?: Partial<ServerParts>; dataDir?: string; sqlite?: boolean; startAt?: Date } = {}): Promise<SimulatedServer> {
+export async function simulatedServer(
+  options: {
+    nodes?: number;
+    config?: Partial<ServerConfig>;
+    parts?: Partial<ServerParts>;
+    dataDir?: string;
+    sqlite?: boolean;
+    startAt?: Date;
+  } = {},
+): Promise<SimulatedServer> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-runtime-'));
   const clock = new SimulatedClock(options.startAt ?? new Date(T0));
   const rm = new SimulatedResourceManager(clock);
-  const config = loadConfig({}, {
-    port: 0,
-    dataDir,
-    templatesDir: path.join(projectRoot, 'templates'),
-    logLevel: 'silent',
-    admins: ['anonymous'],
-    executor: 'simulated',
-    // Callbacks in tests listen on loopback.
-    outboundAllow: ['loopback'],
-    cluster: { nodeGroups: [{ count: options.nodes ?? 8, idPrefix: 'n', memoryGB: 16, cpus: 16, interconnect: 'InfiniBand' }], timing: paper },
-    ...options.config,
-  });
+  const config = loadConfig(
+    {},
+    {
+      port: 0,
+      dataDir,
+      templatesDir: path.join(projectRoot, 'templates'),
+      logLevel: 'silent',
+      admins: ['anonymous'],
+      executor: 'simulated',
+      // Callbacks in tests listen on loopback.
+      outboundAllow: ['loopback'],
+      cluster: {
+        nodeGroups: [{ count: options.nodes ?? 8, idPrefix: 'n', memoryGB: 16, cpus: 16, interconnect: 'InfiniBand' }],
+        timing: paper,
+      },
+      ...options.config,
+    },
+  );
   const server = await startServer(config, {
-    ...(options.sqlite ? {} : { repository: new MemoryAgreementRepository(), negotiationRepository: new MemoryNegotiationRepository() }),
+    ...(options.sqlite
+      ? {}
+      : { repository: new MemoryAgreementRepository(), negotiationRepository: new MemoryNegotiationRepository() }),
     clock,
     resourceManager: rm,
     logger: pino({ level: 'silent' }),
@@ -83,10 +101,28 @@ export async function simulatedServer(options: { nodes?: number; config?: Partia
 }
 
 /** A deadline job from the shipped template: 4 nodes of 16 GB for an hour, one covered outage, by `deadline`. */
-export async function deadlineOffer(client: WsagClient, options: { level: GuaranteeLevel; deadline: Date; nodes?: number; runtimeSeconds?: number; penalty?: number; migration?: 'None' | 'AdministrativeDomain' | 'Grid'; name?: string; resumesFromCheckpointBytes?: number }): Promise<string> {
+export async function deadlineOffer(
+  client: WsagClient,
+  options: {
+    level: GuaranteeLevel;
+    deadline: Date;
+    nodes?: number;
+    runtimeSeconds?: number;
+    penalty?: number;
+    migration?: 'None' | 'AdministrativeDomain' | 'Grid';
+    name?: string;
+    resumesFromCheckpointBytes?: number;
+  },
+): Promise<string> {
   const served = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
   // A migrated job declares the checkpoint it resumes from, last in its service level.
-  const template = options.resumesFromCheckpointBytes === undefined ? served : served.replace('</sla:ServiceLevel>', `<sla:ResumesFromCheckpoint>${options.resumesFromCheckpointBytes}</sla:ResumesFromCheckpoint></sla:ServiceLevel>`);
+  const template =
+    options.resumesFromCheckpointBytes === undefined
+      ? served
+      : served.replace(
+          '</sla:ServiceLevel>',
+          `<sla:ResumesFromCheckpoint>${options.resumesFromCheckpointBytes}</sla:ResumesFromCheckpoint></sla:ServiceLevel>`,
+        );
   const deadline = options.deadline.toISOString().replace(/\.000Z$/, 'Z');
   return offerFromTemplate(template, [
     { location: 'NodeCount', value: String(options.nodes ?? 4) },
@@ -125,13 +161,19 @@ interface PlanBooking {
 }
 
 /** The plan as operators see it (GET /api/plan). */
-export async function planOf(server: RunningServer): Promise<{ bookings: PlanBooking[]; problematic: Array<{ id: string; reason: string }> }> {
+export async function planOf(
+  server: RunningServer,
+): Promise<{ bookings: PlanBooking[]; problematic: Array<{ id: string; reason: string }> }> {
   const response = await fetch(`${server.url}/api/plan`);
   return (await response.json()) as { bookings: PlanBooking[]; problematic: Array<{ id: string; reason: string }> };
 }
 
 export async function postJson<T>(url: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
 }

@@ -11,10 +11,22 @@ import { runFuzz } from './harness.js';
  * its own process (SQLite in a temporary directory, 64 nodes) and watches it for exits.
  * Prints the figures docs/security.md records; exits 1 when any rule was broken.
  */
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '10000' }, seed: { type: 'string' }, url: { type: 'string' }, out: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '10000' },
+    seed: { type: 'string' },
+    url: { type: 'string' },
+    out: { type: 'string' },
+  },
+});
 const runs = Number(values.runs);
 const seed = values.seed === undefined ? Date.now() % 1_000_000 : Number(values.seed);
-const server = values.url ? undefined : await startServerProcess(fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-fuzz-')), { WSAG_CLUSTER_NODES: '64', WSAG_ADMINS: 'anonymous' });
+const server = values.url
+  ? undefined
+  : await startServerProcess(fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-fuzz-')), {
+      WSAG_CLUSTER_NODES: '64',
+      WSAG_ADMINS: 'anonymous',
+    });
 let exits = 0;
 server?.child.once('exit', () => exits++);
 // Interrupted: the server process goes too.

@@ -26,16 +26,20 @@ afterAll(() => {
 });
 
 describe(`${runs} mutated requests against a running server`, () => {
-  it('answer every one with a named fault or a success, and leave the server healthy and admitting', async () => {
-    const report = await runFuzz({ url: server.url, runs, seed: Number(process.env.WSAG_FUZZ_SEED ?? 23) });
-    expect(exited).toBeUndefined();
-    expect(report.breaches).toEqual([]);
-    expect(report.cases).toBeGreaterThanOrEqual(runs);
-    // /healthz within a second throughout, beyond what a trivial server in a process of its own takes at
-    // the same moment: a machine starved of CPU by other work (a run beside other test suites took
-    // 1,093 ms) is not the server stalling.
-    expect(report.slowestHealthMs).toBeLessThan(1000);
-    expect(report.healthWhileRunning.maxBeyondReferenceMs).toBeLessThan(1000);
-    expect(report.faults.InternalError).toBeUndefined();
-  }, 30 * 60_000);
+  it(
+    'answer every one with a named fault or a success, and leave the server healthy and admitting',
+    async () => {
+      const report = await runFuzz({ url: server.url, runs, seed: Number(process.env.WSAG_FUZZ_SEED ?? 23) });
+      expect(exited).toBeUndefined();
+      expect(report.breaches).toEqual([]);
+      expect(report.cases).toBeGreaterThanOrEqual(runs);
+      // /healthz within a second throughout, beyond what a trivial server in a process of its own takes at
+      // the same moment: a machine starved of CPU by other work (a run beside other test suites took
+      // 1,093 ms) is not the server stalling.
+      expect(report.slowestHealthMs).toBeLessThan(1000);
+      expect(report.healthWhileRunning.maxBeyondReferenceMs).toBeLessThan(1000);
+      expect(report.faults.InternalError).toBeUndefined();
+    },
+    30 * 60_000,
+  );
 });

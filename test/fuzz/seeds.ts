@@ -31,8 +31,16 @@ export async function recordSeeds(url: string): Promise<{ seeds: FuzzRequest[]; 
   const recorder: typeof fetch = async (input, init) => {
     const target = new URL(String(input));
     const headers = Object.fromEntries(new Headers(init?.headers).entries());
-    const body = init?.body === undefined || init.body === null ? undefined : Buffer.from(typeof init.body === 'string' ? init.body : new Uint8Array(init.body as ArrayBuffer));
-    seeds.push({ method: init?.method ?? 'GET', path: target.pathname + target.search, headers, ...(body ? { body } : {}) });
+    const body =
+      init?.body === undefined || init.body === null
+        ? undefined
+        : Buffer.from(typeof init.body === 'string' ? init.body : new Uint8Array(init.body as ArrayBuffer));
+    seeds.push({
+      method: init?.method ?? 'GET',
+      path: target.pathname + target.search,
+      headers,
+      ...(body ? { body } : {}),
+    });
     return fetch(input, init);
   };
   const client = new WsagClient(url, recorder);
@@ -43,7 +51,9 @@ export async function recordSeeds(url: string): Promise<{ seeds: FuzzRequest[]; 
       // A refusal is still a seed: the request was recorded before it was answered.
     }
   };
-  const templates = Object.fromEntries((await client.templates()).map((t) => [/<wsag:Name>([^<]+)</.exec(t)?.[1] as string, t]));
+  const templates = Object.fromEntries(
+    (await client.templates()).map((t) => [/<wsag:Name>([^<]+)</.exec(t)?.[1] as string, t]),
+  );
   const template = (name: string) => templates[name] as string;
   const deadline = offerFromTemplate(template('deadline-job'));
   const reservation = offerFromTemplate(template('advance-reservation'), [{ location: 'NodeCount', value: '2' }]);
@@ -55,10 +65,22 @@ export async function recordSeeds(url: string): Promise<{ seeds: FuzzRequest[]; 
   const pending = await client.createPendingAgreement(deadline);
   await quietly(() => client.decide(pending.agreementId, 'Accept'));
   const { negotiationId } = await client.initiateNegotiation();
-  await quietly(() => client.negotiate(negotiationId, [negotiationOffer(deadline, { counterOfferTo: 'deadline-job-v1', state: 'Advisory' })]));
-  await quietly(() => client.negotiate(negotiationId, [negotiationOffer(reservation, { counterOfferTo: 'advance-reservation-v1', state: 'Solicited' })]));
+  await quietly(() =>
+    client.negotiate(negotiationId, [
+      negotiationOffer(deadline, { counterOfferTo: 'deadline-job-v1', state: 'Advisory' }),
+    ]),
+  );
+  await quietly(() =>
+    client.negotiate(negotiationId, [
+      negotiationOffer(reservation, { counterOfferTo: 'advance-reservation-v1', state: 'Solicited' }),
+    ]),
+  );
   await quietly(() => client.negotiationProperty(negotiationId, 'NegotiationOffer'));
-  await quietly(() => client.advertise(negotiationId, [negotiationOffer(deadline, { counterOfferTo: 'deadline-job-v1', state: 'Advisory' })]));
+  await quietly(() =>
+    client.advertise(negotiationId, [
+      negotiationOffer(deadline, { counterOfferTo: 'deadline-job-v1', state: 'Advisory' }),
+    ]),
+  );
   await quietly(() => client.negotiations());
   await quietly(() => client.negotiation(negotiationId));
   await quietly(() => client.terminateNegotiation(negotiationId));
@@ -69,8 +91,18 @@ export async function recordSeeds(url: string): Promise<{ seeds: FuzzRequest[]; 
   await quietly(() => client.terminate(pending.agreementId));
   seeds.push(
     { method: 'GET', path: `/api/agreements/${agreementId}/report`, headers: {} },
-    { method: 'POST', path: `/api/agreements/${agreementId}/subscriptions`, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"url":"http://127.0.0.1:9/hook"}') },
-    { method: 'PUT', path: `/api/agreements/${agreementId}/countersignature`, headers: { 'content-type': 'application/xml' }, body: Buffer.from('<x/>') },
+    {
+      method: 'POST',
+      path: `/api/agreements/${agreementId}/subscriptions`,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from('{"url":"http://127.0.0.1:9/hook"}'),
+    },
+    {
+      method: 'PUT',
+      path: `/api/agreements/${agreementId}/countersignature`,
+      headers: { 'content-type': 'application/xml' },
+      body: Buffer.from('<x/>'),
+    },
     { method: 'GET', path: '/wsag/AgreementFactory?wsdl', headers: {} },
     { method: 'GET', path: '/schemas/sla-terms.xsd', headers: {} },
     { method: 'GET', path: '/healthz', headers: {} },

@@ -21,7 +21,11 @@ export function pythonModuleProblem(module: string): string | undefined {
     execFileSync(python, ['-c', `import ${module}`], { stdio: 'pipe', timeout: 30_000 });
     return undefined;
   } catch (error) {
-    const stderr = String((error as { stderr?: Buffer }).stderr ?? '').trim().split('\n').pop() ?? '';
+    const stderr =
+      String((error as { stderr?: Buffer }).stderr ?? '')
+        .trim()
+        .split('\n')
+        .pop() ?? '';
     const debian = module === 'zeep' ? ' (Debian: apt-get install python3-zeep)' : '';
     return `${python} cannot import ${module}${debian}: ${stderr || (error as Error).message}`;
   }
@@ -48,13 +52,22 @@ export interface PythonRun {
 /** Runs /usr/bin/python3 with `args`; resolves with the exit code and output (a non-zero exit is not an error here). */
 export function runPython(args: string[], timeoutMs = 60_000): Promise<PythonRun> {
   return new Promise((resolve, reject) => {
-    execFile(python, args, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== 'number') {
-        reject(new Error(`${python} ${args.join(' ')} did not finish: ${error.message}${error.killed ? ` (killed after ${timeoutMs} ms)` : ''}\n${stderr}`));
-        return;
-      }
-      resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
-    });
+    execFile(
+      python,
+      args,
+      { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') {
+          reject(
+            new Error(
+              `${python} ${args.join(' ')} did not finish: ${error.message}${error.killed ? ` (killed after ${timeoutMs} ms)` : ''}\n${stderr}`,
+            ),
+          );
+          return;
+        }
+        resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
+      },
+    );
   });
 }
 

@@ -31,7 +31,10 @@ describe.runIf(available)('an exported agreement verifies with xmlsec1 and the C
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-signed-'));
     await createDemoPki({ dir: path.join(dataDir, 'pki') });
-    server = await startServer(loadConfig({}, { port: 0, dataDir, templatesDir: path.join(projectRoot, 'templates'), logLevel: 'silent' }), { logger: pino({ level: 'silent' }) });
+    server = await startServer(
+      loadConfig({}, { port: 0, dataDir, templatesDir: path.join(projectRoot, 'templates'), logLevel: 'silent' }),
+      { logger: pino({ level: 'silent' }) },
+    );
     const alice = loadCredential(path.join(dataDir, 'pki', 'alice.pem'), path.join(dataDir, 'pki', 'alice.key'));
     const client = new WsagClient(server.url, fetch, { key: alice.privateKey, chain: [alice.certificate] });
     const [template] = await client.templates();
@@ -41,7 +44,20 @@ describe.runIf(available)('an exported agreement verifies with xmlsec1 and the C
 
   const xmlsec1Accepts = (file: string): boolean => {
     try {
-      execFileSync('xmlsec1', ['--verify', '--trusted-pem', path.join(dataDir, 'pki', 'ca.pem'), '--enabled-reference-uris', 'empty', '--node-xpath', providerSignature, file], { stdio: 'pipe' });
+      execFileSync(
+        'xmlsec1',
+        [
+          '--verify',
+          '--trusted-pem',
+          path.join(dataDir, 'pki', 'ca.pem'),
+          '--enabled-reference-uris',
+          'empty',
+          '--node-xpath',
+          providerSignature,
+          file,
+        ],
+        { stdio: 'pipe' },
+      );
       return true;
     } catch {
       return false;

@@ -27,22 +27,38 @@ describe.runIf(available)('usage records', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-usage-'));
     await createDemoPki({ dir: path.join(dir, 'pki'), keyType: 'rsa' }); // RSA here, ECDSA (the default) in signed-agreement.test.ts
     server = await simulatedServer({ nodes: 8, sqlite: true, dataDir: dir });
-    await wsag(['account', 'create', 'astro', '--owner', 'anonymous', '--kind', 'vo', '--vo', 'astro'], { url: server.url });
+    await wsag(['account', 'create', 'astro', '--owner', 'anonymous', '--kind', 'vo', '--vo', 'astro'], {
+      url: server.url,
+    });
     await wsag(['account', 'allocate', 'astro', '1000'], { url: server.url });
-    const charged = withChargeAccount(await deadlineOffer(server.client, { level: 'Standard', nodes: 2, deadline: at(20_000), name: 'pulsar-search' }), { account: 'astro', virtualOrganisation: 'astro' });
+    const charged = withChargeAccount(
+      await deadlineOffer(server.client, { level: 'Standard', nodes: 2, deadline: at(20_000), name: 'pulsar-search' }),
+      { account: 'astro', virtualOrganisation: 'astro' },
+    );
     ids.push((await server.client.createAgreement(charged)).agreementId);
-    ids.push((await server.client.createAgreement(await deadlineOffer(server.client, { level: 'Legacy', nodes: 1, deadline: at(20_000) }))).agreementId);
+    ids.push(
+      (
+        await server.client.createAgreement(
+          await deadlineOffer(server.client, { level: 'Legacy', nodes: 1, deadline: at(20_000) }),
+        )
+      ).agreementId,
+    );
     await server.advanceTo(60);
     await server.client.terminate(ids[1] as string);
     await server.runUntilIdle();
   }, 60_000);
   afterAll(async () => server?.close());
 
-  const xmllint = (file: string) => execFileSync('xmllint', ['--nonet', '--noout', '--schema', schema, file], { stdio: 'pipe' });
-  const record = async (id: string, signed = false) => (await fetch(`${server.url}/api/usage/${id}${signed ? '?signed=1' : ''}`)).text();
+  const xmllint = (file: string) =>
+    execFileSync('xmllint', ['--nonet', '--noout', '--schema', schema, file], { stdio: 'pipe' });
+  const record = async (id: string, signed = false) =>
+    (await fetch(`${server.url}/api/usage/${id}${signed ? '?signed=1' : ''}`)).text();
 
   it('one record per ended agreement, valid GFD.98, saying who used what and what it cost', async () => {
-    const listed = (await (await fetch(`${server.url}/api/usage`)).json()) as Array<{ agreementId: string; signed: boolean }>;
+    const listed = (await (await fetch(`${server.url}/api/usage`)).json()) as Array<{
+      agreementId: string;
+      signed: boolean;
+    }>;
     expect(listed.map((r) => r.agreementId).sort()).toEqual([...ids].sort());
     expect(listed.every((r) => r.signed)).toBe(true);
     const completed = await record(ids[0] as string);
@@ -74,7 +90,12 @@ describe.runIf(available)('usage records', () => {
     const signed = await record(ids[0] as string, true);
     const file = path.join(dir, 'signed.xml');
     fs.writeFileSync(file, signed);
-    const verify = (f: string) => execFileSync('xmlsec1', ['--verify', '--trusted-pem', path.join(dir, 'pki', 'ca.pem'), '--enabled-reference-uris', 'empty', f], { stdio: 'pipe' });
+    const verify = (f: string) =>
+      execFileSync(
+        'xmlsec1',
+        ['--verify', '--trusted-pem', path.join(dir, 'pki', 'ca.pem'), '--enabled-reference-uris', 'empty', f],
+        { stdio: 'pipe' },
+      );
     expect(() => verify(file)).not.toThrow();
     const changed = path.join(dir, 'changed.xml');
     fs.writeFileSync(changed, signed.replace('<ur:Status>completed</ur:Status>', '<ur:Status>completeD</ur:Status>'));

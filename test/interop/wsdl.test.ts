@@ -51,7 +51,13 @@ interface PortSpec {
 }
 
 /** The dispatch metadata of an operation: what the server and the WSDL must agree on. */
-const metadata = (o: OperationSpec): OperationSpec => ({ name: o.name, namespace: o.namespace, element: o.element, action: o.action, responseAction: o.responseAction });
+const metadata = (o: OperationSpec): OperationSpec => ({
+  name: o.name,
+  namespace: o.namespace,
+  element: o.element,
+  action: o.action,
+  responseAction: o.responseAction,
+});
 
 // Only the ports' metadata (paths, element names, actions) is read; no handler runs.
 // When src/soap builds the negotiation ports in another function, add its ports here.
@@ -89,7 +95,14 @@ const negotiationSpecs: PortSpec[] = [
     wsdlFile: 'NegotiationFactory.wsdl',
     targetNamespace: ns.wsagNeg,
     resourceProperties: undefined,
-    operations: [negotiationOperation('NegotiationFactory', 'InitiateNegotiation', 'InitiateNegotiationInput', 'InitiateNegotiationOutput')],
+    operations: [
+      negotiationOperation(
+        'NegotiationFactory',
+        'InitiateNegotiation',
+        'InitiateNegotiationInput',
+        'InitiateNegotiationOutput',
+      ),
+    ],
   },
   {
     name: 'Negotiation',
@@ -121,7 +134,10 @@ const specs: PortSpec[] = [
 ];
 
 /** Every WSDL in wsdl/: the checks below iterate these files, not a list of their own. */
-const wsdlFiles = fs.readdirSync(wsdlDir).filter((f) => f.endsWith('.wsdl')).sort();
+const wsdlFiles = fs
+  .readdirSync(wsdlDir)
+  .filter((f) => f.endsWith('.wsdl'))
+  .sort();
 const specOf = (file: string): PortSpec | undefined => specs.find((s) => s.wsdlFile === file);
 const portName = (file: string) => file.replace(/\.wsdl$/, '');
 
@@ -149,7 +165,14 @@ interface WsdlSummary {
   portTypes: string[];
   resourceProperties: string | undefined;
   operations: WsdlOperation[];
-  bindings: { name: string; version: '1.1' | '1.2'; portType: string; style: string; soapActions: Record<string, string>; literal: boolean }[];
+  bindings: {
+    name: string;
+    version: '1.1' | '1.2';
+    portType: string;
+    style: string;
+    soapActions: Record<string, string>;
+    literal: boolean;
+  }[];
   services: string[];
   ports: { name: string; binding: string; version: '1.1' | '1.2' | 'none'; address: string }[];
   imports: { namespace: string; schemaLocation: string }[];
@@ -165,18 +188,21 @@ function qname(element: XmlElement, value: string): string {
 
 const attr = (element: XmlElement, name: string, namespace = '') =>
   element.attrs.find((a) => a.name === name && (a.namespaceUri ?? '') === namespace)?.value ?? '';
-const elements = (context: XmlDocument | XmlElement, xpath: string) => context.find(xpath, wsdlNs).filter((n): n is XmlElement => n instanceof XmlElement);
+const elements = (context: XmlDocument | XmlElement, xpath: string) =>
+  context.find(xpath, wsdlNs).filter((n): n is XmlElement => n instanceof XmlElement);
 
 function summarize(text: string, label: string): WsdlSummary {
   return withXml(text, label, (doc) => {
     const root = doc.root;
-    if (root.namespaceUri !== wsdlNs.wsdl || root.name !== 'definitions') throw new Error(`${label}: root is {${root.namespaceUri}}${root.name}`);
+    if (root.namespaceUri !== wsdlNs.wsdl || root.name !== 'definitions')
+      throw new Error(`${label}: root is {${root.namespaceUri}}${root.name}`);
     const tns = attr(root, 'targetNamespace');
     const messageElement = (ref: string, owner: XmlElement) => {
       const name = qname(owner, ref);
       const local = name.slice(name.indexOf('}') + 1);
       const part = elements(doc, `/wsdl:definitions/wsdl:message[@name='${local}']/wsdl:part`);
-      if (name !== `{${tns}}${local}` || part.length !== 1) throw new Error(`${label}: message ${ref} is not one part in the target namespace`);
+      if (name !== `{${tns}}${local}` || part.length !== 1)
+        throw new Error(`${label}: message ${ref} is not one part in the target namespace`);
       return qname(part[0] as XmlElement, attr(part[0] as XmlElement, 'element'));
     };
     const portTypes = elements(doc, '/wsdl:definitions/wsdl:portType');
@@ -204,7 +230,9 @@ function summarize(text: string, label: string): WsdlSummary {
         version: (soap12 ? '1.2' : '1.1') as '1.1' | '1.2',
         portType: qname(b, attr(b, 'type')),
         style: attr((soap12 ?? soap11) as XmlElement, 'style'),
-        soapActions: Object.fromEntries(ops.map((o) => [attr(o, 'name'), attr(elements(o, `${prefix}:operation`)[0] as XmlElement, 'soapAction')])),
+        soapActions: Object.fromEntries(
+          ops.map((o) => [attr(o, 'name'), attr(elements(o, `${prefix}:operation`)[0] as XmlElement, 'soapAction')]),
+        ),
         // input body, output body and the BaseFault fault: all literal
         literal: ops.every((o) => {
           const uses = elements(o, `*/${prefix}:body | */${prefix}:fault`).map((e) => attr(e, 'use'));
@@ -231,7 +259,10 @@ function summarize(text: string, label: string): WsdlSummary {
       bindings,
       services: elements(doc, '/wsdl:definitions/wsdl:service').map((s) => attr(s, 'name')),
       ports: servicePorts,
-      imports: elements(doc, '/wsdl:definitions/wsdl:types/xsd:schema/xsd:import').map((i) => ({ namespace: attr(i, 'namespace'), schemaLocation: attr(i, 'schemaLocation') })),
+      imports: elements(doc, '/wsdl:definitions/wsdl:types/xsd:schema/xsd:import').map((i) => ({
+        namespace: attr(i, 'namespace'),
+        schemaLocation: attr(i, 'schemaLocation'),
+      })),
     };
   });
 }
@@ -247,7 +278,9 @@ function compileTypes(file: string): XsdValidator {
   registerSchemaFiles();
   const schema = /<xsd:schema\b[\s\S]*?<\/xsd:schema>/.exec(onDisk(file))?.[0];
   if (!schema) throw new Error(`${file} has no wsdl:types/xsd:schema`);
-  const standalone = schema.includes('xmlns:xsd=') ? schema : schema.replace('<xsd:schema', `<xsd:schema xmlns:xsd="${ns.xs}"`);
+  const standalone = schema.includes('xmlns:xsd=')
+    ? schema
+    : schema.replace('<xsd:schema', `<xsd:schema xmlns:xsd="${ns.xs}"`);
   const doc = parseXml(standalone, `${file} wsdl:types`, path.join(wsdlDir, file));
   try {
     return XsdValidator.fromDoc(doc);
@@ -337,7 +370,9 @@ describe('wsdl/ on disk (file-level: no server needed)', () => {
         expect(binding.style).toBe('document');
         expect(binding.literal).toBe(true);
         expect(binding.soapActions, `${binding.name} (SOAP ${binding.version})`).toEqual(expected);
-        expect(summary.ports.filter((p) => p.binding === binding.name).map((p) => p.version)).toEqual([binding.version]);
+        expect(summary.ports.filter((p) => p.binding === binding.name).map((p) => p.version)).toEqual([
+          binding.version,
+        ]);
       }
     });
 
@@ -365,7 +400,8 @@ describe('wsdl/ on disk (file-level: no server needed)', () => {
         const summary = wsdl();
         const named = new Set(summary.operations.flatMap((o) => [o.input, o.output, ...o.faults]));
         if (summary.resourceProperties) named.add(summary.resourceProperties);
-        for (const element of named) expect(declaresGlobalElement(validator, element), `${element} declared`).toBe(true);
+        for (const element of named)
+          expect(declaresGlobalElement(validator, element), `${element} declared`).toBe(true);
         // The check itself can fail: an element no schema declares is reported as undeclared.
         expect(declaresGlobalElement(validator, `{${summary.targetNamespace}}NoSuchElement`)).toBe(false);
       } finally {
@@ -392,8 +428,14 @@ afterAll(async () => server?.close());
 async function dispatch(spec: PortSpec, op: OperationSpec, version: '1.1' | '1.2', action: string) {
   const body = `<p:${op.element} xmlns:p="${op.namespace}"/>`;
   const headers: Record<string, string> =
-    version === '1.1' ? { 'content-type': 'text/xml; charset=utf-8', soapaction: `"${action}"` } : { 'content-type': `application/soap+xml; charset=utf-8; action="${action}"` };
-  const response = await fetch(`${server.url}${spec.path}`, { method: 'POST', headers, body: version === '1.1' ? soap11(body) : soap12(body) });
+    version === '1.1'
+      ? { 'content-type': 'text/xml; charset=utf-8', soapaction: `"${action}"` }
+      : { 'content-type': `application/soap+xml; charset=utf-8; action="${action}"` };
+  const response = await fetch(`${server.url}${spec.path}`, {
+    method: 'POST',
+    headers,
+    body: version === '1.1' ? soap11(body) : soap12(body),
+  });
   const text = await response.text();
   return { status: response.status, envelope: /<(\w+:)?Envelope\b/.test(text), code: faultOf(text).code };
 }
@@ -408,7 +450,10 @@ describe('[served] the running server serves each WSDL in wsdl/ and dispatches w
 
     it(`[served] GET <path>?wsdl answers wsdl/${file} with the addresses rewritten to the server URL`, () => {
       const { status, text } = served[file] ?? { status: 0, text: '' };
-      expect(status, `GET ${spec().path}?wsdl must serve wsdl/${file} (src/soap must dispatch the ${name} port at ${spec().path})`).toBe(200);
+      expect(
+        status,
+        `GET ${spec().path}?wsdl must serve wsdl/${file} (src/soap must dispatch the ${name} port at ${spec().path})`,
+      ).toBe(200);
       expect(text).not.toContain(addressPlaceholder);
       expect(onDisk(file).split(addressPlaceholder).join(server.url)).toBe(text);
       const summary = summarize(text, `${name}.wsdl (served)`);
@@ -505,17 +550,28 @@ function expectZeepView(view: ZeepView | undefined, spec: PortSpec, location: st
     [`${spec.name}Soap11Port`]: { binding: `{${spec.targetNamespace}}${spec.name}Soap11Binding`, address },
     [`${spec.name}Soap12Port`]: { binding: `{${spec.targetNamespace}}${spec.name}Soap12Binding`, address },
   });
-  expect(Object.values(view.bindings).map((b) => b.kind).sort()).toEqual(['Soap11Binding', 'Soap12Binding']);
+  expect(
+    Object.values(view.bindings)
+      .map((b) => b.kind)
+      .sort(),
+  ).toEqual(['Soap11Binding', 'Soap12Binding']);
   for (const binding of Object.values(view.bindings)) {
     const expected = Object.fromEntries(
-      spec.operations.map((o) => [o.name, { soapAction: o.action, wsaAction: o.action, input: `{${o.namespace}}${o.element}`, faults: ['BaseFault'] }]),
+      spec.operations.map((o) => [
+        o.name,
+        { soapAction: o.action, wsaAction: o.action, input: `{${o.namespace}}${o.element}`, faults: ['BaseFault'] },
+      ]),
     );
     const seen = Object.fromEntries(
-      Object.entries(binding.operations).map(([name, o]) => [name, { soapAction: o.soapAction, wsaAction: o.wsaAction, input: o.input, faults: o.faults }]),
+      Object.entries(binding.operations).map(([name, o]) => [
+        name,
+        { soapAction: o.soapAction, wsaAction: o.wsaAction, input: o.input, faults: o.faults },
+      ]),
     );
     expect(seen, `${location} ${binding.kind}`).toEqual(expected);
     for (const op of spec.operations) {
-      if (op.output) expect(binding.operations[op.name]?.output, `${location} ${binding.kind} ${op.name} output`).toBe(op.output);
+      if (op.output)
+        expect(binding.operations[op.name]?.output, `${location} ${binding.kind} ${op.name} output`).toBe(op.output);
     }
   }
 }
@@ -537,14 +593,24 @@ describe.runIf(zeepAvailable)('zeep loads each WSDL in wsdl/', () => {
   const servedLocation = (spec: PortSpec) => `${server.url}${spec.path}?wsdl`;
 
   describe.each(wsdlFiles.map((f) => [portName(f), f] as const))('%s', (_name, file) => {
-    it('from disk, offline (file-level), with both bindings, the spec actions and Body elements', { timeout: 90_000 }, async () => {
+    it('from disk, offline (file-level), with both bindings, the spec actions and Body elements', {
+      timeout: 90_000,
+    }, async () => {
       fromDisk ??= zeepViews(wsdlFiles.map(diskLocation), true);
       const spec = specOf(file);
       expect(spec, `spec of ${file}`).toBeDefined();
-      if (spec) expectZeepView((await fromDisk)[diskLocation(file)], spec, diskLocation(file), `${addressPlaceholder}${spec.path}`);
+      if (spec)
+        expectZeepView(
+          (await fromDisk)[diskLocation(file)],
+          spec,
+          diskLocation(file),
+          `${addressPlaceholder}${spec.path}`,
+        );
     });
 
-    it('[served] from the server, seeing the same with the server address (NegotiationFactory, Negotiation: wait for src/soap)', { timeout: 90_000 }, async () => {
+    it('[served] from the server, seeing the same with the server address (NegotiationFactory, Negotiation: wait for src/soap)', {
+      timeout: 90_000,
+    }, async () => {
       fromServer ??= zeepViews(specs.map(servedLocation), false);
       const spec = specOf(file) as PortSpec;
       expectZeepView((await fromServer)[servedLocation(spec)], spec, servedLocation(spec), `${server.url}${spec.path}`);

@@ -26,11 +26,17 @@ describe.runIf(available)('a zeep client, from the WSDLs alone, runs an agreemen
   });
   afterAll(async () => server?.close());
 
-  it('templates -> CreateAgreement -> Terms -> Observed -> Terminate -> Terminated, over SOAP 1.1 and 1.2', { timeout: 90_000 }, async () => {
+  it('templates -> CreateAgreement -> Terms -> Observed -> Terminate -> Terminated, over SOAP 1.1 and 1.2', {
+    timeout: 90_000,
+  }, async () => {
     const run = await runPython([script, server.url], 60_000);
     const result = lastJsonLine(run);
     // On failure, show what zeep saw (the JSON names each mismatch) and its traceback.
-    expect({ code: run.code, error: result.error, mismatches: result.mismatches }, run.stderr).toEqual({ code: 0, error: undefined, mismatches: [] });
+    expect({ code: run.code, error: result.error, mismatches: result.mismatches }, run.stderr).toEqual({
+      code: 0,
+      error: undefined,
+      mismatches: [],
+    });
     expect(result).toMatchObject({
       ok: true,
       templates: expect.arrayContaining(['deadline-job']),

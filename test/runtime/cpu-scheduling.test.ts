@@ -21,7 +21,7 @@ afterAll(() => {
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the server threads\' CPU scheduling (WSAG_CPU_SCHEDULING)', () => {
+describe("the server threads' CPU scheduling (WSAG_CPU_SCHEDULING)", () => {
   it('leaves the policy alone when asked, or off Linux, and says why', () => {
     expect(scheduleProcess('normal')).toEqual({ policy: 'normal', why: 'WSAG_CPU_SCHEDULING is normal' });
     const elsewhere = scheduleProcess('batch', process.pid, 'darwin');
@@ -31,7 +31,9 @@ describe('the server threads\' CPU scheduling (WSAG_CPU_SCHEDULING)', () => {
 
   it('puts every thread of a process under SCHED_BATCH with chrt, and names the failure for a process that is gone', async () => {
     // Node's threads (V8's, libuv's) are running once it has printed.
-    const child = spawn(process.execPath, ['-e', 'console.log("ready"); setTimeout(() => {}, 30_000)'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, ['-e', 'console.log("ready"); setTimeout(() => {}, 30_000)'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     try {
       await new Promise((resolve) => child.stdout.once('data', resolve));
       const pid = child.pid as number;
@@ -52,17 +54,21 @@ describe('the server threads\' CPU scheduling (WSAG_CPU_SCHEDULING)', () => {
   it.each([
     ['normal (the default)', {}, SCHED_OTHER],
     ['batch', { WSAG_CPU_SCHEDULING: 'batch' }, SCHED_BATCH],
-  ] as const)('npm start runs every thread, the document threads included, with policy %s', async (_name, env, expected) => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-sched-'));
-    dirs.push(dir);
-    const { child } = await startServerProcess(dir, { ...env, WSAG_DOCUMENT_THREADS: '1' });
-    try {
-      const policies = threadPolicies(child.pid as number);
-      expect(policies.length).toBeGreaterThan(5);
-      expect(new Set(policies)).toEqual(new Set([expected]));
-    } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
-    }
-  }, 60_000);
+  ] as const)(
+    'npm start runs every thread, the document threads included, with policy %s',
+    async (_name, env, expected) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-sched-'));
+      dirs.push(dir);
+      const { child } = await startServerProcess(dir, { ...env, WSAG_DOCUMENT_THREADS: '1' });
+      try {
+        const policies = threadPolicies(child.pid as number);
+        expect(policies.length).toBeGreaterThan(5);
+        expect(new Set(policies)).toEqual(new Set([expected]));
+      } finally {
+        child.kill('SIGTERM');
+        await new Promise((resolve) => child.once('exit', resolve));
+      }
+    },
+    60_000,
+  );
 });

@@ -94,7 +94,9 @@ describe('LocalProcessResourceManager', () => {
     expect(await seen.next('finished')).toEqual({ type: 'finished', jobId: 'job-1' });
     const lines = (await readFile(log, 'utf8')).split('\n');
     // The second run began where the checkpoint left off.
-    expect(lines.filter((l) => l.includes(' start '))[1]).toContain(`start progress=${progress.toFixed(4)} resumed-from=${path}`);
+    expect(lines.filter((l) => l.includes(' start '))[1]).toContain(
+      `start progress=${progress.toFixed(4)} resumed-from=${path}`,
+    );
     expect(seen.seen.filter((e) => e.type === 'failed')).toEqual([]);
 
     await manager.cleanup('job-1', true);
@@ -102,7 +104,10 @@ describe('LocalProcessResourceManager', () => {
   });
 
   it('reports a job that exits with an error as failed, with its last words', async () => {
-    manager = new LocalProcessResourceManager({ directory: dir, command: { executable: process.execPath, args: ['-e', "console.error('input missing'); process.exit(3)"] } });
+    manager = new LocalProcessResourceManager({
+      directory: dir,
+      command: { executable: process.execPath, args: ['-e', "console.error('input missing'); process.exit(3)"] },
+    });
     const seen = events(manager);
     await manager.start(launch);
     expect(await seen.next('failed')).toEqual({ type: 'failed', jobId: 'job-1', reason: 'exit code 3: input missing' });
@@ -113,7 +118,10 @@ describe('LocalProcessResourceManager', () => {
       directory: dir,
       killGraceMs: 100,
       checkpointTimeoutMs: 100,
-      command: { executable: process.execPath, args: ['-e', "process.on('SIGTERM', () => {}); console.log('ready'); setInterval(() => {}, 1000)"] },
+      command: {
+        executable: process.execPath,
+        args: ['-e', "process.on('SIGTERM', () => {}); console.log('ready'); setInterval(() => {}, 1000)"],
+      },
     });
     const seen = events(manager);
     await manager.start(launch);
@@ -126,7 +134,10 @@ describe('LocalProcessResourceManager', () => {
   });
 
   it('says so when the command cannot be started', async () => {
-    manager = new LocalProcessResourceManager({ directory: dir, command: { executable: join(dir, 'no-such-program') } });
+    manager = new LocalProcessResourceManager({
+      directory: dir,
+      command: { executable: join(dir, 'no-such-program') },
+    });
     await expect(manager.start(launch)).rejects.toThrow(/cannot start job job-1 .*no-such-program.*ENOENT/);
     await expect(manager.checkpoint('job-1')).rejects.toThrow(/job job-1 is not running/);
   });
@@ -134,18 +145,32 @@ describe('LocalProcessResourceManager', () => {
   it('refuses a job id that could escape its directory', () => {
     manager = new LocalProcessResourceManager({ directory: dir });
     expect(() => manager?.jobDirectory('../etc')).toThrow(/cannot name a directory/);
-    expect(() => new LocalProcessResourceManager({ directory: dir, cpuTimeScale: 0 })).toThrow(/cpuTimeScale must be greater than 0/);
+    expect(() => new LocalProcessResourceManager({ directory: dir, cpuTimeScale: 0 })).toThrow(
+      /cpuTimeScale must be greater than 0/,
+    );
   });
 
   it('runs a planned job end to end on the real clock: starts, checkpoints to files, completes', async () => {
     // A site measured in tens of milliseconds so the whole plan takes well under a second of real time.
     const pm = new PlanningManager(
       cluster(4, {
-        timing: { nodeInitSeconds: 0.05, storageMountSeconds: 0, storageInitSecondsPerGB: 0, storageRollbackSecondsPerGB: 0, deinitSeconds: 0, slowdownFactor: 1, checkpointSecondsPerNodeGB: 0.003125, snapshotSecondsPerGB: 0 },
+        timing: {
+          nodeInitSeconds: 0.05,
+          storageMountSeconds: 0,
+          storageInitSecondsPerGB: 0,
+          storageRollbackSecondsPerGB: 0,
+          deinitSeconds: 0,
+          slowdownFactor: 1,
+          checkpointSecondsPerNodeGB: 0.003125,
+          snapshotSecondsPerGB: 0,
+        },
       }),
     );
     const now = Date.now();
-    const decision = pm.admit(job({ id: 'demo', kind: 'BestEffort', level: 'Standard', nodes: 2, runtimeSeconds: 0.6, arrival: now }), now);
+    const decision = pm.admit(
+      job({ id: 'demo', kind: 'BestEffort', level: 'Standard', nodes: 2, runtimeSeconds: 0.6, arrival: now }),
+      now,
+    );
     if (!decision.accepted) throw new Error(decision.reason);
     manager = new LocalProcessResourceManager({ directory: dir, cpuTimeScale: 1 });
     const seenEvents: ExecutionEvent[] = [];

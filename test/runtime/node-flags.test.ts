@@ -11,13 +11,19 @@ const run = promisify(execFile);
 /** The node flags of `npm start` (package.json) and of the `wsag` command (bin/wsag.js's first line). */
 const startFlags = () => npmStartFlags(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8'));
 function binFlags(): string[] {
-  const shebang = (fs.readFileSync(path.join(projectRoot, 'bin', 'wsag.js'), 'utf8').split('\n')[0] as string).split(/\s+/);
+  const shebang = (fs.readFileSync(path.join(projectRoot, 'bin', 'wsag.js'), 'utf8').split('\n')[0] as string).split(
+    /\s+/,
+  );
   return shebang.slice(shebang.indexOf('node') + 1);
 }
 
 /** Threads of a node process started with `flags`, counted from /proc while it runs. */
 async function threadsWith(flags: string[]): Promise<number> {
-  const { stdout } = await run(process.execPath, [...flags, '-e', "setTimeout(() => console.log(require('fs').readdirSync('/proc/self/task').length), 300)"]);
+  const { stdout } = await run(process.execPath, [
+    ...flags,
+    '-e',
+    "setTimeout(() => console.log(require('fs').readdirSync('/proc/self/task').length), 300)",
+  ]);
   return Number(stdout.trim());
 }
 
@@ -27,8 +33,11 @@ describe("the server's node flags (docs/deployment.md)", () => {
     expect(binFlags()).toEqual(startFlags());
   });
 
-  it.runIf(process.platform === 'linux')('leave V8 one thread of its own for background work, not the four Node starts by default', async () => {
-    const [defaults, served] = await Promise.all([threadsWith([]), threadsWith(startFlags())]);
-    expect(defaults - served).toBe(3);
-  });
+  it.runIf(process.platform === 'linux')(
+    'leave V8 one thread of its own for background work, not the four Node starts by default',
+    async () => {
+      const [defaults, served] = await Promise.all([threadsWith([]), threadsWith(startFlags())]);
+      expect(defaults - served).toBe(3);
+    },
+  );
 });

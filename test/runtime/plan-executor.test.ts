@@ -14,7 +14,18 @@ import { at, completionTerm, copy, failNode, paper, secondsOf, simulatedRuntime 
  */
 function worked(level: 'Standard' | 'Enhanced' = 'Standard') {
   const pm = new PlanningManager(cluster(8, { timing: paper }));
-  const decision = pm.admit(job({ id: 'a', kind: 'Deadline', level, nodes: 4, runtimeSeconds: 3600, coveredOutages: 2, deadline: T0 + hours(2) }), T0);
+  const decision = pm.admit(
+    job({
+      id: 'a',
+      kind: 'Deadline',
+      level,
+      nodes: 4,
+      runtimeSeconds: 3600,
+      coveredOutages: 2,
+      deadline: T0 + hours(2),
+    }),
+    T0,
+  );
   if (!decision.accepted) throw new Error(decision.reason);
   return pm;
 }
@@ -30,9 +41,9 @@ describe('planned phases of a piece', () => {
     const pm = worked();
     const planned = pm.job('a') as PlannedJob;
     const [piece] = plannedPieces(planned, pm.shape(planned));
-    expect(piece?.checkpoints.map((c) => [secondsOf(new Date(c.begin)), secondsOf(new Date(c.end)), c.interval])).toEqual(
-      [1, 2, 3, 4, 5, 6, 7].map((i) => [30 + 570 * i - 120, 30 + 570 * i, i]),
-    );
+    expect(
+      piece?.checkpoints.map((c) => [secondsOf(new Date(c.begin)), secondsOf(new Date(c.end)), c.interval]),
+    ).toEqual([1, 2, 3, 4, 5, 6, 7].map((i) => [30 + 570 * i - 120, 30 + 570 * i, i]));
     expect(secondsOf(new Date(piece?.computeEnd as number))).toBe(4470);
     // The same sum as the scheduler's pieceMs and its expected completion.
     expect(piece?.deinitEnd).toBe(T0 + pieceMs(pm.shape(planned), planned.checkpoints, 8, false, 0, true));
@@ -47,7 +58,9 @@ describe('PlanExecutor', () => {
   it('runs the phases at the planned times: pre-runtime, start, 7 checkpoints, stage-out, post-runtime', async () => {
     const runtime = execute(worked());
     await runtime.clock.runUntilIdle();
-    const phases = runtime.events.filter((e) => e.type === 'phase').map((e) => (e.type === 'phase' ? [e.phase, secondsOf(e.at)] : []));
+    const phases = runtime.events
+      .filter((e) => e.type === 'phase')
+      .map((e) => (e.type === 'phase' ? [e.phase, secondsOf(e.at)] : []));
     expect(phases).toEqual([
       ['PreRuntime', 0],
       ['Running', 30],
@@ -83,9 +96,16 @@ describe('PlanExecutor', () => {
     expect(record?.checkpoints.map((c) => c.interval)).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
-  it('runs a job in planned pieces: stops after a piece\'s last checkpoint and resumes from it', async () => {
+  it("runs a job in planned pieces: stops after a piece's last checkpoint and resumes from it", async () => {
     const site = cluster(8, { timing: paper }).timing;
-    const spec = job({ id: 'p', kind: 'Deadline', level: 'Standard', nodes: 2, runtimeSeconds: 3600, coveredOutages: 2 });
+    const spec = job({
+      id: 'p',
+      kind: 'Deadline',
+      level: 'Standard',
+      nodes: 2,
+      runtimeSeconds: 3600,
+      coveredOutages: 2,
+    });
     const shape = shapeOf(spec, site);
     const planned: PlannedJob = {
       spec,
@@ -95,7 +115,14 @@ describe('PlanExecutor', () => {
         // Piece 1: 3 intervals and 3 checkpoints, done at 30 + 3 x 570 = 1740 s.
         { start: T0, end: at(2000).getTime(), nodes: ['n01', 'n02'], spare: [], restart: false, intervals: 3 },
         // Piece 2 from 3000 s: restart 30 s, 5 intervals, 4 checkpoints: 3030 + 5 x 450 + 4 x 120 = 5760 s.
-        { start: at(3000).getTime(), end: at(6000).getTime(), nodes: ['n03', 'n04'], spare: [], restart: true, intervals: 5 },
+        {
+          start: at(3000).getTime(),
+          end: at(6000).getTime(),
+          nodes: ['n03', 'n04'],
+          spare: [],
+          restart: true,
+          intervals: 5,
+        },
       ],
     };
     const runtime = simulatedRuntime();
@@ -112,7 +139,15 @@ describe('PlanExecutor', () => {
       ['StageOut', 5760],
       ['PostRuntime', 5760],
     ]);
-    expect(record?.restarts).toEqual([{ at: at(3030), nodes: ['n03', 'n04'], fromInterval: 3, reference: record?.checkpoints[2]?.reference, cause: 'planned' }]);
+    expect(record?.restarts).toEqual([
+      {
+        at: at(3030),
+        nodes: ['n03', 'n04'],
+        fromInterval: 3,
+        reference: record?.checkpoints[2]?.reference,
+        cause: 'planned',
+      },
+    ]);
     expect(record?.checkpoints.map((c) => [secondsOf(c.at), c.interval])).toEqual([
       [600, 1],
       [1170, 2],
@@ -128,14 +163,23 @@ describe('PlanExecutor', () => {
 
   it('a job given up while a piece is being deinitialised closes after its own post-runtime', async () => {
     const site = cluster(8, { timing: { ...paper, deinitSeconds: 15 } }).timing;
-    const spec = job({ id: 'p', kind: 'Deadline', level: 'Standard', nodes: 2, runtimeSeconds: 3600, coveredOutages: 2 });
+    const spec = job({
+      id: 'p',
+      kind: 'Deadline',
+      level: 'Standard',
+      nodes: 2,
+      runtimeSeconds: 3600,
+      coveredOutages: 2,
+    });
     const shape = shapeOf(spec, site);
     const planned: PlannedJob = {
       spec,
       checkpoints: planFor(shape.timing, 7),
       outagesLeft: 2,
       // One piece of 3 intervals: its last checkpoint is written at 1740 s, deinitialised by 1755 s.
-      segments: [{ start: T0, end: at(2000).getTime(), nodes: ['n01', 'n02'], spare: [], restart: false, intervals: 3 }],
+      segments: [
+        { start: T0, end: at(2000).getTime(), nodes: ['n01', 'n02'], spare: [], restart: false, intervals: 3 },
+      ],
     };
     const runtime = simulatedRuntime();
     runtime.executor.execute(planned, shape);
@@ -162,14 +206,27 @@ describe('PlanExecutor', () => {
       ...planned,
       segments: [
         { ...(planned.segments[0] as PlannedJob['segments'][number]), end: at(1000).getTime(), intervals: 1 },
-        { start: at(3000).getTime(), end: at(8000).getTime(), nodes: ['n05', 'n06', 'n07', 'n08'], spare: [], restart: true, intervals: 7 },
+        {
+          start: at(3000).getTime(),
+          end: at(8000).getTime(),
+          nodes: ['n05', 'n06', 'n07', 'n08'],
+          spare: [],
+          restart: true,
+          intervals: 7,
+        },
       ],
     };
     await runtime.executor.replan(moved);
     await runtime.clock.runUntilIdle();
     const record = runtime.executor.record('a');
-    expect(record?.suspensions).toEqual([{ at: at(1000), reason: 'the scheduler re-planned the job', resumedAt: at(3030) }]);
-    expect(record?.restarts[0]).toMatchObject({ fromInterval: 1, cause: 'suspension', nodes: ['n05', 'n06', 'n07', 'n08'] });
+    expect(record?.suspensions).toEqual([
+      { at: at(1000), reason: 'the scheduler re-planned the job', resumedAt: at(3030) },
+    ]);
+    expect(record?.restarts[0]).toMatchObject({
+      fromInterval: 1,
+      cause: 'suspension',
+      nodes: ['n05', 'n06', 'n07', 'n08'],
+    });
     expect(runtime.rm.callsOf('stop').map((c) => c.reason)).toEqual(['suspension']);
     // 3030 + 7 x 450 + 6 x 120 = 6900 s.
     expect(secondsOf(record?.completedAt)).toBe(6900);
@@ -194,7 +251,10 @@ describe('PlanExecutor', () => {
     const record = runtime.executor.record('a');
     expect(record?.missedCheckpoints).toEqual([{ at: at(600), interval: 1, reason: 'checkpointer out of space' }]);
     expect(record?.checkpoints.map((c) => c.interval)).toEqual([2, 3, 4, 5, 6, 7]);
-    expect(runtime.events.find((e) => e.type === 'checkpointMissed')).toMatchObject({ interval: 1, reason: 'checkpointer out of space' });
+    expect(runtime.events.find((e) => e.type === 'checkpointMissed')).toMatchObject({
+      interval: 1,
+      reason: 'checkpointer out of space',
+    });
   });
 
   it('a job that fails by itself ends; one the resource manager reports failed with a node is an outage', async () => {
@@ -236,7 +296,11 @@ describe('PlanExecutor', () => {
     runtime.rm.failNext('prepare', 'node n02 does not answer');
     execute(worked(), runtime);
     await runtime.clock.runUntilIdle();
-    expect(runtime.executor.record('a')?.failure).toEqual({ at: at(0), cause: 'resource-manager', reason: 'prepare failed: node n02 does not answer' });
+    expect(runtime.executor.record('a')?.failure).toEqual({
+      at: at(0),
+      cause: 'resource-manager',
+      reason: 'prepare failed: node n02 does not answer',
+    });
     expect(runtime.executor.record('a')?.closedAt).toEqual(at(0));
   });
 
@@ -246,7 +310,11 @@ describe('PlanExecutor', () => {
     await runtime.executor.abandon('a', 'terminated by the initiator');
     await runtime.clock.runUntilIdle();
     expect(runtime.rm.calls).toEqual([]);
-    expect(runtime.executor.record('a')).toMatchObject({ phases: [], failure: { cause: 'abandoned', reason: 'terminated by the initiator' }, closedAt: at(0) });
+    expect(runtime.executor.record('a')).toMatchObject({
+      phases: [],
+      failure: { cause: 'abandoned', reason: 'terminated by the initiator' },
+      closedAt: at(0),
+    });
   });
 
   it('refuses to execute a job twice and to re-plan one it does not know', async () => {
@@ -254,6 +322,8 @@ describe('PlanExecutor', () => {
     const runtime = execute(pm);
     const planned = pm.job('a') as PlannedJob;
     expect(() => runtime.executor.execute(planned, pm.shape(planned))).toThrow(/job a is already being executed/);
-    await expect(runtime.executor.replan({ ...planned, spec: { ...planned.spec, id: 'zz' } })).rejects.toThrow(/job zz is not being executed/);
+    await expect(runtime.executor.replan({ ...planned, spec: { ...planned.spec, id: 'zz' } })).rejects.toThrow(
+      /job zz is not being executed/,
+    );
   });
 });

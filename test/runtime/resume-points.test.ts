@@ -15,7 +15,18 @@ import { at, copy, paper, secondsOf, simulatedRuntime } from './support.js';
  */
 function planned(): { pm: PlanningManager; job: PlannedJob } {
   const pm = new PlanningManager(cluster(8, { timing: paper }));
-  const decision = pm.admit(job({ id: 'a', kind: 'Deadline', level: 'Standard', nodes: 4, runtimeSeconds: 3600, coveredOutages: 1, deadline: T0 + 5000_000 }), T0);
+  const decision = pm.admit(
+    job({
+      id: 'a',
+      kind: 'Deadline',
+      level: 'Standard',
+      nodes: 4,
+      runtimeSeconds: 3600,
+      coveredOutages: 1,
+      deadline: T0 + 5000_000,
+    }),
+    T0,
+  );
   if (!decision.accepted) throw new Error(decision.reason);
   return { pm, job: pm.job('a') as PlannedJob };
 }
@@ -24,12 +35,19 @@ describe('PlanExecutor resume points', () => {
   it('starts a job from a given checkpoint: the resource manager gets it, the record has a planned restart, the work left is what follows it', async () => {
     const { pm, job: a } = planned();
     const runtime = simulatedRuntime();
-    runtime.executor.execute(copy(a), pm.shape(a), { guaranteeTerms: [] }, { reference: 'cp-from-before', interval: 2 });
+    runtime.executor.execute(
+      copy(a),
+      pm.shape(a),
+      { guaranteeTerms: [] },
+      { reference: 'cp-from-before', interval: 2 },
+    );
     await runtime.clock.runUntilIdle();
     expect(runtime.rm.callsOf('prepare', 'a').map((c) => c.restart)).toEqual([true]);
     expect(runtime.rm.callsOf('start', 'a').map((c) => c.fromCheckpoint)).toEqual(['cp-from-before']);
     const record = runtime.executor.record('a');
-    expect(record?.restarts).toEqual([{ at: at(30), nodes: a.segments[0]?.nodes, fromInterval: 2, reference: 'cp-from-before', cause: 'planned' }]);
+    expect(record?.restarts).toEqual([
+      { at: at(30), nodes: a.segments[0]?.nodes, fromInterval: 2, reference: 'cp-from-before', cause: 'planned' },
+    ]);
     // Three intervals and two checkpoints after it: 30 + 3 x 720 + 2 x 120.
     expect(secondsOf(record?.completedAt)).toBe(30 + 3 * 720 + 2 * 120);
     expect(runtime.errors).toEqual([]);
@@ -55,9 +73,18 @@ describe('LocalProcessResourceManager after a restart', () => {
       const jobDir = manager.jobDirectory('j');
       await mkdir(jobDir, { recursive: true });
       await writeFile(join(jobDir, 'checkpoint-3.json'), '{"format":"wsag-checkpoint/1","job":{"progress":0.5}}\n');
-      await manager.start({ jobId: 'j', nodes: ['n1'], runtimeSeconds: 600, expectedRunMs: 600_000, fromCheckpoint: join(jobDir, 'checkpoint-3.json') });
+      await manager.start({
+        jobId: 'j',
+        nodes: ['n1'],
+        runtimeSeconds: 600,
+        expectedRunMs: 600_000,
+        fromCheckpoint: join(jobDir, 'checkpoint-3.json'),
+      });
       expect(await manager.checkpoint('j')).toBe(join(jobDir, 'checkpoint-4.json'));
-      expect((await readdir(jobDir)).filter((f) => f.startsWith('checkpoint-')).sort()).toEqual(['checkpoint-3.json', 'checkpoint-4.json']);
+      expect((await readdir(jobDir)).filter((f) => f.startsWith('checkpoint-')).sort()).toEqual([
+        'checkpoint-3.json',
+        'checkpoint-4.json',
+      ]);
     } finally {
       await manager.close();
       await rm(dir, { recursive: true, force: true });

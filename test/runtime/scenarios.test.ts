@@ -24,12 +24,33 @@ const term = completionTerm(deadline);
 
 function admitted(level: GuaranteeLevel, otherNodesBusy = 0): PlanningManager {
   const pm = new PlanningManager(cluster(8, { timing: paper }));
-  const decision = pm.admit(job({ id: 'a', kind: 'Deadline', level, nodes: 4, runtimeSeconds: 3600, coveredOutages: 1, deadline: deadline.getTime() }), T0);
+  const decision = pm.admit(
+    job({
+      id: 'a',
+      kind: 'Deadline',
+      level,
+      nodes: 4,
+      runtimeSeconds: 3600,
+      coveredOutages: 1,
+      deadline: deadline.getTime(),
+    }),
+    T0,
+  );
   if (!decision.accepted) throw new Error(decision.reason);
   if (otherNodesBusy > 0) {
     // A reservation takes the other free nodes for three hours: no spare capacity is left in the cluster.
     // Its window starts a minute ahead, so its nodes can be prepared (31 s on the paper site) before it.
-    const r = pm.admit(job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: otherNodesBusy, runtimeSeconds: 3 * 3600, window: { start: T0 + minutes(1), end: T0 + hours(3) } }), T0);
+    const r = pm.admit(
+      job({
+        id: 'r',
+        kind: 'Reservation',
+        level: 'Legacy',
+        nodes: otherNodesBusy,
+        runtimeSeconds: 3 * 3600,
+        window: { start: T0 + minutes(1), end: T0 + hours(3) },
+      }),
+      T0,
+    );
     if (!r.accepted) throw new Error(r.reason);
   }
   return pm;
@@ -72,7 +93,9 @@ describe('a node fails halfway through the job', () => {
     ]);
     expect(record.outages).toEqual([{ at: at(1800), node: 'n01' }]);
     const cp2 = record.checkpoints[1]?.reference;
-    expect(record.restarts).toEqual([{ at: at(1830), nodes: ['n02', 'n03', 'n04', 'n05'], fromInterval: 2, reference: cp2, cause: 'outage' }]);
+    expect(record.restarts).toEqual([
+      { at: at(1830), nodes: ['n02', 'n03', 'n04', 'n05'], fromInterval: 2, reference: cp2, cause: 'outage' },
+    ]);
     // Three intervals left: 1830 + 3 x 720 + 2 x 120 = 4230 s, 770 s before the deadline.
     expect(secondsOf(record.completedAt)).toBe(4230);
     expect(runtime.rm.callsOf('start').map((c) => c.fromCheckpoint)).toEqual([undefined, cp2]);
@@ -81,7 +104,11 @@ describe('a node fails halfway through the job', () => {
     expect(evaluation).toMatchObject({ term: 'CompletionByDeadline', state: 'Fulfilled' });
     expect(evaluation?.penalty).toBeUndefined();
     expect(evaluation?.excusedPenalty).toBeUndefined();
-    expect(runtime.events.filter((e) => e.type === 'fulfilled' || e.type === 'violated').map((e) => [e.type, secondsOf(e.at)])).toEqual([['fulfilled', 4230]]);
+    expect(
+      runtime.events
+        .filter((e) => e.type === 'fulfilled' || e.type === 'violated')
+        .map((e) => [e.type, secondsOf(e.at)]),
+    ).toEqual([['fulfilled', 4230]]);
     expect(serviceTermStateOf(record)).toEqual({ state: 'Completed' });
     expect(completesAgreement(record)).toBe(true);
     expect(runtime.errors).toEqual([]);
@@ -116,7 +143,11 @@ describe('a node fails halfway through the job', () => {
     // Written once, when final.
     expect(runtime.events.filter((e) => e.type === 'violated').map((e) => secondsOf(e.at))).toEqual([7700]);
     // Given up 2700 s (45 min) after the deadline: two started half hours, 2 x 50 EUR, below the 500 EUR cap; Legacy pays.
-    expect(evaluation?.penalty).toEqual({ amount: 100, currency: 'EUR', lines: [{ per: 'PT30M', units: 2, rate: 50, amount: 100, capped: false, currency: 'EUR' }] });
+    expect(evaluation?.penalty).toEqual({
+      amount: 100,
+      currency: 'EUR',
+      lines: [{ per: 'PT30M', units: 2, rate: 50, amount: 100, capped: false, currency: 'EUR' }],
+    });
     expect(evaluation?.liability).toMatch(/^liable: Legacy/);
     expect(completesAgreement(record)).toBe(true);
     expect(runtime.errors).toEqual([]);
@@ -132,7 +163,15 @@ describe('a node fails halfway through the job', () => {
 
     const record = runtime.executor.record('a');
     if (!record) throw new Error('no record');
-    expect(record.restarts).toEqual([{ at: at(1830), nodes: ['n05', 'n02', 'n03', 'n04'], fromInterval: 2, reference: record.checkpoints[1]?.reference, cause: 'outage' }]);
+    expect(record.restarts).toEqual([
+      {
+        at: at(1830),
+        nodes: ['n05', 'n02', 'n03', 'n04'],
+        fromInterval: 2,
+        reference: record.checkpoints[1]?.reference,
+        cause: 'outage',
+      },
+    ]);
     expect(secondsOf(record.completedAt)).toBe(4230);
     const [evaluation] = runtime.executor.evaluations('a');
     expect(evaluation?.state).toBe('Fulfilled');
@@ -155,10 +194,19 @@ describe('a node fails halfway through the job', () => {
     expect(evaluation?.state).toBe('Violated');
     expect(evaluation?.penalty).toBeUndefined();
     expect(evaluation?.excusedPenalty?.amount).toBe(100);
-    expect(evaluation?.liability).toMatch(/^not liable: a resource outage hit the job and Standard's mechanisms were applied .*Standard restarts on local spare resources only when some are free/);
+    expect(evaluation?.liability).toMatch(
+      /^not liable: a resource outage hit the job and Standard's mechanisms were applied .*Standard restarts on local spare resources only when some are free/,
+    );
     const record = runtime.executor.record('a');
     if (!record) throw new Error('no record');
-    const { report } = postRuntimeReport({ agreementId: 'agr-2', request: request('Standard'), guaranteeTerms: [term], record, evaluations: runtime.executor.evaluations('a'), generatedAt: at(7700) });
+    const { report } = postRuntimeReport({
+      agreementId: 'agr-2',
+      request: request('Standard'),
+      guaranteeTerms: [term],
+      record,
+      evaluations: runtime.executor.evaluations('a'),
+      generatedAt: at(7700),
+    });
     expect(report.totals).toEqual({ penalties: [], excused: [{ amount: 100, currency: 'EUR' }], rewards: [] });
     expect(report.happened.checkpoints).toMatchObject({ taken: 2, missed: 0 });
   });

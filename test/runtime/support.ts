@@ -31,12 +31,23 @@ export function simulatedRuntime() {
   const rm = new SimulatedResourceManager(clock);
   const events: ExecutionEvent[] = [];
   const errors: unknown[] = [];
-  const executor = new PlanExecutor({ clock, resourceManager: rm, listener: (e) => events.push(e), onError: (e) => errors.push(e) });
+  const executor = new PlanExecutor({
+    clock,
+    resourceManager: rm,
+    listener: (e) => events.push(e),
+    onError: (e) => errors.push(e),
+  });
   return { clock, rm, events, errors, executor };
 }
 
 /** How the lead wires a node failure: the executor records the outage, the scheduler re-plans, the executor gets the new plan. */
-export async function failNode(runtime: ReturnType<typeof simulatedRuntime>, pm: PlanningManager, node: string, seconds: number, jobId: string): Promise<void> {
+export async function failNode(
+  runtime: ReturnType<typeof simulatedRuntime>,
+  pm: PlanningManager,
+  node: string,
+  seconds: number,
+  jobId: string,
+): Promise<void> {
   await runtime.clock.advanceTo(at(seconds));
   await runtime.executor.nodeFailed(node);
   pm.nodeFailed(node, at(seconds).getTime());

@@ -27,7 +27,15 @@ import { defaultSiteTiming, type SiteTiming } from '../../src/scheduler/site.js'
  * and deinitialisation (15 s). Its worst case is 3960 + 120 n + 7200 / (n + 1) seconds,
  * smallest at n = 7 (5700 s); t_minslot is 3650 + 120 n.
  */
-const example: CheckpointTiming = { tInitNew: 35, tInitRestart: 35, tHat: 3600, tCp: 120, tDeinit: 15, tMigr: 0, outages: 2 };
+const example: CheckpointTiming = {
+  tInitNew: 35,
+  tInitRestart: 35,
+  tHat: 3600,
+  tCp: 120,
+  tDeinit: 15,
+  tMigr: 0,
+  outages: 2,
+};
 
 /** f(x) of 3.12 for a local restart. */
 const f = (tHat: number, n: number, tCp: number, outages: number) => jobMaxSeconds(tHat, n, tCp, outages, 0);
@@ -62,7 +70,7 @@ describe('(3.4) checkpoint cost', () => {
     expect(checkpointSeconds(sequential, 8, 16, 100)).toBeCloseTo(8 * 4 + 10, 9);
   });
 
-  it('a parallel checkpointer costs one node\'s time, whatever the node count', () => {
+  it("a parallel checkpointer costs one node's time, whatever the node count", () => {
     expect(checkpointSeconds(parallel, 4, 16, 100)).toBeCloseTo(4 + 10, 9);
     expect(checkpointSeconds(parallel, 64, 16, 100)).toBeCloseTo(4 + 10, 9);
     expect(checkpointSeconds(parallel, 1, 16, 100)).toBeCloseTo(checkpointSeconds(sequential, 1, 16, 100), 9);
@@ -86,7 +94,7 @@ describe('(3.5) migration', () => {
     expect(migrationSeconds(0, 0)).toBe(Number.POSITIVE_INFINITY);
   });
 
-  it('the checkpoint holds every node\'s memory and the storage, in MB', () => {
+  it("the checkpoint holds every node's memory and the storage, in MB", () => {
     expect(checkpointSizeMB(4, 16, 100)).toBe(164 * 1024);
     expect(checkpointSizeMB(1, 0, 0)).toBe(0);
   });
@@ -103,7 +111,7 @@ describe('compute interval, slot and worst case (3.6-3.8)', () => {
     expect(minSlotSeconds(35, 3600, 0, 120, 15)).toBe(3650);
   });
 
-  it('(3.8) the seed\'s example: f(7) = 3600 + 7*120 + 2*3600/8 = 5340', () => {
+  it("(3.8) the seed's example: f(7) = 3600 + 7*120 + 2*3600/8 = 5340", () => {
     expect(jobMaxSeconds(3600, 7, 120, 2, 0)).toBe(5340);
   });
 
@@ -126,7 +134,7 @@ describe('compute interval, slot and worst case (3.6-3.8)', () => {
 });
 
 describe('(3.12-3.17) optimalCheckpointCount', () => {
-  it('the seed\'s example: x = -1 + sqrt(60) = 6.746, rounded up to 7, f(7) = 5340', () => {
+  it("the seed's example: x = -1 + sqrt(60) = 6.746, rounded up to 7, f(7) = 5340", () => {
     expect(-1 + Math.sqrt((2 * 3600) / 120)).toBeCloseTo(6.745967, 6);
     const n = optimalCheckpointCount(3600, 120, 2);
     expect(n).toBe(7);
@@ -148,7 +156,7 @@ describe('(3.12-3.17) optimalCheckpointCount', () => {
     expect(optimalCheckpointCount(3600, 120, 3)).toBeGreaterThan(optimalCheckpointCount(3600, 120, 2));
   });
 
-  it('no covered outages: no checkpoints (figure 3.2\'s lowest curve)', () => {
+  it("no covered outages: no checkpoints (figure 3.2's lowest curve)", () => {
     expect(optimalCheckpointCount(3600, 120, 0)).toBe(0);
   });
 
@@ -164,11 +172,18 @@ describe('(3.12-3.17) optimalCheckpointCount', () => {
 
   it('is the whole count that minimises f, for many inputs', () => {
     for (const [tHat, tCp, outages] of [
-      [3600, 120, 1], [3600, 120, 2], [3636, 14, 1], [86400, 300, 3], [7200, 7, 4], [600, 50, 1], [100000, 1, 2],
+      [3600, 120, 1],
+      [3600, 120, 2],
+      [3636, 14, 1],
+      [86400, 300, 3],
+      [7200, 7, 4],
+      [600, 50, 1],
+      [100000, 1, 2],
     ] as const) {
       const n = optimalCheckpointCount(tHat, tCp, outages);
       let best = 0;
-      for (let k = 1; k <= Math.min(2000, tHat); k++) if (f(tHat, k, tCp, outages) < f(tHat, best, tCp, outages)) best = k;
+      for (let k = 1; k <= Math.min(2000, tHat); k++)
+        if (f(tHat, k, tCp, outages) < f(tHat, best, tCp, outages)) best = k;
       expect(f(tHat, n, tCp, outages)).toBeCloseTo(f(tHat, best, tCp, outages), 9);
       expect(n).toBe(best); // the fewest of the minimising counts
     }
@@ -178,7 +193,14 @@ describe('(3.12-3.17) optimalCheckpointCount', () => {
 describe('checkpointTiming', () => {
   it('computes every input of the formulas for one job', () => {
     const site: SiteTiming = { ...measured, parallelCheckpoint: false };
-    const timing = checkpointTiming(site, { runtimeSeconds: 3600, nodes: 4, memoryPerNodeGB: 16, storageGB: 100, coveredOutages: 2, migrationSeconds: 12 });
+    const timing = checkpointTiming(site, {
+      runtimeSeconds: 3600,
+      nodes: 4,
+      memoryPerNodeGB: 16,
+      storageGB: 100,
+      coveredOutages: 2,
+      migrationSeconds: 12,
+    });
     expect(timing.tInitNew).toBe(85);
     expect(timing.tInitRestart).toBe(135);
     expect(timing.tHat).toBeCloseTo(3636, 9);
@@ -246,7 +268,7 @@ describe('(3.9-3.11) checkpointBounds', () => {
 });
 
 describe('planFor', () => {
-  it('the seed\'s example with 7 checkpoints', () => {
+  it("the seed's example with 7 checkpoints", () => {
     expect(planFor(example, 7)).toEqual({
       count: 7,
       intervalSeconds: 450,
@@ -259,7 +281,12 @@ describe('planFor', () => {
   });
 
   it('no checkpoints: the whole run is one interval', () => {
-    expect(planFor(example, 0)).toMatchObject({ count: 0, intervalSeconds: 3600, minSlotSeconds: 3650, jobMaxSeconds: 10800 });
+    expect(planFor(example, 0)).toMatchObject({
+      count: 0,
+      intervalSeconds: 3600,
+      minSlotSeconds: 3650,
+      jobMaxSeconds: 10800,
+    });
   });
 });
 
@@ -282,7 +309,8 @@ describe('chooseCheckpointCount', () => {
   it('a requested frequency outside the bounds is refused with a reason naming the bounds', () => {
     const low = chooseCheckpointCount(example, 6000, 6000, 1);
     expect(low).toEqual({
-      reason: 'checkpoint frequency 1 per hour (1 checkpoints) is outside the bounds 4.00 to 12.00 per hour (4 to 12 checkpoints)',
+      reason:
+        'checkpoint frequency 1 per hour (1 checkpoints) is outside the bounds 4.00 to 12.00 per hour (4 to 12 checkpoints)',
     });
     const high = chooseCheckpointCount(example, 6000, 6000, 13);
     expect('reason' in high && high.reason).toContain('(4 to 12 checkpoints)');
@@ -292,12 +320,15 @@ describe('chooseCheckpointCount', () => {
   });
 
   it('a reason when the slot is too short for the checkpoints the deadline needs', () => {
-    expect(chooseCheckpointCount(example, 6000, 3700)).toEqual({ reason: 'the free slot is too short for the 4 checkpoints the deadline needs' });
+    expect(chooseCheckpointCount(example, 6000, 3700)).toEqual({
+      reason: 'the free slot is too short for the 4 checkpoints the deadline needs',
+    });
   });
 
   it('a reason when even the optimum misses the deadline', () => {
     expect(chooseCheckpointCount(example, 5699, 6000)).toEqual({
-      reason: 'even the best checkpoint plan (7 checkpoints) needs 5700 s with 2 covered outage(s), but only 5699 s remain until the deadline',
+      reason:
+        'even the best checkpoint plan (7 checkpoints) needs 5700 s with 2 covered outage(s), but only 5699 s remain until the deadline',
     });
   });
 

@@ -13,13 +13,17 @@ import { cluster, job, minutes, T0 } from './support.js';
 const bound = 5000;
 const handover = 1000;
 const warm = (nodes = 4) => cluster(nodes, { node: () => ({ warm: true }) });
-const interactive = (nodes: number, id = 'i', runtimeSeconds = 1800) => job({ id, kind: 'Reservation', level: 'Legacy', nodes, runtimeSeconds, coveredOutages: 0 });
+const interactive = (nodes: number, id = 'i', runtimeSeconds = 1800) =>
+  job({ id, kind: 'Reservation', level: 'Legacy', nodes, runtimeSeconds, coveredOutages: 0 });
 const firstStart = (j: PlannedJob | undefined) => j?.segments[0]?.start;
 
 describe('an interactive job', () => {
   it('on free warm nodes starts at once: booked from now, handed over within the bound; nothing is suspended', () => {
     const pm = new PlanningManager(warm());
-    pm.admit(job({ id: 'b', kind: 'BestEffort', level: 'Legacy', nodes: 2, runtimeSeconds: 7200, coveredOutages: 0 }), T0);
+    pm.admit(
+      job({ id: 'b', kind: 'BestEffort', level: 'Legacy', nodes: 2, runtimeSeconds: 7200, coveredOutages: 0 }),
+      T0,
+    );
     const now = T0 + minutes(10);
     const decision = pm.admitInteractive(interactive(2), now, bound);
     expect(decision.accepted).toBe(true);
@@ -42,14 +46,41 @@ describe('an interactive job', () => {
 
   it('SLA jobs other than sessions are not planned on warm nodes', () => {
     const pm = new PlanningManager(cluster(6, { node: (i) => (i >= 4 ? { warm: true } : {}) }));
-    const decision = pm.admit(job({ id: 'd', kind: 'Deadline', level: 'Legacy', nodes: 5, runtimeSeconds: 600, coveredOutages: 0, deadline: T0 + minutes(60) }), T0);
-    expect(decision.accepted ? '' : decision.reason).toBe('5 nodes requested but the cluster has 4 nodes that meet the requirements available to SLA jobs');
+    const decision = pm.admit(
+      job({
+        id: 'd',
+        kind: 'Deadline',
+        level: 'Legacy',
+        nodes: 5,
+        runtimeSeconds: 600,
+        coveredOutages: 0,
+        deadline: T0 + minutes(60),
+      }),
+      T0,
+    );
+    expect(decision.accepted ? '' : decision.reason).toBe(
+      '5 nodes requested but the cluster has 4 nodes that meet the requirements available to SLA jobs',
+    );
   });
 
   it('on warm nodes full of best-effort work: the jobs holding most nodes are suspended, it starts at once, they resume after it', () => {
     const pm = new PlanningManager(warm());
-    pm.admit(job({ id: 'wide', kind: 'BestEffort', level: 'Legacy', nodes: 3, runtimeSeconds: 7200, coveredOutages: 0 }), T0);
-    pm.admit(job({ id: 'narrow', kind: 'Background', level: 'Background', nodes: 1, runtimeSeconds: 7200, coveredOutages: 0, arrival: T0 + 1 }), T0);
+    pm.admit(
+      job({ id: 'wide', kind: 'BestEffort', level: 'Legacy', nodes: 3, runtimeSeconds: 7200, coveredOutages: 0 }),
+      T0,
+    );
+    pm.admit(
+      job({
+        id: 'narrow',
+        kind: 'Background',
+        level: 'Background',
+        nodes: 1,
+        runtimeSeconds: 7200,
+        coveredOutages: 0,
+        arrival: T0 + 1,
+      }),
+      T0,
+    );
     const now = T0 + minutes(10);
     const decision = pm.admitInteractive(interactive(2), now, bound);
     expect(decision.accepted).toBe(true);
@@ -68,7 +99,12 @@ describe('an interactive job', () => {
     expect(pm.admitInteractive(interactive(4, 'x'), T0, bound).accepted).toBe(true);
     const before = JSON.stringify(pm.job('x'));
     const decision = pm.admitInteractive(interactive(1), T0 + minutes(10), bound);
-    expect(decision).toEqual({ accepted: false, reason: expect.stringMatching(/^an interactive job starts within 5 s or not at all: .*no best-effort or background job runs that could make room \(SLA jobs are never suspended for it\)$/) });
+    expect(decision).toEqual({
+      accepted: false,
+      reason: expect.stringMatching(
+        /^an interactive job starts within 5 s or not at all: .*no best-effort or background job runs that could make room \(SLA jobs are never suspended for it\)$/,
+      ),
+    });
     expect(pm.job('i')).toBeUndefined();
     expect(JSON.stringify(pm.job('x'))).toBe(before);
   });
@@ -76,11 +112,16 @@ describe('an interactive job', () => {
   it('when even suspending every best-effort job leaves too few nodes: refused, and the suspended jobs run on as before', () => {
     const pm = new PlanningManager(warm());
     expect(pm.admitInteractive(interactive(3, 'x'), T0, bound).accepted).toBe(true);
-    pm.admit(job({ id: 'b', kind: 'BestEffort', level: 'Legacy', nodes: 1, runtimeSeconds: 7200, coveredOutages: 0 }), T0);
+    pm.admit(
+      job({ id: 'b', kind: 'BestEffort', level: 'Legacy', nodes: 1, runtimeSeconds: 7200, coveredOutages: 0 }),
+      T0,
+    );
     const before = JSON.stringify(pm.job('b'));
     const decision = pm.admitInteractive(interactive(2), T0 + minutes(10), bound);
     expect(decision.accepted).toBe(false);
-    expect(decision.accepted ? '' : decision.reason).toMatch(/even with the 1 running best-effort and background job\(s\) suspended/);
+    expect(decision.accepted ? '' : decision.reason).toMatch(
+      /even with the 1 running best-effort and background job\(s\) suspended/,
+    );
     expect(JSON.stringify(pm.job('b'))).toBe(before);
     expect(pm.mm.firmProfile.at(T0 + minutes(20))).toBe(4);
   });

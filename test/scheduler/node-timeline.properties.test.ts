@@ -15,12 +15,32 @@ type Op =
   | { type: 'end'; pick: number; length: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ type: fc.constant('add' as const), start: fc.integer({ min: 0, max: 8000 }), length: fc.integer({ min: 1, max: 40 }), soft: fc.boolean() }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      type: fc.constant('add' as const),
+      start: fc.integer({ min: 0, max: 8000 }),
+      length: fc.integer({ min: 1, max: 40 }),
+      soft: fc.boolean(),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ type: fc.constant('remove' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('soft' as const), pick: fc.nat(), soft: fc.boolean() }) },
-  { weight: 2, arbitrary: fc.record({ type: fc.constant('end' as const), pick: fc.nat(), length: fc.integer({ min: 1, max: 60 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      type: fc.constant('end' as const),
+      pick: fc.nat(),
+      length: fc.integer({ min: 1, max: 60 }),
+    }),
+  },
 );
-const query = fc.record({ t: fc.integer({ min: -10, max: 8100 }), duration: fc.integer({ min: 1, max: 120 }), soft: fc.boolean(), ignore: fc.boolean() });
+const query = fc.record({
+  t: fc.integer({ min: -10, max: 8100 }),
+  duration: fc.integer({ min: 1, max: 120 }),
+  soft: fc.boolean(),
+  ignore: fc.boolean(),
+});
 
 /** The plain model: a sorted list, every question a scan. */
 function modelEarliest(list: NodeBooking[], t: number, duration: number, soft: boolean, ignore?: string): number {
@@ -36,77 +56,97 @@ function modelEarliest(list: NodeBooking[], t: number, duration: number, soft: b
 describe('node timeline against a plain sorted list', () => {
   it('answers earliestFree, isFree, freeSince and overlapping as a scan would', () => {
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 500 }), fc.array(query, { minLength: 1, maxLength: 30 }), (ops, queries) => {
-        const timeline = new NodeTimeline();
-        let list: NodeBooking[] = [];
-        ops.forEach((o, i) => {
-          if (o.type === 'add') {
-            const booking = { start: o.start, end: o.start + o.length, owner: `j${i}`, soft: o.soft };
-            if (list.some((b) => b.start < booking.end && booking.start < b.end)) {
-              expect(() => timeline.add({ ...booking })).toThrow(/double-booked/);
-              return;
+      fc.property(
+        fc.array(op, { maxLength: 500 }),
+        fc.array(query, { minLength: 1, maxLength: 30 }),
+        (ops, queries) => {
+          const timeline = new NodeTimeline();
+          let list: NodeBooking[] = [];
+          ops.forEach((o, i) => {
+            if (o.type === 'add') {
+              const booking = { start: o.start, end: o.start + o.length, owner: `j${i}`, soft: o.soft };
+              if (list.some((b) => b.start < booking.end && booking.start < b.end)) {
+                expect(() => timeline.add({ ...booking })).toThrow(/double-booked/);
+                return;
+              }
+              timeline.add({ ...booking });
+              list = [...list, booking].sort((a, b) => a.start - b.start);
+            } else if (list.length > 0) {
+              const b = list[o.pick % list.length] as NodeBooking;
+              if (o.type === 'remove') {
+                expect(timeline.remove(b.owner, b.start)).toBe(true);
+                list = list.filter((x) => x !== b);
+              } else if (o.type === 'end') {
+                // Cut short or grown up to the next booking (a job cut at a failure, a rollback putting it back).
+                const next = list.find((x) => x.start > b.start);
+                const end = Math.min(b.start + o.length, next ? next.start : Number.POSITIVE_INFINITY);
+                expect(timeline.setEnd(b.owner, b.start, end)).toBe(true);
+                b.end = end;
+              } else {
+                timeline.setSoft(b.owner, b.start, o.soft);
+                b.soft = o.soft;
+              }
             }
-            timeline.add({ ...booking });
-            list = [...list, booking].sort((a, b) => a.start - b.start);
-          } else if (list.length > 0) {
-            const b = list[o.pick % list.length] as NodeBooking;
-            if (o.type === 'remove') {
-              expect(timeline.remove(b.owner, b.start)).toBe(true);
-              list = list.filter((x) => x !== b);
-            } else if (o.type === 'end') {
-              // Cut short or grown up to the next booking (a job cut at a failure, a rollback putting it back).
-              const next = list.find((x) => x.start > b.start);
-              const end = Math.min(b.start + o.length, next ? next.start : Number.POSITIVE_INFINITY);
-              expect(timeline.setEnd(b.owner, b.start, end)).toBe(true);
-              b.end = end;
-            } else {
-              timeline.setSoft(b.owner, b.start, o.soft);
-              b.soft = o.soft;
-            }
+          });
+          expect(timeline.setEnd('nobody', -1, 5)).toBe(false);
+          expect(timeline.lastEnd).toBe(
+            list.length > 0 ? (list[list.length - 1] as NodeBooking).end : Number.NEGATIVE_INFINITY,
+          );
+          expect(timeline.bookings.map((b) => [b.start, b.end, b.owner, b.soft === true])).toEqual(
+            list.map((b) => [b.start, b.end, b.owner, b.soft === true]),
+          );
+          for (const q of queries) {
+            const ignore =
+              q.ignore && list.length > 0 ? (list[q.t % list.length] as NodeBooking | undefined)?.owner : undefined;
+            const expected = modelEarliest(list, q.t, q.duration, q.soft, ignore);
+            expect(
+              timeline.earliestFree(q.t, q.duration, { soft: q.soft, ...(ignore ? { ignoreOwner: ignore } : {}) }),
+            ).toBe(expected);
+            expect(timeline.isFree(q.t, q.t + q.duration, ignore, undefined, q.soft)).toBe(expected === q.t);
+            const before = list.filter((b) => b.end <= q.t);
+            expect(timeline.freeSince(q.t)).toBe(
+              before.length > 0 ? (before[before.length - 1] as NodeBooking).end : Number.NEGATIVE_INFINITY,
+            );
+            const overlapping = list.filter((b) => b.start < q.t + q.duration && b.end > q.t).map((b) => b.owner);
+            expect(timeline.overlapping(q.t, q.t + q.duration).map((b) => b.owner)).toEqual(overlapping);
+            expect(timeline.ownersOverlapping(q.t, q.t + q.duration)).toEqual([...new Set(overlapping)]);
           }
-        });
-        expect(timeline.setEnd('nobody', -1, 5)).toBe(false);
-        expect(timeline.lastEnd).toBe(list.length > 0 ? (list[list.length - 1] as NodeBooking).end : Number.NEGATIVE_INFINITY);
-        expect(timeline.bookings.map((b) => [b.start, b.end, b.owner, b.soft === true])).toEqual(list.map((b) => [b.start, b.end, b.owner, b.soft === true]));
-        for (const q of queries) {
-          const ignore = q.ignore && list.length > 0 ? (list[q.t % list.length] as NodeBooking | undefined)?.owner : undefined;
-          const expected = modelEarliest(list, q.t, q.duration, q.soft, ignore);
-          expect(timeline.earliestFree(q.t, q.duration, { soft: q.soft, ...(ignore ? { ignoreOwner: ignore } : {}) })).toBe(expected);
-          expect(timeline.isFree(q.t, q.t + q.duration, ignore, undefined, q.soft)).toBe(expected === q.t);
-          const before = list.filter((b) => b.end <= q.t);
-          expect(timeline.freeSince(q.t)).toBe(before.length > 0 ? (before[before.length - 1] as NodeBooking).end : Number.NEGATIVE_INFINITY);
-          const overlapping = list.filter((b) => b.start < q.t + q.duration && b.end > q.t).map((b) => b.owner);
-          expect(timeline.overlapping(q.t, q.t + q.duration).map((b) => b.owner)).toEqual(overlapping);
-          expect(timeline.ownersOverlapping(q.t, q.t + q.duration)).toEqual([...new Set(overlapping)]);
-        }
-      }),
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   it('keeps its blocks right while many bookings come and go', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 1_000_000 }), { minLength: 50, maxLength: 600 }), fc.array(fc.nat(), { maxLength: 600 }), fc.array(query, { minLength: 1, maxLength: 20 }), (starts, removals, queries) => {
-        const timeline = new NodeTimeline();
-        let list: NodeBooking[] = [];
-        for (const [i, start] of [...new Set(starts.map((x) => x * 10))].entries()) {
-          const booking = { start, end: start + 5 + (i % 4), owner: `j${i}`, soft: i % 3 === 0 };
-          timeline.add({ ...booking });
-          list.push(booking);
-        }
-        list.sort((a, b) => a.start - b.start);
-        for (const r of removals) {
-          if (list.length === 0) break;
-          const b = list[r % list.length] as NodeBooking;
-          expect(timeline.remove(b.owner, b.start)).toBe(true);
-          list = list.filter((x) => x !== b);
-        }
-        expect(timeline.bookings.map((b) => b.start)).toEqual(list.map((b) => b.start));
-        for (const q of queries) {
-          const t = q.t * 1000;
-          expect(timeline.earliestFree(t, q.duration, { soft: q.soft })).toBe(modelEarliest(list, t, q.duration, q.soft));
-        }
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 1_000_000 }), { minLength: 50, maxLength: 600 }),
+        fc.array(fc.nat(), { maxLength: 600 }),
+        fc.array(query, { minLength: 1, maxLength: 20 }),
+        (starts, removals, queries) => {
+          const timeline = new NodeTimeline();
+          let list: NodeBooking[] = [];
+          for (const [i, start] of [...new Set(starts.map((x) => x * 10))].entries()) {
+            const booking = { start, end: start + 5 + (i % 4), owner: `j${i}`, soft: i % 3 === 0 };
+            timeline.add({ ...booking });
+            list.push(booking);
+          }
+          list.sort((a, b) => a.start - b.start);
+          for (const r of removals) {
+            if (list.length === 0) break;
+            const b = list[r % list.length] as NodeBooking;
+            expect(timeline.remove(b.owner, b.start)).toBe(true);
+            list = list.filter((x) => x !== b);
+          }
+          expect(timeline.bookings.map((b) => b.start)).toEqual(list.map((b) => b.start));
+          for (const q of queries) {
+            const t = q.t * 1000;
+            expect(timeline.earliestFree(t, q.duration, { soft: q.soft })).toBe(
+              modelEarliest(list, t, q.duration, q.soft),
+            );
+          }
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -114,12 +154,19 @@ describe('node timeline against a plain sorted list', () => {
   it('finds the first long enough gap in a packed timeline, however many bookings it skips', () => {
     // Bookings one after another with short gaps between them: a query for a longer
     // stretch skips many of them (and their summaries) before the answer.
-    const piece = fc.record({ gap: fc.integer({ min: 0, max: 12 }), length: fc.integer({ min: 1, max: 20 }), soft: fc.boolean() });
+    const piece = fc.record({
+      gap: fc.integer({ min: 0, max: 12 }),
+      length: fc.integer({ min: 1, max: 20 }),
+      soft: fc.boolean(),
+    });
     fc.assert(
       fc.property(
         fc.array(piece, { minLength: 20, maxLength: 400 }),
         fc.array(fc.record({ pick: fc.nat(), cut: fc.nat() }), { maxLength: 120 }),
-        fc.array(fc.record({ at: fc.nat(), duration: fc.integer({ min: 1, max: 60 }), soft: fc.boolean() }), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.record({ at: fc.nat(), duration: fc.integer({ min: 1, max: 60 }), soft: fc.boolean() }), {
+          minLength: 1,
+          maxLength: 40,
+        }),
         (pieces, changes, queries) => {
           const timeline = new NodeTimeline();
           let list: NodeBooking[] = [];
@@ -147,20 +194,35 @@ describe('node timeline against a plain sorted list', () => {
           }
           for (const q of queries) {
             const at = q.at % (t + 10);
-            expect(timeline.earliestFree(at, q.duration, { soft: q.soft })).toBe(modelEarliest(list, at, q.duration, q.soft));
+            expect(timeline.earliestFree(at, q.duration, { soft: q.soft })).toBe(
+              modelEarliest(list, at, q.duration, q.soft),
+            );
             // The free stretch found: free from every start up to `latest`, and not one later.
             const out = new Float64Array(1);
             const latest = new Float64Array(1);
-            timeline.earliestFreeInto(at, q.duration, { soft: q.soft }, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, out, latest, 0);
+            timeline.earliestFreeInto(
+              at,
+              q.duration,
+              { soft: q.soft },
+              Number.POSITIVE_INFINITY,
+              Number.POSITIVE_INFINITY,
+              out,
+              latest,
+              0,
+            );
             const from = out[0] as number;
             const last = latest[0] as number;
             expect(last).toBeGreaterThanOrEqual(from);
-            for (const start of [from, Math.floor((from + Math.min(last, from + 100)) / 2), Math.min(last, from + 100)]) expect(modelEarliest(list, start, q.duration, q.soft)).toBe(start);
+            for (const start of [from, Math.floor((from + Math.min(last, from + 100)) / 2), Math.min(last, from + 100)])
+              expect(modelEarliest(list, start, q.duration, q.soft)).toBe(start);
             if (Number.isFinite(last)) expect(modelEarliest(list, last + 1, q.duration, q.soft)).not.toBe(last + 1);
             const before = list.filter((b) => b.end <= at);
-            expect(timeline.freeSince(at)).toBe(before.length > 0 ? (before[before.length - 1] as NodeBooking).end : Number.NEGATIVE_INFINITY);
+            expect(timeline.freeSince(at)).toBe(
+              before.length > 0 ? (before[before.length - 1] as NodeBooking).end : Number.NEGATIVE_INFINITY,
+            );
             // How long that answer holds: until the next booking's end, where it becomes that end.
-            const sinceModel = (x: number) => list.filter((b) => b.end <= x).reduce((e, b) => Math.max(e, b.end), Number.NEGATIVE_INFINITY);
+            const sinceModel = (x: number) =>
+              list.filter((b) => b.end <= x).reduce((e, b) => Math.max(e, b.end), Number.NEGATIVE_INFINITY);
             const sinceOut = new Float64Array(1);
             const holds = new Float64Array(1);
             timeline.freeSinceInto(at, sinceOut, holds, 0);
@@ -171,7 +233,9 @@ describe('node timeline against a plain sorted list', () => {
               expect(sinceModel(changes)).toBe(changes);
             } else expect(sinceModel(Number.MAX_SAFE_INTEGER)).toBe(sinceModel(at));
             const until = at + q.duration * 20;
-            expect(timeline.ownersOverlapping(at, until)).toEqual([...new Set(list.filter((b) => b.start < until && b.end > at).map((b) => b.owner))]);
+            expect(timeline.ownersOverlapping(at, until)).toEqual([
+              ...new Set(list.filter((b) => b.start < until && b.end > at).map((b) => b.owner)),
+            ]);
           }
         },
       ),

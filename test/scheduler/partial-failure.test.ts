@@ -7,9 +7,11 @@ import { cluster, hours, job, minutes, T0 } from './support.js';
  * problem at once (its owner is told) and grows back when a node is repaired or freed.
  * Admitted a minute ahead of the window: its nodes are prepared before it.
  */
-const reservation = (id: string, nodes: number) => job({ id, kind: 'Reservation', nodes, window: { start: T0, end: T0 + hours(2) }, runtimeSeconds: 7200 });
+const reservation = (id: string, nodes: number) =>
+  job({ id, kind: 'Reservation', nodes, window: { start: T0, end: T0 + hours(2) }, runtimeSeconds: 7200 });
 const ahead = T0 - minutes(1);
-const nodesOf = (pm: PlanningManager, id: string, at: number) => pm.job(id)?.segments.find((s) => s.start <= at && at < s.end)?.nodes ?? [];
+const nodesOf = (pm: PlanningManager, id: string, at: number) =>
+  pm.job(id)?.segments.find((s) => s.start <= at && at < s.end)?.nodes ?? [];
 
 describe('a reservation that loses one of its nodes (partial failure)', () => {
   it('with no node to spare: keeps its surviving node for the rest of the window, is a problem at once, and nobody else gets the survivor', () => {
@@ -25,7 +27,18 @@ describe('a reservation that loses one of its nodes (partial failure)', () => {
     expect(nodesOf(pm, 'A', T0 + minutes(40))).toEqual([survivor]); // after it: the survivor, to the window's end and the release
     expect(pm.job('A')?.segments.at(-1)?.end).toBe(T0 + hours(2) + 15_000);
     // The survivor stays A's: a one-node request in the window is refused.
-    expect(pm.admit(job({ id: 'C', kind: 'Reservation', nodes: 1, window: { start: T0 + minutes(35), end: T0 + hours(1) }, runtimeSeconds: 1500 }), T0 + minutes(31)).accepted).toBe(false);
+    expect(
+      pm.admit(
+        job({
+          id: 'C',
+          kind: 'Reservation',
+          nodes: 1,
+          window: { start: T0 + minutes(35), end: T0 + hours(1) },
+          runtimeSeconds: 1500,
+        }),
+        T0 + minutes(31),
+      ).accepted,
+    ).toBe(false);
   });
 
   it('left short, grows back to its size when the failed node is repaired, and leaves the plan whole at its end', () => {
@@ -41,7 +54,10 @@ describe('a reservation that loses one of its nodes (partial failure)', () => {
     expect(nodesOf(pm, 'A', T0 + minutes(40))).toEqual([survivor]);
     expect([...nodesOf(pm, 'A', T0 + minutes(60))].sort()).toEqual([lost, survivor].sort());
     const { left } = pm.advance(T0 + hours(3));
-    expect(left.map((j) => [j.spec.id, j.problem])).toEqual([['A', undefined], ['B', undefined]]);
+    expect(left.map((j) => [j.spec.id, j.problem])).toEqual([
+      ['A', undefined],
+      ['B', undefined],
+    ]);
   });
 
   it('left short to the end of its window: it leaves the plan as kept, not as given up', () => {
@@ -54,7 +70,7 @@ describe('a reservation that loses one of its nodes (partial failure)', () => {
     expect(left.find((j) => j.spec.id === 'A')?.problem).toBeUndefined();
   });
 
-  it('with a free node: that node takes the failed one\'s place, and the reservation keeps its size', () => {
+  it("with a free node: that node takes the failed one's place, and the reservation keeps its size", () => {
     const pm = new PlanningManager(cluster(4));
     expect(pm.admit(reservation('A', 2), ahead).accepted).toBe(true);
     const [lost, survivor] = nodesOf(pm, 'A', T0) as [string, string];

@@ -14,7 +14,16 @@ import { cluster, hours, job, minutes, paper, T0 } from './support.js';
 const seconds = (s: number) => T0 + s * 1000;
 
 function deadlineJob(id: string, overrides: Partial<Parameters<typeof job>[0]> = {}) {
-  return job({ id, kind: 'Deadline', level: 'Standard', nodes: 4, runtimeSeconds: 3600, coveredOutages: 2, deadline: T0 + hours(2), ...overrides });
+  return job({
+    id,
+    kind: 'Deadline',
+    level: 'Standard',
+    nodes: 4,
+    runtimeSeconds: 3600,
+    coveredOutages: 2,
+    deadline: T0 + hours(2),
+    ...overrides,
+  });
 }
 
 function admitted(pm: PlanningManager, spec: ReturnType<typeof job>, now = T0): PlannedJob {
@@ -27,9 +36,16 @@ describe('checkpoint planning in admission', () => {
   it('gives the worked example its 7 checkpoints and books t_minslot', () => {
     const pm = new PlanningManager(cluster(8, { timing: paper }));
     const a = admitted(pm, deadlineJob('a'));
-    expect(a.checkpoints).toMatchObject({ count: 7, intervalSeconds: 450, checkpointSeconds: 120, jobMaxSeconds: 5340 });
+    expect(a.checkpoints).toMatchObject({
+      count: 7,
+      intervalSeconds: 450,
+      checkpointSeconds: 120,
+      jobMaxSeconds: 5340,
+    });
     // t_minslot = 30 + 3600 + 7 x 120 = 4470 s: Standard books the run without outages ...
-    expect(a.segments).toEqual([{ start: T0, end: seconds(4470), nodes: ['n01', 'n02', 'n03', 'n04'], spare: [], restart: false, intervals: 8 }]);
+    expect(a.segments).toEqual([
+      { start: T0, end: seconds(4470), nodes: ['n01', 'n02', 'n03', 'n04'], spare: [], restart: false, intervals: 8 },
+    ]);
     // ... and the deadline had room for the worst case: 30 + 5340 + 2 x (30 + 120) = 5670 s.
     expect(a.checkpoints.worstCaseSeconds).toBe(5670);
   });
@@ -39,16 +55,30 @@ describe('checkpoint planning in admission', () => {
     const decision = pm.admit(deadlineJob('a', { deadline: seconds(5000) }), T0);
     expect(decision.accepted).toBe(false);
     if (decision.accepted) return;
-    expect(decision.reason).toMatch(/^deadline 2026-11-23T01:23:20Z cannot be met: even the best checkpoint plan \(7 checkpoints\) needs 5670 s with 2 covered outage\(s\)/);
+    expect(decision.reason).toMatch(
+      /^deadline 2026-11-23T01:23:20Z cannot be met: even the best checkpoint plan \(7 checkpoints\) needs 5670 s with 2 covered outage\(s\)/,
+    );
   });
 
   it('says when the earliest completion is, given what is already planned', () => {
     const pm = new PlanningManager(cluster(8, { timing: paper }));
-    admitted(pm, job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: 6, runtimeSeconds: 3 * 3600, window: { start: T0, end: T0 + hours(3) } }), T0 - minutes(1));
+    admitted(
+      pm,
+      job({
+        id: 'r',
+        kind: 'Reservation',
+        level: 'Legacy',
+        nodes: 6,
+        runtimeSeconds: 3 * 3600,
+        window: { start: T0, end: T0 + hours(3) },
+      }),
+      T0 - minutes(1),
+    );
     const decision = pm.admit(deadlineJob('a', { deadline: T0 + hours(4) }), T0);
     expect(decision).toEqual({
       accepted: false,
-      reason: 'deadline 2026-11-23T04:00:00Z cannot be met: earliest worst-case completion with 7 checkpoints and 2 covered outages is 2026-11-23T04:34:30Z on 4 nodes',
+      reason:
+        'deadline 2026-11-23T04:00:00Z cannot be met: earliest worst-case completion with 7 checkpoints and 2 covered outages is 2026-11-23T04:34:30Z on 4 nodes',
     });
   });
 
@@ -57,7 +87,8 @@ describe('checkpoint planning in admission', () => {
     expect(admitted(pm, deadlineJob('a', { checkpointsPerHour: 5 })).checkpoints.count).toBe(5);
     const decision = pm.admit(deadlineJob('b', { checkpointsPerHour: 30 }), T0);
     expect(decision.accepted).toBe(false);
-    if (!decision.accepted) expect(decision.reason).toMatch(/checkpoint frequency 30 per hour \(30 checkpoints\) is outside the bounds/);
+    if (!decision.accepted)
+      expect(decision.reason).toMatch(/checkpoint frequency 30 per hour \(30 checkpoints\) is outside the bounds/);
   });
 });
 
@@ -73,7 +104,14 @@ describe('a node failure (figure 3.4)', () => {
     // restart 30 + 5 x 450 + 4 x 120 = 2760 s, from the failure on three old nodes and a free one.
     expect(a.segments).toEqual([
       { start: T0, end: seconds(1800), nodes: ['n01', 'n02', 'n03', 'n04'], spare: [], restart: false, intervals: 3 },
-      { start: seconds(1800), end: seconds(4560), nodes: expect.arrayContaining(['n02', 'n03', 'n04']), spare: [], restart: true, intervals: 5 },
+      {
+        start: seconds(1800),
+        end: seconds(4560),
+        nodes: expect.arrayContaining(['n02', 'n03', 'n04']),
+        spare: [],
+        restart: true,
+        intervals: 5,
+      },
     ]);
     expect((a.segments[1] as Segment).nodes).not.toContain('n01');
     expect(expectedCompletion(a, pm.shape(a))).toBeLessThanOrEqual(a.spec.deadline as number);
@@ -113,7 +151,18 @@ describe('a node failure (figure 3.4)', () => {
 
   it('leaves the job in P with a reason when nothing can save it: reservations are never suspended', () => {
     const pm = new PlanningManager(cluster(8, { timing: paper }));
-    admitted(pm, job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: 4, runtimeSeconds: 10 * 3600, window: { start: T0, end: T0 + hours(10) } }), T0 - minutes(1));
+    admitted(
+      pm,
+      job({
+        id: 'r',
+        kind: 'Reservation',
+        level: 'Legacy',
+        nodes: 4,
+        runtimeSeconds: 10 * 3600,
+        window: { start: T0, end: T0 + hours(10) },
+      }),
+      T0 - minutes(1),
+    );
     admitted(pm, deadlineJob('a'));
     const failing = (pm.job('a') as PlannedJob).segments[0]?.nodes[0] as string;
     const report = pm.nodeFailed(failing, seconds(1800));
@@ -121,16 +170,33 @@ describe('a node failure (figure 3.4)', () => {
     expect(report.problematic).toEqual([
       {
         id: 'a',
-        reason: expect.stringMatching(new RegExp(`^node ${failing} failed at 2026-11-23T00:30:00Z: cannot restart in time: deadline 2026-11-23T02:00:00Z cannot be met`)),
+        reason: expect.stringMatching(
+          new RegExp(
+            `^node ${failing} failed at 2026-11-23T00:30:00Z: cannot restart in time: deadline 2026-11-23T02:00:00Z cannot be met`,
+          ),
+        ),
       },
     ]);
     // Its booking: 31 s to prepare its nodes and hand them over before the window (paper's site, t_handover 1 s), nothing to release after.
-    expect((pm.job('r') as PlannedJob).segments).toEqual([expect.objectContaining({ start: T0 - 31_000, end: T0 + hours(10) })]);
+    expect((pm.job('r') as PlannedJob).segments).toEqual([
+      expect.objectContaining({ start: T0 - 31_000, end: T0 + hours(10) }),
+    ]);
   });
 
   it('tries a problem again when a job finishes and frees nodes', () => {
     const pm = new PlanningManager(cluster(8, { timing: paper }));
-    admitted(pm, job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: 4, runtimeSeconds: 10 * 3600, window: { start: T0, end: T0 + hours(10) } }), T0 - minutes(1));
+    admitted(
+      pm,
+      job({
+        id: 'r',
+        kind: 'Reservation',
+        level: 'Legacy',
+        nodes: 4,
+        runtimeSeconds: 10 * 3600,
+        window: { start: T0, end: T0 + hours(10) },
+      }),
+      T0 - minutes(1),
+    );
     admitted(pm, deadlineJob('a'));
     pm.nodeFailed((pm.job('a') as PlannedJob).segments[0]?.nodes[0] as string, seconds(1800));
     expect(pm.problematic().map((p) => p.id)).toEqual(['a']);
@@ -144,8 +210,23 @@ describe('a node failure (figure 3.4)', () => {
     // Only n05 has 32 GB, and the reservations need it: they stay off the failing node.
     const pm = new PlanningManager(cluster(5, { timing: paper, node: (i) => ({ memoryGB: i === 4 ? 32 : 16 }) }));
     // Each reservation's booking begins 31 s before its window (preparation): the gaps end at 40:29, 80:29 and 100:29.
-    for (const [from, to] of [[41, 50], [81, 90], [101, 300]] as const) {
-      admitted(pm, job({ id: `r${from}`, kind: 'Reservation', level: 'Legacy', nodes: 1, requirements: { memoryPerNodeGB: 32 }, runtimeSeconds: (to - from) * 60, window: { start: T0 + minutes(from), end: T0 + minutes(to) } }));
+    for (const [from, to] of [
+      [41, 50],
+      [81, 90],
+      [101, 300],
+    ] as const) {
+      admitted(
+        pm,
+        job({
+          id: `r${from}`,
+          kind: 'Reservation',
+          level: 'Legacy',
+          nodes: 1,
+          requirements: { memoryPerNodeGB: 32 },
+          runtimeSeconds: (to - from) * 60,
+          window: { start: T0 + minutes(from), end: T0 + minutes(to) },
+        }),
+      );
     }
     admitted(pm, deadlineJob('a'));
     const report = pm.nodeFailed('n01', T0 + minutes(30));
@@ -165,14 +246,16 @@ describe('a node failure (figure 3.4)', () => {
     const pm = new PlanningManager(cluster(4, { timing: paper }));
     admitted(pm, deadlineJob('later', { earliestStart: T0 + hours(10), deadline: T0 + hours(14) }));
     const report = pm.nodeFailed('n01', T0);
-    expect(report.problematic).toEqual([{ id: 'later', reason: expect.stringContaining('beyond the problem horizon') }]);
+    expect(report.problematic).toEqual([
+      { id: 'later', reason: expect.stringContaining('beyond the problem horizon') },
+    ]);
     expect((pm.job('later') as PlannedJob).segments[0]?.nodes).toContain('n01');
     expect(pm.nodeRepaired('n01', T0 + hours(1)).problematic).toEqual([]);
   });
 });
 
 describe('best-effort, background, buffer nodes, Full', () => {
-  it('moves a waiting best-effort job out of an SLA job\'s way (B is placed last)', () => {
+  it("moves a waiting best-effort job out of an SLA job's way (B is placed last)", () => {
     const pm = new PlanningManager(cluster(4, { timing: paper }));
     admitted(pm, job({ id: 'first', kind: 'BestEffort', level: 'Legacy', nodes: 4, runtimeSeconds: 3600 }));
     admitted(pm, job({ id: 'be', kind: 'BestEffort', level: 'Legacy', nodes: 4, runtimeSeconds: 3600 }));
@@ -194,34 +277,76 @@ describe('best-effort, background, buffer nodes, Full', () => {
 
   it('keeps buffer nodes for best-effort work (3.5.4)', () => {
     const pm = new PlanningManager(cluster(6, { timing: paper, node: (i) => ({ buffer: i >= 4 }) }));
-    const refused = pm.admit(job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: 5, window: { start: T0, end: T0 + hours(1) } }), T0);
-    expect(refused).toEqual({ accepted: false, reason: '5 nodes requested but the cluster has 4 nodes that meet the requirements available to SLA jobs' });
-    expect(admitted(pm, job({ id: 'be', kind: 'BestEffort', level: 'Legacy', nodes: 6 })).segments[0]?.nodes).toHaveLength(6);
+    const refused = pm.admit(
+      job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: 5, window: { start: T0, end: T0 + hours(1) } }),
+      T0,
+    );
+    expect(refused).toEqual({
+      accepted: false,
+      reason: '5 nodes requested but the cluster has 4 nodes that meet the requirements available to SLA jobs',
+    });
+    expect(
+      admitted(pm, job({ id: 'be', kind: 'BestEffort', level: 'Legacy', nodes: 6 })).segments[0]?.nodes,
+    ).toHaveLength(6);
   });
 
   it('refuses a job that names an interconnect when no island is large enough', () => {
-    const pm = new PlanningManager(cluster(8, { timing: paper, node: (i) => ({ interconnect: 'InfiniBand', island: i < 4 ? 'ib-1' : 'ib-2' }) }));
-    const decision = pm.admit(deadlineJob('a', { nodes: 6, requirements: { interconnect: 'InfiniBand' }, deadline: T0 + hours(4) }), T0);
-    expect(decision).toEqual({ accepted: false, reason: '6 nodes on InfiniBand must share one interconnect island, but the largest suitable island has 4' });
-    expect(admitted(pm, deadlineJob('b', { requirements: { interconnect: 'InfiniBand' } })).segments[0]?.nodes).toEqual(['n01', 'n02', 'n03', 'n04']);
+    const pm = new PlanningManager(
+      cluster(8, { timing: paper, node: (i) => ({ interconnect: 'InfiniBand', island: i < 4 ? 'ib-1' : 'ib-2' }) }),
+    );
+    const decision = pm.admit(
+      deadlineJob('a', { nodes: 6, requirements: { interconnect: 'InfiniBand' }, deadline: T0 + hours(4) }),
+      T0,
+    );
+    expect(decision).toEqual({
+      accepted: false,
+      reason: '6 nodes on InfiniBand must share one interconnect island, but the largest suitable island has 4',
+    });
+    expect(admitted(pm, deadlineJob('b', { requirements: { interconnect: 'InfiniBand' } })).segments[0]?.nodes).toEqual(
+      ['n01', 'n02', 'n03', 'n04'],
+    );
   });
 
   it('Full needs standby nodes at a peer', () => {
     const without = new PlanningManager(cluster(8, { timing: paper }));
     const refused = without.admit(deadlineJob('a', { level: 'Full', coveredOutages: 1, deadline: T0 + hours(3) }), T0);
-    expect(refused).toEqual({ accepted: false, reason: 'Full service needs 4 standby nodes reserved at a peer provider, but no peer standby capacity is configured' });
+    expect(refused).toEqual({
+      accepted: false,
+      reason:
+        'Full service needs 4 standby nodes reserved at a peer provider, but no peer standby capacity is configured',
+    });
     const pm = new PlanningManager(cluster(8, { timing: paper, peerStandbyNodes: 6 }));
-    expect(admitted(pm, deadlineJob('a', { level: 'Full', coveredOutages: 1, deadline: T0 + hours(3) })).remoteStandby).toBe(4);
+    expect(
+      admitted(pm, deadlineJob('a', { level: 'Full', coveredOutages: 1, deadline: T0 + hours(3) })).remoteStandby,
+    ).toBe(4);
     // Four nodes are free locally, but the peer's 6 standby nodes hold only one Full job at a time.
     const second = pm.admit(deadlineJob('b', { level: 'Full', coveredOutages: 1, deadline: T0 + hours(2) }), T0);
     expect(second.accepted).toBe(false);
-    if (!second.accepted) expect(second.reason).toMatch(/^deadline 2026-11-23T02:00:00Z cannot be met: earliest worst-case completion .* is 2026-11-23T02:46:00Z on 4 nodes$/);
+    if (!second.accepted)
+      expect(second.reason).toMatch(
+        /^deadline 2026-11-23T02:00:00Z cannot be met: earliest worst-case completion .* is 2026-11-23T02:46:00Z on 4 nodes$/,
+      );
   });
 
   it('offers counter-offers for a request it cannot serve as asked', () => {
     const pm = new PlanningManager(cluster(8, { timing: paper }));
-    admitted(pm, job({ id: 'r', kind: 'Reservation', level: 'Legacy', nodes: 6, window: { start: T0 + hours(1), end: T0 + hours(3) } }));
-    const wanted = job({ id: 'w', kind: 'Reservation', level: 'Legacy', nodes: 4, window: { start: T0 + hours(2), end: T0 + hours(4) } });
+    admitted(
+      pm,
+      job({
+        id: 'r',
+        kind: 'Reservation',
+        level: 'Legacy',
+        nodes: 6,
+        window: { start: T0 + hours(1), end: T0 + hours(3) },
+      }),
+    );
+    const wanted = job({
+      id: 'w',
+      kind: 'Reservation',
+      level: 'Legacy',
+      nodes: 4,
+      window: { start: T0 + hours(2), end: T0 + hours(4) },
+    });
     expect(pm.admit(wanted, T0).accepted).toBe(false);
     const alternatives = pm.alternatives(wanted, T0);
     expect(alternatives.map((a) => a.kind)).toEqual(['LaterStart', 'FewerNodes']);

@@ -1,8 +1,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { GuaranteeLevel } from '../../src/domain/terms.js';
-import { expectedCompletion, pieceMs, preparationMs, releaseMs, shapeOf, totalIntervals } from '../../src/scheduler/job-timing.js';
-import type { ClusterDescription, ClusterNode, Instant, JobKind, JobSpec, PlannedJob } from '../../src/scheduler/model.js';
+import {
+  expectedCompletion,
+  pieceMs,
+  preparationMs,
+  releaseMs,
+  shapeOf,
+  totalIntervals,
+} from '../../src/scheduler/job-timing.js';
+import type {
+  ClusterDescription,
+  ClusterNode,
+  Instant,
+  JobKind,
+  JobSpec,
+  PlannedJob,
+} from '../../src/scheduler/model.js';
 import { PlanningManager, failureOwner } from '../../src/scheduler/planning-manager.js';
 import { T0, cluster, hours, job, minutes } from './support.js';
 
@@ -111,11 +125,22 @@ const scenario = (options: { failures: boolean; steps?: number }): fc.Arbitrary<
         { weight: 2, arbitrary: fc.constant({ type: 'tick' as const }) },
       ];
       if (options.failures) {
-        actions.push({ weight: 3, arbitrary: fc.record({ type: fc.constant('fail' as const), node: fc.integer({ min: 0, max: total - 1 }) }) });
-        actions.push({ weight: 2, arbitrary: fc.record({ type: fc.constant('repair' as const), node: fc.integer({ min: 0, max: total - 1 }) }) });
+        actions.push({
+          weight: 3,
+          arbitrary: fc.record({ type: fc.constant('fail' as const), node: fc.integer({ min: 0, max: total - 1 }) }),
+        });
+        actions.push({
+          weight: 2,
+          arbitrary: fc.record({ type: fc.constant('repair' as const), node: fc.integer({ min: 0, max: total - 1 }) }),
+        });
       }
-      const step = fc.record({ dt: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: c.pace })), action: fc.oneof(...actions) });
-      return fc.array(step, { minLength: 1, maxLength: options.steps ?? 50, size: 'medium' }).map((steps) => ({ ...c, islandA: Math.min(c.islandA, total), steps }));
+      const step = fc.record({
+        dt: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: c.pace })),
+        action: fc.oneof(...actions),
+      });
+      return fc
+        .array(step, { minLength: 1, maxLength: options.steps ?? 50, size: 'medium' })
+        .map((steps) => ({ ...c, islandA: Math.min(c.islandA, total), steps }));
     });
 
 function clusterOf(s: Scenario): ClusterDescription {
@@ -143,10 +168,15 @@ function specOf(r: RequestStep, id: string, now: Instant): JobSpec {
     runtimeSeconds,
     coveredOutages: r.coveredOutages,
     storageGB: 0,
-    requirements: { ...(r.interconnect ? { interconnect: 'InfiniBand' } : {}), ...(r.bigMemory ? { memoryPerNodeGB: 32 } : {}) },
+    requirements: {
+      ...(r.interconnect ? { interconnect: 'InfiniBand' } : {}),
+      ...(r.bigMemory ? { memoryPerNodeGB: 32 } : {}),
+    },
     value: r.value,
     arrival: now,
-    ...(r.checkpointsPerHour !== undefined && r.kind !== 'Reservation' ? { checkpointsPerHour: r.checkpointsPerHour } : {}),
+    ...(r.checkpointsPerHour !== undefined && r.kind !== 'Reservation'
+      ? { checkpointsPerHour: r.checkpointsPerHour }
+      : {}),
   };
   if (r.kind === 'Reservation') {
     const from = start ?? now;
@@ -154,7 +184,11 @@ function specOf(r: RequestStep, id: string, now: Instant): JobSpec {
   }
   if (r.kind === 'Deadline') {
     const from = start ?? now;
-    return { ...base, ...(start !== undefined ? { earliestStart: start } : {}), deadline: from + Math.round(runtimeSeconds * 1000 * r.slack) + minutes(20) };
+    return {
+      ...base,
+      ...(start !== undefined ? { earliestStart: start } : {}),
+      deadline: from + Math.round(runtimeSeconds * 1000 * r.slack) + minutes(20),
+    };
   }
   return { ...base, ...(start !== undefined ? { earliestStart: start } : {}) };
 }
@@ -169,7 +203,11 @@ function check(condition: boolean, message: () => string): void {
 /** Canonical JSON: keys sorted, so equal plans give equal strings. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
   );
 }
 
@@ -213,7 +251,11 @@ function play(s: Scenario): Run {
   };
   const holdings = () => {
     const out = new Map<string, Array<{ node: string; end: Instant }>>();
-    for (const job of pm.allJobs()) out.set(job.spec.id, job.segments.flatMap((s) => [...s.nodes, ...s.spare].map((node) => ({ node, end: s.end }))));
+    for (const job of pm.allJobs())
+      out.set(
+        job.spec.id,
+        job.segments.flatMap((s) => [...s.nodes, ...s.spare].map((node) => ({ node, end: s.end }))),
+      );
     return out;
   };
 
@@ -240,7 +282,11 @@ function play(s: Scenario): Run {
     const jobs = [...pm.allJobs()];
     const ids = new Set(jobs.map((j) => j.spec.id));
     // No job vanishes: the plan holds exactly the accepted jobs not given back.
-    check(ids.size === live.size && [...live].every((id) => ids.has(id)), () => `${where}: plan holds ${[...ids].sort().join(',')} but accepted and not given back are ${[...live].sort().join(',')}`);
+    check(
+      ids.size === live.size && [...live].every((id) => ids.has(id)),
+      () =>
+        `${where}: plan holds ${[...ids].sort().join(',')} but accepted and not given back are ${[...live].sort().join(',')}`,
+    );
 
     // No node allocated twice at the same time: the jobs' segments plus failure blocks.
     const perNode = new Map<string, Array<{ start: Instant; end: Instant; owner: string }>>();
@@ -254,17 +300,26 @@ function play(s: Scenario): Run {
       for (const s of job.segments) {
         check(s.start < s.end, () => `${where}: ${job.spec.id} has an empty segment [${s.start}, ${s.end})`);
         const all = [...s.nodes, ...s.spare];
-        check(new Set(all).size === all.length, () => `${where}: ${job.spec.id} names a node twice in one segment: ${all.join(',')}`);
+        check(
+          new Set(all).size === all.length,
+          () => `${where}: ${job.spec.id} names a node twice in one segment: ${all.join(',')}`,
+        );
         // A reservation that lost a node with none to replace it keeps its survivors (fewer, never none, never more).
-        const nodesOk = job.spec.window ? s.nodes.length >= 1 && s.nodes.length <= job.spec.nodes : s.nodes.length === job.spec.nodes;
+        const nodesOk = job.spec.window
+          ? s.nodes.length >= 1 && s.nodes.length <= job.spec.nodes
+          : s.nodes.length === job.spec.nodes;
         check(nodesOk, () => `${where}: ${job.spec.id} runs on ${s.nodes.length} nodes, asked for ${job.spec.nodes}`);
         for (const n of all) use(n, s.start, s.end, job.spec.id);
       }
       for (let i = 1; i < job.segments.length; i++) {
-        check((job.segments[i - 1]?.end as number) <= (job.segments[i]?.start as number), () => `${where}: ${job.spec.id} has overlapping segments`);
+        check(
+          (job.segments[i - 1]?.end as number) <= (job.segments[i]?.start as number),
+          () => `${where}: ${job.spec.id} has overlapping segments`,
+        );
       }
     }
-    for (const id of nodeIds) for (const b of pm.mm.bookingsOf(failureOwner(id))) use(id, b.start, b.end, failureOwner(id));
+    for (const id of nodeIds)
+      for (const b of pm.mm.bookingsOf(failureOwner(id))) use(id, b.start, b.end, failureOwner(id));
 
     // Nodes meet the job's demands; buffer nodes carry only best-effort and background work.
     const byId = new Map(description.nodes.map((n) => [n.id, n]));
@@ -273,9 +328,20 @@ function play(s: Scenario): Run {
       const bestEffort = job.spec.kind === 'BestEffort' || job.spec.kind === 'Background';
       for (const s of job.segments) {
         const all = [...s.nodes, ...s.spare].map((n) => byId.get(n) as ClusterNode);
-        check(all.every((n) => bestEffort || !n.buffer), () => `${where}: SLA job ${job.spec.id} planned on a buffer node: ${s.nodes.join(',')} + ${s.spare.join(',')}`);
-        check(all.every((n) => r.memoryPerNodeGB === undefined || n.memoryGB >= r.memoryPerNodeGB), () => `${where}: ${job.spec.id} planned on nodes with too little memory`);
-        check(r.interconnect === undefined || (all.every((n) => n.interconnect === r.interconnect) && new Set(all.map((n) => n.island)).size === 1), () => `${where}: ${job.spec.id} needs ${r.interconnect} in one island`);
+        check(
+          all.every((n) => bestEffort || !n.buffer),
+          () =>
+            `${where}: SLA job ${job.spec.id} planned on a buffer node: ${s.nodes.join(',')} + ${s.spare.join(',')}`,
+        );
+        check(
+          all.every((n) => r.memoryPerNodeGB === undefined || n.memoryGB >= r.memoryPerNodeGB),
+          () => `${where}: ${job.spec.id} planned on nodes with too little memory`,
+        );
+        check(
+          r.interconnect === undefined ||
+            (all.every((n) => n.interconnect === r.interconnect) && new Set(all.map((n) => n.island)).size === 1),
+          () => `${where}: ${job.spec.id} needs ${r.interconnect} in one island`,
+        );
       }
     }
 
@@ -292,24 +358,38 @@ function play(s: Scenario): Run {
     let held = 0;
     for (const [t, delta] of standby) {
       held += delta;
-      check(held <= description.peerStandbyNodes, () => `${where}: ${held} peer standby nodes held at +${(t - T0) / 1000} s, the peer keeps ${description.peerStandbyNodes}`);
+      check(
+        held <= description.peerStandbyNodes,
+        () =>
+          `${where}: ${held} peer standby nodes held at +${(t - T0) / 1000} s, the peer keeps ${description.peerStandbyNodes}`,
+      );
     }
     for (const [node, list] of perNode) {
       list.sort((a, b) => a.start - b.start);
       for (let i = 1; i < list.length; i++) {
         const a = list[i - 1] as { start: Instant; end: Instant; owner: string };
         const b = list[i] as { start: Instant; end: Instant; owner: string };
-        check(a.end <= b.start, () => `${where}: node ${node} allocated twice: ${a.owner} [${a.start - T0}, ${a.end - T0}) and ${b.owner} [${b.start - T0}, ${b.end - T0})`);
+        check(
+          a.end <= b.start,
+          () =>
+            `${where}: node ${node} allocated twice: ${a.owner} [${a.start - T0}, ${a.end - T0}) and ${b.owner} [${b.start - T0}, ${b.end - T0})`,
+        );
       }
     }
 
     // The Machine Manager books exactly what the jobs describe, from now on.
     for (const job of jobs) {
       const described = new Map<string, Array<[Instant, Instant]>>();
-      for (const s of job.segments) for (const n of [...s.nodes, ...s.spare]) if (s.end > now) push(described, n, [Math.max(now, s.start), s.end]);
+      for (const s of job.segments)
+        for (const n of [...s.nodes, ...s.spare]) if (s.end > now) push(described, n, [Math.max(now, s.start), s.end]);
       const booked = new Map<string, Array<[Instant, Instant]>>();
-      for (const b of pm.mm.bookingsOf(job.spec.id)) if (b.end > now) push(booked, nodeIds[b.node] as string, [Math.max(now, b.start), b.end]);
-      check(canonical(merged(described)) === canonical(merged(booked)), () => `${where}: ${job.spec.id} describes ${canonical(merged(described))} but the MM books ${canonical(merged(booked))}`);
+      for (const b of pm.mm.bookingsOf(job.spec.id))
+        if (b.end > now) push(booked, nodeIds[b.node] as string, [Math.max(now, b.start), b.end]);
+      check(
+        canonical(merged(described)) === canonical(merged(booked)),
+        () =>
+          `${where}: ${job.spec.id} describes ${canonical(merged(described))} but the MM books ${canonical(merged(booked))}`,
+      );
     }
 
     for (const job of jobs) {
@@ -323,15 +403,33 @@ function play(s: Scenario): Run {
       const window = job.spec.window;
       if (window) {
         const shape = shapeOf(job.spec, description.timing);
-        const [from, to] = [window.start - preparationMs(shape, false, job.spec.prepared), window.end + releaseMs(shape)];
-        for (const s of job.segments) check(s.start >= from && s.end <= to, () => `${where}: reservation ${id} left its window`);
+        const [from, to] = [
+          window.start - preparationMs(shape, false, job.spec.prepared),
+          window.end + releaseMs(shape),
+        ];
+        for (const s of job.segments)
+          check(s.start >= from && s.end <= to, () => `${where}: reservation ${id} left its window`);
         // Untouched by failures, its booking is prepared before the window and released after it: the promise is whole.
-        if (hit === 0 && job.segments.length > 0) check(job.segments[0]?.start === from && job.segments.at(-1)?.end === to, () => `${where}: reservation ${id}'s booking ${canonical(job.segments)} does not cover its preparation, window and release`);
+        if (hit === 0 && job.segments.length > 0)
+          check(
+            job.segments[0]?.start === from && job.segments.at(-1)?.end === to,
+            () =>
+              `${where}: reservation ${id}'s booking ${canonical(job.segments)} does not cover its preparation, window and release`,
+          );
         const original = reserved.get(id);
         if (hit === 0 && original) {
           const s = job.segments[0];
-          check(job.problem === undefined, () => `${where}: reservation ${id}, never hit by a failure, is in P: ${job.problem}`);
-          check(job.segments.length === 1 && s?.start === original.start && s.end === original.end && canonical([...s.nodes, ...s.spare]) === original.nodes, () => `${where}: reservation ${id} moved from ${canonical(original)} to ${canonical(job.segments)}`);
+          check(
+            job.problem === undefined,
+            () => `${where}: reservation ${id}, never hit by a failure, is in P: ${job.problem}`,
+          );
+          check(
+            job.segments.length === 1 &&
+              s?.start === original.start &&
+              s.end === original.end &&
+              canonical([...s.nodes, ...s.spare]) === original.nodes,
+            () => `${where}: reservation ${id} moved from ${canonical(original)} to ${canonical(job.segments)}`,
+          );
         }
       }
       // Deadlines are met while no failure hits the job, and for Enhanced/Full within n_romax.
@@ -341,14 +439,29 @@ function play(s: Scenario): Run {
         if (hit === 0 || (guarded && hit <= covered)) {
           // A job still planned on a failed node beyond the problem horizon is in P as a warning; its plan must still hold.
           const warning = hit > 0 && /beyond the problem horizon/.test(job.problem ?? '');
-          check(job.problem === undefined || warning, () => `${where}: deadline job ${id} (${job.spec.level}, hit by ${hit} of ${covered} covered outages) is in P: ${job.problem}`);
+          check(
+            job.problem === undefined || warning,
+            () =>
+              `${where}: deadline job ${id} (${job.spec.level}, hit by ${hit} of ${covered} covered outages) is in P: ${job.problem}`,
+          );
           const completion = worstCaseCompletion(pm, job);
-          check(completion !== undefined, () => `${where}: deadline job ${id} has no complete plan: ${canonical(job.segments)}`);
-          check((completion as number) <= (job.spec.deadline as number), () => `${where}: deadline job ${id} (${job.spec.level}, hit ${hit}) completes at worst at +${((completion as number) - T0) / 1000} s, after its deadline +${((job.spec.deadline as number) - T0) / 1000} s`);
+          check(
+            completion !== undefined,
+            () => `${where}: deadline job ${id} has no complete plan: ${canonical(job.segments)}`,
+          );
+          check(
+            (completion as number) <= (job.spec.deadline as number),
+            () =>
+              `${where}: deadline job ${id} (${job.spec.level}, hit ${hit}) completes at worst at +${((completion as number) - T0) / 1000} s, after its deadline +${((job.spec.deadline as number) - T0) / 1000} s`,
+          );
         }
       }
       // Every job outside P has a plan that completes it.
-      if (job.problem === undefined) check(worstCaseCompletion(pm, job) !== undefined, () => `${where}: ${id} is not in P but its plan does not complete it: ${canonical(job.segments)}`);
+      if (job.problem === undefined)
+        check(
+          worstCaseCompletion(pm, job) !== undefined,
+          () => `${where}: ${id} is not in P but its plan does not complete it: ${canonical(job.segments)}`,
+        );
     }
   };
 
@@ -368,10 +481,19 @@ function play(s: Scenario): Run {
         const guarded = job.spec.level === 'Enhanced' || job.spec.level === 'Full';
         const hit = hitCount(job.spec.id);
         const covered = shapeOf(job.spec, description.timing).timing.outages;
-        check(!(job.spec.kind === 'Deadline' && (hit === 0 || (guarded && hit <= covered))), () => `${where}: deadline job ${job.spec.id} (hit ${hit}) broke its promise: ${job.problem}`);
-        check(!(job.spec.window && hit === 0), () => `${where}: reservation ${job.spec.id} (never hit) broke its promise: ${job.problem}`);
+        check(
+          !(job.spec.kind === 'Deadline' && (hit === 0 || (guarded && hit <= covered))),
+          () => `${where}: deadline job ${job.spec.id} (hit ${hit}) broke its promise: ${job.problem}`,
+        );
+        check(
+          !(job.spec.window && hit === 0),
+          () => `${where}: reservation ${job.spec.id} (never hit) broke its promise: ${job.problem}`,
+        );
       } else {
-        check(worstCaseCompletion(pm, job) !== undefined, () => `${where}: ${job.spec.id} left the plan unfinished without a problem: ${canonical(job.segments)}`);
+        check(
+          worstCaseCompletion(pm, job) !== undefined,
+          () => `${where}: ${job.spec.id} left the plan unfinished without a problem: ${canonical(job.segments)}`,
+        );
       }
     }
   };
@@ -384,7 +506,10 @@ function play(s: Scenario): Run {
     leave(advanced.left, `${where} advance`);
     verify(`${where} advance`);
     const a = step.action;
-    const running = () => [...pm.allJobs()].filter((j) => j.segments.some((seg) => seg.start <= now && now < seg.end)).sort((x, y) => (x.spec.id < y.spec.id ? -1 : 1));
+    const running = () =>
+      [...pm.allJobs()]
+        .filter((j) => j.segments.some((seg) => seg.start <= now && now < seg.end))
+        .sort((x, y) => (x.spec.id < y.spec.id ? -1 : 1));
     switch (a.type) {
       case 'request': {
         const spec = specOf(a, `j${i}`, now);
@@ -394,7 +519,10 @@ function play(s: Scenario): Run {
         else {
           check(decision.reason.trim().length > 0, () => `${where}: refusal without a reason`);
           if (spec.kind === 'BestEffort' || spec.kind === 'Background') {
-            check(/requested but the cluster has/.test(decision.reason), () => `${where}: best-effort ${spec.id} refused: ${decision.reason}`);
+            check(
+              /requested but the cluster has/.test(decision.reason),
+              () => `${where}: best-effort ${spec.id} refused: ${decision.reason}`,
+            );
           }
         }
         break;
@@ -468,7 +596,14 @@ function worstCaseCompletion(pm: PlanningManager, job: PlannedJob): Instant | un
   for (const s of job.segments) {
     done += s.intervals;
     if (done >= totalIntervals(job)) {
-      const worst = pieceMs(shape, job.checkpoints, s.intervals, s.restart, shape.deadlineCoversOutages ? job.outagesLeft : 0, true);
+      const worst = pieceMs(
+        shape,
+        job.checkpoints,
+        s.intervals,
+        s.restart,
+        shape.deadlineCoversOutages ? job.outagesLeft : 0,
+        true,
+      );
       return Math.max(s.end, s.start + worst);
     }
   }
@@ -482,34 +617,46 @@ const runs = Number(process.env.PROPERTY_RUNS ?? 100);
 const timeout = Math.max(30_000, runs * 50);
 
 describe('planning scheduler properties', () => {
-  it('without failures: no double booking, reservations fixed, every deadline met, nothing vanishes', () => {
-    fc.assert(
-      fc.property(scenario({ failures: false }), (s) => {
-        play(s);
-      }),
-      { numRuns: runs },
-    );
-  }, timeout);
+  it(
+    'without failures: no double booking, reservations fixed, every deadline met, nothing vanishes',
+    () => {
+      fc.assert(
+        fc.property(scenario({ failures: false }), (s) => {
+          play(s);
+        }),
+        { numRuns: runs },
+      );
+    },
+    timeout,
+  );
 
-  it('with failures and repairs: no double booking, unhit reservations fixed, deadlines met within covered outages, P has reasons', () => {
-    fc.assert(
-      fc.property(scenario({ failures: true }), (s) => {
-        play(s);
-      }),
-      { numRuns: runs },
-    );
-  }, timeout);
+  it(
+    'with failures and repairs: no double booking, unhit reservations fixed, deadlines met within covered outages, P has reasons',
+    () => {
+      fc.assert(
+        fc.property(scenario({ failures: true }), (s) => {
+          play(s);
+        }),
+        { numRuns: runs },
+      );
+    },
+    timeout,
+  );
 
-  it('the same inputs give the same plan', () => {
-    fc.assert(
-      fc.property(scenario({ failures: true, steps: 25 }), (s) => {
-        const first = play(s).trace;
-        const second = play(s).trace;
-        expect(second).toEqual(first);
-      }),
-      { numRuns: Math.ceil(runs / 3) },
-    );
-  }, timeout);
+  it(
+    'the same inputs give the same plan',
+    () => {
+      fc.assert(
+        fc.property(scenario({ failures: true, steps: 25 }), (s) => {
+          const first = play(s).trace;
+          const second = play(s).trace;
+          expect(second).toEqual(first);
+        }),
+        { numRuns: Math.ceil(runs / 3) },
+      );
+    },
+    timeout,
+  );
 });
 
 /** Small cases the properties found, each the root cause of a failing run, kept as examples. */
@@ -522,7 +669,18 @@ describe('regressions found by the properties', () => {
 
   it('a node failing the instant an Enhanced job starts: the spare takes over, no empty piece is left behind (restartOnSpare)', () => {
     const pm = new PlanningManager(cluster(3));
-    const a = admitted(pm, job({ id: 'a', kind: 'Deadline', level: 'Enhanced', nodes: 1, runtimeSeconds: 300, coveredOutages: 1, deadline: T0 + hours(2) }));
+    const a = admitted(
+      pm,
+      job({
+        id: 'a',
+        kind: 'Deadline',
+        level: 'Enhanced',
+        nodes: 1,
+        runtimeSeconds: 300,
+        coveredOutages: 1,
+        deadline: T0 + hours(2),
+      }),
+    );
     const [worker] = a.segments[0]?.nodes ?? [];
     const [spare] = a.segments[0]?.spare ?? [];
     pm.nodeFailed(worker as string, T0);
@@ -535,7 +693,19 @@ describe('regressions found by the properties', () => {
   it('a waiting Enhanced job on a full cluster keeps its slot when a working node fails: its spare takes the place (replaceWaitingNode)', () => {
     const pm = new PlanningManager(cluster(6));
     const start = T0 + minutes(2);
-    const e = admitted(pm, job({ id: 'e', kind: 'Deadline', level: 'Enhanced', nodes: 5, runtimeSeconds: 300, coveredOutages: 1, earliestStart: start, deadline: start + minutes(30) }));
+    const e = admitted(
+      pm,
+      job({
+        id: 'e',
+        kind: 'Deadline',
+        level: 'Enhanced',
+        nodes: 5,
+        runtimeSeconds: 300,
+        coveredOutages: 1,
+        earliestStart: start,
+        deadline: start + minutes(30),
+      }),
+    );
     const failed = e.segments[0]?.nodes[0] as string;
     pm.nodeFailed(failed, T0 + minutes(1));
     const after = pm.job('e') as PlannedJob;
@@ -547,7 +717,18 @@ describe('regressions found by the properties', () => {
 
   it('a job past its expected end when a node fails has finished: it is not restarted nor left in P (placeProblem, restartOnSpare)', () => {
     const pm = new PlanningManager(cluster(4));
-    const a = admitted(pm, job({ id: 'a', kind: 'Deadline', level: 'Enhanced', nodes: 1, runtimeSeconds: 3600, coveredOutages: 2, deadline: T0 + hours(4) }));
+    const a = admitted(
+      pm,
+      job({
+        id: 'a',
+        kind: 'Deadline',
+        level: 'Enhanced',
+        nodes: 1,
+        runtimeSeconds: 3600,
+        coveredOutages: 2,
+        deadline: T0 + hours(4),
+      }),
+    );
     const done = expectedCompletion(a, pm.shape(a)) as number;
     const at = done + minutes(1);
     expect(at).toBeLessThan(a.segments[0]?.end as number); // inside the room booked for outages
@@ -560,7 +741,19 @@ describe('regressions found by the properties', () => {
   it('a job warned that its node failed beyond the horizon is cleared once the renewed failure moves it to its spare (nodeFailed)', () => {
     const pm = new PlanningManager(cluster(3));
     const start = T0 + hours(4) + minutes(2);
-    const j = admitted(pm, job({ id: 'j', kind: 'Deadline', level: 'Enhanced', nodes: 1, runtimeSeconds: 300, coveredOutages: 1, earliestStart: start, deadline: start + minutes(30) }));
+    const j = admitted(
+      pm,
+      job({
+        id: 'j',
+        kind: 'Deadline',
+        level: 'Enhanced',
+        nodes: 1,
+        runtimeSeconds: 300,
+        coveredOutages: 1,
+        earliestStart: start,
+        deadline: start + minutes(30),
+      }),
+    );
     const node = j.segments[0]?.nodes[0] as string;
     pm.nodeFailed(node, T0 + minutes(2)); // the four-hour block ends as j starts
     expect(pm.job('j')?.problem).toMatch(/beyond the problem horizon/);

@@ -10,7 +10,14 @@ import { cluster, hours, job, minutes, T0 } from './support.js';
  * times; each bidder keeps eight 10-minute one-node jobs waiting; the clock moves in
  * 5-minute steps and the node-time each bidder got is counted from hour 10 to hour 90.
  */
-const zero = { nodeInitSeconds: 0, storageInitSecondsPerGB: 0, storageRollbackSecondsPerGB: 0, storageMountSeconds: 0, deinitSeconds: 0, slowdownFactor: 1 };
+const zero = {
+  nodeInitSeconds: 0,
+  storageInitSecondsPerGB: 0,
+  storageRollbackSecondsPerGB: 0,
+  storageMountSeconds: 0,
+  deinitSeconds: 0,
+  slowdownFactor: 1,
+};
 const from = T0 + hours(10);
 const to = T0 + hours(90);
 
@@ -22,17 +29,32 @@ function run(bids: (t: number) => Record<string, number>, until = T0 + hours(100
   let n = 0;
   const credit = (j: PlannedJob) => {
     const bidder = owner.get(j.spec.id) as string;
-    for (const s of j.segments) got[bidder] = (got[bidder] ?? 0) + s.nodes.length * Math.max(0, Math.min(s.end, to) - Math.max(s.start, from));
+    for (const s of j.segments)
+      got[bidder] = (got[bidder] ?? 0) + s.nodes.length * Math.max(0, Math.min(s.end, to) - Math.max(s.start, from));
   };
   for (let t = T0; t < until; t += minutes(5)) {
     for (const j of pm.advance(t).left) credit(j);
     for (const [bidder, rate] of Object.entries(bids(t))) {
-      const waiting = [...owner].filter(([id, b]) => b === bidder && (pm.job(id)?.segments[0]?.start ?? -Infinity) > t).length;
+      const waiting = [...owner].filter(
+        ([id, b]) => b === bidder && (pm.job(id)?.segments[0]?.start ?? -Infinity) > t,
+      ).length;
       for (let k = waiting; k < 8; k++) {
         const id = `${bidder}-${n++}`;
         owner.set(id, bidder);
         const queueTag = market.tag(bidder, rate, 600, pm.virtualTime());
-        pm.admit(job({ id, kind: 'BestEffort', level: 'Legacy', nodes: 1, runtimeSeconds: 600, coveredOutages: 0, arrival: t, queueTag }), t);
+        pm.admit(
+          job({
+            id,
+            kind: 'BestEffort',
+            level: 'Legacy',
+            nodes: 1,
+            runtimeSeconds: 600,
+            coveredOutages: 0,
+            arrival: t,
+            queueTag,
+          }),
+          t,
+        );
       }
     }
   }

@@ -11,23 +11,72 @@ import type { ClusterNode } from '../../src/scheduler/model.js';
  * nothing to remember.
  */
 
-const nodes: ClusterNode[] = Array.from({ length: 6 }, (_, i) => ({ id: `n${i}`, cpus: 1, memoryGB: 1, island: i < 3 ? 'a' : 'b' }));
+const nodes: ClusterNode[] = Array.from({ length: 6 }, (_, i) => ({
+  id: `n${i}`,
+  cpus: 1,
+  memoryGB: 1,
+  island: i < 3 ? 'a' : 'b',
+}));
 
 type Op =
   | { type: 'book'; owner: number; nodes: number[]; start: number; length: number }
   | { type: 'unbook'; owner: number; from: number }
   | { type: 'soft'; owner: number; soft: boolean }
   | { type: 'trial'; owner: number; node: number; start: number; length: number }
-  | { type: 'search'; count: number; start: number; duration: number; soft: boolean; oneIsland: boolean; steps: number };
+  | {
+      type: 'search';
+      count: number;
+      start: number;
+      duration: number;
+      soft: boolean;
+      oneIsland: boolean;
+      steps: number;
+    };
 
 // Few durations and instants, so searches meet what earlier ones remembered.
 const time = fc.integer({ min: 0, max: 60 });
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ type: fc.constant('book' as const), owner: fc.nat(12), nodes: fc.uniqueArray(fc.nat(5), { minLength: 1, maxLength: 3 }), start: time, length: fc.integer({ min: 1, max: 40 }) }) },
-  { weight: 2, arbitrary: fc.record({ type: fc.constant('unbook' as const), owner: fc.nat(12), from: fc.integer({ min: -1, max: 200 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      type: fc.constant('book' as const),
+      owner: fc.nat(12),
+      nodes: fc.uniqueArray(fc.nat(5), { minLength: 1, maxLength: 3 }),
+      start: time,
+      length: fc.integer({ min: 1, max: 40 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      type: fc.constant('unbook' as const),
+      owner: fc.nat(12),
+      from: fc.integer({ min: -1, max: 200 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ type: fc.constant('soft' as const), owner: fc.nat(12), soft: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ type: fc.constant('trial' as const), owner: fc.nat(12), node: fc.nat(5), start: time, length: fc.integer({ min: 1, max: 40 }) }) },
-  { weight: 6, arbitrary: fc.record({ type: fc.constant('search' as const), count: fc.integer({ min: 1, max: 4 }), start: time, duration: fc.constantFrom(5, 20), soft: fc.boolean(), oneIsland: fc.boolean(), steps: fc.integer({ min: 1, max: 6 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      type: fc.constant('trial' as const),
+      owner: fc.nat(12),
+      node: fc.nat(5),
+      start: time,
+      length: fc.integer({ min: 1, max: 40 }),
+    }),
+  },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      type: fc.constant('search' as const),
+      count: fc.integer({ min: 1, max: 4 }),
+      start: time,
+      duration: fc.constantFrom(5, 20),
+      soft: fc.boolean(),
+      oneIsland: fc.boolean(),
+      steps: fc.integer({ min: 1, max: 6 }),
+    }),
+  },
 );
 
 /**
@@ -35,7 +84,12 @@ const op: fc.Arbitrary<Op> = fc.oneof(
  * bound is the next instant asked. Over `list` (default: a list of its own, so the search
  * looks at every node) and, with `meanwhile`, another search made after the first answer.
  */
-function walk(mm: MachineManager, q: Extract<Op, { type: 'search' }>, list: readonly number[] = nodes.map((_, i) => i), meanwhile?: () => void): unknown[] {
+function walk(
+  mm: MachineManager,
+  q: Extract<Op, { type: 'search' }>,
+  list: readonly number[] = nodes.map((_, i) => i),
+  meanwhile?: () => void,
+): unknown[] {
   const search = mm.search(q.count, list, q.duration, { soft: q.soft, oneIsland: q.oneIsland });
   const answers: unknown[] = [];
   let t = q.start;
@@ -80,10 +134,16 @@ describe('slot searches against a fresh Machine Manager', () => {
 
   it('a search in one island for several nodes, past blocks known to be busy, answers as one that looks at every node', () => {
     // Two islands of four nodes, blocks of two; island a's nodes busy from 0 to 10, 15, 20, 25, island b's to 50, 55, 60, 65.
-    const cluster: ClusterNode[] = Array.from({ length: 8 }, (_, i) => ({ id: `m${i}`, cpus: 1, memoryGB: 1, island: i < 4 ? 'a' : 'b' }));
+    const cluster: ClusterNode[] = Array.from({ length: 8 }, (_, i) => ({
+      id: `m${i}`,
+      cpus: 1,
+      memoryGB: 1,
+      island: i < 4 ? 'a' : 'b',
+    }));
     const withBlocks = new MachineManager(cluster, 2);
     const fresh = new MachineManager(cluster);
-    for (const mm of [withBlocks, fresh]) cluster.forEach((_, i) => mm.book(`j${i}`, [i], 0, (i < 4 ? 10 : 30) + 5 * i));
+    for (const mm of [withBlocks, fresh])
+      cluster.forEach((_, i) => mm.book(`j${i}`, [i], 0, (i < 4 ? 10 : 30) + 5 * i));
     const list = withBlocks.eligible({}, true);
     // A first search learns every block: no node is free before 10.
     const first = withBlocks.search(1, list, 5);
@@ -101,7 +161,12 @@ describe('slot searches against a fresh Machine Manager', () => {
     };
     // Island a has its third node free at 20 (island b at 40); at 20 its nodes that ended last come first.
     expect(answers(withBlocks, list)).toEqual([{ next: 20 }, { nodes: [2, 1, 0] }]);
-    expect(answers(withBlocks, list)).toEqual(answers(fresh, cluster.map((_, i) => i)));
+    expect(answers(withBlocks, list)).toEqual(
+      answers(
+        fresh,
+        cluster.map((_, i) => i),
+      ),
+    );
   });
 
   it('a block learnt busy is looked at again once a booking of one of its nodes changes', () => {
@@ -141,8 +206,17 @@ describe('slot searches against a fresh Machine Manager', () => {
           } else if (o.type === 'trial') {
             // A trial the plan rolls back: the memo must not keep what the trial showed.
             const mark = mm.begin();
-            if (mm.isFree(o.node, o.start, o.start + o.length)) mm.book(`trial-${o.owner}`, [o.node], o.start, o.start + o.length);
-            walk(mm, { type: 'search', count: 1, start: o.start, duration: 5, soft: false, oneIsland: false, steps: 3 });
+            if (mm.isFree(o.node, o.start, o.start + o.length))
+              mm.book(`trial-${o.owner}`, [o.node], o.start, o.start + o.length);
+            walk(mm, {
+              type: 'search',
+              count: 1,
+              start: o.start,
+              duration: 5,
+              soft: false,
+              oneIsland: false,
+              steps: 3,
+            });
             mm.rollback(mark);
           } else {
             // Meanwhile: a search for another duration and softness, which the memo then holds (findSlot's accept may search).

@@ -5,9 +5,17 @@ export const T0 = Date.UTC(2026, 10, 23, 0, 0, 0);
 export const hours = (h: number) => h * 3600_000;
 export const minutes = (m: number) => m * 60_000;
 
-export function cluster(nodes: number, options: { timing?: Partial<SiteTiming>; peerStandbyNodes?: number; node?: (i: number) => Partial<ClusterNode> } = {}): ClusterDescription {
+export function cluster(
+  nodes: number,
+  options: { timing?: Partial<SiteTiming>; peerStandbyNodes?: number; node?: (i: number) => Partial<ClusterNode> } = {},
+): ClusterDescription {
   return {
-    nodes: Array.from({ length: nodes }, (_, i) => ({ id: `n${String(i + 1).padStart(2, '0')}`, memoryGB: 16, cpus: 8, ...options.node?.(i) })),
+    nodes: Array.from({ length: nodes }, (_, i) => ({
+      id: `n${String(i + 1).padStart(2, '0')}`,
+      memoryGB: 16,
+      cpus: 8,
+      ...options.node?.(i),
+    })),
     timing: { ...defaultSiteTiming, ...options.timing },
     peerStandbyNodes: options.peerStandbyNodes ?? 0,
   };

@@ -78,7 +78,9 @@ function run(schema: string, docs: readonly string[], catalog: string): Map<stri
   const lines = stderr.split('\n');
   const verdicts = new Map<string, Verdict>();
   for (const doc of docs) {
-    const own = lines.filter((l) => l.startsWith(`${doc}:`) || l === `${doc} validates` || l === `${doc} fails to validate`);
+    const own = lines.filter(
+      (l) => l.startsWith(`${doc}:`) || l === `${doc} validates` || l === `${doc} fails to validate`,
+    );
     const valid = own.includes(`${doc} validates`);
     if (!valid && !own.includes(`${doc} fails to validate`)) {
       throw new Error(`xmllint gave no verdict for ${doc} (schema ${schema}):\n${stderr}`);

@@ -68,20 +68,23 @@ describe.runIf(haveXmllint)('schemas/all.xsd agrees with the reference WS-Agreem
     expect(invalidCases.length).toBeGreaterThanOrEqual(12);
   });
 
-  it.each([...validCases, ...invalidCases])('$name: same verdict as the reference, and the expected one', ({ file, expectValid }) => {
-    const { ref, ours } = verdictsFor(file);
-    expect(ours.valid, 'our verdict differs from the reference verdict').toBe(ref.valid);
-    expect(ref.valid, 'the reference verdict is not the expected one: fix the corpus').toBe(expectValid);
-    expect(ours.valid).toBe(expectValid);
-    if (expectValid) {
-      expect(ours.errors).toEqual([]);
-    } else {
-      // both reject it for the same reason: the first error is about the same element
-      expect(ours.errors.length).toBeGreaterThan(0);
-      expect(firstErrorElement(ours)).toBeDefined();
-      expect(firstErrorElement(ours)).toBe(firstErrorElement(ref));
-    }
-  });
+  it.each([...validCases, ...invalidCases])(
+    '$name: same verdict as the reference, and the expected one',
+    ({ file, expectValid }) => {
+      const { ref, ours } = verdictsFor(file);
+      expect(ours.valid, 'our verdict differs from the reference verdict').toBe(ref.valid);
+      expect(ref.valid, 'the reference verdict is not the expected one: fix the corpus').toBe(expectValid);
+      expect(ours.valid).toBe(expectValid);
+      if (expectValid) {
+        expect(ours.errors).toEqual([]);
+      } else {
+        // both reject it for the same reason: the first error is about the same element
+        expect(ours.errors.length).toBeGreaterThan(0);
+        expect(firstErrorElement(ours)).toBeDefined();
+        expect(firstErrorElement(ours)).toBe(firstErrorElement(ref));
+      }
+    },
+  );
 
   it('our schemas compile without warnings (no skipped import, no catalog needed)', () => {
     const first = validCases[0];

@@ -93,7 +93,9 @@ interface Ref {
   location: string;
 }
 
-const schemaFiles = readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.xsd')).sort();
+const schemaFiles = readdirSync(SCHEMA_DIR)
+  .filter((f) => f.endsWith('.xsd'))
+  .sort();
 
 function references(): Ref[] {
   const out: Ref[] = [];
@@ -159,7 +161,9 @@ describe('schemas/ imports and includes', () => {
     expect(refs.filter((r) => r.kind === 'redefine')).toEqual([]);
     const includes = refs.filter((r) => r.kind === 'include');
     expect(includes.map((r) => `${r.from} -> ${r.location}`).sort()).toEqual(
-      Object.entries(PARTS).map(([part, entry]) => `${entry} -> ${part}`).sort(),
+      Object.entries(PARTS)
+        .map(([part, entry]) => `${entry} -> ${part}`)
+        .sort(),
     );
     for (const [part, entry] of Object.entries(PARTS)) expect(targetNamespace(part)).toBe(targetNamespace(entry));
   });

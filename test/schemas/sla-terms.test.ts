@@ -9,7 +9,15 @@ import { join } from 'node:path';
 import { XmlDocument, XmlElement } from 'libxml2-wasm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { requireTool } from '../support/tools.js';
-import { NS, SCHEMA_DIR, type Verdict, cleanupScratch, firstErrorElement, validateAllWithOurs, validateAllWithReference } from './helpers.js';
+import {
+  NS,
+  SCHEMA_DIR,
+  type Verdict,
+  cleanupScratch,
+  firstErrorElement,
+  validateAllWithOurs,
+  validateAllWithReference,
+} from './helpers.js';
 import { INVALID_SLA_CASES, VALID_SLA_CASES, type SlaCase, jobDefinition } from './sla-docs.js';
 
 const haveXmllint = requireTool('xmllint');
@@ -123,7 +131,10 @@ describe('sla-terms.xsd itself', () => {
     const all = xsd.find('//xs:element | //xs:attribute', xs);
     expect(all.length).toBeGreaterThan(30);
     const undocumented = xsd
-      .find('//xs:element[not(normalize-space(xs:annotation/xs:documentation))] | //xs:attribute[not(normalize-space(xs:annotation/xs:documentation))]', xs)
+      .find(
+        '//xs:element[not(normalize-space(xs:annotation/xs:documentation))] | //xs:attribute[not(normalize-space(xs:annotation/xs:documentation))]',
+        xs,
+      )
       .map((n) => (n instanceof XmlElement ? (n.attr('name')?.value ?? n.attr('ref')?.value ?? '?') : '?'));
     expect(undocumented).toEqual([]);
   });

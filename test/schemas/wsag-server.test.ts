@@ -24,11 +24,19 @@ interface SrvCase {
 }
 
 const VALID: SrvCase[] = [
-  { name: 'AgreementId as a SOAP header (wsa:IsReferenceParameter)', xml: srv('<srv:AgreementId wsa:IsReferenceParameter="true">a-1</srv:AgreementId>') },
+  {
+    name: 'AgreementId as a SOAP header (wsa:IsReferenceParameter)',
+    xml: srv('<srv:AgreementId wsa:IsReferenceParameter="true">a-1</srv:AgreementId>'),
+  },
   { name: 'NegotiationId', xml: srv('<srv:NegotiationId>n-1</srv:NegotiationId>') },
   { name: 'Reason', xml: srv('<srv:Reason>no longer needed</srv:Reason>') },
   { name: 'Note', xml: srv('<srv:Note>slot tomorrow 08:00</srv:Note>') },
-  { name: 'Quote with price and fee', xml: srv('<srv:Quote><srv:Price Currency="EUR">12.50</srv:Price><srv:PreparatoryFee Currency="EUR">0.63</srv:PreparatoryFee></srv:Quote>') },
+  {
+    name: 'Quote with price and fee',
+    xml: srv(
+      '<srv:Quote><srv:Price Currency="EUR">12.50</srv:Price><srv:PreparatoryFee Currency="EUR">0.63</srv:PreparatoryFee></srv:Quote>',
+    ),
+  },
   { name: 'Quote with a price only', xml: srv('<srv:Quote><srv:Price Currency="USD">0</srv:Price></srv:Quote>') },
   {
     name: 'Hold, expired and charged',
@@ -37,24 +45,59 @@ const VALID: SrvCase[] = [
         '<srv:Charged Currency="EUR">0.63</srv:Charged><srv:EndedAt>2026-11-21T12:30:00Z</srv:EndedAt></srv:Hold>',
     ),
   },
-  { name: 'ChosenAlternative', xml: srv('<srv:ChosenAlternative Index="2" Count="3"><srv:Term>Job</srv:Term><srv:Term>Window</srv:Term></srv:ChosenAlternative>') },
-  { name: 'AcceptedOffer', xml: srv('<srv:AcceptedOffer><srv:NegotiationId>n-1</srv:NegotiationId><srv:OfferId>o-2</srv:OfferId></srv:AcceptedOffer>') },
-  { name: 'AcceptedOffer without the negotiation', xml: srv('<srv:AcceptedOffer><srv:OfferId>o-2</srv:OfferId></srv:AcceptedOffer>') },
+  {
+    name: 'ChosenAlternative',
+    xml: srv(
+      '<srv:ChosenAlternative Index="2" Count="3"><srv:Term>Job</srv:Term><srv:Term>Window</srv:Term></srv:ChosenAlternative>',
+    ),
+  },
+  {
+    name: 'AcceptedOffer',
+    xml: srv(
+      '<srv:AcceptedOffer><srv:NegotiationId>n-1</srv:NegotiationId><srv:OfferId>o-2</srv:OfferId></srv:AcceptedOffer>',
+    ),
+  },
+  {
+    name: 'AcceptedOffer without the negotiation',
+    xml: srv('<srv:AcceptedOffer><srv:OfferId>o-2</srv:OfferId></srv:AcceptedOffer>'),
+  },
 ];
 
 const INVALID: SrvCase[] = [
   { name: 'an empty AgreementId', rejects: 'AgreementId', xml: srv('<srv:AgreementId> </srv:AgreementId>') },
-  { name: 'a currency that is no ISO 4217 code', rejects: 'Price', xml: srv('<srv:Quote><srv:Price Currency="euro">1</srv:Price></srv:Quote>') },
-  { name: 'a negative price', rejects: 'Price', xml: srv('<srv:Quote><srv:Price Currency="EUR">-1</srv:Price></srv:Quote>') },
+  {
+    name: 'a currency that is no ISO 4217 code',
+    rejects: 'Price',
+    xml: srv('<srv:Quote><srv:Price Currency="euro">1</srv:Price></srv:Quote>'),
+  },
+  {
+    name: 'a negative price',
+    rejects: 'Price',
+    xml: srv('<srv:Quote><srv:Price Currency="EUR">-1</srv:Price></srv:Quote>'),
+  },
   { name: 'a price without currency', rejects: 'Price', xml: srv('<srv:Quote><srv:Price>1</srv:Price></srv:Quote>') },
   {
     name: 'an unknown hold state',
     rejects: 'State',
-    xml: srv('<srv:Hold><srv:State>Pending</srv:State><srv:ExpiresAt>2026-11-21T12:30:00Z</srv:ExpiresAt><srv:Fee Currency="EUR">1</srv:Fee></srv:Hold>'),
+    xml: srv(
+      '<srv:Hold><srv:State>Pending</srv:State><srv:ExpiresAt>2026-11-21T12:30:00Z</srv:ExpiresAt><srv:Fee Currency="EUR">1</srv:Fee></srv:Hold>',
+    ),
   },
-  { name: 'a hold without fee', rejects: 'Hold', xml: srv('<srv:Hold><srv:State>Held</srv:State><srv:ExpiresAt>2026-11-21T12:30:00Z</srv:ExpiresAt></srv:Hold>') },
-  { name: 'alternative index 0', rejects: 'ChosenAlternative', xml: srv('<srv:ChosenAlternative Index="0" Count="3"/>') },
-  { name: 'an accepted offer without OfferId', rejects: 'AcceptedOffer', xml: srv('<srv:AcceptedOffer><srv:NegotiationId>n-1</srv:NegotiationId></srv:AcceptedOffer>') },
+  {
+    name: 'a hold without fee',
+    rejects: 'Hold',
+    xml: srv('<srv:Hold><srv:State>Held</srv:State><srv:ExpiresAt>2026-11-21T12:30:00Z</srv:ExpiresAt></srv:Hold>'),
+  },
+  {
+    name: 'alternative index 0',
+    rejects: 'ChosenAlternative',
+    xml: srv('<srv:ChosenAlternative Index="0" Count="3"/>'),
+  },
+  {
+    name: 'an accepted offer without OfferId',
+    rejects: 'AcceptedOffer',
+    xml: srv('<srv:AcceptedOffer><srv:NegotiationId>n-1</srv:NegotiationId></srv:AcceptedOffer>'),
+  },
 ];
 
 let dir: string | undefined;
@@ -108,5 +151,7 @@ describe('srv: elements validated by the server (libxml2-wasm)', () => {
     }
   };
   it.each(VALID)('accepts $name', (c) => expect(problem(c.xml)).toBeUndefined());
-  it.each(INVALID)('rejects $name, naming srv:$rejects', (c) => expect(problem(c.xml)).toContain(`{${NS.srv}}${c.rejects ?? '?'}'`));
+  it.each(INVALID)('rejects $name, naming srv:$rejects', (c) =>
+    expect(problem(c.xml)).toContain(`{${NS.srv}}${c.rejects ?? '?'}'`),
+  );
 });

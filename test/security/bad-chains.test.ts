@@ -21,7 +21,12 @@ import { startTestServer, type TestServer } from '../support/server.js';
 let server: TestServer;
 let pki = '';
 const bad: Record<string, { chain: Issued['certificate'][]; key: Issued['privateKey'] }> = {};
-const aliceName = nameFromParts([['C', 'DE'], ['O', 'wsag-demo'], ['OU', 'users'], ['CN', 'alice']]);
+const aliceName = nameFromParts([
+  ['C', 'DE'],
+  ['O', 'wsag-demo'],
+  ['OU', 'users'],
+  ['CN', 'alice'],
+]);
 
 beforeAll(async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-bad-chains-'));
@@ -30,12 +35,28 @@ beforeAll(async () => {
   const trusted = loadCredential(path.join(pki, 'ca.pem'), path.join(pki, 'ca.key'));
   const now = new Date();
   const forgedCa = await createCa({ subject: subjectName(trusted.certificate), keyType: 'ec', days: 10, now });
-  const forged = await issueEndEntity({ ca: forgedCa, subject: aliceName, keyType: 'ec', days: 5, now, purpose: 'client' });
+  const forged = await issueEndEntity({
+    ca: forgedCa,
+    subject: aliceName,
+    keyType: 'ec',
+    days: 5,
+    now,
+    purpose: 'client',
+  });
   const selfCa = await createCa({ subject: aliceName, keyType: 'ec', days: 5, now });
   bad['a forged CA of the trusted name'] = { chain: [forged.certificate], key: forged.privateKey };
   bad['the forged CA sent along'] = { chain: [forged.certificate, forgedCa.certificate], key: forged.privateKey };
   bad['self-signed'] = { chain: [selfCa.certificate], key: selfCa.privateKey };
-  server = await startTestServer({ config: { dataDir, tlsPort: 0, anonymous: 'deny', caFile: path.join(pki, 'ca.pem'), tlsCertFile: path.join(pki, 'server.pem'), tlsKeyFile: path.join(pki, 'server.key') } });
+  server = await startTestServer({
+    config: {
+      dataDir,
+      tlsPort: 0,
+      anonymous: 'deny',
+      caFile: path.join(pki, 'ca.pem'),
+      tlsCertFile: path.join(pki, 'server.pem'),
+      tlsKeyFile: path.join(pki, 'server.key'),
+    },
+  });
 }, 60_000);
 afterAll(async () => server?.close());
 
@@ -43,15 +64,32 @@ describe('bad certificate chains', () => {
   it('get a NotAuthenticated fault on the SOAP ports and 401 on /api, naming the fault', async () => {
     const alice = loadCredential(path.join(pki, 'alice.pem'), path.join(pki, 'alice.key'));
     const ca = fs.readFileSync(path.join(pki, 'ca.pem'), 'utf8');
-    const good = new WsagClient(server.tlsUrl as string, tlsFetch({ cert: certificatePem(alice.certificate), key: privateKeyPem(alice.privateKey), ca }));
-    const offer = offerFromTemplate((await good.templates()).find((t) => t.includes('advance-reservation')) as string, []);
+    const good = new WsagClient(
+      server.tlsUrl as string,
+      tlsFetch({ cert: certificatePem(alice.certificate), key: privateKeyPem(alice.privateKey), ca }),
+    );
+    const offer = offerFromTemplate(
+      (await good.templates()).find((t) => t.includes('advance-reservation')) as string,
+      [],
+    );
     for (const [name, { chain, key }] of Object.entries(bad)) {
       const fetcher = tlsFetch({ cert: chain.map(certificatePem).join(''), key: privateKeyPem(key), ca });
-      const fault = await new WsagClient(server.tlsUrl as string, fetcher).createAgreement(offer).then(() => undefined, (e: unknown) => e);
+      const fault = await new WsagClient(server.tlsUrl as string, fetcher).createAgreement(offer).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(fault, name).toBeInstanceOf(WsagFault);
-      expect([(fault as WsagFault).code, (fault as WsagFault).message], name).toEqual(['NotAuthenticated', expect.stringMatching(/^NotAuthenticated: the TLS client certificate is not accepted: certificate .+ is not a trusted CA/)]);
+      expect([(fault as WsagFault).code, (fault as WsagFault).message], name).toEqual([
+        'NotAuthenticated',
+        expect.stringMatching(
+          /^NotAuthenticated: the TLS client certificate is not accepted: certificate .+ is not a trusted CA/,
+        ),
+      ]);
       const answer = await fetcher(`${server.tlsUrl}/api/agreements`);
-      expect([answer.status, ((await answer.json()) as { error: string }).error], name).toEqual([401, 'NotAuthenticated']);
+      expect([answer.status, ((await answer.json()) as { error: string }).error], name).toEqual([
+        401,
+        'NotAuthenticated',
+      ]);
     }
   });
 });

@@ -36,16 +36,44 @@ let attackerPage = '';
 
 beforeAll(async () => {
   if (skip) return;
-  if (!fs.existsSync(chromiumPath)) throw new Error(`no Chromium at ${chromiumPath}: install Debian's chromium (.ci/run does), or set WSAG_SKIP_BROWSER=1`);
+  if (!fs.existsSync(chromiumPath))
+    throw new Error(
+      `no Chromium at ${chromiumPath}: install Debian's chromium (.ci/run does), or set WSAG_SKIP_BROWSER=1`,
+    );
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-attacks-'));
   repository = new MemoryAgreementRepository();
-  const config = loadConfig({}, { port: 0, dataDir, templatesDir: path.join(projectRoot, 'templates'), logLevel: 'silent', admins: ['anonymous'], clusterNodes: 6, executor: 'none' });
-  server = await startServer(config, { repository, negotiationRepository: new MemoryNegotiationRepository(), logger: pino({ level: 'silent' }) });
+  const config = loadConfig(
+    {},
+    {
+      port: 0,
+      dataDir,
+      templatesDir: path.join(projectRoot, 'templates'),
+      logLevel: 'silent',
+      admins: ['anonymous'],
+      clusterNodes: 6,
+      executor: 'none',
+    },
+  );
+  server = await startServer(config, {
+    repository,
+    negotiationRepository: new MemoryNegotiationRepository(),
+    logger: pino({ level: 'silent' }),
+  });
   client = new WsagClient(server.url);
   attacker = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(attackerPage));
   await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
   attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -54,9 +82,13 @@ afterAll(async () => {
 });
 
 const failed = async () => (await client.nodes()).filter((n) => n.failed).map((n) => n.id);
-const reservation = async () => offerFromTemplate((await client.templates()).find((t) => t.includes('advance-reservation-v1')) as string, [{ location: 'NodeCount', value: '1' }]);
+const reservation = async () =>
+  offerFromTemplate((await client.templates()).find((t) => t.includes('advance-reservation-v1')) as string, [
+    { location: 'NodeCount', value: '1' },
+  ]);
 /** A script that, run as a page of the server, fails a node with the browser's credentials. */
-const failing = (node: string) => `fetch('/api/nodes/${node}/fail', { method: 'POST', headers: { 'x-requested-with': 'x' } }).then(() => document.title = 'ran')`;
+const failing = (node: string) =>
+  `fetch('/api/nodes/${node}/fail', { method: 'POST', headers: { 'x-requested-with': 'x' } }).then(() => document.title = 'ran')`;
 
 describe.skipIf(skip)('a browser made to act for someone else', () => {
   it('an offer carrying XHTML, SVG or a stylesheet instruction is refused by name, and nothing is stored', async () => {
@@ -67,7 +99,10 @@ describe.skipIf(skip)('a browser made to act for someone else', () => {
       ['<s:svg xmlns:s="http://www.w3.org/2000/svg" onload="alert(1)"/>', 'InvalidTerms', 'the offer holds SVG (svg)'],
       ['<?xml-stylesheet href="x.xsl"?>', 'MalformedMessage', 'processing instructions are not allowed'],
     ] as const) {
-      const fault = await client.createAgreement(withContext(extra)).then(() => undefined, (e: unknown) => e as WsagFault);
+      const fault = await client.createAgreement(withContext(extra)).then(
+        () => undefined,
+        (e: unknown) => e as WsagFault,
+      );
       expect(fault?.code, fault?.description).toBe(code);
       expect(fault?.description).toContain(named);
     }
@@ -78,7 +113,10 @@ describe.skipIf(skip)('a browser made to act for someone else', () => {
     // A document stored before offers were checked for markup.
     const { agreementId } = await client.createAgreement(await reservation());
     const stored = (await repository.get(agreementId))!;
-    const scripted = stored.document.replace('</wsag:Context>', `<h:script xmlns:h="${xhtml}">${failing('n005')}</h:script></wsag:Context>`);
+    const scripted = stored.document.replace(
+      '</wsag:Context>',
+      `<h:script xmlns:h="${xhtml}">${failing('n005')}</h:script></wsag:Context>`,
+    );
     await repository.update({ ...stored, document: scripted }, []);
     const page = await browser.newPage();
     const answer = await page.goto(`${server.url}/api/agreements/${agreementId}/document`);
@@ -90,10 +128,12 @@ describe.skipIf(skip)('a browser made to act for someone else', () => {
     await page.goto(`${server.url}/ui/#/agreements/${agreementId}`);
     await page.waitForSelector('body[data-ready="agreements"]');
     await page.click('details summary');
-    await page.waitForFunction(() => (document.querySelector('[data-field="document"]')?.textContent ?? '').includes('h:script'));
+    await page.waitForFunction(() =>
+      (document.querySelector('[data-field="document"]')?.textContent ?? '').includes('h:script'),
+    );
     await page.waitForTimeout(300);
     expect(await failed()).toEqual([]);
-    expect((await page.evaluate(() => document.title))).not.toBe('ran');
+    expect(await page.evaluate(() => document.title)).not.toBe('ran');
     await page.close();
   });
 
@@ -134,9 +174,15 @@ describe.skipIf(skip)('a browser made to act for someone else', () => {
     expect(answer?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
     await page.waitForSelector('body[data-ready="nodes"]');
     const errors: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
     await page.click('button[data-action="fail-n002"]');
-    await page.waitForFunction(async () => (await (await fetch('/api/nodes')).json()).nodes.some((n: { id: string; failed: boolean }) => n.id === 'n002' && n.failed));
+    await page.waitForFunction(async () =>
+      (await (await fetch('/api/nodes')).json()).nodes.some(
+        (n: { id: string; failed: boolean }) => n.id === 'n002' && n.failed,
+      ),
+    );
     expect(await failed()).toEqual(['n002']);
     expect(errors).toEqual([]);
     await page.close();
@@ -144,13 +190,29 @@ describe.skipIf(skip)('a browser made to act for someone else', () => {
 });
 
 describe.skipIf(skip)('the refusals, as a client sees them', () => {
-  const post = (route: string, headers: Record<string, string>, body?: string) => fetch(`${server.url}${route}`, { method: 'POST', headers, ...(body !== undefined ? { body } : {}) });
+  const post = (route: string, headers: Record<string, string>, body?: string) =>
+    fetch(`${server.url}${route}`, { method: 'POST', headers, ...(body !== undefined ? { body } : {}) });
 
-  it('names what was refused: another site, a form\'s media type, or no media type at all', async () => {
+  it("names what was refused: another site, a form's media type, or no media type at all", async () => {
     const cases: Array<[Record<string, string>, number, string, RegExp]> = [
-      [{ origin: 'http://evil.example', 'content-type': 'application/json' }, 403, 'NotAuthorized', /a request from http:\/\/evil\.example may not change anything here: only pages of http:\/\/127\.0\.0\.1:\d+ may/],
-      [{ 'sec-fetch-site': 'cross-site', 'content-type': 'application/json' }, 403, 'NotAuthorized', /another site \(Sec-Fetch-Site: cross-site\)/],
-      [{ 'content-type': 'text/plain' }, 415, 'UnsupportedMediaType', /Content-Type text\/plain may not change anything here, as a form on another site could send it/],
+      [
+        { origin: 'http://evil.example', 'content-type': 'application/json' },
+        403,
+        'NotAuthorized',
+        /a request from http:\/\/evil\.example may not change anything here: only pages of http:\/\/127\.0\.0\.1:\d+ may/,
+      ],
+      [
+        { 'sec-fetch-site': 'cross-site', 'content-type': 'application/json' },
+        403,
+        'NotAuthorized',
+        /another site \(Sec-Fetch-Site: cross-site\)/,
+      ],
+      [
+        { 'content-type': 'text/plain' },
+        415,
+        'UnsupportedMediaType',
+        /Content-Type text\/plain may not change anything here, as a form on another site could send it/,
+      ],
       [{}, 415, 'UnsupportedMediaType', /a request without Content-Type may not change anything here/],
     ];
     for (const [headers, status, error, detail] of cases) {

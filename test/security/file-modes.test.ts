@@ -21,13 +21,20 @@ describe('the data directory as npm start leaves it', () => {
     server = await startServerProcess(dataDir, { WSAG_ADMINS: 'anonymous', WSAG_OUTBOUND_ALLOW: 'loopback' });
     const client = new WsagClient(server.url);
     const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
-    const { agreementId } = await client.createAgreement(offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]));
-    await client.request(`/api/agreements/${agreementId}/subscriptions`, 'subscribing', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'http://127.0.0.1:9/hook' }) });
+    const { agreementId } = await client.createAgreement(
+      offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]),
+    );
+    await client.request(`/api/agreements/${agreementId}/subscriptions`, 'subscribing', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/hook' }),
+    });
     const open: string[] = [];
     const walk = (dir: string): void => {
       for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
         const full = path.join(dir, entry.name);
-        if ((fs.statSync(full).mode & 0o077) !== 0) open.push(`${path.relative(dataDir, full)} ${(fs.statSync(full).mode & 0o777).toString(8)}`);
+        if ((fs.statSync(full).mode & 0o077) !== 0)
+          open.push(`${path.relative(dataDir, full)} ${(fs.statSync(full).mode & 0o777).toString(8)}`);
         if (entry.isDirectory()) walk(full);
       }
     };
@@ -35,6 +42,8 @@ describe('the data directory as npm start leaves it', () => {
     expect((fs.statSync(dataDir).mode & 0o777).toString(8)).toBe('700');
     expect(open).toEqual([]);
     // What was looked at: the database and its log, the subscriptions.
-    expect(['wsag.db', 'wsag.db-wal', 'subscriptions.json'].filter((f) => !fs.existsSync(path.join(dataDir, f)))).toEqual([]);
+    expect(
+      ['wsag.db', 'wsag.db-wal', 'subscriptions.json'].filter((f) => !fs.existsSync(path.join(dataDir, f))),
+    ).toEqual([]);
   }, 60_000);
 });

@@ -16,10 +16,17 @@ describe('received checkpoints', () => {
   afterAll(async () => s?.close());
 
   it('are removed when their agreement ends', async () => {
-    const { agreementId } = await s.client.createAgreement(await deadlineOffer(s.client, { level: 'Standard', deadline: at(20_000), resumesFromCheckpointBytes: 1024 }));
+    const { agreementId } = await s.client.createAgreement(
+      await deadlineOffer(s.client, { level: 'Standard', deadline: at(20_000), resumesFromCheckpointBytes: 1024 }),
+    );
     const body = Buffer.from('a checkpoint');
     const put = await fetch(`${s.url}/api/agreements/${agreementId}/checkpoint`, {
-      method: 'PUT', body, headers: { 'content-type': 'application/octet-stream', 'x-checkpoint-sha256': createHash('sha256').update(body).digest('hex') },
+      method: 'PUT',
+      body,
+      headers: {
+        'content-type': 'application/octet-stream',
+        'x-checkpoint-sha256': createHash('sha256').update(body).digest('hex'),
+      },
     });
     expect(put.status).toBe(204);
     await s.execution.idle();

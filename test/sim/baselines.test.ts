@@ -6,34 +6,76 @@ import { wsag } from '../cli/support.js';
 /** Baselines: the no-planning batch queue worked by hand, and the comparison through the CLI. */
 const cluster = parseCluster({
   nodes: [{ count: 4, prefix: 'n', memoryGB: 16, cpus: 8 }],
-  timing: { nodeInitSeconds: 0, storageInitSecondsPerGB: 0, storageRollbackSecondsPerGB: 0, storageMountSeconds: 0, deinitSeconds: 0, slowdownFactor: 1 },
+  timing: {
+    nodeInitSeconds: 0,
+    storageInitSecondsPerGB: 0,
+    storageRollbackSecondsPerGB: 0,
+    storageMountSeconds: 0,
+    deinitSeconds: 0,
+    slowdownFactor: 1,
+  },
 });
 
 describe('no planning: FCFS with EASY backfilling', () => {
-  it('backfills a short job before the head\'s reserved start; a failure restarts a job from scratch and it misses its deadline', () => {
+  it("backfills a short job before the head's reserved start; a failure restarts a job from scratch and it misses its deadline", () => {
     // a: 3 nodes 0-1000. b (head at 10): 4 nodes, must wait for a: reserved start 1000. c: 1 node for 900 s fits now
     // and ends (910) before 1000: backfilled. d: 1 node for 2000 s would delay b, so it waits behind it.
     const workload = parseWorkload({
       jobs: [
         { id: 'a', arrival: 0, kind: 'best-effort', nodes: 3, estimate: 1000 },
-        { id: 'b', arrival: 10, kind: 'deadline', level: 'Standard', nodes: 4, estimate: 500, deadline: 1600, penalty: 40 },
+        {
+          id: 'b',
+          arrival: 10,
+          kind: 'deadline',
+          level: 'Standard',
+          nodes: 4,
+          estimate: 500,
+          deadline: 1600,
+          penalty: 40,
+        },
         { id: 'c', arrival: 10, kind: 'best-effort', nodes: 1, estimate: 900 },
-        { id: 'd', arrival: 20, kind: 'deadline', level: 'Standard', nodes: 1, estimate: 2000, deadline: 3600, penalty: 7 },
+        {
+          id: 'd',
+          arrival: 20,
+          kind: 'deadline',
+          level: 'Standard',
+          nodes: 1,
+          estimate: 2000,
+          deadline: 3600,
+          penalty: 7,
+        },
       ],
     });
     const plain = fcfsBackfill(workload, cluster);
     // b runs 1000-1500 (met), d 1500-3500 (met); c ran 10-910.
-    expect(plain).toMatchObject({ deadlines: { accepted: 2, met: 2 }, standardPlus: { accepted: 2, met: 2 }, penaltiesPaid: 0, checkpoints: 0 });
+    expect(plain).toMatchObject({
+      deadlines: { accepted: 2, met: 2 },
+      standardPlus: { accepted: 2, met: 2 },
+      penaltiesPaid: 0,
+      checkpoints: 0,
+    });
     // n1 fails at 1200 while b runs on it (repaired at 1300): b goes back to the head of the queue; with n1 out it
     // cannot start, so d backfills (1200-3200, met), and b starts over only when d ends: 3200-3700, past 1600.
     const failed = fcfsBackfill({ ...workload, failures: [{ at: 1200, node: 'n1', repairAt: 1300 }] }, cluster);
-    expect(failed).toMatchObject({ deadlines: { accepted: 2, met: 1 }, standardPlus: { accepted: 2, met: 1 }, penaltiesPaid: 40 });
+    expect(failed).toMatchObject({
+      deadlines: { accepted: 2, met: 1 },
+      standardPlus: { accepted: 2, met: 1 },
+      penaltiesPaid: 40,
+    });
   });
 });
 
 describe('wsag sim --baselines', () => {
   it('with --peers, our scheduler migrates as the Migration Controller decides; the baselines do not', async () => {
-    const result = await wsag(['sim', '--workload', 'workloads/migration.json', '--peers', 'workloads/peers-small.json', '--baselines', '--json']);
+    const result = await wsag([
+      'sim',
+      '--workload',
+      'workloads/migration.json',
+      '--peers',
+      'workloads/peers-small.json',
+      '--baselines',
+      '--json',
+    ]);
     expect(result.code).toBe(0);
     const c = JSON.parse(result.stdout) as Awaited<ReturnType<typeof compareBaselines>>;
     expect(c.runs[0]?.name).toBe('planning with checkpoints (ours, migrating to peers)');
@@ -46,8 +88,11 @@ describe('wsag sim --baselines', () => {
     expect(result.code).toBe(0);
     const c = JSON.parse(result.stdout) as Awaited<ReturnType<typeof compareBaselines>>;
     expect(c.runs.map((r) => r.name)).toEqual([
-      'planning with checkpoints (ours)', 'no checkpoints (every SLA job Legacy)', 'fixed-interval checkpoints (one an hour)',
-      'no planning (FCFS + EASY backfilling)', 'duplicate cluster (no failures felt)',
+      'planning with checkpoints (ours)',
+      'no checkpoints (every SLA job Legacy)',
+      'fixed-interval checkpoints (one an hour)',
+      'no planning (FCFS + EASY backfilling)',
+      'duplicate cluster (no failures felt)',
     ]);
     expect(c.runs[4]?.extraNodes).toBe(8);
     // small.json's deadline jobs at Standard and above, as the report counts them.
@@ -62,7 +107,9 @@ describe('wsag sim --baselines', () => {
 describe('the load sweep', () => {
   it('spreads or squeezes arrivals to the offered load, deadlines and windows keeping their distance to the arrival', () => {
     const { workload, cluster } = loadInputs('workloads/small.json');
-    const offered = (w: typeof workload) => w.jobs.reduce((s, j) => s + j.nodes * (j.window ? j.window.end - j.window.start : j.estimate), 0) / (cluster.nodes.length * Math.max(...w.jobs.map((j) => j.arrival)));
+    const offered = (w: typeof workload) =>
+      w.jobs.reduce((s, j) => s + j.nodes * (j.window ? j.window.end - j.window.start : j.estimate), 0) /
+      (cluster.nodes.length * Math.max(...w.jobs.map((j) => j.arrival)));
     for (const load of [0.7, 0.9]) {
       const at = atOfferedLoad(workload, cluster.nodes.length, load);
       expect(offered(at)).toBeCloseTo(load, 2);
@@ -76,10 +123,23 @@ describe('the load sweep', () => {
   });
 
   it('wsag sim --baselines --loads runs every approach at each load', async () => {
-    const result = await wsag(['sim', '--workload', 'workloads/small.json', '--baselines', '--loads', '0.7,0.9', '--json']);
+    const result = await wsag([
+      'sim',
+      '--workload',
+      'workloads/small.json',
+      '--baselines',
+      '--loads',
+      '0.7,0.9',
+      '--json',
+    ]);
     expect(result.code).toBe(0);
     const sweep = JSON.parse(result.stdout) as { loads: Array<{ load: number; comparison: { runs: unknown[] } }> };
-    expect(sweep.loads.map((l) => [l.load, l.comparison.runs.length])).toEqual([[0.7, 5], [0.9, 5]]);
-    expect((await wsag(['sim', '--workload', 'workloads/small.json', '--baselines', '--loads', '0,1'])).err[0]).toMatch(/^error: --loads expects offered loads above 0/);
+    expect(sweep.loads.map((l) => [l.load, l.comparison.runs.length])).toEqual([
+      [0.7, 5],
+      [0.9, 5],
+    ]);
+    expect((await wsag(['sim', '--workload', 'workloads/small.json', '--baselines', '--loads', '0,1'])).err[0]).toMatch(
+      /^error: --loads expects offered loads above 0/,
+    );
   });
 });

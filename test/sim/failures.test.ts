@@ -17,7 +17,15 @@ import { parseCluster, parseWorkload, simulate } from '../../src/sim/index.js';
  */
 const cluster = parseCluster({
   nodes: [{ count: 2, prefix: 'n', memoryGB: 32, cpus: 8 }],
-  timing: { nodeInitSeconds: 60, storageInitSecondsPerGB: 0, storageRollbackSecondsPerGB: 0, storageMountSeconds: 0, deinitSeconds: 0, slowdownFactor: 1, problemHorizonSeconds: 1000 },
+  timing: {
+    nodeInitSeconds: 60,
+    storageInitSecondsPerGB: 0,
+    storageRollbackSecondsPerGB: 0,
+    storageMountSeconds: 0,
+    deinitSeconds: 0,
+    slowdownFactor: 1,
+    problemHorizonSeconds: 1000,
+  },
 });
 const workload = parseWorkload({
   jobs: [

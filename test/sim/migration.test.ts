@@ -2,8 +2,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { PeersConfig } from '../../src/engine/migration/peers.js';
 import {
-  loadInputs, loadPeers, runSimulation, simulate,
-  type JobOutcome, type SimReport, type SimulatedPeersConfig, type Workload,
+  loadInputs,
+  loadPeers,
+  runSimulation,
+  simulate,
+  type JobOutcome,
+  type SimReport,
+  type SimulatedPeersConfig,
+  type Workload,
 } from '../../src/sim/index.js';
 
 /**
@@ -43,8 +49,19 @@ describe('workloads/migration.json without peers', () => {
   const report = simulate(workload, cluster, { jobs: true });
 
   it('m1 stays in P from the failure until its deadline and its penalty is excused: the Grid had nothing to offer', () => {
-    expect(job(report, 'm1')).toMatchObject({ status: 'dropped', start: 0, end: 6000, checkpoints: 1, hits: 1, violation: 'left-in-P', penalty: 100, paid: 0 });
-    expect(report.violated[0]?.liability).toMatch(/^not liable: a resource outage hit the job and Standard's mechanisms were applied/);
+    expect(job(report, 'm1')).toMatchObject({
+      status: 'dropped',
+      start: 0,
+      end: 6000,
+      checkpoints: 1,
+      hits: 1,
+      violation: 'left-in-P',
+      penalty: 100,
+      paid: 0,
+    });
+    expect(report.violated[0]?.liability).toMatch(
+      /^not liable: a resource outage hit the job and Standard's mechanisms were applied/,
+    );
     expect(job(report, 'r1')).toMatchObject({ status: 'completed', start: 60, end: 8060, honoured: true });
     expect(report.deadlines).toEqual({ accepted: 1, met: 0, missed: 1, open: 0 });
     expect(report.penalties).toMatchObject({ owed: 100, paid: 0, excused: 100 });
@@ -63,12 +80,29 @@ describe('workloads/migration.json with workloads/peers-small.json (hand-checked
   it('the controller runs once, at the failure, and moves m1 to the cheaper peer: 4 nodes x 3000 s x 12 EUR per node-hour', () => {
     expect(report.options.migration).toEqual({ peers: ['cheap', 'dear'] });
     const m = report.migration;
-    expect(m).toMatchObject({ runs: 1, problematicWeighed: 1, migrations: 1, problematicMigrated: 1, price: 40, notMigrated: {}, keptThenViolated: 0 });
+    expect(m).toMatchObject({
+      runs: 1,
+      problematicWeighed: 1,
+      migrations: 1,
+      problematicMigrated: 1,
+      price: 40,
+      notMigrated: {},
+      keptThenViolated: 0,
+    });
     expect(m?.moves).toEqual([
       {
-        id: 'm1', kind: 'deadline', level: 'Standard', at: 1000, peer: 'cheap', remoteAgreementId: 'cheap-1', price: 40,
-        problematic: true, penalty: 100, payable: 100,
-        start: 1103, end: 4103, // the 102400 MB checkpoint arrives after 102.4 s, then 5/6 of 3600 s of work
+        id: 'm1',
+        kind: 'deadline',
+        level: 'Standard',
+        at: 1000,
+        peer: 'cheap',
+        remoteAgreementId: 'cheap-1',
+        price: 40,
+        problematic: true,
+        penalty: 100,
+        payable: 100,
+        start: 1103,
+        end: 4103, // the 102400 MB checkpoint arrives after 102.4 s, then 5/6 of 3600 s of work
         detail: 'migrated to cheap (agreement cheap-1) for 40.00 EUR, below the penalty 100.00 EUR',
       },
     ]);
@@ -80,7 +114,16 @@ describe('workloads/migration.json with workloads/peers-small.json (hand-checked
   });
 
   it('m1 completes at the peer by its deadline: no violation, its penalty saved; the price is paid', () => {
-    expect(job(report, 'm1')).toMatchObject({ status: 'completed', start: 0, end: 4103, met: true, checkpoints: 1, busyNodeSeconds: 4000, paid: 0, migratedTo: { peer: 'cheap', at: 1000, price: 40 } });
+    expect(job(report, 'm1')).toMatchObject({
+      status: 'completed',
+      start: 0,
+      end: 4103,
+      met: true,
+      checkpoints: 1,
+      busyNodeSeconds: 4000,
+      paid: 0,
+      migratedTo: { peer: 'cheap', at: 1000, price: 40 },
+    });
     expect(job(report, 'm1').violation).toBeUndefined();
     expect(report.deadlines).toEqual({ accepted: 1, met: 1, missed: 0, open: 0 });
     expect(report.violations.total).toBe(0);
@@ -89,9 +132,13 @@ describe('workloads/migration.json with workloads/peers-small.json (hand-checked
     expect(report.migration?.penaltiesSaved).toEqual({ jobs: 1, owed: 100, payable: 100 });
   });
 
-  it('counts m1\'s work before the failure as busy, not as useful: it was done at the peer', () => {
+  it("counts m1's work before the failure as busy, not as useful: it was done at the peer", () => {
     // r1's nodes are busy from 0: their preparation for its window at 60.
-    expect(report.utilisation).toMatchObject({ busyNodeSeconds: 4 * 1000 + 3 * 8060, usefulNodeSeconds: 3 * 8000, failedNodeSeconds: 8000 });
+    expect(report.utilisation).toMatchObject({
+      busyNodeSeconds: 4 * 1000 + 3 * 8060,
+      usefulNodeSeconds: 3 * 8000,
+      failedNodeSeconds: 8000,
+    });
     expect(report.checkpoints).toEqual({ taken: 1, jobs: 1 });
     expect(report.span).toEqual({ endSeconds: 9000, stoppedBy: 'end of workload' });
   });
@@ -104,8 +151,18 @@ describe('workloads/migration.json with workloads/peers-small.json (hand-checked
 describe('the variants of workloads/README.md', () => {
   it('only the dearer peer: its offer (120.00 EUR) is not below the penalty, m1 is kept and dropped, and Standard pays: the Grid had room', async () => {
     const report = await withPeers(peers((p) => (p.policy.excludePeers = ['cheap'])));
-    expect(report.migration).toMatchObject({ runs: 1, migrations: 0, price: 0, notMigrated: { 'dearer-than-penalty': 1 }, keptThenViolated: 1, penaltiesSaved: { jobs: 0, owed: 0, payable: 0 } });
-    expect(report.migration?.peers.map((p) => [p.name, p.quotes])).toEqual([['cheap', 0], ['dear', 1]]);
+    expect(report.migration).toMatchObject({
+      runs: 1,
+      migrations: 0,
+      price: 0,
+      notMigrated: { 'dearer-than-penalty': 1 },
+      keptThenViolated: 1,
+      penaltiesSaved: { jobs: 0, owed: 0, payable: 0 },
+    });
+    expect(report.migration?.peers.map((p) => [p.name, p.quotes])).toEqual([
+      ['cheap', 0],
+      ['dear', 1],
+    ]);
     expect(job(report, 'm1')).toMatchObject({ status: 'dropped', end: 6000, violation: 'left-in-P', paid: 100 });
     expect(report.violated[0]?.liability).toBe(
       'liable: Standard resumes the job on Grid resources when local ones are lacking (Hovestadt 2006, section 3.2.2), but the provider kept it: ' +
@@ -114,33 +171,44 @@ describe('the variants of workloads/README.md', () => {
     expect(report.penalties).toMatchObject({ owed: 100, paid: 100, excused: 0 });
   });
 
-  it('m1\'s SLA forbids migration: no peer is asked, m1 is dropped, and its penalty is excused', async () => {
+  it("m1's SLA forbids migration: no peer is asked, m1 is dropped, and its penalty is excused", async () => {
     const report = await withPeers(peers(), (w) => {
       const m1 = w.jobs.find((j) => j.id === 'm1');
       if (m1) m1.migration = 'None';
     });
-    expect(report.migration).toMatchObject({ runs: 1, migrations: 0, notMigrated: { 'customer-policy': 1 }, keptThenViolated: 1 });
+    expect(report.migration).toMatchObject({
+      runs: 1,
+      migrations: 0,
+      notMigrated: { 'customer-policy': 1 },
+      keptThenViolated: 1,
+    });
     expect(report.migration?.peers.map((p) => p.quotes)).toEqual([0, 0]);
     expect(job(report, 'm1')).toMatchObject({ status: 'dropped', violation: 'left-in-P', paid: 0 });
     expect(report.violated[0]?.liability).toMatch(/^not liable: a resource outage hit the job/);
   });
 
   it('a peer with too few nodes refuses: m1 is dropped, and its penalty is excused (the Grid had nothing for it)', async () => {
-    const report = await withPeers(peers((p, terms) => {
-      p.policy.excludePeers = ['dear']; // a new list: the parsed policy shares the default's arrays
-      terms.set('cheap', { ...(terms.get('cheap') as NonNullable<ReturnType<typeof terms.get>>), nodes: 2 });
-    }));
+    const report = await withPeers(
+      peers((p, terms) => {
+        p.policy.excludePeers = ['dear']; // a new list: the parsed policy shares the default's arrays
+        terms.set('cheap', { ...(terms.get('cheap') as NonNullable<ReturnType<typeof terms.get>>), nodes: 2 });
+      }),
+    );
     expect(report.migration).toMatchObject({ migrations: 0, notMigrated: { 'peers-refused': 1 } });
     expect(report.migration?.peers[0]).toMatchObject({ name: 'cheap', quotes: 1, refusals: 1 });
     expect(job(report, 'm1')).toMatchObject({ status: 'dropped', paid: 0 });
   });
 
   it('a policy that keeps Standard jobs here: m1 is kept by the provider, and Standard pays', async () => {
-    const report = await withPeers(peers((p) => {
-      p.policy.levels = ['Enhanced', 'Full'];
-    }));
+    const report = await withPeers(
+      peers((p) => {
+        p.policy.levels = ['Enhanced', 'Full'];
+      }),
+    );
     expect(report.migration).toMatchObject({ migrations: 0, notMigrated: { 'provider-policy': 1 } });
     expect(job(report, 'm1')).toMatchObject({ status: 'dropped', paid: 100 });
-    expect(report.violated[0]?.liability).toMatch(/but the provider kept it: the provider migrates only Enhanced, Full jobs, not Standard$/);
+    expect(report.violated[0]?.liability).toMatch(
+      /but the provider kept it: the provider migrates only Enhanced, Full jobs, not Standard$/,
+    );
   });
 });

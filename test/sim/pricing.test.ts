@@ -11,7 +11,15 @@ import { wsag } from '../cli/support.js';
  */
 const cluster = parseCluster({
   nodes: [{ count: 4, prefix: 'n', memoryGB: 32, cpus: 8 }],
-  timing: { nodeInitSeconds: 0, storageInitSecondsPerGB: 0, storageRollbackSecondsPerGB: 0, storageMountSeconds: 0, deinitSeconds: 0, handoverSeconds: 0, slowdownFactor: 1 },
+  timing: {
+    nodeInitSeconds: 0,
+    storageInitSecondsPerGB: 0,
+    storageRollbackSecondsPerGB: 0,
+    storageMountSeconds: 0,
+    deinitSeconds: 0,
+    handoverSeconds: 0,
+    slowdownFactor: 1,
+  },
 });
 const workload = parseWorkload({
   jobs: [
@@ -24,9 +32,27 @@ const prices = { currency: 'EUR', nodeHour: 1, preparatoryFeeRate: 0, curve: def
 describe('wsag sim --compare-pricing', () => {
   it('a flexible customer takes the cheaper later hour under demand prices, the busy hour under fixed ones', () => {
     const c = comparePricing(workload, cluster, prices, { flexible: 1, slots: 3 });
-    expect(c.fixed).toEqual({ pricing: 'fixed', accepted: 2, refused: 0, movedForPrice: 0, revenue: 4, utilisation: 0.5, meanFactor: 1, peakHourLoad: 1 });
+    expect(c.fixed).toEqual({
+      pricing: 'fixed',
+      accepted: 2,
+      refused: 0,
+      movedForPrice: 0,
+      revenue: 4,
+      utilisation: 0.5,
+      meanFactor: 1,
+      peakHourLoad: 1,
+    });
     // B moves to hour 2: 4 node-hours over 3 hours of 4 nodes; the busiest hour is 75 % booked.
-    expect(c.demand).toEqual({ pricing: 'demand', accepted: 2, refused: 0, movedForPrice: 1, revenue: 4, utilisation: 4 / 12, meanFactor: 1, peakHourLoad: 0.75 });
+    expect(c.demand).toEqual({
+      pricing: 'demand',
+      accepted: 2,
+      refused: 0,
+      movedForPrice: 1,
+      revenue: 4,
+      utilisation: 4 / 12,
+      meanFactor: 1,
+      peakHourLoad: 0.75,
+    });
   });
 
   it('a customer who is not flexible pays for the busy hour', () => {
@@ -43,6 +69,8 @@ describe('wsag sim --compare-pricing', () => {
     const json = await wsag(['sim', '--workload', 'workloads/small.json', '--compare-pricing', '--json']);
     const { workload: small, cluster: smallCluster } = loadInputs('workloads/small.json');
     expect(JSON.parse(json.stdout)).toEqual(comparePricing(small, smallCluster, prices, { flexible: 0.5, slots: 3 }));
-    expect((await wsag(['sim', '--workload', 'workloads/small.json', '--compare-pricing', '--flexible', '2'])).err[0]).toBe('error: --flexible expects a share from 0 to 1, got "2"');
+    expect(
+      (await wsag(['sim', '--workload', 'workloads/small.json', '--compare-pricing', '--flexible', '2'])).err[0],
+    ).toBe('error: --flexible expects a share from 0 to 1, got "2"');
   });
 });

@@ -12,10 +12,18 @@ import { projectRoot } from '../support/server.js';
  */
 describe('without failures, every accepted promise is kept', () => {
   it('workloads/10k.json with its failures taken out: 0 violations of any kind, every accepted job completed', () => {
-    const { workload, cluster } = loadInputs(path.join(projectRoot, 'workloads', '10k.json'), undefined, { failureRate: 0 });
+    const { workload, cluster } = loadInputs(path.join(projectRoot, 'workloads', '10k.json'), undefined, {
+      failureRate: 0,
+    });
     const report = simulate(workload, cluster);
     expect(report.failures.events).toBe(0);
-    expect(report.violations).toMatchObject({ total: 0, deadlineMissed: 0, reservationNotHonoured: 0, leftInP: 0, stillInP: 0 });
+    expect(report.violations).toMatchObject({
+      total: 0,
+      deadlineMissed: 0,
+      reservationNotHonoured: 0,
+      leftInP: 0,
+      stillInP: 0,
+    });
     expect(report.requests.total.completed).toBe(report.requests.total.accepted);
     expect(report.requests.reservation.accepted).toBeGreaterThan(1000);
     expect(report.requests.deadline.accepted).toBeGreaterThan(1000);
@@ -41,9 +49,27 @@ describe('without failures, every accepted promise is kept', () => {
         const workload = parseWorkload({
           jobs: jobs.map((j, i) => {
             const base = { id: `j${i}`, arrival: j.arrival, nodes: j.nodes, value: 1, penalty: 10 };
-            if (j.kind === 'reservation') return { ...base, kind: j.kind, level: j.level, window: { start: j.arrival + j.ahead, end: j.arrival + j.ahead + j.estimate } };
-            if (j.kind === 'deadline') return { ...base, kind: j.kind, level: j.level, estimate: j.estimate, deadline: j.arrival + Math.ceil(j.estimate * j.slack) + 600 };
-            return { ...base, kind: j.kind, ...(j.kind === 'best-effort' ? { level: 'Legacy' } : {}), estimate: j.estimate };
+            if (j.kind === 'reservation')
+              return {
+                ...base,
+                kind: j.kind,
+                level: j.level,
+                window: { start: j.arrival + j.ahead, end: j.arrival + j.ahead + j.estimate },
+              };
+            if (j.kind === 'deadline')
+              return {
+                ...base,
+                kind: j.kind,
+                level: j.level,
+                estimate: j.estimate,
+                deadline: j.arrival + Math.ceil(j.estimate * j.slack) + 600,
+              };
+            return {
+              ...base,
+              kind: j.kind,
+              ...(j.kind === 'best-effort' ? { level: 'Legacy' } : {}),
+              estimate: j.estimate,
+            };
           }),
         });
         const report = simulate(workload, cluster);

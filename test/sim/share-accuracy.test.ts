@@ -6,7 +6,17 @@ import { wsag } from '../cli/support.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const cluster = loadInputs(path.join(root, 'workloads/small.json')).cluster;
-const policy = parseSitePolicy({ epochStart: '2026-01-05T00:00:00Z', epochSeconds: 86_400, vos: [{ name: 'a', share: 0.5, limit: 'fixed' }, { name: 'b', share: 0.5, limit: 'fixed' }] }, 'policy');
+const policy = parseSitePolicy(
+  {
+    epochStart: '2026-01-05T00:00:00Z',
+    epochSeconds: 86_400,
+    vos: [
+      { name: 'a', share: 0.5, limit: 'fixed' },
+      { name: 'b', share: 0.5, limit: 'fixed' },
+    ],
+  },
+  'policy',
+);
 
 /**
  * The share-accuracy experiment (`wsag sim --vo-policy`), worked by hand: on the 8 nodes
@@ -16,8 +26,19 @@ const policy = parseSitePolicy({ epochStart: '2026-01-05T00:00:00Z', epochSecond
  */
 describe('share accuracy', () => {
   const workload = parseWorkload({
-    name: 'two-vos', start: '2026-01-05T00:00:00Z', currency: 'EUR',
-    jobs: [0, 1, 2].map((i) => ({ id: `a${i}`, arrival: i * 60, kind: 'best-effort', level: 'Legacy', nodes: 4, estimate: 36_000, runtime: 36_000, vo: 'a' })),
+    name: 'two-vos',
+    start: '2026-01-05T00:00:00Z',
+    currency: 'EUR',
+    jobs: [0, 1, 2].map((i) => ({
+      id: `a${i}`,
+      arrival: i * 60,
+      kind: 'best-effort',
+      level: 'Legacy',
+      nodes: 4,
+      estimate: 36_000,
+      runtime: 36_000,
+      vo: 'a',
+    })),
   });
 
   it('a fixed share gets a VO what it is entitled to and no more', () => {
@@ -25,7 +46,12 @@ describe('share accuracy', () => {
     const a = withShares.vos[0];
     expect(a).toMatchObject({ vo: 'a', refusedForShare: 1, refusedForCapacity: 0 });
     // Each booking holds its nodes a minute longer than the job's 10 hours: cluster-small's t_init.
-    expect(withShares.epochs[0]?.vos[0]).toMatchObject({ vo: 'a', entitledNodeHours: 96, askedNodeHours: 120, gotNodeHours: 80.13 });
+    expect(withShares.epochs[0]?.vos[0]).toMatchObject({
+      vo: 'a',
+      entitledNodeHours: 96,
+      askedNodeHours: 120,
+      gotNodeHours: 80.13,
+    });
     expect(a?.epochAccuracy).toBeCloseTo(80.13 / 96, 3);
     const without = runShareAccuracy(workload, cluster, policy, false);
     expect(without.epochs[0]?.vos[0]).toMatchObject({ gotNodeHours: 120.2 });
@@ -34,8 +60,14 @@ describe('share accuracy', () => {
     expect(withShares.epochs[0]?.vos[1]?.accuracy).toBeUndefined();
   });
 
-  it('wsag sim --vo-policy prints the table beside GRUBER\'s figures', async () => {
-    const result = await wsag(['sim', '--workload', path.join(root, 'workloads/vo-3.json'), '--vo-policy', path.join(root, 'workloads/vo-policy.json')]);
+  it("wsag sim --vo-policy prints the table beside GRUBER's figures", async () => {
+    const result = await wsag([
+      'sim',
+      '--workload',
+      path.join(root, 'workloads/vo-3.json'),
+      '--vo-policy',
+      path.join(root, 'workloads/vo-policy.json'),
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.out[0]).toBe('VO usage SLAs: share accuracy (docs/vo-policy.md)');
     expect(result.out.some((l) => /^astro\s+burst\s+30\.0 %/.test(l))).toBe(true);

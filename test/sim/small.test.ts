@@ -25,21 +25,57 @@ describe('workloads/small.json (hand-checked)', () => {
   const report = run();
 
   it('accepts a1, a2, a3, a5, a8, a9, a10 and refuses a4, a6, a7 with their reasons', () => {
-    expect(report.requests.total).toMatchObject({ requests: 10, accepted: 7, rejected: 3, completed: 6, dropped: 1, open: 0 });
+    expect(report.requests.total).toMatchObject({
+      requests: 10,
+      accepted: 7,
+      rejected: 3,
+      completed: 6,
+      dropped: 1,
+      open: 0,
+    });
     expect(report.requests.reservation).toMatchObject({ requests: 2, accepted: 1, rejected: 1, completed: 1 });
     expect(report.requests.deadline).toMatchObject({ requests: 6, accepted: 4, rejected: 2, completed: 3, dropped: 1 });
     expect(report.requests['best-effort']).toMatchObject({ requests: 1, accepted: 1, completed: 1 });
     expect(report.requests.background).toMatchObject({ requests: 1, accepted: 1, completed: 1 });
-    expect(report.acceptance).toEqual({ slaRequests: 8, slaAccepted: 5, slaRejected: 3, rate: 0.625, bestEffortRejected: 0 });
+    expect(report.acceptance).toEqual({
+      slaRequests: 8,
+      slaAccepted: 5,
+      slaRejected: 3,
+      rate: 0.625,
+      bestEffortRejected: 0,
+    });
     expect(report.rejected).toEqual([
-      { id: 'a4', kind: 'reservation', level: 'Legacy', arrival: 180, reason: '4 nodes are not free from 2026-01-05T00:30:00Z to 2026-01-05T01:30:00Z: 1 of 7 suitable nodes are free throughout that window with its preparation and release (2026-01-05T00:29:00Z to 2026-01-05T01:30:00Z)' },
-      { id: 'a6', kind: 'deadline', level: 'Legacy', arrival: 300, reason: 'deadline 2026-01-05T00:25:00Z cannot be met: earliest completion without checkpoints is 2026-01-05T00:26:00Z on 2 nodes' },
-      { id: 'a7', kind: 'deadline', level: 'Full', arrival: 360, reason: 'Full service needs 2 standby nodes reserved at a peer provider, but no peer standby capacity is configured' },
+      {
+        id: 'a4',
+        kind: 'reservation',
+        level: 'Legacy',
+        arrival: 180,
+        reason:
+          '4 nodes are not free from 2026-01-05T00:30:00Z to 2026-01-05T01:30:00Z: 1 of 7 suitable nodes are free throughout that window with its preparation and release (2026-01-05T00:29:00Z to 2026-01-05T01:30:00Z)',
+      },
+      {
+        id: 'a6',
+        kind: 'deadline',
+        level: 'Legacy',
+        arrival: 300,
+        reason:
+          'deadline 2026-01-05T00:25:00Z cannot be met: earliest completion without checkpoints is 2026-01-05T00:26:00Z on 2 nodes',
+      },
+      {
+        id: 'a7',
+        kind: 'deadline',
+        level: 'Full',
+        arrival: 360,
+        reason:
+          'Full service needs 2 standby nodes reserved at a peer provider, but no peer standby capacity is configured',
+      },
     ]);
   });
 
   it('runs each job when and as long as the hand-worked plan says', () => {
-    const timeline = Object.fromEntries((report.jobs ?? []).filter((j) => j.status !== 'rejected').map((j) => [j.id, [j.status, j.start, j.end]]));
+    const timeline = Object.fromEntries(
+      (report.jobs ?? []).filter((j) => j.status !== 'rejected').map((j) => [j.id, [j.status, j.start, j.end]]),
+    );
     expect(timeline).toEqual({
       a1: ['completed', 0, 4360], // restarted on its spare at 3000 with 2 intervals left
       a2: ['completed', 60, 1520], // 3 of 4 intervals: done early
@@ -58,7 +94,14 @@ describe('workloads/small.json (hand-checked)', () => {
     expect(job(report, 'a8').met).toBe(true);
     expect(job(report, 'a9').met).toBe(false);
     expect(report.reservations).toEqual({ accepted: 1, honoured: 1, notHonoured: 0, open: 0 });
-    expect(report.violations).toEqual({ total: 1, deadlineMissed: 0, reservationNotHonoured: 0, leftInP: 1, stillInP: 0, byLevel: { Legacy: 1 } });
+    expect(report.violations).toEqual({
+      total: 1,
+      deadlineMissed: 0,
+      reservationNotHonoured: 0,
+      leftInP: 1,
+      stillInP: 0,
+      byLevel: { Legacy: 1 },
+    });
     expect(report.violated).toEqual([
       {
         id: 'a9',
@@ -70,14 +113,27 @@ describe('workloads/small.json (hand-checked)', () => {
           'earliest completion without checkpoints is 2026-01-05T02:11:00Z on 3 nodes',
         penalty: 60,
         paid: 60,
-        liability: expect.stringMatching(/^liable: Legacy holds its promise by the advance reservation alone and pays when it is broken/),
+        liability: expect.stringMatching(
+          /^liable: Legacy holds its promise by the advance reservation alone and pays when it is broken/,
+        ),
       },
     ]);
     expect(report.penalties).toEqual({ owed: 60, paid: 60, excused: 0, byLevel: { Legacy: { owed: 60, paid: 60 } } });
   });
 
   it('counts checkpoints, the restart on a spare node, pieces and failure hits', () => {
-    expect(Object.fromEntries((report.jobs ?? []).map((j) => [j.id, j.checkpoints]))).toEqual({ a1: 5, a2: 2, a3: 0, a4: 0, a5: 7, a6: 0, a7: 0, a8: 1, a9: 0, a10: 3 });
+    expect(Object.fromEntries((report.jobs ?? []).map((j) => [j.id, j.checkpoints]))).toEqual({
+      a1: 5,
+      a2: 2,
+      a3: 0,
+      a4: 0,
+      a5: 7,
+      a6: 0,
+      a7: 0,
+      a8: 1,
+      a9: 0,
+      a10: 3,
+    });
     expect(report.checkpoints).toEqual({ taken: 18, jobs: 5 });
     expect(report.restarts).toEqual({ count: 1, onSpare: 1, jobs: 1 });
     expect(report.pieces).toEqual({ jobs: 1, partialExecution: 0 });
@@ -111,9 +167,19 @@ describe('workloads/small.json (hand-checked)', () => {
       a9.level = 'Standard';
       a9.deadline = 8300;
     });
-    expect(job(variant, 'a9')).toMatchObject({ status: 'dropped', end: 8300, violation: 'left-in-P', hits: 1, suspensions: 0, penalty: 60, paid: 0 });
+    expect(job(variant, 'a9')).toMatchObject({
+      status: 'dropped',
+      end: 8300,
+      violation: 'left-in-P',
+      hits: 1,
+      suspensions: 0,
+      penalty: 60,
+      paid: 0,
+    });
     // The domain's liability rule (src/domain/liability.ts): an outage hit it, no suspension, checkpoints as agreed.
-    expect(variant.violated[0]?.liability).toMatch(/^not liable: a resource outage hit the job and Standard's mechanisms were applied/);
+    expect(variant.violated[0]?.liability).toMatch(
+      /^not liable: a resource outage hit the job and Standard's mechanisms were applied/,
+    );
     expect(variant.violated[0]?.detail).toBe(
       'node n1 failed at 2026-01-05T00:50:00Z: cannot restart in time: deadline 2026-01-05T02:18:20Z cannot be met: ' +
         'earliest worst-case completion with 3 checkpoints and 1 covered outage is 2026-01-05T02:26:10Z on 3 nodes; no gaps for partial execution either',
@@ -125,8 +191,16 @@ describe('workloads/small.json (hand-checked)', () => {
     const { workload, cluster } = loadInputs(file);
     const early = simulate(workload, cluster, { untilSeconds: 3500, jobs: true });
     expect(early.span).toEqual({ endSeconds: 3500, stoppedBy: 'until' });
-    expect(Object.fromEntries((early.jobs ?? []).filter((j) => j.status !== 'rejected').map((j) => [j.id, j.status]))).toEqual({
-      a1: 'running', a2: 'completed', a3: 'waiting', a5: 'running', a8: 'completed', a9: 'in-P', a10: 'completed',
+    expect(
+      Object.fromEntries((early.jobs ?? []).filter((j) => j.status !== 'rejected').map((j) => [j.id, j.status])),
+    ).toEqual({
+      a1: 'running',
+      a2: 'completed',
+      a3: 'waiting',
+      a5: 'running',
+      a8: 'completed',
+      a9: 'in-P',
+      a10: 'completed',
     });
     expect(early.deadlines).toEqual({ accepted: 4, met: 2, missed: 0, open: 2 });
     expect(early.violations).toMatchObject({ total: 0, stillInP: 1 });

@@ -14,7 +14,11 @@ const tiny = fs.readFileSync('test/sim/fixtures/tiny.swf', 'utf8');
 describe('SWF traces', () => {
   it('turns each job into a request: arrival from the first submit, nodes from processors, estimate at least the run time', () => {
     const trace = readSwf(tiny, { ...defaultSwfRules, deadlineShare: 0, reservationShare: 0 });
-    expect(trace).toMatchObject({ jobs: 8, maxNodes: 8, skipped: { 'never ran (run time 0 or unknown)': 1, 'no processor count': 1 } });
+    expect(trace).toMatchObject({
+      jobs: 8,
+      maxNodes: 8,
+      skipped: { 'never ran (run time 0 or unknown)': 1, 'no processor count': 1 },
+    });
     const jobs = trace.workload.jobs as Array<Record<string, unknown>>;
     expect(jobs.map((j) => [j.id, j.kind, j.arrival, j.nodes, j.estimate, j.runtime])).toEqual([
       ['swf-1', 'best-effort', 0, 2, 4000, 3600],
@@ -28,14 +32,29 @@ describe('SWF traces', () => {
   });
 
   it('makes the configured shares deadline jobs (arrival + slack x estimate + 10 min) and reservations (after the lead)', () => {
-    const deadlines = readSwf(tiny, { ...defaultSwfRules, deadlineShare: 1, deadlineSlack: 3 }).workload.jobs as Array<Record<string, unknown>>;
+    const deadlines = readSwf(tiny, { ...defaultSwfRules, deadlineShare: 1, deadlineSlack: 3 }).workload.jobs as Array<
+      Record<string, unknown>
+    >;
     expect(deadlines.every((j) => j.kind === 'deadline' && j.level === 'Standard')).toBe(true);
     expect(deadlines[0]).toMatchObject({ id: 'swf-1', deadline: 0 + 3 * 4000 + 600 });
-    const reservations = readSwf(tiny, { ...defaultSwfRules, deadlineShare: 0, reservationShare: 1, reservationLeadSeconds: 900 }).workload.jobs as Array<Record<string, unknown>>;
-    expect(reservations[1]).toMatchObject({ id: 'swf-2', kind: 'reservation', window: { start: 960, end: 960 + 1800 } });
+    const reservations = readSwf(tiny, {
+      ...defaultSwfRules,
+      deadlineShare: 0,
+      reservationShare: 1,
+      reservationLeadSeconds: 900,
+    }).workload.jobs as Array<Record<string, unknown>>;
+    expect(reservations[1]).toMatchObject({
+      id: 'swf-2',
+      kind: 'reservation',
+      window: { start: 960, end: 960 + 1800 },
+    });
     // Over many jobs the drawn shares come out as configured, the same for the same seed.
-    const many = Array.from({ length: 2000 }, (_, i) => `${i + 1} ${i * 10} 0 600 1 -1 -1 1 600 -1 1 1 1 1 1 1 -1 -1`).join('\n');
-    const kinds = (seed: number) => (readSwf(many, { ...defaultSwfRules, seed }).workload.jobs as Array<{ kind: string }>).map((j) => j.kind);
+    const many = Array.from(
+      { length: 2000 },
+      (_, i) => `${i + 1} ${i * 10} 0 600 1 -1 -1 1 600 -1 1 1 1 1 1 1 -1 -1`,
+    ).join('\n');
+    const kinds = (seed: number) =>
+      (readSwf(many, { ...defaultSwfRules, seed }).workload.jobs as Array<{ kind: string }>).map((j) => j.kind);
     const share = (kind: string) => kinds(7).filter((k) => k === kind).length / 2000;
     expect(share('deadline')).toBeGreaterThan(0.27);
     expect(share('deadline')).toBeLessThan(0.33);
@@ -46,15 +65,24 @@ describe('SWF traces', () => {
   });
 
   it('names the line of a job that is not 18 numbers', () => {
-    expect(() => readSwf('; MaxNodes: 4\n1 0 0 60 1 -1\n')).toThrow('line 2: a job line has 18 numbers, got "1 0 0 60 1 -1"');
+    expect(() => readSwf('; MaxNodes: 4\n1 0 0 60 1 -1\n')).toThrow(
+      'line 2: a job line has 18 numbers, got "1 0 0 60 1 -1"',
+    );
   });
 });
 
 describe('failure traces', () => {
   it('reads node,down,up from CSV, up empty for a node never repaired; names a bad line', () => {
-    expect(readFailureCsv('node,down,up\nn1,600,4200\n# a comment\nn3,1000,\n')).toEqual([{ at: 600, node: 'n1', repairAt: 4200 }, { at: 1000, node: 'n3' }]);
-    expect(() => readFailureCsv('node,at\nn1,5\n')).toThrow('the first line must be the header "node,down,up", got "node,at"');
-    expect(() => readFailureCsv('node,down,up\nn1,600,500\n')).toThrow('line 2: expected node,down,up with down >= 0 and up after down (or empty), got "n1,600,500"');
+    expect(readFailureCsv('node,down,up\nn1,600,4200\n# a comment\nn3,1000,\n')).toEqual([
+      { at: 600, node: 'n1', repairAt: 4200 },
+      { at: 1000, node: 'n3' },
+    ]);
+    expect(() => readFailureCsv('node,at\nn1,5\n')).toThrow(
+      'the first line must be the header "node,down,up", got "node,at"',
+    );
+    expect(() => readFailureCsv('node,down,up\nn1,600,500\n')).toThrow(
+      'line 2: expected node,down,up with down >= 0 and up after down (or empty), got "n1,600,500"',
+    );
   });
 
   it('draws failures at the given rate per node and day, each node out once at a time, the same for the same seed', () => {
@@ -71,14 +99,27 @@ describe('failure traces', () => {
   });
 
   it('wsag sim runs an SWF trace with failures from a CSV file; the options are checked', async () => {
-    const { workload, cluster } = loadInputs('test/sim/fixtures/tiny.swf', undefined, { failuresFile: 'test/sim/fixtures/failures.csv' });
+    const { workload, cluster } = loadInputs('test/sim/fixtures/tiny.swf', undefined, {
+      failuresFile: 'test/sim/fixtures/failures.csv',
+    });
     expect(cluster.nodes).toHaveLength(8);
     expect(workload.jobs.map((j) => j.id)).not.toContain('swf-5'); // 16 nodes: larger than the machine
-    expect(workload.failures).toEqual([{ at: 600, node: 'n1', repairAt: 4200 }, { at: 1000, node: 'n3' }]);
+    expect(workload.failures).toEqual([
+      { at: 600, node: 'n1', repairAt: 4200 },
+      { at: 1000, node: 'n3' },
+    ]);
     const result = await wsag(['sim', '--workload', 'test/sim/fixtures/tiny.swf', '--failure-rate', '2', '--json']);
     expect(result.code).toBe(0);
     expect((JSON.parse(result.stdout) as { failures: { events: number } }).failures.events).toBeGreaterThan(0);
-    const both = await wsag(['sim', '--workload', 'test/sim/fixtures/tiny.swf', '--failure-rate', '2', '--failures', 'test/sim/fixtures/failures.csv']);
+    const both = await wsag([
+      'sim',
+      '--workload',
+      'test/sim/fixtures/tiny.swf',
+      '--failure-rate',
+      '2',
+      '--failures',
+      'test/sim/fixtures/failures.csv',
+    ]);
     expect(both.err[0]).toBe('error: give --failures FILE or --failure-rate R, not both');
   });
 });

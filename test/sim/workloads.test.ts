@@ -1,7 +1,16 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadInputs, loadPeers, runSimulation, simulate } from '../../src/sim/index.js';
-import { failuresOutputFile, generate, generateVo, generateWithFailures, outputFile, prng, render, voOutputFile } from '../../workloads/generate.js';
+import {
+  failuresOutputFile,
+  generate,
+  generateVo,
+  generateWithFailures,
+  outputFile,
+  prng,
+  render,
+  voOutputFile,
+} from '../../workloads/generate.js';
 
 const small = new URL('../../workloads/small.json', import.meta.url).pathname;
 const peersFile = new URL('../../workloads/peers.json', import.meta.url).pathname;
@@ -24,9 +33,17 @@ describe('workloads/10k.json', () => {
     expect(cluster.nodes.filter((n) => n.buffer)).toHaveLength(8);
     const kinds = new Set(workload.jobs.map((j) => `${j.kind}/${j.level}`));
     expect([...kinds].sort()).toEqual([
-      'background/Background', 'best-effort/Legacy', 'best-effort/Standard',
-      'deadline/Enhanced', 'deadline/Full', 'deadline/Legacy', 'deadline/Standard',
-      'reservation/Enhanced', 'reservation/Full', 'reservation/Legacy', 'reservation/Standard',
+      'background/Background',
+      'best-effort/Legacy',
+      'best-effort/Standard',
+      'deadline/Enhanced',
+      'deadline/Full',
+      'deadline/Legacy',
+      'deadline/Standard',
+      'reservation/Enhanced',
+      'reservation/Full',
+      'reservation/Legacy',
+      'reservation/Standard',
     ]);
     expect(Math.max(...workload.jobs.map((j) => j.arrival))).toBeLessThan(28 * 86400);
     expect(workload.failures.length).toBeGreaterThan(10);
@@ -57,7 +74,9 @@ describe('determinism', () => {
   it('two runs of the small workload give identical reports', () => {
     const a = loadInputs(small);
     const b = loadInputs(small);
-    expect(JSON.stringify(simulate(a.workload, a.cluster, { jobs: true }))).toBe(JSON.stringify(simulate(b.workload, b.cluster, { jobs: true })));
+    expect(JSON.stringify(simulate(a.workload, a.cluster, { jobs: true }))).toBe(
+      JSON.stringify(simulate(b.workload, b.cluster, { jobs: true })),
+    );
   });
 
   it('two runs of the first two days of the 10k workload give identical reports, with no consistency check tripped', () => {

@@ -35,13 +35,19 @@ describe('authentication and authorisation over TLS and WS-Security', () => {
     const proxy = await issueProxy({ issuerCert: alice.certificate, issuerKey: alice.privateKey, hours: 1 });
     aliceProxy = { certificate: proxy.certificate, privateKey: proxy.privateKey, chain: [alice.certificate] };
     // Alice books the template's window many times over here: fair use (test/security/fair-use.test.ts) would stop her.
-    server = await startTestServer({ config: { dataDir, tlsPort: 0, anonymous: 'deny', signAgreements: true, fairUse: 'off', ...paths(pki) } });
+    server = await startTestServer({
+      config: { dataDir, tlsPort: 0, anonymous: 'deny', signAgreements: true, fairUse: 'off', ...paths(pki) },
+    });
     const templates = await tlsClient(aliceProxy).templates();
     offer = offerFromTemplate(templates.find((t) => t.includes('advance-reservation')) ?? (templates[0] as string), []);
   }, 60_000);
   afterAll(async () => server?.close());
 
-  const paths = (dir: string) => ({ caFile: path.join(dir, 'ca.pem'), tlsCertFile: path.join(dir, 'server.pem'), tlsKeyFile: path.join(dir, 'server.key') });
+  const paths = (dir: string) => ({
+    caFile: path.join(dir, 'ca.pem'),
+    tlsCertFile: path.join(dir, 'server.pem'),
+    tlsKeyFile: path.join(dir, 'server.key'),
+  });
   const tlsClient = (who?: Credential, ca = path.join(pki, 'ca.pem')): WsagClient =>
     new WsagClient(
       server.tlsUrl as string,
@@ -52,12 +58,15 @@ describe('authentication and authorisation over TLS and WS-Security', () => {
       }),
     );
   const faultOf = async (call: Promise<unknown>): Promise<WsagFault> => {
-    const error = await call.then(() => undefined, (e: unknown) => e);
+    const error = await call.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(WsagFault);
     return error as WsagFault;
   };
 
-  it('a user\'s proxy creates an agreement that belongs to the user, not the proxy', async () => {
+  it("a user's proxy creates an agreement that belongs to the user, not the proxy", async () => {
     const client = tlsClient(aliceProxy);
     const { agreementId } = await client.createAgreement(offer);
     const [mine] = (await client.agreements()).filter((a) => a.id === agreementId);
@@ -82,7 +91,15 @@ describe('authentication and authorisation over TLS and WS-Security', () => {
     const { agreementId } = await tlsClient(aliceProxy).createAgreement(offer.replace('</wsag:Context>', eligible));
     expect((await tlsClient(bob).state(agreementId)).state).toBe('Observed');
     expect(await tlsClient(bob).agreementDocument(agreementId)).toContain('CN=bob</srv:EligibleParty>');
-    expect((await faultOf(new WsagClient(server.url, fetch, { key: stranger.privateKey, chain: [stranger.certificate] }).state(agreementId))).code).toBe('NotAuthenticated');
+    expect(
+      (
+        await faultOf(
+          new WsagClient(server.url, fetch, { key: stranger.privateKey, chain: [stranger.certificate] }).state(
+            agreementId,
+          ),
+        )
+      ).code,
+    ).toBe('NotAuthenticated');
   });
 
   it('refuses a request without a client certificate, or with one from an unknown CA', async () => {
@@ -99,20 +116,30 @@ describe('authentication and authorisation over TLS and WS-Security', () => {
   });
 
   it('accepts a WS-Security signature over plain HTTP (behind a TLS terminator), with the same ownership rules', async () => {
-    const asAlice = new WsagClient(server.url, fetch, { key: aliceProxy.privateKey, chain: [aliceProxy.certificate, ...aliceProxy.chain] });
+    const asAlice = new WsagClient(server.url, fetch, {
+      key: aliceProxy.privateKey,
+      chain: [aliceProxy.certificate, ...aliceProxy.chain],
+    });
     const { agreementId } = await asAlice.createAgreement(offer);
     expect((await asAlice.state(agreementId)).state).toBe('Observed');
     const asBob = new WsagClient(server.url, fetch, { key: bob.privateKey, chain: [bob.certificate] });
     expect((await faultOf(asBob.terminate(agreementId))).code).toBe('NotAuthorized');
     const asStranger = new WsagClient(server.url, fetch, { key: stranger.privateKey, chain: [stranger.certificate] });
-    expect((await faultOf(asStranger.templates())).description).toMatch(/WS-Security: the signing certificate is not accepted/);
+    expect((await faultOf(asStranger.templates())).description).toMatch(
+      /WS-Security: the signing certificate is not accepted/,
+    );
   });
 
   it('refuses a WS-Security message whose signed body was changed, or that is not signed by the key of its token', async () => {
-    const signedBy = (who: Credential) => new WsagClient(server.url, async (url, init) => {
-      const tampered = String(init?.body).replace('wsag:Name>', 'wsag:Name>x');
-      return fetch(url, { ...init, body: tampered });
-    }, { key: who.privateKey, chain: [who.certificate] });
+    const signedBy = (who: Credential) =>
+      new WsagClient(
+        server.url,
+        async (url, init) => {
+          const tampered = String(init?.body).replace('wsag:Name>', 'wsag:Name>x');
+          return fetch(url, { ...init, body: tampered });
+        },
+        { key: who.privateKey, chain: [who.certificate] },
+      );
     const changed = await faultOf(signedBy(alice).createAgreement(offer.replace('<wsag:Name>', '<wsag:Name>')));
     expect(changed.code).toBe('NotAuthenticated');
     const wrongKey = new WsagClient(server.url, fetch, { key: bob.privateKey, chain: [alice.certificate] });
@@ -121,18 +148,31 @@ describe('authentication and authorisation over TLS and WS-Security', () => {
 
   it('refuses a signed message addressed to another provider, however often it is posted here', async () => {
     // Alice signed a CreateAgreement for another provider; someone posts it here on the plain port.
-    const elsewhere = new WsagClient('http://other-provider.example:8080', (_url, init) => fetch(`${server.url}/wsag/AgreementFactory`, init), { key: alice.privateKey, chain: [alice.certificate] });
+    const elsewhere = new WsagClient(
+      'http://other-provider.example:8080',
+      (_url, init) => fetch(`${server.url}/wsag/AgreementFactory`, init),
+      { key: alice.privateKey, chain: [alice.certificate] },
+    );
     for (let i = 0; i < 3; i++) {
       const fault = await faultOf(elsewhere.createAgreement(offer));
       expect(fault.code).toBe('NotAuthenticated');
-      expect(fault.description).toBe(`the message is addressed to http://other-provider.example:8080/wsag/AgreementFactory (wsa:To), not to this port (${server.url}/wsag/AgreementFactory): a message counts only where it was sent`);
+      expect(fault.description).toBe(
+        `the message is addressed to http://other-provider.example:8080/wsag/AgreementFactory (wsa:To), not to this port (${server.url}/wsag/AgreementFactory): a message counts only where it was sent`,
+      );
     }
   });
 
   it('never lets a failing WS-Security signature hide behind a good TLS client certificate', async () => {
-    const tls = tlsFetch({ cert: [alice.certificate, ...alice.chain].map(certificatePem).join(''), key: privateKeyPem(alice.privateKey), ca: fs.readFileSync(path.join(pki, 'ca.pem'), 'utf8') });
+    const tls = tlsFetch({
+      cert: [alice.certificate, ...alice.chain].map(certificatePem).join(''),
+      key: privateKeyPem(alice.privateKey),
+      ca: fs.readFileSync(path.join(pki, 'ca.pem'), 'utf8'),
+    });
     // Alice's connection, a message signed by a key of an untrusted CA.
-    const masked = new WsagClient(server.tlsUrl as string, tls, { key: stranger.privateKey, chain: [stranger.certificate] });
+    const masked = new WsagClient(server.tlsUrl as string, tls, {
+      key: stranger.privateKey,
+      chain: [stranger.certificate],
+    });
     const fault = await faultOf(masked.createAgreement(offer));
     expect(fault.code).toBe('NotAuthenticated');
     expect(fault.description).toMatch(/WS-Security: the signing certificate is not accepted/);
@@ -144,7 +184,10 @@ describe('authentication and authorisation over TLS and WS-Security', () => {
   describe('signed agreements', () => {
     const verify = (document: string) => {
       const trust = TrustStore.fromFile(path.join(pki, 'ca.pem'));
-      return verifyAgreementSignatures(document, { validateChain: (chain, at) => trust.validate(chain, at), at: new Date() });
+      return verifyAgreementSignatures(document, {
+        validateChain: (chain, at) => trust.validate(chain, at),
+        at: new Date(),
+      });
     };
 
     it('the provider signs every agreement it creates; the initiator countersigns it later, with a proxy', async () => {
@@ -171,7 +214,9 @@ describe('authentication and authorisation over TLS and WS-Security', () => {
       const byBob = countersign(signed, bob.privateKey, [bob.certificate]);
       expect((await faultOf(tlsClient(bob).countersign(agreementId, byBob))).code).toBe('NotAuthorized');
       expect((await faultOf(client.countersign(agreementId, byBob))).code).toBe('NotAuthorized');
-      const changed = countersign(signed.replace('</wsag:Name>', 'x</wsag:Name>'), alice.privateKey, [alice.certificate]);
+      const changed = countersign(signed.replace('</wsag:Name>', 'x</wsag:Name>'), alice.privateKey, [
+        alice.certificate,
+      ]);
       const fault = await faultOf(client.countersign(agreementId, changed));
       expect(fault.code).toBe('SignatureInvalid');
       expect(fault.description).toMatch(/provider signature: digest mismatch/);

@@ -41,7 +41,11 @@ function offerWith(edit: (offer: string) => string): string {
 
 describe('bad input is answered with a fault that names the problem', () => {
   it('malformed XML', async () => {
-    await expectFault('<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><a></b></soap:Body></soap:Envelope>', 'MalformedMessage', /not well-formed XML at line 1/);
+    await expectFault(
+      '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><a></b></soap:Body></soap:Envelope>',
+      'MalformedMessage',
+      /not well-formed XML at line 1/,
+    );
   });
 
   it('malformed XML inside an offer the event loop leaves to the document thread (readRequest), read there or here', async () => {
@@ -50,12 +54,21 @@ describe('bad input is answered with a fault that names the problem', () => {
     const threaded = await startTestServer({ config: { documentThreads: 1 } });
     try {
       // Several at once, so that some are read on the document thread and some on the event loop.
-      const faults = await Promise.all(Array.from({ length: 12 }, (_, i) => post(i % 2 ? factory : `${threaded.url}/wsag/AgreementFactory`, broken)));
+      const faults = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => post(i % 2 ? factory : `${threaded.url}/wsag/AgreementFactory`, broken)),
+      );
       for (const response of faults) {
-        expect(faultOf(response.text)).toMatchObject({ code: 'MalformedMessage', message: expect.stringMatching(/not well-formed XML at line \d+, column \d+: Opening and ending tag mismatch: a/) });
+        expect(faultOf(response.text)).toMatchObject({
+          code: 'MalformedMessage',
+          message: expect.stringMatching(
+            /not well-formed XML at line \d+, column \d+: Opening and ending tag mismatch: a/,
+          ),
+        });
       }
       const metrics = await (await fetch(`${threaded.url}/metrics`)).text();
-      expect(Number(/wsag_document_work_seconds_count\{work="read-offer",on="thread"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThan(0);
+      expect(
+        Number(/wsag_document_work_seconds_count\{work="read-offer",on="thread"\} (\d+)/.exec(metrics)?.[1]),
+      ).toBeGreaterThan(0);
     } finally {
       await threaded.close();
     }
@@ -80,7 +93,10 @@ describe('bad input is answered with a fault that names the problem', () => {
     const big = Buffer.alloc(10 * 1024 * 1024, ' ');
     const response = await post(factory, Buffer.concat([Buffer.from(soap11('<x/>')), big]));
     expect(response.status).toBe(413);
-    expect(faultOf(response.text)).toEqual({ code: 'MessageTooLarge', message: expect.stringMatching(/limit is 1048576 bytes/) });
+    expect(faultOf(response.text)).toEqual({
+      code: 'MessageTooLarge',
+      message: expect.stringMatching(/limit is 1048576 bytes/),
+    });
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
@@ -91,7 +107,11 @@ describe('bad input is answered with a fault that names the problem', () => {
 
   it('a body element in the wrong namespace', async () => {
     const body = '<wsag:CreateAgreementInput xmlns:wsag="http://example.org/not-wsag"/>';
-    await expectFault(soap11(body), 'ActionNotSupported', /no operation for \{http:\/\/example.org\/not-wsag\}CreateAgreementInput/);
+    await expectFault(
+      soap11(body),
+      'ActionNotSupported',
+      /no operation for \{http:\/\/example.org\/not-wsag\}CreateAgreementInput/,
+    );
   });
 
   it('an envelope in the wrong namespace', async () => {
@@ -100,7 +120,9 @@ describe('bad input is answered with a fault that names the problem', () => {
 
   it('an unknown template', async () => {
     const fault = await expectFault(
-      offerWith((o) => o.replace(/<wsag:TemplateId>[^<]*<\/wsag:TemplateId>/, '<wsag:TemplateId>no-such</wsag:TemplateId>')),
+      offerWith((o) =>
+        o.replace(/<wsag:TemplateId>[^<]*<\/wsag:TemplateId>/, '<wsag:TemplateId>no-such</wsag:TemplateId>'),
+      ),
       'UnknownTemplate',
       /TemplateId "no-such"/,
     );
@@ -109,7 +131,9 @@ describe('bad input is answered with a fault that names the problem', () => {
 
   it('a value violating an ItemConstraint facet names the Item and the facet', async () => {
     const fault = await expectFault(
-      offerWith((o) => o.replace(/<jsdl:TotalResourceCount><jsdl:Exact>4</, '<jsdl:TotalResourceCount><jsdl:Exact>512<')),
+      offerWith((o) =>
+        o.replace(/<jsdl:TotalResourceCount><jsdl:Exact>4</, '<jsdl:TotalResourceCount><jsdl:Exact>512<'),
+      ),
       'CreationConstraintViolation',
       /^Item NodeCount: 512 is more than 64, the most allowed$/,
     );
@@ -136,7 +160,9 @@ describe('bad input is answered with a fault that names the problem', () => {
 
   it('a misspelt term element that lax validation would skip', async () => {
     await expectFault(
-      offerWith((o) => o.replace(/<sla:ServiceLevel>/, '<sla:Servicelevel>').replace(/<\/sla:ServiceLevel>/, '</sla:Servicelevel>')),
+      offerWith((o) =>
+        o.replace(/<sla:ServiceLevel>/, '<sla:Servicelevel>').replace(/<\/sla:ServiceLevel>/, '</sla:Servicelevel>'),
+      ),
       'SchemaViolation',
       /sla:Servicelevel is not an element of the term language/,
     );
@@ -151,18 +177,35 @@ describe('bad input is answered with a fault that names the problem', () => {
   });
 
   it('an unknown agreement id', async () => {
-    const body = '<rp:GetResourceProperty xmlns:rp="http://docs.oasis-open.org/wsrf/rp-2" xmlns:wsag="http://schemas.ggf.org/graap/2007/03/ws-agreement">wsag:AgreementState</rp:GetResourceProperty>';
-    await expectFault(soap11(body, agreementHeader('no-such-agreement')), 'UnknownResource', /no agreement with id "no-such-agreement"/, `${server.url}/wsag/AgreementState`);
+    const body =
+      '<rp:GetResourceProperty xmlns:rp="http://docs.oasis-open.org/wsrf/rp-2" xmlns:wsag="http://schemas.ggf.org/graap/2007/03/ws-agreement">wsag:AgreementState</rp:GetResourceProperty>';
+    await expectFault(
+      soap11(body, agreementHeader('no-such-agreement')),
+      'UnknownResource',
+      /no agreement with id "no-such-agreement"/,
+      `${server.url}/wsag/AgreementState`,
+    );
   });
 
   it('a request to an agreement port without the reference parameter', async () => {
-    const body = '<wsag:TerminateInput xmlns:wsag="http://schemas.ggf.org/graap/2007/03/ws-agreement"><wsag:Reason/></wsag:TerminateInput>';
-    await expectFault(soap11(body), 'UnknownResource', /srv:AgreementId reference parameter/, `${server.url}/wsag/Agreement`);
+    const body =
+      '<wsag:TerminateInput xmlns:wsag="http://schemas.ggf.org/graap/2007/03/ws-agreement"><wsag:Reason/></wsag:TerminateInput>';
+    await expectFault(
+      soap11(body),
+      'UnknownResource',
+      /srv:AgreementId reference parameter/,
+      `${server.url}/wsag/Agreement`,
+    );
   });
 
   it('an unknown resource property', async () => {
-    const body = '<rp:GetResourceProperty xmlns:rp="http://docs.oasis-open.org/wsrf/rp-2" xmlns:wsag="http://schemas.ggf.org/graap/2007/03/ws-agreement">wsag:Nothing</rp:GetResourceProperty>';
-    await expectFault(soap11(body), 'InvalidResourcePropertyQName', /no property \{http:\/\/schemas.ggf.org\/graap\/2007\/03\/ws-agreement\}Nothing/);
+    const body =
+      '<rp:GetResourceProperty xmlns:rp="http://docs.oasis-open.org/wsrf/rp-2" xmlns:wsag="http://schemas.ggf.org/graap/2007/03/ws-agreement">wsag:Nothing</rp:GetResourceProperty>';
+    await expectFault(
+      soap11(body),
+      'InvalidResourcePropertyQName',
+      /no property \{http:\/\/schemas.ggf.org\/graap\/2007\/03\/ws-agreement\}Nothing/,
+    );
   });
 
   it('a SOAPAction that does not match the body', async () => {
@@ -176,7 +219,11 @@ describe('bad input is answered with a fault that names the problem', () => {
 
   it('a wsa:Action header that does not match the body', async () => {
     const header = '<wsa:Action xmlns:wsa="http://www.w3.org/2005/08/addressing">urn:wrong</wsa:Action>';
-    await expectFault(soap11('<rp:GetResourcePropertyDocument xmlns:rp="http://docs.oasis-open.org/wsrf/rp-2"/>', header), 'ActionNotSupported', /wsa:Action "urn:wrong" does not match GetResourcePropertyDocument/);
+    await expectFault(
+      soap11('<rp:GetResourcePropertyDocument xmlns:rp="http://docs.oasis-open.org/wsrf/rp-2"/>', header),
+      'ActionNotSupported',
+      /wsa:Action "urn:wrong" does not match GetResourcePropertyDocument/,
+    );
   });
 
   it('SOAP 1.2 faults carry the code as a Subcode and use HTTP 400 for sender faults', async () => {

@@ -22,7 +22,9 @@ describe('concurrent CreateAgreement for the last free nodes', () => {
     for (const r of refused) {
       expect(r.reason).toBeInstanceOf(WsagFault);
       expect((r.reason as WsagFault).code).toBe('CannotSatisfy');
-      expect((r.reason as WsagFault).message).toMatch(/8 nodes are not free .*: 0 of 16 nodes are free throughout that window/);
+      expect((r.reason as WsagFault).message).toMatch(
+        /8 nodes are not free .*: 0 of 16 nodes are free throughout that window/,
+      );
     }
     expect((await server.repository.list()).length).toBe(2);
   });

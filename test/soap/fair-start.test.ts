@@ -11,7 +11,9 @@ async function startTurns(fair: FairStart, count: number): Promise<Array<{ reque
   };
   setImmediate(tick);
   const started: Array<{ request: number; turn: number }> = [];
-  await Promise.all(Array.from({ length: count }, (_, request) => fair.turn().then(() => started.push({ request, turn: turns }))));
+  await Promise.all(
+    Array.from({ length: count }, (_, request) => fair.turn().then(() => started.push({ request, turn: turns }))),
+  );
   ticking = false;
   return started;
 }

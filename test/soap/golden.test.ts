@@ -25,7 +25,10 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
-const requests = fs.readdirSync(dir).filter((f) => f.endsWith('.request.xml')).sort();
+const requests = fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith('.request.xml'))
+  .sort();
 
 describe('golden SOAP exchanges', () => {
   it('has a fixture for every operation', () => {
@@ -49,7 +52,9 @@ describe('golden SOAP exchanges', () => {
       const actual = `HTTP ${response.status}\nContent-Type: ${response.headers.get('content-type')}\n\n${(await response.text()).split(server.url).join('BASE_URL')}\n`;
       const goldenFile = path.join(dir, `${name}.response.xml`);
       if (update) fs.writeFileSync(goldenFile, actual);
-      expect(fs.existsSync(goldenFile), `${goldenFile} is missing: run with WSAG_UPDATE_GOLDEN=1 and review it`).toBe(true);
+      expect(fs.existsSync(goldenFile), `${goldenFile} is missing: run with WSAG_UPDATE_GOLDEN=1 and review it`).toBe(
+        true,
+      );
       expect(actual).toBe(fs.readFileSync(goldenFile, 'utf8'));
     });
   }
@@ -58,7 +63,12 @@ describe('golden SOAP exchanges', () => {
     const answers = fs.readdirSync(dir).filter((f) => f.endsWith('.response.xml'));
     expect(answers.length).toBe(requests.length);
     for (const file of answers) {
-      const body = fs.readFileSync(path.join(dir, file), 'utf8').split('\n\n').slice(1).join('\n\n').replaceAll('BASE_URL', 'http://127.0.0.1:8080');
+      const body = fs
+        .readFileSync(path.join(dir, file), 'utf8')
+        .split('\n\n')
+        .slice(1)
+        .join('\n\n')
+        .replaceAll('BASE_URL', 'http://127.0.0.1:8080');
       expect(() => parseXml(body, file).dispose(), file).not.toThrow();
     }
   });

@@ -21,7 +21,9 @@ let offer: string;
 beforeAll(async () => {
   server = await startTestServer();
   factory = `${server.url}/wsag/AgreementFactory`;
-  const template = (await new WsagClient(server.url).templates()).find((t) => t.includes('<wsag:Name>deadline-job</wsag:Name>')) as string;
+  const template = (await new WsagClient(server.url).templates()).find((t) =>
+    t.includes('<wsag:Name>deadline-job</wsag:Name>'),
+  ) as string;
   offer = offerFromTemplate(template);
 });
 afterAll(async () => server.close());
@@ -79,27 +81,51 @@ describe('the /api face answers every failure with a problem document (class 2)'
   });
 
   it('an unknown charset on subscriptions and on the countersignature', async () => {
-    const subscribe = await fetch(`${server.url}/api/agreements/x/subscriptions`, { method: 'POST', headers: { 'content-type': 'application/json; charset=klingon' }, body: '{}' });
-    expect(await problem(subscribe, 415, 'UnsupportedMediaType')).toBe('charset "klingon" is not supported: send UTF-8');
-    const countersign = await fetch(`${server.url}/api/agreements/x/countersignature`, { method: 'PUT', headers: { 'content-type': 'application/xml; charset=klingon' }, body: '<a/>' });
-    expect(await problem(countersign, 415, 'UnsupportedMediaType')).toBe('charset "klingon" is not supported: send UTF-8');
+    const subscribe = await fetch(`${server.url}/api/agreements/x/subscriptions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=klingon' },
+      body: '{}',
+    });
+    expect(await problem(subscribe, 415, 'UnsupportedMediaType')).toBe(
+      'charset "klingon" is not supported: send UTF-8',
+    );
+    const countersign = await fetch(`${server.url}/api/agreements/x/countersignature`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/xml; charset=klingon' },
+      body: '<a/>',
+    });
+    expect(await problem(countersign, 415, 'UnsupportedMediaType')).toBe(
+      'charset "klingon" is not supported: send UTF-8',
+    );
   });
 
   it('a subscription body over 16 KiB', async () => {
-    const big = await fetch(`${server.url}/api/agreements/x/subscriptions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"url":"${'a'.repeat(17 * 1024)}"}` });
+    const big = await fetch(`${server.url}/api/agreements/x/subscriptions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"url":"${'a'.repeat(17 * 1024)}"}`,
+    });
     expect(await problem(big, 413, 'MessageTooLarge')).toMatch(/the limit is 16384 bytes$/);
   });
 
   it('a gzip or deflate body that does not decompress', async () => {
     for (const encoding of ['gzip', 'deflate']) {
-      const broken = await fetch(`${server.url}/api/agreements/x/subscriptions`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': encoding }, body: 'not compressed at all' });
+      const broken = await fetch(`${server.url}/api/agreements/x/subscriptions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+        body: 'not compressed at all',
+      });
       expect(await problem(broken, 400, 'MalformedMessage')).toMatch(/^the request body could not be read/);
     }
   });
 
   it('a compressed body that does decompress is read', async () => {
     const body = zlib.gzipSync(JSON.stringify({ url: 'ftp://example.org/' }));
-    const answer = await fetch(`${server.url}/api/agreements/x/subscriptions`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body });
+    const answer = await fetch(`${server.url}/api/agreements/x/subscriptions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body,
+    });
     // Read, and refused for what it says: no agreement x.
     expect(await problem(answer, 404, 'UnknownResource')).toBe('no agreement with id "x"');
   });
@@ -140,7 +166,9 @@ describe('every SOAP answer is well-formed XML (class 4)', () => {
 describe('a declared body over the limit is refused at once (class 5)', () => {
   it('Content-Length above the limit with a short body: 413 without waiting for the rest', async () => {
     const started = Date.now();
-    const answer = await raw(`POST /wsag/AgreementFactory HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\nContent-Length: 50000000\r\n\r\n<soap:Envelope`);
+    const answer = await raw(
+      `POST /wsag/AgreementFactory HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\nContent-Length: 50000000\r\n\r\n<soap:Envelope`,
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 413/);
     expect(answer).toContain('MessageTooLarge');
     expect(answer).toContain('declared as 50000000 bytes (Content-Length); the limit is 1048576 bytes');
@@ -153,7 +181,11 @@ describe('a request that never arrives whole does not hold its connection', () =
     const slow = await startTestServer({ config: { requestTimeoutSeconds: 1 } });
     try {
       const started = Date.now();
-      const answer = await raw(`POST /wsag/AgreementFactory HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\nContent-Length: 1000\r\n\r\n<soap:Envelope`, 8000, slow.url);
+      const answer = await raw(
+        `POST /wsag/AgreementFactory HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\nContent-Length: 1000\r\n\r\n<soap:Envelope`,
+        8000,
+        slow.url,
+      );
       expect(answer).toMatch(/^HTTP\/1\.1 408/);
       expect(Date.now() - started).toBeLessThan(6000);
       expect((await fetch(`${slow.url}/healthz`)).status).toBe(200);
@@ -170,28 +202,43 @@ describe('the transport rules of SOAP and HTTP (class 8)', () => {
     const at = bytes.indexOf(Buffer.from('caf')) + 3;
     bytes[at] = 0xff; // not a UTF-8 lead byte
     const response = await post(factory, bytes);
-    expect(faultOf(response.text)).toEqual({ code: 'MalformedMessage', message: `request body is not valid UTF-8 (byte ${at} starts a sequence that is not): send UTF-8` });
+    expect(faultOf(response.text)).toEqual({
+      code: 'MalformedMessage',
+      message: `request body is not valid UTF-8 (byte ${at} starts a sequence that is not): send UTF-8`,
+    });
   });
 
   it('a charset other than UTF-8 is refused with UnsupportedMediaType', async () => {
     const response = await post(factory, soap11(createAgreementBody(offer)), 'text/xml; charset=iso-8859-1');
     expect(response.status).toBe(415);
-    expect(faultOf(response.text)).toEqual({ code: 'UnsupportedMediaType', message: 'charset "iso-8859-1" is not supported: send the SOAP message as UTF-8' });
+    expect(faultOf(response.text)).toEqual({
+      code: 'UnsupportedMediaType',
+      message: 'charset "iso-8859-1" is not supported: send the SOAP message as UTF-8',
+    });
   });
 
   const unknown = (attrs: string) => `<x:Transaction xmlns:x="urn:example:tx" ${attrs}>42</x:Transaction>`;
 
   it('SOAP 1.1: an unknown header block with mustUnderstand="1" is a soap:MustUnderstand fault, nothing created', async () => {
     const before = (await new WsagClient(server.url).agreements()).length;
-    const response = await post(factory, soap11(createAgreementBody(offer), unknown(`xmlns:s="${ns.soap11}" s:mustUnderstand="1"`)));
+    const response = await post(
+      factory,
+      soap11(createAgreementBody(offer), unknown(`xmlns:s="${ns.soap11}" s:mustUnderstand="1"`)),
+    );
     expect(response.status).toBe(500);
     expect(response.text).toContain('<faultcode>soap:MustUnderstand</faultcode>');
-    expect(faultOf(response.text).message).toMatch(/^header block \{urn:example:tx\}Transaction is marked mustUnderstand/);
+    expect(faultOf(response.text).message).toMatch(
+      /^header block \{urn:example:tx\}Transaction is marked mustUnderstand/,
+    );
     expect((await new WsagClient(server.url).agreements()).length).toBe(before);
   });
 
   it('SOAP 1.2: env:MustUnderstand with an env:NotUnderstood header naming the block', async () => {
-    const response = await post(factory, soap12(createAgreementBody(offer), unknown(`xmlns:s="${ns.soap12}" s:mustUnderstand="true"`)), 'application/soap+xml; charset=utf-8');
+    const response = await post(
+      factory,
+      soap12(createAgreementBody(offer), unknown(`xmlns:s="${ns.soap12}" s:mustUnderstand="true"`)),
+      'application/soap+xml; charset=utf-8',
+    );
     wellFormed(response.text);
     expect(response.text).toContain('<soap:Value>soap:MustUnderstand</soap:Value>');
     expect(response.text).toMatch(/<soap:NotUnderstood xmlns:nu="urn:example:tx" qname="nu:Transaction"\/>/);

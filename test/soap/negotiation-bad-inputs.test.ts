@@ -17,7 +17,10 @@ let agreementOffer: string;
 /** The shipped reservation template's offer as a NegotiationOffer (everything before NegotiationOfferContext is the offer's Name, Context, Terms). */
 const offer = (counterOfferTo: string, state = 'Advisory', creator = 'NegotiationInitiator') =>
   agreementOffer
-    .replace(/^<wsag:AgreementOffer/, `<wsag-neg:NegotiationOffer ${neg} wsag-neg:OfferId="o-${Math.random().toString(36).slice(2)}"`)
+    .replace(
+      /^<wsag:AgreementOffer/,
+      `<wsag-neg:NegotiationOffer ${neg} wsag-neg:OfferId="o-${Math.random().toString(36).slice(2)}"`,
+    )
     .replace(/<\/wsag:AgreementOffer>$/, '') +
   `<wsag-neg:NegotiationOfferContext><wsag-neg:CounterOfferTo>${counterOfferTo}</wsag-neg:CounterOfferTo>` +
   `<wsag-neg:Creator>${creator}</wsag-neg:Creator><wsag-neg:State><wsag-neg:${state}/></wsag-neg:State></wsag-neg:NegotiationOfferContext>` +
@@ -27,7 +30,10 @@ beforeAll(async () => {
   server = await startTestServer();
   const templates = await new WsagClient(server.url).templates();
   agreementOffer = offerFromTemplate(templates.find((t) => t.includes('advance-reservation-v1')) as string);
-  const response = await post(`${server.url}/wsag/NegotiationFactory`, soap11(`<wsag-neg:InitiateNegotiationInput ${neg}>${context()}</wsag-neg:InitiateNegotiationInput>`));
+  const response = await post(
+    `${server.url}/wsag/NegotiationFactory`,
+    soap11(`<wsag-neg:InitiateNegotiationInput ${neg}>${context()}</wsag-neg:InitiateNegotiationInput>`),
+  );
   negotiationId = /<srv:NegotiationId>([^<]+)</.exec(response.text)?.[1] as string;
 });
 afterAll(async () => server.close());
@@ -41,7 +47,8 @@ async function expectFault(path: string, body: string, code: string, mentions: R
   expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
 }
 
-const negotiate = (body: string, id = negotiationId) => soap11(`<wsag-neg:NegotiateInput ${neg}>${body}</wsag-neg:NegotiateInput>`, header(id));
+const negotiate = (body: string, id = negotiationId) =>
+  soap11(`<wsag-neg:NegotiateInput ${neg}>${body}</wsag-neg:NegotiateInput>`, header(id));
 
 describe('negotiation faults', () => {
   it('a NegotiationContext without AgreementResponder', async () => {
@@ -51,21 +58,42 @@ describe('negotiation faults', () => {
 
   it('a server asked to be the agreement initiator', async () => {
     const body = `<wsag-neg:InitiateNegotiationInput ${neg}>${context(undefined, 'NegotiationInitiator')}</wsag-neg:InitiateNegotiationInput>`;
-    await expectFault('/wsag/NegotiationFactory', soap11(body), 'InvalidTerms', /AgreementResponder must be NegotiationResponder/);
+    await expectFault(
+      '/wsag/NegotiationFactory',
+      soap11(body),
+      'InvalidTerms',
+      /AgreementResponder must be NegotiationResponder/,
+    );
   });
 
   it('a renegotiation of an agreement that does not exist', async () => {
-    const type = `<wsag-neg:Renegotiation><wsag-neg:ResponderAgreementEPR><wsa:Address xmlns:wsa="${ns.wsa}">${server.url}/wsag/Agreement</wsa:Address>` +
+    const type =
+      `<wsag-neg:Renegotiation><wsag-neg:ResponderAgreementEPR><wsa:Address xmlns:wsa="${ns.wsa}">${server.url}/wsag/Agreement</wsa:Address>` +
       `<wsa:ReferenceParameters xmlns:wsa="${ns.wsa}"><srv:AgreementId xmlns:srv="${ns.srv}">nope</srv:AgreementId></wsa:ReferenceParameters></wsag-neg:ResponderAgreementEPR></wsag-neg:Renegotiation>`;
-    await expectFault('/wsag/NegotiationFactory', soap11(`<wsag-neg:InitiateNegotiationInput ${neg}>${context(type)}</wsag-neg:InitiateNegotiationInput>`), 'UnknownResource', /agreement "nope"/);
+    await expectFault(
+      '/wsag/NegotiationFactory',
+      soap11(`<wsag-neg:InitiateNegotiationInput ${neg}>${context(type)}</wsag-neg:InitiateNegotiationInput>`),
+      'UnknownResource',
+      /agreement "nope"/,
+    );
   });
 
   it('Negotiate without the srv:NegotiationId header', async () => {
-    await expectFault('/wsag/Negotiation', soap11(`<wsag-neg:NegotiateInput ${neg}>${offer('advance-reservation-v1')}</wsag-neg:NegotiateInput>`), 'UnknownResource', /srv:NegotiationId/);
+    await expectFault(
+      '/wsag/Negotiation',
+      soap11(`<wsag-neg:NegotiateInput ${neg}>${offer('advance-reservation-v1')}</wsag-neg:NegotiateInput>`),
+      'UnknownResource',
+      /srv:NegotiationId/,
+    );
   });
 
   it('Negotiate on an unknown negotiation', async () => {
-    await expectFault('/wsag/Negotiation', negotiate(offer('advance-reservation-v1'), 'no-such'), 'UnknownResource', /no negotiation with id "no-such"/);
+    await expectFault(
+      '/wsag/Negotiation',
+      negotiate(offer('advance-reservation-v1'), 'no-such'),
+      'UnknownResource',
+      /no negotiation with id "no-such"/,
+    );
   });
 
   it('an empty NegotiateInput', async () => {
@@ -73,23 +101,44 @@ describe('negotiation faults', () => {
   });
 
   it('an offer with a bad State', async () => {
-    await expectFault('/wsag/Negotiation', negotiate(offer('advance-reservation-v1', 'Maybe')), 'SchemaViolation', /Maybe/);
+    await expectFault(
+      '/wsag/Negotiation',
+      negotiate(offer('advance-reservation-v1', 'Maybe')),
+      'SchemaViolation',
+      /Maybe/,
+    );
   });
 
   it('an offer countering nothing known', async () => {
-    await expectFault('/wsag/Negotiation', negotiate(offer('not-a-template')), 'UnknownResource', /CounterOfferTo "not-a-template"/);
+    await expectFault(
+      '/wsag/Negotiation',
+      negotiate(offer('not-a-template')),
+      'UnknownResource',
+      /CounterOfferTo "not-a-template"/,
+    );
   });
 
   it('an offer the initiator claims the responder wrote', async () => {
-    await expectFault('/wsag/Negotiation', negotiate(offer('advance-reservation-v1', 'Advisory', 'NegotiationResponder')), 'InvalidTerms', /Creator .* must be NegotiationInitiator/);
+    await expectFault(
+      '/wsag/Negotiation',
+      negotiate(offer('advance-reservation-v1', 'Advisory', 'NegotiationResponder')),
+      'InvalidTerms',
+      /Creator .* must be NegotiationInitiator/,
+    );
   });
 
   it('a committing offer from the initiator', async () => {
-    await expectFault('/wsag/Negotiation', negotiate(offer('advance-reservation-v1', 'Acceptable')), 'InvalidStateTransition', /send a Solicited offer/);
+    await expectFault(
+      '/wsag/Negotiation',
+      negotiate(offer('advance-reservation-v1', 'Acceptable')),
+      'InvalidStateTransition',
+      /send a Solicited offer/,
+    );
   });
 
   it('accepting an offer of an unknown negotiation', async () => {
-    const extension = `<wsag-neg:NegotiationExtension ${neg}><wsag-neg:NegotiationOfferContext><wsag-neg:CounterOfferTo>ghost-1</wsag-neg:CounterOfferTo>` +
+    const extension =
+      `<wsag-neg:NegotiationExtension ${neg}><wsag-neg:NegotiationOfferContext><wsag-neg:CounterOfferTo>ghost-1</wsag-neg:CounterOfferTo>` +
       '<wsag-neg:Creator>NegotiationInitiator</wsag-neg:Creator><wsag-neg:State><wsag-neg:Acceptable/></wsag-neg:State></wsag-neg:NegotiationOfferContext></wsag-neg:NegotiationExtension>';
     const body = `<wsag:CreateAgreementInput xmlns:wsag="${ns.wsag}">${agreementOffer.replace('</wsag:Context>', `${extension}</wsag:Context>`)}</wsag:CreateAgreementInput>`;
     await expectFault('/wsag/AgreementFactory', soap11(body), 'UnknownResource', /ghost-1/);

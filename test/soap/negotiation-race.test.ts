@@ -39,9 +39,15 @@ async function soap(path: string, body: string, header = ''): Promise<string> {
 }
 
 async function advanceReservationTemplate(): Promise<string> {
-  const text = await soap('/wsag/AgreementFactory', `<rp:GetResourceProperty xmlns:rp="${ns.wsrfRp}" xmlns:wsag="${ns.wsag}">wsag:Template</rp:GetResourceProperty>`);
+  const text = await soap(
+    '/wsag/AgreementFactory',
+    `<rp:GetResourceProperty xmlns:rp="${ns.wsrfRp}" xmlns:wsag="${ns.wsag}">wsag:Template</rp:GetResourceProperty>`,
+  );
   return withXml(text, 'templates', (doc) => {
-    const template = doc.get("//wsag:Template[@wsag:TemplateId='advance-reservation-v1']", prefixes) as XmlElement | null;
+    const template = doc.get(
+      "//wsag:Template[@wsag:TemplateId='advance-reservation-v1']",
+      prefixes,
+    ) as XmlElement | null;
     if (!template) throw new Error('the server serves no advance-reservation-v1 template');
     return c14n(template);
   });
@@ -61,10 +67,19 @@ async function initiate(): Promise<string> {
 
 const negotiationHeader = (id: string) => `<srv:NegotiationId xmlns:srv="${ns.srv}">${id}</srv:NegotiationId>`;
 
-interface Answer { offerId: string; counterOfferTo: string; state: string; note: string }
+interface Answer {
+  offerId: string;
+  counterOfferTo: string;
+  state: string;
+  note: string;
+}
 
 async function negotiate(id: string, offer: string): Promise<Answer[]> {
-  const text = await soap('/wsag/Negotiation', `<wsag-neg:NegotiateInput xmlns:wsag-neg="${ns.wsagNeg}">${offer}</wsag-neg:NegotiateInput>`, negotiationHeader(id));
+  const text = await soap(
+    '/wsag/Negotiation',
+    `<wsag-neg:NegotiateInput xmlns:wsag-neg="${ns.wsagNeg}">${offer}</wsag-neg:NegotiateInput>`,
+    negotiationHeader(id),
+  );
   return withXml(text, 'NegotiateOutput', (doc) =>
     (doc.find('//wsag-neg:NegotiationCounterOffer', prefixes) as XmlElement[]).map((e) => ({
       offerId: e.eval('string(@wsag-neg:OfferId)', prefixes) as string,
@@ -75,18 +90,36 @@ async function negotiate(id: string, offer: string): Promise<Answer[]> {
   );
 }
 
-async function plan(): Promise<Array<{ kind: string; id: string; nodes: number; start: string; end: string; promised?: { start: string; end: string } }>> {
+async function plan(): Promise<
+  Array<{
+    kind: string;
+    id: string;
+    nodes: number;
+    start: string;
+    end: string;
+    promised?: { start: string; end: string };
+  }>
+> {
   const response = await fetch(`${server.url}/api/plan`);
   expect(response.status).toBe(200);
-  return ((await response.json()) as { bookings: Array<{ kind: string; id: string; nodes: number; start: string; end: string }> }).bookings;
+  return (
+    (await response.json()) as {
+      bookings: Array<{ kind: string; id: string; nodes: number; start: string; end: string }>;
+    }
+  ).bookings;
 }
 
 describe('two negotiations racing for the last free nodes', () => {
-  it('exactly one gets an Acceptable counter-offer (a hold), the other a Rejected one saying why; five times', { timeout: 60_000 }, async () => {
+  it('exactly one gets an Acceptable counter-offer (a hold), the other a Rejected one saying why; five times', {
+    timeout: 60_000,
+  }, async () => {
     const template = await advanceReservationTemplate();
     const start = new Date(Math.ceil((Date.now() + 3 * 3600_000) / 60_000) * 60_000);
     const end = new Date(start.getTime() + 2 * 3600_000);
-    const created = await soap('/wsag/AgreementFactory', createAgreementBody(reservation(template, booked, start, end)));
+    const created = await soap(
+      '/wsag/AgreementFactory',
+      createAgreementBody(reservation(template, booked, start, end)),
+    );
     const agreementId = /<srv:AgreementId>([^<]+)</.exec(created)?.[1] as string;
     expect((await plan()).map((b) => [b.kind, b.id, b.nodes])).toEqual([['agreement', agreementId, booked]]);
 
@@ -95,7 +128,11 @@ describe('two negotiations racing for the last free nodes', () => {
     for (let round = 0; round < rounds; round++) {
       const ids = await Promise.all([initiate(), initiate()]);
       const offers = ids.map((_, i) =>
-        negotiationOffer(reservation(template, wanted, start, end), { offerId: `racer-${round}-${i}`, counterOfferTo: 'advance-reservation-v1', state: 'Solicited' }),
+        negotiationOffer(reservation(template, wanted, start, end), {
+          offerId: `racer-${round}-${i}`,
+          counterOfferTo: 'advance-reservation-v1',
+          state: 'Solicited',
+        }),
       );
       // Both requests are on the wire before either is answered.
       const answers = await Promise.all(ids.map((id, i) => negotiate(id, offers[i] as string)));
@@ -120,16 +157,26 @@ describe('two negotiations racing for the last free nodes', () => {
       );
       // No fewer nodes are free either: the one counter-offer is the same window, later.
       expect(counterOffers.map((c) => [c.state, c.note])).toEqual([
-        ['Advisory', `counter-offer (later start): the same window moved to start at ${iso(next)}; ${wanted} nodes from ${iso(next)} to ${iso(later)}; solicit it to hold the capacity`],
+        [
+          'Advisory',
+          `counter-offer (later start): the same window moved to start at ${iso(next)}; ${wanted} nodes from ${iso(next)} to ${iso(later)}; solicit it to hold the capacity`,
+        ],
       ]);
       // The plan holds exactly the winner's nodes beside the agreement.
-      expect((await plan()).map((b) => [b.kind, b.id, b.nodes]).sort()).toEqual([['agreement', agreementId, booked], ['hold', won.offerId, wanted]]);
+      expect((await plan()).map((b) => [b.kind, b.id, b.nodes]).sort()).toEqual([
+        ['agreement', agreementId, booked],
+        ['hold', won.offerId, wanted],
+      ]);
       const loser = await server.negotiationRepository.get(ids[1 - winner] as string);
       expect(loser?.offers.some((o) => o.hold)).toBe(false);
       winners.push(ids[winner] as string);
 
       // The winner walks away: its hold is released and the next round races for the same nodes.
-      await soap('/wsag/Negotiation', `<wsag-neg:TerminateInput xmlns:wsag-neg="${ns.wsagNeg}"/>`, negotiationHeader(ids[winner] as string));
+      await soap(
+        '/wsag/Negotiation',
+        `<wsag-neg:TerminateInput xmlns:wsag-neg="${ns.wsagNeg}"/>`,
+        negotiationHeader(ids[winner] as string),
+      );
       expect((await plan()).map((b) => [b.kind, b.id])).toEqual([['agreement', agreementId]]);
     }
     expect(new Set(winners).size).toBe(rounds);
@@ -142,7 +189,16 @@ describe('two negotiations racing for the last free nodes', () => {
     const end = new Date(start.getTime() + 3600_000);
     const ids = await Promise.all(Array.from({ length: 8 }, () => initiate()));
     const answers = await Promise.all(
-      ids.map((id, i) => negotiate(id, negotiationOffer(reservation(template, 4, start, end), { offerId: `many-${i}`, counterOfferTo: 'advance-reservation-v1', state: 'Solicited' }))),
+      ids.map((id, i) =>
+        negotiate(
+          id,
+          negotiationOffer(reservation(template, 4, start, end), {
+            offerId: `many-${i}`,
+            counterOfferTo: 'advance-reservation-v1',
+            state: 'Solicited',
+          }),
+        ),
+      ),
     );
     const states = answers.map((a) => a[0]?.state);
     expect(states.filter((s) => s === 'Acceptable')).toHaveLength(2);
@@ -150,7 +206,9 @@ describe('two negotiations racing for the last free nodes', () => {
     for (const answer of answers.filter((a) => a[0]?.state === 'Rejected')) {
       expect(answer[0]?.note).toMatch(/^4 nodes are not free from .*: 0 of 8 nodes are free throughout that window/);
     }
-    const holds = (await plan()).filter((b) => b.kind === 'hold' && new Date(b.promised?.start as string).getTime() === start.getTime());
+    const holds = (await plan()).filter(
+      (b) => b.kind === 'hold' && new Date(b.promised?.start as string).getTime() === start.getTime(),
+    );
     expect(holds.map((h) => h.nodes)).toEqual([4, 4]);
   });
 });

@@ -23,10 +23,22 @@ describe('a signed message posted again', () => {
   let alice: Credential;
   let server: RunningServer | undefined;
   const start = async (port = 0) => {
-    server = await startServer(loadConfig({}, {
-      port, dataDir, templatesDir: path.join(projectRoot, 'templates'), logLevel: 'silent', anonymous: 'allow', admins: ['anonymous'],
-      caFile: path.join(dataDir, 'pki', 'ca.pem'), executor: 'none',
-    }), { logger: pino({ level: 'silent' }) });
+    server = await startServer(
+      loadConfig(
+        {},
+        {
+          port,
+          dataDir,
+          templatesDir: path.join(projectRoot, 'templates'),
+          logLevel: 'silent',
+          anonymous: 'allow',
+          admins: ['anonymous'],
+          caFile: path.join(dataDir, 'pki', 'ca.pem'),
+          executor: 'none',
+        },
+      ),
+      { logger: pino({ level: 'silent' }) },
+    );
     return server;
   };
 
@@ -40,12 +52,18 @@ describe('a signed message posted again', () => {
   it('is refused by name, and stays refused across a restart', async () => {
     let running = await start();
     let captured: { url: string; init: RequestInit } | undefined;
-    const asAlice = new WsagClient(running.url, (url, init) => {
-      captured = { url: String(url), init: init as RequestInit };
-      return fetch(url, init);
-    }, { key: alice.privateKey, chain: [alice.certificate] });
+    const asAlice = new WsagClient(
+      running.url,
+      (url, init) => {
+        captured = { url: String(url), init: init as RequestInit };
+        return fetch(url, init);
+      },
+      { key: alice.privateKey, chain: [alice.certificate] },
+    );
     const template = (await asAlice.templates()).find((t) => t.includes('advance-reservation-v1')) as string;
-    const { agreementId } = await asAlice.createAgreement(offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]));
+    const { agreementId } = await asAlice.createAgreement(
+      offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]),
+    );
     const signed = captured as { url: string; init: RequestInit };
     // The same bytes again, by an anonymous client: a replay.
     const again = async () => {
@@ -56,7 +74,9 @@ describe('a signed message posted again', () => {
       const replay = await again();
       expect(replay.status).toBe(500);
       expect(replay.text).toContain('NotAuthenticated');
-      expect(replay.text).toContain('WS-Security: this signed message was received already: each signature is used once');
+      expect(replay.text).toContain(
+        'WS-Security: this signed message was received already: each signature is used once',
+      );
     }
     // Restarted on the same address (the message names it), on the same database.
     const port = Number(new URL(running.url).port);
@@ -68,6 +88,9 @@ describe('a signed message posted again', () => {
     // One agreement came of it (the local operator lists everyone's).
     expect((await new WsagClient(running.url).agreements()).map((a) => a.id)).toEqual([agreementId]);
     // A message signed anew is a new message.
-    expect((await new WsagClient(running.url, fetch, { key: alice.privateKey, chain: [alice.certificate] }).templates()).length).toBeGreaterThan(0);
+    expect(
+      (await new WsagClient(running.url, fetch, { key: alice.privateKey, chain: [alice.certificate] }).templates())
+        .length,
+    ).toBeGreaterThan(0);
   }, 60_000);
 });

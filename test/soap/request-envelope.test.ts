@@ -28,15 +28,21 @@ function read(xml: string, readsBodyFromText = true) {
   const outline: LastChildOutline = { children: 0 };
   const text = guardRawXml(bytes, { maxBytes: 1 << 20, maxDepth: 32 }, outline);
   const parses: number[] = [];
-  const received = readRequest(bytes, text, outline, (namespace, name) => readsBodyFromText && namespace === 'urn:op' && name === 'Create', (input, what) => {
-    parses.push(input.length);
-    return parseXml(input, what);
-  });
+  const received = readRequest(
+    bytes,
+    text,
+    outline,
+    (namespace, name) => readsBodyFromText && namespace === 'urn:op' && name === 'Create',
+    (input, what) => {
+      parses.push(input.length);
+      return parseXml(input, what);
+    },
+  );
   return { received, parses };
 }
 
 describe('reading a SOAP request (readRequest)', () => {
-  it('parses the envelope without a large operation element\'s content, and the whole only when the Body is asked for', () => {
+  it("parses the envelope without a large operation element's content, and the whole only when the Body is asked for", () => {
     const xml = envelope(operation(big));
     const { received, parses } = read(xml);
     try {
@@ -90,6 +96,8 @@ describe('reading a SOAP request (readRequest)', () => {
   });
 
   it('answers what readEnvelope answers for a Body of two elements', () => {
-    expect(() => read(envelope(operation(big) + operation(big)))).toThrow(/the SOAP Body must hold exactly one element \(document\/literal\), found 2/);
+    expect(() => read(envelope(operation(big) + operation(big)))).toThrow(
+      /the SOAP Body must hold exactly one element \(document\/literal\), found 2/,
+    );
   });
 });

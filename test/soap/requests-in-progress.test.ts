@@ -15,10 +15,17 @@ afterAll(async () => server.close());
 function post(body: string, between: () => Promise<void>): Promise<number> {
   const url = new URL('/wsag/AgreementFactory', server.url);
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'text/xml; charset=utf-8', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode as number));
-    });
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'text/xml; charset=utf-8', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode as number));
+      },
+    );
     req.on('error', reject);
     const half = Math.floor(body.length / 2);
     req.write(body.slice(0, half));
@@ -36,7 +43,10 @@ describe('SOAP requests in progress', () => {
     expect(requestsInProgress.count).toBe(0);
     const answered = `<wsrf-rp:GetResourceProperty xmlns:wsrf-rp="${ns.wsrfRp}" xmlns:wsag="${ns.wsag}">wsag:Template</wsrf-rp:GetResourceProperty>`;
     const faulted = `<wsag:CreateAgreementInput xmlns:wsag="${ns.wsag}"><wsag:Nothing/></wsag:CreateAgreementInput>`;
-    for (const [body, status] of [[answered, 200], [faulted, 500]] as const) {
+    for (const [body, status] of [
+      [answered, 200],
+      [faulted, 500],
+    ] as const) {
       let seen = -1;
       const code = await post(soap11(body), async () => {
         await until(() => requestsInProgress.count === 1);

@@ -19,15 +19,27 @@ let reservationTemplate: string;
 let deadlineTemplate: string;
 
 const window = (from: string, to: string): OfferSetting[] => [
-  { location: "/wsag:AgreementOffer/wsag:Terms/wsag:All/wsag:ServiceDescriptionTerm[@wsag:Name='Window']/arp:AllocationTimeConstraint/arp:StartTime", value: from },
-  { location: "/wsag:AgreementOffer/wsag:Terms/wsag:All/wsag:ServiceDescriptionTerm[@wsag:Name='Window']/arp:AllocationTimeConstraint/arp:EndTime", value: to },
+  {
+    location:
+      "/wsag:AgreementOffer/wsag:Terms/wsag:All/wsag:ServiceDescriptionTerm[@wsag:Name='Window']/arp:AllocationTimeConstraint/arp:StartTime",
+    value: from,
+  },
+  {
+    location:
+      "/wsag:AgreementOffer/wsag:Terms/wsag:All/wsag:ServiceDescriptionTerm[@wsag:Name='Window']/arp:AllocationTimeConstraint/arp:EndTime",
+    value: to,
+  },
 ];
 const reservation = (nodes: number, settings: OfferSetting[] = []) =>
   offerFromTemplate(reservationTemplate, [{ location: 'NodeCount', value: String(nodes) }, ...settings]);
 
 beforeAll(async () => {
   let n = 0;
-  server = await startTestServer({ config: { clusterNodes: 8, admins: ['anonymous'] }, clock: { now: () => now }, ids: { next: () => `id-${++n}` } });
+  server = await startTestServer({
+    config: { clusterNodes: 8, admins: ['anonymous'] },
+    clock: { now: () => now },
+    ids: { next: () => `id-${++n}` },
+  });
   client = new WsagClient(server.url);
   const templates = await client.templates();
   reservationTemplate = templates.find((t) => t.includes('advance-reservation-v1')) as string;
@@ -36,15 +48,22 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-async function solicit(offerXml: string, counterOfferTo: string, negotiationId?: string): Promise<{ negotiationId: string; answers: NegotiationOfferInfo[] }> {
+async function solicit(
+  offerXml: string,
+  counterOfferTo: string,
+  negotiationId?: string,
+): Promise<{ negotiationId: string; answers: NegotiationOfferInfo[] }> {
   const id = negotiationId ?? (await client.initiateNegotiation()).negotiationId;
   const answers = await client.negotiate(id, [negotiationOffer(offerXml, { counterOfferTo, state: 'Solicited' })]);
   return { negotiationId: id, answers };
 }
 
 describe('CreateAgreement for more nodes than are free in the window', () => {
-  it('is refused with CannotSatisfy and the scheduler\'s reason', async () => {
-    const refused = await client.createAgreement(reservation(8)).then(() => undefined, (error: unknown) => error);
+  it("is refused with CannotSatisfy and the scheduler's reason", async () => {
+    const refused = await client.createAgreement(reservation(8)).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(refused).toBeInstanceOf(WsagFault);
     expect((refused as WsagFault).code).toBe('CannotSatisfy');
     expect((refused as WsagFault).description).toBe(
@@ -58,7 +77,9 @@ describe('a Solicited offer the scheduler cannot serve', () => {
   it('is Rejected with the reason, followed by Advisory counter-offers: the same window later, and fewer nodes', async () => {
     const { negotiationId, answers } = await solicit(reservation(8), 'advance-reservation-v1');
     expect(answers.map((a) => [a.state, a.counterOfferTo])).toEqual([
-      ['Rejected', answers[0]?.counterOfferTo], ['Advisory', answers[0]?.counterOfferTo], ['Advisory', answers[0]?.counterOfferTo],
+      ['Rejected', answers[0]?.counterOfferTo],
+      ['Advisory', answers[0]?.counterOfferTo],
+      ['Advisory', answers[0]?.counterOfferTo],
     ]);
     const [rejected, later, fewer] = answers as [NegotiationOfferInfo, NegotiationOfferInfo, NegotiationOfferInfo];
     expect(rejected.note).toBe(
@@ -66,13 +87,17 @@ describe('a Solicited offer the scheduler cannot serve', () => {
         'with its preparation and release (2026-11-21T13:59:24Z to 2026-11-21T16:00:15Z); earliest feasible start for 8 nodes: 2026-11-21T16:00:51Z (ends 2026-11-21T18:00:51Z)',
     );
     // The same window later, on all 8 nodes: once the others' nodes are released (16:00:15) and prepared again (36 s).
-    expect(later.note).toBe('counter-offer (later start): the same window moved to start at 2026-11-21T16:00:51Z; 8 nodes from 2026-11-21T16:00:51Z to 2026-11-21T18:00:51Z; solicit it to hold the capacity');
+    expect(later.note).toBe(
+      'counter-offer (later start): the same window moved to start at 2026-11-21T16:00:51Z; 8 nodes from 2026-11-21T16:00:51Z to 2026-11-21T18:00:51Z; solicit it to hold the capacity',
+    );
     expect(later.slot).toEqual({ nodes: 8, start: '2026-11-21T16:00:51Z', end: '2026-11-21T18:00:51Z' });
     expect(later.price).toEqual({ amount: 16, currency: 'EUR' });
     expect(later.xml).toContain('<arp:StartTime>2026-11-21T16:00:51Z</arp:StartTime>');
     expect(later.xml).toContain('<arp:EndTime>2026-11-21T18:00:51Z</arp:EndTime>');
     // The same window, on the 3 nodes that are free: the node count and the promise both say 3.
-    expect(fewer.note).toBe('counter-offer (fewer nodes): 3 nodes instead of 8; 3 nodes from 2026-11-21T14:00:00Z to 2026-11-21T16:00:00Z; solicit it to hold the capacity');
+    expect(fewer.note).toBe(
+      'counter-offer (fewer nodes): 3 nodes instead of 8; 3 nodes from 2026-11-21T14:00:00Z to 2026-11-21T16:00:00Z; solicit it to hold the capacity',
+    );
     expect(fewer.slot).toEqual({ nodes: 3, start: '2026-11-21T14:00:00Z', end: '2026-11-21T16:00:00Z' });
     // 5 of the 8 nodes are booked in that window (load 0.625): the default price curve's factor there is
     // 1 + 0.5 x (0.625 - 0.5) / (0.8 - 0.5) = 1.2083, so 3 nodes x 2 h x 1 EUR cost 7.25 EUR (docs/pricing.md).
@@ -91,7 +116,11 @@ describe('a Solicited offer the scheduler cannot serve', () => {
     // Accepting one makes it the agreement (the other hold of the negotiation is released).
     const agreement = await client.createAgreement(acceptingOffer(heldFewer?.xml as string));
     const stored = await server.repository.get(agreement.agreementId);
-    expect(stored).toMatchObject({ state: 'Observed', request: { nodeCount: 3 }, allocation: { nodes: 3, promised: { start: new Date('2026-11-21T14:00:00Z') } } });
+    expect(stored).toMatchObject({
+      state: 'Observed',
+      request: { nodeCount: 3 },
+      allocation: { nodes: 3, promised: { start: new Date('2026-11-21T14:00:00Z') } },
+    });
     expect((await client.plan()).bookings.filter((b) => b.kind === 'hold')).toEqual([]);
     await client.terminate(agreement.agreementId);
   });
@@ -106,15 +135,22 @@ describe('a Solicited offer the scheduler cannot serve', () => {
       { location: '//sla:ServiceLevel/sla:Deadline', value: '2026-11-21T14:00:00Z' },
       { location: '//sla:CompletedBy', value: '2026-11-21T14:00:00Z' },
     ]);
-    const refused = await client.createAgreement(job).then(() => undefined, (error: unknown) => error);
+    const refused = await client.createAgreement(job).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect((refused as WsagFault).code).toBe('CannotSatisfy');
-    expect((refused as WsagFault).description).toMatch(/^deadline 2026-11-21T14:00:00Z cannot be met: earliest worst-case completion with \d+ checkpoints and 1 covered outage is 2026-11-21T17:\d\d:\d\dZ on 4 nodes$/);
+    expect((refused as WsagFault).description).toMatch(
+      /^deadline 2026-11-21T14:00:00Z cannot be met: earliest worst-case completion with \d+ checkpoints and 1 covered outage is 2026-11-21T17:\d\d:\d\dZ on 4 nodes$/,
+    );
 
     const { negotiationId, answers } = await solicit(job, 'deadline-job-v1');
     expect(answers.map((a) => a.state)).toEqual(['Rejected', 'Advisory']);
     const [rejected, laterDeadline] = answers as [NegotiationOfferInfo, NegotiationOfferInfo];
     expect(rejected.note).toMatch(/^deadline 2026-11-21T14:00:00Z cannot be met: /);
-    expect(laterDeadline.note).toMatch(/^counter-offer \(later deadline\): deadline 2026-11-21T17:\d\d:\d\dZ instead of 2026-11-21T14:00:00Z; 4 nodes from 2026-11-21T16:00:15Z to /);
+    expect(laterDeadline.note).toMatch(
+      /^counter-offer \(later deadline\): deadline 2026-11-21T17:\d\d:\d\dZ instead of 2026-11-21T14:00:00Z; 4 nodes from 2026-11-21T16:00:15Z to /,
+    );
     const deadline = /<sla:Deadline>([^<]+)</.exec(laterDeadline.xml)?.[1] as string;
     expect(deadline).toMatch(/^2026-11-21T17:\d\d:\d\dZ$/);
     expect(laterDeadline.xml).toContain(`<sla:CompletedBy>${deadline}</sla:CompletedBy>`);

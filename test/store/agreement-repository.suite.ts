@@ -28,7 +28,13 @@ export function agreementRepositoryContract(
     it('keeps text exactly as given: quotes, backslashes, SQL and any Unicode, in its id, fields and document', async () => {
       const hostile = `o'brien \\ \\' E'\\x' $$ '); DROP TABLE agreements; -- \u00e9 \u{1F600} \t\n\u2028`;
       const full = makeFullAgreement();
-      const strange: Agreement = { ...full, id: `id ${hostile}`, name: hostile, initiator: `CN=${hostile}`, document: `<doc a="${hostile}">${hostile}</doc>` };
+      const strange: Agreement = {
+        ...full,
+        id: `id ${hostile}`,
+        name: hostile,
+        initiator: `CN=${hostile}`,
+        document: `<doc a="${hostile}">${hostile}</doc>`,
+      };
       await repo.insert(strange);
       expect(await repo.get(strange.id)).toStrictEqual(strange);
     });
@@ -49,8 +55,11 @@ export function agreementRepositoryContract(
       expect(await repo.get('r-1')).toStrictEqual(priced);
     });
 
-    it('keeps an allocation without the scheduler\'s plan as it is, and replaces the plan on update', async () => {
-      const unplanned = makeAgreement({ id: 'p-1', allocation: { start: new Date(Date.UTC(2030, 0, 1, 9)), end: new Date(Date.UTC(2030, 0, 1, 11)), nodes: 8 } });
+    it("keeps an allocation without the scheduler's plan as it is, and replaces the plan on update", async () => {
+      const unplanned = makeAgreement({
+        id: 'p-1',
+        allocation: { start: new Date(Date.UTC(2030, 0, 1, 9)), end: new Date(Date.UTC(2030, 0, 1, 11)), nodes: 8 },
+      });
       await repo.insert(unplanned);
       expect(await repo.get('p-1')).toStrictEqual(unplanned);
       const planned = makeFullAgreement({ id: 'p-1' });
@@ -110,26 +119,32 @@ export function agreementRepositoryContract(
       await write(() => {
         expect(resolved).toBe(false);
         calls.push(repo.get(id));
-      }).then(() => { resolved = true; });
+      }).then(() => {
+        resolved = true;
+      });
       expect(calls).toHaveLength(1);
       await expect(failing(() => calls.push(Promise.resolve(undefined)))).rejects.toThrow(failingId);
       expect(calls).toHaveLength(1);
       return calls[0];
     }
 
-    it('runs an insert\'s `committed` once, when reads see the agreement and before it resolves; never for a failed insert', async () => {
+    it("runs an insert's `committed` once, when reads see the agreement and before it resolves; never for a failed insert", async () => {
       const seen = await committedOnceBeforeResolving(
-        (committed) => repo.insert(makeAgreement({ id: 'i-1' }), [], committed), 'i-1',
-        (committed) => repo.insert(makeAgreement({ id: 'i-1' }), [], committed), 'i-1',
+        (committed) => repo.insert(makeAgreement({ id: 'i-1' }), [], committed),
+        'i-1',
+        (committed) => repo.insert(makeAgreement({ id: 'i-1' }), [], committed),
+        'i-1',
       );
       expect(seen?.id).toBe('i-1');
     });
 
-    it('runs an update\'s `committed` once, when reads see the change and before it resolves; never for a failed update', async () => {
+    it("runs an update's `committed` once, when reads see the change and before it resolves; never for a failed update", async () => {
       await repo.insert(makeAgreement({ id: 'c-1' }));
       const seen = await committedOnceBeforeResolving(
-        (committed) => repo.update(makeAgreement({ id: 'c-1', state: 'Complete' }), [], committed), 'c-1',
-        (committed) => repo.update(makeAgreement({ id: 'ghost-8' }), [], committed), 'ghost-8',
+        (committed) => repo.update(makeAgreement({ id: 'c-1', state: 'Complete' }), [], committed),
+        'c-1',
+        (committed) => repo.update(makeAgreement({ id: 'ghost-8' }), [], committed),
+        'ghost-8',
       );
       expect(seen?.state).toBe('Complete');
     });
@@ -158,7 +173,14 @@ export function agreementRepositoryContract(
       const at = (ms: number) => new Date(Date.UTC(2030, 5, 1) + ms);
       const states = ['Observed', 'Terminated'] as const;
       for (let i = 0; i < 7; i++) {
-        await repo.insert(makeAgreement({ id: `x${i}`, initiator: i % 3 === 0 ? 'bob' : 'alice', state: states[i % 2], createdAt: at(Math.floor(i / 2)) }));
+        await repo.insert(
+          makeAgreement({
+            id: `x${i}`,
+            initiator: i % 3 === 0 ? 'bob' : 'alice',
+            state: states[i % 2],
+            createdAt: at(Math.floor(i / 2)),
+          }),
+        );
       }
       const ids = async (filter: Parameters<typeof repo.list>[0]) => (await repo.list(filter)).map((a) => a.id);
       expect(await ids({ limit: 3 })).toEqual(['x0', 'x1', 'x2']);
@@ -168,7 +190,9 @@ export function agreementRepositoryContract(
       expect(await ids({ state: 'Terminated' })).toEqual(['x1', 'x3', 'x5']);
       expect(await ids({ state: ['Terminated', 'Observed'], limit: 4 })).toEqual(['x0', 'x1', 'x2', 'x3']);
       expect(await ids({ state: ['Pending'] })).toEqual([]);
-      expect(await ids({ state: 'Observed', initiator: 'alice', limit: 1, after: { createdAt: at(1), id: 'x2' } })).toEqual(['x4']);
+      expect(
+        await ids({ state: 'Observed', initiator: 'alice', limit: 1, after: { createdAt: at(1), id: 'x2' } }),
+      ).toEqual(['x4']);
       expect(await ids({ limit: 0 })).toEqual([]);
       // Paging through returns every item once, in list order.
       const seen: string[] = [];

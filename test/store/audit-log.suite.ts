@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type {
-  AgreementRepository, AuditEntry, AuditLog, AuditNote, AuditRecord, NegotiationRepository,
+  AgreementRepository,
+  AuditEntry,
+  AuditLog,
+  AuditNote,
+  AuditRecord,
+  NegotiationRepository,
 } from '../../src/engine/ports.js';
 import { makeAgreement } from './fixtures/make-agreement.js';
 import { makeNegotiation } from './fixtures/make-negotiation.js';
@@ -38,7 +43,16 @@ function note(action: string, details: AuditNote['details'] = {}): AuditNote {
  * subject id, action, details as JSON with sorted keys, prevHash).
  */
 function expectedHash(e: AuditEntry, sortedDetails: string): string {
-  const fields = [e.seq, e.at.toISOString(), e.actor, e.subject.kind, e.subject.id, e.action, sortedDetails, e.prevHash];
+  const fields = [
+    e.seq,
+    e.at.toISOString(),
+    e.actor,
+    e.subject.kind,
+    e.subject.id,
+    e.action,
+    sortedDetails,
+    e.prevHash,
+  ];
   return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }
 
@@ -61,7 +75,9 @@ export function auditLogContract(name: string, make: () => Promise<AuditedStore>
     it('numbers entries 1, 2, 3 and chains each to the one before, the first to 64 zeros', async () => {
       const first = await store.audit.append(record({ details: { b: 2, a: [1, { d: null, c: 'x' }] } }));
       const second = await store.audit.append(record({ action: 'terminated', details: {} }));
-      const third = await store.audit.append(record({ subject: { kind: 'negotiation', id: 'neg-1' }, action: 'closed' }));
+      const third = await store.audit.append(
+        record({ subject: { kind: 'negotiation', id: 'neg-1' }, action: 'closed' }),
+      );
       expect([first.seq, second.seq, third.seq]).toEqual([1, 2, 3]);
       expect(first.prevHash).toBe(zeros);
       expect(second.prevHash).toBe(first.hash);
@@ -74,7 +90,10 @@ export function auditLogContract(name: string, make: () => Promise<AuditedStore>
 
     it('gives back each entry as appended: Date, actor, subject, action and details', async () => {
       const appended = await store.audit.append(
-        record({ at: new Date(t0 + 123), details: { documentSha256: 'ab'.repeat(32), nested: { list: [1.5, true, 'x'] } } }),
+        record({
+          at: new Date(t0 + 123),
+          details: { documentSha256: 'ab'.repeat(32), nested: { list: [1.5, true, 'x'] } },
+        }),
       );
       const [got] = await store.audit.entries();
       expect(got).toStrictEqual(appended);
@@ -90,18 +109,26 @@ export function auditLogContract(name: string, make: () => Promise<AuditedStore>
     it('keeps text exactly as given: quotes, backslashes, SQL and any Unicode, in every field and in details', async () => {
       const hostile = `o'brien \\ \\' E'\\x' $$ $q$ '); DROP TABLE audit_log; -- \u00e9 \u{1F600} \t\n\u2028`;
       const appended = await store.audit.append(
-        record({ actor: `CN=${hostile}`, subject: { kind: 'agreement', id: hostile }, action: hostile, details: { [hostile]: [hostile, { nested: hostile }] } }),
+        record({
+          actor: `CN=${hostile}`,
+          subject: { kind: 'agreement', id: hostile },
+          action: hostile,
+          details: { [hostile]: [hostile, { nested: hostile }] },
+        }),
       );
       await store.agreements.insert(makeAgreement({ id: 'after' }), [note('created', { why: hostile })]);
       const entries = await store.audit.entries();
       expect(entries[0]).toStrictEqual(appended);
-      expect(entries.map((e) => [e.actor, e.subject.id, e.action])).toEqual([[`CN=${hostile}`, hostile, hostile], ['CN=bob', 'after', 'created']]);
+      expect(entries.map((e) => [e.actor, e.subject.id, e.action])).toEqual([
+        [`CN=${hostile}`, hostile, hostile],
+        ['CN=bob', 'after', 'created'],
+      ]);
       expect(entries[1]?.details).toEqual({ why: hostile });
       expect(entries[1]?.prevHash).toBe(appended.hash);
       expect(appended.hash).toBe(expectedHash(appended, JSON.stringify({ [hostile]: [hostile, { nested: hostile }] })));
     });
 
-    it('filters by subject, by seq and by count, and finds a subject\'s newest entry', async () => {
+    it("filters by subject, by seq and by count, and finds a subject's newest entry", async () => {
       const a1 = { kind: 'agreement', id: 'agr-1' } as const;
       const a2 = { kind: 'agreement', id: 'agr-2' } as const;
       const n1 = { kind: 'negotiation', id: 'agr-1' } as const; // same id, other kind
@@ -131,7 +158,10 @@ export function auditLogContract(name: string, make: () => Promise<AuditedStore>
 
     it('appends the notes of an agreement write about that agreement, continuing one chain with negotiations', async () => {
       await store.agreements.insert(makeAgreement({ id: 'agr-7' }), [note('created', { state: 'Observed' })]);
-      await store.negotiations.insert(makeNegotiation({ id: 'neg-7' }), [note('created'), note('offers-received', { round: 1 })]);
+      await store.negotiations.insert(makeNegotiation({ id: 'neg-7' }), [
+        note('created'),
+        note('offers-received', { round: 1 }),
+      ]);
       await store.agreements.update(makeAgreement({ id: 'agr-7', state: 'Terminated' }), [note('terminated')]);
       await store.agreements.update(makeAgreement({ id: 'agr-7', state: 'Terminated' })); // no notes: no entry
       const entries = await store.audit.entries();
@@ -149,24 +179,39 @@ export function auditLogContract(name: string, make: () => Promise<AuditedStore>
       await store.agreements.insert(makeAgreement({ id: 'dup' }), [note('created')]);
       await store.negotiations.insert(makeNegotiation({ id: 'dup-n' }), [note('created')]);
       await expect(store.agreements.insert(makeAgreement({ id: 'dup' }), [note('created')])).rejects.toThrow('dup');
-      await expect(store.agreements.update(makeAgreement({ id: 'ghost' }), [note('terminated')])).rejects.toThrow('ghost');
-      await expect(store.negotiations.insert(makeNegotiation({ id: 'dup-n' }), [note('created')])).rejects.toThrow('dup-n');
-      await expect(store.negotiations.update(makeNegotiation({ id: 'ghost-n' }), [note('closed')])).rejects.toThrow('ghost-n');
+      await expect(store.agreements.update(makeAgreement({ id: 'ghost' }), [note('terminated')])).rejects.toThrow(
+        'ghost',
+      );
+      await expect(store.negotiations.insert(makeNegotiation({ id: 'dup-n' }), [note('created')])).rejects.toThrow(
+        'dup-n',
+      );
+      await expect(store.negotiations.update(makeNegotiation({ id: 'ghost-n' }), [note('closed')])).rejects.toThrow(
+        'ghost-n',
+      );
       expect((await store.audit.entries()).map((e) => e.subject.id)).toEqual(['dup', 'dup-n']);
     });
 
     it('stores neither the change nor any of its notes when a note cannot be appended', async () => {
       // A BigInt cannot be written as JSON: the append fails, so the write it came with must not happen.
       const unwritable = { ...note('broken'), details: { big: 1n } } as unknown as AuditNote;
-      await expect(store.agreements.insert(makeAgreement({ id: 'a-1' }), [note('created'), unwritable])).rejects.toThrow();
+      await expect(
+        store.agreements.insert(makeAgreement({ id: 'a-1' }), [note('created'), unwritable]),
+      ).rejects.toThrow();
       expect(await store.agreements.get('a-1')).toBeUndefined();
       await store.agreements.insert(makeAgreement({ id: 'a-1' }), [note('created')]);
-      await expect(store.agreements.update(makeAgreement({ id: 'a-1', state: 'Terminated' }), [unwritable])).rejects.toThrow();
+      await expect(
+        store.agreements.update(makeAgreement({ id: 'a-1', state: 'Terminated' }), [unwritable]),
+      ).rejects.toThrow();
       expect((await store.agreements.get('a-1'))?.state).toBe('Observed');
       await store.negotiations.insert(makeNegotiation(), [note('created')]);
-      await expect(store.negotiations.update(makeNegotiation({ state: 'Closed' }), [note('closed'), unwritable])).rejects.toThrow();
+      await expect(
+        store.negotiations.update(makeNegotiation({ state: 'Closed' }), [note('closed'), unwritable]),
+      ).rejects.toThrow();
       expect((await store.negotiations.get('neg-1'))?.state).toBe('Open');
-      expect((await store.audit.entries()).map((e) => [e.seq, e.action])).toEqual([[1, 'created'], [2, 'created']]);
+      expect((await store.audit.entries()).map((e) => [e.seq, e.action])).toEqual([
+        [1, 'created'],
+        [2, 'created'],
+      ]);
     });
   });
 }

@@ -17,19 +17,22 @@ export function negotiationRepositoryContract(
     });
 
     // An open negotiation may be read back from memory (SqliteNegotiationRepository's RecentNegotiations), a closed one from its row.
-    it.each(['Open', 'Concluded'] as const)('returns an inserted negotiation unchanged, Dates and all optional fields included (%s)', async (state) => {
-      const full = makeFullNegotiation({ state });
-      await repo.insert(full);
-      const got = await repo.get(full.id);
-      expect(got).toStrictEqual(full);
-      // toStrictEqual already tells a Date from an ISO string; these name the fields that matter.
-      const [o1, o2] = got?.offers ?? [];
-      expect(got?.expiresAt).toBeInstanceOf(Date);
-      expect(o1?.expirationTime).toBeInstanceOf(Date);
-      expect(o1?.request.window?.end).toBeInstanceOf(Date);
-      expect(o2?.hold?.endedAt).toBeInstanceOf(Date);
-      expect(o2?.hold?.allocation.start).toBeInstanceOf(Date);
-    });
+    it.each(['Open', 'Concluded'] as const)(
+      'returns an inserted negotiation unchanged, Dates and all optional fields included (%s)',
+      async (state) => {
+        const full = makeFullNegotiation({ state });
+        await repo.insert(full);
+        const got = await repo.get(full.id);
+        expect(got).toStrictEqual(full);
+        // toStrictEqual already tells a Date from an ISO string; these name the fields that matter.
+        const [o1, o2] = got?.offers ?? [];
+        expect(got?.expiresAt).toBeInstanceOf(Date);
+        expect(o1?.expirationTime).toBeInstanceOf(Date);
+        expect(o1?.request.window?.end).toBeInstanceOf(Date);
+        expect(o2?.hold?.endedAt).toBeInstanceOf(Date);
+        expect(o2?.hold?.allocation.start).toBeInstanceOf(Date);
+      },
+    );
 
     it('leaves absent optional fields absent, in the negotiation, its offers and their holds', async () => {
       const minimal = makeNegotiation({ offers: [makeOffer({ hold: makeHold() })] });
@@ -40,7 +43,12 @@ export function negotiationRepositoryContract(
 
     it('keeps text exactly as given: quotes, backslashes, SQL and any Unicode, in its id, fields, offers and their documents', async () => {
       const hostile = `o'brien \\ \\' E'\\x' $$ '); DROP TABLE negotiations; -- \u00e9 \u{1F600} \t\n\u2028`;
-      const offer = (n: number) => makeOffer({ offerId: `offer-${n} ${hostile}`, note: hostile, document: `<o n="${n}" a="${hostile}">${hostile}</o>` });
+      const offer = (n: number) =>
+        makeOffer({
+          offerId: `offer-${n} ${hostile}`,
+          note: hostile,
+          document: `<o n="${n}" a="${hostile}">${hostile}</o>`,
+        });
       const first = makeNegotiation({ id: `neg ${hostile}`, initiator: `CN=${hostile}`, offers: [offer(1)] });
       await repo.insert(first);
       expect(await repo.get(first.id)).toStrictEqual(first);
@@ -60,18 +68,21 @@ export function negotiationRepositoryContract(
       expect(await repo.get('dup-1')).toStrictEqual(first);
     });
 
-    it.each(['Open', 'Terminated'] as const)('replaces the stored negotiation on update, including removing optional fields (%s)', async (state) => {
-      await repo.insert(makeFullNegotiation({ id: 'u-1', state: 'Open' }));
-      const updated = makeNegotiation({
-        id: 'u-1',
-        state,
-        rounds: 4,
-        offers: [makeOffer({ offerId: 'o-1' })],
-        updatedAt: new Date(Date.UTC(2030, 0, 2)),
-      });
-      await repo.update(updated);
-      expect(await repo.get('u-1')).toStrictEqual(updated);
-    });
+    it.each(['Open', 'Terminated'] as const)(
+      'replaces the stored negotiation on update, including removing optional fields (%s)',
+      async (state) => {
+        await repo.insert(makeFullNegotiation({ id: 'u-1', state: 'Open' }));
+        const updated = makeNegotiation({
+          id: 'u-1',
+          state,
+          rounds: 4,
+          offers: [makeOffer({ offerId: 'o-1' })],
+          updatedAt: new Date(Date.UTC(2030, 0, 2)),
+        });
+        await repo.update(updated);
+        expect(await repo.get('u-1')).toStrictEqual(updated);
+      },
+    );
 
     it('stores a changed initiator and creation time on update, and lists by them', async () => {
       const at = (ms: number) => new Date(Date.UTC(2030, 5, 1) + ms);
@@ -108,7 +119,14 @@ export function negotiationRepositoryContract(
       const at = (ms: number) => new Date(Date.UTC(2030, 5, 1) + ms);
       const states = ['Open', 'Concluded'] as const;
       for (let i = 0; i < 7; i++) {
-        await repo.insert(makeNegotiation({ id: `x${i}`, initiator: i % 3 === 0 ? 'bob' : 'alice', state: states[i % 2], createdAt: at(Math.floor(i / 2)) }));
+        await repo.insert(
+          makeNegotiation({
+            id: `x${i}`,
+            initiator: i % 3 === 0 ? 'bob' : 'alice',
+            state: states[i % 2],
+            createdAt: at(Math.floor(i / 2)),
+          }),
+        );
       }
       const ids = async (filter: Parameters<typeof repo.list>[0]) => (await repo.list(filter)).map((n) => n.id);
       expect(await ids({ limit: 3 })).toEqual(['x0', 'x1', 'x2']);
@@ -116,7 +134,9 @@ export function negotiationRepositoryContract(
       expect(await ids({ limit: 3, after: { createdAt: at(0), id: 'x0' } })).toEqual(['x1', 'x2', 'x3']);
       expect(await ids({ limit: 10, after: { createdAt: at(3), id: 'x6' } })).toEqual([]);
       expect(await ids({ state: 'Concluded' })).toEqual(['x1', 'x3', 'x5']);
-      expect(await ids({ state: 'Open', initiator: 'alice', limit: 1, after: { createdAt: at(1), id: 'x2' } })).toEqual(['x4']);
+      expect(await ids({ state: 'Open', initiator: 'alice', limit: 1, after: { createdAt: at(1), id: 'x2' } })).toEqual(
+        ['x4'],
+      );
       expect(await ids({ limit: 0 })).toEqual([]);
       // Paging through returns every item once, in list order.
       const seen: string[] = [];
@@ -164,9 +184,13 @@ export function negotiationRepositoryContract(
     it('lists only negotiations with a Held hold expiring by a given time, following updates', async () => {
       const base = Date.UTC(2030, 5, 1);
       const at = (ms: number) => new Date(base + ms);
-      const held = (offerId: string, expiresMs: number) => makeOffer({ offerId, hold: makeHold({ expiresAt: at(expiresMs) }) });
-      const released = (offerId: string, expiresMs: number) => makeOffer({ offerId, hold: makeHold({ state: 'Released', expiresAt: at(expiresMs), endedAt: at(1) }) });
-      await repo.insert(makeNegotiation({ id: 'early', createdAt: at(0), offers: [held('e-1', 60_000), held('e-2', 300_000)] }));
+      const held = (offerId: string, expiresMs: number) =>
+        makeOffer({ offerId, hold: makeHold({ expiresAt: at(expiresMs) }) });
+      const released = (offerId: string, expiresMs: number) =>
+        makeOffer({ offerId, hold: makeHold({ state: 'Released', expiresAt: at(expiresMs), endedAt: at(1) }) });
+      await repo.insert(
+        makeNegotiation({ id: 'early', createdAt: at(0), offers: [held('e-1', 60_000), held('e-2', 300_000)] }),
+      );
       await repo.insert(makeNegotiation({ id: 'late', createdAt: at(1), offers: [held('l-1', 300_000)] }));
       // Its hold expired on paper but ended before: nothing to expire.
       await repo.insert(makeNegotiation({ id: 'ended', createdAt: at(2), offers: [released('x-1', 30_000)] }));
@@ -189,28 +213,31 @@ export function negotiationRepositoryContract(
       expect(await due(30_000)).toEqual(['early']);
     });
 
-    it.each(['Open', 'Concluded'] as const)('does not let callers mutate stored state through objects passed in or handed out (%s)', async (state) => {
-      const original = makeFullNegotiation({ id: 'm-1', state });
-      const inserted = structuredClone(original);
-      await repo.insert(inserted);
-      inserted.state = 'Terminated';
-      inserted.offers.push(makeOffer({ offerId: 'evil' }));
-      Object.assign(inserted.offers[1]!.hold!, { state: 'Released' }); // holds are readonly to the server; a careless caller may still write
+    it.each(['Open', 'Concluded'] as const)(
+      'does not let callers mutate stored state through objects passed in or handed out (%s)',
+      async (state) => {
+        const original = makeFullNegotiation({ id: 'm-1', state });
+        const inserted = structuredClone(original);
+        await repo.insert(inserted);
+        inserted.state = 'Terminated';
+        inserted.offers.push(makeOffer({ offerId: 'evil' }));
+        Object.assign(inserted.offers[1]!.hold!, { state: 'Released' }); // holds are readonly to the server; a careless caller may still write
 
-      const got = await repo.get('m-1');
-      if (got === undefined) throw new Error('m-1 missing');
-      got.rounds = 99;
-      got.offers[0]!.request.window!.start.setTime(0);
-      got.offers[1]!.hold!.allocation.start.setTime(0);
-      got.offers[1]!.price!.amount = 0;
-      Object.assign(got.offers[2]!.hold!, { state: 'Confirmed' });
+        const got = await repo.get('m-1');
+        if (got === undefined) throw new Error('m-1 missing');
+        got.rounds = 99;
+        got.offers[0]!.request.window!.start.setTime(0);
+        got.offers[1]!.hold!.allocation.start.setTime(0);
+        got.offers[1]!.price!.amount = 0;
+        Object.assign(got.offers[2]!.hold!, { state: 'Confirmed' });
 
-      const [listed] = await repo.list({ withLiveHolds: true });
-      if (listed === undefined) throw new Error('list empty');
-      listed.offers.length = 0;
-      listed.expiresAt.setTime(0);
+        const [listed] = await repo.list({ withLiveHolds: true });
+        if (listed === undefined) throw new Error('list empty');
+        listed.offers.length = 0;
+        listed.expiresAt.setTime(0);
 
-      expect(await repo.get('m-1')).toStrictEqual(original);
-    });
+        expect(await repo.get('m-1')).toStrictEqual(original);
+      },
+    );
   });
 }

@@ -19,9 +19,19 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => pg?.stop());
 
-const configFor = (dataDir: string) => loadConfig({ WSAG_DATABASE_URL: (pg as TestPostgres).url }, {
-  port: 0, dataDir, templatesDir: path.join(projectRoot, 'templates'), logLevel: 'silent', admins: ['anonymous'], clusterNodes: 8, executor: 'none',
-});
+const configFor = (dataDir: string) =>
+  loadConfig(
+    { WSAG_DATABASE_URL: (pg as TestPostgres).url },
+    {
+      port: 0,
+      dataDir,
+      templatesDir: path.join(projectRoot, 'templates'),
+      logLevel: 'silent',
+      admins: ['anonymous'],
+      clusterNodes: 8,
+      executor: 'none',
+    },
+  );
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-pg-server-'));
 
 describe.skipIf(skipPostgres)('wsag-server on PostgreSQL', () => {
@@ -30,11 +40,18 @@ describe.skipIf(skipPostgres)('wsag-server on PostgreSQL', () => {
     const first = await startServer(configFor(dataDir), { logger: pino({ level: 'silent' }) });
     const client = new WsagClient(first.url);
     const template = (await client.templates()).find((t) => t.includes('advance-reservation-v1')) as string;
-    const { agreementId } = await client.createAgreement(offerFromTemplate(template, [{ location: 'NodeCount', value: '3' }]));
+    const { agreementId } = await client.createAgreement(
+      offerFromTemplate(template, [{ location: 'NodeCount', value: '3' }]),
+    );
 
-    const second = await startServer(configFor(tempDir()), { logger: pino({ level: 'silent' }) }).then(() => undefined, (e: unknown) => e);
+    const second = await startServer(configFor(tempDir()), { logger: pino({ level: 'silent' }) }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(second).toBeInstanceOf(DataDirInUse);
-    expect((second as Error).message).toMatch(/^the database postgres:\/\/wsag@127\.0\.0\.1:\d+\/postgres is in use by another wsag-server/);
+    expect((second as Error).message).toMatch(
+      /^the database postgres:\/\/wsag@127\.0\.0\.1:\d+\/postgres is in use by another wsag-server/,
+    );
     await first.close();
 
     const again = await startServer(configFor(dataDir), { logger: pino({ level: 'silent' }) });
@@ -42,7 +59,9 @@ describe.skipIf(skipPostgres)('wsag-server on PostgreSQL', () => {
       const restarted = new WsagClient(again.url);
       expect((await restarted.state(agreementId)).state).toBe('Observed');
       expect((await restarted.plan()).bookings.find((b) => b.id === agreementId)?.nodes).toBe(3);
-      const detail = (await (await fetch(`${again.url}/api/agreements/${agreementId}`)).json()) as { history: Array<{ action: string }> };
+      const detail = (await (await fetch(`${again.url}/api/agreements/${agreementId}`)).json()) as {
+        history: Array<{ action: string }>;
+      };
       expect(detail.history.map((e) => e.action)).toEqual(['created']);
       await restarted.terminate(agreementId);
       expect((await restarted.state(agreementId)).state).toBe('Terminated');
@@ -53,7 +72,9 @@ describe.skipIf(skipPostgres)('wsag-server on PostgreSQL', () => {
       expect(verified.out[0]).toMatch(/^audit log: \d+ entries, the hash chain holds/);
       expect(verified.out.at(-1)).toBe('all well');
       const shown = await wsag(['audit', 'show', agreementId, '--json'], { env });
-      expect((JSON.parse(shown.stdout) as { entries: Array<{ action: string }> }).entries.map((e) => e.action)).toEqual(['created', 'terminated']);
+      expect((JSON.parse(shown.stdout) as { entries: Array<{ action: string }> }).entries.map((e) => e.action)).toEqual(
+        ['created', 'terminated'],
+      );
     } finally {
       await again.close();
     }
@@ -83,6 +104,8 @@ describe.skipIf(skipPostgres)('wsag-server on PostgreSQL', () => {
   }, 60_000);
 
   it('WSAG_DATABASE_URL must be a PostgreSQL URL', () => {
-    expect(() => loadConfig({ WSAG_DATABASE_URL: 'mysql://root:secret@db/wsag' })).toThrow('WSAG_DATABASE_URL must be a PostgreSQL URL (postgres://user@host:port/database), got "mysql://root:***@db/wsag"');
+    expect(() => loadConfig({ WSAG_DATABASE_URL: 'mysql://root:secret@db/wsag' })).toThrow(
+      'WSAG_DATABASE_URL must be a PostgreSQL URL (postgres://user@host:port/database), got "mysql://root:***@db/wsag"',
+    );
   });
 });

@@ -2,7 +2,12 @@ import postgres from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { closeHold, credit, placeHold } from '../../src/domain/accounts.js';
 import { PgAccountStore } from '../../src/store/postgres/pg-account-store.js';
-import { PgConnection, sqlLiteral, requireSupportedServer, type Queryable } from '../../src/store/postgres/pg-connection.js';
+import {
+  PgConnection,
+  sqlLiteral,
+  requireSupportedServer,
+  type Queryable,
+} from '../../src/store/postgres/pg-connection.js';
 import { pgMigrations } from '../../src/store/postgres/pg-migrations.js';
 import { PgStore } from '../../src/store/postgres/pg-store.js';
 import { skipPostgres, startPostgres, type TestPostgres } from '../support/postgres.js';
@@ -50,13 +55,15 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
     // The store's transactions, with the rows each account_holds query returned counted.
     const counted: PgConnection = Object.assign(Object.create(connection) as PgConnection, {
       transaction: <T>(work: (tx: Queryable) => Promise<T>) =>
-        connection.transaction((tx) => work({
-          query: async (sql: string, params?: unknown[]) => {
-            const result = await tx.query(sql, params);
-            if (/FROM account_holds/.test(sql)) holdRowsRead += result.rowCount ?? 0;
-            return result;
-          },
-        } as Queryable)),
+        connection.transaction((tx) =>
+          work({
+            query: async (sql: string, params?: unknown[]) => {
+              const result = await tx.query(sql, params);
+              if (/FROM account_holds/.test(sql)) holdRowsRead += result.rowCount ?? 0;
+              return result;
+            },
+          } as Queryable),
+        ),
     });
     const accounts = new PgAccountStore(counted);
     try {
@@ -64,13 +71,19 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
       await accounts.createAccount(makeAccount('busy'));
       await accounts.apply('busy', 'deposit', (a) => credit(a, 'deposit', 1_000_000, at, 'deposit', 'grant'));
       for (let i = 0; i < 100; i++) {
-        await accounts.apply('busy', `hold-${i}`, (a) => placeHold(a, `agreement:${i}`, 100, at, `hold-${i}`, 'agreement'));
-        await accounts.apply('busy', `close-${i}`, (a, hold) => closeHold(a, hold(`agreement:${i}`) as never, { kind: 'charge', amount: 50 }, at, `close-${i}`, 'used'));
+        await accounts.apply('busy', `hold-${i}`, (a) =>
+          placeHold(a, `agreement:${i}`, 100, at, `hold-${i}`, 'agreement'),
+        );
+        await accounts.apply('busy', `close-${i}`, (a, hold) =>
+          closeHold(a, hold(`agreement:${i}`) as never, { kind: 'charge', amount: 50 }, at, `close-${i}`, 'used'),
+        );
       }
       holdRowsRead = 0;
       await accounts.apply('busy', 'hold-new', (a) => placeHold(a, 'agreement:new', 100, at, 'hold-new', 'agreement'));
       expect(holdRowsRead).toBe(0);
-      await accounts.apply('busy', 'close-new', (a, hold) => closeHold(a, hold('agreement:new') as never, undefined, at, 'close-new', 'released'));
+      await accounts.apply('busy', 'close-new', (a, hold) =>
+        closeHold(a, hold('agreement:new') as never, undefined, at, 'close-new', 'released'),
+      );
       expect(holdRowsRead).toBe(1);
       expect(await accounts.account('busy')).toMatchObject({ funds: 1_000_000 - 100 * 50, held: 0 });
     } finally {
@@ -81,29 +94,48 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
   it('moves the offer documents of a database written before migration 3 out of the records, and keeps each once', async () => {
     const schema = `documents_${process.pid}`;
     const old = makeFullNegotiation();
-    const client = new postgres.Client({ connectionString: (pg as TestPostgres).url, options: `-c search_path=${schema}` });
+    const client = new postgres.Client({
+      connectionString: (pg as TestPostgres).url,
+      options: `-c search_path=${schema}`,
+    });
     await client.connect();
     try {
       await client.query(`CREATE SCHEMA ${schema}`);
       for (const sql of pgMigrations.slice(0, 2)) await client.query(sql);
-      await client.query('CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version (version) VALUES (2)');
-      await client.query('INSERT INTO negotiations (id, initiator, state, live_holds, created_at, updated_at, record) VALUES ($1, $2, $3, $4, $5, $6, $7)', rowWithDocuments(old));
+      await client.query(
+        'CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version (version) VALUES (2)',
+      );
+      await client.query(
+        'INSERT INTO negotiations (id, initiator, state, live_holds, created_at, updated_at, record) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        rowWithDocuments(old),
+      );
     } finally {
       await client.end();
     }
     const store = await PgStore.open((pg as TestPostgres).url, { schema });
-    const next = { ...old, rounds: old.rounds + 1, offers: [...old.offers, makeOffer({ offerId: 'neg-full-9', document: '<wsag-neg:NegotiationOffer>9</wsag-neg:NegotiationOffer>' })] };
+    const next = {
+      ...old,
+      rounds: old.rounds + 1,
+      offers: [
+        ...old.offers,
+        makeOffer({ offerId: 'neg-full-9', document: '<wsag-neg:NegotiationOffer>9</wsag-neg:NegotiationOffer>' }),
+      ],
+    };
     try {
       expect(await store.negotiations.get(old.id)).toStrictEqual(old);
       await store.negotiations.update(next);
       expect(await store.negotiations.get(old.id)).toStrictEqual(next);
-      expect((await store.negotiations.list()).map((n) => n.offers.map((o) => o.document))).toEqual([next.offers.map((o) => o.document)]);
+      expect((await store.negotiations.list()).map((n) => n.offers.map((o) => o.document))).toEqual([
+        next.offers.map((o) => o.document),
+      ]);
     } finally {
       await store.close();
     }
     const check = await PgConnection.open((pg as TestPostgres).url, { schema, readOnly: true });
     try {
-      const { rows } = await check.query<{ offer_id: string }>('SELECT offer_id FROM negotiation_offers ORDER BY offer_id');
+      const { rows } = await check.query<{ offer_id: string }>(
+        'SELECT offer_id FROM negotiation_offers ORDER BY offer_id',
+      );
       expect(rows.map((r) => r.offer_id)).toEqual([...old.offers.map((o) => o.offerId), 'neg-full-9'].sort());
       const record = (await check.query<{ record: string }>('SELECT record FROM negotiations')).rows[0]?.record;
       expect(record).not.toContain('"document"');
@@ -118,7 +150,11 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
     const b = await PgStore.open((pg as TestPostgres).url, { schema });
     const note = (i: number) => [{ at: new Date(), actor: 'CN=alice', action: 'created', details: { i } }];
     try {
-      await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).agreements.insert(makeAgreement({ id: `race-${i}` }), note(i))));
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          (i % 2 ? a : b).agreements.insert(makeAgreement({ id: `race-${i}` }), note(i)),
+        ),
+      );
       const entries = await a.audit.entries();
       expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
       for (let i = 1; i < entries.length; i++) expect(entries[i]?.prevHash).toBe(entries[i - 1]?.hash);
@@ -132,7 +168,12 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
     const connection = await PgConnection.open((pg as TestPostgres).url, { schema: `flush_${process.pid}` });
     /** Whether the log is flushed past `lsn` (by default, all of it written so far). */
     const flushed = async (lsn?: string) =>
-      (await connection.query<{ flushed: boolean }>(`SELECT pg_current_wal_flush_lsn() ${lsn ? '> $1::pg_lsn' : '>= pg_current_wal_insert_lsn()'} AS flushed`, lsn ? [lsn] : [])).rows[0]?.flushed;
+      (
+        await connection.query<{ flushed: boolean }>(
+          `SELECT pg_current_wal_flush_lsn() ${lsn ? '> $1::pg_lsn' : '>= pg_current_wal_insert_lsn()'} AS flushed`,
+          lsn ? [lsn] : [],
+        )
+      ).rows[0]?.flushed;
     // The WAL writer flushes an asynchronous commit within a fraction of a second: slowed down, only the transaction's own flush can.
     await connection.query("ALTER SYSTEM SET wal_writer_delay = '10s'");
     await connection.query('SELECT pg_reload_conf()');
@@ -142,10 +183,13 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
         const seen: Array<boolean | undefined> = [];
         // Where the log ended before the commit: its commit record comes after. Flushed past it
         // means the commit is; what other processes log later cannot make this check fail.
-        const beforeCommit = await connection.transaction(async (tx) => {
-          await tx.query('INSERT INTO flushes (v) VALUES ($1)', [i]);
-          return (await tx.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn() AS lsn')).rows[0]?.lsn;
-        }, () => seen.push(true));
+        const beforeCommit = await connection.transaction(
+          async (tx) => {
+            await tx.query('INSERT INTO flushes (v) VALUES ($1)', [i]);
+            return (await tx.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn() AS lsn')).rows[0]?.lsn;
+          },
+          () => seen.push(true),
+        );
         expect(seen).toEqual([true]);
         expect(await flushed(beforeCommit)).toBe(true);
       }
@@ -170,45 +214,77 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
     const connection = await PgConnection.open((pg as TestPostgres).url, { schema: `with_commit_${process.pid}` });
     try {
       await connection.query('CREATE TABLE IF NOT EXISTS notes (text TEXT NOT NULL)');
-      await expect(connection.transaction(async (tx) => {
-        await tx.query('INSERT INTO notes VALUES ($1)', ['written first']);
-        void tx.withCommit(['INSERT INTO no_such_table VALUES (1)']);
-      })).rejects.toThrow(/no_such_table/);
+      await expect(
+        connection.transaction(async (tx) => {
+          await tx.query('INSERT INTO notes VALUES ($1)', ['written first']);
+          void tx.withCommit(['INSERT INTO no_such_table VALUES (1)']);
+        }),
+      ).rejects.toThrow(/no_such_table/);
       expect((await connection.query('SELECT * FROM notes')).rows).toEqual([]);
       // Without a query before it, BEGIN goes in the same message: it fails and rolls back as a whole.
-      await expect(connection.transaction(async (tx) => {
-        void tx.withCommit([`INSERT INTO notes VALUES (${sqlLiteral('only sent')})`, 'INSERT INTO no_such_table VALUES (1)']);
-      })).rejects.toThrow(/no_such_table/);
+      await expect(
+        connection.transaction(async (tx) => {
+          void tx.withCommit([
+            `INSERT INTO notes VALUES (${sqlLiteral('only sent')})`,
+            'INSERT INTO no_such_table VALUES (1)',
+          ]);
+        }),
+      ).rejects.toThrow(/no_such_table/);
       expect((await connection.query('SELECT * FROM notes')).rows).toEqual([]);
       let sent: Promise<unknown> | undefined;
       await connection.transaction(async (tx) => {
         await tx.query('INSERT INTO notes VALUES ($1)', ['kept']);
-        sent = tx.withCommit([`INSERT INTO notes VALUES (${sqlLiteral("it's")}) RETURNING text`, 'SELECT count(*)::int AS n FROM notes']);
+        sent = tx.withCommit([
+          `INSERT INTO notes VALUES (${sqlLiteral("it's")}) RETURNING text`,
+          'SELECT count(*)::int AS n FROM notes',
+        ]);
       });
       expect(await sent).toEqual([[{ text: "it's" }], [{ n: 2 }]]);
-      expect((await connection.query('SELECT text FROM notes ORDER BY text')).rows).toEqual([{ text: 'it\'s' }, { text: 'kept' }]);
+      expect((await connection.query('SELECT text FROM notes ORDER BY text')).rows).toEqual([
+        { text: "it's" },
+        { text: 'kept' },
+      ]);
     } finally {
       await connection.close();
     }
   });
 
-  it('no round trip is made under the audit chain\'s lock, and a new agreement is stored in one message', async () => {
+  it("no round trip is made under the audit chain's lock, and a new agreement is stored in one message", async () => {
     const store = await PgStore.open((pg as TestPostgres).url, { schema: `messages_${process.pid}` });
     const sent = vi.spyOn(postgres.Client.prototype, 'query');
-    const messages = () => sent.mock.calls.splice(0).map(([sql]) => String(typeof sql === 'string' ? sql : (sql as { text: string }).text)).filter((sql) => !sql.includes('pg_logical_emit_message'));
-    const notes = (action: string) => [{ at: new Date(), actor: 'CN=alice', action, details: {} }, { at: new Date(), actor: 'CN=alice', action: 'noted', details: {} }];
-    const appended = /SELECT pg_advisory_xact_lock\(727002\);\nINSERT INTO audit_log .*;\nINSERT INTO audit_log .*;\nCOMMIT$/s;
+    const messages = () =>
+      sent.mock.calls
+        .splice(0)
+        .map(([sql]) => String(typeof sql === 'string' ? sql : (sql as { text: string }).text))
+        .filter((sql) => !sql.includes('pg_logical_emit_message'));
+    const notes = (action: string) => [
+      { at: new Date(), actor: 'CN=alice', action, details: {} },
+      { at: new Date(), actor: 'CN=alice', action: 'noted', details: {} },
+    ];
+    const appended =
+      /SELECT pg_advisory_xact_lock\(727002\);\nINSERT INTO audit_log .*;\nINSERT INTO audit_log .*;\nCOMMIT$/s;
     try {
       await store.agreements.insert(makeAgreement({ id: 'a-1' }), notes('created'));
       const inserted = messages();
       expect(inserted).toHaveLength(1);
-      expect(inserted[0]).toMatch(/^BEGIN;\nSET LOCAL synchronous_commit TO OFF;\nINSERT INTO agreements \(.*\) VALUES \('a-1', .*\);\nSELECT pg_advisory_xact_lock/s);
+      expect(inserted[0]).toMatch(
+        /^BEGIN;\nSET LOCAL synchronous_commit TO OFF;\nINSERT INTO agreements \(.*\) VALUES \('a-1', .*\);\nSELECT pg_advisory_xact_lock/s,
+      );
       expect(inserted[0]).toMatch(appended);
       await store.agreements.update(makeAgreement({ id: 'a-1', state: 'Terminated' }), notes('terminated'));
       const updated = messages();
-      expect(updated.map((sql) => sql.slice(0, 20))).toEqual(['BEGIN;\nSET LOCAL syn', 'UPDATE agreements SE', 'SELECT pg_advisory_x']);
+      expect(updated.map((sql) => sql.slice(0, 20))).toEqual([
+        'BEGIN;\nSET LOCAL syn',
+        'UPDATE agreements SE',
+        'SELECT pg_advisory_x',
+      ]);
       expect(updated[2]).toMatch(appended);
-      expect((await store.audit.entries()).map((e) => [e.seq, e.action])).toEqual([[1, 'created'], [2, 'noted'], [3, 'terminated'], [4, 'noted']]);
+      expect((await store.audit.entries()).map((e) => [e.seq, e.action])).toEqual([
+        [1, 'created'],
+        [2, 'noted'],
+        [3, 'terminated'],
+        [4, 'noted'],
+      ]);
       expect(await store.agreements.get('a-1')).toEqual(makeAgreement({ id: 'a-1', state: 'Terminated' }));
     } finally {
       sent.mockRestore();
@@ -216,8 +292,9 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
     }
   });
 
-  it('SQL literals are written as pg\'s escapeLiteral writes them, and refuse what no literal can hold', () => {
-    for (const text of ['plain', "it's", 'a\\b', "o'b\\\\'x", '', 'é\u{1F600}\n\t']) expect(sqlLiteral(text)).toBe(postgres.escapeLiteral(text));
+  it("SQL literals are written as pg's escapeLiteral writes them, and refuse what no literal can hold", () => {
+    for (const text of ['plain', "it's", 'a\\b', "o'b\\\\'x", '', 'é\u{1F600}\n\t'])
+      expect(sqlLiteral(text)).toBe(postgres.escapeLiteral(text));
     expect([sqlLiteral(null), sqlLiteral(42), sqlLiteral(-7)]).toEqual(['NULL', '42', '-7']);
     expect(() => sqlLiteral(1.5)).toThrow(/not an integer/);
     expect(() => sqlLiteral(2 ** 60)).toThrow(/not an integer/);
@@ -250,7 +327,9 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
       });
       await expect(outcome).rejects.toThrow(/terminat|not queryable/);
       // The pool drops the broken client and serves the next transaction.
-      expect(await connection.transaction(async (tx) => (await tx.query<{ one: number }>('SELECT 1 AS one')).rows)).toEqual([{ one: 1 }]);
+      expect(
+        await connection.transaction(async (tx) => (await tx.query<{ one: number }>('SELECT 1 AS one')).rows),
+      ).toEqual([{ one: 1 }]);
     } finally {
       await connection.close();
     }

@@ -17,8 +17,12 @@ describe('SqliteAgreementRepository extras', () => {
       ...makeAgreement(),
       eligibleParties: ['CN=bob', 'CN=carol'],
       migratedTo: {
-        peer: 'cluster-b', remoteAgreementId: 'r-1', remoteAddress: 'http://b.example/wsag/Agreement',
-        at: new Date('2026-11-23T00:30:00Z'), price: { amount: 4.2, currency: 'EUR' }, penalty: { amount: 500, currency: 'EUR' },
+        peer: 'cluster-b',
+        remoteAgreementId: 'r-1',
+        remoteAddress: 'http://b.example/wsag/Agreement',
+        at: new Date('2026-11-23T00:30:00Z'),
+        price: { amount: 4.2, currency: 'EUR' },
+        penalty: { amount: 500, currency: 'EUR' },
       },
     };
     const first = SqliteAgreementRepository.open(file);

@@ -75,12 +75,17 @@ describe('SqliteAgreementRepository on a file', () => {
     });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, signal) => resolve(signal)),
+    );
 
     let acknowledged = 0;
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
-        acknowledged += chunk.toString().split('\n').filter((line) => line === 'inserted').length;
+        acknowledged += chunk
+          .toString()
+          .split('\n')
+          .filter((line) => line === 'inserted').length;
         if (acknowledged >= count) {
           child.kill('SIGKILL');
           resolve();

@@ -9,7 +9,13 @@ import { SqliteConnection } from '../../src/store/sqlite-connection.js';
 import { migrations } from '../../src/store/sqlite-migrations.js';
 import { auditLogContract } from './audit-log.suite.js';
 import { makeAgreement, makeFullAgreement } from './fixtures/make-agreement.js';
-import { makeFullNegotiation, makeHold, makeNegotiation, makeOffer, rowWithDocuments } from './fixtures/make-negotiation.js';
+import {
+  makeFullNegotiation,
+  makeHold,
+  makeNegotiation,
+  makeOffer,
+  rowWithDocuments,
+} from './fixtures/make-negotiation.js';
 import { writeVersion1Database } from './fixtures/version-1-database.js';
 import { negotiationRepositoryContract } from './negotiation-repository.suite.js';
 
@@ -47,7 +53,18 @@ describe('SqliteStore', () => {
     const tables = inspect(file, (db) =>
       db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all(),
     );
-    expect(tables).toEqual(['account_holds', 'accounts', 'agreements', 'audit_log', 'ledger', 'negotiation_offers', 'negotiations', 'schema_version', 'seen_signatures', 'usage_records']);
+    expect(tables).toEqual([
+      'account_holds',
+      'accounts',
+      'agreements',
+      'audit_log',
+      'ledger',
+      'negotiation_offers',
+      'negotiations',
+      'schema_version',
+      'seen_signatures',
+      'usage_records',
+    ]);
 
     const second = SqliteStore.open(file); // migrations must not re-run
     expect(await second.agreements.get(agreement.id)).toStrictEqual(agreement);
@@ -72,8 +89,22 @@ describe('SqliteStore', () => {
       expect(await syncs(() => store.agreements.update(makeAgreement({ id: 'a', state: 'Terminated' })))).toBe(1);
       expect(await syncs(() => store.negotiations.insert(makeNegotiation({ id: 'n' })))).toBe(1);
       expect(await syncs(() => store.negotiations.update(makeNegotiation({ id: 'n' })))).toBe(1);
-      expect(await syncs(() => store.audit.append({ at: new Date(), actor: 'test', subject: { kind: 'agreement', id: 'a' }, action: 'noted', details: {} }))).toBe(1);
-      expect(await syncs(() => store.usageRecords.add({ agreementId: 'a', initiator: 'alice', createdAt: new Date(), xml: '<ur/>' }))).toBe(1);
+      expect(
+        await syncs(() =>
+          store.audit.append({
+            at: new Date(),
+            actor: 'test',
+            subject: { kind: 'agreement', id: 'a' },
+            action: 'noted',
+            details: {},
+          }),
+        ),
+      ).toBe(1);
+      expect(
+        await syncs(() =>
+          store.usageRecords.add({ agreementId: 'a', initiator: 'alice', createdAt: new Date(), xml: '<ur/>' }),
+        ),
+      ).toBe(1);
     } finally {
       durable.mockRestore();
       await store.close();
@@ -93,13 +124,23 @@ describe('SqliteStore', () => {
     const store = SqliteStore.open(file);
     expect(await store.agreements.list()).toStrictEqual([minimal, old]);
     // The upgraded table takes the new fields, and negotiations now have a table.
-    await store.agreements.update({ ...old, allocation: full.allocation, price, origin, alternative, usedBy, acceptanceEpr });
+    await store.agreements.update({
+      ...old,
+      allocation: full.allocation,
+      price,
+      origin,
+      alternative,
+      usedBy,
+      acceptanceEpr,
+    });
     expect(await store.agreements.get(full.id)).toStrictEqual(full);
     await store.negotiations.insert(makeFullNegotiation());
     expect(await store.negotiations.get('neg-full')).toStrictEqual(makeFullNegotiation());
     await store.close();
 
-    expect(inspect(file, (db) => db.prepare('SELECT max(version) FROM schema_version').pluck().get())).toBe(migrations.length);
+    expect(inspect(file, (db) => db.prepare('SELECT max(version) FROM schema_version').pluck().get())).toBe(
+      migrations.length,
+    );
   });
 
   it('keeps each offer document once, beside the record, and moves those of a version-8 database there', async () => {
@@ -111,19 +152,34 @@ describe('SqliteStore', () => {
       raw.exec(sql);
       raw.prepare('INSERT INTO schema_version (version, applied_at) VALUES (?, 0)').run(i + 1);
     });
-    raw.prepare('INSERT INTO negotiations (id, initiator, state, live_holds, created_at, updated_at, record) VALUES (?, ?, ?, ?, ?, ?, ?)').run(...rowWithDocuments(old));
+    raw
+      .prepare(
+        'INSERT INTO negotiations (id, initiator, state, live_holds, created_at, updated_at, record) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(...rowWithDocuments(old));
     raw.close();
 
     const store = SqliteStore.open(file);
     expect(await store.negotiations.get(old.id)).toStrictEqual(old);
     // Another round: the new offer's document joins the others; none is written twice.
-    const next = { ...old, rounds: old.rounds + 1, offers: [...old.offers, makeOffer({ offerId: 'neg-full-9', document: '<wsag-neg:NegotiationOffer>9</wsag-neg:NegotiationOffer>' })] };
+    const next = {
+      ...old,
+      rounds: old.rounds + 1,
+      offers: [
+        ...old.offers,
+        makeOffer({ offerId: 'neg-full-9', document: '<wsag-neg:NegotiationOffer>9</wsag-neg:NegotiationOffer>' }),
+      ],
+    };
     await store.negotiations.update(next);
     expect(await store.negotiations.get(old.id)).toStrictEqual(next);
-    expect((await store.negotiations.list()).map((n) => n.offers.map((o) => o.document))).toEqual([next.offers.map((o) => o.document)]);
+    expect((await store.negotiations.list()).map((n) => n.offers.map((o) => o.document))).toEqual([
+      next.offers.map((o) => o.document),
+    ]);
     await store.close();
 
-    const stored = inspect(file, (db) => db.prepare('SELECT offer_id, document FROM negotiation_offers ORDER BY rowid').all());
+    const stored = inspect(file, (db) =>
+      db.prepare('SELECT offer_id, document FROM negotiation_offers ORDER BY rowid').all(),
+    );
     expect(stored).toEqual(next.offers.map((o) => ({ offer_id: o.offerId, document: o.document })));
     const record = inspect(file, (db) => db.prepare('SELECT record FROM negotiations').pluck().get()) as string;
     expect(record).not.toContain('"document"');
@@ -152,7 +208,8 @@ describe('SqliteStore', () => {
     const plan = inspect(file, (db) => db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]);
     expect(plan.map((step) => step.detail)).toEqual(['SCAN negotiations USING INDEX negotiations_with_live_holds']);
     // The expiry timer's query (holdExpiringBy) reads the same index, and only the rows it lists.
-    const due = 'SELECT * FROM negotiations WHERE live_holds > 0 AND (hold_expires_at IS NULL OR hold_expires_at <= ?) ORDER BY created_at, id';
+    const due =
+      'SELECT * FROM negotiations WHERE live_holds > 0 AND (hold_expires_at IS NULL OR hold_expires_at <= ?) ORDER BY created_at, id';
     const duePlan = inspect(file, (db) => db.prepare(`EXPLAIN QUERY PLAN ${due}`).all(0) as { detail: string }[]);
     expect(duePlan.map((step) => step.detail)).toEqual(['SCAN negotiations USING INDEX negotiations_with_live_holds']);
   });
@@ -200,11 +257,15 @@ describe('SqliteStore', () => {
   it('refuses UPDATE and DELETE of audit rows, even through another connection', async () => {
     const file = freshFile();
     const store = SqliteStore.open(file);
-    await store.agreements.insert(makeAgreement(), [{ at: new Date(0), actor: 'CN=alice', action: 'created', details: {} }]);
+    await store.agreements.insert(makeAgreement(), [
+      { at: new Date(0), actor: 'CN=alice', action: 'created', details: {} },
+    ]);
     await store.close();
     const raw = new Database(file);
     try {
-      expect(() => raw.prepare("UPDATE audit_log SET actor = 'mallory' WHERE seq = 1").run()).toThrow(/append-only: its rows cannot be updated/);
+      expect(() => raw.prepare("UPDATE audit_log SET actor = 'mallory' WHERE seq = 1").run()).toThrow(
+        /append-only: its rows cannot be updated/,
+      );
       expect(() => raw.prepare('DELETE FROM audit_log').run()).toThrow(/append-only: its rows cannot be deleted/);
       expect(raw.prepare('SELECT actor FROM audit_log').pluck().all()).toEqual(['CN=alice']);
     } finally {
@@ -216,7 +277,13 @@ describe('SqliteStore', () => {
     const file = freshFile();
     const first = SqliteStore.open(file);
     const second = SqliteStore.open(file);
-    const record = (id: string) => ({ at: new Date(0), actor: 'system', subject: { kind: 'agreement', id } as const, action: 'adopted', details: {} });
+    const record = (id: string) => ({
+      at: new Date(0),
+      actor: 'system',
+      subject: { kind: 'agreement', id } as const,
+      action: 'adopted',
+      details: {},
+    });
     for (let i = 0; i < 4; i++) {
       await first.audit.append(record(`first-${i}`));
       await second.audit.append(record(`second-${i}`));
@@ -224,9 +291,16 @@ describe('SqliteStore', () => {
     const report = await new AuditService({ audit: first.audit, agreements: first.agreements }).verifyChain();
     expect(report).toMatchObject({ entries: 8 });
     expect(report.firstBroken).toBeUndefined();
-    expect((await second.audit.entries()).map((e) => e.subject.id)).toEqual(
-      ['first-0', 'second-0', 'first-1', 'second-1', 'first-2', 'second-2', 'first-3', 'second-3'],
-    );
+    expect((await second.audit.entries()).map((e) => e.subject.id)).toEqual([
+      'first-0',
+      'second-0',
+      'first-1',
+      'second-1',
+      'first-2',
+      'second-2',
+      'first-3',
+      'second-3',
+    ]);
     await first.close();
     await second.close();
   });
@@ -235,19 +309,31 @@ describe('SqliteStore', () => {
     const file = freshFile();
     expect(() => SqliteStore.openReadOnly(file)).toThrow();
     const writer = SqliteStore.open(file);
-    await writer.agreements.insert(makeAgreement(), [{ at: new Date(0), actor: 'CN=alice', action: 'created', details: {} }]);
+    await writer.agreements.insert(makeAgreement(), [
+      { at: new Date(0), actor: 'CN=alice', action: 'created', details: {} },
+    ]);
     await writer.close();
 
     const reader = SqliteStore.openReadOnly(file);
     expect(await reader.agreements.get('agr-1')).toStrictEqual(makeAgreement());
     expect((await reader.audit.entries()).map((e) => e.action)).toEqual(['created']);
     await expect(reader.agreements.insert(makeAgreement({ id: 'agr-2' }))).rejects.toThrow(/readonly/);
-    await expect(reader.audit.append({ at: new Date(0), actor: 'x', subject: { kind: 'agreement', id: 'agr-1' }, action: 'x', details: {} })).rejects.toThrow(/readonly/);
+    await expect(
+      reader.audit.append({
+        at: new Date(0),
+        actor: 'x',
+        subject: { kind: 'agreement', id: 'agr-1' },
+        action: 'x',
+        details: {},
+      }),
+    ).rejects.toThrow(/readonly/);
     await reader.close();
 
     const old = freshFile();
     writeVersion1Database(old, [makeAgreement()]);
-    expect(() => SqliteStore.openReadOnly(old)).toThrow(/version 1 is older than this code reads .*start the server once/);
+    expect(() => SqliteStore.openReadOnly(old)).toThrow(
+      /version 1 is older than this code reads .*start the server once/,
+    );
     expect(inspect(old, (db) => db.prepare('SELECT max(version) FROM schema_version').pluck().get())).toBe(1);
   });
 });

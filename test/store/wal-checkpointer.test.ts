@@ -18,8 +18,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 const freshFile = () => join(dir, `db-${files++}.sqlite`);
 
-negotiationRepositoryContract('SqliteNegotiationRepository (checkpoints on a thread)', () => SqliteStore.open(freshFile(), { checkpointInBackground: true }).negotiations);
-auditLogContract('SqliteAuditLog (checkpoints on a thread)', () => SqliteStore.open(freshFile(), { checkpointInBackground: true }));
+negotiationRepositoryContract(
+  'SqliteNegotiationRepository (checkpoints on a thread)',
+  () => SqliteStore.open(freshFile(), { checkpointInBackground: true }).negotiations,
+);
+auditLogContract('SqliteAuditLog (checkpoints on a thread)', () =>
+  SqliteStore.open(freshFile(), { checkpointInBackground: true }),
+);
 
 /** A WAL database with a table of rows of 6,000 bytes. */
 function walDatabase(): { db: Database.Database; file: string; write: (n: number) => void } {
@@ -60,7 +65,7 @@ function checkpointed(db: Database.Database, options: { intervalMs: number; rest
 }
 
 describe('WalCheckpointer', () => {
-  it('turns the connection\'s own checkpoints off and copies the log into the database file on its thread', async () => {
+  it("turns the connection's own checkpoints off and copies the log into the database file on its thread", async () => {
     const { db, file, write } = walDatabase();
     checkpointed(db, { intervalMs: 5, restartFrames: Number.MAX_SAFE_INTEGER });
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
@@ -110,14 +115,17 @@ describe('WalCheckpointer', () => {
     reader.close();
   });
 
-  it('goes back to the commits\' own checkpoints, with a warning, when its thread ends', async () => {
+  it("goes back to the commits' own checkpoints, with a warning, when its thread ends", async () => {
     const warning = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
     const { db } = walDatabase();
     const checkpointer = checkpointed(db, { intervalMs: 5, restartFrames: 64 });
     await checkpointer.thread.terminate();
     expect(checkpointer.mode).toBe('inline');
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
-    expect(warning).toHaveBeenCalledWith(expect.stringMatching(/^the checkpoint thread ended \(exit code \d+\); .* is checkpointed by its commits again$/), { code: 'WSAG_WAL_CHECKPOINT' });
+    expect(warning).toHaveBeenCalledWith(
+      expect.stringMatching(/^the checkpoint thread ended \(exit code \d+\); .* is checkpointed by its commits again$/),
+      { code: 'WSAG_WAL_CHECKPOINT' },
+    );
   });
 
   it('ends its thread when the store closes, without a warning', async () => {
@@ -132,7 +140,7 @@ describe('WalCheckpointer', () => {
     expect(warning).not.toHaveBeenCalled();
   });
 
-  it('checkpoints the server\'s store (openServerStore) long before SQLite would', async () => {
+  it("checkpoints the server's store (openServerStore) long before SQLite would", async () => {
     const dataDir = mkdtempSync(join(dir, 'data-'));
     const store = await openServerStore(loadConfig({}, { dataDir }));
     const file = join(dataDir, 'wsag.db');

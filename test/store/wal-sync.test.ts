@@ -13,7 +13,10 @@ function manualSync() {
 
 const settled = async (promise: Promise<unknown>) => {
   let state = 'pending';
-  promise.then(() => (state = 'resolved'), () => (state = 'rejected'));
+  promise.then(
+    () => (state = 'resolved'),
+    () => (state = 'rejected'),
+  );
   await new Promise((resolve) => setImmediate(resolve));
   return state;
 };
@@ -63,10 +66,17 @@ describe('WalSync', () => {
     const { calls, sync } = manualSync();
     const order: string[] = [];
     let failCommit = false;
-    const walSync = new WalSync(async () => { order.push('sync'); await sync(); }, () => {}, () => {
-      order.push('commit');
-      if (failCommit) throw new Error('SQLITE_FULL');
-    });
+    const walSync = new WalSync(
+      async () => {
+        order.push('sync');
+        await sync();
+      },
+      () => {},
+      () => {
+        order.push('commit');
+        if (failCommit) throw new Error('SQLITE_FULL');
+      },
+    );
     const first = walSync.durable();
     const second = walSync.durable();
     expect(order).toEqual(['commit', 'sync']);

@@ -20,8 +20,16 @@ export const skipPostgres = process.env.WSAG_SKIP_POSTGRES === '1';
 
 function binDir(): string {
   const root = '/usr/lib/postgresql';
-  const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a)) : [];
-  if (versions.length === 0) throw new Error('no PostgreSQL server under /usr/lib/postgresql: install Debian\'s postgresql (.ci/run does), or set WSAG_SKIP_POSTGRES=1');
+  const versions = fs.existsSync(root)
+    ? fs
+        .readdirSync(root)
+        .filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (versions.length === 0)
+    throw new Error(
+      "no PostgreSQL server under /usr/lib/postgresql: install Debian's postgresql (.ci/run does), or set WSAG_SKIP_POSTGRES=1",
+    );
   return path.join(root, versions[0] as string, 'bin');
 }
 
@@ -40,7 +48,9 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   const asRoot = process.getuid?.() === 0;
   if (asRoot) execFileSync('chown', ['-R', 'postgres:postgres', dir]);
   const run = (tool: string, args: string[]) => {
-    const [command, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
+    const [command, argv] = asRoot
+      ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]]
+      : [path.join(bin, tool), args];
     const result = spawnSync(command, argv as string[], { encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`${tool} failed (${result.status}): ${result.stderr || result.stdout}`);
   };
@@ -49,7 +59,18 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   const port = await freePort();
   // fsync off in tests: they test our SQL, not PostgreSQL's durability.
   const fsync = options.durable ? 'on' : 'off';
-  run('pg_ctl', ['-D', data, '-w', '-t', '60', '-l', path.join(dir, 'server.log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${fsync} -c max_connections=200`, 'start']);
+  run('pg_ctl', [
+    '-D',
+    data,
+    '-w',
+    '-t',
+    '60',
+    '-l',
+    path.join(dir, 'server.log'),
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${fsync} -c max_connections=200`,
+    'start',
+  ]);
   return {
     url: `postgres://wsag@127.0.0.1:${port}/postgres`,
     async stop() {

@@ -16,9 +16,16 @@ export interface ServerProcess {
  * server with the start script's node flags (`npm test` builds it first). `cwd` is where it
  * runs, as a user's shell would be (relative settings such as ./templates resolve there).
  */
-export function startServerProcess(dataDir: string, env: Record<string, string> = {}, options: { compiled?: boolean; cwd?: string } = {}): Promise<ServerProcess> {
+export function startServerProcess(
+  dataDir: string,
+  env: Record<string, string> = {},
+  options: { compiled?: boolean; cwd?: string } = {},
+): Promise<ServerProcess> {
   const args = options.compiled
-    ? [...npmStartFlags(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')), path.join(projectRoot, 'dist/main.js')]
+    ? [
+        ...npmStartFlags(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')),
+        path.join(projectRoot, 'dist/main.js'),
+      ]
     : ['--import', 'tsx', path.join(projectRoot, 'src/main.ts')];
   const child = spawn(process.execPath, args, {
     cwd: options.cwd ?? projectRoot,

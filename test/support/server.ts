@@ -27,19 +27,26 @@ export async function startTestServer(
   } = {},
 ): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-test-'));
-  const config = loadConfig({}, {
-    port: 0,
-    dataDir,
-    templatesDir: path.join(projectRoot, 'templates'),
-    logLevel: 'silent',
-    // Callbacks in tests listen on loopback.
-    outboundAllow: ['loopback'],
-    ...options.config,
-  });
+  const config = loadConfig(
+    {},
+    {
+      port: 0,
+      dataDir,
+      templatesDir: path.join(projectRoot, 'templates'),
+      logLevel: 'silent',
+      // Callbacks in tests listen on loopback.
+      outboundAllow: ['loopback'],
+      ...options.config,
+    },
+  );
   const repository = options.repository ?? new MemoryAgreementRepository();
   const negotiationRepository = options.negotiationRepository ?? new MemoryNegotiationRepository();
   const server = await startServer(config, {
-    repository, negotiationRepository, clock: options.clock, ids: options.ids, logger: pino({ level: 'silent' }),
+    repository,
+    negotiationRepository,
+    clock: options.clock,
+    ids: options.ids,
+    logger: pino({ level: 'silent' }),
   });
   return { ...server, repository, negotiationRepository, dataDir };
 }

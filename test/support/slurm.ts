@@ -22,12 +22,18 @@ export const skipSlurm = process.env.WSAG_SKIP_SLURM === '1' && !slurmAvailable;
 
 /** `warm`: how many of the last nodes carry wsag-warm (kept prepared for interactive sessions). */
 export function startSlurmCluster(nodes = 4, options: { warm?: number } = {}): SlurmTestCluster {
-  if (!slurmAvailable) throw new Error('Slurm and MUNGE are not installed: apt-get install slurm-wlm munge (or WSAG_SKIP_SLURM=1 to skip these tests)');
+  if (!slurmAvailable)
+    throw new Error(
+      'Slurm and MUNGE are not installed: apt-get install slurm-wlm munge (or WSAG_SKIP_SLURM=1 to skip these tests)',
+    );
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-slurm-'));
   const script = path.join(projectRoot, 'scripts/slurm-test-cluster.sh');
   const ports = reservePorts();
   try {
-    execFileSync(script, ['start', dir, String(nodes), String(ports.base), String(options.warm ?? 0)], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 90_000 });
+    execFileSync(script, ['start', dir, String(nodes), String(ports.base), String(options.warm ?? 0)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 90_000,
+    });
   } catch (error) {
     ports.release();
     throw new Error(`${script} start ${dir} failed: ${String((error as { stderr?: Buffer }).stderr ?? error)}`);

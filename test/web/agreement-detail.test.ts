@@ -14,7 +14,20 @@ let server: RunningServer;
 let dataDir: string;
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-detail-'));
-  server = await startServer(loadConfig({}, { port: 0, dataDir, templatesDir: path.join(projectRoot, 'templates'), logLevel: 'silent', clusterNodes: 4, executor: 'none' }), { logger: pino({ level: 'silent' }) });
+  server = await startServer(
+    loadConfig(
+      {},
+      {
+        port: 0,
+        dataDir,
+        templatesDir: path.join(projectRoot, 'templates'),
+        logLevel: 'silent',
+        clusterNodes: 4,
+        executor: 'none',
+      },
+    ),
+    { logger: pino({ level: 'silent' }) },
+  );
 });
 afterAll(async () => {
   await server?.close();
@@ -25,15 +38,29 @@ describe('GET /api/agreements/ID', () => {
   it('gives the agreement with its term states, allocation, audit history and signatures', async () => {
     const client = new WsagClient(server.url);
     const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
-    const { agreementId } = await client.createAgreement(offerFromTemplate(template, [{ location: 'NodeCount', value: '2' }]));
+    const { agreementId } = await client.createAgreement(
+      offerFromTemplate(template, [{ location: 'NodeCount', value: '2' }]),
+    );
     await client.terminate(agreementId);
     const response = await fetch(`${server.url}/api/agreements/${agreementId}`);
     expect(response.status).toBe(200);
-    const detail = (await response.json()) as Record<string, unknown> & { history: Array<{ seq: number; action: string; actor: string }>; allocation: { nodes: number; segments: unknown[] } };
-    expect(detail).toMatchObject({ id: agreementId, state: 'Terminated', template: 'deadline-job', request: { nodeCount: 2 }, signatures: { signed: false } });
+    const detail = (await response.json()) as Record<string, unknown> & {
+      history: Array<{ seq: number; action: string; actor: string }>;
+      allocation: { nodes: number; segments: unknown[] };
+    };
+    expect(detail).toMatchObject({
+      id: agreementId,
+      state: 'Terminated',
+      template: 'deadline-job',
+      request: { nodeCount: 2 },
+      signatures: { signed: false },
+    });
     expect(detail.guaranteeTerms).toEqual([{ termName: 'CompletionByDeadline', state: 'NotDetermined' }]);
     expect(detail.allocation.nodes).toBe(2);
-    expect(detail.history.map((e) => [e.action, e.actor])).toEqual([['created', 'anonymous'], ['terminated', 'anonymous']]);
+    expect(detail.history.map((e) => [e.action, e.actor])).toEqual([
+      ['created', 'anonymous'],
+      ['terminated', 'anonymous'],
+    ]);
     expect(detail.history[1]?.seq).toBeGreaterThan(detail.history[0]?.seq as number);
   });
 

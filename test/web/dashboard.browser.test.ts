@@ -29,14 +29,36 @@ let dataDir: string;
 
 beforeAll(async () => {
   if (skip) return;
-  if (!fs.existsSync(chromiumPath)) throw new Error(`no Chromium at ${chromiumPath}: install Debian's chromium (.ci/run does), or set WSAG_SKIP_BROWSER=1`);
+  if (!fs.existsSync(chromiumPath))
+    throw new Error(
+      `no Chromium at ${chromiumPath}: install Debian's chromium (.ci/run does), or set WSAG_SKIP_BROWSER=1`,
+    );
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-ui-'));
-  const config = loadConfig({}, { port: 0, dataDir, templatesDir: path.join(projectRoot, 'templates'), logLevel: 'silent', admins: ['anonymous'], clusterNodes: 6, executor: 'none' });
+  const config = loadConfig(
+    {},
+    {
+      port: 0,
+      dataDir,
+      templatesDir: path.join(projectRoot, 'templates'),
+      logLevel: 'silent',
+      admins: ['anonymous'],
+      clusterNodes: 6,
+      executor: 'none',
+    },
+  );
   server = await startServer(config, { logger: pino({ level: 'silent' }) });
   client = new WsagClient(server.url);
   browser = await chromium.launch({
     executablePath: chromiumPath,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   fs.mkdirSync(shots, { recursive: true });
@@ -59,18 +81,36 @@ async function open(hash: string, ready: string): Promise<void> {
 
 describe.skipIf(skip)('the dashboard', () => {
   it('shows the schedule; failing a node from the Nodes view moves the booking in the Gantt', async () => {
-    const job = (await client.createAgreement(offerFromTemplate(await template('deadline-job'), [{ location: 'NodeCount', value: '2' }]))).agreementId;
-    await client.createAgreement(offerFromTemplate(await template('advance-reservation'), [{ location: 'NodeCount', value: '2' }]));
-    await client.createAgreement(offerFromTemplate(await template('best-effort-job'), [{ location: 'NodeCount', value: '1' }]));
+    const job = (
+      await client.createAgreement(
+        offerFromTemplate(await template('deadline-job'), [{ location: 'NodeCount', value: '2' }]),
+      )
+    ).agreementId;
+    await client.createAgreement(
+      offerFromTemplate(await template('advance-reservation'), [{ location: 'NodeCount', value: '2' }]),
+    );
+    await client.createAgreement(
+      offerFromTemplate(await template('best-effort-job'), [{ location: 'NodeCount', value: '1' }]),
+    );
     const { negotiationId } = await client.initiateNegotiation();
-    await client.negotiate(negotiationId, [negotiationOffer(offerFromTemplate(await template('advance-reservation'), [{ location: 'NodeCount', value: '1' }]), { counterOfferTo: 'advance-reservation-v1', state: 'Solicited' })]);
+    await client.negotiate(negotiationId, [
+      negotiationOffer(
+        offerFromTemplate(await template('advance-reservation'), [{ location: 'NodeCount', value: '1' }]),
+        { counterOfferTo: 'advance-reservation-v1', state: 'Solicited' },
+      ),
+    ]);
 
     await open('#/schedule', 'schedule');
     // The nodes of the booking's last piece (a failure keeps what ran as a piece of its own).
-    const nodesOf = () => page.$$eval(`rect[data-booking="${job}"]`, (bars) => {
-      const last = Math.max(...bars.map((b) => Number(b.getAttribute('data-piece'))));
-      return [...new Set(bars.filter((b) => Number(b.getAttribute('data-piece')) === last).map((b) => b.getAttribute('data-node')))];
-    });
+    const nodesOf = () =>
+      page.$$eval(`rect[data-booking="${job}"]`, (bars) => {
+        const last = Math.max(...bars.map((b) => Number(b.getAttribute('data-piece'))));
+        return [
+          ...new Set(
+            bars.filter((b) => Number(b.getAttribute('data-piece')) === last).map((b) => b.getAttribute('data-node')),
+          ),
+        ];
+      });
     const before = await nodesOf();
     expect(before).toHaveLength(2);
     expect(await page.locator('rect[data-booking][stroke-dasharray="4 2"]').count()).toBeGreaterThan(0); // the hold
@@ -93,12 +133,20 @@ describe.skipIf(skip)('the dashboard', () => {
   it('updates the schedule live when an agreement is made elsewhere', async () => {
     await open('#/schedule', 'schedule');
     await page.waitForSelector('#live.on');
-    const made = (await client.createAgreement(offerFromTemplate(await template('deadline-job'), [{ location: 'NodeCount', value: '1' }]))).agreementId;
+    const made = (
+      await client.createAgreement(
+        offerFromTemplate(await template('deadline-job'), [{ location: 'NodeCount', value: '1' }]),
+      )
+    ).agreementId;
     await page.waitForSelector(`rect[data-booking="${made}"]`, { timeout: 10_000 });
   });
 
   it('finds an agreement by search and shows its terms, allocation, signatures and audit history', async () => {
-    const made = (await client.createAgreement(offerFromTemplate(await template('advance-reservation'), [{ location: 'NodeCount', value: '1' }]))).agreementId;
+    const made = (
+      await client.createAgreement(
+        offerFromTemplate(await template('advance-reservation'), [{ location: 'NodeCount', value: '1' }]),
+      )
+    ).agreementId;
     await open('#/agreements', 'agreements');
     // Ids are time-ordered: agreements made in the same minute begin alike, their ends differ.
     await page.fill('input[type=search]', made.slice(-12));

@@ -11,7 +11,12 @@ let server: http.Server;
 let url = '';
 beforeAll(async () => {
   const app = express();
-  app.use(stream.router((req) => ({ identity: String(req.headers['x-who'] ?? 'alice'), isAdmin: req.headers['x-who'] === 'operator' }) as Caller));
+  app.use(
+    stream.router(
+      (req) =>
+        ({ identity: String(req.headers['x-who'] ?? 'alice'), isAdmin: req.headers['x-who'] === 'operator' }) as Caller,
+    ),
+  );
   server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   url = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/events`;
@@ -38,7 +43,8 @@ async function follow(who: string): Promise<{ text: () => string; close: () => v
   return { text: () => received, close: () => controller.abort() };
 }
 
-const change = (initiator: string) => ({ after: { id: 'agr-1', state: 'Observed', initiator }, notes: [] }) as unknown as AgreementChange;
+const change = (initiator: string) =>
+  ({ after: { id: 'agr-1', state: 'Observed', initiator }, notes: [] }) as unknown as AgreementChange;
 /** Waits (up to 10 s) until `ready` holds: events cross a socket, however loaded the machine. */
 async function until(ready: () => boolean): Promise<void> {
   for (const started = Date.now(); !ready(); ) {
@@ -49,7 +55,7 @@ async function until(ready: () => boolean): Promise<void> {
 const events = (text: string) => text.match(/^event: \w+$/gm) ?? [];
 
 describe('GET /api/events', () => {
-  it('tells an agreement\'s initiator and operators of its changes, and only operators of re-plans', async () => {
+  it("tells an agreement's initiator and operators of its changes, and only operators of re-plans", async () => {
     const [alice, operator] = [await follow('alice'), await follow('operator')];
     stream.agreementChanged(change('bob'));
     stream.agreementChanged(change('alice'));
@@ -57,14 +63,22 @@ describe('GET /api/events', () => {
     stream.agreementChanged(change('alice')); // the last one: when alice has it, she has everything sent to her
     await until(() => events(alice.text()).length === 2 && events(operator.text()).length === 4);
     expect(events(alice.text())).toEqual(['event: agreement', 'event: agreement']);
-    expect(events(operator.text())).toEqual(['event: agreement', 'event: agreement', 'event: replan', 'event: agreement']);
+    expect(events(operator.text())).toEqual([
+      'event: agreement',
+      'event: agreement',
+      'event: replan',
+      'event: agreement',
+    ]);
     expect(operator.text()).toContain('data: {"kind":"replan","cause":"node-failed","moved":["agr-1"]}');
 
     // Alice has one stream open, the most one party keeps here: a second is refused, with a problem document.
     const second = await fetch(url, { headers: { 'x-who': 'alice' } });
     expect(second.status).toBe(429);
     expect(second.headers.get('retry-after')).toBe('30');
-    expect((await second.json()) as { title: string; detail: string }).toMatchObject({ title: 'TooManyStreams', detail: 'alice has 1 event streams open, the most one party keeps: close a dashboard first' });
+    expect((await second.json()) as { title: string; detail: string }).toMatchObject({
+      title: 'TooManyStreams',
+      detail: 'alice has 1 event streams open, the most one party keeps: close a dashboard first',
+    });
     // Bob takes the last of the two; then the server is full for parties, never for an operator.
     const bob = await follow('bob');
     const carol = await fetch(url, { headers: { 'x-who': 'carol' } });

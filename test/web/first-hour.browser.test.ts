@@ -23,11 +23,17 @@ let dataDir = '';
 
 beforeAll(async () => {
   if (skip) return;
-  if (!fs.existsSync(chromiumPath)) throw new Error(`no Chromium at ${chromiumPath}: install Debian's chromium (.ci/run does), or set WSAG_SKIP_BROWSER=1`);
+  if (!fs.existsSync(chromiumPath))
+    throw new Error(
+      `no Chromium at ${chromiumPath}: install Debian's chromium (.ci/run does), or set WSAG_SKIP_BROWSER=1`,
+    );
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-first-hour-'));
   // As `npm start` runs it (on a free port rather than 8080).
   server = await startServerProcess(dataDir, {}, { compiled: true });
-  browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'] });
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
+  });
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -36,18 +42,24 @@ afterAll(async () => {
 });
 
 describe.skipIf(skip)('the first hour', () => {
-  it('the landing view is a schedule with the party\'s own bookings, labelled and clickable', async () => {
+  it("the landing view is a schedule with the party's own bookings, labelled and clickable", async () => {
     const client = new WsagClient(server.url);
     const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
-    const { agreementId } = await client.createAgreement(offerFromTemplate(template, [{ location: 'NodeCount', value: '2' }]));
+    const { agreementId } = await client.createAgreement(
+      offerFromTemplate(template, [{ location: 'NodeCount', value: '2' }]),
+    );
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(`${server.url}/ui/`);
     await page.waitForSelector('body[data-ready="schedule"]');
     expect(await page.locator('.error').count()).toBe(0);
     expect(await page.textContent('h2')).toBe('Schedule');
-    expect(await page.textContent('.toolbar .muted')).toMatch(/your bookings and others' busy time: 1 in view, 0 failed nodes, 0 promises at risk/);
+    expect(await page.textContent('.toolbar .muted')).toMatch(
+      /your bookings and others' busy time: 1 in view, 0 failed nodes, 0 promises at risk/,
+    );
     // Labelled with the short id, and the level where the bar has room for it.
-    expect(await page.locator(`text[data-label="${agreementId}"]`).first().textContent()).toMatch(new RegExp(`^${agreementId.slice(0, 8)}( Standard)?$`));
+    expect(await page.locator(`text[data-label="${agreementId}"]`).first().textContent()).toMatch(
+      new RegExp(`^${agreementId.slice(0, 8)}( Standard)?$`),
+    );
     fs.mkdirSync(shots, { recursive: true });
     await page.screenshot({ path: path.join(shots, 'first-hour.png') });
     // On a smaller screen the toolbar and legend wrap rather than run off the page.

@@ -18,9 +18,18 @@ beforeAll(async () => {
   const echo: http.RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => res.end(JSON.stringify({ forwarded: wasForwarded(req), body: Buffer.concat(chunks).toString() })));
+    req.on('end', () =>
+      res.end(JSON.stringify({ forwarded: wasForwarded(req), body: Buffer.concat(chunks).toString() })),
+    );
   };
-  server = http.createServer(checkingForwards(echo, { secret, maxBodyBytes: 1024 * 1024, now: () => new Date(), logger: pino({ level: 'silent' }) }));
+  server = http.createServer(
+    checkingForwards(echo, {
+      secret,
+      maxBodyBytes: 1024 * 1024,
+      now: () => new Date(),
+      logger: pino({ level: 'silent' }),
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -28,8 +37,10 @@ afterAll(async () => new Promise((resolve) => server.close(resolve)));
 
 const send = (path: string, body: string, headers: Record<string, string>) =>
   fetch(url + path, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
-const signed = (path: string, body: string, chain = 'MIIB', at = new Date(), key = secret) =>
-  ({ 'x-wsag-client-chain': chain, 'x-wsag-forward-mac': forwardMac(key, { method: 'POST', path, body: Buffer.from(body), chain }, at) });
+const signed = (path: string, body: string, chain = 'MIIB', at = new Date(), key = secret) => ({
+  'x-wsag-client-chain': chain,
+  'x-wsag-forward-mac': forwardMac(key, { method: 'POST', path, body: Buffer.from(body), chain }, at),
+});
 
 describe('forwarded requests', () => {
   it('a request with a good MAC reaches the routes with its body intact, marked forwarded; the secret is never sent', async () => {
@@ -45,13 +56,24 @@ describe('forwarded requests', () => {
 
   it('refuses a changed body, path or chain, a stale or replayed message, and a MAC made with another key', async () => {
     const refusal = async (answer: Response) => [answer.status, (await answer.text()).trim()];
-    expect(await refusal(await send('/api/x', '{"a":2}', signed('/api/x', '{"a":1}')))).toEqual([401, expect.stringMatching(/^NotAuthenticated: the forwarded request's MAC does not hold/)]);
+    expect(await refusal(await send('/api/x', '{"a":2}', signed('/api/x', '{"a":1}')))).toEqual([
+      401,
+      expect.stringMatching(/^NotAuthenticated: the forwarded request's MAC does not hold/),
+    ]);
     expect((await send('/api/y', '{}', signed('/api/x', '{}'))).status).toBe(401);
     expect((await send('/api/x', '{}', { ...signed('/api/x', '{}'), 'x-wsag-client-chain': 'MIIC' })).status).toBe(401);
-    expect(await refusal(await send('/api/x', '{}', signed('/api/x', '{}', 'MIIB', new Date(Date.now() - 120_000))))).toEqual([401, expect.stringMatching(/more than 60 s from now/)]);
-    expect((await send('/api/x', '{}', signed('/api/x', '{}', 'MIIB', new Date(), 'another secret of 32 characters!'))).status).toBe(401);
+    expect(
+      await refusal(await send('/api/x', '{}', signed('/api/x', '{}', 'MIIB', new Date(Date.now() - 120_000)))),
+    ).toEqual([401, expect.stringMatching(/more than 60 s from now/)]);
+    expect(
+      (await send('/api/x', '{}', signed('/api/x', '{}', 'MIIB', new Date(), 'another secret of 32 characters!')))
+        .status,
+    ).toBe(401);
     const once = signed('/api/x', '{}');
     expect((await send('/api/x', '{}', once)).status).toBe(200);
-    expect(await refusal(await send('/api/x', '{}', once))).toEqual([401, 'NotAuthenticated: this forwarded request was received already']);
+    expect(await refusal(await send('/api/x', '{}', once))).toEqual([
+      401,
+      'NotAuthenticated: this forwarded request was received already',
+    ]);
   });
 });

@@ -18,10 +18,18 @@ async function serve(handler: http.RequestListener): Promise<string> {
 }
 
 function standby(leaderUrl: ForwardingOptions['leaderUrl'], extra: Partial<ForwardingOptions> = {}): Promise<string> {
-  return serve(standbyApp({
-    leaderUrl, instanceUrl: 'http://standby.invalid', maxBodyBytes: 1000, waitMs: 400, soapPaths: ['/wsag/AgreementFactory'],
-    now: () => new Date('2026-11-25T12:00:00Z'), logger: pino({ level: 'silent' }), ...extra,
-  }));
+  return serve(
+    standbyApp({
+      leaderUrl,
+      instanceUrl: 'http://standby.invalid',
+      maxBodyBytes: 1000,
+      waitMs: 400,
+      soapPaths: ['/wsag/AgreementFactory'],
+      now: () => new Date('2026-11-25T12:00:00Z'),
+      logger: pino({ level: 'silent' }),
+      ...extra,
+    }),
+  );
 }
 
 describe('a standby forwarding to the planning leader', () => {
@@ -31,13 +39,33 @@ describe('a standby forwarding to the planning leader', () => {
     const leader = await serve((req, res) => {
       seen = req.headers;
       req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => res.writeHead(201, { 'content-type': 'text/plain', 'x-answer': 'yes' }).end(`got ${req.method} ${req.url}`));
+      req.on('end', () =>
+        res.writeHead(201, { 'content-type': 'text/plain', 'x-answer': 'yes' }).end(`got ${req.method} ${req.url}`),
+      );
     });
     const url = await standby(async () => leader);
-    const response = await fetch(`${url}/api/x?y=1`, { method: 'POST', body: 'hello', headers: { 'content-type': 'application/json', 'x-wsag-client-chain': 'forged', 'x-wsag-forward-mac': 'forged', 'x-custom': 'kept' } });
-    expect([response.status, response.headers.get('x-answer'), await response.text()]).toEqual([201, 'yes', 'got POST /api/x?y=1']);
+    const response = await fetch(`${url}/api/x?y=1`, {
+      method: 'POST',
+      body: 'hello',
+      headers: {
+        'content-type': 'application/json',
+        'x-wsag-client-chain': 'forged',
+        'x-wsag-forward-mac': 'forged',
+        'x-custom': 'kept',
+      },
+    });
+    expect([response.status, response.headers.get('x-answer'), await response.text()]).toEqual([
+      201,
+      'yes',
+      'got POST /api/x?y=1',
+    ]);
     expect(body).toBe('hello');
-    expect(seen).toMatchObject({ 'x-custom': 'kept', 'x-wsag-forwarded-by': 'http://standby.invalid', 'x-forwarded-proto': 'http', 'content-length': '5' });
+    expect(seen).toMatchObject({
+      'x-custom': 'kept',
+      'x-wsag-forwarded-by': 'http://standby.invalid',
+      'x-forwarded-proto': 'http',
+      'content-length': '5',
+    });
     expect(seen['x-wsag-client-chain']).toBeUndefined();
     expect(seen['x-wsag-forward-mac']).toBeUndefined();
   });
@@ -46,7 +74,10 @@ describe('a standby forwarding to the planning leader', () => {
     const url = await standby(async () => undefined);
     const soap = await post(`${url}/wsag/AgreementFactory`, soap11('<x/>'));
     expect(soap.status).toBe(503);
-    expect(faultOf(soap.text)).toEqual({ code: 'ServiceUnavailable', message: 'no planning leader answered within 0.4 s (a takeover may be under way): try again shortly' });
+    expect(faultOf(soap.text)).toEqual({
+      code: 'ServiceUnavailable',
+      message: 'no planning leader answered within 0.4 s (a takeover may be under way): try again shortly',
+    });
     const api = await fetch(`${url}/api/agreements`);
     expect(api.status).toBe(503);
     expect(await api.json()).toMatchObject({ error: 'ServiceUnavailable' });
@@ -55,10 +86,13 @@ describe('a standby forwarding to the planning leader', () => {
   it('waits through a takeover: a leader that is not reachable yet, then one that is', async () => {
     const leader = await serve((_req, res) => res.end('new leader'));
     let asked = 0;
-    const url = await standby(async (fresh) => {
-      asked++;
-      return fresh && asked > 2 ? leader : 'http://127.0.0.1:1'; // the dead leader's address, refused
-    }, { waitMs: 5000 });
+    const url = await standby(
+      async (fresh) => {
+        asked++;
+        return fresh && asked > 2 ? leader : 'http://127.0.0.1:1'; // the dead leader's address, refused
+      },
+      { waitMs: 5000 },
+    );
     expect(await (await fetch(`${url}/api/plan`)).text()).toBe('new leader');
     expect(asked).toBe(3);
   });
@@ -72,7 +106,9 @@ describe('a standby forwarding to the planning leader', () => {
     const url = await standby(async () => leader);
     const response = await post(`${url}/wsag/AgreementFactory`, soap11('<x/>'));
     expect(response.status).toBe(503);
-    expect(faultOf(response.text).message).toMatch(/^the planning leader failed while it held this request \(.+\); whether it was carried out is unknown/);
+    expect(faultOf(response.text).message).toMatch(
+      /^the planning leader failed while it held this request \(.+\); whether it was carried out is unknown/,
+    );
     expect(received).toBe(1);
   });
 

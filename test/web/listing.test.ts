@@ -17,13 +17,22 @@ beforeAll(async () => {
   const repository = new MemoryAgreementRepository();
   for (let i = 0; i < 1500; i++) {
     const id = `a${String(i).padStart(4, '0')}`;
-    await repository.insert(makeAgreement({ id, state: i % 3 === 0 ? 'Terminated' : 'Complete', createdAt: new Date(t0 + Math.floor(i / 2) * 1000), document: `<x id="${id}"/>` }));
+    await repository.insert(
+      makeAgreement({
+        id,
+        state: i % 3 === 0 ? 'Terminated' : 'Complete',
+        createdAt: new Date(t0 + Math.floor(i / 2) * 1000),
+        document: `<x id="${id}"/>`,
+      }),
+    );
   }
   server = await startTestServer({ repository });
 });
 afterAll(async () => server?.close());
 
-async function page(query: string): Promise<{ status: number; ids: string[]; next: string | undefined; body: unknown }> {
+async function page(
+  query: string,
+): Promise<{ status: number; ids: string[]; next: string | undefined; body: unknown }> {
   const response = await fetch(`${server.url}/api/agreements${query}`);
   const body = (await response.json()) as unknown;
   const next = /<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
@@ -67,7 +76,10 @@ describe('GET /api/agreements is paged (class 7)', () => {
     ['?limit=1001', 'limit must be a whole number from 1 to 1000'],
     ['?limit=1e3', 'limit must be a whole number from 1 to 1000'],
     ['?after=nonsense', 'after is not a cursor this server gave: pass the after= of a Link rel="next" header as it is'],
-    ['?state=Happy', 'state must be one of Pending, Observed, PendingAndTerminating, ObservedAndTerminating, Rejected, Complete, Terminated'],
+    [
+      '?state=Happy',
+      'state must be one of Pending, Observed, PendingAndTerminating, ObservedAndTerminating, Rejected, Complete, Terminated',
+    ],
     ['?sort=id', 'unknown query parameter "sort": a listing takes limit, after and state'],
   ])('%s is a 400 problem naming the parameter', async (query, detail) => {
     const p = await page(query);
@@ -88,7 +100,9 @@ describe('the agreement list after an early end', () => {
     try {
       const client = new WsagClient(server.url);
       const template = (await client.templates()).find((t) => t.includes('deadline-job-v1')) as string;
-      const { agreementId } = await client.createAgreement(offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]));
+      const { agreementId } = await client.createAgreement(
+        offerFromTemplate(template, [{ location: 'NodeCount', value: '1' }]),
+      );
       const planned = (await client.agreements()).find((a) => a.id === agreementId)?.end as string;
       const before = Date.now();
       await client.terminate(agreementId);

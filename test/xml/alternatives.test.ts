@@ -4,7 +4,16 @@ import { maxAlternatives } from '../../src/xml/alternatives.js';
 import { XmlAgreementWriter } from '../../src/xml/agreement-writer.js';
 import { ns } from '../../src/xml/namespaces.js';
 import { requireTool } from '../support/tools.js';
-import { canonicalOffer, canonicalTerms, constraintProblem, offerXml, ourSchemaProblem, read, referenceProblems, thrown } from './fixtures.js';
+import {
+  canonicalOffer,
+  canonicalTerms,
+  constraintProblem,
+  offerXml,
+  ourSchemaProblem,
+  read,
+  referenceProblems,
+  thrown,
+} from './fixtures.js';
 
 /** Offers with term compositors (WS-Agreement 4.2): each alternative is an offer of its own. */
 
@@ -32,7 +41,9 @@ const exactlyOne = (count: number, prefix: string): string =>
 function termsOf(termsXml: string): string[] {
   expect(termsXml).toMatch(/^<wsag:Terms[^>]*><wsag:All><wsag:(ServiceDescriptionTerm|GuaranteeTerm) /);
   expect(termsXml).not.toMatch(/ExactlyOne|OneOrMore|<wsag:All>.*<wsag:All>/s);
-  return [...termsXml.matchAll(/<wsag:(?:ServiceDescriptionTerm|GuaranteeTerm) wsag:Name="([^"]+)"/g)].map((m) => m[1] as string);
+  return [...termsXml.matchAll(/<wsag:(?:ServiceDescriptionTerm|GuaranteeTerm) wsag:Name="([^"]+)"/g)].map(
+    (m) => m[1] as string,
+  );
 }
 
 describe('an offer without choices', () => {
@@ -78,7 +89,12 @@ describe('alternatives of nested All / ExactlyOne / OneOrMore', () => {
   });
 
   it('reads each alternative on its own: service terms, guarantee terms', () => {
-    expect(alternatives.map((a) => a.serviceTermNames)).toEqual([['A', 'B1'], ['A', 'B1'], ['A', 'B2a', 'B2b'], ['A', 'B2a', 'B2b']]);
+    expect(alternatives.map((a) => a.serviceTermNames)).toEqual([
+      ['A', 'B1'],
+      ['A', 'B1'],
+      ['A', 'B2a', 'B2b'],
+      ['A', 'B2a', 'B2b'],
+    ]);
     expect(alternatives.map((a) => a.guaranteeTerms.map((g) => g.name))).toEqual([['G1'], ['G2'], ['G1'], ['G2']]);
     for (const a of alternatives) expect(a.alternatives()).toEqual([a]);
   });
@@ -113,11 +129,19 @@ describe('the number of alternatives, known without building them', () => {
       offerXml('deadline-job'),
       offer(`<wsag:All>${job('A', 1)}<wsag:All>${job('B', 2)}</wsag:All></wsag:All>`),
       offer(`<wsag:All>${exactlyOne(1, 'A')}</wsag:All>`),
-      offer(`<wsag:All>${job('A', 1)}<wsag:ExactlyOne>${job('B1', 2)}<wsag:All>${job('B2a', 3)}${job('B2b', 4)}</wsag:All></wsag:ExactlyOne><wsag:OneOrMore>${guarantee('G1')}${guarantee('G2')}</wsag:OneOrMore></wsag:All>`),
+      offer(
+        `<wsag:All>${job('A', 1)}<wsag:ExactlyOne>${job('B1', 2)}<wsag:All>${job('B2a', 3)}${job('B2b', 4)}</wsag:All></wsag:ExactlyOne><wsag:OneOrMore>${guarantee('G1')}${guarantee('G2')}</wsag:OneOrMore></wsag:All>`,
+      ),
       offer(`<wsag:All>${exactlyOne(8, 'A')}${exactlyOne(8, 'B')}</wsag:All>`),
     ];
     const counts = shapes.map((xml) => read(xml)).map((o) => [o.alternativeCount, o.alternatives().length]);
-    expect(counts).toEqual([[1, 1], [1, 1], [1, 1], [4, 4], [64, 64]]);
+    expect(counts).toEqual([
+      [1, 1],
+      [1, 1],
+      [1, 1],
+      [4, 4],
+      [64, 64],
+    ]);
   });
 });
 
@@ -131,7 +155,9 @@ describe('the number of alternatives is capped', () => {
   it('refuses more with InvalidTerms naming the count (a sum of ExactlyOne children)', () => {
     const error = thrown(() => read(offer(`<wsag:All>${exactlyOne(65, 'A')}</wsag:All>`)));
     expect(error).toBeInstanceOf(InvalidTerms);
-    expect(error.message).toBe('wsag:Terms: its ExactlyOne / OneOrMore compositors combine into 65 alternatives; at most 64 are considered');
+    expect(error.message).toBe(
+      'wsag:Terms: its ExactlyOne / OneOrMore compositors combine into 65 alternatives; at most 64 are considered',
+    );
   });
 
   it('refuses more with InvalidTerms naming the count (a product under All)', () => {
@@ -144,7 +170,8 @@ describe('the number of alternatives is capped', () => {
 describe('creation constraints apply per alternative', () => {
   const twoJobs = offerXml('deadline-job').replace(
     /<wsag:All>(<wsag:ServiceDescriptionTerm.*?<\/wsag:ServiceDescriptionTerm>)/s,
-    (_m, sdt: string) => `<wsag:All><wsag:ExactlyOne>${sdt.replace('<jsdl:Exact>4<', '<jsdl:Exact>512<')}${sdt}</wsag:ExactlyOne>`,
+    (_m, sdt: string) =>
+      `<wsag:All><wsag:ExactlyOne>${sdt.replace('<jsdl:Exact>4<', '<jsdl:Exact>512<')}${sdt}</wsag:ExactlyOne>`,
   );
   const whole = read(twoJobs);
   const [big, small] = whole.alternatives();
@@ -152,19 +179,27 @@ describe('creation constraints apply per alternative', () => {
   it('the offer with its choices fails (two deadlines), each alternative is judged alone', () => {
     expect(constraintProblem('deadline-job', whole)).toMatch(/^Constraint #1 is not met/);
     expect(big?.request.nodeCount).toBe(512);
-    expect(constraintProblem('deadline-job', big!)).toMatch(/^Item 'NodeCount' at \/wsag:AgreementOffer\/wsag:Terms\/wsag:All\/wsag:ServiceDescriptionTerm.*value "512" violates facet maxInclusive/);
+    expect(constraintProblem('deadline-job', big!)).toMatch(
+      /^Item 'NodeCount' at \/wsag:AgreementOffer\/wsag:Terms\/wsag:All\/wsag:ServiceDescriptionTerm.*value "512" violates facet maxInclusive/,
+    );
     expect(small?.request.nodeCount).toBe(4);
     expect(constraintProblem('deadline-job', small!)).toBeUndefined();
   });
 
   it("the agreement carries the chosen alternative's Terms and says which it was", () => {
     const agreement = new XmlAgreementWriter().write(small!, {
-      agreementId: 'a-1', initiator: 'alice', responder: 'site', templateId: 'deadline-job-v1', templateName: 'deadline-job',
+      agreementId: 'a-1',
+      initiator: 'alice',
+      responder: 'site',
+      templateId: 'deadline-job-v1',
+      templateName: 'deadline-job',
     });
     expect(agreement).toContain('<jsdl:Exact>4</jsdl:Exact>');
     expect(agreement).not.toContain('512');
     expect(agreement).not.toContain('ExactlyOne');
-    expect(agreement).toContain(`<srv:ChosenAlternative xmlns:srv="${ns.srv}" Count="2" Index="2"><srv:Term>Job</srv:Term></srv:ChosenAlternative></wsag:Context>`);
+    expect(agreement).toContain(
+      `<srv:ChosenAlternative xmlns:srv="${ns.srv}" Count="2" Index="2"><srv:Term>Job</srv:Term></srv:ChosenAlternative></wsag:Context>`,
+    );
     expect(ourSchemaProblem(agreement)).toBeUndefined();
     if (haveXmllint) expect(referenceProblems({ agreement })).toEqual({});
   });
@@ -179,10 +214,13 @@ describe('the Context of an offer that accepts a negotiation offer', () => {
     `<wsag-neg:NegotiationOfferContext><wsag-neg:CounterOfferTo>${counterOfferTo}</wsag-neg:CounterOfferTo>` +
     '<wsag-neg:Creator>NegotiationInitiator</wsag-neg:Creator><wsag-neg:State><wsag-neg:Acceptable/></wsag-neg:State></wsag-neg:NegotiationOfferContext>' +
     '</wsag-neg:NegotiationExtension>';
-  const withContext = (extra: string): string => offerXml('deadline-job').replace('</wsag:Context>', `${extra}</wsag:Context>`);
+  const withContext = (extra: string): string =>
+    offerXml('deadline-job').replace('</wsag:Context>', `${extra}</wsag:Context>`);
 
   it('names the accepted offer and the negotiation (its EPR reference parameter)', () => {
-    const accepting = read(withContext(`<x:Tag xmlns:x="urn:x">kept</x:Tag>${negotiationExtension('offer-7', 'neg-1')}`));
+    const accepting = read(
+      withContext(`<x:Tag xmlns:x="urn:x">kept</x:Tag>${negotiationExtension('offer-7', 'neg-1')}`),
+    );
     expect(accepting.accepts).toEqual({ offerId: 'offer-7', negotiationId: 'neg-1' });
     expect(accepting.context.extensions).toHaveLength(1);
     expect(accepting.context.extensions[0]).toMatch(/^<x:Tag [^>]*xmlns:x="urn:x">kept<\/x:Tag>$/);
@@ -192,24 +230,35 @@ describe('the Context of an offer that accepts a negotiation offer', () => {
     expect(read(withContext(negotiationExtension('offer-7'))).accepts).toEqual({ offerId: 'offer-7' });
     const renegotiation = negotiationExtension('offer-9', 'neg-2')
       .replaceAll('NegotiationExtension', 'RenegotiationExtension')
-      .replace('<wsag-neg:NegotiationOfferContext>', `<wsag-neg:ResponderAgreementEPR>${epr()}</wsag-neg:ResponderAgreementEPR><wsag-neg:NegotiationOfferContext>`);
+      .replace(
+        '<wsag-neg:NegotiationOfferContext>',
+        `<wsag-neg:ResponderAgreementEPR>${epr()}</wsag-neg:ResponderAgreementEPR><wsag-neg:NegotiationOfferContext>`,
+      );
     expect(read(withContext(renegotiation)).accepts).toEqual({ offerId: 'offer-9', negotiationId: 'neg-2' });
   });
 
   it('an empty CounterOfferTo is InvalidTerms naming the element', () => {
     const error = thrown(() => read(withContext(negotiationExtension(' '))));
     expect(error).toBeInstanceOf(InvalidTerms);
-    expect(error.message).toMatch(/wsag-neg:NegotiationExtension needs wsag-neg:NegotiationOfferContext\/wsag-neg:CounterOfferTo/);
+    expect(error.message).toMatch(
+      /wsag-neg:NegotiationExtension needs wsag-neg:NegotiationOfferContext\/wsag-neg:CounterOfferTo/,
+    );
   });
 
   it('the agreement records the accepted offer once; srv elements a client wrote are not copied', () => {
     const forged = `<srv:AcceptedOffer xmlns:srv="${ns.srv}"><srv:OfferId>forged</srv:OfferId></srv:AcceptedOffer>`;
     const accepting = read(withContext(`${forged}${negotiationExtension('offer-7', 'neg-1')}`));
     const agreement = new XmlAgreementWriter().write(accepting, {
-      agreementId: 'a-2', initiator: 'alice', responder: 'site', templateId: 'deadline-job-v1', templateName: 'deadline-job',
+      agreementId: 'a-2',
+      initiator: 'alice',
+      responder: 'site',
+      templateId: 'deadline-job-v1',
+      templateName: 'deadline-job',
     });
     expect(agreement.match(/AcceptedOffer /g)).toHaveLength(1);
-    expect(agreement).toContain(`<srv:AcceptedOffer xmlns:srv="${ns.srv}"><srv:NegotiationId>neg-1</srv:NegotiationId><srv:OfferId>offer-7</srv:OfferId></srv:AcceptedOffer>`);
+    expect(agreement).toContain(
+      `<srv:AcceptedOffer xmlns:srv="${ns.srv}"><srv:NegotiationId>neg-1</srv:NegotiationId><srv:OfferId>offer-7</srv:OfferId></srv:AcceptedOffer>`,
+    );
     expect(agreement).not.toContain('NegotiationExtension');
     expect(agreement).not.toContain('ChosenAlternative');
     expect(ourSchemaProblem(agreement)).toBeUndefined();
@@ -219,7 +268,10 @@ describe('the Context of an offer that accepts a negotiation offer', () => {
 
 describe('sla:UseReservation', () => {
   it('names the reservation a job uses', () => {
-    const xml = offerXml('deadline-job').replace(/<sla:MigrationPolicy[^>]*?(\/>|><\/sla:MigrationPolicy>)/, (policy) => `${policy}<sla:UseReservation>ar-42</sla:UseReservation>`);
+    const xml = offerXml('deadline-job').replace(
+      /<sla:MigrationPolicy[^>]*?(\/>|><\/sla:MigrationPolicy>)/,
+      (policy) => `${policy}<sla:UseReservation>ar-42</sla:UseReservation>`,
+    );
     expect(ourSchemaProblem(xml)).toBeUndefined();
     expect(read(xml).request.useReservation).toBe('ar-42');
     expect(read(offerXml('deadline-job')).request).not.toHaveProperty('useReservation');

@@ -8,7 +8,9 @@ import { offerXml } from './fixtures.js';
 
 /** libxml2-wasm's own subtree canonicalisation, the reference canonicalXml must agree with. */
 const reference = (element: XmlElement, mode: 'inclusive' | 'exclusive') =>
-  element.canonicalizeToString({ mode: mode === 'inclusive' ? XmlC14NMode.XML_C14N_1_0 : XmlC14NMode.XML_C14N_EXCLUSIVE_1_0 });
+  element.canonicalizeToString({
+    mode: mode === 'inclusive' ? XmlC14NMode.XML_C14N_1_0 : XmlC14NMode.XML_C14N_EXCLUSIVE_1_0,
+  });
 
 /** The canonical form, or that there is none (libxml2 cannot canonicalise an entity reference, for one). */
 const outcome = (canonicalise: () => string): string => {
@@ -48,7 +50,8 @@ describe('canonicalXml', () => {
         const elements = everyElement(doc);
         expect(elements.length).toBeGreaterThan(1);
         for (const element of elements) {
-          for (const mode of ['inclusive', 'exclusive'] as const) expect(outcome(() => canonicalXml(element, mode))).toBe(outcome(() => reference(element, mode)));
+          for (const mode of ['inclusive', 'exclusive'] as const)
+            expect(outcome(() => canonicalXml(element, mode))).toBe(outcome(() => reference(element, mode)));
         }
       });
     });
@@ -67,12 +70,18 @@ describe('canonicalXml', () => {
 
   it('keeps whitespace-only text nodes as the tree has them (a document parsed keeping blanks)', () => {
     const xml = '<r xmlns:a="urn:a">\n  <a:x>\n    <a:y> t </a:y>\n  </a:x>\n</r>';
-    withXml(xml, 'blanks', (doc) => {
-      for (const element of everyElement(doc)) {
-        for (const mode of ['inclusive', 'exclusive'] as const) expect(canonicalXml(element, mode)).toBe(reference(element, mode));
-      }
-      expect(canonicalXml(everyElement(doc)[1] as XmlElement, 'inclusive')).toContain('>\n    <a:y>');
-    }, { keepBlanks: true });
+    withXml(
+      xml,
+      'blanks',
+      (doc) => {
+        for (const element of everyElement(doc)) {
+          for (const mode of ['inclusive', 'exclusive'] as const)
+            expect(canonicalXml(element, mode)).toBe(reference(element, mode));
+        }
+        expect(canonicalXml(everyElement(doc)[1] as XmlElement, 'inclusive')).toContain('>\n    <a:y>');
+      },
+      { keepBlanks: true },
+    );
   });
 
   it('leaves out what lies beside the root element', () => {

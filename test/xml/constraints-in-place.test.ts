@@ -13,7 +13,9 @@ import { projectRoot } from '../support/server.js';
 
 const library = TemplateLibrary.fromDirectory(path.join(projectRoot, 'templates'));
 const template = library.find({ name: 'deadline-job' }) as AgreementTemplate;
-const deadlineTemplate = library.render(new Date('2026-11-21T12:00:00Z')).find((t) => t.includes('<wsag:Name>deadline-job</wsag:Name>')) as string;
+const deadlineTemplate = library
+  .render(new Date('2026-11-21T12:00:00Z'))
+  .find((t) => t.includes('<wsag:Name>deadline-job</wsag:Name>')) as string;
 
 /** The offer's own namespace declarations moved to the envelope (and a default namespace there): everything the offer names is inherited. */
 function inheritingEverything(envelope: string): string {
@@ -21,7 +23,10 @@ function inheritingEverything(envelope: string): string {
   const declarations = start.match(/\sxmlns:[\w.-]+="[^"]*"/g) ?? [];
   expect(declarations.length).toBeGreaterThan(2);
   return envelope
-    .replace(start, declarations.reduce((tag, d) => tag.replace(d, ''), start))
+    .replace(
+      start,
+      declarations.reduce((tag, d) => tag.replace(d, ''), start),
+    )
     .replace('<soap:Envelope ', `<soap:Envelope xmlns="urn:example:default"${declarations.join('')} `);
 }
 
@@ -45,7 +50,9 @@ function verdicts(envelope: string): { inPlace: string | null | undefined; parse
 describe('creation constraints checked on the offer as parsed with its envelope', () => {
   it('reach the verdicts a parse of its standalone copy reaches, whichever element declares the namespaces', () => {
     for (const nodes of ['3', '64', '65', '100']) {
-      const envelope = soap11(createAgreementBody(offerFromTemplate(deadlineTemplate, [{ location: 'NodeCount', value: nodes }])));
+      const envelope = soap11(
+        createAgreementBody(offerFromTemplate(deadlineTemplate, [{ location: 'NodeCount', value: nodes }])),
+      );
       for (const variant of [envelope, inheritingEverything(envelope)]) {
         const { inPlace, parsedAgain } = verdicts(variant);
         expect(inPlace, `${nodes} nodes`).toBe(parsedAgain);
@@ -56,14 +63,18 @@ describe('creation constraints checked on the offer as parsed with its envelope'
   });
 
   it('fall back to the standalone copy where the envelope declares the xml: prefix itself, with the same verdict', () => {
-    const envelope = soap11(createAgreementBody(offerFromTemplate(deadlineTemplate, [{ location: 'NodeCount', value: '100' }]))).replace('<soap:Envelope ', '<soap:Envelope xmlns:xml="http://www.w3.org/XML/1998/namespace" ');
+    const envelope = soap11(
+      createAgreementBody(offerFromTemplate(deadlineTemplate, [{ location: 'NodeCount', value: '100' }])),
+    ).replace('<soap:Envelope ', '<soap:Envelope xmlns:xml="http://www.w3.org/XML/1998/namespace" ');
     const { inPlace, parsedAgain } = verdicts(envelope);
     expect(inPlace).toMatch(/^Item 'NodeCount' at /);
     expect(inPlace).toBe(parsedAgain);
   });
 
   it('fall back to the standalone copy where an ancestor carries xml:lang, with the same verdict', () => {
-    const envelope = soap11(createAgreementBody(offerFromTemplate(deadlineTemplate, [{ location: 'NodeCount', value: '100' }]))).replace('<soap:Body>', '<soap:Body xml:lang="en">');
+    const envelope = soap11(
+      createAgreementBody(offerFromTemplate(deadlineTemplate, [{ location: 'NodeCount', value: '100' }])),
+    ).replace('<soap:Body>', '<soap:Body xml:lang="en">');
     const { inPlace, parsedAgain } = verdicts(envelope);
     expect(inPlace).toMatch(/^Item 'NodeCount' at /);
     expect(inPlace).toBe(parsedAgain);

@@ -99,13 +99,24 @@ export function thrown(run: () => unknown): Error {
 /** Wraps Name, Context and Terms of an AgreementOffer into an initiator's wsag-neg:NegotiationOffer. */
 export function negotiationOffer(
   agreementOffer: string,
-  options: { offerId?: string; counterOfferTo?: string; state?: string; expirationTime?: string; creator?: string } = {},
+  options: {
+    offerId?: string;
+    counterOfferTo?: string;
+    state?: string;
+    expirationTime?: string;
+    creator?: string;
+  } = {},
 ): string {
   const inner = agreementOffer.replace(/^<wsag:AgreementOffer([^>]*)>/, '').replace(/<\/wsag:AgreementOffer>$/, '');
   const declarations = /^<wsag:AgreementOffer([^>]*)>/.exec(agreementOffer)?.[1] ?? '';
   const offerId = options.offerId === undefined ? '' : ` wsag-neg:OfferId="${options.offerId}"`;
-  const counterOfferTo = options.counterOfferTo === undefined ? '' : `<wsag-neg:CounterOfferTo>${options.counterOfferTo}</wsag-neg:CounterOfferTo>`;
-  const expires = options.expirationTime ? `<wsag-neg:ExpirationTime>${options.expirationTime}</wsag-neg:ExpirationTime>` : '';
+  const counterOfferTo =
+    options.counterOfferTo === undefined
+      ? ''
+      : `<wsag-neg:CounterOfferTo>${options.counterOfferTo}</wsag-neg:CounterOfferTo>`;
+  const expires = options.expirationTime
+    ? `<wsag-neg:ExpirationTime>${options.expirationTime}</wsag-neg:ExpirationTime>`
+    : '';
   const state = options.state ?? 'Solicited';
   return (
     `<wsag-neg:NegotiationOffer xmlns:wsag-neg="${ns.wsagNeg}"${declarations}${offerId}>${inner}` +

@@ -7,7 +7,10 @@ const script = fileURLToPath(new URL('./fixtures/construct-nodes.ts', import.met
 /** Optimisations V8 started and threw away while `script` ran, by function. */
 function abortedOptimisations(): Map<string, number> {
   // `node --import tsx`, not `npx tsx`: the tsx CLI would run the script in a grandchild without the flag.
-  const run = spawnSync(process.execPath, ['--trace-opt', '--import', 'tsx', script], { encoding: 'utf8', timeout: 60_000 });
+  const run = spawnSync(process.execPath, ['--trace-opt', '--import', 'tsx', script], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   expect(run.status, run.stderr).toBe(0);
   expect(run.stdout).toMatch(/walked 300000/);
   const aborted = new Map<string, number>();

@@ -9,7 +9,7 @@ describe('creation-constraint Locations', () => {
 
   it('the declare-namespace prologue adds prefixes and $this names the offer document', () => {
     const l = compileLocation(
-      "declare namespace jsdl='urn:jsdl';declare namespace wsag=\"urn:wsag\";$this/wsag:AgreementOffer/jsdl:Exact",
+      'declare namespace jsdl=\'urn:jsdl\';declare namespace wsag="urn:wsag";$this/wsag:AgreementOffer/jsdl:Exact',
       { other: 'urn:other' },
     );
     expect(l.xpath).toBe('/wsag:AgreementOffer/jsdl:Exact');
@@ -17,7 +17,14 @@ describe('creation-constraint Locations', () => {
   });
 
   it('keeps only the prefixes the expression names (each is registered again at every evaluation)', () => {
-    const inScope = { wsag: 'urn:wsag', sla: 'urn:sla', jsdl: 'urn:jsdl', 'jsdl-posix': 'urn:posix', child: 'urn:child', '': 'urn:default' };
+    const inScope = {
+      wsag: 'urn:wsag',
+      sla: 'urn:sla',
+      jsdl: 'urn:jsdl',
+      'jsdl-posix': 'urn:posix',
+      child: 'urn:child',
+      '': 'urn:default',
+    };
     const l = compileLocation("/child::wsag:Terms/jsdl-posix:Argument[@sla:Unit = 'sla:x']", inScope);
     expect(l.namespaces).toEqual({ wsag: 'urn:wsag', sla: 'urn:sla', 'jsdl-posix': 'urn:posix' });
   });

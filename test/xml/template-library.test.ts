@@ -17,7 +17,9 @@ function check(library: TemplateLibrary, templateName: string, offerXml: string)
 }
 
 function rendered(library: TemplateLibrary, name: string): string {
-  return library.render(new Date('2026-11-21T12:00:00Z')).find((t) => t.includes(`<wsag:Name>${name}</wsag:Name>`)) as string;
+  return library
+    .render(new Date('2026-11-21T12:00:00Z'))
+    .find((t) => t.includes(`<wsag:Name>${name}</wsag:Name>`)) as string;
 }
 
 describe('the reference WSAG4J sample template (written by another implementation)', () => {
@@ -25,9 +27,7 @@ describe('the reference WSAG4J sample template (written by another implementatio
   const template = rendered(library, 'SAMPLE-TEMPLATE');
 
   it('loads with all its Items', () => {
-    expect(library.list()).toEqual([
-      expect.objectContaining({ id: '1', name: 'SAMPLE-TEMPLATE', constraintCount: 0 }),
-    ]);
+    expect(library.list()).toEqual([expect.objectContaining({ id: '1', name: 'SAMPLE-TEMPLATE', constraintCount: 0 })]);
     expect(library.list()[0]?.items.map((i) => i.name)).toHaveLength(10);
   });
 
@@ -36,36 +36,53 @@ describe('the reference WSAG4J sample template (written by another implementatio
   });
 
   it('enforces the maxInclusive facet on TotalResourceCount/Exact', () => {
-    const offer = offerFromTemplate(template, [{ location: 'ResourcesSDT_JobDefinition_JobDescription_Resources_TotalResourceCount_Exact', value: '5' }]);
+    const offer = offerFromTemplate(template, [
+      { location: 'ResourcesSDT_JobDefinition_JobDescription_Resources_TotalResourceCount_Exact', value: '5' },
+    ]);
     expect(check(library, 'SAMPLE-TEMPLATE', offer)).toMatch(
       /^Item 'ResourcesSDT_JobDefinition_JobDescription_Resources_TotalResourceCount_Exact' at \/wsag:AgreementOffer\/.*jsdl:Exact: value "5" violates facet maxInclusive/,
     );
   });
 
   it('enforces the enumeration in a simpleType restriction (ServiceProvider)', () => {
-    const offer = offerFromTemplate(template, [{ location: 'AgreementOffer_Context_ServiceProvider', value: 'AgreementInitiator' }]);
-    expect(check(library, 'SAMPLE-TEMPLATE', offer)).toMatch(/Item 'AgreementOffer_Context_ServiceProvider'.*violates facet enumeration/);
+    const offer = offerFromTemplate(template, [
+      { location: 'AgreementOffer_Context_ServiceProvider', value: 'AgreementInitiator' },
+    ]);
+    expect(check(library, 'SAMPLE-TEMPLATE', offer)).toMatch(
+      /Item 'AgreementOffer_Context_ServiceProvider'.*violates facet enumeration/,
+    );
   });
 
   it('enforces content models: an element with maxOccurs 0 may not appear', () => {
-    const offer = offerFromTemplate(template).replace('<wsag:Context>', '<wsag:Context><wsag:AgreementInitiator>me</wsag:AgreementInitiator>');
-    expect(check(library, 'SAMPLE-TEMPLATE', offer)).toMatch(/^Item 'AgreementOffer_Context' at \/wsag:AgreementOffer\/wsag:Context: content of wsag:Context does not match the constraint: Element .* is not expected/);
+    const offer = offerFromTemplate(template).replace(
+      '<wsag:Context>',
+      '<wsag:Context><wsag:AgreementInitiator>me</wsag:AgreementInitiator>',
+    );
+    expect(check(library, 'SAMPLE-TEMPLATE', offer)).toMatch(
+      /^Item 'AgreementOffer_Context' at \/wsag:AgreementOffer\/wsag:Context: content of wsag:Context does not match the constraint: Element .* is not expected/,
+    );
   });
 
   it('enforces content models: a required element may not be missing', () => {
     const offer = offerFromTemplate(template).replace(/<jsdl:CandidateHosts>.*?<\/jsdl:CandidateHosts>/s, '');
-    expect(check(library, 'SAMPLE-TEMPLATE', offer)).toMatch(/Item 'ResourcesSDT_JobDefinition_JobDescription_Resources'.*content of jsdl:Resources/);
+    expect(check(library, 'SAMPLE-TEMPLATE', offer)).toMatch(
+      /Item 'ResourcesSDT_JobDefinition_JobDescription_Resources'.*content of jsdl:Resources/,
+    );
   });
 
   it('enforces content models on an empty element written self-closing', () => {
     const offer = offerFromTemplate(template).replace(/<jsdl:Resources>.*?<\/jsdl:Resources>/s, '<jsdl:Resources/>');
     expect(offer).toContain('<jsdl:Resources/>');
-    expect(check(library, 'SAMPLE-TEMPLATE', offer)).toMatch(/Item 'ResourcesSDT_JobDefinition_JobDescription_Resources'.*content of jsdl:Resources does not match the constraint: .*Missing child element/);
+    expect(check(library, 'SAMPLE-TEMPLATE', offer)).toMatch(
+      /Item 'ResourcesSDT_JobDefinition_JobDescription_Resources'.*content of jsdl:Resources does not match the constraint: .*Missing child element/,
+    );
   });
 
   it('refuses the unfilled sample, naming the Item whose facet is not a number', () => {
     expect(() => TemplateLibrary.fromFiles([path.join(samples, 'wsag4j-sample-template.xml')])).toThrow(TemplateError);
-    expect(() => TemplateLibrary.fromFiles([path.join(samples, 'wsag4j-sample-template.xml')])).toThrow(/Item '|violates the schema/);
+    expect(() => TemplateLibrary.fromFiles([path.join(samples, 'wsag4j-sample-template.xml')])).toThrow(
+      /Item '|violates the schema/,
+    );
   });
 });
 
@@ -85,7 +102,8 @@ describe('the shipped templates', () => {
   });
 
   it('accept their own defaults', () => {
-    for (const t of shipped.list()) expect(check(shipped, t.name, offerFromTemplate(rendered(shipped, t.name)))).toBeUndefined();
+    for (const t of shipped.list())
+      expect(check(shipped, t.name, offerFromTemplate(rendered(shipped, t.name)))).toBeUndefined();
   });
 
   it('serve time tokens as dates relative to now, rounded up to the minute', () => {
@@ -121,13 +139,20 @@ describe('templates that cannot be served stop the server with a message naming 
   const base = fs.readFileSync(path.join(projectRoot, 'templates/deadline-job.xml'), 'utf8');
 
   it('an Item whose Location is not XPath', () => {
-    expect(libraryOf(base.replace('//sla:ServiceLevel/sla:RuntimeEstimate', '//sla:ServiceLevel/[[')))
-      .toThrow(/broken.xml: Item 'RuntimeEstimate' cannot be used/);
+    expect(libraryOf(base.replace('//sla:ServiceLevel/sla:RuntimeEstimate', '//sla:ServiceLevel/[['))).toThrow(
+      /broken.xml: Item 'RuntimeEstimate' cannot be used/,
+    );
   });
 
   it('a Constraint that is not an expression', () => {
-    expect(libraryOf(base.replace(/<wsag:Constraint>not\(.*?<\/wsag:Constraint>/, '<wsag:Constraint><x:y xmlns:x="urn:x"/></wsag:Constraint>')))
-      .toThrow(/broken.xml: Constraint #2 must be an XPath 1.0 boolean expression/);
+    expect(
+      libraryOf(
+        base.replace(
+          /<wsag:Constraint>not\(.*?<\/wsag:Constraint>/,
+          '<wsag:Constraint><x:y xmlns:x="urn:x"/></wsag:Constraint>',
+        ),
+      ),
+    ).toThrow(/broken.xml: Constraint #2 must be an XPath 1.0 boolean expression/);
   });
 
   it('a document that is not a template', () => {
@@ -138,6 +163,8 @@ describe('templates that cannot be served stop the server with a message naming 
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-templates-'));
     fs.writeFileSync(path.join(dir, 'a.xml'), base);
     fs.writeFileSync(path.join(dir, 'b.xml'), base);
-    expect(() => TemplateLibrary.fromDirectory(dir)).toThrow(/b.xml: TemplateId "deadline-job-v1" or Name "deadline-job" is already used/);
+    expect(() => TemplateLibrary.fromDirectory(dir)).toThrow(
+      /b.xml: TemplateId "deadline-job-v1" or Name "deadline-job" is already used/,
+    );
   });
 });

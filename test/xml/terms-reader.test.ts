@@ -13,11 +13,13 @@ function withSecondTerm(xml: string, resources: string, level: string): string {
 
 describe('readServiceRequest over several job description terms', () => {
   it('takes each term from the first place it is written, in document order, wherever that is', () => {
-    const request = read(withSecondTerm(
-      offerXml('deadline-job'),
-      '<jsdl:TotalResourceCount><jsdl:Exact>9</jsdl:Exact></jsdl:TotalResourceCount><sla:Storage><sla:SizeGB>20</sla:SizeGB></sla:Storage>',
-      '<sla:RuntimeEstimate>60</sla:RuntimeEstimate><sla:CheckpointFrequency>2</sla:CheckpointFrequency>',
-    )).request;
+    const request = read(
+      withSecondTerm(
+        offerXml('deadline-job'),
+        '<jsdl:TotalResourceCount><jsdl:Exact>9</jsdl:Exact></jsdl:TotalResourceCount><sla:Storage><sla:SizeGB>20</sla:SizeGB></sla:Storage>',
+        '<sla:RuntimeEstimate>60</sla:RuntimeEstimate><sla:CheckpointFrequency>2</sla:CheckpointFrequency>',
+      ),
+    ).request;
     // Written in the first term: the first term's values.
     expect(request.nodeCount).toBe(4);
     expect(request.runtimeSeconds).toBe(3600);
@@ -33,6 +35,9 @@ describe('readServiceRequest over several job description terms', () => {
       '<jsdl:TotalResourceCount><jsdl:LowerBoundedRange>6</jsdl:LowerBoundedRange></jsdl:TotalResourceCount>',
     );
     expect(read(xml).request.nodeCount).toBe(6);
-    expect(read(withSecondTerm(xml, '<jsdl:TotalResourceCount><jsdl:Exact>8</jsdl:Exact></jsdl:TotalResourceCount>', '')).request.nodeCount).toBe(8);
+    expect(
+      read(withSecondTerm(xml, '<jsdl:TotalResourceCount><jsdl:Exact>8</jsdl:Exact></jsdl:TotalResourceCount>', ''))
+        .request.nodeCount,
+    ).toBe(8);
   });
 });

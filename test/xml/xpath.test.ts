@@ -44,9 +44,14 @@ describe('paths of child steps', () => {
       ];
       for (const path of paths) {
         const expected = byXPath(root, path).map((e) => e.toString());
-        expect(all(root, path).map((e) => e.toString()), path).toEqual(expected);
+        expect(
+          all(root, path).map((e) => e.toString()),
+          path,
+        ).toEqual(expected);
       }
-      expect(all(root, 'wsag:All/wsag:ServiceDescriptionTerm/jsdl:JobDefinition/jsdl:Exact').map((e) => e.content)).toEqual(['1', '2', '3']);
+      expect(
+        all(root, 'wsag:All/wsag:ServiceDescriptionTerm/jsdl:JobDefinition/jsdl:Exact').map((e) => e.content),
+      ).toEqual(['1', '2', '3']);
       expect(all(root, 'wsag:All/*')).toHaveLength(5);
       expect(text(root, 'wsag:All/wsag:ServiceDescriptionTerm/jsdl:JobDefinition/jsdl:Exact')).toBe('1');
       expect(one(root, 'wsag:All/wsag:GuaranteeTerm')?.attrs.map((a) => a.value)).toEqual(['G']);

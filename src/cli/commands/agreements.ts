@@ -7,7 +7,7 @@ export const agreementsCommand: Command = {
   synopsis: 'wsag agreements [--state STATE] [--url URL] [--json]',
   description: [
     'Lists the agreements you initiated: id, state, template, nodes, and the planned',
-    'start and end (UTC). Operators see every party\'s. The server answers in pages of up to',
+    "start and end (UTC). Operators see every party's. The server answers in pages of up to",
     '1,000 (GET /api/agreements?limit=&after=&state=); this command reads them all.',
   ],
   optionHelp: [
@@ -28,7 +28,14 @@ export const agreementsCommand: Command = {
       ctx.out('no agreements yet (create one with: wsag create --template NAME)');
       return;
     }
-    const rows = agreements.map((a) => [a.id, a.state, a.template, String(a.nodes), shortTime(a.start), shortTime(a.end)]);
+    const rows = agreements.map((a) => [
+      a.id,
+      a.state,
+      a.template,
+      String(a.nodes),
+      shortTime(a.start),
+      shortTime(a.end),
+    ]);
     for (const line of table(['ID', 'STATE', 'TEMPLATE', 'NODES', 'START', 'END'], rows)) ctx.out(line);
   },
 };

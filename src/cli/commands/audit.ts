@@ -1,7 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Agreement } from '../../domain/agreement.js';
-import { unsignedAgreement, type AuditReport, type SignatureCheck, type SignatureVerdict } from '../../engine/audit/index.js';
+import {
+  unsignedAgreement,
+  type AuditReport,
+  type SignatureCheck,
+  type SignatureVerdict,
+} from '../../engine/audit/index.js';
 import type { AuditEntry } from '../../engine/ports.js';
 import type { ServerStore } from '../../assembly/store.js';
 
@@ -16,40 +21,46 @@ const actions = ['verify', 'show', 'export'] as const;
 
 export const auditCommand: Command = {
   name: 'audit',
-  summary: 'the audit trail: verify it, show an agreement\'s history, export an agreement',
-  synopsis: 'wsag audit (verify | show ID | export ID [--out FILE]) [--data-dir DIR | --database-url URL] [--ca-file FILE] [--json]',
+  summary: "the audit trail: verify it, show an agreement's history, export an agreement",
+  synopsis:
+    'wsag audit (verify | show ID | export ID [--out FILE]) [--data-dir DIR | --database-url URL] [--ca-file ' +
+    'FILE] [--json]',
   description: [
-    'Reads the server\'s database directly (DIR/wsag.db, or the PostgreSQL database of',
+    "Reads the server's database directly (DIR/wsag.db, or the PostgreSQL database of",
     '--database-url), without writing: no server is needed, and a running one is not disturbed.',
     'See docs/security.md, "Audit trail".',
     'verify: checks the hash chain of the audit log (every state change of agreements and',
-    '        negotiations), that each stored agreement\'s document and state are the ones its',
-    '        last audit entry recorded, and each agreement\'s XML signatures against the',
+    "        negotiations), that each stored agreement's document and state are the ones its",
+    "        last audit entry recorded, and each agreement's XML signatures against the",
     '        trusted CAs. Prints what is wrong and exits 1 if anything is.',
     'show:   the history of agreement (or negotiation) ID: time, actor, action, details.',
     'export: the agreement document of ID as stored (signed, when the server signs), for',
     '        a third party; on stdout, or into FILE with --out.',
   ],
   optionHelp: [
-    '  --data-dir DIR     the server\'s data directory (env WSAG_DATA_DIR, default ./data)',
-    '  --database-url URL the server\'s PostgreSQL database instead (env WSAG_DATABASE_URL; docs/deployment.md)',
+    "  --data-dir DIR     the server's data directory (env WSAG_DATA_DIR, default ./data)",
+    "  --database-url URL the server's PostgreSQL database instead (env WSAG_DATABASE_URL; docs/deployment.md)",
     '  --ca-file FILE     (verify) trusted CA certificates, PEM (env WSAG_CA_FILE,',
     '                     default DIR/pki/ca.pem); without one, signatures are not checked',
     '  --out FILE         (export) write the document into FILE, exactly as stored',
     jsonHelp,
   ],
-  examples: [
-    '  wsag audit verify',
-    '  wsag audit show <ID> --json',
-    '  wsag audit export <ID> --out agreement.xml',
-  ],
-  options: { ...jsonOption, 'data-dir': { type: 'string' }, 'database-url': { type: 'string' }, 'ca-file': { type: 'string' }, out: { type: 'string' } },
+  examples: ['  wsag audit verify', '  wsag audit show <ID> --json', '  wsag audit export <ID> --out agreement.xml'],
+  options: {
+    ...jsonOption,
+    'data-dir': { type: 'string' },
+    'database-url': { type: 'string' },
+    'ca-file': { type: 'string' },
+    out: { type: 'string' },
+  },
   positionals: ['ACTION'],
   optionalPositionals: ['ID'],
   async run(args, ctx) {
     const [action, id] = args.positionals as [string, string | undefined];
-    if (!(actions as readonly string[]).includes(action)) throw new UsageError(`unknown action "${action}": use verify, show or export`);
-    if (action === 'verify' && id !== undefined) throw new UsageError(`unexpected argument "${id}": audit verify checks everything`);
+    if (!(actions as readonly string[]).includes(action))
+      throw new UsageError(`unknown action "${action}": use verify, show or export`);
+    if (action === 'verify' && id !== undefined)
+      throw new UsageError(`unexpected argument "${id}": audit verify checks everything`);
     if (action !== 'verify' && id === undefined) throw new UsageError(`missing ID: wsag audit ${action} ID`);
     if (action !== 'export' && args.string('out') !== undefined) throw new UsageError('--out belongs to audit export');
     const dataDir = path.resolve(args.string('data-dir') ?? (ctx.env.WSAG_DATA_DIR?.trim() || 'data'));
@@ -71,14 +82,18 @@ async function openDatabase(url: string): Promise<AuditedStore> {
   try {
     return await PgStore.open(url, { readOnly: true });
   } catch (error) {
-    throw new CliError(`cannot read the database ${url.replace(/:[^:@/]*@/, ':***@')}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CliError(
+      `cannot read the database ${url.replace(/:[^:@/]*@/, ':***@')}: ` +
+        `${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
 async function openStore(dataDir: string): Promise<AuditedStore> {
   const { SqliteStore } = await import('../../store/sqlite-store.js');
   const file = path.join(dataDir, 'wsag.db');
-  if (!fs.existsSync(file)) throw new CliError(`no database at ${file}: point --data-dir (or WSAG_DATA_DIR) at the server's data directory`);
+  if (!fs.existsSync(file))
+    throw new CliError(`no database at ${file}: point --data-dir (or WSAG_DATA_DIR) at the server's data directory`);
   try {
     return SqliteStore.openReadOnly(file);
   } catch (error) {
@@ -86,9 +101,17 @@ async function openStore(dataDir: string): Promise<AuditedStore> {
   }
 }
 
-async function verify(store: AuditedStore, args: Args, env: Env, dataDir: string, out: (line: string) => void): Promise<number> {
+async function verify(
+  store: AuditedStore,
+  args: Args,
+  env: Env,
+  dataDir: string,
+  out: (line: string) => void,
+): Promise<number> {
   const { AuditService } = await import('../../engine/audit/audit-service.js');
-  const caFile = path.resolve(args.string('ca-file') ?? (env.WSAG_CA_FILE?.trim() || path.join(dataDir, 'pki', 'ca.pem')));
+  const caFile = path.resolve(
+    args.string('ca-file') ?? (env.WSAG_CA_FILE?.trim() || path.join(dataDir, 'pki', 'ca.pem')),
+  );
   const signatures = await signatureCheck(caFile);
   const service = new AuditService({
     audit: store.audit,
@@ -108,12 +131,22 @@ async function verify(store: AuditedStore, args: Args, env: Env, dataDir: string
 function printReport(report: AuditReport, signatures: string, out: (line: string) => void): void {
   const { chain } = report;
   if (chain.firstBroken) {
-    out(`audit log: ${entriesText(chain.entries)}; BROKEN at row ${chain.firstBroken.seq}: ${chain.firstBroken.reason}`);
+    out(
+      `audit log: ${entriesText(chain.entries)}; BROKEN at row ${chain.firstBroken.seq}: ${chain.firstBroken.reason}`,
+    );
   } else {
     out(`audit log: ${entriesText(chain.entries)}, the hash chain holds${chain.head ? ` (head ${chain.head})` : ''}`);
   }
-  out(`agreements: ${report.agreements} checked against their audit entries${report.problems.length === 0 ? ', all match' : ''}`);
-  out(`signatures: ${signatures}${report.unsigned > 0 ? `; ${report.unsigned} agreement${report.unsigned === 1 ? ' was' : 's were'} stored unsigned (made while signing was off), their documents as stored` : ''}`);
+  out(
+    `agreements: ${report.agreements} checked against their audit entries` +
+      `${report.problems.length === 0 ? ', all match' : ''}`,
+  );
+  const unsigned =
+    report.unsigned === 0
+      ? ''
+      : `; ${report.unsigned} agreement${report.unsigned === 1 ? ' was' : 's were'} stored unsigned ` +
+        '(made while signing was off), their documents as stored';
+  out(`signatures: ${signatures}${unsigned}`);
   for (const { agreementId, problem } of report.problems) out(`  agreement ${agreementId}: ${problem}`);
   const count = (chain.firstBroken ? 1 : 0) + report.problems.length;
   out(count === 0 ? 'all well' : `${count} problem${count === 1 ? '' : 's'} found`);
@@ -136,7 +169,10 @@ async function signatureCheck(caFile: string): Promise<{ check?: SignatureCheck;
   const check = (agreement: Agreement, signedAt: Date): SignatureVerdict => {
     if (isUnsignedAgreement(agreement.document)) return unsignedAgreement;
     try {
-      verifyAgreementSignatures(agreement.document, { validateChain: (chain, at) => trust.validate(chain, at), at: signedAt });
+      verifyAgreementSignatures(agreement.document, {
+        validateChain: (chain, at) => trust.validate(chain, at),
+        at: signedAt,
+      });
       return undefined;
     } catch (error) {
       return error instanceof Error ? error.message : String(error);
@@ -153,14 +189,21 @@ async function show(store: AuditedStore, id: string, json: boolean, out: (line: 
   if (entries.length === 0 && !(await store.agreements.get(id))) {
     kind = 'negotiation';
     entries = await service.negotiationHistory(id);
-    if (entries.length === 0 && !(await store.negotiations.get(id))) throw new CliError(`no agreement or negotiation "${id}" in the database`);
+    if (entries.length === 0 && !(await store.negotiations.get(id)))
+      throw new CliError(`no agreement or negotiation "${id}" in the database`);
   }
   if (json) {
     printJson(out, { [`${kind}Id`]: id, entries: entries.map(entryJson) });
     return;
   }
   out(`${kind} ${id}: ${entriesText(entries.length, 'audit ')}`);
-  const rows = entries.map((e) => [String(e.seq), shortTime(e.at.toISOString()), e.actor, e.action, JSON.stringify(e.details)]);
+  const rows = entries.map((e) => [
+    String(e.seq),
+    shortTime(e.at.toISOString()),
+    e.actor,
+    e.action,
+    JSON.stringify(e.details),
+  ]);
   if (rows.length > 0) for (const line of table(['SEQ', 'TIME', 'ACTOR', 'ACTION', 'DETAILS'], rows, '  ')) out(line);
 }
 
@@ -172,7 +215,12 @@ function entryJson(entry: AuditEntry) {
   return { ...entry, at: entry.at.toISOString() };
 }
 
-async function exportDocument(store: AuditedStore, id: string, file: string | undefined, out: (line: string) => void): Promise<void> {
+async function exportDocument(
+  store: AuditedStore,
+  id: string,
+  file: string | undefined,
+  out: (line: string) => void,
+): Promise<void> {
   const agreement = await store.agreements.get(id);
   if (!agreement) throw new CliError(`no agreement "${id}" in the database`);
   if (file === undefined) {

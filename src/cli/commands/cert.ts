@@ -25,7 +25,8 @@ export const certCommand: Command = {
   name: 'cert',
   summary: 'certificates: issue an RFC 3820 proxy; make a demo PKI for HTTPS',
   synopsis:
-    'wsag cert (proxy [--cert FILE] [--key FILE] [--hours H] [--path-length N] [--out FILE] | demo [--dir DIR] [--force]) [--key-type rsa|ec] [--json]',
+    'wsag cert (proxy [--cert FILE] [--key FILE] [--hours H] [--path-length N] [--out FILE] | demo [--dir ' +
+    'DIR] [--force]) [--key-type rsa|ec] [--json]',
   description: [
     'proxy: issues an RFC 3820 proxy certificate from your user certificate (or from a proxy,',
     '       for a proxy of a proxy) and writes one PEM file in the Globus layout: the proxy',
@@ -37,7 +38,7 @@ export const certCommand: Command = {
     `       a server certificate (server.pem, server.key; subjectAltName ${demoServerAltNames.join(', ')})`,
     '       and two users (alice.pem/alice.key, bob.pem/bob.key). Existing files are kept',
     '       (and checked); missing ones are made. --force makes a new PKI, replacing all.',
-    '       Keys are written 0600. Not for production: use your CA\'s certificates there',
+    "       Keys are written 0600. Not for production: use your CA's certificates there",
     '       (docs/security.md).',
   ],
   optionHelp: [
@@ -55,7 +56,7 @@ export const certCommand: Command = {
     '                     where wsag-server looks for them)',
     '  --force            (demo) replace existing files with a new PKI',
     '  --key-type TYPE    rsa (RSA 2048) or ec (ECDSA P-256); default for proxy: the type of',
-    '                     the issuer\'s key; for demo: ec',
+    "                     the issuer's key; for demo: ec",
     jsonHelp,
   ],
   examples: [
@@ -78,10 +79,12 @@ export const certCommand: Command = {
   positionals: ['ACTION'],
   async run(args, ctx) {
     const [action] = args.positionals as [string];
-    if (!(actions as readonly string[]).includes(action)) throw new UsageError(`unknown action "${action}": use proxy or demo`);
+    if (!(actions as readonly string[]).includes(action))
+      throw new UsageError(`unknown action "${action}": use proxy or demo`);
     for (const other of actions.filter((a) => a !== action)) {
       for (const option of actionOptions[other]) {
-        if (args.string(option) !== undefined || args.flag(option)) throw new UsageError(`--${option} belongs to cert ${other}, not cert ${action}`);
+        if (args.string(option) !== undefined || args.flag(option))
+          throw new UsageError(`--${option} belongs to cert ${other}, not cert ${action}`);
       }
     }
     if (action === 'proxy') await proxy(args, ctx);
@@ -92,7 +95,9 @@ export const certCommand: Command = {
 async function proxy(args: Args, ctx: CommandContext): Promise<void> {
   // Loaded here: the X.509 code is heavy, and `wsag --help` should not wait for it.
   const [{ certificateFacts }, { gridDn }, { issueProxy, ProxyIssueError }] = await Promise.all([
-    import('../../crypto/certificate-facts.js'), import('../../crypto/distinguished-name.js'), import('../../crypto/proxy.js'),
+    import('../../crypto/certificate-facts.js'),
+    import('../../crypto/distinguished-name.js'),
+    import('../../crypto/proxy.js'),
   ]);
   const hours = hoursOption(args);
   const pathLength = pathLengthOption(args);
@@ -143,21 +148,43 @@ async function proxy(args: Args, ctx: CommandContext): Promise<void> {
   }
   const cut = facts.notAfter.getTime() === certificateFacts(issuer.certificate).notAfter.getTime();
   ctx.out(`wrote proxy ${summary.subject} to ${outFile} (mode 0600)`);
-  for (const line of table(undefined, [
-    ['identity', identity],
-    ['valid', `${summary.notBefore} to ${summary.notAfter}${cut ? ' (cut at the issuer\'s expiry)' : ''}`],
-    ['path length', pathLength === undefined ? 'no limit' : `${pathLength} more prox${pathLength === 1 ? 'y' : 'ies'} below it`],
-    ['layout', `proxy certificate, its ${summary.keyType.toUpperCase()} key, then ${credential.chain.length} issuing certificate(s)`],
-  ], '  ')) ctx.out(line);
+  for (const line of table(
+    undefined,
+    [
+      ['identity', identity],
+      ['valid', `${summary.notBefore} to ${summary.notAfter}${cut ? " (cut at the issuer's expiry)" : ''}`],
+      [
+        'path length',
+        pathLength === undefined ? 'no limit' : `${pathLength} more prox${pathLength === 1 ? 'y' : 'ies'} below it`,
+      ],
+      [
+        'layout',
+        `proxy certificate, its ${summary.keyType.toUpperCase()} key, then ${credential.chain.length} issuing ` +
+          `certificate(s)`,
+      ],
+    ],
+    '  ',
+  ))
+    ctx.out(line);
   ctx.out(`use it: WSAG_CERT=${outFile} WSAG_CA=<the server's CA bundle> wsag templates --url https://HOST:PORT`);
 }
 
-/** The issuer's credential: --key, else a key inside the --cert file (a proxy file), else $X509_USER_KEY or ~/.globus/userkey.pem. */
-function loadIssuer(certFile: string, keyOption: string | undefined, env: Env, home: string, passphrase: string | undefined): Credential {
+/**
+ * The issuer's credential: --key, else a key inside the --cert file (a proxy file), else $X509_USER_KEY or
+ * ~/.globus/userkey.pem.
+ */
+function loadIssuer(
+  certFile: string,
+  keyOption: string | undefined,
+  env: Env,
+  home: string,
+  passphrase: string | undefined,
+): Credential {
   let keyFile = keyOption;
   if (keyFile === undefined) {
     const certText = fs.existsSync(certFile) ? fs.readFileSync(certFile, 'utf8') : '';
-    if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(certText)) keyFile = env.X509_USER_KEY || path.join(home, '.globus', 'userkey.pem');
+    if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(certText))
+      keyFile = env.X509_USER_KEY || path.join(home, '.globus', 'userkey.pem');
   }
   try {
     return loadCredential(certFile, keyFile, passphrase);
@@ -186,63 +213,90 @@ async function demo(args: Args, ctx: CommandContext): Promise<void> {
   } catch (error) {
     if (error instanceof DemoPkiConflict) throw new CliError(error.message);
     const code = (error as NodeJS.ErrnoException).code;
-    if (code) throw new CliError(`cannot write the demo PKI in ${dir}: ${code} ${(error as NodeJS.ErrnoException).path ?? ''}`.trim());
+    if (code)
+      throw new CliError(
+        `cannot write the demo PKI in ${dir}: ${code} ${(error as NodeJS.ErrnoException).path ?? ''}`.trim(),
+      );
     throw error;
   }
   if (args.flag('json')) {
     printJson(ctx.out, {
       dir: path.resolve(dir),
-      files: files.map((f) => ({ ...f, certFile: path.resolve(f.certFile), keyFile: path.resolve(f.keyFile), notAfter: f.notAfter.toISOString() })),
+      files: files.map((f) => ({
+        ...f,
+        certFile: path.resolve(f.certFile),
+        keyFile: path.resolve(f.keyFile),
+        notAfter: f.notAfter.toISOString(),
+      })),
     });
     return;
   }
   const created = files.filter((f) => f.state === 'created').length;
-  ctx.out(created === 0 ? `demo PKI in ${dir}: all files exist, nothing to do` : `demo PKI in ${dir}: made ${created} certificate(s) with keys, kept ${files.length - created}`);
+  ctx.out(
+    created === 0
+      ? `demo PKI in ${dir}: all files exist, nothing to do`
+      : `demo PKI in ${dir}: made ${created} certificate(s) with keys, kept ${files.length - created}`,
+  );
   for (const line of table(
     ['', 'certificate', 'key', 'subject', 'valid until'],
     files.map((f) => [f.state, f.certFile, f.keyFile, f.subject, f.notAfter.toISOString().slice(0, 10)]),
     '  ',
-  )) ctx.out(line);
+  ))
+    ctx.out(line);
 
   const file = (party: string, ext: string): string => path.join(dir, `${party}.${ext}`);
   // The server finds the files itself when they are where it looks by default.
-  const serverEnv = path.resolve(dir) === path.resolve(defaultDir) ? '' : `WSAG_CA_FILE=${file('ca', 'pem')} WSAG_TLS_CERT=${file('server', 'pem')} WSAG_TLS_KEY=${file('server', 'key')} `;
+  const serverEnv =
+    path.resolve(dir) === path.resolve(defaultDir)
+      ? ''
+      : `WSAG_CA_FILE=${file('ca', 'pem')} WSAG_TLS_CERT=${file('server', 'pem')} WSAG_TLS_KEY=` +
+        `${file('server', 'key')} `;
   const proxyFile = file('alice-proxy', 'pem');
   ctx.out('');
   ctx.out('next:');
   ctx.out(`  ${serverEnv}WSAG_TLS_PORT=8443 npm start`);
   ctx.out('      serves HTTPS on port 8443 too; callers show a client certificate or proxy from this CA');
-  ctx.out(`  wsag cert proxy --cert ${file('alice', 'pem')} --key ${file('alice', 'key')} --hours 12 --out ${proxyFile}`);
+  ctx.out(
+    `  wsag cert proxy --cert ${file('alice', 'pem')} --key ${file('alice', 'key')} --hours 12 --out ${proxyFile}`,
+  );
   ctx.out(`  WSAG_CERT=${proxyFile} WSAG_CA=${file('ca', 'pem')} wsag templates --url https://localhost:8443`);
-  ctx.out(`      calls the server as ${files.find((f) => f.party === 'alice')?.subject ?? 'alice'} (operators: WSAG_ADMINS=<subject>)`);
+  ctx.out(
+    `      calls the server as ${files.find((f) => f.party === 'alice')?.subject ?? 'alice'} (operators: ` +
+      `WSAG_ADMINS=<subject>)`,
+  );
 }
 
 function hoursOption(args: Args): number {
   const text = args.string('hours');
   if (text === undefined) return defaultProxyHours;
   const value = /^(\d+(\.\d*)?|\.\d+)$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
-  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--hours must be a number of hours greater than 0, got "${text}"`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new UsageError(`--hours must be a number of hours greater than 0, got "${text}"`);
   return value;
 }
 
 function pathLengthOption(args: Args): number | undefined {
   const text = args.string('path-length');
   if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text.trim())) throw new UsageError(`--path-length must be a whole number, 0 or more, got "${text}"`);
+  if (!/^\d+$/.test(text.trim()))
+    throw new UsageError(`--path-length must be a whole number, 0 or more, got "${text}"`);
   return Number(text.trim());
 }
 
 function keyTypeOption(args: Args): KeyType | undefined {
   const text = args.string('key-type');
   if (text === undefined) return undefined;
-  if (!(keyTypes as readonly string[]).includes(text)) throw new UsageError(`--key-type must be rsa or ec, got "${text}"`);
+  if (!(keyTypes as readonly string[]).includes(text))
+    throw new UsageError(`--key-type must be rsa or ec, got "${text}"`);
   return text as KeyType;
 }
 
 function readPassphrase(file: string): string {
   try {
-    return (fs.readFileSync(file, 'utf8').split(/\r?\n/)[0] ?? '');
+    return fs.readFileSync(file, 'utf8').split(/\r?\n/)[0] ?? '';
   } catch (error) {
-    throw new CliError(`cannot read the passphrase file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new CliError(
+      `cannot read the passphrase file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }

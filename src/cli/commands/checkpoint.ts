@@ -20,31 +20,32 @@ const site = defaultSiteTiming;
 
 export const checkpointCommand: Command = {
   name: 'checkpoint',
-  summary: 'plan a job\'s checkpoints offline: count, interval, worst-case runtime',
+  summary: "plan a job's checkpoints offline: count, interval, worst-case runtime",
   synopsis:
     'wsag checkpoint --runtime SECONDS (--checkpoint-cost SECONDS | [--nodes N] [--memory-gb GB] [--sequential]) ' +
     '[--storage-gb GB] [--outages N] [--slowdown FACTOR] [--migration-seconds S] ' +
     '[--deadline-seconds S [--slot-seconds S]] [--frequency PER_HOUR] [--json]',
   description: [
-    'Computes a fault-tolerant job\'s checkpoint plan with the timing model of Hovestadt 2006',
+    "Computes a fault-tolerant job's checkpoint plan with the timing model of Hovestadt 2006",
     'section 3.4 (formulas 3.1-3.17), without a server: the optimal number of checkpoints',
     'for the covered outages (3.16), the computation between checkpoints (3.6), the slot',
     'the job needs without outages (t_minslot, 3.7), its worst-case runtime (t_jobmax, 3.8)',
     'and the worst-case slot with initialisation, restarts and deinitialisation.',
     'Initialisation, deinitialisation and the derived checkpoint cost use the default site',
-    `timing (src/scheduler/site.ts: node init ${site.nodeInitSeconds} s, mount ${site.storageMountSeconds} s, deinit ${site.deinitSeconds} s, ...).`,
+    `timing (src/scheduler/site.ts: node init ${site.nodeInitSeconds} s, mount ${site.storageMountSeconds} s, ` +
+      `deinit ${site.deinitSeconds} s, ...).`,
     'With --deadline-seconds it prints the bounds on the count (3.9-3.11) and the count',
     'chosen within them, or why no count works (exit 1).',
   ],
   optionHelp: [
-    '  --runtime SECONDS  t_i, the job\'s runtime as the user estimates it (required)',
+    "  --runtime SECONDS  t_i, the job's runtime as the user estimates it (required)",
     '  --checkpoint-cost SECONDS',
     '                     t_cp, one checkpoint (3.4); or derive it from the three below',
     '  --nodes N          |P|, nodes the job runs on (default 1)',
     `  --memory-gb GB     main memory per node to checkpoint (default ${site.defaultMemoryPerNodeGB}: all of it)`,
     '  --sequential       a sequential checkpointer: t_cp = |P| t_cpnode(m) + t_snapshot(s)',
-    '                     (default: parallel, one node\'s time)',
-    '  --storage-gb GB    the job\'s storage: initialisation, rollback, snapshot (default 0)',
+    "                     (default: parallel, one node's time)",
+    "  --storage-gb GB    the job's storage: initialisation, rollback, snapshot (default 0)",
     '  --outages N        n_romax, resource outages the plan covers (default 1)',
     '  --slowdown FACTOR  f_slow (3.3); default 1, so --runtime is t_hat itself',
     '                     (the site assumes 1.01 under checkpointing)',
@@ -115,8 +116,18 @@ export const checkpointCommand: Command = {
         chosenBy,
         checkpointsPerHour: perHour(count, timing.tHat),
         ...(input.frequency !== undefined ? { requestedPerHour: input.frequency } : {}),
-        ...(input.deadlineSeconds !== undefined ? { deadlineSeconds: input.deadlineSeconds, slotSeconds: input.slotSeconds ?? input.deadlineSeconds } : {}),
-        ...(bounds ? { bounds: { ...bounds, minPerHour: perHour(bounds.min, timing.tHat), maxPerHour: perHour(Math.min(bounds.max, bounds.slotMax), timing.tHat) } } : {}),
+        ...(input.deadlineSeconds !== undefined
+          ? { deadlineSeconds: input.deadlineSeconds, slotSeconds: input.slotSeconds ?? input.deadlineSeconds }
+          : {}),
+        ...(bounds
+          ? {
+              bounds: {
+                ...bounds,
+                minPerHour: perHour(bounds.min, timing.tHat),
+                maxPerHour: perHour(Math.min(bounds.max, bounds.slotMax), timing.tHat),
+              },
+            }
+          : {}),
         plan,
       });
       return;
@@ -124,18 +135,22 @@ export const checkpointCommand: Command = {
 
     const n = timing.outages;
     const cpFrom = input.derived
-      ? `one checkpoint: ${input.derived.sequential ? `${input.derived.nodes} node(s) x ` : ''}${s(site.checkpointSecondsPerNodeGB)} s/GB x ${s(input.derived.memoryPerNodeGB)} GB + ` +
-        `${s(site.snapshotSecondsPerGB)} s/GB x ${s(input.storageGB)} GB storage, ${input.derived.sequential ? 'sequential' : 'parallel'} checkpointer (3.4)`
+      ? `one checkpoint: ${input.derived.sequential ? `${input.derived.nodes} node(s) x ` : ''}` +
+        `${s(site.checkpointSecondsPerNodeGB)} s/GB x ${s(input.derived.memoryPerNodeGB)} GB + ` +
+        `${s(site.snapshotSecondsPerGB)} s/GB x ${s(input.storageGB)} GB storage, ` +
+        `${input.derived.sequential ? 'sequential' : 'parallel'} checkpointer (3.4)`
       : 'one checkpoint, as given (3.4)';
     const optimumText =
       n > 0 && timing.tCp > 0
-        ? `optimum for ${n} covered outage(s): x = -1 + sqrt(${n} x ${s(timing.tHat)} / ${s(timing.tCp)}) = ${(-1 + Math.sqrt((n * timing.tHat) / timing.tCp)).toFixed(3)} (3.16)`
+        ? `optimum for ${n} covered outage(s): x = -1 + sqrt(${n} x ${s(timing.tHat)} / ${s(timing.tCp)}) = ` +
+          `${(-1 + Math.sqrt((n * timing.tHat) / timing.tCp)).toFixed(3)} (3.16)`
         : n > 0
           ? `optimum for ${n} covered outage(s) (3.16)`
           : 'optimum without covered outages: no checkpoints (3.12)';
     const countText =
       chosenBy === 'frequency'
-        ? `requested ${input.frequency} per hour of computation${bounds ? ', within the bounds' : ''} (the optimum is ${optimum})`
+        ? `requested ${input.frequency} per hour of computation${bounds ? ', within the bounds' : ''} (the ` +
+          `optimum is ${optimum})`
         : chosenBy === 'clamped optimum'
           ? `the optimum ${optimum}, clamped to the bounds`
           : optimumText;
@@ -144,23 +159,47 @@ export const checkpointCommand: Command = {
       ['t_cp', `${s(timing.tCp)} s`, cpFrom],
       ['n_cp', String(count), countText],
       ['t_compint', `${s(plan.intervalSeconds)} s`, 'computation between checkpoints (3.6)'],
-      ['t_minslot', `${s(plan.minSlotSeconds)} s`, `slot without outages: t_initnew ${s(timing.tInitNew)} + t_hat + ${count} x t_cp + t_deinit ${s(timing.tDeinit)} (3.7)`],
-      ['t_jobmax', `${s(plan.jobMaxSeconds)} s`, `worst-case runtime with ${n} outage(s): t_hat + ${count} x t_cp + ${n} x (t_migr ${s(timing.tMigr)} + t_compint) (3.8)`],
-      ['worst slot', `${s(plan.worstCaseSeconds)} s`, `worst-case slot with initialisation and restarts: t_initnew + t_jobmax + ${n} x (t_initrestart ${s(timing.tInitRestart)} + t_cp) + t_deinit`],
+      [
+        't_minslot',
+        `${s(plan.minSlotSeconds)} s`,
+        `slot without outages: t_initnew ${s(timing.tInitNew)} + t_hat + ${count} x t_cp + t_deinit ` +
+          `${s(timing.tDeinit)} (3.7)`,
+      ],
+      [
+        't_jobmax',
+        `${s(plan.jobMaxSeconds)} s`,
+        `worst-case runtime with ${n} outage(s): t_hat + ${count} x t_cp + ${n} x (t_migr ${s(timing.tMigr)} ` +
+          `+ t_compint) (3.8)`,
+      ],
+      [
+        'worst slot',
+        `${s(plan.worstCaseSeconds)} s`,
+        `worst-case slot with initialisation and restarts: t_initnew + t_jobmax + ${n} x (t_initrestart ` +
+          `${s(timing.tInitRestart)} + t_cp) + t_deinit`,
+      ],
     ];
     if (input.deadlineSeconds !== undefined && bounds) {
       const upper = Math.min(bounds.max, bounds.slotMax);
       rows.push(
-        ['deadline', `${s(input.deadlineSeconds)} s`, `time until the deadline; free slot ${s(input.slotSeconds ?? input.deadlineSeconds)} s`],
+        [
+          'deadline',
+          `${s(input.deadlineSeconds)} s`,
+          `time until the deadline; free slot ${s(input.slotSeconds ?? input.deadlineSeconds)} s`,
+        ],
         [
           'bounds',
           `${bounds.min}..${upper}`,
-          `checkpoints: at least ${bounds.min} and at most ${bounds.max} for the deadline, at most ${bounds.slotMax} for the slot; ` +
-            `${perHour(bounds.min, timing.tHat).toFixed(2)} to ${perHour(upper, timing.tHat).toFixed(2)} per hour (3.9-3.11)`,
+          `checkpoints: at least ${bounds.min} and at most ${bounds.max} for the deadline, at most ` +
+            `${bounds.slotMax} for the slot; ` +
+            `${perHour(bounds.min, timing.tHat).toFixed(2)} to ${perHour(upper, timing.tHat).toFixed(2)} per ` +
+            `hour (3.9-3.11)`,
         ],
       );
     }
-    ctx.out(`checkpoint plan: ${count} checkpoint(s), one every ${s(plan.intervalSeconds)} s of computation; worst-case runtime ${s(plan.jobMaxSeconds)} s with ${n} outage(s)`);
+    ctx.out(
+      `checkpoint plan: ${count} checkpoint(s), one every ${s(plan.intervalSeconds)} s of computation; ` +
+        `worst-case runtime ${s(plan.jobMaxSeconds)} s with ${n} outage(s)`,
+    );
     for (const line of table(undefined, rows, '  ')) ctx.out(line);
   },
 };
@@ -179,7 +218,7 @@ interface CheckpointInput {
 
 function readInput(args: Args): CheckpointInput {
   const runtimeSeconds = numberOption(args, 'runtime', 'positive');
-  if (runtimeSeconds === undefined) throw new UsageError('--runtime SECONDS is required (t_i, the job\'s runtime)');
+  if (runtimeSeconds === undefined) throw new UsageError("--runtime SECONDS is required (t_i, the job's runtime)");
   const given = numberOption(args, 'checkpoint-cost', 'positive');
   const nodes = numberOption(args, 'nodes', 'count');
   const memory = numberOption(args, 'memory-gb', 'positive');
@@ -193,11 +232,15 @@ function readInput(args: Args): CheckpointInput {
   const migrationSeconds = numberOption(args, 'migration-seconds', 'non-negative') ?? 0;
   const deadlineSeconds = numberOption(args, 'deadline-seconds', 'positive');
   const slotSeconds = numberOption(args, 'slot-seconds', 'positive');
-  if (slotSeconds !== undefined && deadlineSeconds === undefined) throw new UsageError('--slot-seconds needs --deadline-seconds');
+  if (slotSeconds !== undefined && deadlineSeconds === undefined)
+    throw new UsageError('--slot-seconds needs --deadline-seconds');
   const frequency = numberOption(args, 'frequency', 'non-negative');
 
   const siteTiming: SiteTiming = { ...site, slowdownFactor: slowdown, parallelCheckpoint: !sequential };
-  const derived = given === undefined ? { nodes: nodes ?? 1, memoryPerNodeGB: memory ?? site.defaultMemoryPerNodeGB, sequential } : undefined;
+  const derived =
+    given === undefined
+      ? { nodes: nodes ?? 1, memoryPerNodeGB: memory ?? site.defaultMemoryPerNodeGB, sequential }
+      : undefined;
   const job = {
     runtimeSeconds,
     nodes: derived?.nodes ?? 1,
@@ -238,10 +281,14 @@ function numberOption(args: Args, name: string, kind: NumberKind): number | unde
   const value = decimal ? Number(text.trim()) : Number.NaN;
   const ok =
     Number.isFinite(value) &&
-    (kind === 'positive' ? value > 0
-      : kind === 'non-negative' ? value >= 0
-        : kind === 'whole' ? Number.isInteger(value)
-          : kind === 'count' ? Number.isInteger(value) && value >= 1
+    (kind === 'positive'
+      ? value > 0
+      : kind === 'non-negative'
+        ? value >= 0
+        : kind === 'whole'
+          ? Number.isInteger(value)
+          : kind === 'count'
+            ? Number.isInteger(value) && value >= 1
             : value >= 1);
   if (!ok) throw new UsageError(`--${name} must be ${kindText[kind]}, got "${text}"`);
   return value;

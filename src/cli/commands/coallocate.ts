@@ -1,5 +1,15 @@
-import type { AgreementReference, NegotiationOfferInfo, NegotiationReference, WsagClient } from '../../client/wsag-client.js';
-import { NoCommonStart, searchCommonStart, type CommonStart, type EarliestStart } from '../../client/coallocation-search.js';
+import type {
+  AgreementReference,
+  NegotiationOfferInfo,
+  NegotiationReference,
+  WsagClient,
+} from '../../client/wsag-client.js';
+import {
+  NoCommonStart,
+  searchCommonStart,
+  type CommonStart,
+  type EarliestStart,
+} from '../../client/coallocation-search.js';
 import { isoTime } from '../../domain/time.js';
 import { negotiationOffer } from '../../xml/accepting-offer.js';
 import { windowStart, withWindowStart } from '../../xml/offer-window.js';
@@ -38,11 +48,11 @@ export const coallocateCommand: Command = {
   summary: 'agreements with several providers at once, all or nothing',
   synopsis: 'wsag coallocate --task URL=TEMPLATE[,LOCATION=VALUE...] --task ... [--json]',
   description: [
-    'A broker\'s co-allocation (all or nothing). Every task gets a negotiation at its provider.',
+    "A broker's co-allocation (all or nothing). Every task gets a negotiation at its provider.",
     'Tasks with a reservation window (arp:StartTime) must start together: the command first',
     'searches for the earliest common start, asking every provider for Advisory start slots at',
     'or after a candidate time and moving the candidate to the latest earliest start, round by',
-    'round, until all agree (nothing is held while searching). Then each task\'s offer, its',
+    "round, until all agree (nothing is held while searching). Then each task's offer, its",
     'window moved to that start, is Solicited at its provider. If every provider answers with',
     'an Acceptable (committing) offer, each is accepted with CreateAgreement and the agreements',
     'are printed with the common start and how many rounds and how long the search took. If',
@@ -52,7 +62,7 @@ export const coallocateCommand: Command = {
   ],
   optionHelp: [
     '  --task URL=TEMPLATE[,LOCATION=VALUE...]',
-    '                     one task: the provider\'s base URL, the template\'s Name or TemplateId',
+    "                     one task: the provider's base URL, the template's Name or TemplateId",
     '                     there, then --set-style settings separated by commas; repeatable',
     '  --max-rounds N     Advisory rounds the search for a common start may take (default 10)',
     '  --no-search        solicit each window as written (fails if a provider cannot serve it)',
@@ -62,13 +72,19 @@ export const coallocateCommand: Command = {
     '  wsag coallocate --task http://site-a:8080=advance-reservation,NodeCount=16 \\',
     '                  --task http://site-b:8080=advance-reservation,NodeCount=32',
   ],
-  options: { ...jsonOption, task: { type: 'string', multiple: true }, 'max-rounds': { type: 'string' }, 'no-search': { type: 'boolean' } },
+  options: {
+    ...jsonOption,
+    task: { type: 'string', multiple: true },
+    'max-rounds': { type: 'string' },
+    'no-search': { type: 'boolean' },
+  },
   positionals: [],
   async run(args, ctx) {
     const tasks = args.list('task').map((t, i) => parseTask(t, i));
     if (tasks.length === 0) throw new UsageError('give at least one --task URL=TEMPLATE[,LOCATION=VALUE...]');
     const maxRounds = Number(args.string('max-rounds') ?? 10);
-    if (!Number.isInteger(maxRounds) || maxRounds < 1 || maxRounds > 100) throw new UsageError(`--max-rounds expects a whole number from 1 to 100, got "${args.string('max-rounds')}"`);
+    if (!Number.isInteger(maxRounds) || maxRounds < 1 || maxRounds > 100)
+      throw new UsageError(`--max-rounds expects a whole number from 1 to 100, got "${args.string('max-rounds')}"`);
     const progress: Progress[] = tasks.map((task) => ({ task }));
     const abandon = async (failed: Progress[]): Promise<number> => {
       report(failed, ctx);
@@ -86,7 +102,11 @@ export const coallocateCommand: Command = {
     if (windowed.length > 0 && !args.flag('no-search')) {
       const from = new Date(Math.max(...windowed.map((p) => (p.windowStart as Date).getTime())));
       try {
-        const found = await searchCommonStart(windowed.map((p) => earliestStart(p, ctx.client(p.task.url))), from, maxRounds);
+        const found = await searchCommonStart(
+          windowed.map((p) => earliestStart(p, ctx.client(p.task.url))),
+          from,
+          maxRounds,
+        );
         search = { ...found, milliseconds: Date.now() - started };
       } catch (error) {
         if (!(error instanceof NoCommonStart)) return abandon(progress.filter((p) => p.failure !== undefined));
@@ -116,7 +136,11 @@ export const coallocateCommand: Command = {
       price: p.committing?.price,
       slot: p.committing?.slot,
     }));
-    const searched = search && { start: isoTime(search.start), rounds: search.rounds, milliseconds: search.milliseconds };
+    const searched = search && {
+      start: isoTime(search.start),
+      rounds: search.rounds,
+      milliseconds: search.milliseconds,
+    };
     if (args.flag('json')) {
       printJson(ctx.out, { agreements: done, ...(searched ? { search: searched } : {}) });
       return exitCodes.ok;
@@ -124,21 +148,34 @@ export const coallocateCommand: Command = {
     ctx.out(`co-allocated ${done.length} task${done.length === 1 ? '' : 's'}: every provider agreed`);
     const rows = done.map((d) => [d.task, d.url, d.template, d.agreementId ?? '', money(d.price)]);
     for (const line of table(['TASK', 'PROVIDER', 'TEMPLATE', 'AGREEMENT', 'PRICE'], rows, '  ')) ctx.out(line);
-    if (searched) ctx.out(`common start ${searched.start}: found in ${searched.rounds} Advisory round${searched.rounds === 1 ? '' : 's'} (${searched.milliseconds} ms)`);
+    if (searched)
+      ctx.out(
+        `common start ${searched.start}: found in ${searched.rounds} Advisory round` +
+          `${searched.rounds === 1 ? '' : 's'} (${searched.milliseconds} ms)`,
+      );
     return exitCodes.ok;
   },
 };
 
-/** `URL=TEMPLATE[,LOCATION=VALUE...]`: the URL ends at the first `=`, settings are split at commas outside brackets and quotes. */
+/**
+ * `URL=TEMPLATE[,LOCATION=VALUE...]`: the URL ends at the first `=`, settings are split at commas outside brackets and
+ * quotes.
+ */
 export function parseTask(text: string, index: number): Task {
   const at = text.indexOf('=');
   const url = (at < 0 ? '' : text.slice(0, at)).trim().replace(/\/+$/, '');
-  if (!/^https?:\/\/[^/\s]+/.test(url)) throw new UsageError(`--task expects URL=TEMPLATE[,LOCATION=VALUE...] with an http(s) URL, got "${text}"`);
+  if (!/^https?:\/\/[^/\s]+/.test(url))
+    throw new UsageError(`--task expects URL=TEMPLATE[,LOCATION=VALUE...] with an http(s) URL, got "${text}"`);
   const rest = text.slice(at + 1);
   const cuts = [-1, ...splitPoints(rest, ','), rest.length];
   const [template = '', ...settings] = cuts.slice(1).map((end, i) => rest.slice((cuts[i] as number) + 1, end).trim());
   if (!template) throw new UsageError(`--task ${text}: name a template after "${url}="`);
-  return { label: `task ${index + 1}`, url, template, settings: settings.filter(Boolean).map((s) => parseSetting(s, `--task ${text}:`)) };
+  return {
+    label: `task ${index + 1}`,
+    url,
+    template,
+    settings: settings.filter(Boolean).map((s) => parseSetting(s, `--task ${text}:`)),
+  };
 }
 
 /** The offer from the template, and a negotiation to send it in. */
@@ -158,10 +195,20 @@ async function prepare(p: Progress, client: WsagClient): Promise<void> {
 function earliestStart(p: Progress, client: WsagClient): EarliestStart {
   return async (from) => {
     try {
-      const sent = negotiationOffer(withWindowStart(p.offer as string, from), { offerId: newOfferId(), counterOfferTo: p.templateId as string, state: 'Advisory' });
+      const sent = negotiationOffer(withWindowStart(p.offer as string, from), {
+        offerId: newOfferId(),
+        counterOfferTo: p.templateId as string,
+        state: 'Advisory',
+      });
       const answers = await client.negotiate((p.negotiation as NegotiationReference).negotiationId, [sent]);
-      const starts = answers.flatMap((a) => (a.state === 'Advisory' && a.slot ? [new Date(a.slot.start).getTime()] : []));
-      if (starts.length === 0) throw new Error(`no start slot at or after ${isoTime(from)}: ${answers.find((a) => a.state === 'Rejected')?.note ?? 'the provider gave no reason'}`);
+      const starts = answers.flatMap((a) =>
+        a.state === 'Advisory' && a.slot ? [new Date(a.slot.start).getTime()] : [],
+      );
+      if (starts.length === 0)
+        throw new Error(
+          `no start slot at or after ${isoTime(from)}: ` +
+            `${answers.find((a) => a.state === 'Rejected')?.note ?? 'the provider gave no reason'}`,
+        );
       return new Date(Math.min(...starts));
     } catch (error) {
       p.failure = (error as Error).message;
@@ -173,10 +220,15 @@ function earliestStart(p: Progress, client: WsagClient): EarliestStart {
 /** A committing offer from the provider, which holds the capacity until it expires. */
 async function solicit(p: Progress, client: WsagClient): Promise<void> {
   try {
-    const sent = negotiationOffer(p.offer as string, { offerId: newOfferId(), counterOfferTo: p.templateId as string, state: 'Solicited' });
+    const sent = negotiationOffer(p.offer as string, {
+      offerId: newOfferId(),
+      counterOfferTo: p.templateId as string,
+      state: 'Solicited',
+    });
     const answers = await client.negotiate((p.negotiation as NegotiationReference).negotiationId, [sent]);
     p.committing = answers.find((a) => a.state === 'Acceptable');
-    if (!p.committing) p.failure = `rejected: ${answers.find((a) => a.state === 'Rejected')?.note ?? 'the provider gave no reason'}`;
+    if (!p.committing)
+      p.failure = `rejected: ${answers.find((a) => a.state === 'Rejected')?.note ?? 'the provider gave no reason'}`;
   } catch (error) {
     p.failure = (error as Error).message;
   }
@@ -185,7 +237,11 @@ async function solicit(p: Progress, client: WsagClient): Promise<void> {
 /** The committing offer becomes an agreement. */
 async function accept(p: Progress, client: WsagClient): Promise<void> {
   try {
-    p.agreement = await acceptCounterOffer(client, p.negotiation as NegotiationReference, p.committing as NegotiationOfferInfo);
+    p.agreement = await acceptCounterOffer(
+      client,
+      p.negotiation as NegotiationReference,
+      p.committing as NegotiationOfferInfo,
+    );
   } catch (error) {
     p.failure = `accepting offer ${p.committing?.offerId} failed: ${(error as Error).message}`;
   }
@@ -212,16 +268,24 @@ async function release(progress: Progress[], ctx: CommandContext): Promise<void>
           undone[i] = `${p.task.label}: agreement ${p.agreement.agreementId} terminated`;
         } else if (p.negotiation) {
           await client.terminateNegotiation(p.negotiation.negotiationId);
-          undone[i] = `${p.task.label}: negotiation ${p.negotiation.negotiationId} terminated${p.committing ? ', hold released' : ''}`;
+          undone[i] =
+            `${p.task.label}: negotiation ${p.negotiation.negotiationId} terminated` +
+            `${p.committing ? ', hold released' : ''}`;
         }
       } catch (error) {
-        const what = p.agreement ? `agreement ${p.agreement.agreementId}` : `negotiation ${p.negotiation?.negotiationId}`;
+        const what = p.agreement
+          ? `agreement ${p.agreement.agreementId}`
+          : `negotiation ${p.negotiation?.negotiationId}`;
         failures++;
         ctx.err(`warning: ${p.task.label}: could not terminate ${what} at ${p.task.url}: ${(error as Error).message}`);
       }
     }),
   );
-  const outcome = failures === 0 ? 'nothing is kept' : `${failures} cleanup${failures === 1 ? '' : 's'} failed (see the warnings; such a hold ends when its offer expires)`;
+  const outcome =
+    failures === 0
+      ? 'nothing is kept'
+      : `${failures} cleanup${failures === 1 ? '' : 's'} failed (see the warnings; such a hold ends when its ` +
+        `offer expires)`;
   const said = undone.filter(Boolean);
   ctx.err(`co-allocation abandoned, ${outcome}${said.length ? `: ${said.join('; ')}` : ''}`);
 }

@@ -23,9 +23,7 @@ export const correctCommand: Command = {
     urlHelp,
     jsonHelp,
   ],
-  examples: [
-    '  wsag correct <ID> --term NodesThroughWindow --reason "node start-up counted as missing nodes"',
-  ],
+  examples: ['  wsag correct <ID> --term NodesThroughWindow --reason "node start-up counted as missing nodes"'],
   options: { ...urlOption, ...jsonOption, term: { type: 'string' }, reason: { type: 'string' } },
   positionals: ['ID'],
   async run(args, ctx) {
@@ -33,13 +31,18 @@ export const correctCommand: Command = {
     const term = args.string('term');
     const reason = args.string('reason');
     if (!term) throw new UsageError('missing --term NAME: the guarantee term to correct (wsag state ID lists them)');
-    if (!reason?.trim()) throw new UsageError('missing --reason TEXT: say why the violation was false (it is kept in the audit trail)');
+    if (!reason?.trim())
+      throw new UsageError('missing --reason TEXT: say why the violation was false (it is kept in the audit trail)');
     const client = ctx.client(serverUrl(args, ctx.env));
-    const outcome = await client.request<CorrectionOutcome>(`/api/agreements/${encodeURIComponent(id)}/corrections`, `correcting agreement ${id}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ term, reason }),
-    });
+    const outcome = await client.request<CorrectionOutcome>(
+      `/api/agreements/${encodeURIComponent(id)}/corrections`,
+      `correcting agreement ${id}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ term, reason }),
+      },
+    );
     if (args.flag('json')) {
       printJson(ctx.out, outcome);
       return;

@@ -3,11 +3,11 @@ import { money, printJson, shortTime, table } from '../output.js';
 
 export const negotiationsCommand: Command = {
   name: 'negotiations',
-  summary: 'list your negotiations, or one negotiation\'s offers',
+  summary: "list your negotiations, or one negotiation's offers",
   synopsis: 'wsag negotiations [ID] [--url URL] [--json]',
   description: [
-    'Without ID: your negotiations (operators see everyone\'s): id, state, rounds, offers, the',
-    'agreement it concluded with, and when it ends. With ID: that negotiation\'s offers in',
+    "Without ID: your negotiations (operators see everyone's): id, state, rounds, offers, the",
+    "agreement it concluded with, and when it ends. With ID: that negotiation's offers in",
     'order: offer id, who made it, state, the offer it answers, price, and its hold.',
     'Read from the JSON views /api/negotiations and /api/negotiations/ID.',
   ],
@@ -23,7 +23,10 @@ export const negotiationsCommand: Command = {
       const negotiation = await client.negotiation(id);
       if (args.flag('json')) return printJson(ctx.out, negotiation);
       const agreement = negotiation.agreementCreated ? `, agreement ${negotiation.agreementCreated}` : '';
-      ctx.out(`negotiation ${negotiation.id}: ${negotiation.state}${agreement}${negotiation.closedBecause ? ` (closed: ${negotiation.closedBecause})` : ''}`);
+      ctx.out(
+        `negotiation ${negotiation.id}: ${negotiation.state}${agreement}` +
+          `${negotiation.closedBecause ? ` (closed: ${negotiation.closedBecause})` : ''}`,
+      );
       const rows = negotiation.offers.map((o) => [
         o.offerId,
         o.creator === 'NegotiationResponder' ? 'provider' : 'you',
@@ -41,7 +44,15 @@ export const negotiationsCommand: Command = {
       ctx.out('no negotiations yet (start one with: wsag negotiate --template NAME --advisory)');
       return;
     }
-    const rows = negotiations.map((n) => [n.id, n.type, n.state, String(n.rounds), String(n.offers.length), n.agreementCreated ?? '', shortTime(n.expiresAt)]);
+    const rows = negotiations.map((n) => [
+      n.id,
+      n.type,
+      n.state,
+      String(n.rounds),
+      String(n.offers.length),
+      n.agreementCreated ?? '',
+      shortTime(n.expiresAt),
+    ]);
     for (const line of table(['ID', 'TYPE', 'STATE', 'ROUNDS', 'OFFERS', 'AGREEMENT', 'ENDS'], rows)) ctx.out(line);
   },
 };

@@ -7,7 +7,7 @@ const actions = ['list', 'fail', 'repair'] as const;
 
 export const nodeCommand: Command = {
   name: 'node',
-  summary: 'the cluster\'s nodes: list them; report one failed or repaired (operators)',
+  summary: "the cluster's nodes: list them; report one failed or repaired (operators)",
   synopsis: 'wsag node (list | fail NODE | repair NODE) [--url URL] [--json]',
   description: [
     'list:   every node with its memory, CPUs, interconnect, whether it is a buffer node and',
@@ -22,17 +22,14 @@ export const nodeCommand: Command = {
     'only operators (WSAG_ADMINS) may use them. See docs/operations.md, "Node failures".',
   ],
   optionHelp: [urlHelp, jsonHelp],
-  examples: [
-    '  wsag node list',
-    '  wsag node fail n007',
-    '  wsag node repair n007 --json',
-  ],
+  examples: ['  wsag node list', '  wsag node fail n007', '  wsag node repair n007 --json'],
   options: { ...urlOption, ...jsonOption },
   positionals: ['ACTION'],
   optionalPositionals: ['NODE'],
   async run(args, ctx) {
     const [action, node] = args.positionals as [string, string | undefined];
-    if (!(actions as readonly string[]).includes(action)) throw new UsageError(`unknown action "${action}": use list, fail or repair`);
+    if (!(actions as readonly string[]).includes(action))
+      throw new UsageError(`unknown action "${action}": use list, fail or repair`);
     const client = ctx.client(serverUrl(args, ctx.env));
     if (action === 'list') {
       if (node !== undefined) throw new UsageError(`unexpected argument "${node}": node list shows every node`);
@@ -41,8 +38,17 @@ export const nodeCommand: Command = {
         printJson(ctx.out, { nodes });
         return;
       }
-      const rows = nodes.map((n) => [n.id, n.failed ? 'FAILED' : 'up', String(n.memoryGB), String(n.cpus), n.interconnect ?? '', n.island ?? '', n.buffer ? 'buffer' : '']);
-      for (const line of table(['NODE', 'STATE', 'MEMORY_GB', 'CPUS', 'INTERCONNECT', 'ISLAND', 'ROLE'], rows)) ctx.out(line);
+      const rows = nodes.map((n) => [
+        n.id,
+        n.failed ? 'FAILED' : 'up',
+        String(n.memoryGB),
+        String(n.cpus),
+        n.interconnect ?? '',
+        n.island ?? '',
+        n.buffer ? 'buffer' : '',
+      ]);
+      for (const line of table(['NODE', 'STATE', 'MEMORY_GB', 'CPUS', 'INTERCONNECT', 'ISLAND', 'ROLE'], rows))
+        ctx.out(line);
       const failed = nodes.filter((n) => n.failed).length;
       ctx.out(`${nodes.length} node${nodes.length === 1 ? '' : 's'}, ${failed} failed`);
       return;
@@ -67,7 +73,11 @@ function describe(s: NodeEventSummary): string[] {
   if (s.problematic.length === 0) lines.push('  problematic: none');
   for (const p of s.problematic) lines.push(`  problematic: ${p.id} (${p.reason})`);
   for (const job of s.migration?.jobs ?? []) {
-    lines.push(job.migrated ? `  migrated: ${job.agreementId} to ${job.peer} (agreement ${job.remoteAgreementId})` : `  not migrated: ${job.agreementId}: ${job.detail}`);
+    lines.push(
+      job.migrated
+        ? `  migrated: ${job.agreementId} to ${job.peer} (agreement ${job.remoteAgreementId})`
+        : `  not migrated: ${job.agreementId}: ${job.detail}`,
+    );
   }
   for (const v of s.migration?.violations ?? []) lines.push(`  will be violated: ${v.agreementId}`);
   return lines;

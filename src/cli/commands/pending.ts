@@ -8,17 +8,19 @@ const actions = ['create', 'accept', 'reject'] as const;
 export const pendingCommand: Command = {
   name: 'pending',
   summary: 'pending agreements: create one; accept or reject one (operators)',
-  synopsis: 'wsag pending (create --template NAME [--set LOCATION=VALUE ...] [--run EXECUTABLE ...] [--account ACCOUNT] | accept ID | reject ID) [--url URL] [--json]',
+  synopsis:
+    'wsag pending (create --template NAME [--set LOCATION=VALUE ...] [--run EXECUTABLE ...] [--account ' +
+    'ACCOUNT] | accept ID | reject ID) [--url URL] [--json]',
   description: [
-    'create: sends CreatePendingAgreement with the template\'s offer (like wsag create). The',
+    "create: sends CreatePendingAgreement with the template's offer (like wsag create). The",
     '        capacity is booked, and the agreement stays Pending until the provider decides.',
     'accept: the provider accepts the pending agreement ID: it becomes Observed.',
     'reject: the provider rejects it: it becomes Rejected and its capacity is freed.',
-    'accept and reject are the provider\'s decisions, taken through the JSON admin API',
+    "accept and reject are the provider's decisions, taken through the JSON admin API",
     '(POST /api/agreements/ID/accept|reject): only operators (WSAG_ADMINS) may take them.',
   ],
   optionHelp: [
-    '  --template NAME    (create) the template\'s Name or TemplateId (see: wsag templates)',
+    "  --template NAME    (create) the template's Name or TemplateId (see: wsag templates)",
     ...setHelp,
     ...runHelp,
     urlHelp,
@@ -34,13 +36,19 @@ export const pendingCommand: Command = {
   optionalPositionals: ['ID'],
   async run(args, ctx) {
     const [action, id] = args.positionals as [string, string | undefined];
-    if (!(actions as readonly string[]).includes(action)) throw new UsageError(`unknown action "${action}": use create, accept or reject`);
+    if (!(actions as readonly string[]).includes(action))
+      throw new UsageError(`unknown action "${action}": use create, accept or reject`);
     const client = ctx.client(serverUrl(args, ctx.env));
     if (action === 'create') {
       if (id !== undefined) throw new UsageError(`unexpected argument "${id}": pending create takes --template NAME`);
       const ref = args.string('template');
       if (!ref) throw new UsageError('--template NAME is required (list them with: wsag templates)');
-      const { template, offer } = await templateOffer(client, ref, args.list('set').map((s) => parseSetting(s)), additionsOf(args));
+      const { template, offer } = await templateOffer(
+        client,
+        ref,
+        args.list('set').map((s) => parseSetting(s)),
+        additionsOf(args),
+      );
       const created = await client.createPendingAgreement(offer);
       if (args.flag('json')) {
         printJson(ctx.out, { ...created, state: 'Pending', template: { name: template.name, id: template.id } });
@@ -52,7 +60,8 @@ export const pendingCommand: Command = {
       return;
     }
     if (id === undefined) throw new UsageError(`missing ID: wsag pending ${action} ID`);
-    if (args.string('template') !== undefined || args.list('set').length > 0) throw new UsageError(`--template and --set belong to pending create, not pending ${action}`);
+    if (args.string('template') !== undefined || args.list('set').length > 0)
+      throw new UsageError(`--template and --set belong to pending create, not pending ${action}`);
     const decided = await client.decide(id, action === 'accept' ? 'Accept' : 'Reject');
     if (args.flag('json')) printJson(ctx.out, decided);
     else ctx.out(`agreement ${id}: ${decided.state}`);

@@ -35,7 +35,8 @@ export const serveCommand: Command = {
     const overrides: Partial<ServerConfig> = {};
     const port = args.string('port');
     if (port !== undefined) {
-      if (!/^\d+$/.test(port) || Number(port) > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, got "${port}"`);
+      if (!/^\d+$/.test(port) || Number(port) > 65535)
+        throw new UsageError(`--port must be a whole number from 0 to 65535, got "${port}"`);
       overrides.port = Number(port);
     }
     const host = args.string('host');
@@ -72,7 +73,8 @@ export const serveCommand: Command = {
       throw error;
     }
     ctx.out(`wsag-server listening on ${server.url}`);
-    for (const [name, url] of Object.entries(server.endpoints)) ctx.out(`  ${name.padEnd(24)} ${url}  (WSDL: ${url}?wsdl)`);
+    for (const [name, url] of Object.entries(server.endpoints))
+      ctx.out(`  ${name.padEnd(24)} ${url}  (WSDL: ${url}?wsdl)`);
     ctx.out(`  ${'health'.padEnd(24)} ${server.url}/healthz`);
     ctx.out(`  ${'dashboard'.padEnd(24)} ${server.url}/ui/`);
     ctx.out(`  ${'metrics'.padEnd(24)} ${server.url}/metrics`);

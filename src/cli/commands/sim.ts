@@ -1,6 +1,27 @@
 import {
-  compareBaselines, compareInteractive, compareReports, formatBaselines, formatLoadSweep, sweepLoads, comparePricing, formatInteractiveComparison, duration, formatComparison, formatPricingComparison, formatReport, formatShareAccuracy, loadInputs, loadPeers, loadVoPolicy, runShareAccuracy, runSimulation, WorkloadError,
-  type SimOptions, type SimProgress, type SimReport, type SimulatedPeersConfig,
+  compareBaselines,
+  compareInteractive,
+  compareReports,
+  formatBaselines,
+  formatLoadSweep,
+  sweepLoads,
+  comparePricing,
+  formatInteractiveComparison,
+  duration,
+  formatComparison,
+  formatPricingComparison,
+  formatReport,
+  formatShareAccuracy,
+  loadInputs,
+  loadPeers,
+  loadVoPolicy,
+  runShareAccuracy,
+  runSimulation,
+  WorkloadError,
+  type SimOptions,
+  type SimProgress,
+  type SimReport,
+  type SimulatedPeersConfig,
 } from '../../sim/index.js';
 import { jsonHelp, jsonOption, type Command } from '../command.js';
 import type { Args, CommandContext } from '../context.js';
@@ -12,13 +33,18 @@ import { defaultPriceCurve, parsePriceCurve } from '../../domain/pricing.js';
 export const simCommand: Command = {
   name: 'sim',
   summary: 'replay a workload and failures against a cluster offline: acceptance, utilisation, violations, penalties',
-  synopsis: 'wsag sim --workload FILE[.swf] [--cluster FILE] [--swf-rules FILE] [--failures FILE.csv | --failure-rate R] [--peers FILE [--compare-migration] | --vo-policy FILE | --compare-pricing [--flexible SHARE] [--price-curve CURVE] | --interactive SHARE [--start-within SECONDS] [--session-nodes N] [--session-minutes M] [--warm-nodes N] | --baselines [--loads L,L,...]] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]',
+  synopsis:
+    'wsag sim --workload FILE[.swf] [--cluster FILE] [--swf-rules FILE] [--failures FILE.csv | --failure-rate ' +
+    'R] [--peers FILE [--compare-migration] | --vo-policy FILE | --compare-pricing [--flexible SHARE] ' +
+    '[--price-curve CURVE] | --interactive SHARE [--start-within SECONDS] [--session-nodes N] ' +
+    '[--session-minutes M] [--warm-nodes N] | --baselines [--loads L,L,...]] [--until SECONDS] [--jobs] ' +
+    '[--progress|--no-progress] [--json]',
   description: [
     'Simulates the planning scheduler without a server: the jobs of a workload arrive at their',
     'times and are admitted or refused, node failures and repairs re-plan the schedule, and',
     'jobs finish when their actual runtime is done (early finishes open gaps). Prints the',
     'acceptance rate of SLA requests, utilisation, deadlines met, reservations honoured, SLA',
-    'violations and the penalties paid under each guarantee level\'s liability rule,',
+    "violations and the penalties paid under each guarantee level's liability rule,",
     'checkpoints taken, suspensions, restarts and jobs that ran in pieces.',
     'With --peers, jobs a failure leaves unable to keep their promise go through the Migration',
     'Controller to simulated peer providers (capacity and prices from the peers file); the',
@@ -34,7 +60,7 @@ export const simCommand: Command = {
     'With --interactive SHARE, that share of the jobs become interactive (start within',
     '--start-within seconds, default 5, or refused) and the workload is admitted twice: taking',
     'only free nodes, and suspending running best-effort work to make room; start delays,',
-    'refusals and what the suspended work lost side by side, beside CrossBroker\'s figures.',
+    "refusals and what the suspended work lost side by side, beside CrossBroker's figures.",
     'The workload, cluster and peers formats are in docs/cli.md; workloads/ has examples. A',
     'workload file ending in .swf is a trace in the Standard Workload Format of the Parallel',
     'Workloads Archive, turned into requests by documented rules (docs/scheduler.md, "Real',
@@ -42,25 +68,28 @@ export const simCommand: Command = {
   ],
   optionHelp: [
     '  --workload FILE    the workload (JSON): jobs and failure events, times in seconds',
-    '  --cluster FILE     the cluster description (JSON); default: the one the workload names (an SWF trace: MaxNodes of its header)',
+    '  --cluster FILE     the cluster description (JSON); default: the one the workload names (an SWF trace: ' +
+      'MaxNodes of its header)',
     '  --swf-rules FILE   how an SWF trace\'s jobs become requests (JSON; docs/scheduler.md, "Real traces")',
-    '  --failures FILE    node failures from a CSV file (node,down,up in seconds), replacing the workload\'s',
-    '  --failure-rate R   node failures drawn at R per node and day (seeded), replacing the workload\'s',
+    "  --failures FILE    node failures from a CSV file (node,down,up in seconds), replacing the workload's",
+    "  --failure-rate R   node failures drawn at R per node and day (seeded), replacing the workload's",
     '  --peers FILE       migrate to these peers: a peers file whose peers have "simulation" terms',
     '  --compare-migration  run twice, without and with migration to --peers, and compare',
     '  --vo-policy FILE   report the share accuracy of this VO usage policy (with and without it)',
     '  --compare-pricing  fixed against demand prices on the workload (revenue, utilisation)',
     '  --flexible SHARE   with --compare-pricing: the share of customers who pick the cheapest slot (0 to 1)',
     '  --price-curve CURVE  with --compare-pricing: LOAD:FACTOR points (default 0:1,0.5:1,0.8:1.5,1:2)',
-    '  --baselines        the workload also without checkpoints, with fixed-interval checkpoints, without planning (FCFS + EASY backfilling) and on a duplicate cluster',
-    '  --loads L,L,...    with --baselines: the workload at each offered load (0.7,0.8,0.9: arrivals spread or squeezed)',
+    '  --baselines        the workload also without checkpoints, with fixed-interval checkpoints, without ' +
+      'planning (FCFS + EASY backfilling) and on a duplicate cluster',
+    '  --loads L,L,...    with --baselines: the workload at each offered load (0.7,0.8,0.9: arrivals spread ' +
+      'or squeezed)',
     '  --interactive SHARE  make this share of the jobs interactive (0 to 1) and compare the two policies',
     '  --start-within SECONDS  with --interactive: the bound on the start (default 5)',
-    '  --session-nodes N, --session-minutes M  with --interactive: cap each session\'s nodes and length',
+    "  --session-nodes N, --session-minutes M  with --interactive: cap each session's nodes and length",
     '  --warm-nodes N     with --interactive: nodes kept prepared for sessions, the last N (default a tenth of',
     '                     the cluster, unless its file marks warm nodes)',
     '  --until SECONDS    stop the simulation at this time; jobs still planned are reported open',
-    '  --jobs             also list every job\'s outcome',
+    "  --jobs             also list every job's outcome",
     '  --progress         show progress on stderr even when it is not a terminal (one line per 10 %)',
     '  --no-progress      no progress bar (default: a bar when stderr is a terminal)',
     jsonHelp,
@@ -104,30 +133,49 @@ export const simCommand: Command = {
     const workloadFile = args.string('workload');
     if (workloadFile === undefined) throw new UsageError('--workload FILE is required');
     const until = untilOption(args);
-    if (args.flag('progress') && args.flag('no-progress')) throw new UsageError('give --progress or --no-progress, not both');
+    if (args.flag('progress') && args.flag('no-progress'))
+      throw new UsageError('give --progress or --no-progress, not both');
     const peersFile = args.string('peers');
     const compare = args.flag('compare-migration');
-    if (compare && peersFile === undefined) throw new UsageError('--compare-migration needs --peers FILE: the peers to migrate to');
+    if (compare && peersFile === undefined)
+      throw new UsageError('--compare-migration needs --peers FILE: the peers to migrate to');
     let inputs: ReturnType<typeof loadInputs>;
     let peers: SimulatedPeersConfig | undefined;
     try {
       const rate = args.string('failure-rate');
-      if (rate !== undefined && !(Number(rate) >= 0 && Number(rate) <= 100)) throw new UsageError(`--failure-rate expects failures per node and day, 0 to 100, got "${rate}"`);
-      if (rate !== undefined && args.string('failures') !== undefined) throw new UsageError('give --failures FILE or --failure-rate R, not both');
-      inputs = loadInputs(workloadFile, args.string('cluster'), dropUndefined({ swfRulesFile: args.string('swf-rules'), failuresFile: args.string('failures'), failureRate: rate === undefined ? undefined : Number(rate) }));
+      if (rate !== undefined && !(Number(rate) >= 0 && Number(rate) <= 100))
+        throw new UsageError(`--failure-rate expects failures per node and day, 0 to 100, got "${rate}"`);
+      if (rate !== undefined && args.string('failures') !== undefined)
+        throw new UsageError('give --failures FILE or --failure-rate R, not both');
+      inputs = loadInputs(
+        workloadFile,
+        args.string('cluster'),
+        dropUndefined({
+          swfRulesFile: args.string('swf-rules'),
+          failuresFile: args.string('failures'),
+          failureRate: rate === undefined ? undefined : Number(rate),
+        }),
+      );
       peers = peersFile !== undefined ? loadPeers(peersFile) : undefined;
     } catch (error) {
       if (error instanceof WorkloadError) throw new CliError(error.message);
       throw error;
     }
     if (args.flag('compare-pricing')) {
-      if (peersFile !== undefined || args.string('vo-policy') !== undefined) throw new UsageError('--compare-pricing is an experiment of its own: give it without --peers and --vo-policy');
+      if (peersFile !== undefined || args.string('vo-policy') !== undefined)
+        throw new UsageError('--compare-pricing is an experiment of its own: give it without --peers and --vo-policy');
       const flexible = Number(args.string('flexible') ?? 0.5);
-      if (!(flexible >= 0 && flexible <= 1)) throw new UsageError(`--flexible expects a share from 0 to 1, got "${args.string('flexible')}"`);
+      if (!(flexible >= 0 && flexible <= 1))
+        throw new UsageError(`--flexible expects a share from 0 to 1, got "${args.string('flexible')}"`);
       const curveText = args.string('price-curve');
       const curve = curveText === undefined ? defaultPriceCurve : parsePriceCurve(curveText);
       if ('error' in curve) throw new UsageError(`--price-curve: ${curve.error}`);
-      const comparison = comparePricing(inputs.workload, inputs.cluster, { currency: 'EUR', nodeHour: 1, preparatoryFeeRate: 0, curve }, { flexible, slots: 3 });
+      const comparison = comparePricing(
+        inputs.workload,
+        inputs.cluster,
+        { currency: 'EUR', nodeHour: 1, preparatoryFeeRate: 0, curve },
+        { flexible, slots: 3 },
+      );
       if (args.flag('json')) return printJson(ctx.out, comparison);
       for (const line of formatPricingComparison(comparison, 'EUR')) ctx.out(line);
       return;
@@ -136,7 +184,11 @@ export const simCommand: Command = {
       const loadsText = args.string('loads');
       if (loadsText !== undefined) {
         const loads = loadsText.split(',').map((l) => Number(l.trim()));
-        if (loads.some((l) => !(l > 0 && l <= 2))) throw new UsageError(`--loads expects offered loads above 0 and at most 2, separated by commas (0.7,0.8,0.9), got "${loadsText}"`);
+        if (loads.some((l) => !(l > 0 && l <= 2)))
+          throw new UsageError(
+            `--loads expects offered loads above 0 and at most 2, separated by commas (0.7,0.8,0.9), got ` +
+              `"${loadsText}"`,
+          );
         const sweep = await sweepLoads(inputs.workload, inputs.cluster, loads, peers);
         if (args.flag('json')) return printJson(ctx.out, sweep);
         for (const line of formatLoadSweep(sweep, inputs.workload.currency)) ctx.out(line);
@@ -149,15 +201,25 @@ export const simCommand: Command = {
     }
     const interactiveShare = args.string('interactive');
     if (interactiveShare !== undefined) {
-      if (peersFile !== undefined || args.string('vo-policy') !== undefined || args.flag('compare-pricing')) throw new UsageError('--interactive is an experiment of its own: give it without --peers, --vo-policy and --compare-pricing');
+      if (peersFile !== undefined || args.string('vo-policy') !== undefined || args.flag('compare-pricing'))
+        throw new UsageError(
+          '--interactive is an experiment of its own: give it without --peers, --vo-policy and --compare-pricing',
+        );
       const share = Number(interactiveShare);
-      if (!(share > 0 && share <= 1)) throw new UsageError(`--interactive expects the share of jobs made interactive, above 0 and at most 1, got "${interactiveShare}"`);
+      if (!(share > 0 && share <= 1))
+        throw new UsageError(
+          `--interactive expects the share of jobs made interactive, above 0 and at most 1, got "${interactiveShare}"`,
+        );
       const bound = Number(args.string('start-within') ?? 5);
-      if (!(Number.isInteger(bound) && bound >= 0 && bound <= 3600)) throw new UsageError(`--start-within expects whole seconds from 0 to 3600, got "${args.string('start-within')}"`);
+      if (!(Number.isInteger(bound) && bound >= 0 && bound <= 3600))
+        throw new UsageError(
+          `--start-within expects whole seconds from 0 to 3600, got "${args.string('start-within')}"`,
+        );
       const cap = (name: string) => {
         const text = args.string(name);
         if (text === undefined) return undefined;
-        if (!/^[1-9][0-9]*$/.test(text)) throw new UsageError(`--${name} expects a whole number, 1 or more, got "${text}"`);
+        if (!/^[1-9][0-9]*$/.test(text))
+          throw new UsageError(`--${name} expects a whole number, 1 or more, got "${text}"`);
         return Number(text);
       };
       const nodes = cap('session-nodes');
@@ -165,8 +227,15 @@ export const simCommand: Command = {
       // Sessions start within seconds only on nodes kept prepared: a tenth of the cluster unless it marks its own.
       const ownWarm = inputs.cluster.nodes.filter((n) => n.warm).length;
       const warmNodes = ownWarm || (cap('warm-nodes') ?? Math.ceil(inputs.cluster.nodes.length / 10));
-      if (ownWarm && args.string('warm-nodes') !== undefined) throw new UsageError(`--warm-nodes: the cluster marks its own ${ownWarm} warm node(s); give one or the other`);
-      const comparison = compareInteractive(inputs.workload, inputs.cluster, { share, boundSeconds: bound, warmNodes, ...(nodes ? { maxNodes: nodes } : {}), ...(minutes ? { maxSeconds: minutes * 60 } : {}) });
+      if (ownWarm && args.string('warm-nodes') !== undefined)
+        throw new UsageError(`--warm-nodes: the cluster marks its own ${ownWarm} warm node(s); give one or the other`);
+      const comparison = compareInteractive(inputs.workload, inputs.cluster, {
+        share,
+        boundSeconds: bound,
+        warmNodes,
+        ...(nodes ? { maxNodes: nodes } : {}),
+        ...(minutes ? { maxSeconds: minutes * 60 } : {}),
+      });
       if (args.flag('json')) return printJson(ctx.out, comparison);
       for (const line of formatInteractiveComparison(comparison)) ctx.out(line);
       return;
@@ -210,7 +279,10 @@ export const simCommand: Command = {
       }
       for (const line of formatComparison(comparison)) ctx.out(line);
       ctx.out('');
-      ctx.out(`(${source}; ${without.failures.events} failure event(s); two runs of ${duration(without.span.endSeconds)} simulated in ${wallSeconds.toFixed(1)} s)`);
+      ctx.out(
+        `(${source}; ${without.failures.events} failure event(s); two runs of ` +
+          `${duration(without.span.endSeconds)} simulated in ${wallSeconds.toFixed(1)} s)`,
+      );
       return;
     }
     const report = await run(peers, 'sim');
@@ -221,7 +293,10 @@ export const simCommand: Command = {
     }
     for (const line of formatReport(report)) ctx.out(line);
     ctx.out('');
-    ctx.out(`(${source}; ${report.failures.events} failure event(s); simulated ${duration(report.span.endSeconds)} in ${wallSeconds.toFixed(1)} s)`);
+    ctx.out(
+      `(${source}; ${report.failures.events} failure event(s); simulated ${duration(report.span.endSeconds)} ` +
+        `in ${wallSeconds.toFixed(1)} s)`,
+    );
   },
 };
 
@@ -238,11 +313,25 @@ function untilOption(args: Args): number | undefined {
  * something else) one line per tenth. The fraction is of the jobs settled (rejected,
  * completed or dropped), or of the time up to --until.
  */
-function progressReporter(args: Args, ctx: CommandContext, until: number | undefined, label: string): ((p: SimProgress) => void) | undefined {
+function progressReporter(
+  args: Args,
+  ctx: CommandContext,
+  until: number | undefined,
+  label: string,
+): ((p: SimProgress) => void) | undefined {
   if (args.flag('no-progress')) return undefined;
   const terminal = process.stderr.isTTY === true;
   if (!terminal && !args.flag('progress')) return undefined;
-  const fractionOf = (p: SimProgress) => (p.done ? 1 : until !== undefined ? (until > 0 ? Math.min(1, p.simulatedSeconds / until) : 1) : p.total > 0 ? p.settled / p.total : 1);
+  const fractionOf = (p: SimProgress) =>
+    p.done
+      ? 1
+      : until !== undefined
+        ? until > 0
+          ? Math.min(1, p.simulatedSeconds / until)
+          : 1
+        : p.total > 0
+          ? p.settled / p.total
+          : 1;
   if (!terminal) {
     let shown = -1;
     return (p) => {
@@ -250,7 +339,10 @@ function progressReporter(args: Args, ctx: CommandContext, until: number | undef
       if (tenth <= shown && !p.done) return;
       if (p.done && shown === 10) return;
       shown = p.done ? 10 : tenth;
-      ctx.err(`${label}: ${tenth * 10} % (${p.settled} of ${p.total} jobs settled, simulated ${duration(p.simulatedSeconds)})`);
+      ctx.err(
+        `${label}: ${tenth * 10} % (${p.settled} of ${p.total} jobs settled, simulated ` +
+          `${duration(p.simulatedSeconds)})`,
+      );
     };
   }
   let last = 0;
@@ -261,7 +353,10 @@ function progressReporter(args: Args, ctx: CommandContext, until: number | undef
     const fraction = fractionOf(p);
     const width = 30;
     const filled = Math.round(fraction * width);
-    const bar = `${label === 'sim' ? '' : `${label} `}[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(fraction * 100).toFixed(0).padStart(3)} % ${p.settled}/${p.total} jobs, simulated ${duration(p.simulatedSeconds)}`;
+    const bar =
+      `${label === 'sim' ? '' : `${label} `}[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ` +
+      `${(fraction * 100).toFixed(0).padStart(3)} % ${p.settled}/${p.total} jobs, simulated ` +
+      `${duration(p.simulatedSeconds)}`;
     process.stderr.write(`\r${bar}\x1b[K${p.done ? '\n' : ''}`);
   };
 }

@@ -3,16 +3,13 @@ import { printJson, table } from '../output.js';
 
 export const stateCommand: Command = {
   name: 'state',
-  summary: 'show an agreement\'s state and its term states',
+  summary: "show an agreement's state and its term states",
   synopsis: 'wsag state ID [--url URL] [--json]',
   description: [
     'Shows the agreement state (Observed, Terminated, ...), the state of each service term',
     '(NotReady, Ready, Completed) and of each guarantee term (NotDetermined, Fulfilled, Violated).',
   ],
-  optionHelp: [
-    urlHelp,
-    jsonHelp,
-  ],
+  optionHelp: [urlHelp, jsonHelp],
   options: { ...urlOption, ...jsonOption },
   positionals: ['ID'],
   async run(args, ctx) {

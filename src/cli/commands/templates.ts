@@ -8,13 +8,13 @@ export const templatesCommand: Command = {
   summary: 'list the agreement templates and the Items an offer may change',
   synopsis: 'wsag templates [--wide] [--xml] [--url URL] [--json]',
   description: [
-    'Lists the AgreementFactory\'s templates: name, TemplateId, and each Item a value can set',
-    'with its value in the template and the values it takes (a reservation\'s StartTime,',
+    "Lists the AgreementFactory's templates: name, TemplateId, and each Item a value can set",
+    "with its value in the template and the values it takes (a reservation's StartTime,",
     'EndTime and Duration among them). The names are what `wsag create --set ITEM=VALUE`',
     'accepts.',
   ],
   optionHelp: [
-    '  --wide             add each Item\'s Location (the XPath it sets) and the constraints',
+    "  --wide             add each Item's Location (the XPath it sets) and the constraints",
     '                     no value sets (the shape of the window or the node count)',
     '  --xml              print the template documents themselves',
     urlHelp,
@@ -53,14 +53,34 @@ export const templatesCommand: Command = {
       }
       const wide = args.flag('wide');
       const items = t.items.filter((item) => wide || settable(item));
-      const rows = items.map((item) => [item.name, item.value ?? '', settable(item) ? valuesInWords(item) : `not set by a value (${describeConstraint(item.constraint)})`, ...(wide ? [item.xpath] : [])]);
+      const rows = items.map((item) => [
+        item.name,
+        item.value ?? '',
+        settable(item) ? valuesInWords(item) : `not set by a value (${describeConstraint(item.constraint)})`,
+        ...(wide ? [item.xpath] : []),
+      ]);
       if (t.window) {
         const seconds = (Date.parse(t.window.end) - Date.parse(t.window.start)) / 1000;
-        rows.push(['StartTime', t.window.start, 'a date and time; the window keeps its length', ...(wide ? ['//arp:AllocationTimeConstraint/arp:StartTime'] : [])]);
-        rows.push(['EndTime', t.window.end, 'a date and time after StartTime', ...(wide ? ['//arp:AllocationTimeConstraint/arp:EndTime'] : [])]);
+        rows.push([
+          'StartTime',
+          t.window.start,
+          'a date and time; the window keeps its length',
+          ...(wide ? ['//arp:AllocationTimeConstraint/arp:StartTime'] : []),
+        ]);
+        rows.push([
+          'EndTime',
+          t.window.end,
+          'a date and time after StartTime',
+          ...(wide ? ['//arp:AllocationTimeConstraint/arp:EndTime'] : []),
+        ]);
         // A template's own Duration Item bounds the length; the value sets EndTime.
         const bound = t.items.find((item) => item.name === 'Duration');
-        const durationRow = ['Duration', String(seconds), `seconds: ${bound ? valuesInWords(bound) : 'a whole number'}, or PT2H; sets EndTime`, ...(wide ? ['(EndTime)'] : [])];
+        const durationRow = [
+          'Duration',
+          String(seconds),
+          `seconds: ${bound ? valuesInWords(bound) : 'a whole number'}, or PT2H; sets EndTime`,
+          ...(wide ? ['(EndTime)'] : []),
+        ];
         const at = rows.findIndex((r) => r[0] === 'Duration');
         if (at >= 0) rows.splice(at, 1);
         rows.push(durationRow);

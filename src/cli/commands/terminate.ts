@@ -7,7 +7,7 @@ export const terminateCommand: Command = {
   synopsis: 'wsag terminate ID [--reason TEXT] [--url URL] [--json]',
   description: [
     'Terminates the agreement (WS-Agreement Terminate): the provider stops the service and',
-    'releases its capacity. Prints the agreement\'s new state. Terminating an agreement that',
+    "releases its capacity. Prints the agreement's new state. Terminating an agreement that",
     'is already Terminated fails with InvalidStateTransition.',
   ],
   optionHelp: [

@@ -28,19 +28,31 @@ export class Charging {
     const account = await this.deps.accounts.account(charge.account);
     if (!account) throw new UnknownAccount(`sla:ChargeAccount: account "${charge.account}" does not exist here`);
     if (!mayUse(account, caller.identity)) {
-      throw new NotAuthorized(`sla:ChargeAccount: ${caller.identity} may not charge account "${account.id}" (its owner and members may)`);
+      throw new NotAuthorized(
+        `sla:ChargeAccount: ${caller.identity} may not charge account "${account.id}" (its owner and members may)`,
+      );
     }
     if (charge.virtualOrganisation !== undefined && charge.virtualOrganisation !== account.virtualOrganisation) {
-      throw new UnknownAccount(`sla:ChargeAccount: account "${account.id}" does not belong to virtual organisation "${charge.virtualOrganisation}"${account.virtualOrganisation ? ` (it belongs to "${account.virtualOrganisation}")` : ''}`);
+      throw new UnknownAccount(
+        `sla:ChargeAccount: account "${account.id}" does not belong to virtual organisation "` +
+          `${charge.virtualOrganisation}"` +
+          `${account.virtualOrganisation ? ` (it belongs to "${account.virtualOrganisation}")` : ''}`,
+      );
     }
     if (charge.group !== undefined && charge.group !== account.group) {
-      throw new UnknownAccount(`sla:ChargeAccount: account "${account.id}" does not belong to group "${charge.group}"${account.group ? ` (it belongs to "${account.group}")` : ''}`);
+      throw new UnknownAccount(
+        `sla:ChargeAccount: account "${account.id}" does not belong to group "${charge.group}"` +
+          `${account.group ? ` (it belongs to "${account.group}")` : ''}`,
+      );
     }
     return account;
   }
 
   /** What the request's charge account can still cover, checked for `caller`; undefined when it names none. */
-  async budget(request: ServiceRequest, caller: Caller): Promise<{ account: string; available: number; currency: string } | undefined> {
+  async budget(
+    request: ServiceRequest,
+    caller: Caller,
+  ): Promise<{ account: string; available: number; currency: string } | undefined> {
     const account = await this.accountFor(request, caller);
     return account && { account: account.id, available: available(account) / 100, currency: account.currency };
   }
@@ -49,16 +61,26 @@ export class Charging {
    * Holds `price` on the request's charge account under `holdId`; resolves to a function
    * that releases it again (for a flow that fails later), or undefined when nothing was held.
    */
-  async hold(holdId: string, request: ServiceRequest, price: Money, caller: Caller, note: string): Promise<(() => Promise<void>) | undefined> {
+  async hold(
+    holdId: string,
+    request: ServiceRequest,
+    price: Money,
+    caller: Caller,
+    note: string,
+  ): Promise<(() => Promise<void>) | undefined> {
     const account = await this.accountFor(request, caller);
     if (!account) return undefined;
     if (price.currency !== account.currency) {
-      throw new InvalidTerms(`sla:ChargeAccount: account "${account.id}" is kept in ${account.currency}, the price is in ${price.currency}`);
+      throw new InvalidTerms(
+        `sla:ChargeAccount: account "${account.id}" is kept in ${account.currency}, the price is in ${price.currency}`,
+      );
     }
     if (price.amount <= 0) return undefined;
     const amount = cents(price.amount, 'the price');
     const key = `hold:${holdId}`;
-    await this.deps.accounts.apply(account.id, key, (a) => placeHold(a, holdId, amount, this.deps.clock.now(), key, note));
+    await this.deps.accounts.apply(account.id, key, (a) =>
+      placeHold(a, holdId, amount, this.deps.clock.now(), key, note),
+    );
     return () => this.release(account.id, holdId, 'the request was not completed');
   }
 
@@ -68,13 +90,25 @@ export class Charging {
   }
 
   /** Ends an open hold, charging `charge` of it (at most the hold); idempotent by hold. */
-  async close(accountId: string, holdId: string, charge: { kind: 'charge' | 'fee'; amount: Money } | undefined, note: string): Promise<void> {
+  async close(
+    accountId: string,
+    holdId: string,
+    charge: { kind: 'charge' | 'fee'; amount: Money } | undefined,
+    note: string,
+  ): Promise<void> {
     const key = `close:${holdId}`;
     await this.deps.accounts.apply(accountId, key, (a, hold) => {
       const open = hold(holdId);
       if (!open) throw new Error(`hold ${holdId} does not exist`);
       const amount = charge && charge.amount.amount > 0 ? Math.round(charge.amount.amount * 100) : 0;
-      return closeHold(a, open, charge && amount > 0 ? { kind: charge.kind, amount } : undefined, this.deps.clock.now(), key, note);
+      return closeHold(
+        a,
+        open,
+        charge && amount > 0 ? { kind: charge.kind, amount } : undefined,
+        this.deps.clock.now(),
+        key,
+        note,
+      );
     });
   }
 }

@@ -1,9 +1,15 @@
 import { snapshotOf, type Negotiation } from '../../domain/negotiation.js';
 import type { AuditNote, NegotiationFilter, NegotiationRepository } from '../ports.js';
 
-/** A negotiation repository that tells `follow` about every negotiation it stored, as stored (the books follow its holds). */
+/**
+ * A negotiation repository that tells `follow` about every negotiation it stored, as stored (the books follow its
+ * holds).
+ */
 export class FollowedNegotiations implements NegotiationRepository {
-  constructor(private readonly inner: NegotiationRepository, private readonly follow: (negotiation: Negotiation) => void) {}
+  constructor(
+    private readonly inner: NegotiationRepository,
+    private readonly follow: (negotiation: Negotiation) => void,
+  ) {}
 
   async insert(negotiation: Negotiation, audit?: readonly AuditNote[]): Promise<void> {
     await this.inner.insert(negotiation, audit);

@@ -1,4 +1,7 @@
-/** Accounting: accounts and holds of funds, settlement, usage records, VO usage SLAs. Its ports (the books, usage records) are in ports.ts. */
+/**
+ * Accounting: accounts and holds of funds, settlement, usage records, VO usage SLAs. Its ports (the books, usage
+ * records) are in ports.ts.
+ */
 export { AccountService } from './account-service.js';
 export type { AccountView, NewAccount } from './account-service.js';
 export { Charging } from './charging.js';

@@ -25,7 +25,11 @@ export interface AccountStore {
    * may run it more than once (PostgreSQL runs it to learn which holds to read) and keeps
    * the last run's change.
    */
-  apply(accountId: string, key: string, operation: (account: Account, hold: (id: string) => FundsHold | undefined) => LedgerChange): Promise<boolean>;
+  apply(
+    accountId: string,
+    key: string,
+    operation: (account: Account, hold: (id: string) => FundsHold | undefined) => LedgerChange,
+  ): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -46,7 +50,11 @@ export interface UsageRecordStore {
   add(record: StoredUsageRecord): Promise<boolean>;
   get(agreementId: string): Promise<StoredUsageRecord | undefined>;
   /** In order of creation; of one initiator when given; after a cursor; at most `limit`. */
-  list(filter?: { initiator?: string; after?: { createdAt: Date; id: string }; limit?: number }): Promise<StoredUsageRecord[]>;
+  list(filter?: {
+    initiator?: string;
+    after?: { createdAt: Date; id: string };
+    limit?: number;
+  }): Promise<StoredUsageRecord[]>;
 }
 
 /** A page of a statement: the entries after the seq of the last one read. */

@@ -39,9 +39,14 @@ export class Settlement {
     },
   ) {}
 
-  /** Follows a stored change (the repository's onChange, a negotiation saved); failures go to `onError`, and the next start-up settles what they left. */
+  /**
+   * Follows a stored change (the repository's onChange, a negotiation saved); failures go to `onError`, and the next
+   * start-up settles what they left.
+   */
   follow(work: () => Promise<void>, onError: (error: unknown) => void): void {
-    const running = work().catch(onError).finally(() => this.pending.delete(running));
+    const running = work()
+      .catch(onError)
+      .finally(() => this.pending.delete(running));
     this.pending.add(running);
   }
 
@@ -51,7 +56,10 @@ export class Settlement {
   }
 
   /** `report` reads the agreement's post-runtime report (a caller that has it already passes it on). */
-  async agreementChanged(agreement: Agreement, report: () => Promise<StoredReport | undefined> = () => this.deps.reports.read(agreement.id)): Promise<void> {
+  async agreementChanged(
+    agreement: Agreement,
+    report: () => Promise<StoredReport | undefined> = () => this.deps.reports.read(agreement.id),
+  ): Promise<void> {
     const accountId = agreement.request.chargeAccount?.account;
     const account = accountId === undefined ? undefined : await this.deps.accounts.account(accountId);
     if (!account) return;
@@ -63,13 +71,26 @@ export class Settlement {
         const key = `transfer:${from}`;
         const amount = (agreement.price?.amount ?? 0) > 0 ? cents(agreement.price?.amount ?? 0, 'the price') : 0;
         await this.deps.accounts.apply(offerHold.accountId, key, (a, hold) =>
-          transferHold(a, hold(from) ?? offerHold, holdId, amount, this.deps.clock.now(), key, `agreement ${agreement.id} from negotiated offer ${agreement.origin?.offerId}`));
+          transferHold(
+            a,
+            hold(from) ?? offerHold,
+            holdId,
+            amount,
+            this.deps.clock.now(),
+            key,
+            `agreement ${agreement.id} from negotiated offer ${agreement.origin?.offerId}`,
+          ),
+        );
       }
     }
     if (live.has(agreement.state)) return;
     const hold = await this.deps.accounts.hold(holdId);
-    const ran = agreement.state === 'Complete' || agreement.state === 'Terminated' ? (await report())?.report : undefined;
-    const inCurrency = (list: readonly Money[] | undefined) => (list ?? []).filter((m) => m.currency === account.currency).reduce((sum, m) => sum + Math.round(m.amount * 100), 0);
+    const ran =
+      agreement.state === 'Complete' || agreement.state === 'Terminated' ? (await report())?.report : undefined;
+    const inCurrency = (list: readonly Money[] | undefined) =>
+      (list ?? [])
+        .filter((m) => m.currency === account.currency)
+        .reduce((sum, m) => sum + Math.round(m.amount * 100), 0);
     const used = usageCharge(agreement, ran?.happened, this.deps.prices);
     const amounts = {
       charge: used ? Math.round(used.amount * 100) : 0,
@@ -79,7 +100,8 @@ export class Settlement {
     if (!hold?.open && amounts.penalties === 0 && amounts.rewards === 0) return;
     const key = `settle:${agreement.id}`;
     await this.deps.accounts.apply(account.id, key, (a, h) =>
-      settle(a, h(holdId), amounts, this.deps.clock.now(), key, `agreement ${agreement.id} ${agreement.state}`));
+      settle(a, h(holdId), amounts, this.deps.clock.now(), key, `agreement ${agreement.id} ${agreement.state}`),
+    );
   }
 
   async negotiationChanged(negotiation: Negotiation): Promise<void> {
@@ -90,7 +112,12 @@ export class Settlement {
       const hold = await this.deps.accounts.hold(holdId);
       if (!hold?.open) continue;
       const fee = offer.hold?.charged;
-      await this.deps.charging.close(hold.accountId, holdId, fee && fee.amount > 0 ? { kind: 'fee', amount: fee } : undefined, `offer ${offer.offerId} ${state.toLowerCase()}${fee && fee.amount > 0 ? ': preparatory fee' : ''}`);
+      await this.deps.charging.close(
+        hold.accountId,
+        holdId,
+        fee && fee.amount > 0 ? { kind: 'fee', amount: fee } : undefined,
+        `offer ${offer.offerId} ${state.toLowerCase()}${fee && fee.amount > 0 ? ': preparatory fee' : ''}`,
+      );
     }
   }
 
@@ -102,12 +129,22 @@ export class Settlement {
       if (kind === 'agreement') {
         const agreement = await this.deps.agreements.get(rest);
         if (agreement) await this.agreementChanged(agreement);
-        else await this.deps.charging.release(hold.accountId, hold.id, 'its agreement was never stored (the server stopped in between)');
+        else
+          await this.deps.charging.release(
+            hold.accountId,
+            hold.id,
+            'its agreement was never stored (the server stopped in between)',
+          );
       } else if (kind === 'offer') {
         const [negotiationId, offerId] = rest.split('/') as [string, string];
         const negotiation = await this.deps.negotiations.get(negotiationId);
         const offer = negotiation?.offers.find((o) => o.offerId === offerId);
-        if (!negotiation || !offer?.hold) await this.deps.charging.release(hold.accountId, hold.id, 'its offer was never stored (the server stopped in between)');
+        if (!negotiation || !offer?.hold)
+          await this.deps.charging.release(
+            hold.accountId,
+            hold.id,
+            'its offer was never stored (the server stopped in between)',
+          );
         else if (offer.hold.state === 'Confirmed') await this.confirmed(negotiation, offerId, hold.accountId, hold.id);
         else await this.negotiationChanged(negotiation);
       }
@@ -118,8 +155,9 @@ export class Settlement {
 
   /** A confirmed offer's funds go to its agreement; if none was stored, they are released. */
   private async confirmed(negotiation: Negotiation, offerId: string, accountId: string, holdId: string): Promise<void> {
-    const made = (await this.deps.agreements.list({ after: { createdAt: new Date(negotiation.createdAt.getTime() - 1), id: '' } }))
-      .find((a) => a.origin?.negotiationId === negotiation.id && a.origin.offerId === offerId);
+    const made = (
+      await this.deps.agreements.list({ after: { createdAt: new Date(negotiation.createdAt.getTime() - 1), id: '' } })
+    ).find((a) => a.origin?.negotiationId === negotiation.id && a.origin.offerId === offerId);
     if (made) await this.agreementChanged(made);
     else await this.deps.charging.release(accountId, holdId, 'its offer was confirmed but no agreement was stored');
   }

@@ -33,15 +33,30 @@ export class UsageRecording {
   ) {}
 
   /** `report` reads the agreement's post-runtime report (a caller that has it already passes it on). */
-  async agreementChanged(agreement: Agreement, report: () => Promise<StoredReport | undefined> = () => this.deps.reports.read(agreement.id)): Promise<void> {
+  async agreementChanged(
+    agreement: Agreement,
+    report: () => Promise<StoredReport | undefined> = () => this.deps.reports.read(agreement.id),
+  ): Promise<void> {
     if (agreement.state !== 'Complete' && agreement.state !== 'Terminated') return;
     if (await this.deps.records.get(agreement.id)) return;
     const run = (await report())?.report.happened;
-    const record = usageRecordOf(agreement, run, this.deps.prices, { machine: this.deps.site.machine, baseUrl: this.deps.site.baseUrl() }, this.deps.clock.now());
+    const record = usageRecordOf(
+      agreement,
+      run,
+      this.deps.prices,
+      { machine: this.deps.site.machine, baseUrl: this.deps.site.baseUrl() },
+      this.deps.clock.now(),
+    );
     if (!record) return;
     const xml = this.deps.documents.write(record);
     const signed = this.deps.documents.sign?.(xml);
-    await this.deps.records.add({ agreementId: agreement.id, initiator: agreement.initiator, createdAt: record.createdAt, xml, ...(signed ? { signed } : {}) });
+    await this.deps.records.add({
+      agreementId: agreement.id,
+      initiator: agreement.initiator,
+      createdAt: record.createdAt,
+      xml,
+      ...(signed ? { signed } : {}),
+    });
   }
 
   /** Start-up: records for ended agreements that have none (the server stopped before writing them). */
@@ -59,13 +74,20 @@ export class UsageRecording {
   /** One record, for its initiator and operators. */
   async get(agreementId: string, caller: Caller): Promise<StoredUsageRecord> {
     const record = await this.deps.records.get(agreementId);
-    if (!record) throw new UnknownResource(`no usage record for agreement "${agreementId}": one is written when the agreement ends Complete or Terminated`);
-    if (!caller.isAdmin && record.initiator !== caller.identity) throw new NotAuthorized(`the usage record of agreement "${agreementId}" is not yours`);
+    if (!record)
+      throw new UnknownResource(
+        `no usage record for agreement "${agreementId}": one is written when the agreement ends Complete or Terminated`,
+      );
+    if (!caller.isAdmin && record.initiator !== caller.identity)
+      throw new NotAuthorized(`the usage record of agreement "${agreementId}" is not yours`);
     return record;
   }
 
   /** Records in order of creation: an operator's are everyone's, anyone else's their own. */
-  list(caller: Caller, page: { after?: { createdAt: Date; id: string }; limit?: number } = {}): Promise<StoredUsageRecord[]> {
+  list(
+    caller: Caller,
+    page: { after?: { createdAt: Date; id: string }; limit?: number } = {},
+  ): Promise<StoredUsageRecord[]> {
     return this.deps.records.list({ ...page, ...(caller.isAdmin ? {} : { initiator: caller.identity }) });
   }
 }

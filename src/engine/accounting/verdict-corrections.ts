@@ -59,13 +59,18 @@ export class VerdictCorrections {
   ) {}
 
   async correct(agreementId: string, term: string, reason: unknown, caller: Caller): Promise<CorrectionOutcome> {
-    if (!caller.isAdmin) throw new NotAuthorized(`only operators (WSAG_ADMINS) correct guarantee verdicts; ${caller.identity} is not one`);
+    if (!caller.isAdmin)
+      throw new NotAuthorized(`only operators (WSAG_ADMINS) correct guarantee verdicts; ${caller.identity} is not one`);
     const why = correctionReason(reason);
     return this.lock.run(agreementId, async () => {
       const run: Correcting = { agreement: await this.completed(agreementId), term, reason: why, caller };
-      for (const step of [this.readReport, this.settleFirst, this.reviseReport, this.compensate, this.recordVerdict]) await step.call(this, run);
+      for (const step of [this.readReport, this.settleFirst, this.reviseReport, this.compensate, this.recordVerdict])
+        await step.call(this, run);
       return {
-        agreementId, term, state: 'Fulfilled', correction: run.correction as VerdictCorrection,
+        agreementId,
+        term,
+        state: 'Fulfilled',
+        correction: run.correction as VerdictCorrection,
         ...(run.withdrawn ? { withdrawn: run.withdrawn } : {}),
       };
     });
@@ -75,17 +80,27 @@ export class VerdictCorrections {
     const agreement = await this.deps.repository.get(id);
     if (!agreement) throw new UnknownResource(`no agreement with id "${id}"`);
     if (agreement.state !== 'Complete') {
-      throw new InvalidStateTransition(`agreement "${id}" is ${agreement.state}: only the verdicts of a Complete agreement (its post-runtime report written) can be corrected`);
+      throw new InvalidStateTransition(
+        `agreement "${id}" is ${agreement.state}: only the verdicts of a Complete agreement (its post-runtime ` +
+          `report written) can be corrected`,
+      );
     }
     return agreement;
   }
 
   private async readReport(run: Correcting): Promise<void> {
     const stored = await this.deps.reports.read(run.agreement.id);
-    if (!stored) throw new UnknownResource(`agreement "${run.agreement.id}" has no post-runtime report: nothing was judged, so there is no verdict to correct`);
+    if (!stored)
+      throw new UnknownResource(
+        `agreement "${run.agreement.id}" has no post-runtime report: nothing was judged, so there is no ` +
+          `verdict to correct`,
+      );
     const done = correctionOf(stored.report, run.term);
     if (done && run.agreement.guaranteeTerms.some((g) => g.termName === run.term && g.state === 'Fulfilled')) {
-      throw new InvalidStateTransition(`guarantee term "${run.term}" of agreement "${run.agreement.id}" was corrected already, by ${done.by} at ${done.at}: ${done.reason}`);
+      throw new InvalidStateTransition(
+        `guarantee term "${run.term}" of agreement "${run.agreement.id}" was corrected already, by ${done.by} ` +
+          `at ${done.at}: ${done.reason}`,
+      );
     }
     run.report = stored;
   }
@@ -102,7 +117,11 @@ export class VerdictCorrections {
       run.correction = earlier;
       return;
     }
-    const corrected = correctVerdict(stored.report, run.term, { by: run.caller.identity, at: this.deps.clock.now().toISOString(), reason: run.reason });
+    const corrected = correctVerdict(stored.report, run.term, {
+      by: run.caller.identity,
+      at: this.deps.clock.now().toISOString(),
+      reason: run.reason,
+    });
     run.correction = corrected.correction;
     await this.deps.reports.save(run.agreement.id, { report: corrected.report, text: reportText(corrected.report) });
   }
@@ -113,19 +132,36 @@ export class VerdictCorrections {
     const amount = account ? chargeCentsIn(run.correction?.withdrawnPenalty, account.currency) : 0;
     if (!account || amount <= 0) return;
     const key = `correction:${run.agreement.id}/${run.term}`;
-    const note = `agreement ${run.agreement.id}: violation of ${run.term} corrected by ${run.caller.identity}, penalty of ${formatMoney(amount, account.currency)} withdrawn: ${run.reason}`;
-    await this.deps.accounts.apply(account.id, key, (a) => withdrawPenaltyCredit(a, amount, this.deps.clock.now(), key, note));
+    const note =
+      `agreement ${run.agreement.id}: violation of ${run.term} corrected by ` +
+      `${run.caller.identity}, penalty of ${formatMoney(amount, account.currency)} withdrawn: ${run.reason}`;
+    await this.deps.accounts.apply(account.id, key, (a) =>
+      withdrawPenaltyCredit(a, amount, this.deps.clock.now(), key, note),
+    );
     run.withdrawn = { account: account.id, amount: amount / 100, currency: account.currency };
   }
 
   private async recordVerdict(run: Correcting): Promise<void> {
     const correction = run.correction as VerdictCorrection;
-    const details: Record<string, JsonValue> = { term: run.term, from: 'Violated', guaranteeState: 'Fulfilled', reason: correction.reason };
-    if (correction.withdrawnPenalty) details.withdrawnPenalty = { amount: correction.withdrawnPenalty.amount, currency: correction.withdrawnPenalty.currency };
-    await this.deps.agreements.change(run.agreement.id, (a) => ({
-      ...a,
-      guaranteeTerms: a.guaranteeTerms.map((g) => (g.termName === run.term ? { ...g, state: 'Fulfilled' } : g)),
-      updatedAt: this.deps.clock.now(),
-    }), { actor: run.caller.identity, action: 'guarantee-corrected', details });
+    const details: Record<string, JsonValue> = {
+      term: run.term,
+      from: 'Violated',
+      guaranteeState: 'Fulfilled',
+      reason: correction.reason,
+    };
+    if (correction.withdrawnPenalty)
+      details.withdrawnPenalty = {
+        amount: correction.withdrawnPenalty.amount,
+        currency: correction.withdrawnPenalty.currency,
+      };
+    await this.deps.agreements.change(
+      run.agreement.id,
+      (a) => ({
+        ...a,
+        guaranteeTerms: a.guaranteeTerms.map((g) => (g.termName === run.term ? { ...g, state: 'Fulfilled' } : g)),
+        updatedAt: this.deps.clock.now(),
+      }),
+      { actor: run.caller.identity, action: 'guarantee-corrected', details },
+    );
   }
 }

@@ -30,7 +30,11 @@ export class VoUsage {
 
   static ownerOf(request: ServiceRequest, initiator: string): Owner {
     const charge = request.chargeAccount;
-    return { user: initiator, ...(charge?.virtualOrganisation ? { vo: charge.virtualOrganisation } : {}), ...(charge?.group ? { group: charge.group } : {}) };
+    return {
+      user: initiator,
+      ...(charge?.virtualOrganisation ? { vo: charge.virtualOrganisation } : {}),
+      ...(charge?.group ? { group: charge.group } : {}),
+    };
   }
 
   /** Throws ShareExceeded when booking `allocation` for `request` would pass a share. */
@@ -61,7 +65,13 @@ export class VoUsage {
   ended(agreement: Agreement, run: RunFacts | undefined, now: Date): void {
     this.owners.delete(agreement.id);
     const period = usedPeriod(agreement, run);
-    if (period) this.used.push({ owner: VoUsage.ownerOf(agreement.request, agreement.initiator), nodes: agreement.allocation?.nodes ?? agreement.request.nodeCount, start: period.start.getTime(), end: period.end.getTime() });
+    if (period)
+      this.used.push({
+        owner: VoUsage.ownerOf(agreement.request, agreement.initiator),
+        nodes: agreement.allocation?.nodes ?? agreement.request.nodeCount,
+        start: period.start.getTime(),
+        end: period.end.getTime(),
+      });
     // Only this epoch and the last matter.
     const from = epochAt(this.deps.policy, epochAt(this.deps.policy, now.getTime()).start - 1).start;
     this.used = this.used.filter((i) => i.end > from);
@@ -87,13 +97,29 @@ export class VoUsage {
   }
 }
 
-/** What a booking counts against its VO: its pieces, or, for a promise with a start time, the promise alone (its preparation and release are the provider's). */
+/**
+ * What a booking counts against its VO: its pieces, or, for a promise with a start time, the promise alone (its
+ * preparation and release are the provider's).
+ */
 function itemsOf(owner: Owner, allocation: Allocation): UsageItem[] {
   const segments = allocation.segments ?? [];
   const from = allocation.promised?.start.getTime() ?? Number.NEGATIVE_INFINITY;
   const to = allocation.promised?.end.getTime() ?? Number.POSITIVE_INFINITY;
-  if (segments.length === 0) return [{ owner, nodes: allocation.nodes, start: Math.max(from, allocation.start.getTime()), end: Math.min(to, allocation.end.getTime()) }];
+  if (segments.length === 0)
+    return [
+      {
+        owner,
+        nodes: allocation.nodes,
+        start: Math.max(from, allocation.start.getTime()),
+        end: Math.min(to, allocation.end.getTime()),
+      },
+    ];
   return segments
-    .map((s) => ({ owner, nodes: s.nodeIds.length, start: Math.max(from, s.start.getTime()), end: Math.min(to, s.end.getTime()) }))
+    .map((s) => ({
+      owner,
+      nodes: s.nodeIds.length,
+      start: Math.max(from, s.start.getTime()),
+      end: Math.min(to, s.end.getTime()),
+    }))
     .filter((item) => item.end > item.start);
 }

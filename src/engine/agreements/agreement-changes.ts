@@ -1,7 +1,10 @@
 import type { Agreement, AgreementState } from '../../domain/agreement.js';
 import type { AgreementFilter, AgreementRepository, AuditNote } from '../ports.js';
 
-/** One stored change of an agreement: what it was (undefined: it is new), what it is now, and the audit notes stored with it. */
+/**
+ * One stored change of an agreement: what it was (undefined: it is new), what it is now, and the audit notes stored
+ * with it.
+ */
 export interface AgreementChange {
   before?: Agreement;
   after: Agreement;
@@ -20,7 +23,10 @@ export type AgreementChangeListener = (change: AgreementChange) => void;
 export class ObservedAgreementRepository implements AgreementRepository {
   private readonly listeners: AgreementChangeListener[] = [];
 
-  constructor(private readonly inner: AgreementRepository, private readonly onListenerError: (error: unknown) => void = () => {}) {}
+  constructor(
+    private readonly inner: AgreementRepository,
+    private readonly onListenerError: (error: unknown) => void = () => {},
+  ) {}
 
   onChange(listener: AgreementChangeListener): void {
     this.listeners.push(listener);

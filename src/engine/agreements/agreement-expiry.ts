@@ -17,7 +17,10 @@ export class AgreementExpiry {
   private readonly due = new InstantQueue();
 
   /** `pendingSeconds`: a Pending agreement no operator decided within it is Rejected (fair use, docs/security.md). */
-  constructor(private readonly agreements: Pick<AgreementService, 'expire'>, private readonly pendingSeconds?: number) {}
+  constructor(
+    private readonly agreements: Pick<AgreementService, 'expire'>,
+    private readonly pendingSeconds?: number,
+  ) {}
 
   watch(agreement: Agreement): void {
     const at = endOf(agreement, this.pendingSeconds);
@@ -33,4 +36,3 @@ export class AgreementExpiry {
     return ended;
   }
 }
-

@@ -7,7 +7,14 @@ import { KeyedLock } from '../keyed-lock.js';
 import { liveAgreementPages } from './live-pages.js';
 import { endOf } from '../../domain/agreement-end.js';
 import type { PlanningService, RestoreOutcome } from '../planning/planning-service.js';
-import type { AcceptanceNotifier, AgreementFilter, AgreementRepository, AgreementSignatureVerifier, AuditDetails, Clock } from '../ports.js';
+import type {
+  AcceptanceNotifier,
+  AgreementFilter,
+  AgreementRepository,
+  AgreementSignatureVerifier,
+  AuditDetails,
+  Clock,
+} from '../ports.js';
 
 /** Reading, terminating and deciding existing agreements. Updates of one agreement run one at a time. */
 export class AgreementService {
@@ -34,7 +41,9 @@ export class AgreementService {
     return (await this.restorePlanReport()).restored;
   }
 
-  async restorePlanReport(pages: AsyncIterable<readonly Agreement[]> = liveAgreementPages(this.repository)): Promise<{ restored: number; lost: Array<{ id: string; reason: string }> }> {
+  async restorePlanReport(
+    pages: AsyncIterable<readonly Agreement[]> = liveAgreementPages(this.repository),
+  ): Promise<{ restored: number; lost: Array<{ id: string; reason: string }> }> {
     const now = this.clock.now();
     const allocationOf = (a: Agreement) => a.allocation as NonNullable<Agreement['allocation']>;
     // Exact plans first, all of them, so a booking placed anew never takes the nodes of one that comes back exactly.
@@ -49,7 +58,13 @@ export class AgreementService {
     }
     const lost: Array<{ id: string; reason: string }> = [];
     for (const agreement of rest) {
-      const outcome: RestoreOutcome = this.plan.restore(agreement.id, agreement.request, allocationOf(agreement), agreement.createdAt, now);
+      const outcome: RestoreOutcome = this.plan.restore(
+        agreement.id,
+        agreement.request,
+        allocationOf(agreement),
+        agreement.createdAt,
+        now,
+      );
       if (outcome.restored === 'lost') lost.push({ id: agreement.id, reason: outcome.reason });
       else restored++;
     }
@@ -69,7 +84,9 @@ export class AgreementService {
       if (!allocation || JSON.stringify(allocation) === JSON.stringify(current.allocation)) return;
       const moved = { ...current, allocation, updatedAt: this.clock.now() };
       const details = { from: allocationSummary(current.allocation), to: allocationSummary(allocation) };
-      await this.repository.update(moved, [agreementNote({ actor: systemActor, action: 'plan-moved', before: current, after: moved, details })]);
+      await this.repository.update(moved, [
+        agreementNote({ actor: systemActor, action: 'plan-moved', before: current, after: moved, details }),
+      ]);
     });
   }
 
@@ -115,16 +132,21 @@ export class AgreementService {
    * its capacity is released. An agreement reads as ended only with its capacity free.
    */
   async terminate(id: string, caller: Caller): Promise<Agreement> {
-    return this.change(id, (agreement) => {
-      assertOwner(agreement, caller);
-      const terminating = nextAgreementState(agreement.state, 'terminateRequested');
-      return {
-        ...agreement,
-        state: nextAgreementState(terminating, 'terminate'),
-        serviceTerms: agreement.serviceTerms.map((t) => ({ termName: t.termName, state: 'Completed' })),
-        updatedAt: this.clock.now(),
-      };
-    }, { actor: actorOf(caller), action: 'terminated' }, () => this.plan.release(id));
+    return this.change(
+      id,
+      (agreement) => {
+        assertOwner(agreement, caller);
+        const terminating = nextAgreementState(agreement.state, 'terminateRequested');
+        return {
+          ...agreement,
+          state: nextAgreementState(terminating, 'terminate'),
+          serviceTerms: agreement.serviceTerms.map((t) => ({ termName: t.termName, state: 'Completed' })),
+          updatedAt: this.clock.now(),
+        };
+      },
+      { actor: actorOf(caller), action: 'terminated' },
+      () => this.plan.release(id),
+    );
   }
 
   /**
@@ -149,13 +171,29 @@ export class AgreementService {
         serviceTerms: current.serviceTerms.map((t) => ({ termName: t.termName, state: 'Completed' })),
         updatedAt: now,
       };
-      const details: AuditDetails = undecided ? { undecidedFor: `${pendingSeconds} s`, decideBy: end.toISOString() } : { expirationTime: end.toISOString() };
-      await this.repository.update(expired, [agreementNote({ actor: systemActor, action: undecided ? 'undecided-rejected' : 'expired', before: current, after: expired, details })], () => this.plan.release(id));
+      const details: AuditDetails = undecided
+        ? { undecidedFor: `${pendingSeconds} s`, decideBy: end.toISOString() }
+        : { expirationTime: end.toISOString() };
+      await this.repository.update(
+        expired,
+        [
+          agreementNote({
+            actor: systemActor,
+            action: undecided ? 'undecided-rejected' : 'expired',
+            before: current,
+            after: expired,
+            details,
+          }),
+        ],
+        () => this.plan.release(id),
+      );
       ended = expired;
     });
     const rejected = ended as Agreement | undefined;
     if (rejected?.state === 'Rejected' && rejected.acceptanceEpr !== undefined && this.notifier) {
-      this.notifier.notify(rejected.acceptanceEpr, 'Reject', id).catch((error: unknown) => this.onNotifyFailure(id, error));
+      this.notifier
+        .notify(rejected.acceptanceEpr, 'Reject', id)
+        .catch((error: unknown) => this.onNotifyFailure(id, error));
     }
     return rejected !== undefined;
   }
@@ -165,22 +203,45 @@ export class AgreementService {
    * initiator's signature added inside the provider's. The provider's signature must be the
    * one stored (so nothing it covers changed) and the countersigner must be the initiator.
    */
-  async countersign(id: string, document: string, caller: Caller, verifier: AgreementSignatureVerifier): Promise<Agreement> {
-    return this.change(id, (agreement) => {
-      if (agreement.initiator !== caller.identity) throw new NotAuthorized(`only the initiator of agreement "${id}" countersigns it`);
-      const now = this.clock.now();
-      const stored = verifier.verify(agreement.document, now);
-      if (stored.initiator) throw new InvalidStateTransition(`agreement "${id}" is already countersigned by ${stored.initiator.identity}`);
-      const signed = verifier.verify(document, now);
-      if (!signed.initiator) throw new SignatureInvalid('initiator countersignature: the document carries none (a ds:Signature inside the provider\'s ds:Signature/ds:Object)');
-      if (signed.provider.signatureValue !== stored.provider.signatureValue) {
-        throw new SignatureInvalid(`provider signature: it is not the one on agreement "${id}": countersign the agreement document exactly as the provider signed it`);
-      }
-      if (signed.initiator.identity !== agreement.initiator) {
-        throw new NotAuthorized(`the countersignature is by ${signed.initiator.identity}; agreement "${id}" was initiated by ${agreement.initiator}`);
-      }
-      return { ...agreement, document, updatedAt: now };
-    }, { actor: actorOf(caller), action: 'countersigned' });
+  async countersign(
+    id: string,
+    document: string,
+    caller: Caller,
+    verifier: AgreementSignatureVerifier,
+  ): Promise<Agreement> {
+    return this.change(
+      id,
+      (agreement) => {
+        if (agreement.initiator !== caller.identity)
+          throw new NotAuthorized(`only the initiator of agreement "${id}" countersigns it`);
+        const now = this.clock.now();
+        const stored = verifier.verify(agreement.document, now);
+        if (stored.initiator)
+          throw new InvalidStateTransition(
+            `agreement "${id}" is already countersigned by ${stored.initiator.identity}`,
+          );
+        const signed = verifier.verify(document, now);
+        if (!signed.initiator)
+          throw new SignatureInvalid(
+            "initiator countersignature: the document carries none (a ds:Signature inside the provider's " +
+              'ds:Signature/ds:Object)',
+          );
+        if (signed.provider.signatureValue !== stored.provider.signatureValue) {
+          throw new SignatureInvalid(
+            `provider signature: it is not the one on agreement "${id}": countersign the agreement document ` +
+              `exactly as the provider signed it`,
+          );
+        }
+        if (signed.initiator.identity !== agreement.initiator) {
+          throw new NotAuthorized(
+            `the countersignature is by ${signed.initiator.identity}; agreement "${id}" was initiated by ` +
+              `${agreement.initiator}`,
+          );
+        }
+        return { ...agreement, document, updatedAt: now };
+      },
+      { actor: actorOf(caller), action: 'countersigned' },
+    );
   }
 
   /**
@@ -190,16 +251,23 @@ export class AgreementService {
    */
   async decide(id: string, decision: 'Accept' | 'Reject', caller: Caller): Promise<Agreement> {
     if (!caller.isAdmin) throw new NotAuthorized('only an operator (admin role) decides on pending agreements');
-    const updated = await this.change(id, (agreement) => ({
-      ...agreement,
-      state: nextAgreementState(agreement.state, decision === 'Accept' ? 'accept' : 'reject'),
-      updatedAt: this.clock.now(),
-    }), { actor: actorOf(caller), action: decision === 'Accept' ? 'accepted' : 'rejected' }, () => {
-      if (decision === 'Reject') this.plan.release(id);
-    });
+    const updated = await this.change(
+      id,
+      (agreement) => ({
+        ...agreement,
+        state: nextAgreementState(agreement.state, decision === 'Accept' ? 'accept' : 'reject'),
+        updatedAt: this.clock.now(),
+      }),
+      { actor: actorOf(caller), action: decision === 'Accept' ? 'accepted' : 'rejected' },
+      () => {
+        if (decision === 'Reject') this.plan.release(id);
+      },
+    );
     if (updated.acceptanceEpr !== undefined && this.notifier) {
       // The decision stands whether or not the initiator can be reached.
-      this.notifier.notify(updated.acceptanceEpr, decision, id).catch((error: unknown) => this.onNotifyFailure(id, error));
+      this.notifier
+        .notify(updated.acceptanceEpr, decision, id)
+        .catch((error: unknown) => this.onNotifyFailure(id, error));
     }
     return updated;
   }

@@ -2,7 +2,9 @@ import { CreationConstraintViolation } from '../../domain/errors.js';
 import type { AgreementTemplate } from '../../domain/template.js';
 import type { ReceivedOffer, TemplateCatalog } from '../ports.js';
 
-/** "alternative 2 of 3 (Nodes, Window): " for messages about one alternative of an offer; empty without alternatives. */
+/**
+ * "alternative 2 of 3 (Nodes, Window): " for messages about one alternative of an offer; empty without alternatives.
+ */
 export function alternativeLabel(offer: ReceivedOffer): string {
   const a = offer.alternative;
   return a ? `alternative ${a.index} of ${a.count} (${a.terms.join(', ')}): ` : '';
@@ -31,7 +33,9 @@ export function alternativesMeetingConstraints(
     }
   }
   if (candidates.length === 0) {
-    throw new CreationConstraintViolation(`no alternative meets the template's creation constraints: ${reasons.join('; ')}`);
+    throw new CreationConstraintViolation(
+      `no alternative meets the template's creation constraints: ${reasons.join('; ')}`,
+    );
   }
   return { candidates, reasons };
 }

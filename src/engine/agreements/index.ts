@@ -1,4 +1,7 @@
-/** Agreements: CreateAgreement and its flow, reading and ending agreements, pending decisions, reservations used, expiry. */
+/**
+ * Agreements: CreateAgreement and its flow, reading and ending agreements, pending decisions, reservations used,
+ * expiry.
+ */
 export { ObservedAgreementRepository } from './agreement-changes.js';
 export type { AgreementChange } from './agreement-changes.js';
 export { AgreementExpiry } from './agreement-expiry.js';

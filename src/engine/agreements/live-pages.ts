@@ -29,6 +29,9 @@ export async function* agreementPages(
  * 100,000 read at once held about 500 MB at the peak only to be thrown away once the plan
  * and the watches were rebuilt (docs/benchmarks.md).
  */
-export function liveAgreementPages(repository: Pick<AgreementRepository, 'list'>, pageSize = livePageSize): AsyncGenerator<Agreement[]> {
+export function liveAgreementPages(
+  repository: Pick<AgreementRepository, 'list'>,
+  pageSize = livePageSize,
+): AsyncGenerator<Agreement[]> {
   return agreementPages(repository, { state: liveStates, withoutDocument: true }, pageSize);
 }

@@ -1,7 +1,13 @@
 import type { Agreement } from '../../domain/agreement.js';
 import type { Allocation } from '../../domain/allocation.js';
 import { mayActOn, type Caller } from '../../domain/identity.js';
-import { CannotSatisfy, InvalidStateTransition, InvalidTerms, NotAuthorized, UnknownResource } from '../../domain/errors.js';
+import {
+  CannotSatisfy,
+  InvalidStateTransition,
+  InvalidTerms,
+  NotAuthorized,
+  UnknownResource,
+} from '../../domain/errors.js';
 import { liveStates } from '../../domain/agreement-state-machine.js';
 import type { ServiceRequest } from '../../domain/terms.js';
 import { isoTime } from '../../domain/time.js';
@@ -23,10 +29,13 @@ export class ReservationUse {
     private readonly agreements: AgreementService,
   ) {}
 
-  /** Start-up: reservations already used stay used (an ended one cannot be used any more, so only live agreements are read). */
+  /**
+   * Start-up: reservations already used stay used (an ended one cannot be used any more, so only live agreements are
+   * read).
+   */
   /** Start-up: the claims recorded on the live agreements (`live`: already read, else read here). */
   async restore(live?: readonly Agreement[]): Promise<void> {
-    for (const agreement of live ?? await this.repository.list({ state: liveStates })) {
+    for (const agreement of live ?? (await this.repository.list({ state: liveStates }))) {
       if (agreement.usedBy !== undefined) this.claimed.add(agreement.id);
       if (agreement.request.useReservation !== undefined) this.claimed.add(agreement.request.useReservation);
     }
@@ -38,23 +47,38 @@ export class ReservationUse {
     if (!reservation) throw new UnknownResource(`${what}: no such agreement`);
     if (!mayActOn(caller, reservation)) throw new NotAuthorized(`${what}: the reservation belongs to another party`);
     const window = reservation.request.window;
-    if (!window || !reservation.allocation) throw new InvalidTerms(`${what}: that agreement is not a reservation (it has no reservation window)`);
-    if (reservation.state !== 'Observed') throw new InvalidStateTransition(`${what}: the reservation is ${reservation.state}, not Observed`);
+    if (!window || !reservation.allocation)
+      throw new InvalidTerms(`${what}: that agreement is not a reservation (it has no reservation window)`);
+    if (reservation.state !== 'Observed')
+      throw new InvalidStateTransition(`${what}: the reservation is ${reservation.state}, not Observed`);
     if (now < window.start || now >= window.end) {
-      throw new CannotSatisfy(`${what}: a reservation can be used only inside its window ${isoTime(window.start)} to ${isoTime(window.end)}; it is now ${isoTime(now)}`);
+      throw new CannotSatisfy(
+        `${what}: a reservation can be used only inside its window ${isoTime(window.start)} to ` +
+          `${isoTime(window.end)}; it is now ${isoTime(now)}`,
+      );
     }
     if (request.nodeCount > reservation.allocation.nodes) {
-      throw new CannotSatisfy(`${what}: the reservation holds ${reservation.allocation.nodes} nodes, ${request.nodeCount} were requested`);
+      throw new CannotSatisfy(
+        `${what}: the reservation holds ${reservation.allocation.nodes} nodes, ${request.nodeCount} were requested`,
+      );
     }
     if (request.window && (request.window.start < now || request.window.end > window.end)) {
-      throw new CannotSatisfy(`${what}: the requested window must lie between now and the reservation's end ${isoTime(window.end)}`);
+      throw new CannotSatisfy(
+        `${what}: the requested window must lie between now and the reservation's end ${isoTime(window.end)}`,
+      );
     }
     if (request.runtimeSeconds !== undefined && now.getTime() + request.runtimeSeconds * 1000 > window.end.getTime()) {
-      throw new CannotSatisfy(`${what}: a runtime of ${request.runtimeSeconds} s does not fit before the reservation ends at ${isoTime(window.end)}`);
+      throw new CannotSatisfy(
+        `${what}: a runtime of ${request.runtimeSeconds} s does not fit before the reservation ends at ` +
+          `${isoTime(window.end)}`,
+      );
     }
     // Checked and taken without an await in between: concurrent uses cannot both pass.
     if (reservation.usedBy !== undefined || this.claimed.has(reservationId)) {
-      throw new InvalidStateTransition(`${what}: the reservation has already been used${reservation.usedBy ? ` by agreement "${reservation.usedBy}"` : ''}; it can be used once`);
+      throw new InvalidStateTransition(
+        `${what}: the reservation has already been used` +
+          `${reservation.usedBy ? ` by agreement "${reservation.usedBy}"` : ''}; it can be used once`,
+      );
     }
     this.claimed.add(reservationId);
     return { start: now, end: window.end, nodes: request.nodeCount };

@@ -95,14 +95,19 @@ function quotedKey(key: string): string {
  * subject id, action, canonical JSON of details, prevHash): a JSON array of those values.
  * `canonicalDetails`, when the caller has it, is canonicalJson(entry.details).
  */
-export function auditEntryHash(entry: Omit<AuditEntry, 'hash'>, canonicalDetails = canonicalJson(entry.details)): string {
+export function auditEntryHash(
+  entry: Omit<AuditEntry, 'hash'>,
+  canonicalDetails = canonicalJson(entry.details),
+): string {
   return hashOf(entry, canonicalDetails);
 }
 
 /** auditEntryHash of an entry's fields but its details, given as their canonical JSON. */
 function hashOf(entry: Omit<AuditEntry, 'hash' | 'details'>, canonicalDetails: string): string {
   // JSON.stringify of the array, written as its three parts: see hashedFieldsBetween.
-  return sha256Hex(`[${JSON.stringify(entry.seq)},${hashedFieldsBetween(entry, canonicalDetails)},${JSON.stringify(entry.prevHash)}]`);
+  return sha256Hex(
+    `[${JSON.stringify(entry.seq)},${hashedFieldsBetween(entry, canonicalDetails)},${JSON.stringify(entry.prevHash)}]`,
+  );
 }
 
 /**
@@ -110,8 +115,18 @@ function hashOf(entry: Omit<AuditEntry, 'hash' | 'details'>, canonicalDetails: s
  * store that numbers and chains entries where it keeps them (PostgreSQL, in SQL) needs from
  * here, the text hashed being `[seq,` this `,"prevHash"]`.
  */
-export function hashedFieldsBetween(entry: Pick<AuditEntry, 'at' | 'actor' | 'subject' | 'action'>, canonicalDetails: string): string {
-  const fields: JsonValue[] = [entry.at.toISOString(), entry.actor, entry.subject.kind, entry.subject.id, entry.action, canonicalDetails];
+export function hashedFieldsBetween(
+  entry: Pick<AuditEntry, 'at' | 'actor' | 'subject' | 'action'>,
+  canonicalDetails: string,
+): string {
+  const fields: JsonValue[] = [
+    entry.at.toISOString(),
+    entry.actor,
+    entry.subject.kind,
+    entry.subject.id,
+    entry.action,
+    canonicalDetails,
+  ];
   return JSON.stringify(fields).slice(1, -1);
 }
 
@@ -134,12 +149,20 @@ export interface UnchainedEntry {
  */
 export function unchainedEntry(record: AuditRecord): UnchainedEntry {
   const canonicalDetails = canonicalJson(record.details);
-  return { entry: { ...recordFields(record), details: JSON.parse(canonicalDetails) as AuditDetails }, canonicalDetails };
+  return {
+    entry: { ...recordFields(record), details: JSON.parse(canonicalDetails) as AuditDetails },
+    canonicalDetails,
+  };
 }
 
 /** The record's fields an entry copies, but its details. */
 function recordFields(record: AuditRecord): Pick<AuditEntry, 'at' | 'actor' | 'subject' | 'action'> {
-  return { at: new Date(record.at.getTime()), actor: record.actor, subject: { kind: record.subject.kind, id: record.subject.id }, action: record.action };
+  return {
+    at: new Date(record.at.getTime()),
+    actor: record.actor,
+    subject: { kind: record.subject.kind, id: record.subject.id },
+    action: record.action,
+  };
 }
 
 /**
@@ -175,5 +198,13 @@ export function chainEntry(record: AuditRecord, previous: Pick<AuditEntry, 'seq'
 
 /** The entry numbered `seq` after the one whose hash is `prevHash`, its fields in the order entries are written. */
 export function chained(entry: UnchainedEntry['entry'], seq: number, prevHash: string): Omit<AuditEntry, 'hash'> {
-  return { seq, at: entry.at, actor: entry.actor, subject: entry.subject, action: entry.action, details: entry.details, prevHash };
+  return {
+    seq,
+    at: entry.at,
+    actor: entry.actor,
+    subject: entry.subject,
+    action: entry.action,
+    details: entry.details,
+    prevHash,
+  };
 }

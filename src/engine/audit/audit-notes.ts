@@ -98,9 +98,18 @@ export function negotiationNotes(before: Negotiation | undefined, after: Negotia
     if (!previous || !hold || previous.state !== 'Held') continue;
     if (hold.state === 'Expired') note('hold-expired', holdDetails(offer, hold), systemActor);
     else if (hold.state === 'Released') note('hold-released', holdDetails(offer, hold));
-    else if (hold.state === 'Confirmed') note('hold-confirmed', { ...holdDetails(offer, hold), agreementId: after.agreementCreated ?? null });
+    else if (hold.state === 'Confirmed')
+      note('hold-confirmed', { ...holdDetails(offer, hold), agreementId: after.agreementCreated ?? null });
     else if (JSON.stringify(hold.allocation) !== JSON.stringify(previous.allocation)) {
-      note('plan-moved', { offerId: offer.offerId, from: allocationSummary(previous.allocation), to: allocationSummary(hold.allocation) }, systemActor);
+      note(
+        'plan-moved',
+        {
+          offerId: offer.offerId,
+          from: allocationSummary(previous.allocation),
+          to: allocationSummary(hold.allocation),
+        },
+        systemActor,
+      );
     }
   }
 

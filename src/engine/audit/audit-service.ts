@@ -28,7 +28,10 @@ export interface AuditReport {
   /** Stored agreements checked. */
   agreements: number;
   problems: AgreementProblem[];
-  /** Agreements stored without a signature (made while signing was off): counted, not problems; their digests are checked like any. */
+  /**
+   * Agreements stored without a signature (made while signing was off): counted, not problems; their digests are
+   * checked like any.
+   */
   unsigned: number;
   /** False when no signature check was given (AuditServiceDeps.checkSignatures). */
   signaturesChecked: boolean;
@@ -111,7 +114,8 @@ export class AuditService {
     // Page by page: 100,000 agreements with their documents read at once took over 500 MB.
     for await (const page of agreementPages(this.deps.agreements)) {
       agreements += page.length;
-      for (const agreement of page) if ((await this.checkAgreement(agreement, problems)) === unsignedAgreement) unsigned++;
+      for (const agreement of page)
+        if ((await this.checkAgreement(agreement, problems)) === unsignedAgreement) unsigned++;
     }
     return { agreements, problems, unsigned };
   }
@@ -127,10 +131,16 @@ export class AuditService {
       report('no audit entry records it');
     } else {
       if (last.details.documentSha256 !== agreementDigest(agreement)) {
-        report(`its document does not match the documentSha256 of its last audit entry (row ${last.seq}): it was changed outside the server`);
+        report(
+          `its document does not match the documentSha256 of its last audit entry (row ${last.seq}): it was ` +
+            `changed outside the server`,
+        );
       }
       if (last.details.state !== agreement.state) {
-        report(`its state ${agreement.state} differs from the state ${String(last.details.state)} of its last audit entry (row ${last.seq})`);
+        report(
+          `its state ${agreement.state} differs from the state ${String(last.details.state)} of its last ` +
+            `audit entry (row ${last.seq})`,
+        );
       }
     }
     if (!this.deps.checkSignatures) return undefined;
@@ -152,10 +162,14 @@ export class AuditService {
    */
   async recordUnaudited(now: Date, candidates?: readonly string[]): Promise<number> {
     let adopted = 0;
-    // A store that can say which agreements have no entry (SqliteStore.agreementsWithoutAudit) saves reading every agreement.
-    const agreements = candidates === undefined
-      ? await this.deps.agreements.list()
-      : (await Promise.all(candidates.map((id) => this.deps.agreements.get(id)))).filter((a): a is Agreement => a !== undefined);
+    // A store that can say which agreements have no entry (SqliteStore.agreementsWithoutAudit) saves reading every
+    // agreement.
+    const agreements =
+      candidates === undefined
+        ? await this.deps.agreements.list()
+        : (await Promise.all(candidates.map((id) => this.deps.agreements.get(id)))).filter(
+            (a): a is Agreement => a !== undefined,
+          );
     for (const agreement of agreements) {
       const subject = agreementSubject(agreement.id);
       if (await this.deps.audit.latest(subject)) continue;
@@ -164,7 +178,11 @@ export class AuditService {
         actor: systemActor,
         subject,
         action: 'adopted',
-        details: { state: agreement.state, documentSha256: agreementDigest(agreement), note: 'stored before the audit trail began' },
+        details: {
+          state: agreement.state,
+          documentSha256: agreementDigest(agreement),
+          note: 'stored before the audit trail began',
+        },
       });
       adopted++;
     }

@@ -4,7 +4,10 @@ import type { ClusterNode } from '../../scheduler/model.js';
 import { defaultSiteTiming, type SiteTiming } from '../../scheduler/site.js';
 import { ConfigError, readJsonFile } from './config-error.js';
 
-/** What each of the WSAG_CLUSTER_NODES identical nodes offers; requests asking for more, or another interconnect, are refused. */
+/**
+ * What each of the WSAG_CLUSTER_NODES identical nodes offers; requests asking for more, or another interconnect, are
+ * refused.
+ */
 export const identicalNode: Omit<ClusterNode, 'id'> = { memoryGB: 256, cpus: 64, interconnect: 'InfiniBand' };
 
 /**
@@ -28,10 +31,25 @@ export interface ClusterFile {
 export function groupNodes(group: NodeGroup): ClusterNode[] {
   const width = Math.max(3, String(group.count).length);
   const { count, idPrefix, ...properties } = group;
-  return Array.from({ length: count }, (_, i) => ({ id: `${idPrefix}${String(i + 1).padStart(width, '0')}`, ...properties }));
+  return Array.from({ length: count }, (_, i) => ({
+    id: `${idPrefix}${String(i + 1).padStart(width, '0')}`,
+    ...properties,
+  }));
 }
 
-const groupKeys = ['count', 'idPrefix', 'memoryGB', 'cpus', 'interconnect', 'island', 'operatingSystem', 'architecture', 'buffer', 'warm', 'securityPolicies'];
+const groupKeys = [
+  'count',
+  'idPrefix',
+  'memoryGB',
+  'cpus',
+  'interconnect',
+  'island',
+  'operatingSystem',
+  'architecture',
+  'buffer',
+  'warm',
+  'securityPolicies',
+];
 const timingKeys = Object.keys(defaultSiteTiming) as Array<keyof SiteTiming>;
 
 /** Reads and checks a cluster file; every problem is a ConfigError naming the file and the setting. */
@@ -48,7 +66,8 @@ export function parseClusterFile(json: unknown, where: string): ClusterFile {
   const show = (value: unknown) => (value === undefined ? 'nothing' : JSON.stringify(value));
   if (!isObject(json)) return fail('the top level must be an object with "nodeGroups"');
   unknownKeys(json, ['nodeGroups', 'timing', 'peerStandbyNodes'], 'the file', fail);
-  if (!Array.isArray(json.nodeGroups) || json.nodeGroups.length === 0) return fail(`"nodeGroups" must be a non-empty list of node groups, got ${show(json.nodeGroups)}`);
+  if (!Array.isArray(json.nodeGroups) || json.nodeGroups.length === 0)
+    return fail(`"nodeGroups" must be a non-empty list of node groups, got ${show(json.nodeGroups)}`);
   const prefixes = new Map<string, number>();
   const nodeGroups = json.nodeGroups.map((raw: unknown, i: number): NodeGroup => {
     const name = `nodeGroups[${i}]`;
@@ -56,26 +75,42 @@ export function parseClusterFile(json: unknown, where: string): ClusterFile {
     unknownKeys(raw, groupKeys, name, fail);
     const whole = (key: string, min: number, max: number): number => {
       const value = raw[key];
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) return fail(`${name}.${key} must be a whole number from ${min} to ${max}, got ${show(value)}`);
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+        return fail(`${name}.${key} must be a whole number from ${min} to ${max}, got ${show(value)}`);
       return value;
     };
     const text = (key: string, required: boolean): string | undefined => {
       const value = raw[key];
       if (value === undefined && !required) return undefined;
-      if (typeof value !== 'string' || value.trim() === '') return fail(`${name}.${key} must be a non-empty string, got ${show(value)}`);
+      if (typeof value !== 'string' || value.trim() === '')
+        return fail(`${name}.${key} must be a non-empty string, got ${show(value)}`);
       return value;
     };
     const idPrefix = text('idPrefix', true) as string;
-    if (!/^[A-Za-z0-9_.-]+$/.test(idPrefix)) fail(`${name}.idPrefix may hold only letters, digits, "_", "." and "-" (node ids appear in URLs), got ${show(idPrefix)}`);
+    if (!/^[A-Za-z0-9_.-]+$/.test(idPrefix))
+      fail(
+        `${name}.idPrefix may hold only letters, digits, "_", "." and "-" (node ids appear in URLs), got ` +
+          `${show(idPrefix)}`,
+      );
     const earlier = prefixes.get(idPrefix);
-    if (earlier !== undefined) fail(`${name}.idPrefix "${idPrefix}" is also used by nodeGroups[${earlier}]: node ids must be unique`);
+    if (earlier !== undefined)
+      fail(`${name}.idPrefix "${idPrefix}" is also used by nodeGroups[${earlier}]: node ids must be unique`);
     prefixes.set(idPrefix, i);
     const memoryGB = raw.memoryGB;
-    if (typeof memoryGB !== 'number' || !(memoryGB > 0)) fail(`${name}.memoryGB must be a positive number, got ${show(memoryGB)}`);
-    if (raw.buffer !== undefined && typeof raw.buffer !== 'boolean') fail(`${name}.buffer must be true or false, got ${show(raw.buffer)}`);
-    if (raw.warm !== undefined && typeof raw.warm !== 'boolean') fail(`${name}.warm must be true or false, got ${show(raw.warm)}`);
-    if (raw.warm === true && raw.buffer === true) fail(`${name} is both "buffer" and "warm": a node is one or the other`);
-    const group: NodeGroup = { count: whole('count', 1, 1_000_000), idPrefix, memoryGB: memoryGB as number, cpus: whole('cpus', 1, 1_000_000) };
+    if (typeof memoryGB !== 'number' || !(memoryGB > 0))
+      fail(`${name}.memoryGB must be a positive number, got ${show(memoryGB)}`);
+    if (raw.buffer !== undefined && typeof raw.buffer !== 'boolean')
+      fail(`${name}.buffer must be true or false, got ${show(raw.buffer)}`);
+    if (raw.warm !== undefined && typeof raw.warm !== 'boolean')
+      fail(`${name}.warm must be true or false, got ${show(raw.warm)}`);
+    if (raw.warm === true && raw.buffer === true)
+      fail(`${name} is both "buffer" and "warm": a node is one or the other`);
+    const group: NodeGroup = {
+      count: whole('count', 1, 1_000_000),
+      idPrefix,
+      memoryGB: memoryGB as number,
+      cpus: whole('cpus', 1, 1_000_000),
+    };
     for (const key of ['interconnect', 'island', 'operatingSystem', 'architecture'] as const) {
       const value = text(key, false);
       if (value !== undefined) group[key] = value;
@@ -91,10 +126,12 @@ export function parseClusterFile(json: unknown, where: string): ClusterFile {
     }
     return group;
   });
-  if (nodeGroups.every((g) => g.buffer || g.warm)) fail('every node group is a buffer or warm group: SLA jobs need at least one node of their own');
+  if (nodeGroups.every((g) => g.buffer || g.warm))
+    fail('every node group is a buffer or warm group: SLA jobs need at least one node of their own');
   const file: ClusterFile = { nodeGroups };
   if (json.timing !== undefined) {
-    if (!isObject(json.timing)) return fail(`"timing" must be an object of site timing settings, got ${show(json.timing)}`);
+    if (!isObject(json.timing))
+      return fail(`"timing" must be an object of site timing settings, got ${show(json.timing)}`);
     unknownKeys(json.timing, timingKeys, 'timing', fail);
     const timing: Partial<SiteTiming> = {};
     for (const key of timingKeys) {
@@ -106,15 +143,18 @@ export function parseClusterFile(json: unknown, where: string): ClusterFile {
         continue;
       }
       const min = key === 'slowdownFactor' ? 1 : key === 'problemHorizonSeconds' ? 1 : 0;
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < min) fail(`timing.${key} must be a number of at least ${min}, got ${show(value)}`);
-      if (key === 'defaultCoveredOutages' && !Number.isInteger(value)) fail(`timing.${key} must be a whole number, got ${show(value)}`);
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < min)
+        fail(`timing.${key} must be a number of at least ${min}, got ${show(value)}`);
+      if (key === 'defaultCoveredOutages' && !Number.isInteger(value))
+        fail(`timing.${key} must be a whole number, got ${show(value)}`);
       timing[key] = value as number;
     }
     file.timing = timing;
   }
   if (json.peerStandbyNodes !== undefined) {
     const value = json.peerStandbyNodes;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) fail(`"peerStandbyNodes" must be a whole number of at least 0, got ${show(value)}`);
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+      fail(`"peerStandbyNodes" must be a whole number of at least 0, got ${show(value)}`);
     file.peerStandbyNodes = value as number;
   }
   return file;
@@ -124,7 +164,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function unknownKeys(object: Record<string, unknown>, known: readonly string[], name: string, fail: (message: string) => never): void {
+function unknownKeys(
+  object: Record<string, unknown>,
+  known: readonly string[],
+  name: string,
+  fail: (message: string) => never,
+): void {
   for (const key of Object.keys(object)) {
     if (!known.includes(key)) fail(`${name} has an unknown setting "${key}"; known: ${known.join(', ')}`);
   }

@@ -5,249 +5,45 @@
 import { dropUndefined } from '../../domain/drop-undefined.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { defaultPriceCurve, parsePriceCurve, type PriceCurve } from '../../domain/pricing.js';
-import { defaultFairUse, parseFairUse } from '../../domain/fair-use.js';
-import type { ClusterDescription, ClusterNode } from '../../scheduler/model.js';
-import { defaultSiteTiming, type SiteTiming } from '../../scheduler/site.js';
+import { parsePriceCurve, type PriceCurve } from '../../domain/pricing.js';
 export { ConfigError, readJsonFile } from './config-error.js';
 import { ConfigError } from './config-error.js';
-import type { PeersConfig } from '../migration/peers.js';
-import { groupNodes, identicalNode, readClusterFile, type ClusterFile } from './cluster-file.js';
+import { readClusterFile } from './cluster-file.js';
+import { choice, integer, decimal, fairUse, databaseUrl, outboundAllow } from './env-values.js';
+import { warmNodesOf } from './cluster-description.js';
 export type { ClusterFile, NodeGroup } from './cluster-file.js';
 
-/** Who runs the jobs of accepted agreements (docs/operations.md "Running with a real executor"). */
-export interface SlurmConfig {
-  conf?: string;
-  partition?: string;
-  user?: string;
-  executables?: string[];
-  checkpointSignal?: string;
-  checkpointTimeoutSeconds?: number;
-}
-
-export type ExecutorKind = 'local' | 'simulated' | 'slurm' | 'none';
-export const executorKinds: readonly ExecutorKind[] = ['local', 'simulated', 'slurm', 'none'];
-
-/** How Linux schedules the server's threads: SCHED_BATCH, or its default. */
-export type CpuScheduling = 'batch' | 'normal';
-export const cpuSchedulings: readonly CpuScheduling[] = ['batch', 'normal'];
-
-export interface ServerConfig {
-  /** Interface to listen on. Env HOST. Default 127.0.0.1 (loopback only). */
-  host: string;
-  /** TCP port. Env PORT. Default 8080; 0 picks a free port. */
-  port: number;
-  /** Where the SQLite database lives. Env WSAG_DATA_DIR. Default ./data. */
-  dataDir: string;
-  /** Public base URL used in EPRs and WSDL addresses. Env WSAG_PUBLIC_URL. Default http://HOST:PORT. */
-  publicUrl?: string;
-  /** Directory of agreement templates. Env WSAG_TEMPLATES_DIR. Default ./templates. */
-  templatesDir: string;
-  /**
-   * Without a cluster file: how many identical nodes the scheduler plans on (ids n001,
-   * n002, ...; each with identicalNode's properties). Env WSAG_CLUSTER_NODES. Default 64.
-   */
-  clusterNodes: number;
-  /** Without a cluster file: how many of those nodes (the last ones) are buffer nodes, which only best-effort and background jobs use. Env WSAG_BUFFER_NODES. Default 0. */
-  bufferNodes: number;
-  /**
-   * Without a cluster file: how many of those nodes (the last ones before the buffer nodes) are
-   * kept prepared for interactive sessions, which start on them within WSAG_INTERACTIVE_START_SECONDS;
-   * SLA jobs other than sessions do not use them. Env WSAG_WARM_NODES. Default (unset) 4 of
-   * the shipped 64 nodes, else 0 (`warmNodesOf`).
-   */
-  warmNodes?: number;
-  /** A JSON cluster description: node groups, timing overrides, peer standby nodes (see examples/cluster.json). Env WSAG_CLUSTER_FILE. Default none. */
-  clusterFile?: string;
-  /** The cluster file's contents, read and checked at start-up (or given directly). */
-  cluster?: ClusterFile;
-  /** The problem horizon: the usual repair time of a node, seconds. Env WSAG_PROBLEM_HORIZON_SECONDS. Default the cluster file's timing.problemHorizonSeconds, else 14400 (4 h). */
-  problemHorizonSeconds: number;
-  /** The planning horizon: how far ahead the plan reaches, days; later times in an offer are refused (CannotSatisfy naming the element). Env WSAG_PLANNING_HORIZON_DAYS. Default 365. */
-  planningHorizonDays: number;
-  /** Standby nodes a peer provider keeps for Full jobs. Env WSAG_PEER_STANDBY_NODES. Default the cluster file's peerStandbyNodes, else 0 (Full service is refused). */
-  peerStandbyNodes: number;
-  /** Largest request body accepted, bytes. Env WSAG_MAX_BODY_BYTES. Default 1 MiB. */
-  maxBodyBytes: number;
-  /** Deepest element nesting accepted in a request. Env WSAG_MAX_XML_DEPTH. Default 64. */
-  maxXmlDepth: number;
-  /** How long one request may take to arrive whole (headers within 10 s of it), seconds; a slower one is cut off with 408. Env WSAG_REQUEST_TIMEOUT_SECONDS. Default 30. */
-  requestTimeoutSeconds: number;
-  /** Name of the provider in agreement contexts. Env WSAG_PROVIDER_NAME. Default wsag-server. */
-  providerName: string;
-  /** Log level (pino). Env LOG_LEVEL. Default info; `silent` turns logging off. */
-  logLevel: string;
-  /** How long a preparatory reservation (an Acceptable counter-offer) is held, seconds. Env WSAG_HOLD_SECONDS. Default 300. */
-  holdSeconds: number;
-  /** How long before a lease (a reservation window) ends its holder gets a notice through its subscriptions, seconds. Env WSAG_LEASE_NOTICE_SECONDS. Default 600. */
-  leaseNoticeSeconds: number;
-  /** Negotiate calls answered per negotiation before it is closed. Env WSAG_NEGOTIATION_MAX_ROUNDS. Default 20. */
-  negotiationMaxRounds: number;
-  /** Longest a negotiation stays open, seconds. Env WSAG_NEGOTIATION_MAX_SECONDS. Default 3600. */
-  negotiationMaxSeconds: number;
-  /** Start slots offered in answer to an Advisory offer. Env WSAG_ADVISORY_SLOTS. Default 3. */
-  advisorySlots: number;
-  /** An interactive job (sla:Interactive) starts within this many seconds of acceptance or is refused. Env WSAG_INTERACTIVE_START_SECONDS. Default 5. */
-  interactiveStartSeconds: number;
-  /**
-   * The PostgreSQL database to store in instead of SQLite (docs/deployment.md), as a URL such
-   * as postgres://wsag@db.example.org/wsag. Env WSAG_DATABASE_URL. Default none: SQLite in the data directory.
-   */
-  databaseUrl?: string;
-  /**
-   * With several instances on one database: the URL the other instances reach this one at
-   * when it is the planning leader. Env WSAG_INSTANCE_URL. Default the HTTP listener's own address.
-   */
-  instanceUrl?: string;
-  /**
-   * Shared by the instances of one cluster: a standby forwarding a TLS caller's certificate
-   * chain to the leader proves with it that it took the handshake. Env WSAG_CLUSTER_SECRET;
-   * required with WSAG_DATABASE_URL and WSAG_TLS_PORT together.
-   */
-  clusterSecret?: string;
-  /** Currency of prices and fees (ISO 4217). Env WSAG_CURRENCY. Default EUR. */
-  currency: string;
-  /** Price of one node-hour at guarantee level Legacy. Env WSAG_NODE_HOUR_PRICE. Default 1.00. */
-  nodeHourPrice: number;
-  /** Preparatory fee as a fraction of the regular price. Env WSAG_PREPARATORY_FEE_RATE. Default 0.05. */
-  preparatoryFeeRate: number;
-  /**
-   * Demand pricing (docs/pricing.md): the price factor by the plan's load over a slot, as
-   * points LOAD:FACTOR. Env WSAG_PRICE_CURVE. Default 0:1,0.5:1,0.8:1.5,1:2; 0:1,1:1 is flat.
-   */
-  priceCurve: PriceCurve;
-  /** Identities with the operator (admin) role, comma-separated. Env WSAG_ADMINS. Default none. */
-  admins: string[];
-  /**
-   * Address ranges callbacks and acceptance addresses may reach besides public ones
-   * (loopback, private, link-local; docs/security.md, "Outbound calls"). Env
-   * WSAG_OUTBOUND_ALLOW, comma-separated. Default none.
-   */
-  outboundAllow: Array<'loopback' | 'private' | 'link-local'>;
-  /**
-   * Fair-use limits per party (docs/security.md, "Fair use"): `off`, or NAME=VALUE pairs over
-   * the defaults (share=0.5, nodeHours, agreements=200, pending=20, pendingSeconds=3600,
-   * negotiations=20, checkpointBytes). Env WSAG_FAIR_USE. Default: the defaults when TLS is
-   * on; off when it is not (every caller is then the one party `anonymous`).
-   */
-  fairUse?: string;
-  /** HTTPS port with client certificates (TLS). Env WSAG_TLS_PORT. Default none: TLS is off. 0 picks a free port. */
-  tlsPort?: number;
-  /** The server's certificate (PEM; with its chain after it). Env WSAG_TLS_CERT. Default DATA_DIR/pki/server.pem. */
-  tlsCertFile: string;
-  /** The server certificate's private key (PEM). Env WSAG_TLS_KEY. Default DATA_DIR/pki/server.key. */
-  tlsKeyFile: string;
-  /** The trusted CA certificates (PEM bundle): callers' chains and signatures must lead to one. Env WSAG_CA_FILE. Default DATA_DIR/pki/ca.pem. */
-  caFile: string;
-  /**
-   * Whether requests without a client certificate or WS-Security signature are served, as
-   * the party `anonymous`. Env WSAG_ANONYMOUS (allow | deny). Default allow when TLS is off,
-   * deny when it is on.
-   */
-  anonymous: 'allow' | 'deny';
-  /** Whether the provider signs the agreements it creates (with the TLS certificate and key). Env WSAG_SIGN_AGREEMENTS (on | off). Default on when the certificate and key files exist. */
-  signAgreements: boolean;
-  /**
-   * Worker threads for the document work of CreateAgreement (reading offers, signing
-   * agreements), so it runs beside the event loop; 0 does it on the loop. Env
-   * WSAG_DOCUMENT_THREADS (WSAG_SIGNING_THREADS, its earlier name, still counts). Default
-   * (unset): two fewer than the machine's cores, at least one on two cores, none on one.
-   */
-  documentThreads?: number;
-  /**
-   * `batch`: `npm start` and `wsag serve` put every thread of the server under Linux's
-   * SCHED_BATCH policy (src/runtime/cpu-scheduling.ts: a woken thread does not take the event
-   * loop's core; more negotiations a second under load, a longer tail of latencies at a
-   * steady rate); `normal` leaves the default. Env WSAG_CPU_SCHEDULING. Default normal.
-   */
-  cpuScheduling: CpuScheduling;
-  /**
-   * Who runs the jobs of accepted agreements. Env WSAG_EXECUTOR: `local` (each job a local
-   * process, checkpoints as files), `simulated` (nothing runs; each job takes its planned
-   * time on the clock), `slurm` (the cluster, the plan's reservations and the jobs are
-   * Slurm's, docs/operations.md "Slurm"), `none` (no run time: agreements stay
-   * Observed). Default local.
-   */
-  executor: ExecutorKind;
-  /**
-   * With WSAG_EXECUTOR=slurm (docs/operations.md "Slurm"): the slurm.conf to use (env
-   * WSAG_SLURM_CONF; default Slurm's own), the partition whose nodes are the cluster and
-   * where jobs run (WSAG_SLURM_PARTITION; default every node, Slurm's default partition),
-   * the user the reservations are for (WSAG_SLURM_USER; default the server's user), the
-   * path prefixes of executables an offer may name (WSAG_SLURM_EXECUTABLES, comma-separated;
-   * default none: only the site's default job runs), the checkpoint signal
-   * (WSAG_SLURM_CHECKPOINT_SIGNAL; default USR1) and how long a job may take to write its
-   * checkpoint (WSAG_SLURM_CHECKPOINT_TIMEOUT_SECONDS; default 60).
-   */
-  slurm?: SlurmConfig;
-  /** The local executor's demo job of a batch job: wall-clock seconds per second of runtime estimate (a session holds its nodes to its window's end). Env WSAG_CPU_TIME_SCALE. Default 0.001 (an hour runs in 3.6 s). */
-  cpuTimeScale: number;
-  /** Where the local executor keeps job directories and checkpoints, and received checkpoints are stored. Env WSAG_CHECKPOINT_DIR. Default DATA_DIR/checkpoints. */
-  checkpointDir: string;
-  /** Largest checkpoint a peer may upload, bytes. Env WSAG_MAX_CHECKPOINT_BYTES. Default 1 GiB. */
-  maxCheckpointBytes: number;
-  /** The peers file (docs/operations.md "Peers and migration"). Env WSAG_PEERS_FILE. Default none: no migration, no remote standby. */
-  peersFile?: string;
-  /** The site's VO usage policy: shares per VO, group and user over an epoch (docs/vo-policy.md). Env WSAG_VO_POLICY_FILE. Default none: no shares are enforced. */
-  voPolicyFile?: string;
-  /** The peers file's contents, read and checked at start-up (or given directly). */
-  peers?: PeersConfig;
-}
-
-export const defaultConfig: ServerConfig = {
-  host: '127.0.0.1',
-  port: 8080,
-  dataDir: path.resolve('data'),
-  templatesDir: path.resolve('templates'),
-  clusterNodes: 64,
-  bufferNodes: 0,
-  problemHorizonSeconds: defaultSiteTiming.problemHorizonSeconds,
-  planningHorizonDays: 365,
-  peerStandbyNodes: 0,
-  maxBodyBytes: 1024 * 1024,
-  maxXmlDepth: 64,
-  requestTimeoutSeconds: 30,
-  providerName: 'wsag-server',
-  logLevel: 'info',
-  holdSeconds: 300,
-  leaseNoticeSeconds: 600,
-  negotiationMaxRounds: 20,
-  negotiationMaxSeconds: 3600,
-  advisorySlots: 3,
-  currency: 'EUR',
-  nodeHourPrice: 1,
-  preparatoryFeeRate: 0.05,
-  priceCurve: defaultPriceCurve,
-  interactiveStartSeconds: 5,
-  admins: [],
-  outboundAllow: [],
-  tlsCertFile: path.resolve('data/pki/server.pem'),
-  tlsKeyFile: path.resolve('data/pki/server.key'),
-  caFile: path.resolve('data/pki/ca.pem'),
-  anonymous: 'allow',
-  signAgreements: false,
-  executor: 'local',
-  cpuScheduling: 'normal',
-  cpuTimeScale: 0.001,
-  checkpointDir: path.resolve('data/checkpoints'),
-  maxCheckpointBytes: 1024 * 1024 * 1024,
-};
-
+export { cpuSchedulings, defaultConfig, executorKinds } from './server-config.js';
+export type { CpuScheduling, ExecutorKind, ServerConfig, SlurmConfig } from './server-config.js';
+import { cpuSchedulings, defaultConfig, executorKinds, type ServerConfig, type SlurmConfig } from './server-config.js';
 
 export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConfig> = {}): ServerConfig {
   const clusterFile = overrides.clusterFile ?? (env.WSAG_CLUSTER_FILE || undefined);
   // WSAG_SIGNING_THREADS is the earlier name of WSAG_DOCUMENT_THREADS.
-  const threadsVariable = env.WSAG_DOCUMENT_THREADS ? 'WSAG_DOCUMENT_THREADS' : env.WSAG_SIGNING_THREADS ? 'WSAG_SIGNING_THREADS' : undefined;
+  const threadsVariable = env.WSAG_DOCUMENT_THREADS
+    ? 'WSAG_DOCUMENT_THREADS'
+    : env.WSAG_SIGNING_THREADS
+      ? 'WSAG_SIGNING_THREADS'
+      : undefined;
   if (clusterFile !== undefined && env.WSAG_CLUSTER_NODES) {
-    throw new ConfigError('WSAG_CLUSTER_NODES and WSAG_CLUSTER_FILE are both set: the cluster file lists the nodes; unset one of them');
+    throw new ConfigError(
+      'WSAG_CLUSTER_NODES and WSAG_CLUSTER_FILE are both set: the cluster file lists the nodes; unset one of them',
+    );
   }
   if (clusterFile !== undefined && env.WSAG_WARM_NODES) {
-    throw new ConfigError('WSAG_WARM_NODES applies to the identical nodes of WSAG_CLUSTER_NODES; with WSAG_CLUSTER_FILE mark node groups "warm": true');
+    throw new ConfigError(
+      'WSAG_WARM_NODES applies to the identical nodes of WSAG_CLUSTER_NODES; with WSAG_CLUSTER_FILE mark node ' +
+        'groups "warm": true',
+    );
   }
   if (clusterFile !== undefined && env.WSAG_BUFFER_NODES) {
-    throw new ConfigError('WSAG_BUFFER_NODES applies to the identical nodes of WSAG_CLUSTER_NODES; with WSAG_CLUSTER_FILE mark node groups "buffer": true');
+    throw new ConfigError(
+      'WSAG_BUFFER_NODES applies to the identical nodes of WSAG_CLUSTER_NODES; with WSAG_CLUSTER_FILE mark ' +
+        'node groups "buffer": true',
+    );
   }
-  const cluster = overrides.cluster ?? (clusterFile !== undefined ? readClusterFile(path.resolve(clusterFile)) : undefined);
+  const cluster =
+    overrides.cluster ?? (clusterFile !== undefined ? readClusterFile(path.resolve(clusterFile)) : undefined);
   const config: ServerConfig = {
     host: env.HOST ?? defaultConfig.host,
     port: integer(env, 'PORT', defaultConfig.port, 0, 65535),
@@ -259,9 +55,21 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     ...(env.WSAG_WARM_NODES ? { warmNodes: integer(env, 'WSAG_WARM_NODES', 0, 0, 10_000_000) } : {}),
     ...(clusterFile !== undefined ? { clusterFile: path.resolve(clusterFile) } : {}),
     ...(cluster !== undefined ? { cluster } : {}),
-    problemHorizonSeconds: integer(env, 'WSAG_PROBLEM_HORIZON_SECONDS', cluster?.timing?.problemHorizonSeconds ?? defaultConfig.problemHorizonSeconds, 1, 365 * 24 * 3600),
+    problemHorizonSeconds: integer(
+      env,
+      'WSAG_PROBLEM_HORIZON_SECONDS',
+      cluster?.timing?.problemHorizonSeconds ?? defaultConfig.problemHorizonSeconds,
+      1,
+      365 * 24 * 3600,
+    ),
     planningHorizonDays: integer(env, 'WSAG_PLANNING_HORIZON_DAYS', defaultConfig.planningHorizonDays, 1, 3650),
-    peerStandbyNodes: integer(env, 'WSAG_PEER_STANDBY_NODES', cluster?.peerStandbyNodes ?? defaultConfig.peerStandbyNodes, 0, 10_000_000),
+    peerStandbyNodes: integer(
+      env,
+      'WSAG_PEER_STANDBY_NODES',
+      cluster?.peerStandbyNodes ?? defaultConfig.peerStandbyNodes,
+      0,
+      10_000_000,
+    ),
     maxBodyBytes: integer(env, 'WSAG_MAX_BODY_BYTES', defaultConfig.maxBodyBytes, 1024, 1024 * 1024 * 1024),
     maxXmlDepth: integer(env, 'WSAG_MAX_XML_DEPTH', defaultConfig.maxXmlDepth, 8, 10_000),
     requestTimeoutSeconds: integer(env, 'WSAG_REQUEST_TIMEOUT_SECONDS', defaultConfig.requestTimeoutSeconds, 1, 3600),
@@ -270,9 +78,21 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     holdSeconds: integer(env, 'WSAG_HOLD_SECONDS', defaultConfig.holdSeconds, 1, 7 * 24 * 3600),
     leaseNoticeSeconds: integer(env, 'WSAG_LEASE_NOTICE_SECONDS', defaultConfig.leaseNoticeSeconds, 1, 7 * 24 * 3600),
     negotiationMaxRounds: integer(env, 'WSAG_NEGOTIATION_MAX_ROUNDS', defaultConfig.negotiationMaxRounds, 1, 10_000),
-    negotiationMaxSeconds: integer(env, 'WSAG_NEGOTIATION_MAX_SECONDS', defaultConfig.negotiationMaxSeconds, 1, 30 * 24 * 3600),
+    negotiationMaxSeconds: integer(
+      env,
+      'WSAG_NEGOTIATION_MAX_SECONDS',
+      defaultConfig.negotiationMaxSeconds,
+      1,
+      30 * 24 * 3600,
+    ),
     advisorySlots: integer(env, 'WSAG_ADVISORY_SLOTS', defaultConfig.advisorySlots, 1, 100),
-    interactiveStartSeconds: integer(env, 'WSAG_INTERACTIVE_START_SECONDS', defaultConfig.interactiveStartSeconds, 0, 3600),
+    interactiveStartSeconds: integer(
+      env,
+      'WSAG_INTERACTIVE_START_SECONDS',
+      defaultConfig.interactiveStartSeconds,
+      0,
+      3600,
+    ),
     currency: env.WSAG_CURRENCY ?? defaultConfig.currency,
     ...(env.WSAG_DATABASE_URL?.trim() ? { databaseUrl: databaseUrl(env.WSAG_DATABASE_URL.trim()) } : {}),
     ...(env.WSAG_INSTANCE_URL?.trim() ? { instanceUrl: env.WSAG_INSTANCE_URL.trim().replace(/\/$/, '') } : {}),
@@ -281,7 +101,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     nodeHourPrice: decimal(env, 'WSAG_NODE_HOUR_PRICE', defaultConfig.nodeHourPrice, 0, 1e9),
     preparatoryFeeRate: decimal(env, 'WSAG_PREPARATORY_FEE_RATE', defaultConfig.preparatoryFeeRate, 0, 1),
     priceCurve: priceCurve(env),
-    admins: (env.WSAG_ADMINS ?? '').split(',').map((a) => a.trim()).filter(Boolean),
+    admins: (env.WSAG_ADMINS ?? '')
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean),
     outboundAllow: outboundAllow(env.WSAG_OUTBOUND_ALLOW ?? ''),
     ...(env.WSAG_FAIR_USE?.trim() ? { fairUse: fairUse(env.WSAG_FAIR_USE.trim()) } : {}),
     ...security(env, overrides.dataDir ?? path.resolve(env.WSAG_DATA_DIR ?? defaultConfig.dataDir), overrides),
@@ -295,31 +118,28 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     throw new ConfigError(`WSAG_INSTANCE_URL must be an http(s) URL without a path, got "${config.instanceUrl}"`);
   }
   if (config.databaseUrl && config.tlsPort !== undefined && (config.clusterSecret ?? '').length < 16) {
-    throw new ConfigError('WSAG_CLUSTER_SECRET (16 characters or more, the same on every instance) is needed with WSAG_DATABASE_URL and WSAG_TLS_PORT: a standby forwards its TLS callers\' certificates to the planning leader with it');
+    throw new ConfigError(
+      'WSAG_CLUSTER_SECRET (16 characters or more, the same on every instance) is needed with ' +
+        "WSAG_DATABASE_URL and WSAG_TLS_PORT: a standby forwards its TLS callers' certificates to the " +
+        'planning leader with it',
+    );
   }
   if (!config.cluster && config.bufferNodes >= config.clusterNodes) {
     throw new ConfigError(
-      `WSAG_BUFFER_NODES must be less than WSAG_CLUSTER_NODES (${config.clusterNodes}): SLA jobs need at least one node that is not a buffer node, got ${config.bufferNodes}`,
+      `WSAG_BUFFER_NODES must be less than WSAG_CLUSTER_NODES (${config.clusterNodes}): SLA jobs need at ` +
+        `least one node that is not a buffer node, got ${config.bufferNodes}`,
     );
   }
   if (!config.cluster && warmNodesOf(config) > 0 && config.bufferNodes + warmNodesOf(config) >= config.clusterNodes) {
     throw new ConfigError(
-      `WSAG_WARM_NODES and WSAG_BUFFER_NODES together must be less than WSAG_CLUSTER_NODES (${config.clusterNodes}): SLA jobs need at least one node of their own, got ${warmNodesOf(config)} warm and ${config.bufferNodes} buffer node(s)`,
+      `WSAG_WARM_NODES and WSAG_BUFFER_NODES together must be less than WSAG_CLUSTER_NODES ` +
+        `(${config.clusterNodes}): SLA jobs need at least one node of their own, got ${warmNodesOf(config)} ` +
+        `warm and ${config.bufferNodes} buffer node(s)`,
     );
   }
-  if (!/^[A-Z]{3}$/.test(config.currency)) throw new ConfigError(`WSAG_CURRENCY must be a three-letter ISO 4217 code such as EUR, got "${config.currency}"`);
+  if (!/^[A-Z]{3}$/.test(config.currency))
+    throw new ConfigError(`WSAG_CURRENCY must be a three-letter ISO 4217 code such as EUR, got "${config.currency}"`);
   return config;
-}
-
-function fairUse(text: string): string {
-  const parsed = parseFairUse(text, defaultFairUse(1));
-  if ('error' in parsed) throw new ConfigError(`WSAG_FAIR_USE: ${parsed.error}`);
-  return text;
-}
-
-function databaseUrl(url: string): string {
-  if (!/^postgres(ql)?:\/\//.test(url)) throw new ConfigError(`WSAG_DATABASE_URL must be a PostgreSQL URL (postgres://user@host:port/database), got "${url.replace(/:[^:@/]*@/, ':***@')}"`);
-  return url;
 }
 
 function priceCurve(env: NodeJS.ProcessEnv): PriceCurve {
@@ -330,10 +150,30 @@ function priceCurve(env: NodeJS.ProcessEnv): PriceCurve {
   return curve;
 }
 
-/** Run-time settings: the executor, the threads' scheduling, the demo job's speed, where checkpoints live, the peers file. */
-function runTime(env: NodeJS.ProcessEnv, dataDir: string): Pick<ServerConfig, 'executor' | 'cpuScheduling' | 'slurm' | 'cpuTimeScale' | 'checkpointDir' | 'maxCheckpointBytes' | 'peersFile' | 'voPolicyFile'> {
+/**
+ * Run-time settings: the executor, the threads' scheduling, the demo job's speed, where checkpoints live, the peers
+ * file.
+ */
+function runTime(
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+): Pick<
+  ServerConfig,
+  | 'executor'
+  | 'cpuScheduling'
+  | 'slurm'
+  | 'cpuTimeScale'
+  | 'checkpointDir'
+  | 'maxCheckpointBytes'
+  | 'peersFile'
+  | 'voPolicyFile'
+> {
   const cpuTimeScale = decimal(env, 'WSAG_CPU_TIME_SCALE', defaultConfig.cpuTimeScale, 0, 1000);
-  if (!(cpuTimeScale > 0)) throw new ConfigError(`WSAG_CPU_TIME_SCALE must be greater than 0 (0.001 runs an hour of runtime estimate in 3.6 s), got ${env.WSAG_CPU_TIME_SCALE}`);
+  if (!(cpuTimeScale > 0))
+    throw new ConfigError(
+      `WSAG_CPU_TIME_SCALE must be greater than 0 (0.001 runs an hour of runtime estimate in 3.6 s), got ` +
+        `${env.WSAG_CPU_TIME_SCALE}`,
+    );
   return {
     executor: choice(env, 'WSAG_EXECUTOR', executorKinds, defaultConfig.executor),
     cpuScheduling: choice(env, 'WSAG_CPU_SCHEDULING', cpuSchedulings, defaultConfig.cpuScheduling),
@@ -347,13 +187,22 @@ function runTime(env: NodeJS.ProcessEnv, dataDir: string): Pick<ServerConfig, 'e
 }
 
 function slurmConfig(env: NodeJS.ProcessEnv): SlurmConfig {
-  const executables = (env.WSAG_SLURM_EXECUTABLES ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+  const executables = (env.WSAG_SLURM_EXECUTABLES ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   for (const prefix of executables) {
-    if (!prefix.startsWith('/')) throw new ConfigError(`WSAG_SLURM_EXECUTABLES lists absolute path prefixes (such as /opt/apps/), got "${prefix}"`);
+    if (!prefix.startsWith('/'))
+      throw new ConfigError(
+        `WSAG_SLURM_EXECUTABLES lists absolute path prefixes (such as /opt/apps/), got "${prefix}"`,
+      );
   }
   const signal = env.WSAG_SLURM_CHECKPOINT_SIGNAL?.trim().replace(/^SIG/i, '').toUpperCase();
   if (signal !== undefined && signal !== '' && !/^(USR1|USR2|HUP|INT|URG|WINCH|[0-9]{1,2})$/.test(signal)) {
-    throw new ConfigError(`WSAG_SLURM_CHECKPOINT_SIGNAL must be a signal a job can catch without stopping, such as USR1, USR2 or a number; got "${env.WSAG_SLURM_CHECKPOINT_SIGNAL}"`);
+    throw new ConfigError(
+      `WSAG_SLURM_CHECKPOINT_SIGNAL must be a signal a job can catch without stopping, such as USR1, USR2 or ` +
+        `a number; got "${env.WSAG_SLURM_CHECKPOINT_SIGNAL}"`,
+    );
   }
   return dropUndefined({
     conf: env.WSAG_SLURM_CONF?.trim() || undefined,
@@ -361,12 +210,18 @@ function slurmConfig(env: NodeJS.ProcessEnv): SlurmConfig {
     user: env.WSAG_SLURM_USER?.trim() || undefined,
     executables: executables.length > 0 ? executables : undefined,
     checkpointSignal: signal || undefined,
-    checkpointTimeoutSeconds: env.WSAG_SLURM_CHECKPOINT_TIMEOUT_SECONDS ? integer(env, 'WSAG_SLURM_CHECKPOINT_TIMEOUT_SECONDS', 60, 1, 3600) : undefined,
+    checkpointTimeoutSeconds: env.WSAG_SLURM_CHECKPOINT_TIMEOUT_SECONDS
+      ? integer(env, 'WSAG_SLURM_CHECKPOINT_TIMEOUT_SECONDS', 60, 1, 3600)
+      : undefined,
   });
 }
 
 /** TLS, trust and signing settings; the files default to the demo PKI of `wsag cert demo` in the data directory. */
-function security(env: NodeJS.ProcessEnv, dataDir: string, overrides: Partial<ServerConfig>): Pick<ServerConfig, 'tlsPort' | 'tlsCertFile' | 'tlsKeyFile' | 'caFile' | 'anonymous' | 'signAgreements'> {
+function security(
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+  overrides: Partial<ServerConfig>,
+): Pick<ServerConfig, 'tlsPort' | 'tlsCertFile' | 'tlsKeyFile' | 'caFile' | 'anonymous' | 'signAgreements'> {
   const pki = path.join(dataDir, 'pki');
   const tlsPort = env.WSAG_TLS_PORT ? integer(env, 'WSAG_TLS_PORT', 0, 0, 65535) : undefined;
   const tlsCertFile = path.resolve(env.WSAG_TLS_CERT ?? path.join(pki, 'server.pem'));
@@ -375,66 +230,19 @@ function security(env: NodeJS.ProcessEnv, dataDir: string, overrides: Partial<Se
   const tlsOn = (overrides.tlsPort ?? tlsPort) !== undefined;
   const anonymous = choice(env, 'WSAG_ANONYMOUS', ['allow', 'deny'] as const, tlsOn ? 'deny' : 'allow');
   const haveSigningKey = fs.existsSync(tlsCertFile) && fs.existsSync(tlsKeyFile);
-  const signAgreements = choice(env, 'WSAG_SIGN_AGREEMENTS', ['on', 'off'] as const, haveSigningKey ? 'on' : 'off') === 'on';
+  const signAgreements =
+    choice(env, 'WSAG_SIGN_AGREEMENTS', ['on', 'off'] as const, haveSigningKey ? 'on' : 'off') === 'on';
   if (tlsOn || anonymous === 'deny' || signAgreements) {
     const needed: [string, string][] = [[caFile, 'WSAG_CA_FILE']];
     if (tlsOn || signAgreements) needed.push([tlsCertFile, 'WSAG_TLS_CERT'], [tlsKeyFile, 'WSAG_TLS_KEY']);
     for (const [file, name] of needed) {
-      if (!fs.existsSync(file)) throw new ConfigError(`${name}: no file ${file}; run \`wsag cert demo\` for a demo PKI, or point ${name} at your own`);
+      if (!fs.existsSync(file))
+        throw new ConfigError(
+          `${name}: no file ${file}; run \`wsag cert demo\` for a demo PKI, or point ${name} at your own`,
+        );
     }
   }
   return { ...(tlsPort !== undefined ? { tlsPort } : {}), tlsCertFile, tlsKeyFile, caFile, anonymous, signAgreements };
 }
 
-function choice<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!(values as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
-  return raw as T;
-}
-
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
-  return value;
-}
-
-function decimal(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+(\.\d+)?$/.test(raw)) throw new ConfigError(`${name} must be a decimal number such as 0.05, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
-  return value;
-}
-
 // --- the cluster ------------------------------------------------------------------------
-
-/** Warm nodes among the identical nodes: as configured; unset, 4 on the shipped cluster of 64 nodes (its interactive sessions start at once), else 0. */
-export function warmNodesOf(config: Pick<ServerConfig, 'warmNodes' | 'clusterNodes'>): number {
-  return config.warmNodes ?? (config.clusterNodes === defaultConfig.clusterNodes ? 4 : 0);
-}
-
-/** The cluster the planning scheduler plans on, from the configuration. */
-export function clusterDescription(config: ServerConfig): ClusterDescription {
-  const timing: SiteTiming = { ...defaultSiteTiming, ...config.cluster?.timing, problemHorizonSeconds: config.problemHorizonSeconds };
-  const nodes: ClusterNode[] = config.cluster
-    ? config.cluster.nodeGroups.flatMap((group) => groupNodes(group))
-    : groupNodes({ count: config.clusterNodes, idPrefix: 'n', ...identicalNode }).map((node, i) => {
-        const fromEnd = config.clusterNodes - i;
-        if (fromEnd <= config.bufferNodes) return { ...node, buffer: true };
-        return fromEnd <= config.bufferNodes + warmNodesOf(config) ? { ...node, warm: true } : node;
-      });
-  return { nodes, timing, peerStandbyNodes: config.peerStandbyNodes };
-}
-
-function outboundAllow(text: string): ServerConfig['outboundAllow'] {
-  const ranges = ['loopback', 'private', 'link-local'] as const;
-  return text.split(',').map((r) => r.trim()).filter(Boolean).map((r) => {
-    if (!(ranges as readonly string[]).includes(r)) throw new ConfigError(`WSAG_OUTBOUND_ALLOW: "${r}" is not a range; use ${ranges.join(', ')} (comma-separated)`);
-    return r as (typeof ranges)[number];
-  });
-}

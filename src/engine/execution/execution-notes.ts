@@ -15,18 +15,33 @@ import type { ExecutionEvent } from './ports.js';
 /** The audit action of an event, or undefined when only a change of service term state would be worth recording. */
 export function eventAction(event: ExecutionEvent): { action: string; details: AuditDetails } | undefined {
   switch (event.type) {
-    case 'phase': return undefined;
-    case 'checkpoint': return { action: 'checkpoint-taken', details: { interval: event.interval, reference: event.reference } };
-    case 'checkpointMissed': return { action: 'checkpoint-missed', details: { interval: event.interval, reason: event.reason } };
-    case 'interrupted': return { action: 'execution-interrupted', details: { node: event.node } };
-    case 'suspended': return { action: 'execution-suspended', details: { reason: event.reason } };
-    case 'restarted': return { action: 'execution-restarted', details: { nodes: event.nodes, fromInterval: event.fromInterval, cause: event.cause } };
-    case 'completed': return { action: 'execution-completed', details: {} };
-    case 'failed': return { action: 'execution-failed', details: { cause: event.cause, reason: event.reason } };
-    case 'overrun': return { action: 'execution-overrun', details: { bookedEnd: event.bookedEnd.toISOString() } };
-    case 'violated': return { action: 'guarantee-violated', details: evaluationDetails(event.evaluation) };
-    case 'fulfilled': return { action: 'guarantee-fulfilled', details: evaluationDetails(event.evaluation) };
-    case 'closed': return undefined;
+    case 'phase':
+      return undefined;
+    case 'checkpoint':
+      return { action: 'checkpoint-taken', details: { interval: event.interval, reference: event.reference } };
+    case 'checkpointMissed':
+      return { action: 'checkpoint-missed', details: { interval: event.interval, reason: event.reason } };
+    case 'interrupted':
+      return { action: 'execution-interrupted', details: { node: event.node } };
+    case 'suspended':
+      return { action: 'execution-suspended', details: { reason: event.reason } };
+    case 'restarted':
+      return {
+        action: 'execution-restarted',
+        details: { nodes: event.nodes, fromInterval: event.fromInterval, cause: event.cause },
+      };
+    case 'completed':
+      return { action: 'execution-completed', details: {} };
+    case 'failed':
+      return { action: 'execution-failed', details: { cause: event.cause, reason: event.reason } };
+    case 'overrun':
+      return { action: 'execution-overrun', details: { bookedEnd: event.bookedEnd.toISOString() } };
+    case 'violated':
+      return { action: 'guarantee-violated', details: evaluationDetails(event.evaluation) };
+    case 'fulfilled':
+      return { action: 'guarantee-fulfilled', details: evaluationDetails(event.evaluation) };
+    case 'closed':
+      return undefined;
   }
 }
 
@@ -48,11 +63,21 @@ function chargeJson(charge: Charge): JsonValue {
 }
 
 /** Every service term of the agreement in the job's state (the job is the service the terms describe). */
-export function serviceTermsIn(terms: readonly ServiceTermStatus[], state: { state: ServiceTermState; subState?: ServiceTermSubState }): ServiceTermStatus[] {
-  return terms.map((t) => ({ termName: t.termName, state: state.state, ...(state.subState ? { subState: state.subState } : {}) }));
+export function serviceTermsIn(
+  terms: readonly ServiceTermStatus[],
+  state: { state: ServiceTermState; subState?: ServiceTermSubState },
+): ServiceTermStatus[] {
+  return terms.map((t) => ({
+    termName: t.termName,
+    state: state.state,
+    ...(state.subState ? { subState: state.subState } : {}),
+  }));
 }
 
 /** Whether the service terms already are in that state. */
-export function serviceTermsAre(terms: readonly ServiceTermStatus[], state: { state: ServiceTermState; subState?: ServiceTermSubState }): boolean {
+export function serviceTermsAre(
+  terms: readonly ServiceTermStatus[],
+  state: { state: ServiceTermState; subState?: ServiceTermSubState },
+): boolean {
   return terms.every((t) => t.state === state.state && t.subState === state.subState);
 }

@@ -1,43 +1,16 @@
 import type { Agreement } from '../../domain/agreement.js';
 import { liveStates, nextAgreementState } from '../../domain/agreement-state-machine.js';
-import { UnknownResource } from '../../domain/errors.js';
 import { serviceTermStateOf, type ExecutionRecord } from '../../domain/execution.js';
-import type { Caller } from '../../domain/identity.js';
 import { postRuntimeReport, reportText, type PostRuntimeInput } from '../../domain/post-runtime-report.js';
-import type { GuaranteeTerm } from '../../domain/terms.js';
 import { isoTime } from '../../domain/time.js';
 import type { ReplanReport } from '../../scheduler/model.js';
 import type { AgreementChange } from '../agreements/agreement-changes.js';
-import type { AgreementService } from '../agreements/agreement-service.js';
-import { systemActor } from '../audit/audit-notes.js';
 import { eventAction, serviceTermsAre, serviceTermsIn } from './execution-notes.js';
 import { migrationJson, planSummary } from './execution-summaries.js';
 import { lastCheckpoint, lastHandOver } from './run-trail.js';
-import type { PlanningService } from '../planning/planning-service.js';
-import type { AgreementRepository, AuditDetails, AuditLog, Clock } from '../ports.js';
-import type { ExecutionEvent, HandOver, JobExecutor, ReportStore, ResumePoint, StoredReport } from './ports.js';
-import type { CheckpointData } from '../migration/ports.js';
-
-export interface ExecutionServiceDeps {
-  repository: AgreementRepository;
-  agreements: AgreementService;
-  plan: PlanningService;
-  executor: JobExecutor;
-  clock: Clock;
-  reports: ReportStore;
-  /** The agreement's guarantee terms, read from its document (an XML adapter). */
-  termsOf(agreement: Agreement): GuaranteeTerm[];
-  /** The audit trail: after a restart, the last checkpoint of a job that was running is found there. */
-  audit?: AuditLog;
-  /** Agreements that hold capacity and wait for a checkpoint before they run (remote standby for another provider's Full job); default none. */
-  waitsForCheckpoint?(agreement: Agreement): boolean;
-  /** Called after a re-plan left problematic jobs (the Migration Controller runs there). */
-  onProblems?(now: Date): Promise<unknown>;
-  /** Called once an agreement's run is over and its report written (releasing a remote standby). */
-  afterRun?(agreement: Agreement): Promise<void>;
-  /** Problems that fail no request (a change that could not be stored, a report that could not be written). */
-  onProblem?(message: string, details: { agreementId?: string; error?: unknown }): void;
-}
+import type { ExecutionEvent, HandOver, ResumePoint, StoredReport } from './ports.js';
+import { ExecutionBook, Unchanged } from './execution-book.js';
+export type { ExecutionServiceDeps } from './execution-book.js';
 
 /** What a node failure or repair changed, and what the Migration Controller did about it. */
 export interface NodeEventOutcome extends ReplanReport {
@@ -50,16 +23,16 @@ export interface NodeEventOutcome extends ReplanReport {
 /** What happened to the live agreements at start-up. */
 export interface ResumeOutcome {
   started: string[];
-  /** Jobs that were running when the server stopped: they resume from their last checkpoint (or from the start without one). */
+  /**
+   * Jobs that were running when the server stopped: they resume from their last checkpoint (or from the start without
+   * one).
+   */
   resumed: Array<{ id: string; fromCheckpoint?: string }>;
   completed: string[];
   notExecuted: Array<{ id: string; reason: string }>;
 }
 
 type StartOutcome = 'started' | 'not-started' | 'waits-for-checkpoint' | 'no-run-time';
-
-/** Thrown inside a change to leave the agreement as it is. */
-class Unchanged extends Error {}
 
 /**
  * The run time of accepted agreements (Hovestadt 2006, section 3.3; docs/operations.md "Run time"):
@@ -73,32 +46,13 @@ class Unchanged extends Error {}
  * the scheduler re-plans, and each affected job gets its new plan; jobs the scheduler gives
  * up are abandoned. Work for one agreement runs in order; `idle()` waits for all of it.
  */
-export class ExecutionService {
-  private readonly queues = new Map<string, Promise<void>>();
-  private readonly pending = new Set<Promise<void>>();
-  /** The plan each job started with, for its report. */
-  private readonly plans = new Map<string, NonNullable<PostRuntimeInput['plan']>>();
-  private readonly terms = new Map<string, GuaranteeTerm[]>();
-  /** Checkpoints received for jobs migrated here, by agreement. */
-  private readonly received = new Map<string, ResumePoint>();
-
-  constructor(private readonly deps: ExecutionServiceDeps) {
-    deps.executor.subscribe((event) => this.onEvent(event));
-  }
-
+export class ExecutionService extends ExecutionBook {
   // ------------------------------------------------------------------ agreements
 
-  /** The guarantee terms of an agreement about to be stored, as the factory read them from the offer: its job need not read the document again. */
-  knowTerms(agreementId: string, terms: readonly GuaranteeTerm[]): void {
-    this.terms.set(agreementId, [...terms]);
-  }
-
-  /** The agreement was not stored after all. */
-  forgetTerms(agreementId: string): void {
-    if (!this.deps.executor.has(agreementId)) this.terms.delete(agreementId);
-  }
-
-  /** Follows every stored agreement change (ObservedAgreementRepository): accepted ones start, ended ones stop, moved ones get their new plan. */
+  /**
+   * Follows every stored agreement change (ObservedAgreementRepository): accepted ones start, ended ones stop, moved
+   * ones get their new plan.
+   */
   agreementChanged({ before, after, notes }: AgreementChange): void {
     const id = after.id;
     const { executor } = this.deps;
@@ -106,14 +60,23 @@ export class ExecutionService {
     if (!liveStates.includes(after.state) && !executor.has(id)) this.terms.delete(id);
     if (after.state === 'Observed' && before?.state !== 'Observed') {
       this.enqueue(id, () => this.start(after));
-    } else if (before?.state === 'Observed' && executor.has(id) && (after.state === 'Terminated' || notes.some((n) => n.action === 'expired'))) {
-      const why = after.state === 'Terminated' ? 'the agreement was terminated' : 'the agreement expired (wsag:ExpirationTime)';
+    } else if (
+      before?.state === 'Observed' &&
+      executor.has(id) &&
+      (after.state === 'Terminated' || notes.some((n) => n.action === 'expired'))
+    ) {
+      const why =
+        after.state === 'Terminated' ? 'the agreement was terminated' : 'the agreement expired (wsag:ExpirationTime)';
       this.enqueue(id, async () => {
         if (executor.has(id)) await executor.abandon(id, why);
       });
     } else if (after.state === 'Observed' && notes.some((n) => n.action === 'renegotiated')) {
       this.enqueue(id, () => this.renegotiated(after));
-    } else if (after.state === 'Observed' && executor.has(id) && JSON.stringify(before?.allocation) !== JSON.stringify(after.allocation)) {
+    } else if (
+      after.state === 'Observed' &&
+      executor.has(id) &&
+      JSON.stringify(before?.allocation) !== JSON.stringify(after.allocation)
+    ) {
       this.enqueue(id, () => this.replan(id));
     }
   }
@@ -123,7 +86,7 @@ export class ExecutionService {
    * already, moved away, has no booking of its own (it uses a reservation, or its booking was
    * lost), waits for a checkpoint, or there is no run time.
    */
-  private async start(agreement: Agreement, resumeFrom?: ResumePoint, handedOver?: HandOver): Promise<StartOutcome> {
+  protected async start(agreement: Agreement, resumeFrom?: ResumePoint, handedOver?: HandOver): Promise<StartOutcome> {
     const { executor, plan } = this.deps;
     if (executor.has(agreement.id) || agreement.migratedTo) return 'not-started';
     const planned = plan.job(agreement.id);
@@ -133,7 +96,13 @@ export class ExecutionService {
     if (executor.runsJobs) {
       const application = agreement.request.application;
       this.plans.set(agreement.id, planSummary(planned));
-      executor.execute(planned, plan.manager.shape(planned), { guaranteeTerms: this.termsFor(agreement), ...(application ? { application } : {}) }, resumeFrom ?? received, handedOver);
+      executor.execute(
+        planned,
+        plan.manager.shape(planned),
+        { guaranteeTerms: this.termsFor(agreement), ...(application ? { application } : {}) },
+        resumeFrom ?? received,
+        handedOver,
+      );
       if (executor.has(agreement.id)) return 'started';
     }
     // No run time (WSAG_EXECUTOR=none): nothing is read or kept for a report that will not come.
@@ -142,22 +111,11 @@ export class ExecutionService {
     return 'no-run-time';
   }
 
-  private termsFor(agreement: Agreement): GuaranteeTerm[] {
-    let terms = this.terms.get(agreement.id);
-    if (!terms) {
-      try {
-        terms = this.deps.termsOf(agreement);
-      } catch (error) {
-        this.problem('the guarantee terms could not be read from the agreement document; none are judged', agreement.id, error);
-        terms = [];
-      }
-      this.terms.set(agreement.id, terms);
-    }
-    return terms;
-  }
-
-  /** A renegotiated agreement: a job that has not computed yet starts over on the new terms; a running one gets the new plan. */
-  private async renegotiated(agreement: Agreement): Promise<void> {
+  /**
+   * A renegotiated agreement: a job that has not computed yet starts over on the new terms; a running one gets the new
+   * plan.
+   */
+  protected async renegotiated(agreement: Agreement): Promise<void> {
     const { executor } = this.deps;
     if (!executor.has(agreement.id)) return;
     if (executor.record(agreement.id)?.startedAt === undefined) {
@@ -170,7 +128,7 @@ export class ExecutionService {
   }
 
   /** The executor gets the scheduler's current plan of the job (a copy). */
-  private async replan(id: string): Promise<void> {
+  protected async replan(id: string): Promise<void> {
     const planned = this.deps.plan.job(id);
     if (planned && this.deps.executor.has(id)) await this.deps.executor.replan(planned);
   }
@@ -178,12 +136,12 @@ export class ExecutionService {
   // ------------------------------------------------------------------ executor events
 
   /** Each event is applied in order, with the record as it was when the event happened. */
-  private onEvent(event: ExecutionEvent): void {
+  protected onEvent(event: ExecutionEvent): void {
     const record = this.deps.executor.record(event.jobId);
     this.enqueue(event.jobId, () => this.apply(event, record));
   }
 
-  private async apply(event: ExecutionEvent, record: ExecutionRecord | undefined): Promise<void> {
+  protected async apply(event: ExecutionEvent, record: ExecutionRecord | undefined): Promise<void> {
     const id = event.jobId;
     if (event.type === 'closed') {
       await this.finish(id, event.at);
@@ -191,30 +149,38 @@ export class ExecutionService {
     }
     const noted = eventAction(event);
     const service = record ? serviceTermStateOf(record) : undefined;
-    await this.changeObserved(id, (agreement) => {
-      // A job that moved to a peer is served there: only what happened here is noted.
-      if (agreement.migratedTo) {
-        if (!noted || event.type === 'violated' || event.type === 'fulfilled') throw new Unchanged();
-        return { ...agreement, updatedAt: event.at };
-      }
-      const serviceChanged = service !== undefined && !serviceTermsAre(agreement.serviceTerms, service);
-      let guaranteeTerms = agreement.guaranteeTerms;
-      if (event.type === 'violated' || event.type === 'fulfilled') {
-        const state = event.type === 'violated' ? 'Violated' : 'Fulfilled';
-        guaranteeTerms = agreement.guaranteeTerms.map((g) => (g.termName === event.evaluation.term ? { ...g, state } : g));
-      }
-      if (!noted && !serviceChanged) throw new Unchanged();
-      return {
-        ...agreement,
-        serviceTerms: service ? serviceTermsIn(agreement.serviceTerms, service) : agreement.serviceTerms,
-        guaranteeTerms,
-        updatedAt: event.at,
-      };
-    }, noted?.action ?? 'service-state-changed', {
-      ...(noted?.details ?? (event.type === 'phase' ? { phase: event.phase, nodes: event.nodes } : {})),
-      ...(service ? { serviceState: service.subState ? `${service.state}/${service.subState}` : service.state } : {}),
-    });
-    // The job's nodes are free before its booking ends: waiting jobs may take them (Hovestadt 2006, section 3.5, "job finishes").
+    await this.changeObserved(
+      id,
+      (agreement) => {
+        // A job that moved to a peer is served there: only what happened here is noted.
+        if (agreement.migratedTo) {
+          if (!noted || event.type === 'violated' || event.type === 'fulfilled') throw new Unchanged();
+          return { ...agreement, updatedAt: event.at };
+        }
+        const serviceChanged = service !== undefined && !serviceTermsAre(agreement.serviceTerms, service);
+        let guaranteeTerms = agreement.guaranteeTerms;
+        if (event.type === 'violated' || event.type === 'fulfilled') {
+          const state = event.type === 'violated' ? 'Violated' : 'Fulfilled';
+          guaranteeTerms = agreement.guaranteeTerms.map((g) =>
+            g.termName === event.evaluation.term ? { ...g, state } : g,
+          );
+        }
+        if (!noted && !serviceChanged) throw new Unchanged();
+        return {
+          ...agreement,
+          serviceTerms: service ? serviceTermsIn(agreement.serviceTerms, service) : agreement.serviceTerms,
+          guaranteeTerms,
+          updatedAt: event.at,
+        };
+      },
+      noted?.action ?? 'service-state-changed',
+      {
+        ...(noted?.details ?? (event.type === 'phase' ? { phase: event.phase, nodes: event.nodes } : {})),
+        ...(service ? { serviceState: service.subState ? `${service.state}/${service.subState}` : service.state } : {}),
+      },
+    );
+    // The job's nodes are free before its booking ends: waiting jobs may take them (Hovestadt 2006, section 3.5, "job
+    // finishes").
     if ((event.type === 'completed' || event.type === 'failed') && this.deps.plan.job(id)) {
       // Not waiting for the other jobs' queues from inside this one's.
       await this.followReplan(this.deps.plan.jobFinished(id, this.deps.clock.now()), false);
@@ -222,7 +188,7 @@ export class ExecutionService {
   }
 
   /** Post-runtime is over: the report is written, then the agreement completes with its guarantee terms judged. */
-  private async finish(id: string, at: Date): Promise<void> {
+  protected async finish(id: string, at: Date): Promise<void> {
     const { executor, repository, reports } = this.deps;
     const record = executor.record(id);
     const agreement = await repository.get(id);
@@ -235,7 +201,10 @@ export class ExecutionService {
     const notes: string[] = [];
     if (agreement.migratedTo) {
       const m = agreement.migratedTo;
-      notes.push(`The job moved to ${m.peer} (agreement ${m.remoteAgreementId}, ${m.remoteAddress}) at ${isoTime(m.at)}: its guarantee terms are judged there.`);
+      notes.push(
+        `The job moved to ${m.peer} (agreement ${m.remoteAgreementId}, ${m.remoteAddress}) at ` +
+          `${isoTime(m.at)}: its guarantee terms are judged there.`,
+      );
     } else if (!judged) {
       notes.push(`The agreement was ${agreement.state} before the job ended: its guarantee terms were not judged.`);
     }
@@ -261,18 +230,23 @@ export class ExecutionService {
     }
     if (judged) {
       const byTerm = new Map(evaluations.map((e) => [e.term, e.state]));
-      await this.changeObserved(id, (a) => ({
-        ...a,
-        state: nextAgreementState(a.state, 'complete'),
-        serviceTerms: serviceTermsIn(a.serviceTerms, serviceTermStateOf(record)),
-        guaranteeTerms: a.guaranteeTerms.map((g) => ({ ...g, state: byTerm.get(g.termName) ?? g.state })),
-        updatedAt: at,
-      }), 'completed', {
-        outcome: report.happened.outcome,
-        penalties: report.totals.penalties.map((m) => ({ ...m })),
-        excused: report.totals.excused.map((m) => ({ ...m })),
-        rewards: report.totals.rewards.map((m) => ({ ...m })),
-      });
+      await this.changeObserved(
+        id,
+        (a) => ({
+          ...a,
+          state: nextAgreementState(a.state, 'complete'),
+          serviceTerms: serviceTermsIn(a.serviceTerms, serviceTermStateOf(record)),
+          guaranteeTerms: a.guaranteeTerms.map((g) => ({ ...g, state: byTerm.get(g.termName) ?? g.state })),
+          updatedAt: at,
+        }),
+        'completed',
+        {
+          outcome: report.happened.outcome,
+          penalties: report.totals.penalties.map((m) => ({ ...m })),
+          excused: report.totals.excused.map((m) => ({ ...m })),
+          rewards: report.totals.rewards.map((m) => ({ ...m })),
+        },
+      );
     }
     executor.forget(id);
     this.plans.delete(id);
@@ -280,21 +254,18 @@ export class ExecutionService {
     this.received.delete(id);
     if (this.deps.afterRun) {
       const latest = (await repository.get(id)) ?? agreement;
-      await this.deps.afterRun(latest).catch((error: unknown) => this.problem('the clean-up after the run failed', id, error));
+      await this.deps
+        .afterRun(latest)
+        .catch((error: unknown) => this.problem('the clean-up after the run failed', id, error));
     }
-  }
-
-  /** The stored post-runtime report of an agreement the caller may read. */
-  async report(id: string, caller: Caller): Promise<StoredReport> {
-    await this.deps.agreements.get(id, caller);
-    const stored = await this.deps.reports.read(id);
-    if (!stored) throw new UnknownResource(`no post-runtime report for agreement "${id}" yet: it is written when the job's post-runtime is over`);
-    return stored;
   }
 
   // ------------------------------------------------------------------ failures and the plan's clock
 
-  /** A node failed: the executor stops the jobs on it, the scheduler re-plans, each affected job gets its new plan; P goes to the Migration Controller. */
+  /**
+   * A node failed: the executor stops the jobs on it, the scheduler re-plans, each affected job gets its new plan; P
+   * goes to the Migration Controller.
+   */
   async nodeFailed(node: string, actor: string): Promise<NodeEventOutcome> {
     const now = this.deps.clock.now();
     await this.deps.executor.nodeFailed(node);
@@ -307,7 +278,13 @@ export class ExecutionService {
     return this.afterNodeEvent(node, this.deps.plan.nodeRepaired(node, now), 'node-repaired', actor, now);
   }
 
-  private async afterNodeEvent(node: string, report: ReplanReport, action: string, actor: string, now: Date): Promise<NodeEventOutcome> {
+  protected async afterNodeEvent(
+    node: string,
+    report: ReplanReport,
+    action: string,
+    actor: string,
+    now: Date,
+  ): Promise<NodeEventOutcome> {
     await this.followReplan(report);
     const outcomes = new Map<string, string>();
     for (const id of report.moved) outcomes.set(id, 'moved');
@@ -318,7 +295,11 @@ export class ExecutionService {
     for (const [id, outcome] of outcomes) {
       if (!(await this.deps.repository.get(id))) continue; // a preparatory hold: its negotiation records the move
       try {
-        await this.deps.agreements.change(id, (a) => ({ ...a, updatedAt: now }), { actor, action, details: { node, outcome } });
+        await this.deps.agreements.change(id, (a) => ({ ...a, updatedAt: now }), {
+          actor,
+          action,
+          details: { node, outcome },
+        });
         recorded.push(id);
       } catch (error) {
         this.problem(`recording the ${action} on the agreement failed`, id, error);
@@ -354,37 +335,47 @@ export class ExecutionService {
    * Stores what the scheduler moved and hands every moved or re-planned job its new plan
    * (queued behind each job's earlier work; `wait`: until they have it).
    */
-  private async followReplan(report: ReplanReport, wait = true): Promise<void> {
+  protected async followReplan(report: ReplanReport, wait = true): Promise<void> {
     await this.deps.plan.settle();
-    const ids = new Set([...report.moved, ...report.suspended, ...report.solved, ...report.problematic.map((p) => p.id)]);
-    const replans = [...ids].filter((id) => this.deps.executor.has(id)).map((id) => this.enqueue(id, () => this.replan(id)));
+    const ids = new Set([
+      ...report.moved,
+      ...report.suspended,
+      ...report.solved,
+      ...report.problematic.map((p) => p.id),
+    ]);
+    const replans = [...ids]
+      .filter((id) => this.deps.executor.has(id))
+      .map((id) => this.enqueue(id, () => this.replan(id)));
     if (wait) await Promise.all(replans);
   }
 
   // ------------------------------------------------------------------ migration
 
-  /** The job's latest checkpoint as data to send to a peer; the job stays here (a failed transfer leaves it as it was). */
-  async checkpointOf(id: string): Promise<CheckpointData | undefined> {
-    const record = this.deps.executor.record(id);
-    const last = record?.checkpoints[record.checkpoints.length - 1];
-    const reference = last?.reference ?? this.received.get(id)?.reference;
-    return reference === undefined ? undefined : this.deps.executor.checkpointData(reference);
-  }
-
-  /** The job moved to a peer: its capacity here is freed (waiting jobs may take it) and its run stops; the agreement stays Observed, migratedTo says where the job went. */
+  /**
+   * The job moved to a peer: its capacity here is freed (waiting jobs may take it) and its run stops; the agreement
+   * stays Observed, migratedTo says where the job went.
+   */
   async releaseMigrated(id: string): Promise<void> {
     const now = this.deps.clock.now();
     if (this.deps.plan.job(id)) await this.followReplan(this.deps.plan.jobFinished(id, now));
     if (this.deps.executor.has(id)) {
       const to = (await this.deps.repository.get(id))?.migratedTo;
       await this.enqueue(id, async () => {
-        if (this.deps.executor.has(id)) await this.deps.executor.abandon(id, `migrated${to ? ` to ${to.peer} (agreement ${to.remoteAgreementId})` : ''}`);
+        if (this.deps.executor.has(id))
+          await this.deps.executor.abandon(
+            id,
+            `migrated${to ? ` to ${to.peer} (agreement ${to.remoteAgreementId})` : ''}`,
+          );
       });
     }
   }
 
   /** A checkpoint arrived for a job migrated here: the job starts from it (if it has not computed yet). */
-  async checkpointReceived(id: string, file: string, upload: { uploader: string; sizeBytes: number; sha256: string }): Promise<void> {
+  async checkpointReceived(
+    id: string,
+    file: string,
+    upload: { uploader: string; sizeBytes: number; sha256: string },
+  ): Promise<void> {
     const point: ResumePoint = { reference: file, interval: 0 };
     this.received.set(id, point);
     await this.enqueue(id, async () => {
@@ -400,7 +391,8 @@ export class ExecutionService {
         action: 'checkpoint-received',
         details: { reference: file, sizeBytes: upload.sizeBytes, sha256: upload.sha256, resumesFromIt: resumes },
       });
-      if (!resumes && executor.has(id)) this.problem('a checkpoint arrived after the job had started computing: it goes on without it', id);
+      if (!resumes && executor.has(id))
+        this.problem('a checkpoint arrived after the job had started computing: it goes on without it', id);
     });
   }
 
@@ -421,14 +413,22 @@ export class ExecutionService {
       const id = agreement.id;
       const ran = agreement.serviceTerms.some((t) => t.state !== 'NotReady');
       if (agreement.serviceTerms.length > 0 && agreement.serviceTerms.every((t) => t.state === 'Completed')) {
-        await this.changeObserved(id, (a) => ({ ...a, state: nextAgreementState(a.state, 'complete'), updatedAt: this.deps.clock.now() }), 'completed', {
-          note: 'the job had ended before the server restarted; its execution record was lost with the process, so there is no post-runtime report',
-        });
+        await this.changeObserved(
+          id,
+          (a) => ({ ...a, state: nextAgreementState(a.state, 'complete'), updatedAt: this.deps.clock.now() }),
+          'completed',
+          {
+            note:
+              'the job had ended before the server restarted; its execution record was lost with the ' +
+              'process, so there is no post-runtime report',
+          },
+        );
         outcome.completed.push(id);
         continue;
       }
       if (!this.deps.plan.job(id)) {
-        if (agreement.request.useReservation === undefined) outcome.notExecuted.push({ id, reason: 'no booking in the plan (it could not be booked again at start-up)' });
+        if (agreement.request.useReservation === undefined)
+          outcome.notExecuted.push({ id, reason: 'no booking in the plan (it could not be booked again at start-up)' });
         continue;
       }
       const point = await lastCheckpoint(this.deps.audit, id);
@@ -439,7 +439,13 @@ export class ExecutionService {
       const started = await this.start(agreement, resumeFrom, handedOver);
       if (started === 'no-run-time') continue;
       if (started !== 'started') {
-        outcome.notExecuted.push({ id, reason: started === 'waits-for-checkpoint' ? 'it holds standby capacity and waits for a checkpoint' : 'it is not executed here' });
+        outcome.notExecuted.push({
+          id,
+          reason:
+            started === 'waits-for-checkpoint'
+              ? 'it holds standby capacity and waits for a checkpoint'
+              : 'it is not executed here',
+        });
         continue;
       }
       if (ran) outcome.resumed.push({ id, ...(resumeFrom ? { fromCheckpoint: resumeFrom.reference } : {}) });
@@ -449,39 +455,4 @@ export class ExecutionService {
   }
 
   // ------------------------------------------------------------------ plumbing
-
-  /** Resolves once every queued piece of work is done (tests; shutdown). */
-  async idle(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all([...this.pending]);
-  }
-
-  private async changeObserved(id: string, update: (a: Agreement) => Agreement, action: string, details: AuditDetails): Promise<void> {
-    try {
-      await this.deps.agreements.change(id, (a) => {
-        if (a.state !== 'Observed') throw new Unchanged();
-        return update(a);
-      }, { actor: systemActor, action, details });
-    } catch (error) {
-      if (error instanceof Unchanged) return;
-      this.problem(`storing "${action}" on the agreement failed`, id, error);
-    }
-  }
-
-  /** Runs `work` after the agreement's earlier work; errors are reported, never thrown at the caller. */
-  private enqueue(id: string, work: () => Promise<unknown>): Promise<void> {
-    const run = (this.queues.get(id) ?? Promise.resolve())
-      .then(work)
-      .then(() => undefined, (error: unknown) => this.problem('run-time work failed', id, error));
-    this.queues.set(id, run);
-    this.pending.add(run);
-    void run.finally(() => {
-      this.pending.delete(run);
-      if (this.queues.get(id) === run) this.queues.delete(id);
-    });
-    return run;
-  }
-
-  private problem(message: string, agreementId?: string, error?: unknown): void {
-    this.deps.onProblem?.(message, { ...(agreementId !== undefined ? { agreementId } : {}), ...(error !== undefined ? { error } : {}) });
-  }
 }

@@ -15,7 +15,10 @@ export interface StateNotification {
   guaranteeTerms: GuaranteeTermStatus[];
   /** When the change was made (ISO 8601). */
   at: string;
-  /** A notice rather than a change: the lease (the reservation window) ends at `endsAt` (src/engine/execution/lease-notices.ts). */
+  /**
+   * A notice rather than a change: the lease (the reservation window) ends at `endsAt`
+   * (src/engine/execution/lease-notices.ts).
+   */
   notice?: { kind: 'lease-ending'; endsAt: string };
 }
 
@@ -26,7 +29,10 @@ export interface NotificationServiceDeps {
   clock: Clock;
   /** POSTs the notification; rejects when the subscriber did not answer 2xx. */
   send(url: string, notification: StateNotification): Promise<void>;
-  /** Refuses a callback URL the server may not call (its address's range); checked at registration, and by `send` at each call. */
+  /**
+   * Refuses a callback URL the server may not call (its address's range); checked at registration, and by `send` at
+   * each call.
+   */
   checkUrl?(url: string): Promise<void>;
   /** Waits between attempts (a timer in the server, nothing in tests). */
   wait(ms: number): Promise<void>;
@@ -64,9 +70,18 @@ export class NotificationService {
     if (same) return same;
     const max = this.deps.maxPerAgreement ?? 5;
     if (existing.length >= max) {
-      throw new MalformedMessage(`agreement "${agreementId}" has ${existing.length} subscriptions already, the most it may have; remove one first (DELETE /api/agreements/${agreementId}/subscriptions/ID)`);
+      throw new MalformedMessage(
+        `agreement "${agreementId}" has ${existing.length} subscriptions already, the most it may have; ` +
+          `remove one first (DELETE /api/agreements/${agreementId}/subscriptions/ID)`,
+      );
     }
-    const subscription: Subscription = { id: this.deps.ids.next(), agreementId, url: target, subscriber: caller.identity, createdAt: this.deps.clock.now() };
+    const subscription: Subscription = {
+      id: this.deps.ids.next(),
+      agreementId,
+      url: target,
+      subscriber: caller.identity,
+      createdAt: this.deps.clock.now(),
+    };
     await this.deps.subscriptions.add(subscription);
     return subscription;
   }
@@ -155,14 +170,16 @@ function statesOf(a: Agreement): string {
 
 /** An http(s) URL without credentials, as the subscriber gave it. */
 function callbackUrl(value: unknown): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new MalformedMessage('send { "url": "http(s)://..." }: the URL notifications are POSTed to');
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new MalformedMessage('send { "url": "http(s)://..." }: the URL notifications are POSTed to');
   let url: URL;
   try {
     url = new URL(value.trim());
   } catch {
     throw new MalformedMessage(`url "${value}" is not a URL; send an http(s) URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new MalformedMessage(`url "${value}" must be http or https, not ${url.protocol.replace(/:$/, '')}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new MalformedMessage(`url "${value}" must be http or https, not ${url.protocol.replace(/:$/, '')}`);
   if (url.username || url.password) throw new MalformedMessage('the callback url must not carry credentials');
   return url.toString();
 }

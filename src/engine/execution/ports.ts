@@ -36,7 +36,10 @@ export type ExecutionEvent =
   | { type: 'failed'; jobId: string; at: Date; cause: FailureCause; reason: string }
   /** Post-runtime is over: the agreement may complete and its report be written. */
   | { type: 'closed'; jobId: string; at: Date }
-  /** Still computing at the booked end of its last piece ("runtime exceeded", Hovestadt 2006, section 3.5): the scheduler's event. */
+  /**
+   * Still computing at the booked end of its last piece ("runtime exceeded", Hovestadt 2006, section 3.5): the
+   * scheduler's event.
+   */
   | { type: 'overrun'; jobId: string; at: Date; bookedEnd: Date }
   | { type: 'violated'; jobId: string; at: Date; evaluation: GuaranteeEvaluation }
   | { type: 'fulfilled'; jobId: string; at: Date; evaluation: GuaranteeEvaluation };
@@ -72,7 +75,13 @@ export interface HandOver {
 export interface JobExecutor {
   /** False for no run time (WSAG_EXECUTOR=none): nothing is executed, so nothing is prepared for it. */
   readonly runsJobs: boolean;
-  execute(job: PlannedJob, shape: JobShape, terms: ExecutionTerms, resumeFrom?: ResumePoint, handedOver?: HandOver): void;
+  execute(
+    job: PlannedJob,
+    shape: JobShape,
+    terms: ExecutionTerms,
+    resumeFrom?: ResumePoint,
+    handedOver?: HandOver,
+  ): void;
   /** The job is being executed (or has ended and is not forgotten yet). */
   has(jobId: string): boolean;
   record(jobId: string): ExecutionRecord | undefined;
@@ -91,7 +100,10 @@ export interface JobExecutor {
   close(): Promise<void>;
 }
 
-/** A post-runtime report as stored: the report, and what the server adds (where the job went, why terms were not judged). */
+/**
+ * A post-runtime report as stored: the report, and what the server adds (where the job went, why terms were not
+ * judged).
+ */
 export interface StoredReport {
   report: PostRuntimeReport & ReportAdditions & { migratedTo?: JsonValue };
   text: string;

@@ -7,7 +7,10 @@ import type { HandOver, ResumePoint } from './ports.js';
  */
 
 /** The last checkpoint taken here, or received from another provider. */
-export async function lastCheckpoint(audit: AuditLog | undefined, id: string): Promise<{ point: ResumePoint; received: boolean } | undefined> {
+export async function lastCheckpoint(
+  audit: AuditLog | undefined,
+  id: string,
+): Promise<{ point: ResumePoint; received: boolean } | undefined> {
   if (!audit) return undefined;
   const entries = await audit.entries({ subject: { kind: 'agreement', id } });
   for (let i = entries.length - 1; i >= 0; i--) {
@@ -15,7 +18,10 @@ export async function lastCheckpoint(audit: AuditLog | undefined, id: string): P
     if (!entry || (entry.action !== 'checkpoint-taken' && entry.action !== 'checkpoint-received')) continue;
     const { reference, interval } = entry.details;
     if (typeof reference !== 'string') continue;
-    return { point: { reference, interval: typeof interval === 'number' ? interval : 0 }, received: entry.action === 'checkpoint-received' };
+    return {
+      point: { reference, interval: typeof interval === 'number' ? interval : 0 },
+      received: entry.action === 'checkpoint-received',
+    };
   }
   return undefined;
 }
@@ -28,7 +34,8 @@ export async function lastHandOver(audit: AuditLog | undefined, id: string): Pro
     const entry = entries[i];
     if (!entry || typeof entry.details.phase !== 'string') continue;
     const nodes = entry.details.nodes;
-    if (entry.details.phase !== 'Running' || !Array.isArray(nodes) || !nodes.every((n) => typeof n === 'string')) return undefined;
+    if (entry.details.phase !== 'Running' || !Array.isArray(nodes) || !nodes.every((n) => typeof n === 'string'))
+      return undefined;
     return { at: entry.at, nodes: nodes as string[] };
   }
   return undefined;

@@ -1,7 +1,14 @@
 import type { Agreement } from '../../domain/agreement.js';
 import type { Allocation } from '../../domain/allocation.js';
 import { FairUseExceeded } from '../../domain/errors.js';
-import { checkFairUse, nodeHoursAhead, peakNodes, type FairUseLimit, type FairUseLimits, type HeldBooking } from '../../domain/fair-use.js';
+import {
+  checkFairUse,
+  nodeHoursAhead,
+  peakNodes,
+  type FairUseLimit,
+  type FairUseLimits,
+  type HeldBooking,
+} from '../../domain/fair-use.js';
 import type { Caller } from '../../domain/identity.js';
 import type { ServiceRequest } from '../../domain/terms.js';
 import type { NegotiationRepository } from '../ports.js';
@@ -44,12 +51,30 @@ export class FairUse {
   }
 
   /** Throws FairUseExceeded when booking `allocation` under `key` would take the caller past a limit. */
-  check(key: string, kind: BookingKind, request: ServiceRequest, allocation: Allocation | undefined, caller: Caller, now: Date): void {
+  check(
+    key: string,
+    kind: BookingKind,
+    request: ServiceRequest,
+    allocation: Allocation | undefined,
+    caller: Caller,
+    now: Date,
+  ): void {
     // A job using a reservation runs on the reservation's booking, which was counted when it was made.
-    if (caller.isAdmin || !allocation || request.guaranteeLevel === 'Background' || request.useReservation !== undefined) return;
+    if (
+      caller.isAdmin ||
+      !allocation ||
+      request.guaranteeLevel === 'Background' ||
+      request.useReservation !== undefined
+    )
+      return;
     const held = this.holdings(caller.identity, key);
     try {
-      checkFairUse(this.deps.limits, caller.identity, held, bookingOf(allocation), { now: now.getTime(), slaNodes: this.deps.slaNodes(), agreement: kind !== 'hold', pending: kind === 'pending' });
+      checkFairUse(this.deps.limits, caller.identity, held, bookingOf(allocation), {
+        now: now.getTime(),
+        slaNodes: this.deps.slaNodes(),
+        agreement: kind !== 'hold',
+        pending: kind === 'pending',
+      });
     } catch (error) {
       throw error instanceof FairUseExceeded ? this.refused(error) : error;
     }
@@ -59,12 +84,23 @@ export class FairUse {
    * Throws FairUseExceeded when `caller` already has as many open negotiations as one party
    * may. Each expires within `maxSeconds` of its start, so only those started since count.
    */
-  async checkNegotiations(caller: Caller, now: Date, maxSeconds: number, negotiations: Pick<NegotiationRepository, 'list'>): Promise<void> {
+  async checkNegotiations(
+    caller: Caller,
+    now: Date,
+    maxSeconds: number,
+    negotiations: Pick<NegotiationRepository, 'list'>,
+  ): Promise<void> {
     const most = this.deps.limits.negotiations;
     if (most === undefined || caller.isAdmin) return;
     const open = await openNegotiations(caller.identity, now, maxSeconds, negotiations);
     if (open >= most) {
-      throw this.refused(new FairUseExceeded(`${caller.identity} already has ${open} open negotiations, the most one party may have at once (negotiations=${most} in WSAG_FAIR_USE): terminate one, or let one expire`, 'negotiations'));
+      throw this.refused(
+        new FairUseExceeded(
+          `${caller.identity} already has ${open} open negotiations, the most one party may have at once ` +
+            `(negotiations=${most} in WSAG_FAIR_USE): terminate one, or let one expire`,
+          'negotiations',
+        ),
+      );
     }
   }
 
@@ -73,7 +109,12 @@ export class FairUse {
     return error;
   }
 
-  own(key: string, party: string, kind: BookingKind, request: Pick<ServiceRequest, 'guaranteeLevel' | 'useReservation'>): void {
+  own(
+    key: string,
+    party: string,
+    kind: BookingKind,
+    request: Pick<ServiceRequest, 'guaranteeLevel' | 'useReservation'>,
+  ): void {
     if (request.guaranteeLevel !== 'Background' && request.useReservation === undefined) this.add(key, party, kind);
   }
 
@@ -110,9 +151,16 @@ export class FairUse {
     const most = this.deps.limits.checkpointBytes;
     if (most === undefined || caller.isAdmin) return;
     let kept = 0;
-    for (const [id, checkpoint] of this.checkpoints) if (id !== agreementId && checkpoint.party === caller.identity) kept += checkpoint.bytes;
+    for (const [id, checkpoint] of this.checkpoints)
+      if (id !== agreementId && checkpoint.party === caller.identity) kept += checkpoint.bytes;
     if (kept + bytes > most) {
-      throw this.refused(new FairUseExceeded(`${caller.identity} keeps ${kept} bytes of checkpoints here; this one of ${bytes} bytes would pass the ${most} one party may keep (checkpointBytes=${most} in WSAG_FAIR_USE)`, 'checkpointBytes'));
+      throw this.refused(
+        new FairUseExceeded(
+          `${caller.identity} keeps ${kept} bytes of checkpoints here; this one of ${bytes} bytes would pass ` +
+            `the ${most} one party may keep (checkpointBytes=${most} in WSAG_FAIR_USE)`,
+          'checkpointBytes',
+        ),
+      );
     }
   }
 
@@ -135,7 +183,8 @@ export class FairUse {
     const { bookings, agreements, pending } = this.holdings(party);
     const until = Math.max(now.getTime(), ...bookings.map((b) => b.end));
     let checkpointBytes = 0;
-    for (const checkpoint of this.checkpoints.values()) if (checkpoint.party === party) checkpointBytes += checkpoint.bytes;
+    for (const checkpoint of this.checkpoints.values())
+      if (checkpoint.party === party) checkpointBytes += checkpoint.bytes;
     return {
       party,
       limits: { ...this.deps.limits },
@@ -143,7 +192,10 @@ export class FairUse {
       holds: {
         share: peakNodes(bookings, { start: now.getTime(), end: until, nodes: 0 }).nodes,
         nodeHours: Math.round(bookings.reduce((sum, b) => sum + nodeHoursAhead(b, now.getTime()), 0) * 10) / 10,
-        agreements, pending, negotiations: openNegotiationCount, checkpointBytes,
+        agreements,
+        pending,
+        negotiations: openNegotiationCount,
+        checkpointBytes,
       },
     };
   }
@@ -178,13 +230,21 @@ export interface FairUseStanding {
 }
 
 /** A party's open negotiations: each expires within `maxSeconds` of its start, so only those started since are read. */
-export async function openNegotiations(party: string, now: Date, maxSeconds: number, negotiations: Pick<NegotiationRepository, 'list'>): Promise<number> {
+export async function openNegotiations(
+  party: string,
+  now: Date,
+  maxSeconds: number,
+  negotiations: Pick<NegotiationRepository, 'list'>,
+): Promise<number> {
   const since = new Date(now.getTime() - maxSeconds * 1000);
   const recent = await negotiations.list({ initiator: party, state: 'Open', after: { createdAt: since, id: '' } });
   return recent.filter((n) => n.expiresAt.getTime() > now.getTime()).length;
 }
 
-/** The whole booking counts, its nodes' preparation and release included: they are taken from others as much as the promise is. */
+/**
+ * The whole booking counts, its nodes' preparation and release included: they are taken from others as much as the
+ * promise is.
+ */
 function bookingOf(allocation: Allocation): HeldBooking {
   return { start: allocation.start.getTime(), end: allocation.end.getTime(), nodes: allocation.nodes };
 }

@@ -28,7 +28,9 @@ export class MigratedJobs {
 
   constructor(private readonly deps: MigratedJobsDeps) {}
 
-  /** Asks the peers about every migrated job still Observed here; returns the agreements completed. One check at a time. */
+  /**
+   * Asks the peers about every migrated job still Observed here; returns the agreements completed. One check at a time.
+   */
   check(): Promise<string[]> {
     this.checking ??= this.once().finally(() => {
       this.checking = undefined;
@@ -59,27 +61,34 @@ export class MigratedJobs {
     try {
       status = await this.deps.providers.agreementState(peer, remote);
     } catch (error) {
-      this.deps.onProblem?.(`asking ${peer.name} about the migrated job failed; asked again later`, { agreementId: agreement.id, error });
+      this.deps.onProblem?.(`asking ${peer.name} about the migrated job failed; asked again later`, {
+        agreementId: agreement.id,
+        error,
+      });
       return false;
     }
     if (!isFinal(status.state)) return false;
     const judged = new Map(status.guaranteeTerms.map((g) => [g.termName, g.state]));
-    await this.deps.agreements.change(agreement.id, (a) => ({
-      ...a,
-      state: nextAgreementState(a.state, 'complete'),
-      serviceTerms: a.serviceTerms.map((t) => ({ termName: t.termName, state: 'Completed' })),
-      guaranteeTerms: a.guaranteeTerms.map((g) => ({ ...g, state: judged.get(g.termName) ?? g.state })),
-      updatedAt: this.deps.clock.now(),
-    }), {
-      actor: systemActor,
-      action: 'completed',
-      details: {
-        migratedTo: migration.peer,
-        remoteAgreementId: migration.remoteAgreementId,
-        remoteState: status.state,
-        remoteGuaranteeTerms: status.guaranteeTerms.map((g) => ({ termName: g.termName, state: g.state })),
+    await this.deps.agreements.change(
+      agreement.id,
+      (a) => ({
+        ...a,
+        state: nextAgreementState(a.state, 'complete'),
+        serviceTerms: a.serviceTerms.map((t) => ({ termName: t.termName, state: 'Completed' })),
+        guaranteeTerms: a.guaranteeTerms.map((g) => ({ ...g, state: judged.get(g.termName) ?? g.state })),
+        updatedAt: this.deps.clock.now(),
+      }),
+      {
+        actor: systemActor,
+        action: 'completed',
+        details: {
+          migratedTo: migration.peer,
+          remoteAgreementId: migration.remoteAgreementId,
+          remoteState: status.state,
+          remoteGuaranteeTerms: status.guaranteeTerms.map((g) => ({ termName: g.termName, state: g.state })),
+        },
       },
-    });
+    );
     return true;
   }
 }

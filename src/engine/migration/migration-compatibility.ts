@@ -9,7 +9,10 @@ import type { LocalSite, PeerLibrary, PeerProfile } from './peers.js';
 export interface CompatibilityProfile {
   operatingSystem?: string;
   architecture?: string;
-  /** The checkpoint system and version the checkpoint was written with (4.4.1.2); absent when there is no checkpoint to restart. */
+  /**
+   * The checkpoint system and version the checkpoint was written with (4.4.1.2); absent when there is no checkpoint to
+   * restart.
+   */
   checkpointSystem?: string;
   /** `loaded` only for libraries mapped into a checkpointed process image. */
   libraries: Library[];
@@ -21,7 +24,11 @@ export interface CompatibilityProfile {
  * the libraries. A job that has not run yet starts afresh at the target: no checkpoint
  * system is needed and no library is loaded in an image, so compatible versions suffice.
  */
-export function compatibilityProfile(request: ServiceRequest, local: LocalSite, hasCheckpoint: boolean): CompatibilityProfile {
+export function compatibilityProfile(
+  request: ServiceRequest,
+  local: LocalSite,
+  hasCheckpoint: boolean,
+): CompatibilityProfile {
   const profile: CompatibilityProfile = {
     libraries: request.libraries.map((l) => ({ ...l, loaded: hasCheckpoint && l.loaded })),
   };
@@ -43,13 +50,22 @@ export function compatibilityProfile(request: ServiceRequest, local: LocalSite, 
 export function profileMismatch(profile: CompatibilityProfile, peer: PeerProfile): string | undefined {
   const listed = (values: string[], value: string) => values.some((v) => v.toLowerCase() === value.toLowerCase());
   if (profile.operatingSystem !== undefined && !listed(peer.operatingSystems, profile.operatingSystem)) {
-    return `operating system ${profile.operatingSystem} is not among the peer's (${peer.operatingSystems.join(', ') || 'none listed'})`;
+    return (
+      `operating system ${profile.operatingSystem} is not among the peer's (` +
+      `${peer.operatingSystems.join(', ') || 'none listed'})`
+    );
   }
   if (profile.architecture !== undefined && !listed(peer.architectures, profile.architecture)) {
-    return `architecture ${profile.architecture} is not among the peer's (${peer.architectures.join(', ') || 'none listed'})`;
+    return (
+      `architecture ${profile.architecture} is not among the peer's (` +
+      `${peer.architectures.join(', ') || 'none listed'})`
+    );
   }
   if (profile.checkpointSystem !== undefined && !peer.checkpointSystems.includes(profile.checkpointSystem)) {
-    return `the checkpoint was written by ${profile.checkpointSystem}, which the peer does not run (${peer.checkpointSystems.join(', ') || 'none listed'})`;
+    return (
+      `the checkpoint was written by ${profile.checkpointSystem}, which the peer does not run (` +
+      `${peer.checkpointSystems.join(', ') || 'none listed'})`
+    );
   }
   for (const library of profile.libraries) {
     const problem = libraryMismatch(library, peer.libraries);
@@ -69,11 +85,13 @@ export function libraryMismatch(library: Library, offered: readonly PeerLibrary[
   if (library.loaded) {
     return versions.includes(library.version)
       ? undefined
-      : `library ${library.name} ${library.version} is loaded in the checkpoint and needs the identical version; the peer has ${versions.join(', ')}`;
+      : `library ${library.name} ${library.version} is loaded in the checkpoint and needs the identical ` +
+          `version; the peer has ${versions.join(', ')}`;
   }
   return versions.some((v) => compatibleVersion(library.version, v))
     ? undefined
-    : `library ${library.name} ${library.version} needs a compatible version (same major, no older minor); the peer has ${versions.join(', ')}`;
+    : `library ${library.name} ${library.version} needs a compatible version (same major, no older minor); ` +
+        `the peer has ${versions.join(', ')}`;
 }
 
 /**

@@ -1,16 +1,32 @@
-import type { MigrationRecord } from '../../domain/agreement.js';
 import { formatCharge } from '../../domain/compensation.js';
 import type { Money } from '../../domain/negotiation.js';
 import { isoTime } from '../../domain/time.js';
 import { compatibilityProfile, profileMismatch } from './migration-compatibility.js';
-import { arrivalAt, peerRequestFor, transferSeconds, type MigrationJob } from './migration-jobs.js';
+import { arrivalAt, transferSeconds, type MigrationJob } from './migration-jobs.js';
 import { cheaperThan, penaltyAtStake } from './migration-penalty.js';
 import { customerScope, customerTargetRefusal, providerRefusal, providerTargetRefusal } from './migration-policy.js';
-import { receivesCheckpoints, type Peer } from './peers.js';
-import type { PeerQuote } from './ports.js';
+import { receivesCheckpoints } from './peers.js';
 
-export type { MigrationControllerDeps, NotMigratedReason, DroppedTarget, OfferSeen, JobMigration, MigrationReport, MigrationCase, MigrationRun, MigrationStep } from './migration-model.js';
-import type { MigrationControllerDeps, NotMigratedReason, JobMigration, MigrationReport, MigrationCase, MigrationRun, MigrationStep } from './migration-model.js';
+export type {
+  MigrationControllerDeps,
+  NotMigratedReason,
+  DroppedTarget,
+  OfferSeen,
+  JobMigration,
+  MigrationReport,
+  MigrationCase,
+  MigrationRun,
+  MigrationStep,
+} from './migration-model.js';
+import type {
+  MigrationControllerDeps,
+  MigrationReport,
+  MigrationCase,
+  MigrationRun,
+  MigrationStep,
+} from './migration-model.js';
+import { newCase, open, conclude, drop, droppedText, refusalsText, promiseOf, latestText } from './migration-cases.js';
+import { type Quoted, quoteAll, declineAll, migrateToCheapest, solvedWithout, sum } from './migration-quotes.js';
 
 // --- step 1 ------------------------------------------------------------------------------
 
@@ -30,7 +46,12 @@ export const selectCandidates: MigrationStep = {
     const problematic = run.problems
       .map((p) => byId.get(p.id))
       .filter((j): j is MigrationJob => j !== undefined)
-      .sort((a, b) => Number(b.checkpointMB > 0) - Number(a.checkpointMB > 0) || b.value - a.value || (a.agreementId < b.agreementId ? -1 : 1));
+      .sort(
+        (a, b) =>
+          Number(b.checkpointMB > 0) - Number(a.checkpointMB > 0) ||
+          b.value - a.value ||
+          (a.agreementId < b.agreementId ? -1 : 1),
+      );
     const lastPromise = Math.max(...problematic.map(promiseOf), Number.NEGATIVE_INFINITY);
     const general = run.jobs
       .filter((j) => !inP.has(j.agreementId))
@@ -48,7 +69,12 @@ export const selectCandidates: MigrationStep = {
           const reason = providerTargetRefusal(job, peer, peers.policy, peers.local);
           if (reason) drop(c, peer, 'selectCandidates', reason);
         }
-        if (c.targets.length === 0) conclude(c, 'provider-policy', `not migrated: the provider's policy admits no peer for it (${droppedText(c)})`);
+        if (c.targets.length === 0)
+          conclude(
+            c,
+            'provider-policy',
+            `not migrated: the provider's policy admits no peer for it (${droppedText(c)})`,
+          );
       }
       run.cases.push(c);
     }
@@ -57,7 +83,10 @@ export const selectCandidates: MigrationStep = {
 
 // --- step 2 ------------------------------------------------------------------------------
 
-/** The customer's policy from the SLA (002 section 3.6.2): a prohibition overrules the provider's admission; include and exclude lists narrow the targets. */
+/**
+ * The customer's policy from the SLA (002 section 3.6.2): a prohibition overrules the provider's admission; include and
+ * exclude lists narrow the targets.
+ */
 export const applyCustomerPolicy: MigrationStep = {
   name: 'applyCustomerPolicy',
   run(run, { peers }) {
@@ -73,7 +102,8 @@ export const applyCustomerPolicy: MigrationStep = {
         const reason = customerTargetRefusal(policy, allowed.scope, peer, peers.local);
         if (reason) drop(c, peer, 'applyCustomerPolicy', reason);
       }
-      if (c.targets.length === 0) conclude(c, 'customer-policy', `not migrated: the SLA's migration policy admits no peer (${droppedText(c)})`);
+      if (c.targets.length === 0)
+        conclude(c, 'customer-policy', `not migrated: the SLA's migration policy admits no peer (${droppedText(c)})`);
     }
   },
 };
@@ -90,18 +120,23 @@ export const buildCompatibilityProfiles: MigrationStep = {
 
 // --- step 4 ------------------------------------------------------------------------------
 
-/** Static matching (002 section 3.6.4): each target's configured profile against the job's; a job with a checkpoint also needs a peer that can receive one. */
+/**
+ * Static matching (002 section 3.6.4): each target's configured profile against the job's; a job with a checkpoint also
+ * needs a peer that can receive one.
+ */
 export const matchTargets: MigrationStep = {
   name: 'matchTargets',
   run(run) {
     for (const c of open(run)) {
       for (const peer of [...c.targets]) {
-        const reason = c.job.checkpointMB > 0 && !receivesCheckpoints(peer)
-          ? 'it cannot receive checkpoints (a ws-agreement peer without checkpointUrl)'
-          : profileMismatch(c.profile ?? { libraries: [] }, peer.profile);
+        const reason =
+          c.job.checkpointMB > 0 && !receivesCheckpoints(peer)
+            ? 'it cannot receive checkpoints (a ws-agreement peer without checkpointUrl)'
+            : profileMismatch(c.profile ?? { libraries: [] }, peer.profile);
         if (reason) drop(c, peer, 'matchTargets', reason);
       }
-      if (c.targets.length === 0) conclude(c, 'no-compatible-peer', `not migrated: no compatible peer (${droppedText(c)})`);
+      if (c.targets.length === 0)
+        conclude(c, 'no-compatible-peer', `not migrated: no compatible peer (${droppedText(c)})`);
     }
   },
 };
@@ -121,10 +156,16 @@ export const filterByBandwidth: MigrationStep = {
         const arrival = arrivalAt(c.job, peer.bandwidthMBps, run.now);
         if (arrival.getTime() <= c.job.latestStart.getTime()) continue;
         const seconds = Math.ceil(transferSeconds(c.job, peer.bandwidthMBps));
-        drop(c, peer, 'filterByBandwidth',
-          `the checkpoint (${Math.ceil(c.job.checkpointMB)} MB) takes ${seconds} s at ${peer.bandwidthMBps} MB/s and would arrive at ${isoTime(arrival)}, after the latest start ${latestText(c.job)}`);
+        drop(
+          c,
+          peer,
+          'filterByBandwidth',
+          `the checkpoint (${Math.ceil(c.job.checkpointMB)} MB) takes ${seconds} s at ${peer.bandwidthMBps} ` +
+            `MB/s and would arrive at ${isoTime(arrival)}, after the latest start ${latestText(c.job)}`,
+        );
       }
-      if (c.targets.length === 0) conclude(c, 'bandwidth', `not migrated: no peer can receive the checkpoint in time (${droppedText(c)})`);
+      if (c.targets.length === 0)
+        conclude(c, 'bandwidth', `not migrated: no peer can receive the checkpoint in time (${droppedText(c)})`);
     }
   },
 };
@@ -144,7 +185,12 @@ export const migrateProblematicJobs: MigrationStep = {
       const penalty = run.penalties.get(c.job.agreementId) ?? { amount: 0, currency: deps.currency };
       c.report.penalty = penalty;
       if (penalty.amount <= 0) {
-        conclude(c, 'no-penalty', 'not migrated: staying costs no penalty (the agreement states none for this violation), so no offer can be worth it');
+        conclude(
+          c,
+          'no-penalty',
+          'not migrated: staying costs no penalty (the agreement states none for this violation), so no offer ' +
+            'can be worth it',
+        );
         continue;
       }
       const quotes = await quoteAll(c, run, deps);
@@ -156,11 +202,19 @@ export const migrateProblematicJobs: MigrationStep = {
       if (affordable.length === 0) {
         await declineAll(quotes, deps, c);
         const cheapest = quotes[0] as Quoted;
-        conclude(c, 'dearer-than-penalty',
-          `not migrated: the cheapest offer (${formatCharge(cheapest.quote.price)} from ${cheapest.peer.name}) costs no less than the penalty ${formatCharge(penalty)}; paying the penalty is cheaper`);
+        conclude(
+          c,
+          'dearer-than-penalty',
+          `not migrated: the cheapest offer (${formatCharge(cheapest.quote.price)} from ` +
+            `${cheapest.peer.name}) costs no less than the penalty ${formatCharge(penalty)}; paying the ` +
+            `penalty is cheaper`,
+        );
         continue;
       }
-      await migrateToCheapest(c, affordable, quotes, run, deps, { penalty, text: `below the penalty ${formatCharge(penalty)}` });
+      await migrateToCheapest(c, affordable, quotes, run, deps, {
+        penalty,
+        text: `below the penalty ${formatCharge(penalty)}`,
+      });
     }
   },
 };
@@ -197,16 +251,25 @@ export const migrateGeneralJobs: MigrationStep = {
       }
       assumed = assumed.filter((c) => offers.has(c));
       const solved = assumed.length > 0 ? solvedWithout(assumed, problems, deps) : [];
-      const price = sum(assumed.map((c) => (offers.get(c) as Quoted[])[0]?.quote.price as Money), deps.currency);
-      const saved = sum(solved.map((id) => run.penalties.get(id) ?? { amount: 0, currency: deps.currency }), deps.currency);
+      const price = sum(
+        assumed.map((c) => (offers.get(c) as Quoted[])[0]?.quote.price as Money),
+        deps.currency,
+      );
+      const saved = sum(
+        solved.map((id) => run.penalties.get(id) ?? { amount: 0, currency: deps.currency }),
+        deps.currency,
+      );
       if (solved.length === 0 || !cheaperThan(price, saved)) {
         for (const [c, quotes] of offers) await declineAll(quotes, deps, c);
         for (const c of assumed) {
           c.report.reason = solved.length === 0 ? 'no-effect' : 'dearer-than-penalty';
           c.report.penalty = saved;
-          c.report.detail = solved.length === 0
-            ? 'not migrated: without the jobs no peer takes, moving it solves no problematic job'
-            : `not migrated: moving ${assumed.map((a) => a.job.agreementId).join(', ')} costs ${formatCharge(price)}, no less than the penalties it saves (${formatCharge(saved)} for ${solved.join(', ')})`;
+          c.report.detail =
+            solved.length === 0
+              ? 'not migrated: without the jobs no peer takes, moving it solves no problematic job'
+              : `not migrated: moving ${assumed.map((a) => a.job.agreementId).join(', ')} costs ` +
+                `${formatCharge(price)}, no less than the penalties it saves (${formatCharge(saved)} for ` +
+                `${solved.join(', ')})`;
         }
         continue;
       }
@@ -214,7 +277,10 @@ export const migrateGeneralJobs: MigrationStep = {
         c.report.solves = solved;
         c.report.penalty = saved;
         const quotes = offers.get(c) as Quoted[];
-        const text = `with ${assumed.length === 1 ? 'no other job' : assumed.filter((a) => a !== c).map((a) => a.job.agreementId).join(', ')} for ${formatCharge(price)} in all, below the penalties saved (${formatCharge(saved)} for ${solved.join(', ')})`;
+        const others = assumed.filter((a) => a !== c).map((a) => a.job.agreementId);
+        const text =
+          `with ${others.length === 0 ? 'no other job' : others.join(', ')} for ${formatCharge(price)} in all, ` +
+          `below the penalties saved (${formatCharge(saved)} for ${solved.join(', ')})`;
         await migrateToCheapest(c, quotes.slice(0, 1), quotes, run, deps, { penalty: saved, text });
       }
       const migrated = assumed.filter((c) => c.report.migrated).map((c) => c.job.agreementId);
@@ -265,11 +331,16 @@ export class MigrationController {
 }
 
 /** The run before the steps: P from the schedule, and the penalty each problematic job would pay if it stayed. */
-export function startRun(jobs: readonly MigrationJob[], now: Date, deps: Pick<MigrationControllerDeps, 'schedule' | 'timing' | 'currency'>): MigrationRun {
+export function startRun(
+  jobs: readonly MigrationJob[],
+  now: Date,
+  deps: Pick<MigrationControllerDeps, 'schedule' | 'timing' | 'currency'>,
+): MigrationRun {
   const problems = deps.schedule.problematic();
   const penalties = new Map<string, Money>();
   for (const job of jobs) {
-    if (problems.some((p) => p.id === job.agreementId)) penalties.set(job.agreementId, penaltyAtStake(job, now, deps.timing.problemHorizonSeconds, deps.currency));
+    if (problems.some((p) => p.id === job.agreementId))
+      penalties.set(job.agreementId, penaltyAtStake(job, now, deps.timing.problemHorizonSeconds, deps.currency));
   }
   return { now, jobs: [...jobs], problems, cases: [], penalties };
 }
@@ -291,149 +362,13 @@ export function finishRun(run: MigrationRun, deps: Pick<MigrationControllerDeps,
     violations: after.map((p) => {
       const report = reports.get(p.id);
       const penalty = run.penalties.get(p.id);
-      return { agreementId: p.id, reason: report ? `${p.reason}; ${report.detail}` : p.reason, ...(penalty ? { penalty } : {}) };
+      return {
+        agreementId: p.id,
+        reason: report ? `${p.reason}; ${report.detail}` : p.reason,
+        ...(penalty ? { penalty } : {}),
+      };
     }),
   };
 }
 
 // --- helpers -------------------------------------------------------------------------------
-
-interface Quoted {
-  peer: Peer;
-  quote: PeerQuote;
-}
-
-function newCase(job: MigrationJob, problematic: boolean, peers: readonly Peer[], problem: string | undefined): MigrationCase {
-  const report: JobMigration = { agreementId: job.agreementId, problematic, migrated: false, detail: '', dropped: [], offers: [] };
-  if (problematic) report.problem = problem ?? job.problem ?? 'problematic';
-  return { job, problematic, targets: [...peers], report, done: false, listed: problematic };
-}
-
-function open(run: MigrationRun): MigrationCase[] {
-  return run.cases.filter((c) => !c.done);
-}
-
-function conclude(c: MigrationCase, reason: NotMigratedReason, detail: string): void {
-  c.done = true;
-  c.report.reason = reason;
-  c.report.detail = detail;
-}
-
-function drop(c: MigrationCase, peer: Peer, step: string, reason: string): void {
-  c.targets = c.targets.filter((t) => t !== peer);
-  c.report.dropped.push({ peer: peer.name, step, reason });
-}
-
-function droppedText(c: MigrationCase): string {
-  return c.report.dropped.map((d) => `${d.peer}: ${d.reason}`).join('; ') || 'no peers configured';
-}
-
-function refusalsText(c: MigrationCase): string {
-  return c.report.offers.filter((o) => o.refused).map((o) => o.refused).join('; ');
-}
-
-function promiseOf(job: MigrationJob): number {
-  return job.request.deadline?.getTime() ?? job.request.window?.end.getTime() ?? Number.NEGATIVE_INFINITY;
-}
-
-function latestText(job: MigrationJob): string {
-  const by = job.request.window ? 'the reservation\'s start' : `to finish by the deadline ${job.request.deadline ? isoTime(job.request.deadline) : ''}`;
-  return `${Number.isFinite(job.latestStart.getTime()) ? isoTime(job.latestStart) : 'none'} (${by})`;
-}
-
-/**
- * Every target asked at once; the answers in price order (cheapest first, then the
- * targets' order). Offers in another currency than the site's cannot be weighed: they are
- * declined and noted as refusals.
- */
-async function quoteAll(c: MigrationCase, run: MigrationRun, deps: MigrationControllerDeps): Promise<Quoted[]> {
-  c.report.offers = [];
-  const answers = await Promise.all(
-    c.targets.map(async (peer) => ({ peer, answer: await deps.providers.quote(peer, peerRequestFor(c.job, peer.bandwidthMBps, run.now, deps.providerName)) })),
-  );
-  const quoted: Quoted[] = [];
-  for (const { peer, answer } of answers) {
-    if (!answer.quoted) {
-      c.report.offers.push({ peer: peer.name, refused: answer.reason });
-      continue;
-    }
-    const currency = answer.quote.price.currency;
-    const penaltyCurrency = run.penalties.get(c.job.agreementId)?.currency ?? deps.currency;
-    if (currency && currency !== penaltyCurrency) {
-      c.report.offers.push({ peer: peer.name, refused: `${peer.name} priced its offer in ${currency}, which cannot be weighed against ${penaltyCurrency}` });
-      await deps.providers.decline(peer, answer.quote).catch(() => undefined);
-      continue;
-    }
-    c.report.offers.push({ peer: peer.name, price: answer.quote.price });
-    quoted.push({ peer, quote: answer.quote });
-  }
-  return quoted.sort((a, b) => a.quote.price.amount - b.quote.price.amount);
-}
-
-async function declineAll(quotes: readonly Quoted[], deps: MigrationControllerDeps, c: MigrationCase): Promise<void> {
-  for (const { peer, quote } of quotes) {
-    try {
-      await deps.providers.decline(peer, quote);
-    } catch (error) {
-      (c.report.warnings ??= []).push(`declining the offer of ${peer.name} failed: ${(error as Error).message}; its hold expires by itself`);
-    }
-  }
-}
-
-/**
- * Tries the affordable offers cheapest first until one works; every offer not taken is
- * declined (those accepted and then ended after a failed transfer need not be).
- * `worth` says what the move saves, for the report.
- */
-async function migrateToCheapest(c: MigrationCase, affordable: readonly Quoted[], all: readonly Quoted[], run: MigrationRun, deps: MigrationControllerDeps, worth: { penalty: Money; text: string }): Promise<void> {
-  const failures: string[] = [];
-  const accepted = new Set<Quoted>();
-  let taken: Quoted | undefined;
-  for (const offer of affordable) {
-    try {
-      await migrateTo(c, offer, run, deps, worth, () => accepted.add(offer));
-      taken = offer;
-      break;
-    } catch (error) {
-      failures.push(`${offer.peer.name}: ${(error as Error).message}`);
-    }
-  }
-  await declineAll(all.filter((q) => q !== taken && !accepted.has(q)), deps, c);
-  if (!taken) conclude(c, 'failed', `not migrated: every affordable offer failed (${failures.join('; ')})`);
-  else if (failures.length > 0) (c.report.warnings ??= []).push(...failures.map((f) => `a cheaper migration failed first: ${f}`));
-}
-
-/** Accept, send the checkpoint, record, release. A failed transfer ends the new agreement again. */
-async function migrateTo(c: MigrationCase, { peer, quote }: Quoted, run: MigrationRun, deps: MigrationControllerDeps, worth: { penalty: Money; text: string }, onAccepted: () => void): Promise<void> {
-  const id = c.job.agreementId;
-  const remote = await deps.providers.accept(peer, quote);
-  onAccepted();
-  try {
-    const checkpoint = await deps.checkpointOf(id);
-    if (checkpoint) await deps.providers.transferCheckpoint(peer, remote.agreementId, checkpoint);
-  } catch (error) {
-    await deps.providers.terminate(peer, remote, `the migration of agreement ${id} failed: ${(error as Error).message}`).catch(() => undefined);
-    throw error;
-  }
-  c.done = true;
-  Object.assign(c.report, { migrated: true, peer: peer.name, remoteAgreementId: remote.agreementId, price: quote.price });
-  delete c.report.reason;
-  c.report.detail = `migrated to ${peer.name} (agreement ${remote.agreementId}) for ${formatCharge(quote.price)}, ${worth.text}`;
-  const record: MigrationRecord = { peer: peer.name, remoteAgreementId: remote.agreementId, remoteAddress: remote.address, at: run.now, price: quote.price, penalty: worth.penalty };
-  for (const [what, action] of [['recording the migration on the agreement', () => deps.record(id, record)], ['releasing the job here', () => deps.release(id)]] as const) {
-    try {
-      await action();
-    } catch (error) {
-      (c.report.warnings ??= []).push(`${what} failed: ${(error as Error).message}`);
-    }
-  }
-}
-
-function solvedWithout(assumed: readonly MigrationCase[], problems: ReadonlySet<string>, deps: MigrationControllerDeps): string[] {
-  const after = new Set(deps.schedule.problematicWithout(assumed.map((c) => c.job.agreementId)).map((p) => p.id));
-  return [...problems].filter((id) => !after.has(id));
-}
-
-function sum(amounts: readonly Money[], currency: string): Money {
-  return { amount: Math.round(amounts.reduce((total, m) => total + m.amount, 0) * 100) / 100, currency };
-}

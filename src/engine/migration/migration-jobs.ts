@@ -30,9 +30,15 @@ export interface MigrationJob {
   checkpointMB: number;
   /** Runtime left as the customer counts it (the share of t_i after the last checkpoint), seconds. */
   remainingRuntimeSeconds: number;
-  /** What resuming takes at a target: restart initialisation, the intervals left with their checkpoints, deinitialisation; seconds. */
+  /**
+   * What resuming takes at a target: restart initialisation, the intervals left with their checkpoints,
+   * deinitialisation; seconds.
+   */
   resumeSeconds: number;
-  /** The latest time the job can resume elsewhere and keep its promise: the window's start, or the deadline less resumeSeconds. */
+  /**
+   * The latest time the job can resume elsewhere and keep its promise: the window's start, or the deadline less
+   * resumeSeconds.
+   */
   latestStart: Date;
 }
 
@@ -59,7 +65,13 @@ export function collectMigrationJobs(
   return jobs;
 }
 
-export function migrationJobOf(agreement: Agreement, planned: PlannedJob, timing: SiteTiming, now: Date, guaranteeTerms: GuaranteeTerm[]): MigrationJob {
+export function migrationJobOf(
+  agreement: Agreement,
+  planned: PlannedJob,
+  timing: SiteTiming,
+  now: Date,
+  guaranteeTerms: GuaranteeTerm[],
+): MigrationJob {
   const spec = planned.spec;
   const at = now.getTime();
   const shape = shapeOf(spec, timing);
@@ -95,7 +107,10 @@ export function transferSeconds(job: Pick<MigrationJob, 'checkpointMB'>, bandwid
   return job.checkpointMB > 0 ? migrationSeconds(job.checkpointMB, bandwidthMBps) : 0;
 }
 
-/** When the checkpoint can be at a peer with that bandwidth, if the transfer starts at `now` (whole seconds, rounded up). */
+/**
+ * When the checkpoint can be at a peer with that bandwidth, if the transfer starts at `now` (whole seconds, rounded
+ * up).
+ */
 export function arrivalAt(job: Pick<MigrationJob, 'checkpointMB'>, bandwidthMBps: number, now: Date): Date {
   return new Date(Math.ceil((now.getTime() + transferSeconds(job, bandwidthMBps) * 1000) / 1000) * 1000);
 }
@@ -104,7 +119,12 @@ export function arrivalAt(job: Pick<MigrationJob, 'checkpointMB'>, bandwidthMBps
  * The terms asked of a peer: a binding request for the work left, starting no earlier than
  * the checkpoint can arrive, by the original deadline; a reservation keeps its window.
  */
-export function peerRequestFor(job: MigrationJob, bandwidthMBps: number, now: Date, providerName?: string): PeerRequest {
+export function peerRequestFor(
+  job: MigrationJob,
+  bandwidthMBps: number,
+  now: Date,
+  providerName?: string,
+): PeerRequest {
   const { useReservation: _used, ...terms } = job.request;
   const request: ServiceRequest = { ...terms, requestKind: 'Binding' };
   if (!request.window) {

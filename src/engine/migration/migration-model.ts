@@ -8,7 +8,10 @@ import type { ScheduleWhatIf } from './migration-schedule.js';
 import type { Peer, PeersConfig } from './peers.js';
 import type { CheckpointData, PeerProviders } from './ports.js';
 
-/** What the Migration Controller (migration-controller.ts) works with: its dependencies, a run with its cases, and its report. */
+/**
+ * What the Migration Controller (migration-controller.ts) works with: its dependencies, a run with its cases, and its
+ * report.
+ */
 export interface MigrationControllerDeps {
   peers: PeersConfig;
   providers: PeerProviders;

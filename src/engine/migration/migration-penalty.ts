@@ -53,7 +53,10 @@ function lateness(term: GuaranteeTerm, job: MigrationJob, localResume: number): 
   }
 }
 
-/** Whether `price` is below `penalty`: a price in another currency never is (it cannot be weighed); a penalty without a unit takes the price's. */
+/**
+ * Whether `price` is below `penalty`: a price in another currency never is (it cannot be weighed); a penalty without a
+ * unit takes the price's.
+ */
 export function cheaperThan(price: Money, penalty: Money): boolean {
   if (penalty.currency && price.currency && penalty.currency !== price.currency) return false;
   return price.amount < penalty.amount;

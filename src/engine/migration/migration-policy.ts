@@ -19,27 +19,45 @@ const breadth: Record<MigrationScope, number> = { None: 0, AdministrativeDomain:
  * the currently ongoing execution ... and might cause side effects on other branches of a
  * workflow"), nor do jobs without an SLA promise (best effort, background).
  */
-export function providerRefusal(job: MigrationJob, problematic: boolean, policy: ProviderMigrationPolicy): string | undefined {
-  if (policy.scope === 'None') return 'the provider\'s policy turns migration off (scope None)';
+export function providerRefusal(
+  job: MigrationJob,
+  problematic: boolean,
+  policy: ProviderMigrationPolicy,
+): string | undefined {
+  if (policy.scope === 'None') return "the provider's policy turns migration off (scope None)";
   if (job.kind === 'Reservation' && job.running) return 'a running fixed reservation is never migrated';
-  if (job.kind === 'BestEffort' || job.kind === 'Background') return `a ${job.kind === 'BestEffort' ? 'best-effort' : 'background'} job has no promise a migration could keep`;
-  if (!policy.levels.includes(job.request.guaranteeLevel)) return `the provider migrates only ${policy.levels.join(', ')} jobs, not ${job.request.guaranteeLevel}`;
+  if (job.kind === 'BestEffort' || job.kind === 'Background')
+    return `a ${job.kind === 'BestEffort' ? 'best-effort' : 'background'} job has no promise a migration could keep`;
+  if (!policy.levels.includes(job.request.guaranteeLevel))
+    return `the provider migrates only ${policy.levels.join(', ')} jobs, not ${job.request.guaranteeLevel}`;
   if (policy.candidates === 'problematic' && !problematic) return 'the provider migrates only problematic jobs';
-  if (policy.excludeAgreements.includes(job.agreementId)) return 'the agreement is on the provider\'s exclude list';
-  if (policy.includeAgreements && !policy.includeAgreements.includes(job.agreementId)) return 'the agreement is not on the provider\'s include list';
-  if (policy.excludeTemplates.includes(job.templateName)) return `template ${job.templateName} is on the provider's exclude list`;
-  if (policy.includeTemplates && !policy.includeTemplates.includes(job.templateName)) return `template ${job.templateName} is not on the provider's include list`;
+  if (policy.excludeAgreements.includes(job.agreementId)) return "the agreement is on the provider's exclude list";
+  if (policy.includeAgreements && !policy.includeAgreements.includes(job.agreementId))
+    return "the agreement is not on the provider's include list";
+  if (policy.excludeTemplates.includes(job.templateName))
+    return `template ${job.templateName} is on the provider's exclude list`;
+  if (policy.includeTemplates && !policy.includeTemplates.includes(job.templateName))
+    return `template ${job.templateName} is not on the provider's include list`;
   return undefined;
 }
 
 /** Step 1 for one target: why the provider's policy keeps the job from `peer`, or undefined. */
-export function providerTargetRefusal(job: Pick<MigrationJob, 'checkpointMB'>, peer: Peer, policy: ProviderMigrationPolicy, local: LocalSite): string | undefined {
-  if (policy.excludePeers.includes(peer.name)) return 'on the provider\'s exclude list';
-  if (policy.includePeers && !policy.includePeers.includes(peer.name)) return 'not on the provider\'s include list';
+export function providerTargetRefusal(
+  job: Pick<MigrationJob, 'checkpointMB'>,
+  peer: Peer,
+  policy: ProviderMigrationPolicy,
+  local: LocalSite,
+): string | undefined {
+  if (policy.excludePeers.includes(peer.name)) return "on the provider's exclude list";
+  if (policy.includePeers && !policy.includePeers.includes(peer.name)) return "not on the provider's include list";
   const inDomain = isInOurDomain(peer, local);
-  if (policy.scope === 'AdministrativeDomain' && !inDomain) return 'outside our administrative domain, and the provider migrates only inside it';
+  if (policy.scope === 'AdministrativeDomain' && !inDomain)
+    return 'outside our administrative domain, and the provider migrates only inside it';
   if (!inDomain && policy.maxGridCheckpointMB !== undefined && job.checkpointMB > policy.maxGridCheckpointMB) {
-    return `outside our administrative domain, and the checkpoint (${Math.ceil(job.checkpointMB)} MB) exceeds the provider's maximum for Grid peers (${policy.maxGridCheckpointMB} MB)`;
+    return (
+      `outside our administrative domain, and the checkpoint (${Math.ceil(job.checkpointMB)} MB) exceeds ` +
+      `the provider's maximum for Grid peers (${policy.maxGridCheckpointMB} MB)`
+    );
   }
   return undefined;
 }
@@ -49,11 +67,15 @@ export function providerTargetRefusal(job: Pick<MigrationJob, 'checkpointMB'>, p
  * the job may not leave at all. An SLA that states no migration policy leaves the choice
  * to the provider.
  */
-export function customerScope(policy: MigrationPolicy | undefined, provider: MigrationScope): { scope: TargetScope } | { refusal: string } {
-  if (policy?.scope === 'None') return { refusal: 'the SLA forbids migration (sla:MigrationPolicy Scope None): prohibition overrules admission' };
+export function customerScope(
+  policy: MigrationPolicy | undefined,
+  provider: MigrationScope,
+): { scope: TargetScope } | { refusal: string } {
+  if (policy?.scope === 'None')
+    return { refusal: 'the SLA forbids migration (sla:MigrationPolicy Scope None): prohibition overrules admission' };
   const customer = policy?.scope ?? 'Grid';
   const scope = breadth[customer] <= breadth[provider] ? customer : provider;
-  return scope === 'None' ? { refusal: 'the provider\'s policy turns migration off (scope None)' } : { scope };
+  return scope === 'None' ? { refusal: "the provider's policy turns migration off (scope None)" } : { scope };
 }
 
 /**
@@ -62,9 +84,17 @@ export function customerScope(policy: MigrationPolicy | undefined, provider: Mig
  * the SLA): a peer matches an entry equal to its name, its domain, its factory URL or that
  * URL's origin. An exclusion overrules an inclusion.
  */
-export function customerTargetRefusal(policy: MigrationPolicy | undefined, scope: TargetScope, peer: Peer, local: LocalSite): string | undefined {
+export function customerTargetRefusal(
+  policy: MigrationPolicy | undefined,
+  scope: TargetScope,
+  peer: Peer,
+  local: LocalSite,
+): string | undefined {
   if (scope === 'AdministrativeDomain' && !isInOurDomain(peer, local)) {
-    return `outside our administrative domain (${local.domain ?? 'none configured'}), and the SLA allows migration only inside it`;
+    return (
+      `outside our administrative domain (${local.domain ?? 'none configured'}), and the SLA allows ` +
+      `migration only inside it`
+    );
   }
   const names = peerNames(peer);
   const excluded = policy?.exclude.find((entry) => names.has(entry));

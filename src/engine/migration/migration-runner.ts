@@ -55,7 +55,10 @@ export class MigrationRunner {
       try {
         return termsOf(agreement);
       } catch (error) {
-        this.deps.onProblem?.('the guarantee terms could not be read: the penalty at stake counts as none', { agreementId: agreement.id, error });
+        this.deps.onProblem?.('the guarantee terms could not be read: the penalty at stake counts as none', {
+          agreementId: agreement.id,
+          error,
+        });
         return [];
       }
     };
@@ -76,7 +79,10 @@ export class MigrationRunner {
           },
         });
       } catch (error) {
-        this.deps.onProblem?.('noting why a problematic job was not migrated failed', { agreementId: job.agreementId, error });
+        this.deps.onProblem?.('noting why a problematic job was not migrated failed', {
+          agreementId: job.agreementId,
+          error,
+        });
       }
     }
     this.deps.onReport?.(report);

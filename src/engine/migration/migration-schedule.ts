@@ -12,7 +12,10 @@ export type ProblemList = Array<{ id: string; reason: string }>;
 export interface ScheduleWhatIf {
   /** P now. */
   problematic(): ProblemList;
-  /** P on a copy of the schedule after `removed` left it (capacity freed, P re-planned); the schedule itself is not touched. */
+  /**
+   * P on a copy of the schedule after `removed` left it (capacity freed, P re-planned); the schedule itself is not
+   * touched.
+   */
   problematicWithout(removed: readonly string[]): ProblemList;
 }
 
@@ -44,11 +47,17 @@ export function copyOf(manager: PlanningManager): PlanningManager {
     for (const block of manager.mm.bookingsOf(owner)) copy.mm.book(owner, [block.node], block.start, block.end);
   }
   for (const job of manager.allJobs()) {
-    if (!copy.restore(cloned(job))) throw new Error(`the copy of the schedule could not take job ${job.spec.id} back at its place`);
+    if (!copy.restore(cloned(job)))
+      throw new Error(`the copy of the schedule could not take job ${job.spec.id} back at its place`);
   }
   return copy;
 }
 
 function cloned(job: PlannedJob): PlannedJob {
-  return { ...job, spec: { ...job.spec }, segments: job.segments.map((s) => ({ ...s, nodes: [...s.nodes], spare: [...s.spare] })), checkpoints: { ...job.checkpoints } };
+  return {
+    ...job,
+    spec: { ...job.spec },
+    segments: job.segments.map((s) => ({ ...s, nodes: [...s.nodes], spare: [...s.spare] })),
+    checkpoints: { ...job.checkpoints },
+  };
 }

@@ -29,12 +29,16 @@ export class RemoteStandby {
    * declined. `checkpointMB` is the job's checkpoint size, for the provider's limit on
    * checkpoints sent to the Grid.
    */
-  async reserve(request: ServiceRequest, options: { agreementId?: string; checkpointMB?: number } = {}): Promise<StandbyReservation> {
+  async reserve(
+    request: ServiceRequest,
+    options: { agreementId?: string; checkpointMB?: number } = {},
+  ): Promise<StandbyReservation> {
     const { peers, providers } = this.deps;
     const dropped: DroppedTarget[] = [];
     const offers: OfferSeen[] = [];
     const refuse = (reason: string): StandbyReservation => ({ held: false, reason, offers, dropped });
-    if (peers.policy.scope === 'None') return refuse('Full service needs standby capacity at a peer, and the provider\'s policy turns migration off');
+    if (peers.policy.scope === 'None')
+      return refuse("Full service needs standby capacity at a peer, and the provider's policy turns migration off");
     const allowed = customerScope(request.migrationPolicy, peers.policy.scope);
     if ('refusal' in allowed) return refuse(`Full service needs standby capacity at a peer, but ${allowed.refusal}`);
     const profile = compatibilityProfile(request, peers.local, true);
@@ -42,16 +46,27 @@ export class RemoteStandby {
       const reason =
         providerTargetRefusal({ checkpointMB: options.checkpointMB ?? 0 }, peer, peers.policy, peers.local) ??
         customerTargetRefusal(request.migrationPolicy, allowed.scope, peer, peers.local) ??
-        (receivesCheckpoints(peer) ? undefined : 'it cannot receive checkpoints (a ws-agreement peer without checkpointUrl)') ??
+        (receivesCheckpoints(peer)
+          ? undefined
+          : 'it cannot receive checkpoints (a ws-agreement peer without checkpointUrl)') ??
         profileMismatch(profile, peer.profile);
       if (reason) dropped.push({ peer: peer.name, step: 'standby', reason });
       return reason === undefined;
     });
-    if (targets.length === 0) return refuse(`no peer can hold standby capacity for it (${dropped.map((d) => `${d.peer}: ${d.reason}`).join('; ') || 'no peers configured'})`);
-    const name = `standby${options.agreementId ? ` for agreement ${options.agreementId}` : ''}${this.deps.providerName ? ` of ${this.deps.providerName}` : ''}`;
-    // The peer holds the capacity at Standard: its own checkpoints, but no remote standby of its own (that would chain reservations).
+    if (targets.length === 0)
+      return refuse(
+        `no peer can hold standby capacity for it ` +
+          `(${dropped.map((d) => `${d.peer}: ${d.reason}`).join('; ') || 'no peers configured'})`,
+      );
+    const name =
+      `standby${options.agreementId ? ` for agreement ${options.agreementId}` : ''}` +
+      `${this.deps.providerName ? ` of ${this.deps.providerName}` : ''}`;
+    // The peer holds the capacity at Standard: its own checkpoints, but no remote standby of its own (that would chain
+    // reservations).
     const standby: ServiceRequest = { ...request, requestKind: 'Binding', guaranteeLevel: 'Standard' };
-    const answers = await Promise.all(targets.map(async (peer) => ({ peer, answer: await providers.reserveStandby(peer, { request: standby, name }) })));
+    const answers = await Promise.all(
+      targets.map(async (peer) => ({ peer, answer: await providers.reserveStandby(peer, { request: standby, name }) })),
+    );
     const held: Array<{ peer: Peer; hold: StandbyHold }> = [];
     for (const { peer, answer } of answers) {
       if (answer.quoted) {
@@ -80,6 +95,7 @@ export class RemoteStandby {
 /** One line for logs and faults: where the standby is held and at what price. */
 export function describeStandby(reservation: StandbyReservation): string {
   return reservation.held
-    ? `standby held at ${reservation.peer.name} for ${formatCharge(reservation.hold.price)}${reservation.hold.expiresAt ? ` until ${reservation.hold.expiresAt.toISOString()}` : ''}`
+    ? `standby held at ${reservation.peer.name} for ${formatCharge(reservation.hold.price)}` +
+        `${reservation.hold.expiresAt ? ` until ${reservation.hold.expiresAt.toISOString()}` : ''}`
     : `no standby: ${reservation.reason}`;
 }

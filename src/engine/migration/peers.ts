@@ -28,7 +28,10 @@ export interface PeerProfile {
   operatingSystems: string[];
   /** As JSDL names them (x86_64, ...); compared without regard to case. */
   architectures: string[];
-  /** Checkpoint systems with their version, e.g. "BLCR 0.8.5": a checkpoint restarts only under the identical one (4.4.1.2). */
+  /**
+   * Checkpoint systems with their version, e.g. "BLCR 0.8.5": a checkpoint restarts only under the identical one
+   * (4.4.1.2).
+   */
   checkpointSystems: string[];
   /** Installed libraries and their versions. */
   libraries: PeerLibrary[];
@@ -41,10 +44,16 @@ export interface Peer {
   kind: PeerKind;
   /** Bandwidth to the peer for moving checkpoints (t_migr = size / bandwidth, 002 formula 3.5), MB/s. */
   bandwidthMBps: number;
-  /** The peer's administrative domain: a peer in ours is a target for MigrationScope AdministrativeDomain; any peer is one for Grid. */
+  /**
+   * The peer's administrative domain: a peer in ours is a target for MigrationScope AdministrativeDomain; any peer is
+   * one for Grid.
+   */
   domain?: string;
   profile: PeerProfile;
-  /** The peer's template to build offers from; by default the first served template that fits the job (window or deadline). */
+  /**
+   * The peer's template to build offers from; by default the first served template that fits the job (window or
+   * deadline).
+   */
   templateName?: string;
   /**
    * Where checkpoints are uploaded (HTTP PUT), `{agreementId}` standing for the peer's
@@ -92,7 +101,10 @@ export interface PeersConfig {
   peers: Peer[];
 }
 
-/** Whether a checkpoint can be sent to the peer: a wsag-server takes uploads; another WS-Agreement server only where checkpointUrl says. */
+/**
+ * Whether a checkpoint can be sent to the peer: a wsag-server takes uploads; another WS-Agreement server only where
+ * checkpointUrl says.
+ */
 export function receivesCheckpoints(peer: Peer): boolean {
   return peer.kind === 'wsag-server' || peer.checkpointUrl !== undefined;
 }
@@ -122,8 +134,16 @@ export function readPeersFile(file: string): PeersConfig {
 const topKeys = ['local', 'policy', 'peers'];
 const localKeys = ['domain', 'operatingSystem', 'architecture', 'checkpointSystem'];
 const policyKeys = [
-  'candidates', 'levels', 'scope', 'includeAgreements', 'excludeAgreements', 'includeTemplates', 'excludeTemplates',
-  'maxGridCheckpointMB', 'includePeers', 'excludePeers',
+  'candidates',
+  'levels',
+  'scope',
+  'includeAgreements',
+  'excludeAgreements',
+  'includeTemplates',
+  'excludeTemplates',
+  'maxGridCheckpointMB',
+  'includePeers',
+  'excludePeers',
 ];
 const peerKeys = ['name', 'factoryUrl', 'kind', 'bandwidthMBps', 'domain', 'profile', 'templateName', 'checkpointUrl'];
 const profileKeys = ['operatingSystems', 'architectures', 'checkpointSystems', 'libraries'];
@@ -132,7 +152,8 @@ const scopes: readonly MigrationScope[] = ['None', 'AdministrativeDomain', 'Grid
 /** Checks the parsed JSON of a peers file; `where` starts every message. */
 export function parsePeersFile(json: unknown, where: string): PeersConfig {
   const check = new Checker(where);
-  if (!isObject(json)) return check.fail('the top level must be an object with "peers" (and optionally "local" and "policy")');
+  if (!isObject(json))
+    return check.fail('the top level must be an object with "peers" (and optionally "local" and "policy")');
   check.knownKeys(json, topKeys, 'the file');
   const local = json.local === undefined ? {} : parseLocal(json.local, check);
   const policy = json.policy === undefined ? structuredClone(defaultMigrationPolicy) : parsePolicy(json.policy, check);
@@ -141,12 +162,20 @@ export function parsePeersFile(json: unknown, where: string): PeersConfig {
   const seen = new Map<string, number>();
   peers.forEach((peer, i) => {
     const earlier = seen.get(peer.name);
-    if (earlier !== undefined) check.fail(`peers[${i}].name "${peer.name}" is also the name of peers[${earlier}]: peer names must be unique`);
+    if (earlier !== undefined)
+      check.fail(`peers[${i}].name "${peer.name}" is also the name of peers[${earlier}]: peer names must be unique`);
     seen.set(peer.name, i);
   });
-  for (const [key, list] of [['includePeers', policy.includePeers], ['excludePeers', policy.excludePeers]] as const) {
+  for (const [key, list] of [
+    ['includePeers', policy.includePeers],
+    ['excludePeers', policy.excludePeers],
+  ] as const) {
     for (const name of list ?? []) {
-      if (!seen.has(name)) check.fail(`policy.${key} names "${name}", which is not a peer in "peers"; known: ${[...seen.keys()].join(', ') || 'none'}`);
+      if (!seen.has(name))
+        check.fail(
+          `policy.${key} names "${name}", which is not a peer in "peers"; known: ` +
+            `${[...seen.keys()].join(', ') || 'none'}`,
+        );
     }
   }
   return { local, policy, peers };
@@ -167,7 +196,8 @@ function parsePolicy(raw: unknown, check: Checker): ProviderMigrationPolicy {
   if (!isObject(raw)) return check.fail(`"policy" must be an object, got ${show(raw)}`);
   check.knownKeys(raw, policyKeys, 'policy');
   const policy: ProviderMigrationPolicy = structuredClone(defaultMigrationPolicy);
-  if (raw.candidates !== undefined) policy.candidates = check.oneOf(raw.candidates, ['problematic', 'all'] as const, 'policy.candidates');
+  if (raw.candidates !== undefined)
+    policy.candidates = check.oneOf(raw.candidates, ['problematic', 'all'] as const, 'policy.candidates');
   if (raw.scope !== undefined) policy.scope = check.oneOf(raw.scope, scopes, 'policy.scope');
   if (raw.levels !== undefined) {
     const levels = check.names(raw, 'levels', 'policy');
@@ -180,7 +210,8 @@ function parsePolicy(raw: unknown, check: Checker): ProviderMigrationPolicy {
   for (const key of ['excludeAgreements', 'excludeTemplates', 'excludePeers'] as const) {
     if (raw[key] !== undefined) policy[key] = check.names(raw, key, 'policy');
   }
-  if (raw.maxGridCheckpointMB !== undefined) policy.maxGridCheckpointMB = check.positive(raw.maxGridCheckpointMB, 'policy.maxGridCheckpointMB', 'MB');
+  if (raw.maxGridCheckpointMB !== undefined)
+    policy.maxGridCheckpointMB = check.positive(raw.maxGridCheckpointMB, 'policy.maxGridCheckpointMB', 'MB');
   return policy;
 }
 
@@ -188,10 +219,16 @@ function parsePeer(raw: unknown, name: string, check: Checker): Peer {
   if (!isObject(raw)) return check.fail(`${name} must be an object, got ${show(raw)}`);
   check.knownKeys(raw, peerKeys, name);
   const peerName = check.text(raw, 'name', name, true) as string;
-  const kind = raw.kind === undefined ? check.fail(`${name}.kind must be one of ${peerKinds.join(', ')}, got nothing`) : check.oneOf(raw.kind, peerKinds, `${name}.kind`);
+  const kind =
+    raw.kind === undefined
+      ? check.fail(`${name}.kind must be one of ${peerKinds.join(', ')}, got nothing`)
+      : check.oneOf(raw.kind, peerKinds, `${name}.kind`);
   const factoryUrl = check.url(raw.factoryUrl, `${name}.factoryUrl`).replace(/\/$/, '');
   if (kind === 'ws-agreement' && !/\/AgreementFactory$/.test(factoryUrl)) {
-    check.fail(`${name}.factoryUrl of a ws-agreement peer must be its AgreementFactory endpoint, ending in /AgreementFactory (the Negotiation ports are taken to be beside it), got ${show(raw.factoryUrl)}`);
+    check.fail(
+      `${name}.factoryUrl of a ws-agreement peer must be its AgreementFactory endpoint, ending in ` +
+        `/AgreementFactory (the Negotiation ports are taken to be beside it), got ${show(raw.factoryUrl)}`,
+    );
   }
   const peer: Peer = {
     name: peerName,
@@ -206,7 +243,10 @@ function parsePeer(raw: unknown, name: string, check: Checker): Peer {
   if (templateName !== undefined) peer.templateName = templateName;
   if (raw.checkpointUrl !== undefined) {
     const url = check.url(raw.checkpointUrl, `${name}.checkpointUrl`);
-    if (!url.includes('{agreementId}')) check.fail(`${name}.checkpointUrl must contain {agreementId} (replaced by the peer's agreement id), got ${show(url)}`);
+    if (!url.includes('{agreementId}'))
+      check.fail(
+        `${name}.checkpointUrl must contain {agreementId} (replaced by the peer's agreement id), got ${show(url)}`,
+      );
     peer.checkpointUrl = url;
   }
   return peer;
@@ -216,7 +256,8 @@ function parseProfile(raw: unknown, name: string, check: Checker): PeerProfile {
   if (!isObject(raw)) return check.fail(`${name} must be an object with ${profileKeys.join(', ')}, got ${show(raw)}`);
   check.knownKeys(raw, profileKeys, name);
   const libraries = raw.libraries === undefined ? [] : raw.libraries;
-  if (!Array.isArray(libraries)) return check.fail(`${name}.libraries must be a list of { "name", "version" }, got ${show(libraries)}`);
+  if (!Array.isArray(libraries))
+    return check.fail(`${name}.libraries must be a list of { "name", "version" }, got ${show(libraries)}`);
   return {
     operatingSystems: raw.operatingSystems === undefined ? [] : check.names(raw, 'operatingSystems', name),
     architectures: raw.architectures === undefined ? [] : check.names(raw, 'architectures', name),
@@ -225,7 +266,10 @@ function parseProfile(raw: unknown, name: string, check: Checker): PeerProfile {
       const at = `${name}.libraries[${i}]`;
       if (!isObject(lib)) return check.fail(`${at} must be an object { "name", "version" }, got ${show(lib)}`);
       check.knownKeys(lib, ['name', 'version'], at);
-      return { name: check.text(lib, 'name', at, true) as string, version: check.text(lib, 'version', at, true) as string };
+      return {
+        name: check.text(lib, 'name', at, true) as string,
+        version: check.text(lib, 'version', at, true) as string,
+      };
     }),
   };
 }
@@ -247,7 +291,8 @@ class Checker {
   text(object: Record<string, unknown>, key: string, name: string, required: boolean): string | undefined {
     const value = object[key];
     if (value === undefined && !required) return undefined;
-    if (typeof value !== 'string' || value.trim() === '') return this.fail(`${name}.${key} must be a non-empty string, got ${show(value)}`);
+    if (typeof value !== 'string' || value.trim() === '')
+      return this.fail(`${name}.${key} must be a non-empty string, got ${show(value)}`);
     return value.trim();
   }
 
@@ -260,17 +305,20 @@ class Checker {
   }
 
   oneOf<T extends string>(value: unknown, values: readonly T[], name: string): T {
-    if (typeof value !== 'string' || !(values as readonly string[]).includes(value)) return this.fail(`${name} must be one of ${values.join(', ')}, got ${show(value)}`);
+    if (typeof value !== 'string' || !(values as readonly string[]).includes(value))
+      return this.fail(`${name} must be one of ${values.join(', ')}, got ${show(value)}`);
     return value as T;
   }
 
   positive(value: unknown, name: string, unit: string): number {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) return this.fail(`${name} must be a positive number (${unit}), got ${show(value)}`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+      return this.fail(`${name} must be a positive number (${unit}), got ${show(value)}`);
     return value;
   }
 
   url(value: unknown, name: string): string {
-    if (typeof value !== 'string' || !/^https?:\/\/[^/]+/.test(value)) return this.fail(`${name} must be an http(s) URL, got ${show(value)}`);
+    if (typeof value !== 'string' || !/^https?:\/\/[^/]+/.test(value))
+      return this.fail(`${name} must be an http(s) URL, got ${show(value)}`);
     return value;
   }
 }

@@ -7,7 +7,10 @@ import type { Peer } from '../migration/peers.js';
 
 // peer providers (cross-border migration, Hovestadt 2006, sections 3.6 and 4.2.4)
 
-/** What is asked of a peer provider: terms it is to serve (src/client/peer-providers.ts writes them into an offer from the peer's template). */
+/**
+ * What is asked of a peer provider: terms it is to serve (src/client/peer-providers.ts writes them into an offer from
+ * the peer's template).
+ */
 export interface PeerRequest {
   /**
    * For a migrated job: the work left after its last checkpoint, starting no earlier than

@@ -1,46 +1,38 @@
 import type { Agreement } from '../../domain/agreement.js';
 import { mayActOn, type Caller } from '../../domain/identity.js';
 import {
-  InvalidStateTransition, InvalidTerms, NegotiationClosed, NotAuthorized, OfferExpired,
-  TooManyRounds, UnknownResource,
+  InvalidStateTransition,
+  InvalidTerms,
+  NotAuthorized,
+  OfferExpired,
+  UnknownResource,
 } from '../../domain/errors.js';
 import {
-  findOffer, firstHoldExpiry, holdKey, liveHolds, negotiationIdOf, nextOfferId, snapshotOf, type Negotiation, type NegotiationOfferRecord, type OfferState,
+  findOffer,
+  firstHoldExpiry,
+  holdKey,
+  liveHolds,
+  negotiationIdOf,
+  nextOfferId,
+  snapshotOf,
+  type Negotiation,
+  type NegotiationOfferRecord,
+  type OfferState,
 } from '../../domain/negotiation.js';
-import { negotiationStep, type CounteredOffer, type NegotiationMessage } from '../../domain/negotiation-state-machine.js';
-import { feeCharged } from '../../domain/pricing.js';
-import { offerHoldId, type Charging } from '../accounting/charging.js';
+import {
+  negotiationStep,
+  type CounteredOffer,
+  type NegotiationMessage,
+} from '../../domain/negotiation-state-machine.js';
+import { offerHoldId } from '../accounting/charging.js';
 import { VoUsage } from '../accounting/vo-usage.js';
 import { addSeconds, isoTime } from '../../domain/time.js';
-import { actorOf, negotiationNotes, systemActor } from '../audit/audit-notes.js';
-import type { FairUse } from '../fair-use/fair-use.js';
-import { KeyedLock } from '../keyed-lock.js';
-import type { PlanningService } from '../planning/planning-service.js';
-import { ResponderOffers } from './responder-offers.js';
-import type {
-  AgreementRepository, Clock, IdSource, NegotiationDocumentWriter, NegotiationFilter, NegotiationRepository,
-  NegotiationRequest, ReceivedNegotiationOffer, ReceivedOffer, TemplateCatalog,
-} from '../ports.js';
+import { actorOf, negotiationNotes } from '../audit/audit-notes.js';
+import type { NegotiationFilter, NegotiationRequest, ReceivedNegotiationOffer, ReceivedOffer } from '../ports.js';
 
 export type { NegotiationSettings } from './responder-offers.js';
-import type { NegotiationSettings } from './responder-offers.js';
-
-export interface NegotiationServiceDeps {
-  negotiations: NegotiationRepository;
-  agreements: AgreementRepository;
-  templates: TemplateCatalog;
-  documents: NegotiationDocumentWriter;
-  plan: PlanningService;
-  clock: Clock;
-  ids: IdSource;
-  settings: NegotiationSettings;
-  /** Holds of funds on the sla:ChargeAccount of offers that hold capacity; absent: nothing is charged. */
-  charging?: Pick<Charging, 'hold' | 'budget'>;
-  /** VO usage SLAs: a hold is capacity booked for its VO. */
-  shares?: Pick<VoUsage, 'check' | 'own' | 'forget'>;
-  /** Fair use: open negotiations and held capacity per party. */
-  fairUse?: Pick<FairUse, 'check' | 'own' | 'forget' | 'checkNegotiations'>;
-}
+import { NegotiationBook } from './negotiation-book.js';
+export type { NegotiationServiceDeps } from './negotiation-book.js';
 
 /** An Acceptable offer being accepted, handed to the agreement factory while the negotiation is locked. */
 export interface CommittedOffer {
@@ -61,41 +53,47 @@ const messageFor: Record<OfferState, NegotiationMessage> = {
  * Rejected one saying why; holds end when confirmed, rejected, terminated or expired.
  * Every change is durable before the answer; one request per negotiation at a time.
  */
-export class NegotiationService {
-  private readonly lock = new KeyedLock();
-  private readonly answers: ResponderOffers;
-
-  constructor(private readonly deps: NegotiationServiceDeps) {
-    this.answers = new ResponderOffers(deps);
-  }
-
+export class NegotiationService extends NegotiationBook {
   async initiate(request: NegotiationRequest, caller: Caller): Promise<Negotiation> {
     const now = this.deps.clock.now();
     if (request.agreementResponder !== 'NegotiationResponder') {
-      throw new InvalidTerms('wsag-neg:AgreementResponder must be NegotiationResponder: this server is the agreement responder of what it negotiates');
+      throw new InvalidTerms(
+        'wsag-neg:AgreementResponder must be NegotiationResponder: this server is the agreement responder of ' +
+          'what it negotiates',
+      );
     }
     if (request.type === 'Renegotiation') {
       const agreement = await this.deps.agreements.get(request.agreementId ?? '');
-      if (!agreement) throw new UnknownResource(`Renegotiation names agreement "${request.agreementId}", which does not exist`);
+      if (!agreement)
+        throw new UnknownResource(`Renegotiation names agreement "${request.agreementId}", which does not exist`);
       if (!mayActOn(caller, agreement)) throw new NotAuthorized(`agreement "${agreement.id}" belongs to another party`);
       if (agreement.state !== 'Observed') {
-        throw new InvalidStateTransition(`only an Observed agreement can be renegotiated; agreement "${agreement.id}" is ${agreement.state}`);
+        throw new InvalidStateTransition(
+          `only an Observed agreement can be renegotiated; agreement "${agreement.id}" is ${agreement.state}`,
+        );
       }
     }
     if (request.expirationTime && request.expirationTime <= now) {
       throw new InvalidTerms(`wsag-neg:ExpirationTime ${isoTime(request.expirationTime)} is not in the future`);
     }
-    if (this.deps.fairUse) await this.deps.fairUse.checkNegotiations(caller, now, this.deps.settings.maxSeconds, this.deps.negotiations);
+    if (this.deps.fairUse)
+      await this.deps.fairUse.checkNegotiations(caller, now, this.deps.settings.maxSeconds, this.deps.negotiations);
     const limit = addSeconds(now, this.deps.settings.maxSeconds);
     const expiresAt = request.expirationTime && request.expirationTime < limit ? request.expirationTime : limit;
     const negotiation: Negotiation = {
       id: this.deps.ids.next(),
       initiator: caller.identity,
       type: request.type,
-      ...(request.agreementId !== undefined && request.type === 'Renegotiation' ? { agreementId: request.agreementId } : {}),
+      ...(request.agreementId !== undefined && request.type === 'Renegotiation'
+        ? { agreementId: request.agreementId }
+        : {}),
       state: 'Open',
       rounds: 0,
-      context: this.deps.documents.completeContext(request, { initiator: caller.identity, responder: this.deps.settings.providerName, expiresAt }),
+      context: this.deps.documents.completeContext(request, {
+        initiator: caller.identity,
+        responder: this.deps.settings.providerName,
+        expiresAt,
+      }),
       offers: [],
       createdAt: now,
       updatedAt: now,
@@ -115,7 +113,10 @@ export class NegotiationService {
   }
 
   /** The caller's negotiations (an operator's: everyone's), a page of them when `page` says so. */
-  async list(caller: Caller, page: Omit<NegotiationFilter, 'initiator' | 'withLiveHolds'> = {}): Promise<Negotiation[]> {
+  async list(
+    caller: Caller,
+    page: Omit<NegotiationFilter, 'initiator' | 'withLiveHolds'> = {},
+  ): Promise<Negotiation[]> {
     return this.deps.negotiations.list(caller.isAdmin ? page : { ...page, initiator: caller.identity });
   }
 
@@ -129,7 +130,11 @@ export class NegotiationService {
     }
   }
 
-  private async round(id: string, offers: ReceivedNegotiationOffer[], caller: Caller): Promise<NegotiationOfferRecord[]> {
+  protected async round(
+    id: string,
+    offers: ReceivedNegotiationOffer[],
+    caller: Caller,
+  ): Promise<NegotiationOfferRecord[]> {
     return this.lock.run(id, async () => {
       const { negotiation, before, now } = await this.openForOffers(id, caller);
       negotiation.rounds++;
@@ -144,11 +149,16 @@ export class NegotiationService {
               answers.push(...this.answers.advise(negotiation, incoming, record, now));
               break;
             case 'DecideAndHold': {
-              // What the offer's charge account can still cover: beyond it the answer is a counter-offer the budget buys.
+              // What the offer's charge account can still cover: beyond it the answer is a counter-offer the budget
+              // buys.
               const budget = await this.deps.charging?.budget(incoming.offer.request, caller);
-              const answered = this.answers.decide(negotiation, incoming, record, now, { caller, ...(budget ? { budget } : {}) });
+              const answered = this.answers.decide(negotiation, incoming, record, now, {
+                caller,
+                ...(budget ? { budget } : {}),
+              });
               for (const answer of answered) if (answer.hold) booked.push(holdKey(answer.offerId));
-              // Capacity held is paid for: its quoted price is held on the charge account (refused when it cannot cover it).
+              // Capacity held is paid for: its quoted price is held on the charge account (refused when it cannot cover
+              // it).
               for (const answer of answered) {
                 if (!answer.hold) continue;
                 this.deps.shares?.own(holdKey(answer.offerId), VoUsage.ownerOf(answer.request, negotiation.initiator));
@@ -156,7 +166,13 @@ export class NegotiationService {
               }
               for (const answer of answered) {
                 if (!answer.hold || !this.deps.charging || !answer.price) continue;
-                const release = await this.deps.charging.hold(offerHoldId(negotiation.id, answer.offerId), answer.request, answer.price, caller, `offer ${answer.offerId} of negotiation ${negotiation.id}`);
+                const release = await this.deps.charging.hold(
+                  offerHoldId(negotiation.id, answer.offerId),
+                  answer.request,
+                  answer.price,
+                  caller,
+                  `offer ${answer.offerId} of negotiation ${negotiation.id}`,
+                );
                 if (release) funds.push(release);
               }
               answers.push(...answered);
@@ -184,8 +200,14 @@ export class NegotiationService {
     });
   }
 
-  /** Inside the negotiation's lock, before its offers: loaded (with a copy to save against), expired holds ended, its limits checked. */
-  private async openForOffers(id: string, caller: Caller): Promise<{ negotiation: Negotiation; before: Negotiation; now: Date }> {
+  /**
+   * Inside the negotiation's lock, before its offers: loaded (with a copy to save against), expired holds ended, its
+   * limits checked.
+   */
+  protected async openForOffers(
+    id: string,
+    caller: Caller,
+  ): Promise<{ negotiation: Negotiation; before: Negotiation; now: Date }> {
     const negotiation = await this.load(id, caller);
     const before = snapshotOf(negotiation);
     const now = this.deps.clock.now();
@@ -211,7 +233,9 @@ export class NegotiationService {
       const before = snapshotOf(negotiation);
       const now = this.deps.clock.now();
       this.expireHolds(negotiation, now);
-      const { next } = negotiationStep(negotiation.state, 'Terminate', 'None', { closedBecause: negotiation.closedBecause });
+      const { next } = negotiationStep(negotiation.state, 'Terminate', 'None', {
+        closedBecause: negotiation.closedBecause,
+      });
       for (const offer of liveHolds(negotiation)) this.endHold(negotiation, offer.offerId, 'Released', now);
       negotiation.state = next;
       negotiation.updatedAt = now;
@@ -233,7 +257,11 @@ export class NegotiationService {
   ): Promise<Agreement> {
     const id = ref.negotiationId ?? negotiationIdOf(ref.offerId);
     return this.lock.run(id, async () => {
-      const negotiation = await this.load(id, caller, `the accepted offer "${ref.offerId}" belongs to no negotiation "${id}"`);
+      const negotiation = await this.load(
+        id,
+        caller,
+        `the accepted offer "${ref.offerId}" belongs to no negotiation "${id}"`,
+      );
       const now = this.deps.clock.now();
       await this.expireAndSave(negotiation, now);
       const before = snapshotOf(negotiation);
@@ -241,7 +269,10 @@ export class NegotiationService {
       if (!offer) throw new UnknownResource(`negotiation "${id}" has no offer "${ref.offerId}"`);
       const countered = this.classify(negotiation, offer.offerId, now);
       if (countered === 'ResponderAcceptableExpired') throw expiredOffer(offer);
-      negotiationStep(negotiation.state, 'AcceptOffer', countered, { offerId: offer.offerId, closedBecause: negotiation.closedBecause });
+      negotiationStep(negotiation.state, 'AcceptOffer', countered, {
+        offerId: offer.offerId,
+        closedBecause: negotiation.closedBecause,
+      });
       assertSameTerms(offer, accepting);
       const { agreement, durable } = await create({ negotiation, offer });
       if (offer.hold) offer.hold = { ...offer.hold, state: 'Confirmed', endedAt: now };
@@ -273,88 +304,25 @@ export class NegotiationService {
     return expired;
   }
 
-  /**
-   * Start-up: every hold still Held is either confirmed (an agreement records it as its
-   * origin: the crash came between the two writes), expired (fee charged), or booked again.
-   */
-  async restore(): Promise<{ held: number; expired: number; confirmed: number; lost?: number }> {
-    const now = this.deps.clock.now();
-    const withHolds = await this.deps.negotiations.list({ withLiveHolds: true });
-    // Only an agreement made after a negotiation began can have confirmed one of its holds: read those, not every agreement ever made.
-    const origins = new Map<string, string>();
-    const earliest = withHolds[0]?.createdAt;
-    if (earliest) {
-      for (const agreement of await this.deps.agreements.list({ after: { createdAt: new Date(earliest.getTime() - 1), id: '' } })) {
-        if (agreement.origin) origins.set(agreement.origin.offerId, agreement.id);
-      }
-    }
-    const counts = { held: 0, expired: 0, confirmed: 0, lost: 0 };
-    for (const negotiation of withHolds) {
-      const before = snapshotOf(negotiation);
-      let changed = false;
-      for (const offer of liveHolds(negotiation)) {
-        const hold = offer.hold as NonNullable<typeof offer.hold>;
-        const agreementId = origins.get(offer.offerId);
-        if (agreementId) {
-          offer.hold = { ...hold, state: 'Confirmed', endedAt: now };
-          negotiation.state = 'Concluded';
-          negotiation.agreementCreated = agreementId;
-          counts.confirmed++;
-          changed = true;
-        } else if (hold.expiresAt <= now) {
-          this.endHold(negotiation, offer.offerId, 'Expired', now);
-          counts.expired++;
-          changed = true;
-        } else {
-          const outcome = this.deps.plan.restore(holdKey(offer.offerId), offer.request, hold.allocation, offer.createdAt, now, negotiation.agreementId);
-          if (outcome.restored === 'lost') {
-            // Its capacity is gone (the cluster changed): released, and charged nothing.
-            offer.hold = { ...hold, state: 'Released', charged: { amount: 0, currency: hold.fee.currency }, endedAt: now };
-            counts.lost++;
-            changed = true;
-          } else {
-            counts.held++;
-          }
-        }
-      }
-      if (changed) {
-        negotiation.updatedAt = now;
-        await this.save(before, negotiation, systemActor);
-      }
-    }
-    const { lost, ...rest } = counts;
-    return lost > 0 ? counts : rest;
-  }
-
-  /**
-   * Stores the plan's current allocation of a hold the scheduler moved (the persister of
-   * PlanningService.settle); a hold that is no longer Held is left as it is.
-   */
-  async recordHoldAllocation(offerId: string): Promise<void> {
-    const id = negotiationIdOf(offerId);
-    await this.lock.run(id, async () => {
-      const negotiation = await this.deps.negotiations.get(id);
-      const offer = negotiation && findOffer(negotiation, offerId);
-      const hold = offer?.hold;
-      if (!negotiation || !offer || !hold || hold.state !== 'Held') return;
-      const allocation = this.deps.plan.allocationOf(holdKey(offerId), hold.allocation);
-      if (!allocation || JSON.stringify(allocation) === JSON.stringify(hold.allocation)) return;
-      const before = snapshotOf(negotiation);
-      offer.hold = { ...hold, allocation };
-      negotiation.updatedAt = this.deps.clock.now();
-      await this.save(before, negotiation, systemActor);
-    });
-  }
-
   // --- steps of a round -------------------------------------------------------------
 
   /** Checks one incoming offer against the protocol table and records it. */
-  private receive(negotiation: Negotiation, incoming: ReceivedNegotiationOffer, via: 'negotiate' | 'advertise', now: Date) {
+  protected receive(
+    negotiation: Negotiation,
+    incoming: ReceivedNegotiationOffer,
+    via: 'negotiate' | 'advertise',
+    now: Date,
+  ) {
     if (incoming.creator !== 'NegotiationInitiator') {
-      throw new InvalidTerms(`wsag-neg:Creator of offer "${incoming.offerId ?? '(no OfferId)'}" must be NegotiationInitiator: the server writes its own counter-offers`);
+      throw new InvalidTerms(
+        `wsag-neg:Creator of offer "${incoming.offerId ?? '(no OfferId)'}" must be NegotiationInitiator: the ` +
+          `server writes its own counter-offers`,
+      );
     }
     if (incoming.offerId !== undefined && findOffer(negotiation, incoming.offerId)) {
-      throw new InvalidTerms(`OfferId "${incoming.offerId}" is already used in this negotiation; every offer needs a new OfferId`);
+      throw new InvalidTerms(
+        `OfferId "${incoming.offerId}" is already used in this negotiation; every offer needs a new OfferId`,
+      );
     }
     const countered = this.classify(negotiation, incoming.counterOfferTo, now);
     const message = via === 'advertise' ? 'Advertise' : messageFor[incoming.state];
@@ -380,96 +348,35 @@ export class NegotiationService {
     return { step: effect, record };
   }
 
-  private classify(negotiation: Negotiation, counterOfferTo: string, now: Date): CounteredOffer {
+  protected classify(negotiation: Negotiation, counterOfferTo: string, now: Date): CounteredOffer {
     const offer = findOffer(negotiation, counterOfferTo);
     if (offer) {
       if (offer.creator === 'NegotiationInitiator') return 'InitiatorOffer';
       if (offer.state === 'Rejected') return 'ResponderRejected';
       if (offer.state !== 'Acceptable') return 'ResponderAdvisory';
       if (offer.hold?.state === 'Released') return 'ResponderAcceptableWithdrawn';
-      if (offer.hold?.state === 'Expired' || (offer.expirationTime && offer.expirationTime <= now)) return 'ResponderAcceptableExpired';
+      if (offer.hold?.state === 'Expired' || (offer.expirationTime && offer.expirationTime <= now))
+        return 'ResponderAcceptableExpired';
       return 'ResponderAcceptable';
     }
     if (negotiation.type === 'Renegotiation' && counterOfferTo === negotiation.agreementId) return 'Template';
     if (this.deps.templates.find({ id: counterOfferTo })) return 'Template';
     throw new UnknownResource(
-      `CounterOfferTo "${counterOfferTo}" names no offer of negotiation "${negotiation.id}" and no template: a first offer counters a TemplateId` +
-        (negotiation.type === 'Renegotiation' ? ' or the renegotiated agreement\'s id' : ''),
+      `CounterOfferTo "${counterOfferTo}" names no offer of negotiation "${negotiation.id}" and no template: ` +
+        `a first offer counters a TemplateId` +
+        (negotiation.type === 'Renegotiation' ? " or the renegotiated agreement's id" : ''),
     );
   }
 
   // --- holds and limits ---------------------------------------------------------------
-
-  private endHold(negotiation: Negotiation, offerId: string, state: 'Released' | 'Expired', now: Date): void {
-    const offer = findOffer(negotiation, offerId);
-    const hold = offer?.hold;
-    if (!offer || !hold || hold.state !== 'Held') return;
-    const charged = state === 'Expired' ? hold.fee : feeCharged(hold.fee, offer.createdAt, hold.expiresAt, now);
-    offer.hold = { ...hold, state, charged, endedAt: now };
-    this.deps.plan.release(holdKey(offerId));
-  }
-
-  /** Releases holds whose time is up; returns how many. */
-  private expireHolds(negotiation: Negotiation, now: Date): number {
-    let expired = 0;
-    for (const offer of liveHolds(negotiation)) {
-      if ((offer.hold as NonNullable<typeof offer.hold>).expiresAt <= now) {
-        this.endHold(negotiation, offer.offerId, 'Expired', now);
-        expired++;
-      }
-    }
-    return expired;
-  }
-
-  private async expireAndSave(negotiation: Negotiation, now: Date): Promise<number> {
-    const before = snapshotOf(negotiation);
-    const expired = this.expireHolds(negotiation, now);
-    if (expired > 0) {
-      negotiation.updatedAt = now;
-      await this.save(before, negotiation, systemActor);
-    }
-    return expired;
-  }
-
-  /** Stores the negotiation with the audit notes of what changed since `before` (as stored). */
-  private save(before: Negotiation, negotiation: Negotiation, by: Caller | typeof systemActor): Promise<void> {
-    const actor = by === systemActor ? systemActor : actorOf(by);
-    return this.deps.negotiations.update(negotiation, negotiationNotes(before, negotiation, actor));
-  }
-
-  /** Site limits (Hovestadt 2006, section 2.3): past the duration or the rounds, the negotiation closes with a fault. */
-  private async enforceLimits(negotiation: Negotiation, before: Negotiation, now: Date, caller: Caller): Promise<void> {
-    if (negotiation.state !== 'Open') return;
-    const { maxRounds } = this.deps.settings;
-    let fault: Error | undefined;
-    if (now >= negotiation.expiresAt) {
-      negotiation.closedBecause = `it reached its end time ${isoTime(negotiation.expiresAt)}`;
-      fault = new NegotiationClosed(`the negotiation is closed: ${negotiation.closedBecause}; Acceptable offers can still be accepted until they expire`);
-    } else if (negotiation.rounds >= maxRounds) {
-      negotiation.closedBecause = `it used the site's maximum of ${maxRounds} rounds`;
-      fault = new TooManyRounds(`the negotiation is closed: ${negotiation.closedBecause}; Acceptable offers can still be accepted until they expire`);
-    }
-    if (!fault) return;
-    negotiation.state = 'Closed';
-    negotiation.updatedAt = now;
-    await this.save(before, negotiation, caller);
-    throw fault;
-  }
-
-  private async load(id: string, caller: Caller, missing = `no negotiation with id "${id}"`): Promise<Negotiation> {
-    const negotiation = await this.deps.negotiations.get(id);
-    if (!negotiation) throw new UnknownResource(missing);
-    if (!mayActOn(caller, negotiation)) throw new NotAuthorized(`negotiation "${id}" belongs to another party`);
-    return negotiation;
-  }
 }
-
-
 
 function expiredOffer(offer: NegotiationOfferRecord): OfferExpired {
   const hold = offer.hold;
   const at = offer.expirationTime ? ` at ${isoTime(offer.expirationTime)}` : '';
-  const fee = hold?.charged ? ` and the preparatory fee of ${hold.charged.amount.toFixed(2)} ${hold.charged.currency} was charged` : '';
+  const fee = hold?.charged
+    ? ` and the preparatory fee of ${hold.charged.amount.toFixed(2)} ${hold.charged.currency} was charged`
+    : '';
   return new OfferExpired(`offer "${offer.offerId}" expired${at}: its hold was released${fee}; negotiate a new offer`);
 }
 
@@ -477,7 +384,10 @@ function expiredOffer(offer: NegotiationOfferRecord): OfferExpired {
 function assertSameTerms(committed: NegotiationOfferRecord, accepting: ReceivedOffer): void {
   const alternatives = accepting.alternatives();
   if (alternatives.length !== 1) {
-    throw new InvalidTerms(`an accepting offer carries the terms of offer "${committed.offerId}" without alternatives; it has ${alternatives.length}`);
+    throw new InvalidTerms(
+      `an accepting offer carries the terms of offer "${committed.offerId}" without alternatives; it has ` +
+        `${alternatives.length}`,
+    );
   }
   const theirs = comparable(alternatives[0]?.request ?? accepting.request);
   const ours = comparable(committed.request);
@@ -487,7 +397,10 @@ function assertSameTerms(committed: NegotiationOfferRecord, accepting: ReceivedO
   if (differing.length > 0) {
     const show = (v: unknown) => (v === undefined ? 'absent' : JSON.stringify(v));
     const detail = differing.map((key) => `${key}: offered ${show(ours[key])}, sent ${show(theirs[key])}`).join('; ');
-    throw new InvalidTerms(`the terms differ from the Acceptable offer "${committed.offerId}" (${detail}): accept it with its terms unchanged`);
+    throw new InvalidTerms(
+      `the terms differ from the Acceptable offer "${committed.offerId}" (${detail}): accept it with its ` +
+        `terms unchanged`,
+    );
   }
 }
 

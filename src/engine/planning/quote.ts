@@ -13,12 +13,23 @@ import type { PlanningService } from './planning-service.js';
  * renegotiation replaces). Best-effort and background work takes no time promise and is
  * not priced by the load: it pays its bid (sla:Bid) per node-hour, or the list price.
  */
-export function quote(plan: Pick<PlanningService, 'load'>, prices: PriceList, request: ServiceRequest, slot: Allocation | undefined, excluding: readonly string[] = []): Quote {
+export function quote(
+  plan: Pick<PlanningService, 'load'>,
+  prices: PriceList,
+  request: ServiceRequest,
+  slot: Allocation | undefined,
+  excluding: readonly string[] = [],
+): Quote {
   const kind = jobKindOf(request);
   const listRate = prices.nodeHour * levelFactor[request.guaranteeLevel];
-  const factor = kind === 'BestEffort' || kind === 'Background'
-    ? request.bid !== undefined && listRate > 0 ? request.bid / listRate : 1
-    : !slot || !prices.curve ? 1 : demandFactor(prices.curve, plan.load((slot.promised ?? slot).start, (slot.promised ?? slot).end, excluding));
+  const factor =
+    kind === 'BestEffort' || kind === 'Background'
+      ? request.bid !== undefined && listRate > 0
+        ? request.bid / listRate
+        : 1
+      : !slot || !prices.curve
+        ? 1
+        : demandFactor(prices.curve, plan.load((slot.promised ?? slot).start, (slot.promised ?? slot).end, excluding));
   return { price: regularPrice(request, slot, prices, factor), factor };
 }
 

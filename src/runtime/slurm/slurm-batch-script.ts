@@ -49,7 +49,8 @@ export function batchScript(s: BatchScript): string {
     `export PATH=${quote(defaultPath)}`,
     ...app.environment.map(({ name, value }) => `export ${name}=${quote(value)}`),
     ...Object.entries(s.environment).map(([name, value]) => `export ${name}=${quote(value)}`),
-    `cd ${quote(workingDirectory)} || { echo "wsag: cannot enter the working directory ${escapeDouble(workingDirectory)}" >&2; echo 111 >${quote(exitFile)}"$SLURM_JOB_ID"; exit 111; }`,
+    `cd ${quote(workingDirectory)} || { echo "wsag: cannot enter the working directory ` +
+      `${escapeDouble(workingDirectory)}" >&2; echo 111 >${quote(exitFile)}"$SLURM_JOB_ID"; exit 111; }`,
     `${[app.executable, ...app.arguments].map(quote).join(' ')}${redirects} &`,
     'child=$!',
     `trap 'kill -${signal} "$child" 2>/dev/null' ${signal}`,

@@ -8,8 +8,15 @@ import { execFile } from 'node:child_process';
  * matters. A tool that fails is a SlurmCommandFailed naming the command and Slurm's words.
  */
 export class SlurmCommandFailed extends Error {
-  constructor(readonly command: string, readonly stderr: string, readonly exitCode: number | null) {
-    super(`${command} failed${exitCode === null ? '' : ` (exit ${exitCode})`}: ${stderr.trim().split('\n').slice(-3).join(' ') || 'no message'}`);
+  constructor(
+    readonly command: string,
+    readonly stderr: string,
+    readonly exitCode: number | null,
+  ) {
+    super(
+      `${command} failed${exitCode === null ? '' : ` (exit ${exitCode})`}: ` +
+        `${stderr.trim().split('\n').slice(-3).join(' ') || 'no message'}`,
+    );
     this.name = 'SlurmCommandFailed';
   }
 }
@@ -30,13 +37,29 @@ export class SlurmCli {
   run(tool: string, args: readonly string[]): Promise<string> {
     const file = this.options.binDir ? `${this.options.binDir}/${tool}` : tool;
     // Times go to and come from Slurm in UTC (slurm-reservations.ts writes them so).
-    const env = { ...process.env, TZ: 'UTC', ...(this.options.slurmConf ? { SLURM_CONF: this.options.slurmConf } : {}) };
+    const env = {
+      ...process.env,
+      TZ: 'UTC',
+      ...(this.options.slurmConf ? { SLURM_CONF: this.options.slurmConf } : {}),
+    };
     return new Promise((resolve, reject) => {
-      execFile(file, [...args], { env, timeout: this.options.timeoutMs ?? 30_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-        // Some tools (scontrol) print their refusal on standard output.
-        if (error) reject(new SlurmCommandFailed(`${tool} ${args.join(' ')}`, stderr.trim() || stdout.trim() || error.message, typeof error.code === 'number' ? error.code : null));
-        else resolve(stdout);
-      });
+      execFile(
+        file,
+        [...args],
+        { env, timeout: this.options.timeoutMs ?? 30_000, maxBuffer: 64 * 1024 * 1024 },
+        (error, stdout, stderr) => {
+          // Some tools (scontrol) print their refusal on standard output.
+          if (error)
+            reject(
+              new SlurmCommandFailed(
+                `${tool} ${args.join(' ')}`,
+                stderr.trim() || stdout.trim() || error.message,
+                typeof error.code === 'number' ? error.code : null,
+              ),
+            );
+          else resolve(stdout);
+        },
+      );
     });
   }
 
@@ -46,12 +69,19 @@ export class SlurmCli {
     try {
       return JSON.parse(out) as T;
     } catch {
-      throw new SlurmCommandFailed(`${tool} ${args.join(' ')} --json`, `answered something that is not JSON: ${out.slice(0, 200)}`, 0);
+      throw new SlurmCommandFailed(
+        `${tool} ${args.join(' ')} --json`,
+        `answered something that is not JSON: ${out.slice(0, 200)}`,
+        0,
+      );
     }
   }
 }
 
-/** `key=value key=value` as `scontrol show ... -o` prints one record per line (values may hold spaces only in the last field). */
+/**
+ * `key=value key=value` as `scontrol show ... -o` prints one record per line (values may hold spaces only in the last
+ * field).
+ */
 export function scontrolRecords(text: string): Array<Record<string, string>> {
   return text
     .split('\n')

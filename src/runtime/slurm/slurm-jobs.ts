@@ -29,10 +29,23 @@ export function slurmJobName(jobId: string): string {
 
 /** The job may still run (or is being set up or torn down). */
 export function isActive(state: string): boolean {
-  return ['PENDING', 'CONFIGURING', 'RUNNING', 'COMPLETING', 'SUSPENDED', 'REQUEUED', 'RESIZING', 'SIGNALING', 'STAGE_OUT'].includes(state);
+  return [
+    'PENDING',
+    'CONFIGURING',
+    'RUNNING',
+    'COMPLETING',
+    'SUSPENDED',
+    'REQUEUED',
+    'RESIZING',
+    'SIGNALING',
+    'STAGE_OUT',
+  ].includes(state);
 }
 
-export type JobOutcome = { kind: 'active' } | { kind: 'finished' } | { kind: 'failed'; reason: string; nodeFailure: boolean };
+export type JobOutcome =
+  | { kind: 'active' }
+  | { kind: 'finished' }
+  | { kind: 'failed'; reason: string; nodeFailure: boolean };
 
 /** What Slurm's state of a job says happened to it. */
 export function outcomeOf(job: Pick<SlurmJob, 'id' | 'state' | 'reason' | 'exitStatus'>): JobOutcome {
@@ -48,9 +61,13 @@ export function outcomeOf(job: Pick<SlurmJob, 'id' | 'state' | 'reason' | 'exitS
     OUT_OF_MEMORY: 'it ran out of memory',
     PREEMPTED: 'it was preempted in Slurm',
     BOOT_FAIL: 'its nodes failed to boot',
-    DEADLINE: 'Slurm\'s own deadline passed',
+    DEADLINE: "Slurm's own deadline passed",
   };
-  return { kind: 'failed', reason: `Slurm job ${job.id} ended ${job.state}: ${why[job.state] ?? job.reason}`, nodeFailure: job.state === 'NODE_FAIL' || job.state === 'BOOT_FAIL' };
+  return {
+    kind: 'failed',
+    reason: `Slurm job ${job.id} ended ${job.state}: ${why[job.state] ?? job.reason}`,
+    nodeFailure: job.state === 'NODE_FAIL' || job.state === 'BOOT_FAIL',
+  };
 }
 
 interface SqueueJob {

@@ -32,9 +32,11 @@ export class SlurmMonitor {
   ) {}
 
   tick(): Promise<void> {
-    this.running ??= this.poll().catch(this.onError).finally(() => {
-      this.running = undefined;
-    });
+    this.running ??= this.poll()
+      .catch(this.onError)
+      .finally(() => {
+        this.running = undefined;
+      });
     return this.running;
   }
 
@@ -48,7 +50,11 @@ export class SlurmMonitor {
       const unavailable = isUnavailable(node);
       if (unavailable && !this.down.has(node.name)) {
         this.down.add(node.name);
-        await this.nodes.down(node.name, `Slurm reports it ${[node.state, ...(node.state_flags ?? [])].join('+')}${node.reason ? `: ${node.reason}` : ''}`);
+        await this.nodes.down(
+          node.name,
+          `Slurm reports it ${[node.state, ...(node.state_flags ?? [])].join('+')}` +
+            `${node.reason ? `: ${node.reason}` : ''}`,
+        );
       } else if (!unavailable && this.down.has(node.name)) {
         this.down.delete(node.name);
         await this.nodes.up(node.name);
@@ -61,7 +67,14 @@ export class SlurmMonitor {
     for (const job of jobs) {
       const outcome = outcomeOf(job);
       const node = job.nodes.find((n) => !this.down.has(n));
-      if (outcome.kind !== 'failed' || !outcome.nodeFailure || !rm.tracks(job.id) || node === undefined || job.nodes.some((n) => this.down.has(n))) continue;
+      if (
+        outcome.kind !== 'failed' ||
+        !outcome.nodeFailure ||
+        !rm.tracks(job.id) ||
+        node === undefined ||
+        job.nodes.some((n) => this.down.has(n))
+      )
+        continue;
       this.down.add(node);
       await this.nodes.down(node, outcome.reason);
     }

@@ -27,7 +27,10 @@ export interface SlurmNode {
 }
 
 export function clusterNodeOf(node: SlurmNode): ClusterNode {
-  const features = (node.features ?? '').split(',').map((f) => f.trim()).filter((f) => f !== '');
+  const features = (node.features ?? '')
+    .split(',')
+    .map((f) => f.trim())
+    .filter((f) => f !== '');
   const result: ClusterNode = { id: node.name, cpus: node.cpus, memoryGB: node.real_memory / 1024 };
   for (const feature of features) {
     const lower = feature.toLowerCase();

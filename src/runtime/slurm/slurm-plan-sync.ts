@@ -6,9 +6,17 @@ import { clusterNodeOf, slurmNodes } from './slurm-nodes.js';
 import { plannedReservations, SlurmReservations, type ReconcileReport } from './slurm-reservations.js';
 
 /** The cluster Slurm describes, with the site's timing and peer settings of `base` (WSAG_EXECUTOR=slurm). */
-export async function slurmCluster(settings: Pick<SlurmConfig, 'conf' | 'partition'>, base: ClusterDescription): Promise<ClusterDescription> {
-  const nodes = (await slurmNodes(new SlurmCli(settings.conf ? { slurmConf: settings.conf } : {}), settings.partition)).map(clusterNodeOf);
-  if (nodes.length === 0) throw new Error(`Slurm reports no nodes${settings.partition ? ` in partition ${settings.partition}` : ''}: nothing to plan on`);
+export async function slurmCluster(
+  settings: Pick<SlurmConfig, 'conf' | 'partition'>,
+  base: ClusterDescription,
+): Promise<ClusterDescription> {
+  const nodes = (
+    await slurmNodes(new SlurmCli(settings.conf ? { slurmConf: settings.conf } : {}), settings.partition)
+  ).map(clusterNodeOf);
+  if (nodes.length === 0)
+    throw new Error(
+      `Slurm reports no nodes${settings.partition ? ` in partition ${settings.partition}` : ''}: nothing to plan on`,
+    );
   return { ...base, nodes };
 }
 
@@ -49,7 +57,11 @@ export class SlurmPlanSync {
   }
 
   tick(now: Date): Promise<void> {
-    if (this.running) return this.running.then(() => undefined, () => undefined);
+    if (this.running)
+      return this.running.then(
+        () => undefined,
+        () => undefined,
+      );
     const fresh = now.getTime() - this.lastAt < 30_000;
     if (fresh && this.plan.bookingChanges === this.lastChanges) return Promise.resolve();
     const key = JSON.stringify(plannedReservations(this.plan.booked(), now));
@@ -70,7 +82,8 @@ export class SlurmPlanSync {
     const reservation = (allocation ? plannedReservations(new Map([[key, allocation]]), now) : [])
       .filter((r) => nodes.every((n) => r.nodes.includes(n)))
       .sort((a, b) => a.start.getTime() - b.start.getTime())[0];
-    if (!reservation) throw new Error(`the plan has no reservation for ${key} on ${nodes.join(',')} from ${now.toISOString()}`);
+    if (!reservation)
+      throw new Error(`the plan has no reservation for ${key} on ${nodes.join(',')} from ${now.toISOString()}`);
     while (this.running) await this.running.catch(() => undefined);
     const failed = (await this.reconcile(now)).failed.find((f) => f.name === reservation.name);
     if (failed) throw new Error(`Slurm refused reservation ${failed.name}: ${failed.error}`);
@@ -81,16 +94,20 @@ export class SlurmPlanSync {
   private reconcile(now: Date): Promise<ReconcileReport> {
     const changes = this.plan.bookingChanges;
     const wanted = plannedReservations(this.plan.booked(), now);
-    const running = this.reservations.reconcile(wanted, now).then((report) => {
-      // A reservation Slurm refused is tried again next tick.
-      this.last = report.failed.length === 0 ? JSON.stringify(wanted) : '';
-      this.lastChanges = report.failed.length === 0 ? changes : -1;
-      this.lastAt = now.getTime();
-      if (report.created.length + report.updated.length + report.deleted.length + report.failed.length > 0) this.onReport(report);
-      return report;
-    }).finally(() => {
-      this.running = undefined;
-    });
+    const running = this.reservations
+      .reconcile(wanted, now)
+      .then((report) => {
+        // A reservation Slurm refused is tried again next tick.
+        this.last = report.failed.length === 0 ? JSON.stringify(wanted) : '';
+        this.lastChanges = report.failed.length === 0 ? changes : -1;
+        this.lastAt = now.getTime();
+        if (report.created.length + report.updated.length + report.deleted.length + report.failed.length > 0)
+          this.onReport(report);
+        return report;
+      })
+      .finally(() => {
+        this.running = undefined;
+      });
     this.running = running;
     return running;
   }

@@ -34,7 +34,10 @@ export function reservationName(booking: string, piece = 0): string {
   return `${reservationPrefix}${booking.replace(/[^A-Za-z0-9_-]/g, '-')}_${piece}`;
 }
 
-/** What the plan asks of Slurm at `now`: one reservation per piece that has not ended, from now at the earliest, to whole seconds. */
+/**
+ * What the plan asks of Slurm at `now`: one reservation per piece that has not ended, from now at the earliest, to
+ * whole seconds.
+ */
 export function plannedReservations(booked: ReadonlyMap<string, Allocation>, now: Date): SlurmReservation[] {
   const wanted: SlurmReservation[] = [];
   for (const [key, allocation] of booked) {
@@ -81,24 +84,35 @@ export class SlurmReservations {
         report.failed.push({ name, error: (error as Error).message });
       }
     };
-    for (const [name] of have) if (!want.has(name)) await attempt(name, report.deleted, () => this.cli.run('scontrol', ['delete', `ReservationName=${name}`]));
+    for (const [name] of have)
+      if (!want.has(name))
+        await attempt(name, report.deleted, () => this.cli.run('scontrol', ['delete', `ReservationName=${name}`]));
     for (const [name, r] of want) {
       const current = have.get(name);
       if (!current) continue;
       const started = current.start.getTime() <= now.getTime();
       // A reservation that has begun keeps its start (Slurm refuses to move it); its nodes and end follow the plan.
-      const startAgrees = started || (r.start.getTime() > now.getTime() && current.start.getTime() === r.start.getTime());
-      if (startAgrees && current.end.getTime() === r.end.getTime() && current.nodes.join(',') === r.nodes.join(',')) continue;
+      const startAgrees =
+        started || (r.start.getTime() > now.getTime() && current.start.getTime() === r.start.getTime());
+      if (startAgrees && current.end.getTime() === r.end.getTime() && current.nodes.join(',') === r.nodes.join(','))
+        continue;
       const args = ['update', `ReservationName=${name}`, `EndTime=${slurmTime(r.end)}`, `Nodes=${r.nodes.join(',')}`];
       if (!startAgrees) args.push(`StartTime=${startTime(r.start, now)}`);
       await attempt(name, report.updated, () => this.cli.run('scontrol', args));
     }
     for (const [name, r] of want) {
       if (have.has(name)) continue;
-      await attempt(name, report.created, () => this.cli.run('scontrol', [
-        'create', `ReservationName=${name}`, `StartTime=${startTime(r.start, now)}`, `EndTime=${slurmTime(r.end)}`,
-        `Nodes=${r.nodes.join(',')}`, `Users=${this.user}`, 'Flags=IGNORE_JOBS',
-      ]));
+      await attempt(name, report.created, () =>
+        this.cli.run('scontrol', [
+          'create',
+          `ReservationName=${name}`,
+          `StartTime=${startTime(r.start, now)}`,
+          `EndTime=${slurmTime(r.end)}`,
+          `Nodes=${r.nodes.join(',')}`,
+          `Users=${this.user}`,
+          'Flags=IGNORE_JOBS',
+        ]),
+      );
     }
     return report;
   }
@@ -126,7 +140,8 @@ export function expandHostlist(list: string): string[] {
     for (const range of ranges.split(',')) {
       const [from, to] = range.split('-') as [string, string | undefined];
       const width = from.length;
-      for (let i = Number(from); i <= Number(to ?? from); i++) names.push(`${prefix}${String(i).padStart(width, '0')}${suffix}`);
+      for (let i = Number(from); i <= Number(to ?? from); i++)
+        names.push(`${prefix}${String(i).padStart(width, '0')}${suffix}`);
     }
   }
   return names;

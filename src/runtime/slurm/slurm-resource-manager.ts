@@ -14,7 +14,10 @@ export interface SlurmResourceManagerOptions {
   /** Job directories (`<directory>/<job id>/`); must be the same path on every compute node (a shared file system). */
   directory: string;
   partition?: string;
-  /** The Slurm reservation of the job's piece on `nodes`, made to exist in Slurm before it resolves (SlurmPlanSync.ensure). */
+  /**
+   * The Slurm reservation of the job's piece on `nodes`, made to exist in Slurm before it resolves
+   * (SlurmPlanSync.ensure).
+   */
   reservationFor: (jobId: string, nodes: readonly string[]) => Promise<string>;
   /** The default job (no jsdl:Application) computes this many seconds per second of runtime estimate. */
   cpuTimeScale: number;
@@ -34,7 +37,10 @@ export interface SlurmResourceManagerOptions {
 interface Tracked {
   slurmId: string;
   nodes: readonly string[];
-  /** When it began running (Date.now; Infinity until then): a listing taken earlier cannot show its end. 0: adopted from an earlier server run. */
+  /**
+   * When it began running (Date.now; Infinity until then): a listing taken earlier cannot show its end. 0: adopted from
+   * an earlier server run.
+   */
   since: number;
 }
 
@@ -82,13 +88,17 @@ export class SlurmResourceManager implements ResourceManager {
 
   async start(launch: JobLaunch): Promise<void> {
     const { jobId } = launch;
-    if (this.tracked.has(jobId)) throw new Error(`job ${jobId} already runs as Slurm job ${this.tracked.get(jobId)?.slurmId}`);
+    if (this.tracked.has(jobId))
+      throw new Error(`job ${jobId} already runs as Slurm job ${this.tracked.get(jobId)?.slurmId}`);
     const dir = this.jobDirectory(jobId);
     await mkdir(dir, { recursive: true });
     const same = (await slurmJobs(this.options.cli)).filter((j) => j.jobId === jobId || j.name === slurmJobName(jobId));
     if (await this.adopt(launch, same)) return;
     for (const stale of same.filter((j) => isActive(j.state))) {
-      this.options.log?.('cancelling a Slurm job of an earlier server run: the job starts afresh', { jobId, slurmJob: stale.id });
+      this.options.log?.('cancelling a Slurm job of an earlier server run: the job starts afresh', {
+        jobId,
+        slurmJob: stale.id,
+      });
       await this.cancel(stale.id);
     }
     const files = new CheckpointFiles(dir);
@@ -96,30 +106,44 @@ export class SlurmResourceManager implements ResourceManager {
     else await files.fresh();
     const reservation = await this.options.reservationFor(jobId, launch.nodes);
     const script = join(dir, 'batch.sh');
-    await writeFile(script, batchScript({
-      jobId,
-      jobDirectory: dir,
-      checkpointDirectory: files.live,
-      nodes: launch.nodes,
-      application: launch.application ?? this.defaultJob(launch),
-      checkpointSignal: this.signal,
-      environment: {
-        WSAG_JOB_ID: jobId,
-        WSAG_JOB_DIR: dir,
-        WSAG_CHECKPOINT_DIR: files.live,
-        WSAG_CHECKPOINT_SIGNAL: this.signal,
-        WSAG_NODES: launch.nodes.join(','),
-        WSAG_RUNTIME_SECONDS: String(launch.runtimeSeconds),
-        // A session holds its nodes to its end, however long Slurm took to start it.
-        ...(launch.session ? { WSAG_SESSION_END: ((Date.now() + launch.expectedRunMs) / 1000).toFixed(3) } : {}),
-        ...(launch.fromCheckpoint !== undefined ? { WSAG_RESUME_FROM: files.live } : {}),
-      },
-    }), { mode: 0o700 });
+    await writeFile(
+      script,
+      batchScript({
+        jobId,
+        jobDirectory: dir,
+        checkpointDirectory: files.live,
+        nodes: launch.nodes,
+        application: launch.application ?? this.defaultJob(launch),
+        checkpointSignal: this.signal,
+        environment: {
+          WSAG_JOB_ID: jobId,
+          WSAG_JOB_DIR: dir,
+          WSAG_CHECKPOINT_DIR: files.live,
+          WSAG_CHECKPOINT_SIGNAL: this.signal,
+          WSAG_NODES: launch.nodes.join(','),
+          WSAG_RUNTIME_SECONDS: String(launch.runtimeSeconds),
+          // A session holds its nodes to its end, however long Slurm took to start it.
+          ...(launch.session ? { WSAG_SESSION_END: ((Date.now() + launch.expectedRunMs) / 1000).toFixed(3) } : {}),
+          ...(launch.fromCheckpoint !== undefined ? { WSAG_RESUME_FROM: files.live } : {}),
+        },
+      }),
+      { mode: 0o700 },
+    );
     const answer = await this.options.cli.run('sbatch', [
-      '--parsable', `--job-name=${slurmJobName(jobId)}`, `--comment=${jobId}`, `--reservation=${reservation}`,
-      `--nodelist=${launch.nodes.join(',')}`, `--nodes=${launch.nodes.length}`, '--exclusive', `--time=${walltimeMinutes(launch.expectedRunMs)}`,
-      '--no-requeue', '--export=NONE', `--chdir=${dir}`, `--output=${join(dir, 'slurm-%j.out')}`,
-      ...(this.options.partition ? [`--partition=${this.options.partition}`] : []), script,
+      '--parsable',
+      `--job-name=${slurmJobName(jobId)}`,
+      `--comment=${jobId}`,
+      `--reservation=${reservation}`,
+      `--nodelist=${launch.nodes.join(',')}`,
+      `--nodes=${launch.nodes.length}`,
+      '--exclusive',
+      `--time=${walltimeMinutes(launch.expectedRunMs)}`,
+      '--no-requeue',
+      '--export=NONE',
+      `--chdir=${dir}`,
+      `--output=${join(dir, 'slurm-%j.out')}`,
+      ...(this.options.partition ? [`--partition=${this.options.partition}`] : []),
+      script,
     ]);
     const slurmId = answer.trim().split(';')[0] as string;
     await writeWhole(join(dir, 'slurm-job'), `${slurmId}\n`);
@@ -142,14 +166,19 @@ export class SlurmResourceManager implements ResourceManager {
       if (this.tracked.get(jobId)?.slurmId !== slurmId) return;
       if ((await exists(wrapperReadyFile(dir, slurmId))) || (await exists(join(dir, `exit-${slurmId}`)))) return;
     }
-    this.options.log?.('Slurm has not started the job in time; it counts as started and is followed from here', { jobId, slurmJob: slurmId, waitedSeconds: timeoutMs / 1000 });
+    this.options.log?.('Slurm has not started the job in time; it counts as started and is followed from here', {
+      jobId,
+      slurmJob: slurmId,
+      waitedSeconds: timeoutMs / 1000,
+    });
   }
 
   async checkpoint(jobId: string): Promise<string> {
     const job = this.tracked.get(jobId);
     if (!job) throw new Error(`job ${jobId} is not running`);
     const state = await slurmJobState(this.options.cli, job.slurmId);
-    if (state !== 'RUNNING') throw new Error(`Slurm job ${job.slurmId} is ${state ?? 'unknown to Slurm'}, not RUNNING: no checkpoint`);
+    if (state !== 'RUNNING')
+      throw new Error(`Slurm job ${job.slurmId} is ${state ?? 'unknown to Slurm'}, not RUNNING: no checkpoint`);
     const files = new CheckpointFiles(this.jobDirectory(jobId));
     const timeoutMs = this.options.checkpointTimeoutMs ?? 60_000;
     const until = Date.now() + timeoutMs;
@@ -160,11 +189,21 @@ export class SlurmResourceManager implements ResourceManager {
         await delay(this.pollMs);
       }
     };
-    // A job submitted by this run has a wrapper that marks when it passes the signal on (an adopted job's may predate the mark).
-    if (job.since > 0) await waitFor(wrapperReadyFile(this.jobDirectory(jobId), job.slurmId), `Slurm job ${job.slurmId} reported RUNNING, but its batch script had not started within ${timeoutMs / 1000} s: no checkpoint`);
+    // A job submitted by this run has a wrapper that marks when it passes the signal on (an adopted job's may predate
+    // the mark).
+    if (job.since > 0)
+      await waitFor(
+        wrapperReadyFile(this.jobDirectory(jobId), job.slurmId),
+        `Slurm job ${job.slurmId} reported RUNNING, but its batch script had not started within ` +
+          `${timeoutMs / 1000} s: no checkpoint`,
+      );
     await files.prepareRequest();
     await this.options.cli.run('scancel', ['--batch', `--signal=${this.signal}`, job.slurmId]);
-    await waitFor(files.marker, `Slurm job ${job.slurmId} did not complete its checkpoint (${CheckpointFiles.marker}) within ${timeoutMs / 1000} s of SIG${this.signal}`);
+    await waitFor(
+      files.marker,
+      `Slurm job ${job.slurmId} did not complete its checkpoint (${CheckpointFiles.marker}) within ` +
+        `${timeoutMs / 1000} s of SIG${this.signal}`,
+    );
     return files.archive();
   }
 
@@ -173,7 +212,8 @@ export class SlurmResourceManager implements ResourceManager {
     const job = this.tracked.get(jobId);
     if (!job) return;
     this.tracked.delete(jobId);
-    // Stopped on purpose: a restarted server must not adopt it (written before scancel, so a crash between leaves an orphan to cancel, not a job to adopt).
+    // Stopped on purpose: a restarted server must not adopt it (written before scancel, so a crash between leaves an
+    // orphan to cancel, not a job to adopt).
     await rm(join(this.jobDirectory(jobId), 'slurm-job'), { force: true });
     await this.cancel(job.slurmId);
   }
@@ -211,16 +251,24 @@ export class SlurmResourceManager implements ResourceManager {
       const outcome = listed ? outcomeOf(listed) : await this.endedUnlisted(jobId, job);
       if (!outcome || outcome.kind === 'active' || this.tracked.get(jobId) !== job) continue;
       this.tracked.delete(jobId);
-      const event: ResourceManagerEvent = outcome.kind === 'finished'
-        ? { type: 'finished', jobId }
-        : { type: 'failed', jobId, reason: outcome.reason, ...(outcome.nodeFailure && listed?.nodes[0] ? { node: listed.nodes[0] } : {}) };
+      const event: ResourceManagerEvent =
+        outcome.kind === 'finished'
+          ? { type: 'finished', jobId }
+          : {
+              type: 'failed',
+              jobId,
+              reason: outcome.reason,
+              ...(outcome.nodeFailure && listed?.nodes[0] ? { node: listed.nodes[0] } : {}),
+            };
       await Promise.all([...this.listeners].map((listener) => listener(event)));
     }
   }
 
   /** Cancels every job of the server in Slurm that no agreement runs (after a restart). */
   async cancelOrphans(runs: (jobId: string) => boolean): Promise<string[]> {
-    const orphans = (await slurmJobs(this.options.cli)).filter((j) => isActive(j.state) && !this.tracks(j.id) && !runs(j.jobId));
+    const orphans = (await slurmJobs(this.options.cli)).filter(
+      (j) => isActive(j.state) && !this.tracks(j.id) && !runs(j.jobId),
+    );
     for (const orphan of orphans) await this.cancel(orphan.id);
     return orphans.map((o) => o.id);
   }
@@ -235,7 +283,11 @@ export class SlurmResourceManager implements ResourceManager {
     const ended = job ? !isActive(job.state) : (await this.exitCode(launch.jobId, recorded)) !== undefined;
     if ((job && isActive(job.state) && sameNodes) || ended) {
       this.tracked.set(launch.jobId, { slurmId: recorded, nodes: [...launch.nodes], since: 0 });
-      this.options.log?.('adopted the Slurm job of an earlier server run', { jobId: launch.jobId, slurmJob: recorded, state: job?.state ?? 'ended' });
+      this.options.log?.('adopted the Slurm job of an earlier server run', {
+        jobId: launch.jobId,
+        slurmJob: recorded,
+        state: job?.state ?? 'ended',
+      });
       return true;
     }
     // Lost (Slurm forgot it and it left no exit code) or on other nodes than planned now: it runs again.
@@ -247,7 +299,14 @@ export class SlurmResourceManager implements ResourceManager {
   private async endedUnlisted(jobId: string, job: Tracked) {
     const code = await this.exitCode(jobId, job.slurmId);
     if (code === 0) return { kind: 'finished' as const };
-    return { kind: 'failed' as const, nodeFailure: false, reason: code === undefined ? `Slurm no longer knows job ${job.slurmId}, and it left no exit code` : `the application failed (exit code ${code})` };
+    return {
+      kind: 'failed' as const,
+      nodeFailure: false,
+      reason:
+        code === undefined
+          ? `Slurm no longer knows job ${job.slurmId}, and it left no exit code`
+          : `the application failed (exit code ${code})`,
+    };
   }
 
   private async exitCode(jobId: string, slurmId: string): Promise<number | undefined> {
@@ -257,7 +316,10 @@ export class SlurmResourceManager implements ResourceManager {
 
   private defaultJob(launch: JobLaunch): Application {
     // A session holds its nodes to its window's end; a batch job runs time-scaled.
-    const seconds = Math.max(0.1, launch.session ? launch.expectedRunMs / 1000 : launch.runtimeSeconds * this.options.cpuTimeScale);
+    const seconds = Math.max(
+      0.1,
+      launch.session ? launch.expectedRunMs / 1000 : launch.runtimeSeconds * this.options.cpuTimeScale,
+    );
     return { executable: exampleJob, arguments: [seconds.toFixed(1)], environment: [] };
   }
 
@@ -268,15 +330,24 @@ export class SlurmResourceManager implements ResourceManager {
     } catch (error) {
       if (!(error instanceof SlurmCommandFailed)) throw error; // an ended job: nothing to cancel
     }
-    for (const until = Date.now() + (this.options.stopTimeoutMs ?? 30_000); Date.now() < until; await delay(this.pollMs)) {
+    for (
+      const until = Date.now() + (this.options.stopTimeoutMs ?? 30_000);
+      Date.now() < until;
+      await delay(this.pollMs)
+    ) {
       const state = await slurmJobState(this.options.cli, slurmId);
       if (state === undefined || !isActive(state)) return;
     }
-    throw new Error(`Slurm job ${slurmId} was cancelled but has not ended within ${(this.options.stopTimeoutMs ?? 30_000) / 1000} s`);
+    throw new Error(
+      `Slurm job ${slurmId} was cancelled but has not ended within ${(this.options.stopTimeoutMs ?? 30_000) / 1000} s`,
+    );
   }
 }
 
-/** Slurm's walltime is in minutes: the plan's run, rounded up, with a minute for Slurm's own start-up (the reservation's end bounds it anyway). */
+/**
+ * Slurm's walltime is in minutes: the plan's run, rounded up, with a minute for Slurm's own start-up (the reservation's
+ * end bounds it anyway).
+ */
 export function walltimeMinutes(expectedRunMs: number): number {
   return Math.max(1, Math.ceil(expectedRunMs / 60_000)) + 1;
 }

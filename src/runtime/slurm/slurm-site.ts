@@ -13,7 +13,10 @@ export interface SlurmSiteOptions {
   /** Job directories (a file system the compute nodes share). */
   jobsDirectory: string;
   cpuTimeScale: number;
-  log: { info(details: Record<string, unknown>, message: string): void; error(details: Record<string, unknown>, message: string): void };
+  log: {
+    info(details: Record<string, unknown>, message: string): void;
+    error(details: Record<string, unknown>, message: string): void;
+  };
 }
 
 /**
@@ -28,11 +31,18 @@ export class SlurmSite {
   private monitor: SlurmMonitor | undefined;
   private readonly cli: SlurmCli;
 
-  constructor(private readonly settings: SlurmConfig, private readonly options: SlurmSiteOptions) {
+  constructor(
+    private readonly settings: SlurmConfig,
+    private readonly options: SlurmSiteOptions,
+  ) {
     this.cli = new SlurmCli(settings.conf ? { slurmConf: settings.conf } : {});
-    this.sync = new SlurmPlanSync(this.cli, settings.user ?? os.userInfo().username, options.plan,
+    this.sync = new SlurmPlanSync(
+      this.cli,
+      settings.user ?? os.userInfo().username,
+      options.plan,
       (report: ReconcileReport) => options.log.info({ report }, 'Slurm reservations follow the plan'),
-      (error) => options.log.error({ err: error }, 'updating Slurm reservations failed'));
+      (error) => options.log.error({ err: error }, 'updating Slurm reservations failed'),
+    );
     this.resourceManager = new SlurmResourceManager({
       cli: this.cli,
       directory: options.jobsDirectory,
@@ -47,8 +57,13 @@ export class SlurmSite {
 
   /** From now on node states and job ends come back from Slurm; `runsJobs` false: nodes only (no run time). */
   watch(nodes: NodeEvents, runsJobs: boolean): void {
-    this.monitor = new SlurmMonitor(this.cli, this.settings.partition, runsJobs ? this.resourceManager : undefined, nodes,
-      (error) => this.options.log.error({ err: error }, 'reading node and job states from Slurm failed'));
+    this.monitor = new SlurmMonitor(
+      this.cli,
+      this.settings.partition,
+      runsJobs ? this.resourceManager : undefined,
+      nodes,
+      (error) => this.options.log.error({ err: error }, 'reading node and job states from Slurm failed'),
+    );
   }
 
   tick(): void {

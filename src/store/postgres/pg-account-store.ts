@@ -1,6 +1,15 @@
 import type { Account, FundsHold, LedgerChange, LedgerEntry } from '../../domain/accounts.js';
 import type { AccountStore, StatementPage } from '../../engine/accounting/index.js';
-import { entryFromRow, fromRow, holdFromRow, holdToRow, toRow, type AccountRow, type EntryRow, type HoldRow } from '../sqlite-account-store.js';
+import {
+  entryFromRow,
+  fromRow,
+  holdFromRow,
+  holdToRow,
+  toRow,
+  type AccountRow,
+  type EntryRow,
+  type HoldRow,
+} from '../sqlite-account-store.js';
 import type { PgConnection, Queryable } from './pg-connection.js';
 
 /**
@@ -15,12 +24,28 @@ export class PgAccountStore implements AccountStore {
     const r = toRow(account);
     try {
       await this.connection.query(
-        `INSERT INTO accounts (id, kind, owner, members, currency, overdraft, vo, grp, funds, held, allocated, created_at, updated_at)
+        `INSERT INTO accounts
+           (id, kind, owner, members, currency, overdraft, vo, grp, funds, held, allocated, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-        [r.id, r.kind, r.owner, r.members, r.currency, r.overdraft, r.vo, r.grp, r.funds, r.held, r.allocated, r.created_at, r.updated_at],
+        [
+          r.id,
+          r.kind,
+          r.owner,
+          r.members,
+          r.currency,
+          r.overdraft,
+          r.vo,
+          r.grp,
+          r.funds,
+          r.held,
+          r.allocated,
+          r.created_at,
+          r.updated_at,
+        ],
       );
     } catch (error) {
-      if ((error as { code?: string }).code === '23505') throw new Error(`account ${account.id} already exists`, { cause: error });
+      if ((error as { code?: string }).code === '23505')
+        throw new Error(`account ${account.id} already exists`, { cause: error });
       throw error;
     }
   }
@@ -40,48 +65,80 @@ export class PgAccountStore implements AccountStore {
   }
 
   async openHolds(accountId?: string): Promise<FundsHold[]> {
-    const { rows } = accountId === undefined
-      ? await this.connection.query<HoldRow>('SELECT * FROM account_holds WHERE open = 1 ORDER BY created_at, id')
-      : await this.connection.query<HoldRow>('SELECT * FROM account_holds WHERE open = 1 AND account_id = $1 ORDER BY created_at, id', [accountId]);
+    const { rows } =
+      accountId === undefined
+        ? await this.connection.query<HoldRow>('SELECT * FROM account_holds WHERE open = 1 ORDER BY created_at, id')
+        : await this.connection.query<HoldRow>(
+            'SELECT * FROM account_holds WHERE open = 1 AND account_id = $1 ORDER BY created_at, id',
+            [accountId],
+          );
     return rows.map(holdFromRow);
   }
 
   async statement(accountId: string, page: StatementPage = {}): Promise<LedgerEntry[]> {
     // LIMIT NULL: no limit.
-    const { rows } = await this.connection.query<EntryRow>('SELECT * FROM ledger WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [accountId, page.afterSeq ?? 0, page.limit ?? null]);
+    const { rows } = await this.connection.query<EntryRow>(
+      'SELECT * FROM ledger WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+      [accountId, page.afterSeq ?? 0, page.limit ?? null],
+    );
     return rows.map(entryFromRow);
   }
 
-  async apply(accountId: string, key: string, operation: (account: Account, hold: (id: string) => FundsHold | undefined) => LedgerChange): Promise<boolean> {
+  async apply(
+    accountId: string,
+    key: string,
+    operation: (account: Account, hold: (id: string) => FundsHold | undefined) => LedgerChange,
+  ): Promise<boolean> {
     try {
       return await this.applyOnce(accountId, key, operation);
     } catch (error) {
       // The same key applied at once on another account's row: the ledger's unique key lets one through.
-      if ((error as { code?: string; constraint?: string }).code === '23505' && (error as { constraint?: string }).constraint === 'ledger_key_key') return false;
+      if (
+        (error as { code?: string; constraint?: string }).code === '23505' &&
+        (error as { constraint?: string }).constraint === 'ledger_key_key'
+      )
+        return false;
       throw error;
     }
   }
 
-  private applyOnce(accountId: string, key: string, operation: (account: Account, hold: (id: string) => FundsHold | undefined) => LedgerChange): Promise<boolean> {
+  private applyOnce(
+    accountId: string,
+    key: string,
+    operation: (account: Account, hold: (id: string) => FundsHold | undefined) => LedgerChange,
+  ): Promise<boolean> {
     return this.connection.transaction(async (tx) => {
-      const locked = (await tx.query<AccountRow>('SELECT * FROM accounts WHERE id = $1 FOR UPDATE', [accountId])).rows[0];
+      const locked = (await tx.query<AccountRow>('SELECT * FROM accounts WHERE id = $1 FOR UPDATE', [accountId]))
+        .rows[0];
       if ((await tx.query('SELECT 1 FROM ledger WHERE key = $1', [key])).rowCount) return false;
       if (!locked) throw new Error(`account ${accountId} does not exist`);
       const change = await withHoldsAsked(tx, accountId, (hold) => operation(fromRow(locked), hold));
-      if (change.entries[0]?.key !== key) throw new Error(`the operation's first ledger entry must carry its key ${key}`);
+      if (change.entries[0]?.key !== key)
+        throw new Error(`the operation's first ledger entry must carry its key ${key}`);
       const a = toRow(change.account);
-      await tx.query('UPDATE accounts SET funds = $2, held = $3, allocated = $4, updated_at = $5 WHERE id = $1', [a.id, a.funds, a.held, a.allocated, a.updated_at]);
+      await tx.query('UPDATE accounts SET funds = $2, held = $3, allocated = $4, updated_at = $5 WHERE id = $1', [
+        a.id,
+        a.funds,
+        a.held,
+        a.allocated,
+        a.updated_at,
+      ]);
       for (const hold of change.holds) {
         const h = holdToRow(hold);
         await tx.query(
-          `INSERT INTO account_holds (id, account_id, amount, open, created_at, closed_at) VALUES ($1, $2, $3, $4, $5, $6)
-           ON CONFLICT (id) DO UPDATE SET amount = excluded.amount, open = excluded.open, closed_at = excluded.closed_at`,
+          `INSERT INTO account_holds (id, account_id, amount, open, created_at, closed_at)
+            VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (id) DO UPDATE
+            SET amount = excluded.amount, open = excluded.open, closed_at = excluded.closed_at`,
           [h.id, h.account_id, h.amount, h.open, h.created_at, h.closed_at],
         );
       }
       for (const e of change.entries) {
-        await tx.query('INSERT INTO ledger (account_id, at, kind, amount, held_change, hold_id, key, note) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-          [accountId, e.at.getTime(), e.kind, e.amount, e.heldChange, e.holdId ?? null, e.key, e.note]);
+        await tx.query(
+          'INSERT INTO ledger (account_id, at, kind, amount, held_change, hold_id, key, note) VALUES ($1, $2, ' +
+            '$3, $4, $5, $6, $7, $8)',
+          [accountId, e.at.getTime(), e.kind, e.amount, e.heldChange, e.holdId ?? null, e.key, e.note],
+        );
       }
       return true;
     });
@@ -125,7 +182,10 @@ async function withHoldsAsked(
       if (change === undefined) throw failure;
       return change;
     }
-    const { rows } = await tx.query<HoldRow>('SELECT * FROM account_holds WHERE account_id = $1 AND id = ANY($2)', [accountId, [...asked]]);
+    const { rows } = await tx.query<HoldRow>('SELECT * FROM account_holds WHERE account_id = $1 AND id = ANY($2)', [
+      accountId,
+      [...asked],
+    ]);
     for (const id of asked) read.set(id, undefined);
     for (const row of rows) read.set(row.id, holdFromRow(row));
   }

@@ -1,5 +1,11 @@
 import type pg from 'pg';
-import { chained, genesisHash, hashedFieldsBetween, unchainedEntry, type UnchainedEntry } from '../../engine/audit/index.js';
+import {
+  chained,
+  genesisHash,
+  hashedFieldsBetween,
+  unchainedEntry,
+  type UnchainedEntry,
+} from '../../engine/audit/index.js';
 import type { AuditEntry, AuditLog, AuditRecord, AuditSubject } from '../../engine/ports.js';
 import { columns, entriesSql, fromRow, type AuditRow } from '../sqlite-audit-log.js';
 import { numbered, sqlLiteral, type PgConnection, type PgTransaction } from './pg-connection.js';
@@ -24,13 +30,21 @@ export class PgAuditLog implements AuditLog {
     return entry as AuditEntry;
   }
 
-  /** Runs `change` (a repository's write) and appends `records` after it, in one transaction; `committed` as PgConnection.transaction's. */
-  async appendWith(records: readonly AuditRecord[], change: (tx: PgTransaction) => Promise<void>, committed?: () => void): Promise<AuditEntry[]> {
+  /**
+   * Runs `change` (a repository's write) and appends `records` after it, in one transaction; `committed` as
+   * PgConnection.transaction's.
+   */
+  async appendWith(
+    records: readonly AuditRecord[],
+    change: (tx: PgTransaction) => Promise<void>,
+    committed?: () => void,
+  ): Promise<AuditEntry[]> {
     const entries = records.map(unchainedEntry);
     let appended: Promise<pg.QueryResultRow[][]> | undefined;
     await this.connection.transaction(async (tx) => {
       await change(tx);
-      if (entries.length > 0) appended = tx.withCommit(['SELECT pg_advisory_xact_lock(727002)', ...entries.map(appendSql)]);
+      if (entries.length > 0)
+        appended = tx.withCommit(['SELECT pg_advisory_xact_lock(727002)', ...entries.map(appendSql)]);
     }, committed);
     if (!appended) return [];
     const [, ...inserted] = await appended;
@@ -46,7 +60,10 @@ export class PgAuditLog implements AuditLog {
   }
 
   async latest(subject: AuditSubject): Promise<AuditEntry | undefined> {
-    const { rows } = await this.connection.query<AuditRow>(`SELECT ${columns} FROM audit_log WHERE subject_kind = $1 AND subject_id = $2 ORDER BY seq DESC LIMIT 1`, [subject.kind, subject.id]);
+    const { rows } = await this.connection.query<AuditRow>(
+      `SELECT ${columns} FROM audit_log WHERE subject_kind = $1 AND subject_id = $2 ORDER BY seq DESC LIMIT 1`,
+      [subject.kind, subject.id],
+    );
     return rows[0] && fromRow(rows[0]);
   }
 }
@@ -60,9 +77,13 @@ export class PgAuditLog implements AuditLog {
  */
 function appendSql({ entry, canonicalDetails }: UnchainedEntry): string {
   const between = sqlLiteral(hashedFieldsBetween(entry, canonicalDetails));
+  const values = [entry.at.getTime(), entry.actor, entry.subject.kind, entry.subject.id, entry.action, canonicalDetails]
+    .map(sqlLiteral)
+    .join(', ');
+  const hashed = `'[' || (last.seq + 1)::text || ',' || ${between} || ',"' || last.hash || '"]'`;
+  const lastEntry = '(SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1)';
   return `INSERT INTO audit_log (${columns})
-    SELECT last.seq + 1, ${[entry.at.getTime(), entry.actor, entry.subject.kind, entry.subject.id, entry.action, canonicalDetails].map(sqlLiteral).join(', ')}, last.hash,
-      encode(sha256(convert_to('[' || (last.seq + 1)::text || ',' || ${between} || ',"' || last.hash || '"]', 'UTF8')), 'hex')
-    FROM ((SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1) UNION ALL SELECT 0, ${sqlLiteral(genesisHash)} ORDER BY seq DESC LIMIT 1) AS last
+    SELECT last.seq + 1, ${values}, last.hash, encode(sha256(convert_to(${hashed}, 'UTF8')), 'hex')
+    FROM (${lastEntry} UNION ALL SELECT 0, ${sqlLiteral(genesisHash)} ORDER BY seq DESC LIMIT 1) AS last
     RETURNING seq, prev_hash, hash`;
 }

@@ -24,7 +24,9 @@ export interface PgTransaction extends Queryable {
 /** BIGINT (int8) columns hold milliseconds and sums in cents: well within a JavaScript number. */
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === pg.types.builtins.INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === pg.types.builtins.INT8
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 /**
@@ -50,21 +52,41 @@ export class PgConnection {
   /** Groups the flushes that make commits durable (see above); none for a read-only connection. */
   private readonly flushes: WalSync | undefined;
 
-  private constructor(readonly pool: pg.Pool, readOnly: boolean) {
-    this.flushes = readOnly ? undefined : new WalSync(async () => {
-      await pool.query("SELECT pg_logical_emit_message(true, 'wsag-server', 'flush')");
-    });
+  private constructor(
+    readonly pool: pg.Pool,
+    readOnly: boolean,
+  ) {
+    this.flushes = readOnly
+      ? undefined
+      : new WalSync(async () => {
+          await pool.query("SELECT pg_logical_emit_message(true, 'wsag-server', 'flush')");
+        });
   }
 
-  static async open(url: string, options: { schema?: string; max?: number; readOnly?: boolean } = {}): Promise<PgConnection> {
-    const settings = [...(options.schema ? [`-c search_path=${options.schema}`] : []), ...(options.readOnly ? ['-c default_transaction_read_only=on'] : [])];
-    const pool = new pg.Pool({ connectionString: url, max: options.max ?? 8, types, ...(settings.length ? { options: settings.join(' ') } : {}) });
+  static async open(
+    url: string,
+    options: { schema?: string; max?: number; readOnly?: boolean } = {},
+  ): Promise<PgConnection> {
+    const settings = [
+      ...(options.schema ? [`-c search_path=${options.schema}`] : []),
+      ...(options.readOnly ? ['-c default_transaction_read_only=on'] : []),
+    ];
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.max ?? 8,
+      types,
+      ...(settings.length ? { options: settings.join(' ') } : {}),
+    });
     // An idle client's error (the server went away) must not crash the process: the next query reports it.
     pool.on('error', () => {});
     const connection = new PgConnection(pool, options.readOnly === true);
     if (options.readOnly) return connection; // reading what a server wrote: its schema is its business
     try {
-      requireSupportedServer(Number((await pool.query<{ server_version_num: string }>('SHOW server_version_num')).rows[0]?.server_version_num));
+      requireSupportedServer(
+        Number(
+          (await pool.query<{ server_version_num: string }>('SHOW server_version_num')).rows[0]?.server_version_num,
+        ),
+      );
     } catch (error) {
       await pool.end();
       throw error;
@@ -114,7 +136,8 @@ export class PgConnection {
       // With more than one statement, node-postgres answers with one result per statement.
       const results = (await client.query(statements.join(';\n'))) as unknown as pg.QueryResult[] | pg.QueryResult;
       let next = begun ? 0 : begin.length;
-      for (const sent of withCommit) sent.committed(sent.statements.map(() => (Array.isArray(results) ? results[next++]?.rows : undefined) ?? []));
+      for (const sent of withCommit)
+        sent.committed(sent.statements.map(() => (Array.isArray(results) ? results[next++]?.rows : undefined) ?? []));
       return result;
     } catch (error) {
       if (!broken) await client.query('ROLLBACK').catch(() => undefined);
@@ -136,7 +159,11 @@ export class PgConnection {
       const { rows } = await tx.query<{ version: number }>('SELECT version FROM schema_version');
       let version = rows[0]?.version ?? 0;
       if (rows.length === 0) await tx.query('INSERT INTO schema_version (version) VALUES (0)');
-      if (version > pgMigrations.length) throw new Error(`the database is at schema version ${version}, newer than this server knows (${pgMigrations.length}): upgrade the server`);
+      if (version > pgMigrations.length)
+        throw new Error(
+          `the database is at schema version ${version}, newer than this ` +
+            `server knows (${pgMigrations.length}): upgrade the server`,
+        );
       for (; version < pgMigrations.length; version++) await tx.query(pgMigrations[version] as string);
       await tx.query('UPDATE schema_version SET version = $1', [version]);
     });
@@ -146,7 +173,10 @@ export class PgConnection {
 /** Throws, saying why, when PostgreSQL's `server_version_num` (e.g. 150018) is older than the audit chain needs. */
 export function requireSupportedServer(versionNum: number): void {
   if (versionNum >= 110000) return;
-  throw new Error(`the database is PostgreSQL ${Math.floor(versionNum / 10000)}; wsag-server needs PostgreSQL 11 or later (its audit chain is hashed with sha256()): docs/deployment.md`);
+  throw new Error(
+    `the database is PostgreSQL ${Math.floor(versionNum / 10000)}; wsag-server needs PostgreSQL 11 or later ` +
+      `(its audit chain is hashed with sha256()): docs/deployment.md`,
+  );
 }
 
 /**
@@ -169,8 +199,15 @@ export function sqlLiteral(value: string | number | null): string {
 }
 
 /** An INSERT of `rows` (each in `columns`' order) as literals, for a statement sent with a COMMIT. */
-export function literalInsert(table: string, columns: string, rows: ReadonlyArray<ReadonlyArray<string | number | null>>): string {
-  return `INSERT INTO ${table} (${columns}) VALUES ${rows.map((row) => `(${row.map(sqlLiteral).join(', ')})`).join(', ')}`;
+export function literalInsert(
+  table: string,
+  columns: string,
+  rows: ReadonlyArray<ReadonlyArray<string | number | null>>,
+): string {
+  return (
+    `INSERT INTO ${table} (${columns}) VALUES ` +
+    `${rows.map((row) => `(${row.map(sqlLiteral).join(', ')})`).join(', ')}`
+  );
 }
 
 /** How a transaction begins: committing without waiting for the log's flush (see PgConnection). */

@@ -46,7 +46,9 @@ export class PgLeadership {
 
   /** Takes the leadership if no other session holds it. */
   async tryAcquire(): Promise<boolean> {
-    const { rows } = await this.session.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [leadershipLockKey]);
+    const { rows } = await this.session.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
+      leadershipLockKey,
+    ]);
     this.held = rows[0]?.locked === true;
     return this.held;
   }
@@ -64,7 +66,10 @@ export class PgLeadership {
 
   /** The leader last announced (it may have died since: forwarding finds out). */
   async leader(): Promise<LeaderRecord | undefined> {
-    const { rows } = await this.session.query<{ instance: string; url: string; term: string | number; since: string | number }>('SELECT instance, url, term, since FROM cluster_leader')
+    const { rows } = await this.session
+      .query<{ instance: string; url: string; term: string | number; since: string | number }>(
+        'SELECT instance, url, term, since FROM cluster_leader',
+      )
       // No leader has brought the schema up yet.
       .catch((error: { code?: string }) => (error.code === '42P01' ? { rows: [] } : Promise.reject(error)));
     const row = rows[0];

@@ -56,7 +56,8 @@ export const pgMigrations: readonly string[] = [
    CREATE INDEX audit_log_by_subject ON audit_log (subject_kind, subject_id, seq);
    CREATE FUNCTION append_only() RETURNS trigger LANGUAGE plpgsql AS $$
    BEGIN RAISE EXCEPTION '% is append-only: its rows cannot be %d', TG_TABLE_NAME, lower(TG_OP); END $$;
-   CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON audit_log FOR EACH ROW EXECUTE FUNCTION append_only();
+   CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON audit_log
+      FOR EACH ROW EXECUTE FUNCTION append_only();
 
    CREATE TABLE accounts (
      id         TEXT   PRIMARY KEY,

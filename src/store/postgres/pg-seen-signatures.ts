@@ -7,7 +7,10 @@ export class PgSeenSignatures implements SeenSignatures {
 
   async firstSeen(digest: string, until: Date, now: Date): Promise<boolean> {
     await this.connection.query('DELETE FROM seen_signatures WHERE until_ms < $1', [now.getTime()]);
-    const result = await this.connection.query('INSERT INTO seen_signatures (digest, until_ms) VALUES ($1, $2) ON CONFLICT (digest) DO NOTHING', [digest, until.getTime()]);
+    const result = await this.connection.query(
+      'INSERT INTO seen_signatures (digest, until_ms) VALUES ($1, $2) ON CONFLICT (digest) DO NOTHING',
+      [digest, until.getTime()],
+    );
     return result.rowCount === 1;
   }
 }

@@ -33,7 +33,10 @@ export class PgStore {
     this.seenSignatures = new PgSeenSignatures(connection);
   }
 
-  /** Connects and brings the schema up to date; `schema` keeps separate stores in one database (tests); `readOnly` only reads (wsag audit). */
+  /**
+   * Connects and brings the schema up to date; `schema` keeps separate stores in one database (tests); `readOnly` only
+   * reads (wsag audit).
+   */
   static async open(url: string, options: { schema?: string; readOnly?: boolean } = {}): Promise<PgStore> {
     return new PgStore(await PgConnection.open(url, options));
   }
@@ -48,7 +51,10 @@ export class PgStore {
     const holder = await PgLeadership.connect(url);
     if (!(await holder.tryAcquire())) {
       await holder.close();
-      throw new DataDirInUse(`the database ${redacted(url)} is in use by another wsag-server; stop it, give this one its own database, or start it as an instance of a cluster (npm start does: docs/deployment.md)`);
+      throw new DataDirInUse(
+        `the database ${redacted(url)} is in use by another wsag-server; stop it, give this one its own ` +
+          `database, or start it as an instance of a cluster (npm start does: docs/deployment.md)`,
+      );
     }
     try {
       const store = await PgStore.open(url);
@@ -62,13 +68,19 @@ export class PgStore {
 
   /** Ids of agreements no audit entry is about. */
   async agreementsWithoutAudit(): Promise<string[]> {
-    const { rows } = await this.connection.query<{ id: string }>("SELECT id FROM agreements WHERE NOT EXISTS (SELECT 1 FROM audit_log WHERE subject_kind = 'agreement' AND subject_id = agreements.id)");
+    const { rows } = await this.connection.query<{ id: string }>(
+      "SELECT id FROM agreements WHERE NOT EXISTS (SELECT 1 FROM audit_log WHERE subject_kind = 'agreement' " +
+        'AND subject_id = agreements.id)',
+    );
     return rows.map((r) => r.id);
   }
 
   /** Ids of ended agreements (Complete, Terminated) without a usage record. */
   async endedWithoutUsageRecord(): Promise<string[]> {
-    const { rows } = await this.connection.query<{ id: string }>("SELECT id FROM agreements WHERE state IN ('Complete', 'Terminated') AND NOT EXISTS (SELECT 1 FROM usage_records WHERE agreement_id = agreements.id)");
+    const { rows } = await this.connection.query<{ id: string }>(
+      "SELECT id FROM agreements WHERE state IN ('Complete', 'Terminated') AND NOT EXISTS (SELECT 1 FROM " +
+        'usage_records WHERE agreement_id = agreements.id)',
+    );
     return rows.map((r) => r.id);
   }
 

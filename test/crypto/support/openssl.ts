@@ -13,7 +13,12 @@ export interface OpensslVerdict {
  * `openssl verify -allow_proxy_certs -CAfile CA -untrusted UNTRUSTED LEAF`, optionally
  * `-attime`: whether OpenSSL accepts the chain, and what it said.
  */
-export function opensslVerify(options: { ca: X509Certificate[]; untrusted: X509Certificate[]; leaf: X509Certificate; at?: Date }): OpensslVerdict {
+export function opensslVerify(options: {
+  ca: X509Certificate[];
+  untrusted: X509Certificate[];
+  leaf: X509Certificate;
+  at?: Date;
+}): OpensslVerdict {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-openssl-'));
   try {
     const write = (name: string, certs: X509Certificate[]): string => {

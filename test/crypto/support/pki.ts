@@ -18,8 +18,28 @@ export interface TestPki {
 
 /** A CA (valid 30 days) and alice's user certificate (valid 10 days), both from `now`. */
 export async function testPki(keyType: KeyType = 'ec', now = new Date(), caName = 'Test CA'): Promise<TestPki> {
-  const ca = await createCa({ subject: nameFromParts([['C', 'DE'], ['O', 'Grid'], ['CN', caName]]), keyType, days: 30, now });
-  const alice = await issueEndEntity({ ca, subject: nameFromParts([['C', 'DE'], ['O', 'Grid'], ['CN', 'alice']]), keyType, days: 10, now, purpose: 'client' });
+  const ca = await createCa({
+    subject: nameFromParts([
+      ['C', 'DE'],
+      ['O', 'Grid'],
+      ['CN', caName],
+    ]),
+    keyType,
+    days: 30,
+    now,
+  });
+  const alice = await issueEndEntity({
+    ca,
+    subject: nameFromParts([
+      ['C', 'DE'],
+      ['O', 'Grid'],
+      ['CN', 'alice'],
+    ]),
+    keyType,
+    days: 10,
+    now,
+    purpose: 'client',
+  });
   return { ca, alice, now };
 }
 
@@ -50,7 +70,9 @@ export async function makeProxy(issuer: Issued, flaw: ProxyFlaw = {}): Promise<I
   const issuerFacts = certificateFacts(issuer.certificate);
   const keys = await generateKeyPair('ec');
   const serial = randomSerial();
-  const extensions: x509.Extension[] = [new x509.KeyUsagesExtension(flaw.keyUsage ?? x509.KeyUsageFlags.digitalSignature, true)];
+  const extensions: x509.Extension[] = [
+    new x509.KeyUsagesExtension(flaw.keyUsage ?? x509.KeyUsageFlags.digitalSignature, true),
+  ];
   if (flaw.proxyCertInfo !== 'absent') {
     extensions.push(
       proxyCertInfoExtension({
@@ -60,7 +82,8 @@ export async function makeProxy(issuer: Issued, flaw: ProxyFlaw = {}): Promise<I
       }),
     );
   }
-  if (flaw.basicConstraintsCa !== undefined) extensions.push(new x509.BasicConstraintsExtension(flaw.basicConstraintsCa, undefined, true));
+  if (flaw.basicConstraintsCa !== undefined)
+    extensions.push(new x509.BasicConstraintsExtension(flaw.basicConstraintsCa, undefined, true));
   extensions.push(...(flaw.extraExtensions ?? []));
   const notBefore = flaw.notBefore ?? issuerFacts.notBefore;
   const certificate = await buildCertificate({

@@ -17,7 +17,15 @@ describe.skipIf(skipSlurm)('the cluster as Slurm reports it', () => {
   it('reads every node with its CPUs, memory, architecture and features as our node properties', async () => {
     const nodes = (await slurmNodes(cli, 'batch')).map(clusterNodeOf);
     expect(nodes.map((n) => n.id)).toEqual(['n1', 'n2', 'n3', 'n4']);
-    expect(nodes[0]).toMatchObject({ id: 'n1', cpus: 2, memoryGB: 1000 / 1024, interconnect: 'InfiniBand', island: 'a', securityPolicies: ['HardenedNode'], operatingSystem: 'LINUX' });
+    expect(nodes[0]).toMatchObject({
+      id: 'n1',
+      cpus: 2,
+      memoryGB: 1000 / 1024,
+      interconnect: 'InfiniBand',
+      island: 'a',
+      securityPolicies: ['HardenedNode'],
+      operatingSystem: 'LINUX',
+    });
     expect(nodes[1]).toMatchObject({ id: 'n2', island: 'b' });
     expect(nodes[1]?.securityPolicies).toBeUndefined();
   });
@@ -35,13 +43,16 @@ describe.skipIf(skipSlurm)('the cluster as Slurm reports it', () => {
   it('a failing command names itself and what Slurm said', async () => {
     const failure = await cli.run('scontrol', ['show', 'node', 'nosuchnode']).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(SlurmCommandFailed);
-    expect((failure as Error).message).toMatch(/^scontrol show node nosuchnode failed \(exit 1\): Node nosuchnode not found/);
+    expect((failure as Error).message).toMatch(
+      /^scontrol show node nosuchnode failed \(exit 1\): Node nosuchnode not found/,
+    );
   });
 });
 
 describe('Slurm node features as node properties', () => {
   it('wsag-warm marks a node kept prepared for interactive sessions; other features leave it an ordinary node', () => {
-    const node = (features: string) => clusterNodeOf({ name: 'n9', cpus: 2, real_memory: 1024, features, state: 'IDLE' });
+    const node = (features: string) =>
+      clusterNodeOf({ name: 'n9', cpus: 2, real_memory: 1024, features, state: 'IDLE' });
     expect(node('ib,wsag-warm')).toMatchObject({ interconnect: 'InfiniBand', warm: true });
     expect(node('ib,warm-ish').warm).toBeUndefined();
   });

@@ -5,7 +5,9 @@ import { SlurmPlanSync } from '../../../src/runtime/slurm/slurm-plan-sync.js';
 
 /** A Slurm that has no reservations and records what it is asked (the real one is in slurm-*.test.ts). */
 function recordingCli(calls: string[]): SlurmCli {
-  return { run: async (tool: string, args: readonly string[]) => (calls.push(`${tool} ${args.join(' ')}`), '') } as unknown as SlurmCli;
+  return {
+    run: async (tool: string, args: readonly string[]) => (calls.push(`${tool} ${args.join(' ')}`), ''),
+  } as unknown as SlurmCli;
 }
 
 describe('SlurmPlanSync: when a tick looks at the plan', () => {
@@ -20,7 +22,15 @@ describe('SlurmPlanSync: when a tick looks at the plan', () => {
         return changes;
       },
     };
-    const sync = new SlurmPlanSync(recordingCli(calls), 'wsag', plan, () => {}, (error) => { throw error; });
+    const sync = new SlurmPlanSync(
+      recordingCli(calls),
+      'wsag',
+      plan,
+      () => {},
+      (error) => {
+        throw error;
+      },
+    );
     const at = (seconds: number) => new Date(Date.UTC(2026, 10, 26, 12, 0, seconds));
 
     await sync.tick(at(0));

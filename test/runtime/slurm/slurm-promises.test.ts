@@ -39,11 +39,23 @@ afterAll(() => cluster?.stop());
 async function keptPromise(client: WsagClient, id: string): Promise<{ started?: string; completed?: string }> {
   const state = await client.state(id);
   expect(state.state, id).toBe('Complete');
-  expect(state.guaranteeTerms.every((t) => t.state === 'Fulfilled'), `${id}: ${JSON.stringify(state)}`).toBe(true);
-  const report = await client.request<{ totals: { penalties: unknown[] }; happened: { started?: string; completed?: string } }>(`/api/agreements/${id}/report`, 'report');
+  expect(
+    state.guaranteeTerms.every((t) => t.state === 'Fulfilled'),
+    `${id}: ${JSON.stringify(state)}`,
+  ).toBe(true);
+  const report = await client.request<{
+    totals: { penalties: unknown[] };
+    happened: { started?: string; completed?: string };
+  }>(`/api/agreements/${id}/report`, 'report');
   expect(report.totals.penalties, id).toEqual([]);
-  const { history } = await client.request<{ history: Array<{ action: string }> }>(`/api/agreements/${id}`, 'agreement');
-  expect(history.map((e) => e.action).filter((a) => a.includes('violated')), id).toEqual([]);
+  const { history } = await client.request<{ history: Array<{ action: string }> }>(
+    `/api/agreements/${id}`,
+    'agreement',
+  );
+  expect(
+    history.map((e) => e.action).filter((a) => a.includes('violated')),
+    id,
+  ).toEqual([]);
   return report.happened;
 }
 
@@ -51,30 +63,54 @@ describe.skipIf(skipSlurm)('promises kept on Slurm (real clock)', () => {
   let server: RunningServer & { dataDir: string };
   let client: WsagClient;
   /** When the application holding the nodes began (the example job's log), to the millisecond. */
-  const applicationStart = (id: string) => Date.parse(exampleLog(server.dataDir, id).find((l) => / start /.test(l))?.split(' ')[0] ?? '');
+  const applicationStart = (id: string) =>
+    Date.parse(
+      exampleLog(server.dataDir, id)
+        .find((l) => / start /.test(l))
+        ?.split(' ')[0] ?? '',
+    );
   beforeAll(async () => {
-    server = await slurmServer(cluster, { cluster: { nodeGroups: [{ count: 1, idPrefix: 'unused', memoryGB: 1, cpus: 1 }], timing }, interactiveStartSeconds: 10 });
+    server = await slurmServer(cluster, {
+      cluster: { nodeGroups: [{ count: 1, idPrefix: 'unused', memoryGB: 1, cpus: 1 }], timing },
+      interactiveStartSeconds: 10,
+    });
     client = new WsagClient(server.url);
   }, 60_000);
   afterAll(async () => server?.close());
 
-  it('a reservation: Slurm reserves its nodes from the window\'s start minus their preparation; they are ready when it opens and held to its end', { timeout: 180_000 }, async () => {
+  it("a reservation: Slurm reserves its nodes from the window's start minus their preparation; they are ready when it opens and held to its end", {
+    timeout: 180_000,
+  }, async () => {
     const windowStart = Math.ceil((Date.now() + 25_000) / 1000) * 1000;
     const windowEnd = windowStart + 30_000;
-    const { agreementId } = await client.createAgreement(await reservationOffer(client, 2, new Date(windowStart), new Date(windowEnd)));
+    const { agreementId } = await client.createAgreement(
+      await reservationOffer(client, 2, new Date(windowStart), new Date(windowEnd)),
+    );
 
     const name = `wsag_${agreementId}_0`;
     const reservations = new SlurmReservations(cli, 'root');
-    const owned = await eventually(() => reservations.owned(), (list) => list.some((r) => r.name === name));
+    const owned = await eventually(
+      () => reservations.owned(),
+      (list) => list.some((r) => r.name === name),
+    );
     const reservation = owned.find((r) => r.name === name);
     // 5 s of initialisation and 5 s of hand-over before the window, 2 s of release after it.
-    expect([reservation?.start.getTime(), reservation?.end.getTime()]).toEqual([windowStart - 10_000, windowEnd + 2_000]);
+    expect([reservation?.start.getTime(), reservation?.end.getTime()]).toEqual([
+      windowStart - 10_000,
+      windowEnd + 2_000,
+    ]);
     // Ordinary work never lands on the warm nodes.
     expect(reservation?.nodes.some((n) => n === 'n5' || n === 'n6')).toBe(false);
 
-    await eventually(() => client.state(agreementId), (s) => s.state === 'Complete', 120_000);
+    await eventually(
+      () => client.state(agreementId),
+      (s) => s.state === 'Complete',
+      120_000,
+    );
     const happened = await keptPromise(client, agreementId);
-    expect((await client.state(agreementId)).guaranteeTerms).toEqual([{ termName: 'NodesThroughWindow', state: 'Fulfilled' }]);
+    expect((await client.state(agreementId)).guaranteeTerms).toEqual([
+      { termName: 'NodesThroughWindow', state: 'Fulfilled' },
+    ]);
     expect(Date.parse(happened.started as string)).toBeLessThanOrEqual(windowStart);
     expect(Date.parse(happened.completed as string)).toBeGreaterThanOrEqual(windowEnd);
     // The job holding the nodes ran on the reservation's nodes, and ended by itself.
@@ -85,32 +121,75 @@ describe.skipIf(skipSlurm)('promises kept on Slurm (real clock)', () => {
     expect(applicationStart(agreementId)).toBeLessThanOrEqual(windowStart);
   });
 
-  it('an interactive session on the warm nodes, a deadline job, best-effort and background work all end as promised', { timeout: 180_000 }, async () => {
+  it('an interactive session on the warm nodes, a deadline job, best-effort and background work all end as promised', {
+    timeout: 180_000,
+  }, async () => {
     const template = async (id: string) => (await client.templates()).find((t) => t.includes(id)) as string;
     const acceptedAt = Date.now();
-    const session = (await client.createAgreement(offerFromTemplate(await template('interactive-job-v1'), [{ location: 'NodeCount', value: '2' }, { location: 'RuntimeEstimate', value: '60' }]))).agreementId;
-    const deadline = (await client.createAgreement(await jobOffer(client, { runtimeSeconds: 60, level: 'Standard', deadline: new Date(Date.now() + 300_000) }))).agreementId;
-    const bestEffort = (await client.createAgreement(offerFromTemplate(await template('best-effort-job-v1'), [{ location: 'NodeCount', value: '1' }, { location: 'RuntimeEstimate', value: '60' }]))).agreementId;
-    const background = (await client.createAgreement(offerFromTemplate(await template('background-job-v1'), [{ location: 'RuntimeEstimate', value: '60' }]))).agreementId;
+    const session = (
+      await client.createAgreement(
+        offerFromTemplate(await template('interactive-job-v1'), [
+          { location: 'NodeCount', value: '2' },
+          { location: 'RuntimeEstimate', value: '60' },
+        ]),
+      )
+    ).agreementId;
+    const deadline = (
+      await client.createAgreement(
+        await jobOffer(client, { runtimeSeconds: 60, level: 'Standard', deadline: new Date(Date.now() + 300_000) }),
+      )
+    ).agreementId;
+    const bestEffort = (
+      await client.createAgreement(
+        offerFromTemplate(await template('best-effort-job-v1'), [
+          { location: 'NodeCount', value: '1' },
+          { location: 'RuntimeEstimate', value: '60' },
+        ]),
+      )
+    ).agreementId;
+    const background = (
+      await client.createAgreement(
+        offerFromTemplate(await template('background-job-v1'), [{ location: 'RuntimeEstimate', value: '60' }]),
+      )
+    ).agreementId;
     const all = [session, deadline, bestEffort, background];
 
-    await eventually(() => Promise.all(all.map((id) => client.state(id))), (states) => states.every((s) => s.state === 'Complete'), 150_000);
+    await eventually(
+      () => Promise.all(all.map((id) => client.state(id))),
+      (states) => states.every((s) => s.state === 'Complete'),
+      150_000,
+    );
     for (const id of all) await keptPromise(client, id);
-    expect((await client.state(session)).guaranteeTerms).toEqual([{ termName: 'NodesThroughSession', state: 'Fulfilled' }]);
-    expect((await client.state(deadline)).guaranteeTerms).toEqual([{ termName: 'CompletionByDeadline', state: 'Fulfilled' }]);
+    expect((await client.state(session)).guaranteeTerms).toEqual([
+      { termName: 'NodesThroughSession', state: 'Fulfilled' },
+    ]);
+    expect((await client.state(deadline)).guaranteeTerms).toEqual([
+      { termName: 'CompletionByDeadline', state: 'Fulfilled' },
+    ]);
 
     // The session ran on the warm nodes, in Slurm, from its promised start (within the promised 10 s of acceptance) to its promised end.
     const [job] = await jobsOf(cluster, session);
     expect([...(job?.nodes ?? [])].sort()).toEqual(['n5', 'n6']);
-    const { allocation, history } = await client.request<{ allocation: { promised: { start: string; end: string } }; history: Array<{ action: string }> }>(`/api/agreements/${session}`, 'agreement');
+    const { allocation, history } = await client.request<{
+      allocation: { promised: { start: string; end: string } };
+      history: Array<{ action: string }>;
+    }>(`/api/agreements/${session}`, 'agreement');
     expect(Date.parse(allocation.promised.start) - acceptedAt).toBeLessThanOrEqual(10_000);
     expect(applicationStart(session)).toBeLessThanOrEqual(Date.parse(allocation.promised.start));
-    const done = Date.parse(exampleLog(server.dataDir, session).find((l) => / done$/.test(l))?.split(' ')[0] ?? '');
+    const done = Date.parse(
+      exampleLog(server.dataDir, session)
+        .find((l) => / done$/.test(l))
+        ?.split(' ')[0] ?? '',
+    );
     expect(done).toBeGreaterThanOrEqual(Date.parse(allocation.promised.end));
     // ... and gave the nodes back within the booking: the release after the promise.
     expect(history.map((e) => e.action)).not.toContain('execution-overrun');
     // Each batch job ran once in Slurm.
-    for (const id of [deadline, bestEffort, background]) expect((await jobsOf(cluster, id)).map((j) => j.state), id).toEqual(['COMPLETED']);
+    for (const id of [deadline, bestEffort, background])
+      expect(
+        (await jobsOf(cluster, id)).map((j) => j.state),
+        id,
+      ).toEqual(['COMPLETED']);
   });
 });
 
@@ -118,21 +197,35 @@ describe.skipIf(skipSlurm)('a reservation on Slurm across kill -9 (real clock)',
   let running: ServerProcess | undefined;
   afterAll(() => running?.child.kill('SIGKILL'));
 
-  it('killed and restarted in the middle of its window: the Slurm job holding the nodes is adopted, not run again; Complete, no penalty', { timeout: 180_000 }, async () => {
+  it('killed and restarted in the middle of its window: the Slurm job holding the nodes is adopted, not run again; Complete, no penalty', {
+    timeout: 180_000,
+  }, async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-slurm-promises-kill-'));
     const clusterFile = path.join(dataDir, 'cluster.json');
-    fs.writeFileSync(clusterFile, JSON.stringify({ nodeGroups: [{ count: 1, idPrefix: 'unused', memoryGB: 1, cpus: 1 }], timing }));
+    fs.writeFileSync(
+      clusterFile,
+      JSON.stringify({ nodeGroups: [{ count: 1, idPrefix: 'unused', memoryGB: 1, cpus: 1 }], timing }),
+    );
     const env = {
-      WSAG_EXECUTOR: 'slurm', WSAG_SLURM_CONF: cluster.slurmConf, WSAG_SLURM_PARTITION: 'batch', WSAG_SLURM_USER: 'root',
-      WSAG_SLURM_EXECUTABLES: exampleJobDirectory, WSAG_CLUSTER_FILE: clusterFile, WSAG_ADMINS: 'anonymous',
+      WSAG_EXECUTOR: 'slurm',
+      WSAG_SLURM_CONF: cluster.slurmConf,
+      WSAG_SLURM_PARTITION: 'batch',
+      WSAG_SLURM_USER: 'root',
+      WSAG_SLURM_EXECUTABLES: exampleJobDirectory,
+      WSAG_CLUSTER_FILE: clusterFile,
+      WSAG_ADMINS: 'anonymous',
     };
     running = await startServerProcess(dataDir, env);
     let client = new WsagClient(running.url);
     const windowStart = Math.ceil((Date.now() + 25_000) / 1000) * 1000;
     const windowEnd = windowStart + 40_000;
-    const { agreementId } = await client.createAgreement(offerFromTemplate((await client.templates()).find((t) => t.includes('advance-reservation-v1')) as string, [
-      { location: 'NodeCount', value: '2' }, { location: '//arp:StartTime', value: iso(windowStart) }, { location: '//arp:EndTime', value: iso(windowEnd) },
-    ]));
+    const { agreementId } = await client.createAgreement(
+      offerFromTemplate((await client.templates()).find((t) => t.includes('advance-reservation-v1')) as string, [
+        { location: 'NodeCount', value: '2' },
+        { location: '//arp:StartTime', value: iso(windowStart) },
+        { location: '//arp:EndTime', value: iso(windowEnd) },
+      ]),
+    );
 
     // In the middle of the window, the server dies without warning and comes back on the same data.
     await new Promise((resolve) => setTimeout(resolve, windowStart + 10_000 - Date.now()));
@@ -144,9 +237,15 @@ describe.skipIf(skipSlurm)('a reservation on Slurm across kill -9 (real clock)',
     running = await startServerProcess(dataDir, env);
     client = new WsagClient(running.url);
 
-    await eventually(() => client.state(agreementId), (s) => s.state === 'Complete', windowEnd + 60_000 - Date.now());
+    await eventually(
+      () => client.state(agreementId),
+      (s) => s.state === 'Complete',
+      windowEnd + 60_000 - Date.now(),
+    );
     const happened = await keptPromise(client, agreementId);
-    expect((await client.state(agreementId)).guaranteeTerms).toEqual([{ termName: 'NodesThroughWindow', state: 'Fulfilled' }]);
+    expect((await client.state(agreementId)).guaranteeTerms).toEqual([
+      { termName: 'NodesThroughWindow', state: 'Fulfilled' },
+    ]);
     expect(Date.parse(happened.started as string)).toBeLessThanOrEqual(windowStart);
     expect(Date.parse(happened.completed as string)).toBeGreaterThanOrEqual(windowEnd);
     // One Slurm job from before the kill, adopted and left to hold the nodes to the window's end.

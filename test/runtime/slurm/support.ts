@@ -15,21 +15,41 @@ import type { SlurmTestCluster } from '../../support/slurm.js';
 
 /** A site where nothing but the job takes time, and a checkpoint of a 0.5 GB node takes a second. */
 export const quickSite = {
-  nodeInitSeconds: 0, storageInitSecondsPerGB: 0, storageRollbackSecondsPerGB: 0, storageMountSeconds: 0, deinitSeconds: 0,
-  slowdownFactor: 1, checkpointSecondsPerNodeGB: 2, snapshotSecondsPerGB: 0,
+  nodeInitSeconds: 0,
+  storageInitSecondsPerGB: 0,
+  storageRollbackSecondsPerGB: 0,
+  storageMountSeconds: 0,
+  deinitSeconds: 0,
+  slowdownFactor: 1,
+  checkpointSecondsPerNodeGB: 2,
+  snapshotSecondsPerGB: 0,
 };
 
 export const exampleJobDirectory = path.join(projectRoot, 'src/runtime/slurm/');
 
 /** The server in front of the test cluster, on its own SQLite store (the audit trail included). */
-export async function slurmServer(cluster: SlurmTestCluster, config: Partial<ServerConfig> = {}): Promise<RunningServer & { dataDir: string }> {
+export async function slurmServer(
+  cluster: SlurmTestCluster,
+  config: Partial<ServerConfig> = {},
+): Promise<RunningServer & { dataDir: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-slurm-server-'));
-  const server = await startServer(loadConfig({}, {
-    port: 0, dataDir, templatesDir: path.join(projectRoot, 'templates'), logLevel: 'silent', executor: 'slurm', admins: ['anonymous'],
-    slurm: { conf: cluster.slurmConf, partition: 'batch', user: 'root', executables: [exampleJobDirectory] },
-    cluster: { nodeGroups: [{ count: 1, idPrefix: 'unused', memoryGB: 1, cpus: 1 }], timing: quickSite },
-    ...config,
-  }), { logger: pino({ level: process.env.WSAG_TEST_LOG ?? 'silent' }) });
+  const server = await startServer(
+    loadConfig(
+      {},
+      {
+        port: 0,
+        dataDir,
+        templatesDir: path.join(projectRoot, 'templates'),
+        logLevel: 'silent',
+        executor: 'slurm',
+        admins: ['anonymous'],
+        slurm: { conf: cluster.slurmConf, partition: 'batch', user: 'root', executables: [exampleJobDirectory] },
+        cluster: { nodeGroups: [{ count: 1, idPrefix: 'unused', memoryGB: 1, cpus: 1 }], timing: quickSite },
+        ...config,
+      },
+    ),
+    { logger: pino({ level: process.env.WSAG_TEST_LOG ?? 'silent' }) },
+  );
   return { ...server, dataDir };
 }
 
@@ -76,7 +96,9 @@ export async function eventually<T>(read: () => Promise<T>, ok: (value: T) => bo
 
 /** The Slurm jobs of agreement `id`, oldest first. */
 export async function jobsOf(cluster: SlurmTestCluster, id: string) {
-  return (await slurmJobs(new SlurmCli({ slurmConf: cluster.slurmConf }))).filter((j) => j.jobId === id).sort((a, b) => Number(a.id) - Number(b.id));
+  return (await slurmJobs(new SlurmCli({ slurmConf: cluster.slurmConf })))
+    .filter((j) => j.jobId === id)
+    .sort((a, b) => Number(a.id) - Number(b.id));
 }
 
 /** The example job's log of agreement `id`. */
