@@ -48,7 +48,7 @@ export interface ForwardingOptions {
    * known.
    */
   leaderUrl: (fresh: boolean) => Promise<string | undefined>;
-  /** This instance's own URL: never forward to it. */
+  /** This instance's own URL, where it serves as the leader once it has taken over. */
   instanceUrl: string;
   /** WSAG_CLUSTER_SECRET: the key of the MAC sent with a TLS caller's certificate chain (never the secret itself). */
   secret?: string;
@@ -117,7 +117,9 @@ export function standbyApp(options: ForwardingOptions): express.Express {
       const deadline = Date.now() + (options.waitMs ?? defaultLeaderWaitMs);
       for (let fresh = false; ; fresh = true) {
         leader = await options.leaderUrl(fresh).catch(() => undefined);
-        if (leader !== undefined && leader !== options.instanceUrl) {
+        // The leader may be this very instance, once it has taken over: its own port then serves the leader's app. An
+        // announcement that names it while it still stands by answers 503 not-leader, and the next turn asks again.
+        if (leader !== undefined) {
           try {
             await relay(new URL(req.originalUrl, leader), req, headers, body, res, agent);
             forwarded.inc({ outcome: 'answered' });
