@@ -106,24 +106,28 @@ export function agreementPorts(services: SoapServices): Port[] {
   return [
     {
       name: 'AgreementFactory',
+      targetNamespace: ns.wsag,
       path: paths.AgreementFactory,
       wsdlFile: 'AgreementFactory.wsdl',
       operations: [createAgreement, ...resourcePropertyOperations(templateProperties, templateDocument)],
     },
     {
       name: 'PendingAgreementFactory',
+      targetNamespace: ns.wsag,
       path: paths.PendingAgreementFactory,
       wsdlFile: 'PendingAgreementFactory.wsdl',
       operations: [createPendingAgreement, ...resourcePropertyOperations(templateProperties, templateDocument)],
     },
     {
       name: 'AgreementAcceptance',
+      targetNamespace: ns.wsag,
       path: paths.AgreementAcceptance,
       wsdlFile: 'AgreementAcceptance.wsdl',
       operations: [decision('Accept'), decision('Reject')],
     },
     {
       name: 'Agreement',
+      targetNamespace: ns.wsag,
       path: paths.Agreement,
       wsdlFile: 'Agreement.wsdl',
       operations: [
@@ -135,6 +139,7 @@ export function agreementPorts(services: SoapServices): Port[] {
     },
     {
       name: 'AgreementState',
+      targetNamespace: ns.wsag,
       path: paths.AgreementState,
       wsdlFile: 'AgreementState.wsdl',
       operations: resourcePropertyOperations(agreementPropertyReader, async (ctx) =>

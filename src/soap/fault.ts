@@ -9,8 +9,14 @@ import { envelope, type SoapVersion } from './envelope.js';
  * a WS-BaseFaults BaseFault with the code as ErrorCode and the message as Description (a
  * second Description holds the technical text behind a plain message, where there is one).
  * Errors that are not WsagErrors never show their text: the caller sees InternalError.
+ * `addressing` holds the reply's WS-Addressing header blocks, when the request was addressed.
  */
-export function faultEnvelope(version: SoapVersion, error: unknown, now: Date): { status: number; xml: string } {
+export function faultEnvelope(
+  version: SoapVersion,
+  error: unknown,
+  now: Date,
+  addressing = '',
+): { status: number; xml: string } {
   const fault =
     error instanceof WsagError && error.exposable
       ? error
@@ -44,6 +50,7 @@ export function faultEnvelope(version: SoapVersion, error: unknown, now: Date): 
         version,
         `<soap:Fault><faultcode>${code}</faultcode><faultstring>${escapeXml(text)}</faultstring><detail>` +
           `${detail}</detail></soap:Fault>`,
+        addressing,
       ),
     };
   }
@@ -62,7 +69,7 @@ export function faultEnvelope(version: SoapVersion, error: unknown, now: Date): 
         `${ns.srv}">srv:${fault.code}</soap:Value></soap:Subcode></soap:Code>` +
         `<soap:Reason><soap:Text xml:lang="en">${escapeXml(text)}</soap:Text></soap:Reason><soap:Detail>` +
         `${detail}</soap:Detail></soap:Fault>`,
-      notUnderstood,
+      addressing + notUnderstood,
     ),
   };
 }

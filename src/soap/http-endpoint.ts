@@ -23,7 +23,7 @@ import { contentType, envelope, type SoapRequest, type SoapVersion } from './env
 import { fairStart } from './fair-start.js';
 import { faultEnvelope } from './fault.js';
 import { checkMustUnderstand } from './must-understand.js';
-import type { Operation, Port } from './operation.js';
+import { addressingFaultAction, faultAction, type Operation, type Port } from './operation.js';
 import { readRequest } from './request-envelope.js';
 import { requestsInProgress } from './requests-in-progress.js';
 
@@ -140,6 +140,8 @@ async function handleSoap(
   const started = process.hrtime.bigint();
   let version: SoapVersion = (req.headers['content-type'] ?? '').includes('application/soap+xml') ? '1.2' : '1.1';
   let operation: Operation | undefined;
+  // Read while the request's document lives: a fault is written after it is disposed.
+  let replyAddressing: ReplyAddressing | undefined;
   let caller: Caller | undefined;
   let outcome = 'ok';
   let startWaitSeconds: number | undefined;
@@ -166,6 +168,7 @@ async function handleSoap(
     try {
       const { request } = received;
       version = request.version;
+      replyAddressing = addressingOf(request.headers);
       checkMustUnderstand(request);
       checkAddressedHere(req, request.headers, port.path, options.baseUrl(req));
       operation = selectOperation(
@@ -179,7 +182,7 @@ async function handleSoap(
       caller = options.identify(req, request, now);
       await usedOnce(req, options.seenSignatures, now);
       const responseBody = await operation.handle({ request, caller, baseUrl: options.baseUrl(req), now });
-      const headers = addressingHeaders(request.headers, operation.responseAction);
+      const headers = addressingHeaders(replyAddressing, operation.responseAction);
       sendEnvelope(res, 200, version, envelope(version, responseBody, headers));
     } finally {
       received.dispose();
@@ -195,7 +198,11 @@ async function handleSoap(
         { port: port.name, refused: error.code, reason: error.message, ...refusalContext(req) },
         'soap request refused',
       );
-    const fault = faultEnvelope(version, error, options.now());
+    // A fault answers in the request's addressing as a reply does (WS-Addressing 1.0 Core, section 3.4).
+    const addressing = replyAddressing
+      ? addressingHeaders(replyAddressing, operation ? faultAction(port, operation) : addressingFaultAction)
+      : '';
+    const fault = faultEnvelope(version, error, options.now(), addressing);
     sendEnvelope(res, fault.status, version, fault.xml);
   } finally {
     requestsInProgress.count--;
@@ -330,13 +337,21 @@ function addressingAction(headers: { namespaceUri: string; name: string; content
   return headers.find((h) => h.namespaceUri === ns.wsa && h.name === 'Action')?.content.trim() || undefined;
 }
 
+/** What a reply needs of the request's addressing: its MessageID, and whether it was addressed at all. */
+interface ReplyAddressing {
+  messageId: string | undefined;
+  action: boolean;
+}
+
+function addressingOf(requestHeaders: { namespaceUri: string; name: string; content: string }[]): ReplyAddressing {
+  return {
+    messageId: requestHeaders.find((h) => h.namespaceUri === ns.wsa && h.name === 'MessageID')?.content.trim(),
+    action: requestHeaders.some((h) => h.namespaceUri === ns.wsa && h.name === 'Action'),
+  };
+}
+
 /** WS-Addressing replies: when the request carried a MessageID, the response names it in RelatesTo. */
-function addressingHeaders(
-  requestHeaders: { namespaceUri: string; name: string; content: string }[],
-  responseAction: string,
-): string {
-  const messageId = requestHeaders.find((h) => h.namespaceUri === ns.wsa && h.name === 'MessageID')?.content.trim();
-  const action = requestHeaders.some((h) => h.namespaceUri === ns.wsa && h.name === 'Action');
+function addressingHeaders({ messageId, action }: ReplyAddressing, responseAction: string): string {
   if (!messageId && !action) return '';
   const wsa = `xmlns:wsa="${ns.wsa}"`;
   return (

@@ -120,12 +120,14 @@ export function negotiationPorts(services: SoapServices): Port[] {
   return [
     {
       name: 'NegotiationFactory',
+      targetNamespace: ns.wsagNeg,
       path: negotiationPaths.NegotiationFactory,
       wsdlFile: 'NegotiationFactory.wsdl',
       operations: [initiate],
     },
     {
       name: 'Negotiation',
+      targetNamespace: ns.wsagNeg,
       path: negotiationPaths.Negotiation,
       wsdlFile: 'Negotiation.wsdl',
       operations: [negotiate, advertise, terminate, ...resourcePropertyOperations(properties, document)],

@@ -29,9 +29,22 @@ export interface Operation {
   handle(ctx: OperationContext): Promise<string>;
 }
 
+/**
+ * The wsa:Action of an operation's fault, as the WSDL declares it (WS-Addressing 1.0 Metadata's default pattern:
+ * namespace, port type, operation, Fault, fault name).
+ */
+export function faultAction(port: Port, operation: Operation): string {
+  return `${port.targetNamespace}/${port.name}/${operation.name}/Fault/BaseFault`;
+}
+
+/** WS-Addressing's own fault action, for a fault before an operation was known. */
+export const addressingFaultAction = 'http://www.w3.org/2005/08/addressing/fault';
+
 /** A WSDL port: one port type at one exact URL path. */
 export interface Port {
   name: string;
+  /** The WSDL's target namespace: with the port type's and the operation's names it makes the fault action. */
+  targetNamespace: string;
   path: string;
   wsdlFile: string;
   operations: Operation[];

@@ -9,6 +9,7 @@ import { post, soap11 } from '../support/soap.js';
 
 const echo: Port = {
   name: 'Echo',
+  targetNamespace: 'urn:test',
   path: '/wsag/Echo',
   wsdlFile: 'none.wsdl',
   operations: [
