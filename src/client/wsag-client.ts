@@ -366,7 +366,7 @@ export class WsagClient extends WsagTransport {
     );
   }
 
-  protected negotiationEndpoint(): string {
+  private negotiationEndpoint(): string {
     return `${this.baseUrl}/wsag/Negotiation`;
   }
 

@@ -144,7 +144,7 @@ export class PlanExecutor extends PlanExecutorRecords {
   // ------------------------------------------------------------------ pieces
 
   /** Sets the starts of the pieces still to come (those ending after now). */
-  protected schedulePieces(run: Run, pieces: readonly PlannedPiece[]): void {
+  private schedulePieces(run: Run, pieces: readonly PlannedPiece[]): void {
     const now = this.clock.now().getTime();
     for (const piece of pieces) {
       if (piece.end <= now || run.begun.has(pieceKey(piece))) continue;
@@ -156,7 +156,7 @@ export class PlanExecutor extends PlanExecutorRecords {
   }
 
   /** Pre-runtime of a piece: the nodes are prepared; the job starts after t_init. */
-  protected async beginPiece(run: Run, piece: PlannedPiece): Promise<void> {
+  private async beginPiece(run: Run, piece: PlannedPiece): Promise<void> {
     if (hasEnded(run.record) || run.active || run.begun.has(pieceKey(piece))) return;
     run.begun.add(pieceKey(piece));
     const started = this.clock.now().getTime();
@@ -184,7 +184,7 @@ export class PlanExecutor extends PlanExecutorRecords {
    * Runtime: the job computes, from its last checkpoint if it ran before; checkpoints and the piece's end are set on
    * the clock. `handedOver`: already Running since before a restart.
    */
-  protected async launch(run: Run, active: ActivePiece, generation: number, handedOver = false): Promise<void> {
+  private async launch(run: Run, active: ActivePiece, generation: number, handedOver = false): Promise<void> {
     if (run.generation !== generation) return;
     const piece = active.piece;
     const resumes = run.record.startedAt !== undefined;
@@ -243,7 +243,7 @@ export class PlanExecutor extends PlanExecutorRecords {
     }
   }
 
-  protected beginCheckpoint(run: Run, active: ActivePiece, generation: number, interval: number): void {
+  private beginCheckpoint(run: Run, active: ActivePiece, generation: number, interval: number): void {
     if (run.generation !== generation) return;
     const writing = this.rm.checkpoint(run.jobId).then(
       (reference) => ({ reference }),
@@ -253,7 +253,7 @@ export class PlanExecutor extends PlanExecutorRecords {
   }
 
   /** A checkpoint counts once written (as the scheduler counts it); one that failed is recorded as missed. */
-  protected async endCheckpoint(run: Run, active: ActivePiece, generation: number, interval: number): Promise<void> {
+  private async endCheckpoint(run: Run, active: ActivePiece, generation: number, interval: number): Promise<void> {
     const writing = active.writing.get(interval);
     if (run.generation !== generation || !writing) return;
     const result = await writing;
@@ -271,7 +271,7 @@ export class PlanExecutor extends PlanExecutorRecords {
    * A planned piece that does not complete the job ends after its last checkpoint: stop, deinitialise, wait for the
    * next piece.
    */
-  protected async endPiece(run: Run, generation: number): Promise<void> {
+  private async endPiece(run: Run, generation: number): Promise<void> {
     if (run.generation !== generation || currentPhase(run.record) !== 'Running') return;
     this.endActive(run);
     await this.quietly(this.rm.stop(run.jobId, 'piece-end'));
@@ -300,7 +300,7 @@ export class PlanExecutor extends PlanExecutorRecords {
   }
 
   /** The computation finished: stage-out, completion, post-runtime. */
-  protected async completed(run: Run): Promise<void> {
+  private async completed(run: Run): Promise<void> {
     if (currentPhase(run.record) !== 'Running') return;
     for (const cancel of run.pending.splice(0)) cancel();
     const nodes = run.active?.piece.nodes ?? [];
@@ -322,7 +322,7 @@ export class PlanExecutor extends PlanExecutorRecords {
   }
 
   /** An outage on one of the job's working nodes: stop it and wait for the scheduler's plan. */
-  protected async interrupt(run: Run, node: string): Promise<void> {
+  private async interrupt(run: Run, node: string): Promise<void> {
     const active = run.active;
     if (!active?.piece.nodes.includes(node) || hasEnded(run.record)) return;
     const phase = currentPhase(run.record);
@@ -335,7 +335,7 @@ export class PlanExecutor extends PlanExecutorRecords {
     await this.quietly(this.rm.cleanup(run.jobId, false));
   }
 
-  protected async suspend(run: Run, reason: string): Promise<void> {
+  private async suspend(run: Run, reason: string): Promise<void> {
     const phase = currentPhase(run.record);
     this.endActive(run);
     await this.quietly(this.rm.stop(run.jobId, 'suspension'));
@@ -347,7 +347,7 @@ export class PlanExecutor extends PlanExecutorRecords {
     await this.quietly(this.rm.cleanup(run.jobId, false));
   }
 
-  protected async resourceManagerFailed(run: Run, operation: string, error: unknown): Promise<void> {
+  private async resourceManagerFailed(run: Run, operation: string, error: unknown): Promise<void> {
     this.endActive(run);
     for (const cancel of run.pending.splice(0)) cancel();
     await this.finish(run, {

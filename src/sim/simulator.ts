@@ -106,7 +106,7 @@ class Simulation extends SimulationBook {
    * node that failed for good is moved past each renewed failure block for ever, and the
    * run stops here instead (the jobs are reported open).
    */
-  protected drainLimit(): Instant {
+  private drainLimit(): Instant {
     let latest = this.now;
     let work = 0;
     for (const track of this.tracks.values()) {
@@ -116,7 +116,7 @@ class Simulation extends SimulationBook {
     return latest + work + this.horizonMs;
   }
 
-  protected progress(done: boolean): void {
+  private progress(done: boolean): void {
     this.options.onProgress?.({
       settled: this.results.settled,
       total: this.workload.jobs.length,
@@ -127,14 +127,14 @@ class Simulation extends SimulationBook {
   }
 
   /** True when no job can complete and none waits for its deadline in P. */
-  protected idle(): boolean {
+  private idle(): boolean {
     for (const track of this.tracks.values()) if (track.completion !== undefined || track.deadlineTick) return false;
     return true;
   }
 
   // ---------------------------------------------------------------- events
 
-  protected handleExternal(event: External): void {
+  private handleExternal(event: External): void {
     switch (event.type) {
       case 'arrival':
         this.arrive(event.job, event.t);
@@ -166,7 +166,7 @@ class Simulation extends SimulationBook {
     this.refresh();
   }
 
-  protected handleDynamic(event: Dynamic): void {
+  private handleDynamic(event: Dynamic): void {
     switch (event.type) {
       case 'completion':
         this.complete(event.id, event.t);
@@ -190,7 +190,7 @@ class Simulation extends SimulationBook {
   }
 
   /** Moves the scheduler's clock: it retires jobs whose promise broke in P and renews failure blocks. */
-  protected advanceTo(t: Instant): void {
+  private advanceTo(t: Instant): void {
     if (t <= this.lastAdvance) return;
     this.lastAdvance = t;
     const { report, left } = this.pm.advance(t);
@@ -210,7 +210,7 @@ class Simulation extends SimulationBook {
     }
   }
 
-  protected arrive(input: WorkloadJob, t: Instant): void {
+  private arrive(input: WorkloadJob, t: Instant): void {
     const spec = this.specOf(input);
     const decision = this.pm.admit(spec, t);
     if (!decision.accepted) {
@@ -242,7 +242,7 @@ class Simulation extends SimulationBook {
     });
   }
 
-  protected complete(id: string, t: Instant): void {
+  private complete(id: string, t: Instant): void {
     const track = this.tracks.get(id) as Track;
     const job = this.pm.job(id) as PlannedJob;
     const snapshot: PlannedJob = { ...job, segments: job.segments.map((s) => ({ ...s })) };
@@ -250,7 +250,7 @@ class Simulation extends SimulationBook {
     this.finish(track, snapshot, 'completed', t);
   }
 
-  protected markHits(node: string, t: Instant): void {
+  private markHits(node: string, t: Instant): void {
     const index = this.pm.mm.nodeIndex(node);
     const failure = `${node}@${this.failedSince.get(node) ?? t}`;
     for (const owner of this.pm.mm.ownersOn(index, t, Number.POSITIVE_INFINITY)) {

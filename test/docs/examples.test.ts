@@ -115,15 +115,21 @@ function remember(found: Found, output: string): void {
   if (agreement) found.ID = agreement[1];
 }
 
+const hourMs = 3_600_000;
+
+/** A time as the CLI takes it: whole seconds, UTC. */
+const isoAt = (ms: number) => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
+
+/** The hour `hours` ahead. */
+const isoIn = (hours: number) => isoAt(Math.ceil(Date.now() / hourMs) * hourMs + hours * hourMs);
+
 /** Dates a few hours ahead, as far apart as the example's. */
 function futureDates(line: string): string {
   const dates = line.match(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/g) ?? [];
   if (!dates.length) return line;
-  const anchor = Math.ceil(Date.now() / 3_600_000) * 3_600_000 + 4 * 3_600_000;
+  const anchor = Date.parse(isoIn(4));
   const first = Date.parse(dates[0] as string);
-  return line.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/g, (d) =>
-    new Date(anchor + Date.parse(d) - first).toISOString().replace(/\.000Z$/, 'Z'),
-  );
+  return line.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/g, (d) => isoAt(anchor + Date.parse(d) - first));
 }
 
 /** The command line without its comment, `npx wsag` as `wsag`. */
@@ -192,19 +198,11 @@ async function made(line: string): Promise<string> {
   return (JSON.parse(output) as { agreementId: string }).agreementId;
 }
 
-/** The hour `hours` ahead, as the CLI takes times. */
-function isoIn(hours: number): string {
-  return new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000 + hours * 3_600_000)
-    .toISOString()
-    .replace(/\.000Z$/, 'Z');
-}
-
 /** An advance reservation whose node fails as its window opens: it ends Complete, Violated. */
 async function reservationEndingViolated(): Promise<string> {
   const start = Math.ceil((Date.now() + 60_000) / 1000) * 1000;
-  const iso = (ms: number) => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
   const id = await made(
-    `wsag create --template advance-reservation --set NodeCount=2 --set StartTime=${iso(start)} --set EndTime=${iso(start + 20_000)}`,
+    `wsag create --template advance-reservation --set NodeCount=2 --set StartTime=${isoAt(start)} --set EndTime=${isoAt(start + 20_000)}`,
   );
   const plan = (await (await fetch(`${operated.url}/api/plan`)).json()) as {
     bookings: Array<{ id: string; nodeIds: string[] }>;

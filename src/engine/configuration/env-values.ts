@@ -1,5 +1,6 @@
 import { defaultFairUse, parseFairUse } from '../../domain/fair-use.js';
 import { ConfigError } from './config-error.js';
+import type { ServerConfig } from './server-config.js';
 
 export function fairUse(text: string): string {
   const parsed = parseFairUse(text, defaultFairUse(1));
@@ -42,7 +43,7 @@ export function decimal(env: NodeJS.ProcessEnv, name: string, fallback: number, 
   return value;
 }
 
-export function outboundAllow(text: string): Array<'loopback' | 'private' | 'link-local'> {
+export function outboundAllow(text: string): ServerConfig['outboundAllow'] {
   const ranges = ['loopback', 'private', 'link-local'] as const;
   return text
     .split(',')

@@ -86,7 +86,7 @@ export class ExecutionService extends ExecutionBook {
    * already, moved away, has no booking of its own (it uses a reservation, or its booking was
    * lost), waits for a checkpoint, or there is no run time.
    */
-  protected async start(agreement: Agreement, resumeFrom?: ResumePoint, handedOver?: HandOver): Promise<StartOutcome> {
+  private async start(agreement: Agreement, resumeFrom?: ResumePoint, handedOver?: HandOver): Promise<StartOutcome> {
     const { executor, plan } = this.deps;
     if (executor.has(agreement.id) || agreement.migratedTo) return 'not-started';
     const planned = plan.job(agreement.id);
@@ -115,7 +115,7 @@ export class ExecutionService extends ExecutionBook {
    * A renegotiated agreement: a job that has not computed yet starts over on the new terms; a running one gets the new
    * plan.
    */
-  protected async renegotiated(agreement: Agreement): Promise<void> {
+  private async renegotiated(agreement: Agreement): Promise<void> {
     const { executor } = this.deps;
     if (!executor.has(agreement.id)) return;
     if (executor.record(agreement.id)?.startedAt === undefined) {
@@ -128,7 +128,7 @@ export class ExecutionService extends ExecutionBook {
   }
 
   /** The executor gets the scheduler's current plan of the job (a copy). */
-  protected async replan(id: string): Promise<void> {
+  private async replan(id: string): Promise<void> {
     const planned = this.deps.plan.job(id);
     if (planned && this.deps.executor.has(id)) await this.deps.executor.replan(planned);
   }
@@ -141,7 +141,7 @@ export class ExecutionService extends ExecutionBook {
     this.enqueue(event.jobId, () => this.apply(event, record));
   }
 
-  protected async apply(event: ExecutionEvent, record: ExecutionRecord | undefined): Promise<void> {
+  private async apply(event: ExecutionEvent, record: ExecutionRecord | undefined): Promise<void> {
     const id = event.jobId;
     if (event.type === 'closed') {
       await this.finish(id, event.at);
@@ -188,7 +188,7 @@ export class ExecutionService extends ExecutionBook {
   }
 
   /** Post-runtime is over: the report is written, then the agreement completes with its guarantee terms judged. */
-  protected async finish(id: string, at: Date): Promise<void> {
+  private async finish(id: string, at: Date): Promise<void> {
     const { executor, repository, reports } = this.deps;
     const record = executor.record(id);
     const agreement = await repository.get(id);
@@ -278,7 +278,7 @@ export class ExecutionService extends ExecutionBook {
     return this.afterNodeEvent(node, this.deps.plan.nodeRepaired(node, now), 'node-repaired', actor, now);
   }
 
-  protected async afterNodeEvent(
+  private async afterNodeEvent(
     node: string,
     report: ReplanReport,
     action: string,
@@ -335,7 +335,7 @@ export class ExecutionService extends ExecutionBook {
    * Stores what the scheduler moved and hands every moved or re-planned job its new plan
    * (queued behind each job's earlier work; `wait`: until they have it).
    */
-  protected async followReplan(report: ReplanReport, wait = true): Promise<void> {
+  private async followReplan(report: ReplanReport, wait = true): Promise<void> {
     await this.deps.plan.settle();
     const ids = new Set([
       ...report.moved,

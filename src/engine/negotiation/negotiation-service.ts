@@ -130,7 +130,7 @@ export class NegotiationService extends NegotiationBook {
     }
   }
 
-  protected async round(
+  private async round(
     id: string,
     offers: ReceivedNegotiationOffer[],
     caller: Caller,
@@ -204,7 +204,7 @@ export class NegotiationService extends NegotiationBook {
    * Inside the negotiation's lock, before its offers: loaded (with a copy to save against), expired holds ended, its
    * limits checked.
    */
-  protected async openForOffers(
+  private async openForOffers(
     id: string,
     caller: Caller,
   ): Promise<{ negotiation: Negotiation; before: Negotiation; now: Date }> {
@@ -307,7 +307,7 @@ export class NegotiationService extends NegotiationBook {
   // --- steps of a round -------------------------------------------------------------
 
   /** Checks one incoming offer against the protocol table and records it. */
-  protected receive(
+  private receive(
     negotiation: Negotiation,
     incoming: ReceivedNegotiationOffer,
     via: 'negotiate' | 'advertise',
@@ -348,7 +348,7 @@ export class NegotiationService extends NegotiationBook {
     return { step: effect, record };
   }
 
-  protected classify(negotiation: Negotiation, counterOfferTo: string, now: Date): CounteredOffer {
+  private classify(negotiation: Negotiation, counterOfferTo: string, now: Date): CounteredOffer {
     const offer = findOffer(negotiation, counterOfferTo);
     if (offer) {
       if (offer.creator === 'NegotiationInitiator') return 'InitiatorOffer';

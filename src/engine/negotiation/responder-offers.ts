@@ -176,7 +176,7 @@ export class ResponderOffers extends CounterOfferWriter {
    * Why a booking the plan could make cannot be held: its VO's share, the party's fair use, or the charge account's
    * budget.
    */
-  protected beyondShareOrBudget(
+  private beyondShareOrBudget(
     key: string,
     alternative: ReceivedOffer,
     booking: Allocation,
@@ -208,7 +208,7 @@ export class ResponderOffers extends CounterOfferWriter {
    * The same terms from the time the VO's share has room again (the next epoch, or the one after), if the plan and the
    * share allow them then.
    */
-  protected whenShareAllows(
+  private whenShareAllows(
     negotiation: Negotiation,
     record: NegotiationOfferRecord,
     template: AgreementTemplate,
@@ -258,7 +258,7 @@ export class ResponderOffers extends CounterOfferWriter {
    * What the charge account's budget buys: the same job on fewer nodes, if the template allows it and the plan has
    * them.
    */
-  protected withinBudget(
+  private withinBudget(
     negotiation: Negotiation,
     record: NegotiationOfferRecord,
     template: AgreementTemplate,
@@ -293,7 +293,7 @@ export class ResponderOffers extends CounterOfferWriter {
    * than booked, a completion or start too early): the same terms with the objectives the
    * booking keeps, as an Advisory counter-offer.
    */
-  protected objectivesKept(
+  private objectivesKept(
     negotiation: Negotiation,
     record: NegotiationOfferRecord,
     template: AgreementTemplate,
@@ -319,7 +319,7 @@ export class ResponderOffers extends CounterOfferWriter {
   }
 
   /** The alternatives that meet the template and can be negotiated: an interactive job starts at once, so it is not. */
-  protected negotiable(
+  private negotiable(
     template: AgreementTemplate,
     offer: ReceivedOffer,
   ): { candidates: ReceivedOffer[]; reasons: string[] } {
@@ -340,7 +340,7 @@ export class ResponderOffers extends CounterOfferWriter {
    * slot and price; nothing is held. Changed terms that break the template's creation
    * constraints, or that the offer's terms cannot express, are not offered.
    */
-  protected counterProposals(
+  private counterProposals(
     negotiation: Negotiation,
     record: NegotiationOfferRecord,
     template: AgreementTemplate,

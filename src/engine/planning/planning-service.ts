@@ -245,7 +245,7 @@ export class PlanningService extends PlanningBook {
     );
   }
 
-  protected observed<T extends { report?: ReplanReport } | ReplanReport>(cause: ReplanCause, replan: () => T): T {
+  private observed<T extends { report?: ReplanReport } | ReplanReport>(cause: ReplanCause, replan: () => T): T {
     const started = performance.now();
     const result = replan();
     const report = 'moved' in result ? (result as ReplanReport) : (result as { report?: ReplanReport }).report;
@@ -289,13 +289,13 @@ export class PlanningService extends PlanningBook {
 
   // --- persisting what moved ----------------------------------------------------------------
 
-  protected replanned(node: string, report: ReplanReport): ReplanSummary {
+  private replanned(node: string, report: ReplanReport): ReplanSummary {
     this.markChanged([...report.moved, ...report.suspended, ...report.problematic.map((p) => p.id), ...report.solved]);
     return { node, ...report };
   }
 
   /** What a best-effort or background request bids per node-hour: its sla:Bid, else the list price at its level. */
-  protected bidOf(request: ServiceRequest): number {
+  private bidOf(request: ServiceRequest): number {
     // A site that gives its capacity away (list price 0) still ranks bidders: each then bids 1.
     return request.bid ?? ((this.prices?.nodeHour ?? 1) * levelFactor[request.guaranteeLevel] || 1);
   }
