@@ -123,6 +123,7 @@ export function agreementPorts(services: SoapServices): Port[] {
       targetNamespace: ns.wsag,
       path: paths.AgreementAcceptance,
       wsdlFile: 'AgreementAcceptance.wsdl',
+      referenceParameter: 'AgreementId',
       operations: [decision('Accept'), decision('Reject')],
     },
     {
@@ -130,6 +131,7 @@ export function agreementPorts(services: SoapServices): Port[] {
       targetNamespace: ns.wsag,
       path: paths.Agreement,
       wsdlFile: 'Agreement.wsdl',
+      referenceParameter: 'AgreementId',
       operations: [
         terminate,
         ...resourcePropertyOperations(agreementPropertyReader, async (ctx) =>
@@ -142,6 +144,7 @@ export function agreementPorts(services: SoapServices): Port[] {
       targetNamespace: ns.wsag,
       path: paths.AgreementState,
       wsdlFile: 'AgreementState.wsdl',
+      referenceParameter: 'AgreementId',
       operations: resourcePropertyOperations(agreementPropertyReader, async (ctx) =>
         agreementPropertiesDocument(await agreementOf(ctx), 'AgreementStateProperties'),
       ),

@@ -26,6 +26,9 @@ import { checkMustUnderstand } from './must-understand.js';
 import { addressingFaultAction, faultAction, type Operation, type Port } from './operation.js';
 import { readRequest } from './request-envelope.js';
 import { requestsInProgress } from './requests-in-progress.js';
+import { servedWsdl, wsdlViewOf } from './wsdl-view.js';
+
+export { addressPlaceholder } from './wsdl-view.js';
 
 export const wsdlDir = path.resolve(schemasDir, '../wsdl');
 
@@ -63,13 +66,10 @@ export interface EndpointOptions {
   bodiesReadElsewhere?: () => boolean;
 }
 
-/** Placeholder in wsdl/*.wsdl replaced by the public base URL when served. */
-export const addressPlaceholder = 'http://localhost:8080';
-
 /**
  * The SOAP face: each port answers at exactly its own path (never a fallback to another
- * port), GET `?wsdl` serves its WSDL, GET /schemas/ serves the XSDs the WSDLs import.
- * The raw body is guarded (size, depth, no DTD) before any XML parser sees it.
+ * port), GET `?wsdl` serves its WSDL (`&soap=1.1` or `1.2`: one binding only), GET /schemas/
+ * serves the XSDs the WSDLs import. The raw body is guarded (size, depth, no DTD) before any XML parser sees it.
  */
 export function soapRouter(options: EndpointOptions): Router {
   const router = express.Router();
@@ -90,11 +90,12 @@ export function soapRouter(options: EndpointOptions): Router {
           .send(`${port.name} speaks SOAP: POST an envelope, or GET ${port.path}?wsdl\n`);
         return;
       }
-      const wsdl = fs
-        .readFileSync(path.join(wsdlDir, port.wsdlFile), 'utf8')
-        .split(addressPlaceholder)
-        .join(options.baseUrl(req));
-      res.type('application/xml').send(wsdl);
+      const view = wsdlViewOf(req.query.soap);
+      if (typeof view === 'object') {
+        res.status(400).type('text/plain').send(`${view.problem}\n`);
+        return;
+      }
+      res.type('application/xml').send(servedWsdl(wsdlDir, port.wsdlFile, view, options.baseUrl(req)));
     });
     router.post(port.path, (req, res) => {
       void handleSoap(port, req, res, options);

@@ -130,6 +130,7 @@ export function negotiationPorts(services: SoapServices): Port[] {
       targetNamespace: ns.wsagNeg,
       path: negotiationPaths.Negotiation,
       wsdlFile: 'Negotiation.wsdl',
+      referenceParameter: 'NegotiationId',
       operations: [negotiate, advertise, terminate, ...resourcePropertyOperations(properties, document)],
     },
   ];

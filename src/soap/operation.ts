@@ -47,5 +47,7 @@ export interface Port {
   targetNamespace: string;
   path: string;
   wsdlFile: string;
+  /** The reference parameter (a SOAP header) that names the port's resource, declared as a header part in the WSDL. */
+  referenceParameter?: 'AgreementId' | 'NegotiationId';
   operations: Operation[];
 }

@@ -26,7 +26,6 @@ xs:anyType element) and any_type_children / declared_child (reading).
 Prints one JSON line; exit status 0 when every check held, 1 on a mismatch, 2 on an error.
 """
 
-import copy
 import datetime
 import json
 import sys
@@ -270,19 +269,14 @@ def main(base, result):
     epr = created.CreatedAgreementEPR
     result["eprAddress"] = epr.Address._value_1 if hasattr(epr.Address, "_value_1") else epr.Address
     check("EPR address", result["eprAddress"], f"{base}/wsag/Agreement")
-    reference_parameters = [p for p in (epr.ReferenceParameters._value_1 or []) if isinstance(p, etree._Element)]
-    ids = [p.text.strip() for p in reference_parameters if p.tag == f"{{{SRV}}}AgreementId"]
+    # The WSDL declares srv:AgreementId (its own type) as the input header of the Agreement
+    # ports: zeep reads it from the EPR as a typed value and sends it back as a typed header,
+    # marked wsa:IsReferenceParameter="true" (WS-Addressing SOAP binding, section 2.3).
+    ids = [p._value_1 for p in (epr.ReferenceParameters._value_1 or []) if type(p).__name__ == "AgreementIdType"]
     if len(ids) != 1:
-        raise RuntimeError(f"the EPR's ReferenceParameters hold no srv:AgreementId: {[p.tag for p in reference_parameters]}")
+        raise RuntimeError(f"the EPR's ReferenceParameters hold no srv:AgreementId: {epr.ReferenceParameters}")
     agreement_id = result["agreementId"] = ids[0]
-
-    # WS-Addressing SOAP binding: each reference parameter becomes a header block, marked
-    # wsa:IsReferenceParameter="true" (zeep deep-copies the headers it is given).
-    soap_headers = []
-    for parameter in reference_parameters:
-        header = copy.deepcopy(parameter)
-        header.set(f"{{{WSA}}}IsReferenceParameter", "true")
-        soap_headers.append(header)
+    soap_headers = {"AgreementId": {"_value_1": agreement_id, "_attr_1": {f"{{{WSA}}}IsReferenceParameter": "true"}}}
 
     # --- 3. Agreement port: Terms, AgreementId --------------------------------------------
     history = HistoryPlugin()

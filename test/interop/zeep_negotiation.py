@@ -33,7 +33,6 @@ negotiation summaries are read from the JSON API with urllib.
 Prints one JSON line; exit status 0 when every check held, 1 on a mismatch, 2 on an error.
 """
 
-import copy
 import datetime
 import json
 import sys
@@ -74,30 +73,35 @@ def now_utc():
     return datetime.datetime.now(datetime.timezone.utc)
 
 
-def srv_child(elements, name):
-    """The srv:<name> element among lxml elements zeep left unparsed (the srv schema is not in the WSDLs)."""
-    for element in elements if isinstance(elements, list) else [elements]:
-        if isinstance(element, etree._Element) and element.tag == f"{{{SRV}}}{name}":
-            return element
+def srv_value(values, type_name):
+    """The value of the srv element of type srv:<type_name> among a wildcard's values: zeep
+    reads them typed, as the WSDLs import the srv schema."""
+    for value in values if isinstance(values, list) else [values]:
+        if type(value).__name__ == type_name:
+            return value
     return None
 
 
-def money(element):
-    """{"amount": float, "currency": str} of a srv:MoneyType element, or None."""
-    if element is None:
+def srv_text(values):
+    """The text of a srv element of type xs:string (srv:Note) among a wildcard's values."""
+    return next((v for v in (values if isinstance(values, list) else [values]) if isinstance(v, str)), None)
+
+
+def money(value):
+    """{"amount": float, "currency": str} of a srv:MoneyType value, or None."""
+    if value is None:
         return None
-    return {"amount": float(element.text), "currency": element.get("Currency")}
+    return {"amount": float(value._value_1), "currency": value.Currency}
 
 
-def reference_headers(epr):
-    """WS-Addressing SOAP binding: each reference parameter of the EPR as a header block."""
-    parameters = [p for p in (epr.ReferenceParameters._value_1 or []) if isinstance(p, etree._Element)]
-    headers = []
-    for parameter in parameters:
-        header = copy.deepcopy(parameter)
-        header.set(f"{{{WSA}}}IsReferenceParameter", "true")
-        headers.append(header)
-    return headers, parameters
+def reference_parameter(epr, name):
+    """The EPR's srv:<name> reference parameter, read typed (the WSDL declares it as the ports'
+    input header, each with its own type), and the typed SOAP header that sends it back, marked
+    wsa:IsReferenceParameter="true" (WS-Addressing SOAP binding, section 2.3)."""
+    ids = [p._value_1 for p in (epr.ReferenceParameters._value_1 or []) if type(p).__name__ == f"{name}Type"]
+    if len(ids) != 1:
+        raise RuntimeError(f"the EPR holds no srv:{name}: {epr.ReferenceParameters}")
+    return ids[0], {name: {"_value_1": ids[0], "_attr_1": {f"{{{WSA}}}IsReferenceParameter": "true"}}}
 
 
 def address_of(epr):
@@ -247,8 +251,8 @@ def counter_offers(c, answer, history):
         raw = next((e for e in received.iter(f"{{{NEG}}}NegotiationCounterOffer") if e.get(f"{{{NEG}}}OfferId") == offer.OfferId), None)
         context = offer.NegotiationOfferContext
         (state,) = [name for name in ("Advisory", "Solicited", "Acceptable", "Rejected") if getattr(context.State, name, None) is not None]
-        note = srv_child(getattr(context.State, state)._value_1, "Note")
-        quote = srv_child(context._value_1 or [], "Quote")
+        note = srv_text(getattr(context.State, state)._value_1)
+        quote = srv_value(context._value_1 or [], "QuoteType")
         values = offer_values(c, offer, raw)
         found.append({
             "offer": offer,
@@ -259,9 +263,9 @@ def counter_offers(c, answer, history):
                 "creator": context.Creator,
                 "state": state,
                 "expirationTime": iso(context.ExpirationTime),
-                "note": note.text if note is not None else None,
-                "price": money(srv_child(list(quote), "Price")) if quote is not None else None,
-                "fee": money(srv_child(list(quote), "PreparatoryFee")) if quote is not None else None,
+                "note": note,
+                "price": money(quote.Price) if quote is not None else None,
+                "fee": money(quote.PreparatoryFee) if quote is not None else None,
                 "templateId": offer.Context.TemplateId,
                 "nodes": values["nodeCount"],
                 "start": iso(values["start"]),
@@ -321,11 +325,8 @@ def main(base, result):
         created = port.InitiateNegotiation(NegotiationContext=neg_types.NegotiationContextType(
             NegotiationType=neg_types.NegotiationType(Negotiation={}), AgreementResponder="NegotiationResponder"))
         epr = created.CreatedNegotiationEPR
-        headers, parameters = reference_headers(epr)
-        ids = [p.text.strip() for p in parameters if p.tag == f"{{{SRV}}}NegotiationId"]
-        if len(ids) != 1:
-            raise RuntimeError(f"the negotiation EPR holds no srv:NegotiationId: {[p.tag for p in parameters]}")
-        return {"id": ids[0], "address": address_of(epr), "headers": headers}
+        negotiation_id, headers = reference_parameter(epr, "NegotiationId")
+        return {"id": negotiation_id, "address": address_of(epr), "headers": headers}
 
     def negotiate(port, negotiation, *offers):
         answer = port.Negotiate(NegotiationOffer=list(offers), _soapheaders=negotiation["headers"])
@@ -365,9 +366,7 @@ def main(base, result):
     result["planWithHold"] = plan(base)
 
     created = af11.CreateAgreement(AgreementOffer=accepting_offer(agreement_factory, negotiation_client, acceptable["offer"], acceptable["values"]))
-    epr_headers, parameters = reference_headers(created.CreatedAgreementEPR)
-    agreement_ids = [p.text.strip() for p in parameters if p.tag == f"{{{SRV}}}AgreementId"]
-    result["agreementId"] = agreement_ids[0] if len(agreement_ids) == 1 else None
+    result["agreementId"], epr_headers = reference_parameter(created.CreatedAgreementEPR, "AgreementId")
     state = st11.GetResourceProperty("wsag:AgreementState", _soapheaders=epr_headers)
     result["agreementState"] = declared_child(state[0], "State", WSAG) if len(state) == 1 else f"{len(state)} values"
     check("the agreement is Observed", result["agreementState"], "Observed")
@@ -417,12 +416,12 @@ def main(base, result):
     result["negotiation2Summary"] = api(base, f"/api/negotiations/{second['id']}")
     history_offers = n12.GetResourceProperty("wsag-neg:NegotiationOffer", _soapheaders=second["headers"])
     entry = next((o for o in history_offers if o.OfferId == held[0]["summary"]["offerId"]), None)
-    hold = srv_child(entry.NegotiationOfferContext._value_1 or [], "Hold") if entry is not None else None
+    hold = srv_value(entry.NegotiationOfferContext._value_1 or [], "HoldType") if entry is not None else None
     result["holdProperty"] = None if hold is None else {
-        "state": srv_child(list(hold), "State").text,
-        "expiresAt": srv_child(list(hold), "ExpiresAt").text,
-        "fee": money(srv_child(list(hold), "Fee")),
-        "charged": money(srv_child(list(hold), "Charged")),
+        "state": hold.State,
+        "expiresAt": iso(hold.ExpiresAt),
+        "fee": money(hold.Fee),
+        "charged": money(hold.Charged),
     }
     result["offerHistory"] = [o.OfferId for o in history_offers]
 
