@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import os from 'node:os';
 import { ConfigError } from '../engine/configuration/index.js';
 import type { AddressInfo } from 'node:net';
 import type { ServerConfig } from '../engine/configuration/index.js';
@@ -84,8 +85,10 @@ export class Front {
   }
 }
 
+/** The listening address as answers name it: listening on every address (0.0.0.0, ::), this host's name. */
 function hostOf(server: http.Server): string {
   const address = server.address() as AddressInfo;
+  if (address.address === '0.0.0.0' || address.address === '::') return os.hostname();
   return address.family === 'IPv6' ? `[${address.address}]` : address.address;
 }
 

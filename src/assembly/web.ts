@@ -17,6 +17,7 @@ import {
   type ChainValidator,
 } from '../soap/authentication.js';
 import { negotiationPaths, negotiationPorts } from '../soap/negotiation-ports.js';
+import { requestBaseUrl, trustedProxies } from '../soap/request-address.js';
 import { MemorySeenSignatures } from '../store/memory-seen-signatures.js';
 import { createApp } from '../web/app.js';
 import { checkpointFileOf, fileCheckpointStore } from '../web/checkpoint-upload.js';
@@ -44,6 +45,7 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime): {
   const signatures: AgreementSignatureVerifier | undefined = validateChain && {
     verify: (document, at) => verifyAgreementSignatures(document, { validateChain, at }),
   };
+  const fromTrustedProxy = trustedProxies(config.trustedProxies);
   const identify = authenticator({
     proofs: [
       forwardedClientChain(validateChain, wasForwarded),
@@ -68,11 +70,13 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime): {
     maxBodyBytes: config.maxBodyBytes,
     maxXmlDepth: config.maxXmlDepth,
     bodiesReadElsewhere: () => base.documents.handsWorkOver,
-    // EPRs name the port the request came in on: HTTPS for TLS callers.
+    // EPRs name WSAG_PUBLIC_URL, else the address the client sent the request to (its Host,
+    // or a trusted proxy's X-Forwarded-Host), else the port it came in on: HTTPS for TLS callers.
     baseUrl: (req) =>
-      config.publicUrl === undefined && urls.tls && (req?.socket as { encrypted?: boolean } | undefined)?.encrypted
-        ? urls.tls
-        : urls.base,
+      config.publicUrl !== undefined
+        ? urls.base
+        : ((req && requestBaseUrl(req, fromTrustedProxy)) ??
+          (urls.tls && (req?.socket as { encrypted?: boolean } | undefined)?.encrypted ? urls.tls : urls.base)),
     identify,
     seenSignatures: store?.seenSignatures ?? new MemorySeenSignatures(),
     now: () => base.clock.now(),

@@ -9,7 +9,7 @@ import { parsePriceCurve, type PriceCurve } from '../../domain/pricing.js';
 export { ConfigError, readJsonFile } from './config-error.js';
 import { ConfigError } from './config-error.js';
 import { readClusterFile } from './cluster-file.js';
-import { choice, integer, decimal, fairUse, databaseUrl, outboundAllow } from './env-values.js';
+import { choice, integer, decimal, fairUse, databaseUrl, outboundAllow, trustedProxyList } from './env-values.js';
 import { warmNodesOf } from './cluster-description.js';
 export type { ClusterFile, NodeGroup } from './cluster-file.js';
 
@@ -49,6 +49,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<ServerConf
     port: integer(env, 'PORT', defaultConfig.port, 0, 65535),
     dataDir: path.resolve(env.WSAG_DATA_DIR ?? defaultConfig.dataDir),
     publicUrl: env.WSAG_PUBLIC_URL,
+    trustedProxies: trustedProxyList(env.WSAG_TRUSTED_PROXIES ?? ''),
     templatesDir: path.resolve(env.WSAG_TEMPLATES_DIR ?? defaultConfig.templatesDir),
     clusterNodes: integer(env, 'WSAG_CLUSTER_NODES', defaultConfig.clusterNodes, 1, 10_000_000),
     bufferNodes: integer(env, 'WSAG_BUFFER_NODES', defaultConfig.bufferNodes, 0, 10_000_000),

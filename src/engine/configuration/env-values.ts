@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { defaultFairUse, parseFairUse } from '../../domain/fair-use.js';
 import { ConfigError } from './config-error.js';
 import type { ServerConfig } from './server-config.js';
@@ -54,4 +55,28 @@ export function outboundAllow(text: string): ServerConfig['outboundAllow'] {
         throw new ConfigError(`WSAG_OUTBOUND_ALLOW: "${r}" is not a range; use ${ranges.join(', ')} (comma-separated)`);
       return r as (typeof ranges)[number];
     });
+}
+
+/** WSAG_TRUSTED_PROXIES: IP addresses and CIDR ranges, comma-separated; anything else is named. */
+export function trustedProxyList(text: string): string[] {
+  const entries = text
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [address = '', bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const prefix = bits === undefined ? 0 : Number(bits);
+    if (
+      family === 0 ||
+      extra !== undefined ||
+      !Number.isInteger(prefix) ||
+      prefix < 0 ||
+      prefix > (family === 6 ? 128 : 32)
+    )
+      throw new ConfigError(
+        `WSAG_TRUSTED_PROXIES: "${entry}" is not an IP address or a CIDR range (such as 10.0.0.5 or 10.0.0.0/24)`,
+      );
+  }
+  return entries;
 }

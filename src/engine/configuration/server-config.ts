@@ -28,8 +28,16 @@ export interface ServerConfig {
   port: number;
   /** Where the SQLite database lives. Env WSAG_DATA_DIR. Default ./data. */
   dataDir: string;
-  /** Public base URL used in EPRs and WSDL addresses. Env WSAG_PUBLIC_URL. Default http://HOST:PORT. */
+  /**
+   * Public base URL used in EPRs and WSDL addresses. Env WSAG_PUBLIC_URL. Default: the address each request was sent
+   * to (its Host), else the listening address (with HOST=0.0.0.0, this host's name).
+   */
   publicUrl?: string;
+  /**
+   * Proxies whose X-Forwarded-Host and X-Forwarded-Proto name the address in answers: IP addresses and CIDR ranges.
+   * Env WSAG_TRUSTED_PROXIES (comma-separated). Default none.
+   */
+  trustedProxies: string[];
   /** Directory of agreement templates. Env WSAG_TEMPLATES_DIR. Default ./templates. */
   templatesDir: string;
   /**
@@ -233,6 +241,7 @@ export const defaultConfig: ServerConfig = {
   port: 8080,
   dataDir: path.resolve('data'),
   templatesDir: path.resolve('templates'),
+  trustedProxies: [],
   clusterNodes: 64,
   bufferNodes: 0,
   problemHorizonSeconds: defaultSiteTiming.problemHorizonSeconds,
