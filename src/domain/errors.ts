@@ -48,11 +48,49 @@ export class MustUnderstand extends WsagError {
     super(message);
   }
 }
+/**
+ * The SOAP Envelope is in a namespace that is neither SOAP 1.1's nor SOAP 1.2's (SOAP 1.1 section 4.4.1, SOAP 1.2
+ * part 1 section 5.4.7).
+ */
+export class VersionMismatch extends WsagError {
+  readonly code = 'VersionMismatch';
+}
+/**
+ * WS-Addressing 1.0 SOAP binding, section 6: a fault of the addressing layer, sent with its subcode (the code) and the
+ * header it concerns (ProblemHeaderQName).
+ */
+export abstract class AddressingFault extends WsagError {
+  constructor(
+    message: string,
+    /** The header the fault concerns, as a QName with the wsa prefix (wsa:Action). */
+    readonly problemHeader: string,
+  ) {
+    super(message);
+  }
+}
+/** A ReplyTo or FaultTo names an address other than the anonymous one (the request's own connection). */
+export class OnlyAnonymousAddressSupported extends AddressingFault {
+  readonly code = 'OnlyAnonymousAddressSupported';
+}
+/** A header WS-Addressing requires is missing (wsa:Action, or wsa:MessageID where a reply is addressed). */
+export class MessageAddressingHeaderRequired extends AddressingFault {
+  readonly code = 'MessageAddressingHeaderRequired';
+}
 export class SchemaViolation extends WsagError {
   readonly code = 'SchemaViolation';
 }
+/**
+ * No operation of the port has the request's Body element or action. When the request named its action in wsa:Action,
+ * `problemAction` holds it and the fault is WS-Addressing's (wsa:ActionNotSupported with wsa:ProblemAction).
+ */
 export class ActionNotSupported extends WsagError {
   readonly code = 'ActionNotSupported';
+  constructor(
+    message: string,
+    readonly problemAction?: string,
+  ) {
+    super(message);
+  }
 }
 export class UnknownTemplate extends WsagError {
   readonly code = 'UnknownTemplate';
@@ -176,12 +214,13 @@ export class ServiceUnavailable extends WsagError {
 /**
  * Each fault's class by its code, so a fault raised on another thread (src/workers) is
  * raised again here as itself, with its message (extra fields such as `available` do not
- * cross). MustUnderstand is not among them: it needs the header blocks, and only the thread
- * that reads the envelope raises it.
+ * cross). MustUnderstand and the WS-Addressing faults are not among them: they need the header
+ * blocks, and only the thread that reads the envelope raises them.
  */
 export const faultClasses: Readonly<Record<string, new (message: string) => WsagError>> = Object.fromEntries(
   [
     MalformedMessage,
+    VersionMismatch,
     MessageTooLarge,
     UnsupportedMediaType,
     MethodNotAllowed,

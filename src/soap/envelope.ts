@@ -1,5 +1,5 @@
 import type { XmlElement, XmlDocument } from 'libxml2-wasm';
-import { MalformedMessage } from '../domain/errors.js';
+import { MalformedMessage, VersionMismatch } from '../domain/errors.js';
 import { elementChildren } from '../xml/item-constraint.js';
 import { ns } from '../xml/namespaces.js';
 
@@ -19,6 +19,11 @@ export function readEnvelope(doc: XmlDocument): SoapRequest {
   const root = doc.root;
   const version: SoapVersion | undefined =
     root.namespaceUri === ns.soap11 ? '1.1' : root.namespaceUri === ns.soap12 ? '1.2' : undefined;
+  if (root.name === 'Envelope' && !version)
+    throw new VersionMismatch(
+      `the Envelope is in namespace "${root.namespaceUri.slice(0, 200)}": this server reads SOAP 1.1 (${ns.soap11}) ` +
+        `and SOAP 1.2 (${ns.soap12})`,
+    );
   if (root.name !== 'Envelope' || !version) {
     throw new MalformedMessage(
       `expected a SOAP Envelope in namespace ${ns.soap11} (SOAP 1.1) or ${ns.soap12} (SOAP 1.2), found {` +

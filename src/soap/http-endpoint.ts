@@ -4,26 +4,27 @@ import path from 'node:path';
 import type { Router } from 'express';
 import express from 'express';
 import type { Logger } from 'pino';
-import {
-  ActionNotSupported,
-  MessageTooLarge,
-  NotAuthenticated,
-  UnsupportedMediaType,
-  WsagError,
-} from '../domain/errors.js';
+import { ActionNotSupported, MessageTooLarge, NotAuthenticated, WsagError } from '../domain/errors.js';
 import { crossSiteRefusal, dataHeaders, refusalCodes, refusalContext } from './http-safety.js';
 import type { Caller } from '../domain/identity.js';
 import type { SeenSignatures } from '../engine/ports.js';
 import { signedMessageOf } from './authentication.js';
-import { escapeXml } from '../xml/escape.js';
 import { schemasDir } from '../xml/libxml.js';
 import { ns } from '../xml/namespaces.js';
 import { guardRawXml, type LastChildOutline } from '../xml/raw-guard.js';
+import {
+  addressingAction,
+  addressingHeaders,
+  addressingOf,
+  checkAddressing,
+  type ReplyAddressing,
+} from './addressing.js';
 import { contentType, envelope, type SoapRequest, type SoapVersion } from './envelope.js';
 import { fairStart } from './fair-start.js';
-import { faultEnvelope } from './fault.js';
+import { faultEnvelope, isAddressingFault } from './fault.js';
 import { checkMustUnderstand } from './must-understand.js';
 import { addressingFaultAction, faultAction, type Operation, type Port } from './operation.js';
+import { likelySoapVersion, soapVersionOf, utf8Body } from './request-encoding.js';
 import { readRequest } from './request-envelope.js';
 import { requestsInProgress } from './requests-in-progress.js';
 import { servedWsdl, wsdlViewOf } from './wsdl-view.js';
@@ -126,10 +127,25 @@ export function soapRouter(options: EndpointOptions): Router {
 export function soapPostsFirst(options: EndpointOptions, rest: RequestListener): RequestListener {
   const ports = new Map(options.ports.map((port) => [port.path, port]));
   return (req, res) => {
+    req.url = normalisedPath(req.url);
     const port = req.method === 'POST' ? ports.get(req.url ?? '') : undefined;
     if (port) void handleSoap(port, req, res, options);
     else rest(req, res);
   };
+}
+
+/**
+ * The request's path with "." and ".." segments resolved (RFC 3986 section 5.2.4): some
+ * toolkits join a WSDL's relative schema location (../schemas/x.xsd) to its URL without
+ * resolving it, and ask for /wsag/../schemas/x.xsd. The query is kept as sent.
+ */
+export function normalisedPath(url: string | undefined): string | undefined {
+  if (url === undefined || !url.startsWith('/')) return url;
+  const query = url.indexOf('?');
+  const pathPart = query < 0 ? url : url.slice(0, query);
+  if (!/(^|\/)\.\.?(\/|$)/.test(pathPart)) return url;
+  const resolved = path.posix.normalize(pathPart);
+  return resolved + (query < 0 ? '' : url.slice(query));
 }
 
 async function handleSoap(
@@ -139,7 +155,7 @@ async function handleSoap(
   options: EndpointOptions,
 ): Promise<void> {
   const started = process.hrtime.bigint();
-  let version: SoapVersion = (req.headers['content-type'] ?? '').includes('application/soap+xml') ? '1.2' : '1.1';
+  let version: SoapVersion = likelySoapVersion(req);
   let operation: Operation | undefined;
   // Read while the request's document lives: a fault is written after it is disposed.
   let replyAddressing: ReplyAddressing | undefined;
@@ -150,8 +166,8 @@ async function handleSoap(
   try {
     const crossSite = crossSiteRefusal(req, () => new URL(options.baseUrl(req)).origin);
     if (crossSite) throw crossSite;
-    checkCharset(req);
-    const body = await readBody(req, options.maxBodyBytes);
+    version = soapVersionOf(req);
+    const body = utf8Body(req, await readBody(req, options.maxBodyBytes));
     const arrived = performance.now();
     await fairStart.turn();
     startWaitSeconds = (performance.now() - arrived) / 1000;
@@ -171,6 +187,7 @@ async function handleSoap(
       version = request.version;
       replyAddressing = addressingOf(request.headers);
       checkMustUnderstand(request);
+      checkAddressing(request.headers);
       checkAddressedHere(req, request.headers, port.path, options.baseUrl(req));
       operation = selectOperation(
         port,
@@ -200,9 +217,8 @@ async function handleSoap(
         'soap request refused',
       );
     // A fault answers in the request's addressing as a reply does (WS-Addressing 1.0 Core, section 3.4).
-    const addressing = replyAddressing
-      ? addressingHeaders(replyAddressing, operation ? faultAction(port, operation) : addressingFaultAction)
-      : '';
+    const action = operation && !isAddressingFault(error) ? faultAction(port, operation) : addressingFaultAction;
+    const addressing = replyAddressing ? addressingHeaders(replyAddressing, action) : '';
     const fault = faultEnvelope(version, error, options.now(), addressing);
     sendEnvelope(res, fault.status, version, fault.xml);
   } finally {
@@ -234,24 +250,6 @@ function sendEnvelope(res: ServerResponse, status: number, version: SoapVersion,
   res.end(xml, 'utf8');
 }
 
-/**
- * SOAP messages here are UTF-8 (and uncompressed): another declared charset or Content-Encoding is refused, not guessed
- * at.
- */
-function checkCharset(req: IncomingMessage): void {
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1];
-  if (charset !== undefined && !/^utf-?8$/i.test(charset))
-    throw new UnsupportedMediaType(
-      `charset "${charset.slice(0, 40)}" is not supported: send the SOAP message as UTF-8`,
-    );
-  const encoding = req.headers['content-encoding'];
-  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-    throw new UnsupportedMediaType(
-      `Content-Encoding "${encoding.slice(0, 40)}" is not supported on SOAP ports: send the message uncompressed`,
-    );
-  }
-}
-
 /** Dispatch by the Body element's QName; a SOAPAction or wsa:Action, when sent, must be the operation's own. */
 function selectOperation(
   port: Port,
@@ -263,7 +261,10 @@ function selectOperation(
   const operation = port.operations.find((o) => o.namespace === namespace && o.element === local);
   if (!operation) {
     const known = port.operations.map((o) => `{${o.namespace}}${o.element}`).join(', ');
-    throw new ActionNotSupported(`${port.name} has no operation for {${namespace}}${local}; it accepts ${known}`);
+    throw new ActionNotSupported(
+      `${port.name} has no operation for {${namespace}}${local}; it accepts ${known}`,
+      wsaAction,
+    );
   }
   if (action && action !== operation.action) {
     throw new ActionNotSupported(
@@ -273,6 +274,7 @@ function selectOperation(
   if (wsaAction && wsaAction !== operation.action) {
     throw new ActionNotSupported(
       `wsa:Action "${wsaAction}" does not match ${operation.name}, whose action is "${operation.action}"`,
+      wsaAction,
     );
   }
   return operation;
@@ -332,33 +334,6 @@ function checkAddressedHere(
       `the message is addressed to ${to.slice(0, 200)} (wsa:To), not to this port (${baseUrl}${portPath}): a ` +
         `message counts only where it was sent`,
     );
-}
-
-function addressingAction(headers: { namespaceUri: string; name: string; content: string }[]): string | undefined {
-  return headers.find((h) => h.namespaceUri === ns.wsa && h.name === 'Action')?.content.trim() || undefined;
-}
-
-/** What a reply needs of the request's addressing: its MessageID, and whether it was addressed at all. */
-interface ReplyAddressing {
-  messageId: string | undefined;
-  action: boolean;
-}
-
-function addressingOf(requestHeaders: { namespaceUri: string; name: string; content: string }[]): ReplyAddressing {
-  return {
-    messageId: requestHeaders.find((h) => h.namespaceUri === ns.wsa && h.name === 'MessageID')?.content.trim(),
-    action: requestHeaders.some((h) => h.namespaceUri === ns.wsa && h.name === 'Action'),
-  };
-}
-
-/** WS-Addressing replies: when the request carried a MessageID, the response names it in RelatesTo. */
-function addressingHeaders({ messageId, action }: ReplyAddressing, responseAction: string): string {
-  if (!messageId && !action) return '';
-  const wsa = `xmlns:wsa="${ns.wsa}"`;
-  return (
-    `<wsa:Action ${wsa}>${responseAction}</wsa:Action>` +
-    `${messageId ? `<wsa:RelatesTo ${wsa}>${escapeXml(messageId)}</wsa:RelatesTo>` : ''}`
-  );
 }
 
 /**

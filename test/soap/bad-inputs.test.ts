@@ -1,3 +1,4 @@
+import { ns } from '../../src/xml/namespaces.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WsagClient } from '../../src/client/wsag-client.js';
 import { LEAVE_OUT_FROM_CHARS } from '../../src/soap/request-envelope.js';
@@ -115,7 +116,11 @@ describe('bad input is answered with a fault that names the problem', () => {
   });
 
   it('an envelope in the wrong namespace', async () => {
-    await expectFault('<Envelope xmlns="urn:nope"><Body/></Envelope>', 'MalformedMessage', /expected a SOAP Envelope/);
+    await expectFault('<Envelope xmlns="urn:nope"><Body/></Envelope>', 'VersionMismatch', /namespace "urn:nope"/);
+  });
+
+  it('a root that is not an Envelope', async () => {
+    await expectFault(`<soap:Body xmlns:soap="${ns.soap11}"/>`, 'MalformedMessage', /expected a SOAP Envelope/);
   });
 
   it('an unknown template', async () => {

@@ -208,12 +208,14 @@ describe('the transport rules of SOAP and HTTP (class 8)', () => {
     });
   });
 
-  it('a charset other than UTF-8 is refused with UnsupportedMediaType', async () => {
-    const response = await post(factory, soap11(createAgreementBody(offer)), 'text/xml; charset=iso-8859-1');
+  it('a charset other than UTF-8, UTF-16 and ISO-8859-1 is refused with UnsupportedMediaType', async () => {
+    const response = await post(factory, soap11(createAgreementBody(offer)), 'text/xml; charset=shift_jis');
     expect(response.status).toBe(415);
     expect(faultOf(response.text)).toEqual({
       code: 'UnsupportedMediaType',
-      message: 'charset "iso-8859-1" is not supported: send the SOAP message as UTF-8',
+      message:
+        'the Content-Type charset "shift_jis" is not read here: send the SOAP message as UTF-8 (UTF-16 and ' +
+        'ISO-8859-1 are read too)',
     });
   });
 
