@@ -42,9 +42,7 @@ function addressingProblem(fault: WsagError): { subcode: string; detail: string 
   if (fault instanceof ActionNotSupported && fault.problemAction !== undefined)
     return {
       subcode: 'ActionNotSupported',
-      detail:
-        `<wsa:ProblemAction ${wsa}><wsa:Action>${escapeXml(fault.problemAction)}</wsa:Action>` +
-        '</wsa:ProblemAction>',
+      detail: `<wsa:ProblemAction ${wsa}>${problemActionOf(fault.problemAction)}</wsa:ProblemAction>`,
     };
   if (fault instanceof AddressingFault)
     return {
@@ -53,6 +51,8 @@ function addressingProblem(fault: WsagError): { subcode: string; detail: string 
     };
   return undefined;
 }
+
+const problemActionOf = (action: string) => `<wsa:Action>${escapeXml(action)}</wsa:Action>`;
 
 /** Whether the fault is WS-Addressing's own, answered with its fault action rather than the operation's. */
 export function isAddressingFault(error: unknown): boolean {
