@@ -1,6 +1,7 @@
 import { parseSitePolicy, type SitePolicy } from '../domain/vo-policy.js';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import type { ClusterDescription } from '../scheduler/model.js';
 import { parseSimulatedPeers, type SimulatedPeersConfig } from './peers.js';
 import { defaultSwfRules, generateFailures, readFailureCsv, readSwf, type SwfRules } from './swf.js';
@@ -27,7 +28,7 @@ export function loadInputs(
   clusterFile?: string,
   options: InputOptions = {},
 ): { workload: Workload; cluster: ClusterDescription; clusterSource: string } {
-  const workload = workloadFile.toLowerCase().endsWith('.swf')
+  const workload = isSwf(workloadFile)
     ? withFile(workloadFile, () => fromSwf(workloadFile, clusterFile, options))
     : withFile(workloadFile, () => parseWorkload(readJson(workloadFile)));
   if (options.failuresFile !== undefined) {
@@ -50,7 +51,7 @@ export function loadInputs(
     throw new WorkloadError(`${workloadFile}: no cluster: give --cluster FILE or a "cluster" in the workload`);
   }
   // A trace from a bigger machine than the cluster simulated: its jobs that cannot fit are left out, not an error.
-  if (workloadFile.toLowerCase().endsWith('.swf'))
+  if (isSwf(workloadFile))
     workload.jobs = workload.jobs.filter((j) => j.nodes <= cluster.nodes.length);
   if (options.failureRate !== undefined) {
     const span = Math.max(0, ...workload.jobs.map((j) => j.window?.end ?? j.deadline ?? j.arrival + j.estimate));
@@ -71,7 +72,7 @@ function fromSwf(file: string, clusterFile: string | undefined, options: InputOp
     options.swfRulesFile === undefined
       ? defaultSwfRules
       : withFile(options.swfRulesFile, () => parseSwfRules(readJson(options.swfRulesFile as string)));
-  const trace = readSwf(readText(file), rules, path.basename(file));
+  const trace = readSwf(readText(file), rules, path.basename(file).replace(/\.gz$/i, ''));
   if (clusterFile === undefined && trace.maxNodes === undefined)
     throw new WorkloadError("the trace's header names no MaxNodes or MaxProcs: give --cluster FILE");
   const cluster =
@@ -120,9 +121,16 @@ export function loadPeers(file: string): SimulatedPeersConfig {
   return withFile(file, () => parseSimulatedPeers(readJson(file), file));
 }
 
+/** A Standard Workload Format trace, as the Parallel Workloads Archive publishes it (.swf.gz) or unpacked (.swf). */
+function isSwf(file: string): boolean {
+  return /\.swf(\.gz)?$/i.test(file);
+}
+
+/** The file's text; a .gz file is unpacked first. */
 function readText(file: string): string {
+  let bytes: Buffer;
   try {
-    return fs.readFileSync(file, 'utf8');
+    bytes = fs.readFileSync(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new WorkloadError(
@@ -132,6 +140,12 @@ function readText(file: string): string {
           ? 'is a directory, not a file'
           : `cannot read it (${(error as Error).message})`,
     );
+  }
+  if (!/\.gz$/i.test(file)) return bytes.toString('utf8');
+  try {
+    return zlib.gunzipSync(bytes).toString('utf8');
+  } catch (error) {
+    throw new WorkloadError(`not a gzip file, as its name says (${(error as Error).message})`);
   }
 }
 

@@ -1,4 +1,7 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { defaultSwfRules, generateFailures, readFailureCsv, readSwf } from '../../src/sim/swf.js';
 import { loadInputs } from '../../src/sim/index.js';
@@ -62,6 +65,23 @@ describe('SWF traces', () => {
     expect(share('reservation')).toBeLessThan(0.12);
     expect(kinds(7)).toEqual(kinds(7));
     expect(kinds(8)).not.toEqual(kinds(7));
+  });
+
+  it('reads a trace as the Parallel Workloads Archive publishes it (.swf.gz), and names a file that is not gzip', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-swf-'));
+    try {
+      const packed = path.join(dir, 'tiny.swf.gz');
+      fs.writeFileSync(packed, zlib.gzipSync(tiny));
+      const plain = loadInputs('test/sim/fixtures/tiny.swf');
+      const unpacked = loadInputs(packed);
+      expect(unpacked.workload.jobs).toEqual(plain.workload.jobs);
+      expect(unpacked.workload.jobs.length).toBeGreaterThan(0);
+      const notGzip = path.join(dir, 'plain.swf.gz');
+      fs.writeFileSync(notGzip, tiny);
+      expect(() => loadInputs(notGzip)).toThrow(`${notGzip}: not a gzip file, as its name says`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('names the line of a job that is not 18 numbers', () => {

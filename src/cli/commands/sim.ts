@@ -62,9 +62,10 @@ export const simCommand: Command = {
     'only free nodes, and suspending running best-effort work to make room; start delays,',
     "refusals and what the suspended work lost side by side, beside CrossBroker's figures.",
     'The workload, cluster and peers formats are in docs/cli.md; workloads/ has examples. A',
-    'workload file ending in .swf is a trace in the Standard Workload Format of the Parallel',
-    'Workloads Archive, turned into requests by documented rules (docs/scheduler.md, "Real',
-    'traces"); --failures reads node failures from a CSV file, --failure-rate draws them.',
+    'workload file ending in .swf (or .swf.gz, as the archive publishes it) is a trace in the',
+    'Standard Workload Format of the Parallel Workloads Archive, turned into requests by',
+    'documented rules (docs/scheduler.md, "Real traces"); --failures reads node failures from',
+    'a CSV file, --failure-rate draws them.',
   ],
   optionHelp: [
     '  --workload FILE    the workload (JSON): jobs and failure events, times in seconds',
