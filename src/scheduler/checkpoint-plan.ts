@@ -99,6 +99,31 @@ export function optimalCheckpointCount(tHat: number, tCp: number, outages: numbe
 }
 
 /**
+ * Young (1974) and Daly (2006): the checkpoint interval that minimises the expected time lost
+ * to failures plus the time spent checkpointing, for a job whose `nodes` each fail
+ * `failuresPerNodeDay` times a day: tau = sqrt(2 t_cp M) - t_cp with the job's mean time
+ * between failures M = 86400 / (rate * nodes) (Daly's first-order form, for t_cp < 2 M; the
+ * interval is M beyond it). Infinite when nothing fails or checkpoints are free of failures.
+ */
+export function youngDalyIntervalSeconds(tCp: number, nodes: number, failuresPerNodeDay: number): number {
+  if (failuresPerNodeDay <= 0 || nodes <= 0) return Number.POSITIVE_INFINITY;
+  const mtbf = 86_400 / (failuresPerNodeDay * nodes);
+  if (tCp >= 2 * mtbf) return mtbf;
+  return Math.sqrt(2 * tCp * mtbf) - tCp;
+}
+
+/**
+ * The checkpoints that pay for themselves at the expected failure rate: Young/Daly's interval
+ * over t_hat, one checkpoint between each two intervals; none when the interval is as long as
+ * the job.
+ */
+export function payingCheckpointCount(tHat: number, tCp: number, nodes: number, failuresPerNodeDay: number): number {
+  const interval = youngDalyIntervalSeconds(tCp, nodes, failuresPerNodeDay);
+  if (!(interval > 0) || interval >= tHat) return 0;
+  return Math.ceil(tHat / interval) - 1;
+}
+
+/**
  * The slot a fault-tolerant job needs in the worst case: (3.7)'s initialisation and
  * deinitialisation around (3.8), plus what (3.8) leaves out for each covered outage:
  * re-initialising the nodes (3.2) and the checkpoint that was being written when the
@@ -221,14 +246,31 @@ export function planFor(timing: CheckpointTiming, count: number): CheckpointPlan
 }
 
 /**
- * Chooses the count: the customer's requested frequency if it lies within the bounds,
- * else the optimum (3.16) clamped into them. Returns a reason when no count works.
+ * What the count is chosen for (docs/scheduler.md, "Checkpoints by need"): `shortestBooking`
+ * when the job books its worst case (Enhanced, Full), whose booking is shortest at the
+ * optimum (3.16); else the fewest checkpoints that keep the deadline, as its booking (t_minslot,
+ * 3.7) grows with each. Either way at least `paying`: those that pay for themselves at the
+ * site's failure rate.
+ */
+export interface CountRule {
+  shortestBooking: boolean;
+  paying: number;
+}
+
+/** The thesis's choice: the optimum (3.16) clamped into the bounds. */
+export const optimumRule: CountRule = { shortestBooking: true, paying: 0 };
+
+/**
+ * Chooses the count: the customer's requested frequency if it lies within the bounds, else
+ * by `rule` within them (the optimum, 3.16, unless a rule is given). Returns a reason when no
+ * count works.
  */
 export function chooseCheckpointCount(
   timing: CheckpointTiming,
   untilDeadlineSeconds: number,
   slotSeconds: number,
   requestedPerHour?: number,
+  rule: CountRule = optimumRule,
 ): { count: number } | { reason: string } {
   const bounds = checkpointBounds(timing, untilDeadlineSeconds, slotSeconds);
   if (!bounds) {
@@ -258,6 +300,6 @@ export function chooseCheckpointCount(
     }
     return { count };
   }
-  const optimum = optimalCheckpointCount(timing.tHat, timing.tCp, timing.outages);
-  return { count: Math.min(Math.max(optimum, bounds.min), upper) };
+  const base = rule.shortestBooking ? optimalCheckpointCount(timing.tHat, timing.tCp, timing.outages) : bounds.min;
+  return { count: Math.min(Math.max(base, rule.paying, bounds.min), upper) };
 }

@@ -2,9 +2,11 @@ import {
   checkpointTiming,
   chooseCheckpointCount,
   optimalCheckpointCount,
+  payingCheckpointCount,
   planFor,
   type CheckpointPlan,
   type CheckpointTiming,
+  type CountRule,
 } from './checkpoint-plan.js';
 import type { Instant, JobSpec, PlannedJob, Segment } from './model.js';
 import type { SiteTiming } from './site.js';
@@ -28,6 +30,8 @@ export interface JobShape {
   deadlineCoversOutages: boolean;
   /** t_handover (SiteTiming.handoverSeconds): the holder's session starts this much before a promised start. */
   handoverSeconds: number;
+  /** How its checkpoint count is chosen (checkpoint-plan.ts, CountRule). */
+  countRule: CountRule;
 }
 
 const faultTolerant = new Set(['Standard', 'Enhanced', 'Full']);
@@ -51,14 +55,33 @@ export function shapeOf(spec: JobSpec, site: SiteTiming): JobShape {
     migrationSeconds: 0,
   });
   const guarded = spec.level === 'Enhanced' || spec.level === 'Full';
+  const booksWorstCase = guarded && spec.kind !== 'Background';
   return {
     timing,
     checkpointed,
-    spare: guarded && spec.kind !== 'Background' ? timing.outages : 0,
-    booksWorstCase: guarded && spec.kind !== 'Background',
+    spare: booksWorstCase ? timing.outages : 0,
+    booksWorstCase,
     deadlineCoversOutages: tolerant,
     handoverSeconds: site.handoverSeconds,
+    countRule: {
+      // Background work runs in pieces between checkpoints; a worst-case booking is shortest at the optimum.
+      shortestBooking: !site.checkpointsByNeed || booksWorstCase || spec.kind === 'Background',
+      paying:
+        checkpointed && site.checkpointsByNeed
+          ? payingCheckpointCount(timing.tHat, timing.tCp, spec.nodes, site.nodeFailuresPerDay)
+          : 0,
+    },
   };
+}
+
+/**
+ * The shape with the thesis's count (3.16, or more where more pay): the shortest worst case,
+ * so the latest start and the earliest completion a deadline allows.
+ */
+export function withOptimumCount(shape: JobShape): JobShape {
+  return shape.countRule.shortestBooking
+    ? shape
+    : { ...shape, countRule: { ...shape.countRule, shortestBooking: true } };
 }
 
 /**
@@ -83,17 +106,22 @@ export function releaseMs(shape: JobShape): number {
 }
 
 /**
- * The checkpoint plan for a job that may run from `start`: the optimum (3.16), or the
- * customer's frequency if it lies within the bounds (3.9-3.11) for the time until the
- * deadline. Jobs outside the checkpointing environment get none.
+ * The checkpoint plan for a job that may run from `start`: the customer's frequency if it
+ * lies within the bounds (3.9-3.11) for the time until the deadline, else the count its
+ * shape's rule chooses (checkpoints by need: the fewest that keep the deadline, or the
+ * optimum for a worst-case booking, and at least those that pay for themselves). Jobs outside
+ * the checkpointing environment get none.
  */
 export function checkpointPlanAt(spec: JobSpec, shape: JobShape, start: Instant): CheckpointPlan | { reason: string } {
   if (!shape.checkpointed) return planFor(shape.timing, 0);
+  const rule = shape.countRule;
   if (spec.deadline === undefined && spec.checkpointsPerHour === undefined) {
-    return planFor(shape.timing, optimalCheckpointCount(shape.timing.tHat, shape.timing.tCp, shape.timing.outages));
+    const t = shape.timing;
+    const base = rule.shortestBooking ? optimalCheckpointCount(t.tHat, t.tCp, t.outages) : 0;
+    return planFor(t, Math.max(base, rule.paying));
   }
   const available = spec.deadline !== undefined ? (spec.deadline - start) / 1000 : Number.POSITIVE_INFINITY;
-  const choice = chooseCheckpointCount(shape.timing, available, available, spec.checkpointsPerHour);
+  const choice = chooseCheckpointCount(shape.timing, available, available, spec.checkpointsPerHour, rule);
   return 'reason' in choice ? choice : planFor(shape.timing, choice.count);
 }
 

@@ -33,6 +33,8 @@ export interface AdmitOptions {
    * booked.
    */
   accept?: (job: PlannedJob) => string | undefined;
+  /** Plan the thesis's count (3.16), the shortest worst case: for the earliest completion a deadline allows. */
+  optimumCount?: boolean;
 }
 
 /**

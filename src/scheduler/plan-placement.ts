@@ -7,6 +7,7 @@ import {
   securedIntervals,
   shapeOf,
   totalIntervals,
+  withOptimumCount,
   type JobShape,
 } from './job-timing.js';
 import type { Instant, JobSpec, PlannedJob, Segment } from './model.js';
@@ -118,7 +119,8 @@ export abstract class PlanPlacement extends PlanBook {
 
   /** The whole placement of a new job as the rules of its kind and level demand, or why not. */
   protected findPlacement(spec: JobSpec, now: Instant, options: AdmitOptions): Placement | { reason: string } {
-    const shape = shapeOf(spec, this.cluster.timing);
+    const planned = shapeOf(spec, this.cluster.timing);
+    const shape = options.optimumCount ? withOptimumCount(planned) : planned;
     if (spec.window) {
       // A new promise must leave time to prepare its nodes; a renegotiated one keeps the preparation it has.
       const prepare = preparationMs(shape, false, spec.prepared);
@@ -137,7 +139,34 @@ export abstract class PlanPlacement extends PlanBook {
     const from = Math.max(now, spec.earliestStart ?? now);
     const plan = checkpointPlanAt(spec, shape, from);
     if ('reason' in plan) return { reason: this.deadlineReason(spec, plan.reason) };
-    return this.placeRun(spec, shape, plan, from, plan.count + 1, false, options.replacing);
+    const placed = this.placeRun(spec, shape, plan, from, plan.count + 1, false, options.replacing);
+    if (!('reason' in placed) || shape.countRule.shortestBooking || spec.deadline === undefined) return placed;
+    return this.placeLater(spec, shape, from, placed, options.replacing);
+  }
+
+  /**
+   * Checkpoints by need for a job whose nodes are not free at once: the fewest checkpoints
+   * that keep the deadline from `from` leave it no later start. The optimum (3.16) allows the
+   * latest start; where it finds one, the job takes the fewest checkpoints that keep the
+   * deadline from there (a shorter booking at the same start, so it fits where the optimum's
+   * did), else the optimum's placement stands.
+   */
+  private placeLater(
+    spec: JobSpec,
+    shape: JobShape,
+    from: Instant,
+    refused: { reason: string },
+    replacing: string | undefined,
+  ): Placement | { reason: string } {
+    const optimum = checkpointPlanAt(spec, withOptimumCount(shape), from);
+    if ('reason' in optimum) return refused;
+    const latest = this.placeRun(spec, shape, optimum, from, optimum.count + 1, false, replacing);
+    if ('reason' in latest) return latest;
+    const start = latest.segments[0]?.start ?? from;
+    const fewest = checkpointPlanAt(spec, shape, start);
+    if ('reason' in fewest || fewest.count >= optimum.count) return latest;
+    const placed = this.placeRun(spec, shape, fewest, start, fewest.count + 1, false, replacing);
+    return 'reason' in placed ? latest : placed;
   }
 
   /**

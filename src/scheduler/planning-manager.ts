@@ -298,7 +298,7 @@ export class PlanningManager extends PlanReplanning {
 
   protected earliestCompletion(spec: JobSpec, now: Instant, options: AdmitOptions): Instant | undefined {
     const relaxed = { ...spec, deadline: undefined, kind: 'Deadline' as const };
-    const decision = this.probe(relaxed, now, options);
+    const decision = this.probe(relaxed, now, { ...options, optimumCount: true });
     if (!decision.accepted) return undefined;
     const shape = shapeOf(spec, this.cluster.timing);
     const first = decision.job.segments[0] as Segment;

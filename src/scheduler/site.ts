@@ -37,7 +37,25 @@ export interface SiteTiming {
   defaultCoveredOutages: number;
   /** The problem horizon (002 section 3.5.1.2): usual repair time of a node, seconds. */
   problemHorizonSeconds: number;
+  /**
+   * Failures a node has per day, as the site expects them: what checkpoints beyond those a
+   * promise needs are weighed against (Young/Daly's interval). 0.02 is one failure per node
+   * in 50 days.
+   */
+  nodeFailuresPerDay: number;
+  /**
+   * Checkpoints by need (docs/scheduler.md): the fewest that keep each promise, and those
+   * that pay for themselves at nodeFailuresPerDay. false: the optimum of Hovestadt 2006
+   * (3.16) for every job, as the thesis plans.
+   */
+  checkpointsByNeed: boolean;
 }
+
+/** The settings of SiteTiming that are true or false; the others are numbers. */
+export const switchTimingKeys = ['parallelCheckpoint', 'checkpointsByNeed'] as const;
+export type SwitchTimingKey = (typeof switchTimingKeys)[number];
+export const isSwitchTimingKey = (key: string): key is SwitchTimingKey =>
+  (switchTimingKeys as readonly string[]).includes(key);
 
 export const defaultSiteTiming: SiteTiming = {
   nodeInitSeconds: 30,
@@ -54,4 +72,6 @@ export const defaultSiteTiming: SiteTiming = {
   migrationBandwidthMBps: 100,
   defaultCoveredOutages: 1,
   problemHorizonSeconds: 4 * 3600,
+  nodeFailuresPerDay: 0.02,
+  checkpointsByNeed: true,
 };

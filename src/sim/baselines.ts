@@ -3,14 +3,21 @@ import { fcfsBackfill, type BaselineOutcome } from './fcfs-backfill.js';
 import type { SimReport } from './report.js';
 import type { SimulatedPeersConfig } from './peers.js';
 import { runSimulation, simulate } from './simulator.js';
-import type { Workload } from './workload.js';
+import { youngDalyIntervalSeconds } from '../scheduler/checkpoint-plan.js';
+import { shapeOf } from '../scheduler/job-timing.js';
+import type { SiteTiming } from '../scheduler/site.js';
+import { jobSpecOf } from './job-spec.js';
+import type { Workload, WorkloadJob } from './workload.js';
 
 /**
  * What the planning bought (docs/scheduler.md, "Baselines"): one workload and one
  * failure trace, run by our scheduler and by the baselines, in the same process:
  * - no checkpoints: every SLA job at level Legacy (a failure restarts it from the start);
- * - fixed-interval checkpoints: one an hour where the job asks none (the site's habit),
- *   instead of the count of Hovestadt 2006's formula (3.12-3.16);
+ * - fixed-interval checkpoints: one an hour where the job asks none (the site's habit);
+ * - Young/Daly's interval from the site's failure rate, where the job asks none;
+ * - the thesis's optimum (Hovestadt 2006, 3.12-3.16) for every job, as planned before
+ *   checkpoints by need;
+ * - the fewest checkpoints that keep each promise, without those that pay for themselves;
  * - no planning: a batch queue, first come first served with EASY backfilling;
  * - a duplicate cluster (SMHI's approach): the same work with no failures, on twice the nodes.
  */
@@ -31,12 +38,17 @@ export async function compareBaselines(
     ...workload,
     jobs: workload.jobs.map((j) => (sla(j.kind) ? { ...j, level: 'Legacy' as const, outages: 0 } : j)),
   };
-  const fixedInterval: Workload = {
+  const everyJob = (perHour: (j: WorkloadJob) => number): Workload => ({
     ...workload,
     jobs: workload.jobs.map((j) =>
-      sla(j.kind) && j.checkpointsPerHour === undefined ? { ...j, checkpointsPerHour: 1 } : j,
+      sla(j.kind) && j.checkpointsPerHour === undefined ? { ...j, checkpointsPerHour: perHour(j) } : j,
     ),
-  };
+  });
+  const timing = cluster.timing;
+  const withTiming = (changes: Partial<SiteTiming>): ClusterDescription => ({
+    ...cluster,
+    timing: { ...timing, ...changes },
+  });
   return {
     jobs: workload.jobs.length,
     failures: workload.failures.length,
@@ -47,7 +59,30 @@ export async function compareBaselines(
         await runSimulation(workload, cluster, { jobs: true, ...(peers ? { peers } : {}) }),
       ),
       outcome('no checkpoints (every SLA job Legacy)', simulate(noCheckpoints, cluster, { jobs: true })),
-      outcome('fixed-interval checkpoints (one an hour)', simulate(fixedInterval, cluster, { jobs: true })),
+      outcome(
+        'fixed-interval checkpoints (one an hour)',
+        simulate(
+          everyJob(() => 1),
+          cluster,
+          { jobs: true },
+        ),
+      ),
+      outcome(
+        "Young/Daly's interval at the site's failure rate",
+        simulate(
+          everyJob((j) => youngDalyPerHour(j, cluster)),
+          cluster,
+          { jobs: true },
+        ),
+      ),
+      outcome(
+        'thesis optimum for every job (3.16)',
+        simulate(workload, withTiming({ checkpointsByNeed: false }), { jobs: true }),
+      ),
+      outcome(
+        'fewest checkpoints that keep the promise, alone',
+        simulate(workload, withTiming({ checkpointsByNeed: true, nodeFailuresPerDay: 0 }), { jobs: true }),
+      ),
       fcfsBackfill(workload, cluster),
       {
         ...outcome(
@@ -58,6 +93,16 @@ export async function compareBaselines(
       },
     ],
   };
+}
+
+/** Checkpoints an hour at Young/Daly's interval for the job's nodes and checkpoint time; 0 when nothing fails. */
+function youngDalyPerHour(j: WorkloadJob, cluster: ClusterDescription): number {
+  const shape = shapeOf(
+    jobSpecOf(j, (seconds) => seconds * 1000),
+    cluster.timing,
+  );
+  const interval = youngDalyIntervalSeconds(shape.timing.tCp, j.nodes, cluster.timing.nodeFailuresPerDay);
+  return Number.isFinite(interval) && interval > 0 ? 3600 / interval : 0;
 }
 
 function outcome(name: string, r: SimReport): BaselineOutcome {

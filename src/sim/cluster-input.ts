@@ -1,5 +1,5 @@
 import type { ClusterDescription, ClusterNode } from '../scheduler/model.js';
-import { defaultSiteTiming, type SiteTiming } from '../scheduler/site.js';
+import { defaultSiteTiming, isSwitchTimingKey, type SiteTiming } from '../scheduler/site.js';
 import { WorkloadError, isObject, shown, Fields, type NumberKind, optional } from './input-fields.js';
 import type { Workload } from './workload.js';
 
@@ -118,8 +118,8 @@ export function parseCluster(input: unknown): ClusterDescription {
     const f = new Fields('cluster timing', overrides, timingKeys);
     for (const key of timingKeys) {
       if (!f.has(key)) continue;
-      if (key === 'parallelCheckpoint') {
-        timing.parallelCheckpoint = f.boolean(key) as boolean;
+      if (isSwitchTimingKey(key)) {
+        timing[key] = f.boolean(key) as boolean;
       } else {
         const kind: NumberKind =
           key === 'slowdownFactor'

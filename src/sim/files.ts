@@ -51,8 +51,7 @@ export function loadInputs(
     throw new WorkloadError(`${workloadFile}: no cluster: give --cluster FILE or a "cluster" in the workload`);
   }
   // A trace from a bigger machine than the cluster simulated: its jobs that cannot fit are left out, not an error.
-  if (isSwf(workloadFile))
-    workload.jobs = workload.jobs.filter((j) => j.nodes <= cluster.nodes.length);
+  if (isSwf(workloadFile)) workload.jobs = workload.jobs.filter((j) => j.nodes <= cluster.nodes.length);
   if (options.failureRate !== undefined) {
     const span = Math.max(0, ...workload.jobs.map((j) => j.window?.end ?? j.deadline ?? j.arrival + j.estimate));
     workload.failures = generateFailures(

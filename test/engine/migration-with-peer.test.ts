@@ -16,6 +16,9 @@ import { defaultMigrationPolicy, type Peer, type PeersConfig } from '../../src/e
 import { PlanningService } from '../../src/engine/planning/planning-service.js';
 import { checkpointUploadRouter, fileCheckpointStore } from '../../src/web/checkpoint-upload.js';
 import { cluster } from '../scheduler/support.js';
+
+/** The worked figures below take the thesis's checkpoint count (3.16) for every job. */
+const thesisCount = { checkpointsByNeed: false };
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -108,7 +111,7 @@ function localSite(
       rewards: [],
     },
   ];
-  const plan = new PlanningService(cluster(8));
+  const plan = new PlanningService(cluster(8, { timing: thesisCount }));
   const agreements = new Map([
     ['A', agreement('A', request({ runtimeSeconds: 3600, deadline: at(180) }))],
     ['B', agreement('B', request({ runtimeSeconds: 5 * 3600, deadline: at(345) }))],

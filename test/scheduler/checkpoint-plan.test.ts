@@ -14,8 +14,10 @@ import {
   migrationSeconds,
   minSlotSeconds,
   optimalCheckpointCount,
+  payingCheckpointCount,
   perHour,
   planFor,
+  youngDalyIntervalSeconds,
   worstCaseSlotSeconds,
   type CheckpointTiming,
 } from '../../src/scheduler/checkpoint-plan.js';
@@ -334,5 +336,49 @@ describe('chooseCheckpointCount', () => {
 
   it('free checkpoints and a slot shorter than the job: a reason, not a count', () => {
     expect(chooseCheckpointCount({ ...example, tCp: 0 }, 1e6, 3649)).toHaveProperty('reason');
+  });
+});
+
+describe('checkpoints by need', () => {
+  // The example's worst case 3960 + 120 n + 7200 / (n + 1): 4 checkpoints (5760 s) are the fewest
+  // that keep a deadline 6000 s away, 2 (6570 s) for one 7000 s away, none beyond 11160 s.
+  const byNeed = { shortestBooking: false, paying: 0 };
+
+  it('the fewest checkpoints that keep the deadline, not the optimum', () => {
+    expect(chooseCheckpointCount(example, 6000, 6000, undefined, byNeed)).toEqual({ count: 4 });
+    expect(chooseCheckpointCount(example, 7000, 7000, undefined, byNeed)).toEqual({ count: 2 });
+    expect(chooseCheckpointCount(example, 11_160, 11_160, undefined, byNeed)).toEqual({ count: 0 });
+    // The booking (t_minslot, 3.7) is what the count saves: 3650 + 120 n.
+    expect(planFor(example, 2).minSlotSeconds).toBe(3890);
+    expect(planFor(example, 7).minSlotSeconds).toBe(4490);
+  });
+
+  it('at least those that pay for themselves, within the bounds', () => {
+    expect(chooseCheckpointCount(example, 7000, 7000, undefined, { ...byNeed, paying: 5 })).toEqual({ count: 5 });
+    expect(chooseCheckpointCount(example, 6000, 6000, undefined, { ...byNeed, paying: 20 })).toEqual({ count: 12 });
+  });
+
+  it('a worst-case booking (Enhanced, Full) keeps the optimum, whose booking is shortest', () => {
+    expect(chooseCheckpointCount(example, 7000, 7000, undefined, { shortestBooking: true, paying: 0 })).toEqual({
+      count: 7,
+    });
+  });
+
+  it("Young/Daly's interval: sqrt(2 t_cp M) - t_cp for the job's mean time between failures", () => {
+    // 8 nodes at 0.02 failures a day: M = 86400 / 0.16 = 540000 s; t_cp 64 s.
+    expect(youngDalyIntervalSeconds(64, 8, 0.02)).toBeCloseTo(Math.sqrt(2 * 64 * 540_000) - 64, 6);
+    expect(youngDalyIntervalSeconds(64, 8, 0)).toBe(Number.POSITIVE_INFINITY);
+    // A checkpoint slower than twice M: the interval is M.
+    expect(youngDalyIntervalSeconds(2_000_000, 8, 0.02)).toBe(540_000);
+  });
+
+  it('the checkpoints that pay: none for a job shorter than the interval, one per interval beyond', () => {
+    const interval = youngDalyIntervalSeconds(64, 8, 0.02); // about 8250 s
+    expect(payingCheckpointCount(3600, 64, 8, 0.02)).toBe(0);
+    expect(payingCheckpointCount(36_000, 64, 8, 0.02)).toBe(Math.ceil(36_000 / interval) - 1);
+    expect(payingCheckpointCount(36_000, 64, 8, 0.02)).toBe(4);
+    expect(payingCheckpointCount(36_000, 64, 8, 0)).toBe(0);
+    // Ten times the failure rate: about three times as many.
+    expect(payingCheckpointCount(36_000, 64, 8, 0.2)).toBe(14);
   });
 });

@@ -50,6 +50,29 @@ describe('checkpoint planning in admission', () => {
     expect(a.checkpoints.worstCaseSeconds).toBe(5670);
   });
 
+  it('by need (the default site): the fewest checkpoints that keep the deadline, a shorter booking', () => {
+    // Worst case 3930 + 120 n + 7200 / (n + 1) s: 2 checkpoints (6570 s) keep a deadline 7200 s away.
+    const pm = new PlanningManager(cluster(8, { timing: { ...paper, checkpointsByNeed: true } }));
+    const a = admitted(pm, deadlineJob('a'));
+    expect(a.checkpoints).toMatchObject({ count: 2, intervalSeconds: 1200, worstCaseSeconds: 6570 });
+    expect(a.segments[0]).toMatchObject({ start: T0, end: seconds(30 + 3600 + 2 * 120) });
+  });
+
+  it('by need, when its nodes are busy first: the latest start the optimum allows, the fewest checkpoints there', () => {
+    const pm = new PlanningManager(cluster(8, { timing: { ...paper, checkpointsByNeed: true } }));
+    admitted(
+      pm,
+      job({ id: 'r', kind: 'Reservation', nodes: 8, window: { start: seconds(60), end: minutes(30) + T0 } }),
+    );
+    // From T0, 1 checkpoint would keep a deadline 9000 s away (7650 s), but only by starting
+    // before the reservation ends; the optimum (7) could start by 3330 s; at 1800 s, 7200 s
+    // remain, and 2 checkpoints keep them.
+    const a = admitted(pm, deadlineJob('a', { deadline: seconds(9000) }));
+    expect(a.segments[0]?.start).toBe(seconds(1800));
+    expect(a.checkpoints.count).toBe(2);
+    expect((a.segments[0]?.start ?? 0) + a.checkpoints.worstCaseSeconds * 1000).toBeLessThanOrEqual(seconds(9000));
+  });
+
   it('refuses a deadline that leaves no room for the covered outages, saying when the job could complete', () => {
     const pm = new PlanningManager(cluster(8, { timing: paper }));
     const decision = pm.admit(deadlineJob('a', { deadline: seconds(5000) }), T0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { atOfferedLoad, type compareBaselines, loadInputs, parseCluster, parseWorkload } from '../../src/sim/index.js';
+import { atOfferedLoad, compareBaselines, loadInputs, parseCluster, parseWorkload } from '../../src/sim/index.js';
 import { fcfsBackfill } from '../../src/sim/fcfs-backfill.js';
 import { wsag } from '../cli/support.js';
 
@@ -91,16 +91,34 @@ describe('wsag sim --baselines', () => {
       'planning with checkpoints (ours)',
       'no checkpoints (every SLA job Legacy)',
       'fixed-interval checkpoints (one an hour)',
+      "Young/Daly's interval at the site's failure rate",
+      'thesis optimum for every job (3.16)',
+      'fewest checkpoints that keep the promise, alone',
       'no planning (FCFS + EASY backfilling)',
       'duplicate cluster (no failures felt)',
     ]);
-    expect(c.runs[4]?.extraNodes).toBe(8);
+    expect(c.runs[7]?.extraNodes).toBe(8);
     // small.json's deadline jobs at Standard and above, as the report counts them.
     expect(c.runs[0]?.standardPlus.accepted).toBeGreaterThan(0);
     expect(c.runs[0]?.standardPlus.met).toBeLessThanOrEqual(c.runs[0]?.standardPlus.accepted as number);
-    expect(c.runs[3]?.slaAccepted).toBe(c.runs[3]?.slaRequests); // no admission control
+    expect(c.runs[6]?.slaAccepted).toBe(c.runs[6]?.slaRequests); // no admission control
     const text = await wsag(['sim', '--workload', 'workloads/small.json', '--baselines']);
     expect(text.out[0]).toBe('Baselines (docs/scheduler.md): 10 jobs, 1 failure events, 8 nodes');
+  });
+});
+
+describe('checkpoints by need against the thesis optimum', () => {
+  it('takes no more checkpoints than the optimum, keeps every deadline it accepts, accepts no fewer', async () => {
+    const { workload, cluster } = loadInputs('workloads/small.json');
+    const byNeed = { ...cluster, timing: { ...cluster.timing, checkpointsByNeed: true } };
+    const c = await compareBaselines(workload, byNeed);
+    const run = (name: string) => c.runs.find((r) => r.name === name) as (typeof c.runs)[number];
+    const ours = run('planning with checkpoints (ours)');
+    const thesis = run('thesis optimum for every job (3.16)');
+    expect(ours.checkpoints).toBeLessThan(thesis.checkpoints);
+    expect(ours.slaAccepted).toBeGreaterThanOrEqual(thesis.slaAccepted);
+    expect(ours.deadlines.met).toBe(ours.deadlines.accepted);
+    expect(run('fewest checkpoints that keep the promise, alone').checkpoints).toBeLessThanOrEqual(ours.checkpoints);
   });
 });
 
@@ -135,8 +153,8 @@ describe('the load sweep', () => {
     expect(result.code).toBe(0);
     const sweep = JSON.parse(result.stdout) as { loads: Array<{ load: number; comparison: { runs: unknown[] } }> };
     expect(sweep.loads.map((l) => [l.load, l.comparison.runs.length])).toEqual([
-      [0.7, 5],
-      [0.9, 5],
+      [0.7, 8],
+      [0.9, 8],
     ]);
     expect((await wsag(['sim', '--workload', 'workloads/small.json', '--baselines', '--loads', '0,1'])).err[0]).toMatch(
       /^error: --loads expects offered loads above 0/,

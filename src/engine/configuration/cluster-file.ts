@@ -1,7 +1,7 @@
 /** WSAG_CLUSTER_FILE: the site's node groups and timing, read and checked (loadConfig), and the nodes of a group. */
 import { securityRequirements, type SecurityRequirement } from '../../domain/terms.js';
 import type { ClusterNode } from '../../scheduler/model.js';
-import { defaultSiteTiming, type SiteTiming } from '../../scheduler/site.js';
+import { defaultSiteTiming, isSwitchTimingKey, type SiteTiming } from '../../scheduler/site.js';
 import { ConfigError, readJsonFile } from './config-error.js';
 
 /**
@@ -137,9 +137,9 @@ export function parseClusterFile(json: unknown, where: string): ClusterFile {
     for (const key of timingKeys) {
       const value = json.timing[key];
       if (value === undefined) continue;
-      if (key === 'parallelCheckpoint') {
+      if (isSwitchTimingKey(key)) {
         if (typeof value !== 'boolean') fail(`timing.${key} must be true or false, got ${show(value)}`);
-        timing.parallelCheckpoint = value as boolean;
+        timing[key] = value as boolean;
         continue;
       }
       const min = key === 'slowdownFactor' ? 1 : key === 'problemHorizonSeconds' ? 1 : 0;

@@ -5,7 +5,7 @@ import { checkHorizon } from '../../domain/horizon.js';
 import { unmetObjective } from '../../domain/objectives.js';
 import type { GuaranteeTerm, ServiceRequest } from '../../domain/terms.js';
 import { jobSpecFor } from '../../scheduler/job-spec.js';
-import { checkpointPlanAt, pieceMs, segmentPhases, shapeOf } from '../../scheduler/job-timing.js';
+import { checkpointPlanAt, pieceMs, segmentPhases, shapeOf, withOptimumCount } from '../../scheduler/job-timing.js';
 import type { Alternative, ClusterNode, JobSpec, PlannedJob, ReplanReport } from '../../scheduler/model.js';
 import { firmLoad } from '../../scheduler/load.js';
 import { isBestEffort } from '../../scheduler/planning-manager.js';
@@ -127,7 +127,8 @@ export class PlanningService extends PlanningBook {
     checkApplication(request, this.applications);
     const spec = this.specFor('advisory', request, now);
     const shape = shapeOf(spec, this.cluster.timing);
-    const plan = checkpointPlanAt({ ...spec, deadline: undefined }, shape, now.getTime());
+    // The earliest completion the slot allows: the count whose worst case is shortest.
+    const plan = checkpointPlanAt({ ...spec, deadline: undefined }, withOptimumCount(shape), now.getTime());
     const worstMs =
       'reason' in plan
         ? 0
