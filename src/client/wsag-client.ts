@@ -124,6 +124,15 @@ export interface PlanSummary {
 }
 
 /** A cluster node at /api/nodes (operators only). */
+/** GET /api/nodes's failureRate: the failures per node and day the planner uses, and what it learned them from. */
+export interface FailureRateSummary {
+  perNodeDay: number;
+  failures: number;
+  nodeDays: number;
+  configuredPerNodeDay: number;
+  configuredNodeDays: number;
+}
+
 export interface NodeSummary {
   id: string;
   memoryGB: number;
@@ -354,7 +363,12 @@ export class WsagClient extends WsagTransport {
 
   /** The cluster's nodes and whether each is failed (operators only). */
   async nodes(): Promise<NodeSummary[]> {
-    return (await this.json<{ nodes: NodeSummary[] }>('/api/nodes', 'listing the nodes')).nodes;
+    return (await this.nodeList()).nodes;
+  }
+
+  /** The nodes, and the failure rate the planner learned from them (docs/scheduler.md, "Checkpoints by need"). */
+  async nodeList(): Promise<{ nodes: NodeSummary[]; failureRate?: FailureRateSummary }> {
+    return this.json<{ nodes: NodeSummary[]; failureRate?: FailureRateSummary }>('/api/nodes', 'listing the nodes');
   }
 
   /** Reports a node failed or repaired (operators only): the server re-plans, and the run time follows. */

@@ -3,6 +3,7 @@ import { CapacityProfile } from './capacity-profile.js';
 import { sharedPlan, type CheckpointPlan } from './checkpoint-plan.js';
 import { InstantQueue } from './instant-queue.js';
 import { checkpointPlanAt, shapeOf, type JobShape } from './job-timing.js';
+import { FailureRateEstimate } from './failure-rate.js';
 import { MachineManager } from './machine-manager.js';
 import type { ClusterDescription, Instant, JobSpec, PlannedJob, Segment } from './model.js';
 
@@ -64,7 +65,18 @@ export abstract class PlanBook {
   protected readonly started = new Set<string>();
   protected readonly startsAhead = new InstantQueue();
 
-  constructor(readonly cluster: ClusterDescription) {
+  /** The cluster as planned: its timing a copy, whose nodeFailuresPerDay is the rate learned so far. */
+  readonly cluster: ClusterDescription;
+  /** The failures the nodes have had, against the configured rate as a prior. */
+  readonly failureRate: FailureRateEstimate;
+
+  constructor(cluster: ClusterDescription) {
+    this.cluster = { ...cluster, timing: { ...cluster.timing } };
+    this.failureRate = new FailureRateEstimate(
+      cluster.timing.nodeFailuresPerDay,
+      cluster.timing.nodeFailuresPriorNodeDays,
+      cluster.nodes.length,
+    );
     this.mm = new MachineManager(cluster.nodes);
   }
 
@@ -259,6 +271,9 @@ export abstract class PlanBook {
   /** Every public entry point moves the plan's clock here; best-effort jobs that have started become firm. */
   protected clock(now: Instant): void {
     this.now = Math.max(this.now, now);
+    this.failureRate.begin(this.now);
+    // Checkpoints that pay for themselves are weighed against the rate the nodes show.
+    this.cluster.timing.nodeFailuresPerDay = this.failureRate.perNodeDay(this.now);
     for (const id of this.softStarts.takeUntil(this.now)) {
       const job = this.jobs.get(id);
       if (job && this.hasStarted(job)) this.mm.setSoft(id, false);

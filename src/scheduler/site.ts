@@ -44,6 +44,11 @@ export interface SiteTiming {
    */
   nodeFailuresPerDay: number;
   /**
+   * How many node-days of observation nodeFailuresPerDay is worth: the planner's estimate
+   * moves from it to the failures the nodes have as node-days pass (scheduler/failure-rate.ts).
+   */
+  nodeFailuresPriorNodeDays: number;
+  /**
    * Checkpoints by need (docs/scheduler.md): the fewest that keep each promise, and those
    * that pay for themselves at nodeFailuresPerDay. false: the optimum of Hovestadt 2006
    * (3.16) for every job, as the thesis plans.
@@ -73,5 +78,6 @@ export const defaultSiteTiming: SiteTiming = {
   defaultCoveredOutages: 1,
   problemHorizonSeconds: 4 * 3600,
   nodeFailuresPerDay: 0.02,
+  nodeFailuresPriorNodeDays: 1000,
   checkpointsByNeed: true,
 };

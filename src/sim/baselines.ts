@@ -81,7 +81,11 @@ export async function compareBaselines(
       ),
       outcome(
         'fewest checkpoints that keep the promise, alone',
-        simulate(workload, withTiming({ checkpointsByNeed: true, nodeFailuresPerDay: 0 }), { jobs: true }),
+        simulate(
+          workload,
+          withTiming({ checkpointsByNeed: true, nodeFailuresPerDay: 0, nodeFailuresPriorNodeDays: Infinity }),
+          { jobs: true },
+        ),
       ),
       fcfsBackfill(workload, cluster),
       {

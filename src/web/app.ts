@@ -180,7 +180,7 @@ export function createApp(options: AppOptions): RequestListener & { routes(): Ro
     '/api/nodes',
     json('listing the nodes', async (req) => {
       caller(req);
-      return { nodes: options.plan.nodes().map(nodeSummary) };
+      return { nodes: options.plan.nodes().map(nodeSummary), failureRate: options.plan.failureRate(options.now()) };
     }),
   );
   for (const event of ['fail', 'repair'] as const) {

@@ -145,6 +145,26 @@ export class Metrics {
       },
     });
     new Gauge({
+      name: 'wsag_node_failure_rate',
+      help:
+        'Failures per node and day the planner weighs checkpoints against: the configured rate, moved by the ' +
+        'failures seen since the server started',
+      registers,
+      collect() {
+        const { plan, now } = sources();
+        this.set(plan.failureRate(now()).perNodeDay);
+      },
+    });
+    new Gauge({
+      name: 'wsag_node_failures_seen',
+      help: 'Node failures the planner has seen since the server started',
+      registers,
+      collect() {
+        const { plan, now } = sources();
+        this.set(plan.failureRate(now()).failures);
+      },
+    });
+    new Gauge({
       name: 'wsag_plan_problems',
       help: 'Jobs in P: the scheduler cannot (yet) keep their promise',
       registers,

@@ -23,10 +23,13 @@ describe('wsag node', () => {
     const list = await wsag(['node', 'list'], { url: server.url });
     expect(list.code).toBe(0);
     expect(list.out[0]).toMatch(/^NODE\s+STATE\s+MEMORY_GB\s+CPUS\s+INTERCONNECT\s+ISLAND\s+ROLE$/);
-    expect(list.out.slice(1, -1).map((l) => l.split(/\s+/).slice(0, 2))).toEqual(
+    expect(list.out.slice(1, -2).map((l) => l.split(/\s+/).slice(0, 2))).toEqual(
       ['n001', 'n002', 'n003', 'n004', 'n005', 'n006'].map((n) => [n, 'up']),
     );
-    expect(list.out.at(-1)).toBe('6 nodes, 0 failed');
+    expect(list.out.at(-2)).toBe('6 nodes, 0 failed');
+    expect(list.out.at(-1)).toMatch(
+      /^failure rate the planner uses: 0\.0200 a node and day \(0 failures in [\d.]+ node-days since the server started, against the configured 0\.02 worth 1000 node-days\)$/,
+    );
 
     const id = (
       await server.client.createAgreement(await deadlineOffer(server.client, { level: 'Standard', deadline: at(5000) }))
@@ -45,6 +48,10 @@ describe('wsag node', () => {
       nodes: Array<{ id: string; failed: boolean }>;
     };
     expect(listed.nodes.filter((n) => n.failed).map((n) => n.id)).toEqual([node]);
+    // The failure counts: the planner's rate rises above the configured one.
+    const rate = (listed as unknown as { failureRate: { perNodeDay: number; failures: number } }).failureRate;
+    expect(rate.failures).toBe(1);
+    expect(rate.perNodeDay).toBeGreaterThan(0.02);
 
     const repaired = await wsag(['node', 'repair', node, '--json'], { url: server.url });
     expect(repaired.code).toBe(0);

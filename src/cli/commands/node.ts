@@ -1,4 +1,4 @@
-import type { NodeEventSummary } from '../../client/wsag-client.js';
+import type { FailureRateSummary, NodeEventSummary } from '../../client/wsag-client.js';
 import { jsonHelp, jsonOption, serverUrl, urlHelp, urlOption, type Command } from '../command.js';
 import { UsageError } from '../errors.js';
 import { printJson, table } from '../output.js';
@@ -11,7 +11,8 @@ export const nodeCommand: Command = {
   synopsis: 'wsag node (list | fail NODE | repair NODE) [--url URL] [--json]',
   description: [
     'list:   every node with its memory, CPUs, interconnect, whether it is a buffer node and',
-    '        whether it is failed.',
+    '        whether it is failed; then the failure rate the planner weighs checkpoints against',
+    '        (the configured rate, moved by the failures seen since the server started).',
     'fail:   reports NODE failed. The jobs computing on it stop (the outage is recorded), the',
     '        scheduler re-plans: jobs restart from their last checkpoint on spare nodes, move,',
     '        or become problematic; with peers configured the Migration Controller then moves',
@@ -33,9 +34,9 @@ export const nodeCommand: Command = {
     const client = ctx.client(serverUrl(args, ctx.env));
     if (action === 'list') {
       if (node !== undefined) throw new UsageError(`unexpected argument "${node}": node list shows every node`);
-      const nodes = await client.nodes();
+      const { nodes, failureRate } = await client.nodeList();
       if (args.flag('json')) {
-        printJson(ctx.out, { nodes });
+        printJson(ctx.out, { nodes, ...(failureRate ? { failureRate } : {}) });
         return;
       }
       const rows = nodes.map((n) => [
@@ -51,6 +52,7 @@ export const nodeCommand: Command = {
         ctx.out(line);
       const failed = nodes.filter((n) => n.failed).length;
       ctx.out(`${nodes.length} node${nodes.length === 1 ? '' : 's'}, ${failed} failed`);
+      if (failureRate) ctx.out(describeRate(failureRate));
       return;
     }
     if (node === undefined) throw new UsageError(`missing NODE: wsag node ${action} NODE (see: wsag node list)`);
@@ -62,6 +64,15 @@ export const nodeCommand: Command = {
     for (const line of describe(summary)) ctx.out(line);
   },
 };
+
+/** The rate checkpoints are weighed against, and where it comes from. */
+function describeRate(r: FailureRateSummary): string {
+  return (
+    `failure rate the planner uses: ${r.perNodeDay.toFixed(4)} a node and day (${r.failures} ` +
+    `failure${r.failures === 1 ? '' : 's'} in ${r.nodeDays.toFixed(1)} node-days since the server started, ` +
+    `against the configured ${r.configuredPerNodeDay} worth ${r.configuredNodeDays} node-days)`
+  );
+}
 
 /** What changed, for people: one line per kind of change, then the migrations. */
 function describe(s: NodeEventSummary): string[] {

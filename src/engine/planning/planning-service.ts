@@ -65,6 +65,19 @@ export interface ReplanSummary extends ReplanReport {
  * room, a re-plan after a failure) are remembered until `settle()` hands them to the
  * persister, which stores their new allocations; callers settle after releasing their locks.
  */
+/** The failure rate the planner uses, and what it is learned from. */
+export interface FailureRateView {
+  /** Failures per node and day, as the planner estimates them now. */
+  perNodeDay: number;
+  /** Node failures seen since the plan began (this server's start). */
+  failures: number;
+  /** Node-days observed since then. */
+  nodeDays: number;
+  /** The configured rate (nodeFailuresPerDay), and how many node-days of observation it is worth. */
+  configuredPerNodeDay: number;
+  configuredNodeDays: number;
+}
+
 export class PlanningService extends PlanningBook {
   get clusterNodes(): number {
     return this.cluster.nodes.length;
@@ -126,7 +139,7 @@ export class PlanningService extends PlanningBook {
     checkHorizon(request, [], now, this.horizonSeconds);
     checkApplication(request, this.applications);
     const spec = this.specFor('advisory', request, now);
-    const shape = shapeOf(spec, this.cluster.timing);
+    const shape = shapeOf(spec, this.manager.cluster.timing);
     // The earliest completion the slot allows: the count whose worst case is shortest.
     const plan = checkpointPlanAt({ ...spec, deadline: undefined }, withOptimumCount(shape), now.getTime());
     const worstMs =
@@ -222,6 +235,23 @@ export class PlanningService extends PlanningBook {
 
   nodes(): NodeView[] {
     return this.cluster.nodes.map((node) => ({ ...node, failed: this.manager.isFailed(node.id) }));
+  }
+
+  /**
+   * The failure rate the planner weighs checkpoints against (docs/scheduler.md, "Checkpoints by
+   * need"): the configured rate as a prior, moved by the failures the nodes have had since the
+   * plan began.
+   */
+  failureRate(now: Date): FailureRateView {
+    const estimate = this.manager.failureRate;
+    const configured = this.cluster.timing;
+    return {
+      perNodeDay: estimate.perNodeDay(now.getTime()),
+      failures: estimate.failuresSeen(),
+      nodeDays: estimate.nodeDays(now.getTime()),
+      configuredPerNodeDay: configured.nodeFailuresPerDay,
+      configuredNodeDays: configured.nodeFailuresPriorNodeDays,
+    };
   }
 
   hasNode(id: string): boolean {
