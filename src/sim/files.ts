@@ -21,6 +21,8 @@ export interface InputOptions {
   failuresFile?: string;
   /** Node failures drawn at this rate per node and day (seeded), replacing the workload's. */
   failureRate?: number;
+  /** The Weibull shape of the gaps between a node's drawn failures; 1 (the default) is the exponential. */
+  failureShape?: number;
 }
 
 export function loadInputs(
@@ -59,6 +61,8 @@ export function loadInputs(
       options.failureRate,
       span,
       20261125,
+      undefined,
+      options.failureShape,
     );
   }
   withFile(workloadFile, () => checkAgainstCluster(workload, cluster));

@@ -181,14 +181,17 @@ export function generateFailures(
   seconds: number,
   seed: number,
   meanRepairSeconds = 7200,
+  shape = 1,
 ): Array<{ at: number; node: string; repairAt: number }> {
   const out: Array<{ at: number; node: string; repairAt: number }> = [];
   if (!(perNodeDay > 0)) return out;
   const meanGap = 86_400 / perNodeDay;
+  // Weibull gaps with the same mean: scale = mean / Gamma(1 + 1/shape); shape 1 is the exponential.
+  const scale = shape === 1 ? meanGap : meanGap / gamma(1 + 1 / shape);
   for (const node of nodes) {
     let t = 0;
     for (let k = 0; ; k++) {
-      t += Math.round(-Math.log(1 - uniformByHash(`${node}/${k}/gap`, seed)) * meanGap);
+      t += Math.round((-Math.log(1 - uniformByHash(`${node}/${k}/gap`, seed))) ** (1 / shape) * scale);
       if (t >= seconds) break;
       const repairAt =
         t + Math.max(60, Math.round(-Math.log(1 - uniformByHash(`${node}/${k}/repair`, seed)) * meanRepairSeconds));
@@ -197,4 +200,18 @@ export function generateFailures(
     }
   }
   return out.sort((a, b) => a.at - b.at || (a.node < b.node ? -1 : 1));
+}
+
+/** The gamma function for x > 0 (Lanczos' approximation, g = 7: about 15 significant digits). */
+export function gamma(x: number): number {
+  if (x < 0.5) return Math.PI / (Math.sin(Math.PI * x) * gamma(1 - x));
+  const c = [
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
+    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+  ];
+  const y = x - 1;
+  let a = c[0] as number;
+  const t = y + 7.5;
+  for (let i = 1; i < 9; i++) a += (c[i] as number) / (y + i);
+  return Math.sqrt(2 * Math.PI) * t ** (y + 0.5) * Math.exp(-t) * a;
 }

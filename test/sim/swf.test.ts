@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { defaultSwfRules, generateFailures, readFailureCsv, readSwf } from '../../src/sim/swf.js';
+import { defaultSwfRules, gamma, generateFailures, readFailureCsv, readSwf } from '../../src/sim/swf.js';
 import { loadInputs } from '../../src/sim/index.js';
 import { wsag } from '../cli/support.js';
 
@@ -92,6 +92,45 @@ describe('SWF traces', () => {
 });
 
 describe('failure traces', () => {
+  it('draws Weibull gaps with the same mean: shape 0.7 (Schroeder and Gibson 2006) bunches failures', () => {
+    expect(gamma(1)).toBeCloseTo(1, 12);
+    expect(gamma(5)).toBeCloseTo(24, 10);
+    expect(gamma(0.5)).toBeCloseTo(Math.sqrt(Math.PI), 12);
+    const nodes = Array.from({ length: 100 }, (_, i) => `n${i}`);
+    const span = 4000 * 86_400; // 4000 days at 0.05 a node and day: 200 failures a node
+    const gaps = (shape: number) => {
+      const failures = generateFailures(nodes, 0.05, span, 7, 60, shape);
+      const out: number[] = [];
+      for (const node of nodes) {
+        const mine = failures.filter((f) => f.node === node);
+        for (let i = 1; i < mine.length; i++)
+          out.push((mine[i]?.at as number) - ((mine[i - 1]?.repairAt as number) ?? 0));
+      }
+      const mean = out.reduce((a, b) => a + b, 0) / out.length;
+      const sd = Math.sqrt(out.reduce((a, b) => a + (b - mean) ** 2, 0) / out.length);
+      return { mean, cv: sd / mean, count: failures.length };
+    };
+    const exponential = gaps(1);
+    const weibull = gaps(0.7);
+    for (const g of [exponential, weibull]) expect(g.mean / 1_728_000).toBeGreaterThan(0.95); // 86400 / 0.05
+    for (const g of [exponential, weibull]) expect(g.mean / 1_728_000).toBeLessThan(1.05);
+    expect(exponential.cv).toBeGreaterThan(0.93);
+    expect(exponential.cv).toBeLessThan(1.07);
+    expect(weibull.cv).toBeGreaterThan(1.3); // a Weibull of shape 0.7 has a CV of about 1.46
+    // Shape 1 is the exponential as drawn before.
+    expect(generateFailures(nodes, 0.05, span, 7, 60, 1)).toEqual(generateFailures(nodes, 0.05, span, 7, 60));
+  });
+
+  it('wsag sim --failure-shape needs --failure-rate and a shape from 0.1 to 10', async () => {
+    const alone = await wsag(['sim', '--workload', 'workloads/small.json', '--failure-shape', '0.7']);
+    expect(alone.err[0]).toBe('error: --failure-shape shapes drawn failures: give --failure-rate R too');
+    const shaped = (shape: string) =>
+      wsag(['sim', '--workload', 'workloads/small.json', '--failure-rate', '1', '--failure-shape', shape]);
+    expect((await shaped('0')).err[0]).toBe('error: --failure-shape expects a Weibull shape from 0.1 to 10, got "0"');
+    const ok = await shaped('0.7');
+    expect(ok.code).toBe(0);
+  });
+
   it('reads node,down,up from CSV, up empty for a node never repaired; names a bad line', () => {
     expect(readFailureCsv('node,down,up\nn1,600,4200\n# a comment\nn3,1000,\n')).toEqual([
       { at: 600, node: 'n1', repairAt: 4200 },

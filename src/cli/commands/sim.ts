@@ -35,8 +35,8 @@ export const simCommand: Command = {
   summary: 'replay a workload and failures against a cluster offline: acceptance, utilisation, violations, penalties',
   synopsis:
     'wsag sim --workload FILE[.swf] [--cluster FILE] [--swf-rules FILE] [--failures FILE.csv | --failure-rate ' +
-    'R] [--peers FILE [--compare-migration] | --vo-policy FILE | --compare-pricing [--flexible SHARE] ' +
-    '[--price-curve CURVE] | --interactive SHARE [--start-within SECONDS] [--session-nodes N] ' +
+    'R [--failure-shape K]] [--peers FILE [--compare-migration] | --vo-policy FILE | --compare-pricing ' +
+    '[--flexible SHARE] [--price-curve CURVE] | --interactive SHARE [--start-within SECONDS] [--session-nodes N] ' +
     '[--session-minutes M] [--warm-nodes N] | --baselines [--loads L,L,...]] [--until SECONDS] [--jobs] ' +
     '[--progress|--no-progress] [--json]',
   description: [
@@ -74,6 +74,8 @@ export const simCommand: Command = {
     '  --swf-rules FILE   how an SWF trace\'s jobs become requests (JSON; docs/scheduler.md, "Real traces")',
     "  --failures FILE    node failures from a CSV file (node,down,up in seconds), replacing the workload's",
     "  --failure-rate R   node failures drawn at R per node and day (seeded), replacing the workload's",
+    "  --failure-shape K  the Weibull shape of the gaps between a node's drawn failures: 1 (the default) is",
+    '                     exponential; 0.7 is what Schroeder and Gibson (2006) measured on HPC systems',
     '  --peers FILE       migrate to these peers: a peers file whose peers have "simulation" terms',
     '  --compare-migration  run twice, without and with migration to --peers, and compare',
     '  --vo-policy FILE   report the share accuracy of this VO usage policy (with and without it)',
@@ -111,6 +113,7 @@ export const simCommand: Command = {
     'swf-rules': { type: 'string' },
     failures: { type: 'string' },
     'failure-rate': { type: 'string' },
+    'failure-shape': { type: 'string' },
     peers: { type: 'string' },
     'compare-migration': { type: 'boolean' },
     'vo-policy': { type: 'string' },
@@ -148,6 +151,11 @@ export const simCommand: Command = {
         throw new UsageError(`--failure-rate expects failures per node and day, 0 to 100, got "${rate}"`);
       if (rate !== undefined && args.string('failures') !== undefined)
         throw new UsageError('give --failures FILE or --failure-rate R, not both');
+      const shape = args.string('failure-shape');
+      if (shape !== undefined && rate === undefined)
+        throw new UsageError('--failure-shape shapes drawn failures: give --failure-rate R too');
+      if (shape !== undefined && !(Number(shape) >= 0.1 && Number(shape) <= 10))
+        throw new UsageError(`--failure-shape expects a Weibull shape from 0.1 to 10, got "${shape}"`);
       inputs = loadInputs(
         workloadFile,
         args.string('cluster'),
@@ -155,6 +163,7 @@ export const simCommand: Command = {
           swfRulesFile: args.string('swf-rules'),
           failuresFile: args.string('failures'),
           failureRate: rate === undefined ? undefined : Number(rate),
+          failureShape: shape === undefined ? undefined : Number(shape),
         }),
       );
       peers = peersFile !== undefined ? loadPeers(peersFile) : undefined;
