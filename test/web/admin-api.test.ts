@@ -126,8 +126,9 @@ describe('operators see and change the cluster', () => {
     });
     expect(deadlineJob.nodeIds).toHaveLength(2);
     expect(deadlineJob.nodeIds).not.toContain('n006'); // a buffer node: best-effort and background jobs only
-    expect(deadlineJob.checkpoints).toBeGreaterThan(0);
-    expect(deadlineJob.checkpointIntervalSeconds).toBeGreaterThan(0);
+    // Checkpoints by need: the deadline leaves room for a restart from the start, so none (and no interval).
+    expect(deadlineJob.checkpoints).toBe(0);
+    expect(deadlineJob.checkpointIntervalSeconds).toBeUndefined();
     expect(deadlineJob.problem).toBeUndefined();
   });
 

@@ -13,8 +13,12 @@ import { offerFromTemplate } from '../../../src/xml/offer-from-template.js';
 import { projectRoot } from '../../support/server.js';
 import type { SlurmTestCluster } from '../../support/slurm.js';
 
-/** A site where nothing but the job takes time, and a checkpoint of a 0.5 GB node takes a second. */
+/**
+ * A site where nothing but the job takes time, and a checkpoint of a 0.5 GB node takes a second. The
+ * thesis's count (3.16) for every job: these tests watch checkpoints being written and resumed from.
+ */
 export const quickSite = {
+  checkpointsByNeed: false,
   nodeInitSeconds: 0,
   storageInitSecondsPerGB: 0,
   storageRollbackSecondsPerGB: 0,
