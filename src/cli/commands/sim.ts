@@ -82,8 +82,9 @@ export const simCommand: Command = {
     '  --compare-pricing  fixed against demand prices on the workload (revenue, utilisation)',
     '  --flexible SHARE   with --compare-pricing: the share of customers who pick the cheapest slot (0 to 1)',
     '  --price-curve CURVE  with --compare-pricing: LOAD:FACTOR points (default 0:1,0.5:1,0.8:1.5,1:2)',
-    '  --baselines        the workload also without checkpoints, with fixed-interval checkpoints, without ' +
-      'planning (FCFS + EASY backfilling) and on a duplicate cluster',
+    "  --baselines        the workload also without checkpoints, with one checkpoint an hour, at Young/Daly's " +
+      'interval, with the thesis optimum, with the fewest checkpoints alone, without planning (FCFS + EASY ' +
+      'backfilling) and on a duplicate cluster',
     '  --loads L,L,...    with --baselines: the workload at each offered load (0.7,0.8,0.9: arrivals spread ' +
       'or squeezed)',
     '  --interactive SHARE  make this share of the jobs interactive (0 to 1) and compare the two policies',
