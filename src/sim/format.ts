@@ -47,6 +47,11 @@ export function formatReport(report: SimReport, options: { limit?: number } = {}
         `spare nodes held, ${pct(u.failed)} failed`,
     ],
     [
+      'work done',
+      `${pct(u.slaUseful)} SLA work, ${pct(u.bestEffortUseful)} best-effort and background work, ${pct(u.idle)} ` +
+        `idle; the last job completed ${duration(u.tailSeconds)} after the last arrival`,
+    ],
+    [
       'deadlines',
       `${r.deadlines.accepted} accepted: ${r.deadlines.met} met, ${r.deadlines.missed} missed` +
         `${r.deadlines.open ? `, ${r.deadlines.open} open` : ''}`,

@@ -48,6 +48,10 @@ export class SimOutcomes {
   busyMs = 0;
   spareMs = 0;
   usefulMs = 0;
+  /** Of usefulMs: the work of SLA jobs (reservations and deadline jobs). */
+  slaUsefulMs = 0;
+  /** When the last job completed here (simulated seconds). */
+  lastCompletionSeconds = 0;
   restartsOnSpare = 0;
   partialJobs = 0;
 
@@ -198,7 +202,12 @@ export class SimOutcomes {
     this.busyMs += busy * 1000;
     this.spareMs += spare * 1000;
     // A migrated job's work is done at the peer, not here.
-    if (status === 'completed' && !peer) this.usefulMs += input.nodes * input.runtime * 1000;
+    if (status === 'completed' && !peer) {
+      const work = input.nodes * input.runtime * 1000;
+      this.usefulMs += work;
+      if (input.kind === 'deadline' || input.kind === 'reservation') this.slaUsefulMs += work;
+      if (outcome.end !== undefined) this.lastCompletionSeconds = Math.max(this.lastCompletionSeconds, outcome.end);
+    }
     this.restartsOnSpare += onSpare;
     if (track.partial) this.partialJobs++;
   }

@@ -24,7 +24,15 @@ export interface RunTotals {
     completionClamped: number;
     lateWithoutProblem: number;
   };
-  time: { busyMs: number; spareMs: number; usefulMs: number; failedMs: number };
+  time: {
+    busyMs: number;
+    spareMs: number;
+    usefulMs: number;
+    slaUsefulMs: number;
+    failedMs: number;
+    lastArrivalSeconds: number;
+    lastCompletionSeconds: number;
+  };
   restartsOnSpare: number;
   partialJobs: number;
   jobsHit: number;
@@ -58,6 +66,7 @@ export function buildReport(f: RunTotals): SimReport {
   const spanMs = Math.max(0, end - epoch);
   const capacityMs = cluster.nodes.length * spanMs;
   const frac = (ms: number) => (capacityMs > 0 ? round(ms / capacityMs, 6) : 0);
+  const idleMs = Math.max(0, capacityMs - time.busyMs - time.spareMs - time.failedMs);
   const deadlineJobs = outcomes.filter((o) => o.kind === 'deadline' && o.status !== 'rejected');
   const reservations = outcomes.filter((o) => o.kind === 'reservation' && o.status !== 'rejected');
   const stillInP = outcomes.filter((o) => o.status === 'in-P' && slaKinds.includes(o.kind)).length;
@@ -105,11 +114,17 @@ export function buildReport(f: RunTotals): SimReport {
       busyNodeSeconds: round(time.busyMs / 1000, 3),
       spareNodeSeconds: round(time.spareMs / 1000, 3),
       usefulNodeSeconds: round(time.usefulMs / 1000, 3),
+      slaUsefulNodeSeconds: round(time.slaUsefulMs / 1000, 3),
+      idleNodeSeconds: round(idleMs / 1000, 3),
       failedNodeSeconds: time.failedMs / 1000,
       busy: frac(time.busyMs),
       spare: frac(time.spareMs),
       useful: frac(time.usefulMs),
       failed: frac(time.failedMs),
+      slaUseful: frac(time.slaUsefulMs),
+      bestEffortUseful: frac(time.usefulMs - time.slaUsefulMs),
+      idle: frac(idleMs),
+      tailSeconds: Math.max(0, time.lastCompletionSeconds - time.lastArrivalSeconds),
     },
     deadlines: {
       accepted: deadlineJobs.length,

@@ -79,12 +79,21 @@ export interface Utilisation {
   spareNodeSeconds: number;
   /** The jobs' actual runtimes x nodes, for jobs that completed. */
   usefulNodeSeconds: number;
+  /** Of the useful work: SLA jobs' (reservations, deadline jobs); the rest is best-effort and background work. */
+  slaUsefulNodeSeconds: number;
+  /** Node-time neither booked by a job, held spare, nor out of service. */
+  idleNodeSeconds: number;
   /** Nodes out of service. */
   failedNodeSeconds: number;
   busy: number;
   spare: number;
   useful: number;
   failed: number;
+  slaUseful: number;
+  bestEffortUseful: number;
+  idle: number;
+  /** The makespan tail: from the last arrival to the last completion, seconds (0 when nothing completed after it). */
+  tailSeconds: number;
 }
 
 export type ViolationType = 'deadline-missed' | 'reservation-not-honoured' | 'left-in-P';

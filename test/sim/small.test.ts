@@ -150,11 +150,17 @@ describe('workloads/small.json (hand-checked)', () => {
       busyNodeSeconds: 53060, // a1 2x3000+2x1360, a2 3x1460, a3 4x2460, a5 4x6660 (prepared from 2340), a8 2x560, a10 1x2360
       spareNodeSeconds: 3000, // n3 beside a1 until the failure
       usefulNodeSeconds: 49600, // nodes x actual runtime of the completed jobs
+      slaUsefulNodeSeconds: 38000, // of it a1, a2, a5 and a8's; a3 (best-effort) and a10 (background) the other 11600
+      idleNodeSeconds: 12940, // 72000 - 53060 busy - 3000 spare - 3000 failed
       failedNodeSeconds: 3000, // n1 from 3000 to 6000
       busy: 0.736944,
       spare: 0.041667,
       useful: 0.688889,
       failed: 0.041667,
+      slaUseful: 0.527778,
+      bestEffortUseful: 0.161111,
+      idle: 0.179722,
+      tailSeconds: 8460, // the last arrival (a10) at 540 s, the last completion at 9000 s
     });
     expect(report.value).toEqual({ requested: 53, accepted: 38, completed: 34 });
     expect(report.checks).toEqual({ retiredWithoutCompletion: 0, completionClamped: 0, lateWithoutProblem: 0 });
