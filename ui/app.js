@@ -168,6 +168,8 @@ const views = { schedule: showSchedule, agreements: showAgreements, negotiations
 let rendering = Promise.resolve();
 
 async function show() {
+  // Not ready until this view is drawn: the one before may have had the same name (an agreement, then the list).
+  delete document.body.dataset.ready;
   const [, name = 'schedule', id] = location.hash.split('/');
   for (const a of document.querySelectorAll('nav a')) a.classList.toggle('active', a.dataset.view === name);
   try {
