@@ -277,7 +277,8 @@ export abstract class SimulationBook {
         usefulMs: this.results.usefulMs,
         slaUsefulMs: this.results.slaUsefulMs,
         failedMs: this.failedMs,
-        lastArrivalSeconds: Math.max(0, ...this.workload.jobs.map((j) => j.arrival)),
+        // A reduce, not Math.max(...): an archive trace's hundreds of thousands of jobs overflow the call stack.
+        lastArrivalSeconds: this.workload.jobs.reduce((last, j) => Math.max(last, j.arrival), 0),
         lastCompletionSeconds: this.results.lastCompletionSeconds,
       },
       restartsOnSpare: this.results.restartsOnSpare,

@@ -54,12 +54,13 @@ export function utf8Body(req: IncomingMessage, body: Buffer): Buffer {
     );
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1];
   const declaration = declaredName(body);
+  const marked = byteOrderMark(body);
   const encoding =
-    byteOrderMark(body) ??
+    marked ??
     named(charset, 'the Content-Type charset') ??
     named(declaration, 'the XML declaration encoding') ??
     'utf-8';
-  if (encoding.startsWith('utf-16') && byteOrderMark(body) === undefined)
+  if (encoding.startsWith('utf-16') && marked === undefined)
     throw new MalformedMessage(
       'the message says it is UTF-16, but it does not start as UTF-16 does (a byte order mark, or "<" as two bytes)',
     );

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
+import { text } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/engine/configuration/index.js';
 import { requestBaseUrl, trustedProxies } from '../../src/soap/request-address.js';
@@ -85,14 +86,7 @@ describe('a server listening on 0.0.0.0 without WSAG_PUBLIC_URL', () => {
           setHost: false,
           headers: { host, ...(body ? { 'content-type': 'text/xml; charset=utf-8' } : {}) },
         },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            text += chunk;
-          });
-          res.on('end', () => resolve(text));
-        },
+        (res) => resolve(text(res)),
       );
       req.on('error', reject);
       req.end(body);
@@ -120,16 +114,8 @@ describe('a server listening on 0.0.0.0 without WSAG_PUBLIC_URL', () => {
   });
 
   it('without a Host (HTTP/1.0), names this host, never 0.0.0.0', async () => {
-    const wsdl = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect(port, '127.0.0.1', () => socket.end('GET /wsag/Agreement?wsdl HTTP/1.0\r\n\r\n'));
-      let text = '';
-      socket.setEncoding('utf8');
-      socket.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      socket.on('end', () => resolve(text));
-      socket.on('error', reject);
-    });
+    const socket = net.connect(port, '127.0.0.1', () => socket.end('GET /wsag/Agreement?wsdl HTTP/1.0\r\n\r\n'));
+    const wsdl = await text(socket);
     expect(wsdl).toMatch(/^HTTP\/1.[01] 200/);
     expect(wsdl).toContain(`location="http://${os.hostname()}:${port}/wsag/Agreement"`);
     expect(wsdl).not.toContain('0.0.0.0');
