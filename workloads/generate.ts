@@ -18,6 +18,7 @@
  */
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { mulberry32 } from '../src/sim/random.js';
 
 export const seed = 20260105;
 /** The heavier trace of 10k-failures.json draws from its own stream, so the jobs stay those of 10k.json. */
@@ -27,17 +28,8 @@ const jobCount = 10_000;
 const nodeCount = 256;
 const bufferNodes = 8;
 
-/** mulberry32: a small, fast, well-mixed 32-bit PRNG; the same seed gives the same stream everywhere. */
-export function prng(seedValue: number): () => number {
-  let a = seedValue >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded PRNG of every generated workload (mulberry32). */
+export const prng = mulberry32;
 
 type Random = () => number;
 

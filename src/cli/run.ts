@@ -24,6 +24,7 @@ import { nodeCommand } from './commands/node.js';
 import { pendingCommand } from './commands/pending.js';
 import { serveCommand } from './commands/serve.js';
 import { simCommand } from './commands/sim.js';
+import { simTraceCommand } from './commands/sim-trace.js';
 import { stateCommand } from './commands/state.js';
 import { templatesCommand } from './commands/templates.js';
 import { terminateCommand } from './commands/terminate.js';
@@ -44,6 +45,7 @@ export const commands: Command[] = [
   pendingCommand,
   checkpointCommand,
   simCommand,
+  simTraceCommand,
   certCommand,
   countersignCommand,
   auditCommand,

@@ -175,16 +175,15 @@ export function formatBaselines(c: BaselineComparison, currency: string): string
 
 /**
  * The workload at another offered load (load sweep): arrivals spread or squeezed
- * so that the work asked for (nodes x estimate) over the cluster's node-time up to the last
- * arrival is `load`; each job keeps its deadline and window relative to its arrival, and
- * the failure trace is kept as it is.
+ * so that the work the jobs need (nodes x actual runtime, as the archive's logs measure
+ * offered load) over the cluster's node-time up to the last arrival is `load`; each job
+ * keeps its deadline and window relative to its arrival, and the failure trace is kept as
+ * it is. Estimates are larger than runtimes (three times on generated traces), so the plan
+ * sees more than `load` booked.
  */
 export function atOfferedLoad(workload: Workload, nodes: number, load: number): Workload {
   const lastArrival = Math.max(1, ...workload.jobs.map((j) => j.arrival));
-  const work = workload.jobs.reduce(
-    (sum, j) => sum + j.nodes * (j.window ? j.window.end - j.window.start : j.estimate),
-    0,
-  );
+  const work = workload.jobs.reduce((sum, j) => sum + j.nodes * j.runtime, 0);
   const scale = work / (nodes * lastArrival) / load;
   return {
     ...workload,

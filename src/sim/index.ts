@@ -13,6 +13,7 @@ export {
   type WorkloadKind,
 } from './workload.js';
 export { loadInputs, loadPeers, loadVoPolicy } from './files.js';
+export { lublinSwf, lublinJobs, type LublinOptions } from './lublin.js';
 export { formatShareAccuracy, runShareAccuracy, type ShareAccuracyReport } from './share-accuracy.js';
 export { formatReport, duration } from './format.js';
 export type { SimReport, JobOutcome, Violation, ViolationType, KindCounts, Utilisation, JobStatus } from './report.js';

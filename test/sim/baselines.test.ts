@@ -126,7 +126,7 @@ describe('the load sweep', () => {
   it('spreads or squeezes arrivals to the offered load, deadlines and windows keeping their distance to the arrival', () => {
     const { workload, cluster } = loadInputs('workloads/small.json');
     const offered = (w: typeof workload) =>
-      w.jobs.reduce((s, j) => s + j.nodes * (j.window ? j.window.end - j.window.start : j.estimate), 0) /
+      w.jobs.reduce((s, j) => s + j.nodes * j.runtime, 0) /
       (cluster.nodes.length * Math.max(...w.jobs.map((j) => j.arrival)));
     for (const load of [0.7, 0.9]) {
       const at = atOfferedLoad(workload, cluster.nodes.length, load);
