@@ -2,7 +2,7 @@ import { pieceMs, securedIntervals, totalIntervals, type JobShape } from './job-
 import type { Instant, PlannedJob, ReplanReport, Segment } from './model.js';
 import { nodeList } from './model.js';
 import { PlanPlacement } from './plan-placement.js';
-import { at, isBestEffort } from './plan-book.js';
+import { at, isBestEffort, type Need } from './plan-book.js';
 
 /**
  * What a failure does to one job, and what saves it (the third layer): a spare node, the
@@ -388,30 +388,18 @@ export abstract class PlanSuspension extends PlanPlacement {
       const segment = job.segments[0] as Segment;
       const from = Math.max(now, job.spec.earliestStart ?? now);
       const length = segment.end - segment.start;
-      const total = this.cluster.nodes.length;
-      // the profile counts the job itself
-      const own = segment.start < from + length ? segment.nodes.length + segment.spare.length : 0;
-      const need = segment.nodes.length + segment.spare.length;
-      let busy = busyAt.get(from);
-      if (busy === undefined) busyAt.set(from, (busy = this.mm.profile.at(from)));
-      if (busy + need > total) continue; // not even enough free nodes at the start
-      if (!usesFreed(job.spec.id, from, from + length)) continue;
-      if (this.mm.profile.maxOver(from, from + length) - own + need > total) continue;
-      const nodes = this.mm.map(
-        segment.nodes.length + segment.spare.length,
-        this.eligibleFor(job.spec),
-        from,
-        from + length,
-        { ignoreOwner: job.spec.id, oneIsland: job.spec.requirements.interconnect !== undefined },
-      );
-      if (!nodes) continue;
+      const target =
+        this.startNow(job, segment, from, length, busyAt, usesFreed) ??
+        this.startEarlier(job, segment, from, length, freedEnd);
+      if (!target) continue;
+      const { start, nodes } = target;
       this.dropRemote(job); // its own standby must not count against its move
-      if (job.spec.level === 'Full' && this.remoteCheck(job.spec, from, from + length) !== undefined) {
+      if (job.spec.level === 'Full' && this.remoteCheck(job.spec, start, start + length) !== undefined) {
         if (job.remoteStandby) for (const s of job.segments) this.remoteAdd(s.start, s.end, job.remoteStandby);
         continue;
       }
       this.mm.unbook(job.spec.id);
-      job.segments = [this.segment(job.spec, nodes, from, from + length, segment.restart, segment.intervals)];
+      job.segments = [this.segment(job.spec, nodes, start, start + length, segment.restart, segment.intervals)];
       this.segmentsChanged(job);
       this.bookSegment(job, job.segments[0] as Segment);
       this.syncSoftness(job);
@@ -420,5 +408,56 @@ export abstract class PlanSuspension extends PlanPlacement {
       moved.push(job.spec.id);
     }
     return moved;
+  }
+
+  /** Nodes for the waiting job from `from` on, when it can start then and uses something freed. */
+  private startNow(
+    job: PlannedJob,
+    segment: Segment,
+    from: Instant,
+    length: number,
+    busyAt: Map<Instant, number>,
+    usesFreed: (id: string, start: Instant, end: Instant) => boolean,
+  ): { start: Instant; nodes: number[] } | undefined {
+    const total = this.cluster.nodes.length;
+    // the profile counts the job itself
+    const own = segment.start < from + length ? segment.nodes.length + segment.spare.length : 0;
+    const need = segment.nodes.length + segment.spare.length;
+    let busy = busyAt.get(from);
+    if (busy === undefined) busyAt.set(from, (busy = this.mm.profile.at(from)));
+    if (busy + need > total) return undefined; // not even enough free nodes at the start
+    if (!usesFreed(job.spec.id, from, from + length)) return undefined;
+    if (this.mm.profile.maxOver(from, from + length) - own + need > total) return undefined;
+    const nodes = this.mm.map(need, this.eligibleFor(job.spec), from, from + length, {
+      ignoreOwner: job.spec.id,
+      oneIsland: job.spec.requirements.interconnect !== undefined,
+    });
+    return nodes ? { start: from, nodes } : undefined;
+  }
+
+  /** The earliest start before its planned one, and before what was freed ends, where the waiting job fits. */
+  private startEarlier(
+    job: PlannedJob,
+    segment: Segment,
+    from: Instant,
+    length: number,
+    freedEnd: Instant,
+  ): { start: Instant; nodes: number[] } | undefined {
+    const latest = Math.min(segment.start, freedEnd) - 1;
+    if (latest < from) return undefined;
+    // Cheap first: before its planned start the job's own booking is not in the profile, so without an instant
+    // where enough nodes are free there is no earlier slot.
+    const count = segment.nodes.length + segment.spare.length;
+    if (this.mm.profile.firstFit(from, 1, this.cluster.nodes.length - count) > latest) return undefined;
+    const need: Need = {
+      nodes: segment.nodes.length,
+      spare: segment.spare.length,
+      eligible: this.eligibleFor(job.spec),
+      oneIsland: job.spec.requirements.interconnect !== undefined,
+      lengthMs: length,
+      replacing: job.spec.id,
+      displaceWaiting: false,
+    };
+    return this.findSlot(need, from, latest);
   }
 }

@@ -298,6 +298,22 @@ describe('best-effort, background, buffer nodes, Full', () => {
     expect(pm.job('second')?.segments[0]).toMatchObject({ start: seconds(1200), end: seconds(1200 + 3630) });
   });
 
+  it('moves a waiting job up into a gap that opens after now, not only into one that opens now', () => {
+    const pm = new PlanningManager(cluster(4, { timing: paper }));
+    const beJob = (id: string, nodes: number, hoursLong: number) =>
+      job({ id, kind: 'BestEffort', level: 'Legacy', nodes, runtimeSeconds: hoursLong * 3600 });
+    admitted(pm, beJob('half', 2, 3));
+    admitted(pm, beJob('long', 2, 10));
+    admitted(pm, beJob('wide', 4, 1));
+    const halfEnd = pm.job('half')?.segments[0]?.end as number;
+    expect(pm.job('wide')?.segments[0]?.start).toBe(pm.job('long')?.segments[0]?.end);
+    // 'long' is done after an hour: 'wide' cannot start now ('half' holds two nodes) but can when 'half' ends.
+    const report = pm.jobFinished('long', seconds(3600));
+    expect(report.moved).toEqual(['wide']);
+    expect(pm.job('wide')?.segments[0]?.start).toBe(halfEnd);
+    expect(pm.job('half')?.segments[0]?.end).toBe(halfEnd);
+  });
+
   it('keeps buffer nodes for best-effort work (3.5.4)', () => {
     const pm = new PlanningManager(cluster(6, { timing: paper, node: (i) => ({ buffer: i >= 4 }) }));
     const refused = pm.admit(

@@ -542,7 +542,23 @@ function play(s: Scenario): Run {
         const job = r[a.pick % Math.max(1, r.length)];
         if (!job) break;
         live.delete(job.spec.id);
+        // Work moved up into what the finish freed never delays a firm booking (an SLA job's waiting piece).
+        const firm = new Map<string, { start: number; end: number }>();
+        for (const other of pm.allJobs()) {
+          const last = other.segments.at(-1);
+          if (other.spec.kind === 'BestEffort' || other.spec.kind === 'Background' || other.problem !== undefined)
+            continue;
+          if (last && last.start > now) firm.set(other.spec.id, { start: last.start, end: last.end });
+        }
         trace.push(canonical(call(() => pm.jobFinished(job.spec.id, now))));
+        for (const [id, before] of firm) {
+          const last = pm.job(id)?.segments.at(-1);
+          check(
+            last !== undefined && last.start <= before.start && last.end <= before.end,
+            () =>
+              `${where}: the finish of ${job.spec.id} delayed firm job ${id} from +${(before.start - T0) / 1000} s to +${((last?.start ?? Number.NaN) - T0) / 1000} s`,
+          );
+        }
         break;
       }
       case 'release': {
