@@ -99,12 +99,30 @@ function parseSwfRules(json: unknown): SwfRules {
     throw new WorkloadError('processorsPerNode must be a whole number, 1 or more');
   if (!(rules.deadlineSlack >= 1))
     throw new WorkloadError('deadlineSlack must be 1 or more (the deadline is arrival + slack x estimate)');
-  const levels = Object.values(rules.levels);
-  if (levels.length === 0 || levels.some((v) => !share(v)) || Math.abs(levels.reduce((a, b) => a + b, 0) - 1) > 1e-9)
-    throw new WorkloadError(
-      'levels are shares of guarantee levels adding up to 1, such as { "Standard": 0.6, "Enhanced": 0.4 }',
-    );
+  checkLevelShares(
+    'levels',
+    rules.levels,
+    ['Legacy', 'Standard', 'Enhanced', 'Full'],
+    '{ "Standard": 0.6, "Enhanced": 0.4 }',
+  );
+  checkLevelShares(
+    'bestEffortLevels',
+    rules.bestEffortLevels,
+    ['Legacy', 'Standard'],
+    '{ "Legacy": 0.7, "Standard": 0.3 }',
+  );
   return rules;
+}
+
+function checkLevelShares(name: string, shares: unknown, known: readonly string[], example: string): void {
+  const entries = typeof shares === 'object' && shares !== null ? Object.entries(shares) : [];
+  const share = (v: unknown) => typeof v === 'number' && v >= 0 && v <= 1;
+  if (
+    entries.length === 0 ||
+    entries.some(([level, v]) => !known.includes(level) || !share(v)) ||
+    Math.abs(entries.reduce((sum, [, v]) => sum + (v as number), 0) - 1) > 1e-9
+  )
+    throw new WorkloadError(`${name} are shares of the levels ${known.join(', ')} adding up to 1, such as ${example}`);
 }
 
 /** A VO usage policy (src/domain/vo-policy.ts); errors name the file. */

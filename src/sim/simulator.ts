@@ -66,6 +66,9 @@ class Simulation extends SimulationBook {
         return !track || track.version !== top.version || track.completion !== top.t;
       });
       if (!ext && !dyn) break;
+      // Every job settled: failures and repairs still to come change nothing the report counts, and the run's
+      // span (the utilisation's denominator) ends with the last job.
+      if (this.until === undefined && this.results.settled === this.workload.jobs.length) break;
       // Only the ends of failure blocks are left: nothing planned can change any more.
       if (!ext && dyn?.type === 'renewal' && this.idle()) break;
       if (!ext && drainLimit === Number.POSITIVE_INFINITY) drainLimit = this.drainLimit();

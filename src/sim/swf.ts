@@ -24,7 +24,12 @@ export interface SwfRules {
   reservationLeadSeconds: number;
   /** Levels of the SLA jobs, as shares adding up to 1; default Standard only. */
   levels: Partial<Record<GuaranteeLevel, number>>;
-  /** The rest are best-effort (Legacy). Which job is which is drawn from its number and this seed. */
+  /**
+   * The rest are best-effort, at these levels as shares: Legacy runs outside the checkpointing environment (a
+   * failure restarts it from the start), Standard inside it. Default Legacy only.
+   */
+  bestEffortLevels: Partial<Record<'Legacy' | 'Standard', number>>;
+  /** Which job is which is drawn from its number and this seed. */
   seed: number;
 }
 
@@ -35,6 +40,7 @@ export const defaultSwfRules: SwfRules = {
   reservationShare: 0.1,
   reservationLeadSeconds: 3600,
   levels: { Standard: 1 },
+  bestEffortLevels: { Legacy: 1 },
   seed: 1,
 };
 
@@ -85,7 +91,7 @@ export function readSwf(text: string, rules: SwfRules = defaultSwfRules, name = 
       jobs.push({
         ...base,
         kind: 'deadline',
-        level: levelOf(id, rules),
+        level: levelOf(id, rules.levels, rules.seed + 1),
         deadline: arrival + Math.ceil(rules.deadlineSlack * estimate) + 600,
         value: (base.nodes * estimate) / 3600,
         penalty: (base.nodes * estimate) / 3600,
@@ -96,13 +102,14 @@ export function readSwf(text: string, rules: SwfRules = defaultSwfRules, name = 
       jobs.push({
         ...reservation,
         kind: 'reservation',
-        level: levelOf(id, rules),
+        level: levelOf(id, rules.levels, rules.seed + 1),
         window: { start, end: start + estimate },
         value: (base.nodes * estimate) / 3600,
         penalty: (base.nodes * estimate) / 3600,
       });
     } else {
-      jobs.push({ ...base, kind: 'best-effort', level: 'Legacy', value: (base.nodes * estimate) / 3600 });
+      const level = levelOf(id, rules.bestEffortLevels, rules.seed + 2);
+      jobs.push({ ...base, kind: 'best-effort', level, value: (base.nodes * estimate) / 3600 });
     }
   });
   const maxNodes = Number(
@@ -126,15 +133,15 @@ export function readSwf(text: string, rules: SwfRules = defaultSwfRules, name = 
   };
 }
 
-/** The SLA job's level, drawn from the shares of `rules.levels`. */
-function levelOf(id: string, rules: SwfRules): GuaranteeLevel {
-  const draw = uniformByHash(id, rules.seed + 1);
+/** The job's level, drawn from the shares of `levels`. */
+function levelOf(id: string, levels: Partial<Record<GuaranteeLevel, number>>, seed: number): GuaranteeLevel {
+  const draw = uniformByHash(id, seed);
   let sum = 0;
-  for (const [level, share] of Object.entries(rules.levels) as Array<[GuaranteeLevel, number]>) {
+  for (const [level, share] of Object.entries(levels) as Array<[GuaranteeLevel, number]>) {
     sum += share;
     if (draw < sum) return level;
   }
-  return (Object.keys(rules.levels).at(-1) as GuaranteeLevel | undefined) ?? 'Standard';
+  return (Object.keys(levels).at(-1) as GuaranteeLevel | undefined) ?? 'Standard';
 }
 
 /**

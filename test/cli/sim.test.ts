@@ -163,7 +163,7 @@ describe('wsag sim with peers', () => {
       /^ {2}m1 +deadline +Standard +at 1000 s +to cheap for 40\.00 EUR +runs there 1103 s to 4103 s +penalty 100\.00 EUR saved$/,
     );
     expect(result.out[result.out.length - 1]).toMatch(
-      /^\(cluster .*cluster-small\.json; peers .*peers-small\.json; 1 failure event\(s\); simulated 2 h 30 min in \d+\.\d s\)$/,
+      /^\(cluster .*cluster-small\.json; peers .*peers-small\.json; 1 failure event\(s\); simulated 2 h 14 min in \d+\.\d s\)$/,
     );
     const json = await wsag(['sim', '--workload', migration, '--peers', peers, '--json']);
     const report = JSON.parse(json.stdout) as SimReport;
@@ -206,7 +206,7 @@ describe('wsag sim with peers', () => {
     expect(row('penalties saved')).toEqual(['-', '100.00 EUR (100.00 EUR payable)']);
     expect(row('penalties paid + prices')).toEqual(['0.00 EUR', '40.00 EUR']);
     expect(result.out[result.out.length - 1]).toMatch(
-      /^\(cluster .*; peers .*peers-small\.json; 1 failure event\(s\); two runs of 2 h 30 min simulated in \d+\.\d s\)$/,
+      /^\(cluster .*; peers .*peers-small\.json; 1 failure event\(s\); two runs of 2 h 14 min simulated in \d+\.\d s\)$/,
     );
   });
 
@@ -228,9 +228,9 @@ describe('wsag sim with peers', () => {
     expect(comparison.without.migration).toBeUndefined();
     expect(comparison.with.options.migration?.peers).toEqual(['cheap', 'dear']);
     expect(comparison.with.migration?.migrations).toBe(1);
-    expect(result.err.filter((l) => l.endsWith('% (2 of 2 jobs settled, simulated 2 h 30 min)'))).toEqual([
-      'sim without migration: 100 % (2 of 2 jobs settled, simulated 2 h 30 min)',
-      'sim with migration: 100 % (2 of 2 jobs settled, simulated 2 h 30 min)',
+    expect(result.err.filter((l) => l.endsWith('% (2 of 2 jobs settled, simulated 2 h 14 min)'))).toEqual([
+      'sim without migration: 100 % (2 of 2 jobs settled, simulated 2 h 14 min)',
+      'sim with migration: 100 % (2 of 2 jobs settled, simulated 2 h 14 min)',
     ]);
   });
 });

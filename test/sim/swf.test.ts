@@ -67,6 +67,31 @@ describe('SWF traces', () => {
     expect(kinds(8)).not.toEqual(kinds(7));
   });
 
+  it('puts best-effort jobs at the levels of bestEffortLevels; a rules file naming another level is an error', () => {
+    const many = Array.from(
+      { length: 1000 },
+      (_, i) => `${i + 1} ${i * 10} 0 600 1 -1 -1 1 600 -1 1 1 1 1 1 1 -1 -1`,
+    ).join('\n');
+    const levels = (rules: Partial<typeof defaultSwfRules>) =>
+      (
+        readSwf(many, { ...defaultSwfRules, deadlineShare: 0, reservationShare: 0, ...rules }).workload.jobs as Array<{
+          level: string;
+        }>
+      ).map((j) => j.level);
+    expect(new Set(levels({}))).toEqual(new Set(['Legacy']));
+    const mixed = levels({ bestEffortLevels: { Legacy: 0.7, Standard: 0.3 } });
+    const standard = mixed.filter((l) => l === 'Standard').length / 1000;
+    expect(standard).toBeGreaterThan(0.25);
+    expect(standard).toBeLessThan(0.35);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'swf-rules-'));
+    const rules = path.join(dir, 'rules.json');
+    fs.writeFileSync(rules, JSON.stringify({ bestEffortLevels: { Full: 1 } }));
+    expect(() => loadInputs('test/sim/fixtures/tiny.swf', undefined, { swfRulesFile: rules })).toThrow(
+      'bestEffortLevels are shares of the levels Legacy, Standard adding up to 1, such as { "Legacy": 0.7, "Standard": 0.3 }',
+    );
+    fs.rmSync(dir, { recursive: true });
+  });
+
   it('reads a trace as the Parallel Workloads Archive publishes it (.swf.gz), and names a file that is not gzip', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-swf-'));
     try {
