@@ -125,6 +125,9 @@ function outcome(name: string, r: SimReport): BaselineOutcome {
     checkpoints: r.checkpoints.taken,
     utilisation:
       r.utilisation.capacityNodeSeconds > 0 ? r.utilisation.usefulNodeSeconds / r.utilisation.capacityNodeSeconds : 0,
+    usefulToLastArrival: r.utilisation.usefulToLastArrival,
+    idle: r.utilisation.idle,
+    checkpointNodeHours: r.utilisation.checkpointNodeSeconds / 3600,
     extraNodes: 0,
   };
 }
@@ -142,9 +145,11 @@ export function formatBaselines(c: BaselineComparison, currency: string): string
     'Standard+ met',
     'reservations honoured',
     'penalties paid',
-    'checkpoints',
+    'checkpoints (node-h)',
     'migrations',
-    'useful utilisation',
+    'useful to last arrival',
+    'useful, whole run',
+    'idle',
     'extra nodes',
   ];
   const rows = c.runs.map((r) => [
@@ -154,9 +159,11 @@ export function formatBaselines(c: BaselineComparison, currency: string): string
     pct(r.standardPlus.met, r.standardPlus.accepted),
     `${r.reservations.honoured} of ${r.reservations.accepted}`,
     `${r.penaltiesPaid.toFixed(2)} ${currency}`,
-    String(r.checkpoints),
+    `${r.checkpoints} (${Math.round(r.checkpointNodeHours)})`,
     String(r.migrations),
+    `${(r.usefulToLastArrival * 100).toFixed(1)} %`,
     `${(r.utilisation * 100).toFixed(1)} %`,
+    `${(r.idle * 100).toFixed(1)} %`,
     String(r.extraNodes),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));

@@ -29,6 +29,12 @@ export interface BaselineOutcome {
    * end.
    */
   utilisation: number;
+  /** The steady state: the useful node-time run up to the last arrival over the node-time to it (SimReport's). */
+  usefulToLastArrival: number;
+  /** Share of the node-time to the last end that no job used and no failure took. */
+  idle: number;
+  /** Node-hours spent writing checkpoints. */
+  checkpointNodeHours: number;
   /** Nodes beyond the cluster this approach needs (a duplicate cluster). */
   extraNodes: number;
 }
@@ -65,8 +71,12 @@ export function fcfsBackfill(workload: Workload, cluster: ClusterDescription): B
     .sort((a, b) => a.t - b.t);
   const finished = new Map<string, { start: number; end: number; restarts: number }>();
   let useful = 0;
+  let usefulToLastArrival = 0;
+  let busyNodeSeconds = 0;
   let t = 0;
   let lastEnd = 0;
+  const lastArrival = workload.jobs.reduce((last, j) => Math.max(last, j.arrival), 0);
+
 
   const freeNodes = () => nodeIds.map((_, i) => i).filter((i) => up[i] && !busy[i]);
   const launch = (q: Queued, nodes: number[]) => {
@@ -121,6 +131,8 @@ export function fcfsBackfill(workload: Workload, cluster: ClusterDescription): B
       for (const n of r.nodes) busy[n] = undefined;
       finished.set(r.q.job.id, { start: r.start, end: r.end, restarts: r.q.restarts });
       useful += r.q.job.nodes * r.q.job.runtime;
+      usefulToLastArrival += r.q.job.nodes * Math.max(0, Math.min(r.end, lastArrival) - r.start);
+      busyNodeSeconds += r.q.job.nodes * (r.end - r.start);
       lastEnd = Math.max(lastEnd, r.end);
     }
     while (events[0] && events[0].t <= t) {
@@ -128,6 +140,7 @@ export function fcfsBackfill(workload: Workload, cluster: ClusterDescription): B
       up[e.node] = !e.down;
       const victim = busy[e.node];
       if (e.down && victim) {
+        busyNodeSeconds += victim.q.job.nodes * (t - victim.start);
         running.delete(victim);
         for (const n of victim.nodes) busy[n] = undefined;
         queue.unshift({ ...victim.q, restarts: victim.q.restarts + 1 });
@@ -145,6 +158,13 @@ export function fcfsBackfill(workload: Workload, cluster: ClusterDescription): B
       break; // nothing can ever run again
   }
 
+  // Node time failures took up to the last end: the repaired stretches, and nodes still down then.
+  const failedInRun = () => {
+    let sum = 0;
+    for (const f of workload.failures)
+      if (f.at < lastEnd) sum += Math.min(f.repairAt ?? lastEnd, lastEnd) - f.at;
+    return sum;
+  };
   let slaRequests = 0;
   let penaltiesPaid = 0;
   const deadlines = { accepted: 0, met: 0 };
@@ -180,6 +200,9 @@ export function fcfsBackfill(workload: Workload, cluster: ClusterDescription): B
     penaltiesPaid: Math.round(penaltiesPaid * 100) / 100,
     checkpoints: 0,
     utilisation: lastEnd > 0 ? useful / (nodeIds.length * lastEnd) : 0,
+    usefulToLastArrival: lastArrival > 0 ? usefulToLastArrival / (nodeIds.length * lastArrival) : 0,
+    idle: lastEnd > 0 ? Math.max(0, 1 - (busyNodeSeconds + failedInRun()) / (nodeIds.length * lastEnd)) : 0,
+    checkpointNodeHours: 0,
     extraNodes: 0,
   };
 }

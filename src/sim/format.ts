@@ -49,7 +49,8 @@ export function formatReport(report: SimReport, options: { limit?: number } = {}
     [
       'work done',
       `${pct(u.slaUseful)} SLA work, ${pct(u.bestEffortUseful)} best-effort and background work, ${pct(u.idle)} ` +
-        `idle; the last job completed ${duration(u.tailSeconds)} after the last arrival`,
+        `idle; the last job completed ${duration(u.tailSeconds)} after the last arrival; up to the last arrival ` +
+        `${pct(u.usefulToLastArrival)} useful`,
     ],
     [
       'deadlines',
@@ -72,7 +73,11 @@ export function formatReport(report: SimReport, options: { limit?: number } = {}
       `${money(r.penalties.paid)} paid of ${money(r.penalties.owed)} owed on violations (` +
         `${money(r.penalties.excused)} excused by the guarantee level)`,
     ],
-    ['checkpoints', `${r.checkpoints.taken} taken by ${r.checkpoints.jobs} job${r.checkpoints.jobs === 1 ? '' : 's'}`],
+    [
+      'checkpoints',
+      `${r.checkpoints.taken} taken by ${r.checkpoints.jobs} job${r.checkpoints.jobs === 1 ? '' : 's'}, ` +
+        `${(u.checkpointNodeSeconds / 3600).toFixed(1)} node-hours writing them`,
+    ],
     ['suspensions', `${r.suspensions.count} (${r.suspensions.jobs} job${r.suspensions.jobs === 1 ? '' : 's'})`],
     [
       'restarts',

@@ -50,6 +50,10 @@ export class SimOutcomes {
   usefulMs = 0;
   /** Of usefulMs: the work of SLA jobs (reservations and deadline jobs). */
   slaUsefulMs = 0;
+  /** Of usefulMs: what completed jobs ran up to the last arrival (each job's last runtime's worth before its end). */
+  usefulToLastArrivalMs = 0;
+  /** Node time spent writing the checkpoints taken. */
+  checkpointNodeMs = 0;
   /** When the last job completed here (simulated seconds). */
   lastCompletionSeconds = 0;
   restartsOnSpare = 0;
@@ -59,6 +63,8 @@ export class SimOutcomes {
     private readonly seconds: (t: Instant) => number,
     private readonly counters: { lateWithoutProblem: number },
     private readonly tally: MigrationTally | undefined,
+    /** The last arrival (simulated seconds): the steady state's end. */
+    readonly lastArrivalSeconds = Number.POSITIVE_INFINITY,
   ) {}
 
   base(input: WorkloadJob): JobOutcome {
@@ -200,12 +206,16 @@ export class SimOutcomes {
     }
     this.record(outcome);
     this.busyMs += busy * 1000;
+    this.checkpointNodeMs += checkpoints * track.shape.timing.tCp * input.nodes * 1000;
     this.spareMs += spare * 1000;
     // A migrated job's work is done at the peer, not here.
     if (status === 'completed' && !peer) {
       const work = input.nodes * input.runtime * 1000;
       this.usefulMs += work;
       if (input.kind === 'deadline' || input.kind === 'reservation') this.slaUsefulMs += work;
+      const end = this.seconds(at);
+      const before = Math.max(0, Math.min(end, this.lastArrivalSeconds) - Math.max(0, end - input.runtime));
+      this.usefulToLastArrivalMs += input.nodes * before * 1000;
       if (outcome.end !== undefined) this.lastCompletionSeconds = Math.max(this.lastCompletionSeconds, outcome.end);
     }
     this.restartsOnSpare += onSpare;

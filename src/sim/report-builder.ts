@@ -29,6 +29,8 @@ export interface RunTotals {
     spareMs: number;
     usefulMs: number;
     slaUsefulMs: number;
+    usefulToLastArrivalMs: number;
+    checkpointNodeMs: number;
     failedMs: number;
     lastArrivalSeconds: number;
     lastCompletionSeconds: number;
@@ -125,6 +127,11 @@ export function buildReport(f: RunTotals): SimReport {
       bestEffortUseful: frac(time.usefulMs - time.slaUsefulMs),
       idle: frac(idleMs),
       tailSeconds: Math.max(0, time.lastCompletionSeconds - time.lastArrivalSeconds),
+      usefulToLastArrival:
+        time.lastArrivalSeconds > 0
+          ? round(time.usefulToLastArrivalMs / (cluster.nodes.length * time.lastArrivalSeconds * 1000), 6)
+          : 0,
+      checkpointNodeSeconds: round(time.checkpointNodeMs / 1000, 3),
     },
     deadlines: {
       accepted: deadlineJobs.length,

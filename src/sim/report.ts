@@ -94,6 +94,13 @@ export interface Utilisation {
   idle: number;
   /** The makespan tail: from the last arrival to the last completion, seconds (0 when nothing completed after it). */
   tailSeconds: number;
+  /**
+   * The steady state: what completed jobs ran up to the last arrival (each job's last runtime's worth of work before
+   * it completed) over the cluster's node time to the last arrival; the drain after it does not count.
+   */
+  usefulToLastArrival: number;
+  /** Node time spent writing the checkpoints taken. */
+  checkpointNodeSeconds: number;
 }
 
 export type ViolationType = 'deadline-missed' | 'reservation-not-honoured' | 'left-in-P';

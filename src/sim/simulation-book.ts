@@ -93,7 +93,13 @@ export abstract class SimulationBook {
           tally: new MigrationTally(options.peers),
         }
       : undefined;
-    this.results = new SimOutcomes((t) => this.seconds(t), this.counters, this.migration?.tally);
+    this.results = new SimOutcomes(
+      (t) => this.seconds(t),
+      this.counters,
+      this.migration?.tally,
+      // A reduce, not Math.max(...): an archive trace's hundreds of thousands of jobs overflow the call stack.
+      this.workload.jobs.reduce((last, j) => Math.max(last, j.arrival), 0),
+    );
   }
 
   protected ms(seconds: number): Instant {
@@ -276,9 +282,10 @@ export abstract class SimulationBook {
         spareMs: this.results.spareMs,
         usefulMs: this.results.usefulMs,
         slaUsefulMs: this.results.slaUsefulMs,
+        usefulToLastArrivalMs: this.results.usefulToLastArrivalMs,
+        checkpointNodeMs: this.results.checkpointNodeMs,
         failedMs: this.failedMs,
-        // A reduce, not Math.max(...): an archive trace's hundreds of thousands of jobs overflow the call stack.
-        lastArrivalSeconds: this.workload.jobs.reduce((last, j) => Math.max(last, j.arrival), 0),
+        lastArrivalSeconds: this.results.lastArrivalSeconds,
         lastCompletionSeconds: this.results.lastCompletionSeconds,
       },
       restartsOnSpare: this.results.restartsOnSpare,

@@ -37,7 +37,7 @@ describe('wsag sim', () => {
     expect(figure(result.out, 'penalties')).toMatch(
       / 60\.00 EUR paid of 60\.00 EUR owed on violations \(0\.00 EUR excused by the guarantee level\)$/,
     );
-    expect(figure(result.out, 'checkpoints')).toMatch(/ 18 taken by 5 jobs$/);
+    expect(figure(result.out, 'checkpoints')).toMatch(/ 18 taken by 5 jobs, 1.4 node-hours writing them$/);
     expect(figure(result.out, 'restarts')).toMatch(/ 1 \(1 on spare nodes\) in 1 job$/);
     expect(result.stdout).toContain('rejected requests (3):');
     expect(result.out.find((l) => l.startsWith('  a7 '))).toMatch(

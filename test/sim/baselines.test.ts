@@ -53,6 +53,9 @@ describe('no planning: FCFS with EASY backfilling', () => {
       standardPlus: { accepted: 2, met: 2 },
       penaltiesPaid: 0,
       checkpoints: 0,
+      // Up to the last arrival (20 s): a 3 x 20, c 1 x 10 of 4 x 20. Busy a 3000, c 900, b 2000, d 2000 of 4 x 3500.
+      usefulToLastArrival: 70 / 80,
+      idle: 1 - 7900 / 14_000,
     });
     // n1 fails at 1200 while b runs on it (repaired at 1300): b goes back to the head of the queue; with n1 out it
     // cannot start, so d backfills (1200-3200, met), and b starts over only when d ends: 3200-3700, past 1600.
@@ -62,6 +65,8 @@ describe('no planning: FCFS with EASY backfilling', () => {
       standardPlus: { accepted: 2, met: 1 },
       penaltiesPaid: 40,
     });
+    // Busy: a 3000, c 900, b's first 200 s on 4 nodes 800, d 2000, b again 2000; n1 out 100 s; 4 x 3700.
+    expect(failed.idle).toBeCloseTo(1 - 8800 / 14_800, 9);
   });
 });
 

@@ -161,6 +161,10 @@ describe('workloads/small.json (hand-checked)', () => {
       bestEffortUseful: 0.161111,
       idle: 0.179722,
       tailSeconds: 8460, // the last arrival (a10) at 540 s, the last completion at 9000 s
+      // Up to the last arrival at 540 s: a2's last 1200 s before its end at 1520 began at 320, 3 x 220 of 8 x 540.
+      usefulToLastArrival: 0.152778,
+      // 100 s a checkpoint (4 s/GB x 25 GB) x nodes: a1 5 x 2, a2 2 x 3, a5 7 x 4, a8 1 x 2, a10 3 x 1.
+      checkpointNodeSeconds: 4900,
     });
     expect(report.value).toEqual({ requested: 53, accepted: 38, completed: 34 });
     expect(report.checks).toEqual({ retiredWithoutCompletion: 0, completionClamped: 0, lateWithoutProblem: 0 });
