@@ -205,8 +205,9 @@ export function segmentPhases(
   shape: JobShape,
   segment: Segment,
 ): { readyAt: Instant; releaseFrom: Instant } {
-  const readyAt =
-    segment.start + initSeconds(shape, segment.restart, job.spec.window !== undefined && job.spec.prepared) * 1000;
+  const readyAt = segment.continues
+    ? segment.start
+    : segment.start + initSeconds(shape, segment.restart, job.spec.window !== undefined && job.spec.prepared) * 1000;
   const releaseFrom = segment.end - releaseMs(shape);
   return {
     readyAt: Math.min(readyAt, segment.end),

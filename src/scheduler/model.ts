@@ -125,6 +125,11 @@ export interface Segment {
   restart: boolean;
   /** Compute intervals (t_compint each, 3.6) this piece completes. */
   intervals: number;
+  /**
+   * The piece carries on the one before it on nodes already prepared: a reservation's spare, booked and prepared with
+   * its other nodes, taking a failed node's place. Nothing is set up again.
+   */
+  continues?: true;
 }
 
 /** A job in the plan. */

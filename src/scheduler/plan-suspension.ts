@@ -125,13 +125,14 @@ export abstract class PlanSuspension extends PlanPlacement {
       if (s.end <= now || !s.nodes.includes(nodeId)) return undefined;
       const from = Math.max(now, s.start);
       if (s.spare.length > 0)
-        return { from, replacement: s.spare[0] as string, spare: s.spare.slice(1), book: undefined };
+        return { from, replacement: s.spare[0] as string, spare: s.spare.slice(1), book: undefined, prepared: true };
       const [free] = this.mm.map(1, eligible, from, s.end) ?? [];
       return {
         from,
         replacement: free === undefined ? undefined : (this.cluster.nodes[free]?.id as string),
         spare: s.spare,
         book: free,
+        prepared: false,
       };
     });
     if (changes.some((c, i) => c && c.replacement === undefined && (job.segments[i] as Segment).nodes.length === 1))
@@ -143,11 +144,16 @@ export abstract class PlanSuspension extends PlanPlacement {
         segments.push(s);
         return;
       }
-      const { from, replacement, spare, book } = change;
+      const { from, replacement, spare, book, prepared } = change;
       if (book !== undefined) this.mm.book(job.spec.id, [book], from, s.end);
       const nodes = s.nodes.flatMap((n) => (n !== nodeId ? [n] : replacement !== undefined ? [replacement] : []));
+      // A spare was prepared with the other nodes: the holder goes on at once. A free node must be set up first.
+      const { continues: _before, ...piece } = s;
       if (from > s.start)
-        segments.push({ ...s, end: from, intervals: 0 }, { ...s, start: from, nodes, spare, restart: false });
+        segments.push(
+          { ...s, end: from, intervals: 0 },
+          { ...piece, start: from, nodes, spare, restart: false, ...(prepared ? { continues: true as const } : {}) },
+        );
       else segments.push({ ...s, nodes, spare });
     });
     job.segments = segments;

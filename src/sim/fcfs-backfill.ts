@@ -77,7 +77,6 @@ export function fcfsBackfill(workload: Workload, cluster: ClusterDescription): B
   let lastEnd = 0;
   const lastArrival = workload.jobs.reduce((last, j) => Math.max(last, j.arrival), 0);
 
-
   const freeNodes = () => nodeIds.map((_, i) => i).filter((i) => up[i] && !busy[i]);
   const launch = (q: Queued, nodes: number[]) => {
     const r: Running = { q, nodes, start: t, end: t + q.job.runtime };
@@ -161,8 +160,7 @@ export function fcfsBackfill(workload: Workload, cluster: ClusterDescription): B
   // Node time failures took up to the last end: the repaired stretches, and nodes still down then.
   const failedInRun = () => {
     let sum = 0;
-    for (const f of workload.failures)
-      if (f.at < lastEnd) sum += Math.min(f.repairAt ?? lastEnd, lastEnd) - f.at;
+    for (const f of workload.failures) if (f.at < lastEnd) sum += Math.min(f.repairAt ?? lastEnd, lastEnd) - f.at;
     return sum;
   };
   let slaRequests = 0;

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { segmentPhases } from '../../src/scheduler/job-timing.js';
+import type { PlannedJob, Segment } from '../../src/scheduler/model.js';
 import { PlanningManager } from '../../src/scheduler/planning-manager.js';
 import { cluster, hours, job, minutes, T0 } from './support.js';
 
@@ -79,5 +81,34 @@ describe('a reservation that loses one of its nodes (partial failure)', () => {
     expect(after).toHaveLength(2);
     expect(after).toContain(survivor);
     expect(after).not.toContain(lost);
+    // A free node is set up before its holder has it: the piece from the failure on is prepared first.
+    const piece = pm.job('A')?.segments.at(-1) as Segment;
+    expect(piece.continues).toBeUndefined();
+    expect(
+      segmentPhases(pm.job('A') as PlannedJob, pm.shape(pm.job('A') as PlannedJob), piece).readyAt,
+    ).toBeGreaterThan(T0 + minutes(30));
+  });
+
+  it('Enhanced: its spare, prepared with the other nodes, takes the failed node at once: the holder never goes short', () => {
+    const pm = new PlanningManager(cluster(4));
+    const enhanced = job({
+      id: 'E',
+      kind: 'Reservation',
+      level: 'Enhanced',
+      nodes: 2,
+      coveredOutages: 1,
+      window: { start: T0, end: T0 + hours(2) },
+      runtimeSeconds: 7200,
+    });
+    expect(pm.admit(enhanced, ahead).accepted).toBe(true);
+    const first = pm.job('E')?.segments[0] as Segment;
+    const [spare] = first.spare as [string];
+    const [lost] = first.nodes as [string];
+    expect(pm.nodeFailed(lost, T0 + minutes(30)).problematic).toEqual([]);
+    const piece = pm.job('E')?.segments.at(-1) as Segment;
+    expect(piece).toMatchObject({ start: T0 + minutes(30), continues: true, spare: [] });
+    expect(piece.nodes).toContain(spare);
+    const e = pm.job('E') as PlannedJob;
+    expect(segmentPhases(e, pm.shape(e), piece).readyAt).toBe(T0 + minutes(30));
   });
 });
