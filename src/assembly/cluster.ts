@@ -7,8 +7,9 @@ import { endpointsAt, startServer, type RunningServer, type ServerParts } from '
 import { Front } from './front.js';
 import { paths } from '../soap/agreement-ports.js';
 import { negotiationPaths } from '../soap/negotiation-ports.js';
-import { PgLeadership } from '../store/postgres/pg-leadership.js';
+import { PgLeadership, type LeaderRecord } from '../store/postgres/pg-leadership.js';
 import { PgStore } from '../store/postgres/pg-store.js';
+import type { ClusterState } from '../web/cluster-state.js';
 import { health, standbyApp } from '../web/forwarding.js';
 import { TrustStore } from '../crypto/trust-store.js';
 import type { Caller } from '../domain/identity.js';
@@ -63,6 +64,33 @@ export async function startInstance(
   let closed = false;
   let becameLeader: (server: RunningServer) => void = () => {};
   let leadingPromise = new Promise<RunningServer>((resolve) => (becameLeader = resolve));
+  // The leader as the database last named it: a standby reads it at each try, the leader after announcing.
+  let record: LeaderRecord | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
+  const clusterState = (): ClusterState => ({
+    role: leader ? 'leader' : 'standby',
+    instance,
+    ...(record
+      ? {
+          leader: {
+            instance: record.instance,
+            url: record.url,
+            term: record.term,
+            since: record.since,
+            ...(record.alive ? { alive: record.alive } : {}),
+          },
+        }
+      : {}),
+    ...(record?.previous
+      ? {
+          lastTakeover: {
+            previous: record.previous.instance,
+            at: record.since,
+            gapSeconds: Math.max(0, record.since.getTime() - record.previous.alive.getTime()) / 1000,
+          },
+        }
+      : {}),
+  });
 
   const identify = standbyCaller(config);
   const standby = standbyApp({
@@ -78,6 +106,7 @@ export async function startInstance(
     soapPaths: Object.values({ ...paths, ...negotiationPaths }),
     now: () => new Date(),
     logger,
+    cluster: clusterState,
   });
   front.serve(standby);
 
@@ -86,7 +115,7 @@ export async function startInstance(
     const store = await PgStore.open(databaseUrl);
     let server: RunningServer | undefined;
     try {
-      server = await startServer(config, { ...parts, logger, front, store });
+      server = await startServer(config, { ...parts, logger, front, store, cluster: clusterState });
       // The session may have failed while the server started: then another instance leads.
       if (session !== held) throw new Error('the planning leadership was lost while this instance started');
       const app = front.current;
@@ -99,7 +128,9 @@ export async function startInstance(
           : app(req, res),
       );
       const term = await held.announce(instance, instanceUrl, new Date());
+      record = await held.leader();
       leader = { server, store };
+      beat(held);
       logger.info({ instance, url: instanceUrl, term }, 'this instance is the planning leader');
       becameLeader(server);
     } catch (error) {
@@ -110,7 +141,25 @@ export async function startInstance(
     }
   };
 
+  /** The leader's heartbeat: the next leader measures the takeover's gap from the last one. */
+  const beat = (held: PgLeadership): void => {
+    heartbeat = setTimeout(() => {
+      const now = new Date();
+      held
+        .heartbeat(instance, now)
+        .then(() => {
+          if (record?.instance === instance) record.alive = now;
+        })
+        .catch((error: unknown) => logger.warn({ err: error }, "writing the planning leader's heartbeat failed"))
+        .finally(() => {
+          if (session === held && leader) beat(held);
+        });
+    }, pollMs);
+    heartbeat.unref();
+  };
+
   const stepDown = async (error: Error): Promise<void> => {
+    clearTimeout(heartbeat);
     options.onLeadershipLost?.(error);
     logger.error(
       { err: error, instance },
@@ -148,6 +197,7 @@ export async function startInstance(
     try {
       session ??= await PgLeadership.connect(databaseUrl);
       if (await session.tryAcquire()) held = session;
+      else record = await session.leader();
     } catch (error) {
       logger.warn({ err: error }, 'the database cannot be reached to try the planning leadership; trying again');
       await session?.close();
@@ -181,6 +231,7 @@ export async function startInstance(
     async close() {
       closed = true;
       clearTimeout(timer);
+      clearTimeout(heartbeat);
       const was = leader;
       leader = undefined;
       await was?.server.close();

@@ -1,3 +1,4 @@
+import type { ClusterState } from '../web/cluster-state.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import { pino, type Logger } from 'pino';
@@ -61,6 +62,8 @@ export interface ServerParts {
   notificationBackoffMs?: number;
   /** Listeners already open (an instance of a cluster that became the planning leader); kept open by `close`. */
   front?: Front;
+  /** Who plans, when this server is the planning leader of a cluster (/api/cluster, /metrics). */
+  cluster?: () => ClusterState;
   /** The database, opened and locked by the caller (the leader of a cluster); kept open by `close`. */
   store?: ServerStore;
 }
@@ -143,7 +146,12 @@ export async function openFoundations(config: ServerConfig, parts: ServerParts):
     }));
   const late: Foundations['late'] = {};
   const observed: Observability = new Observability(
-    () => ({ agreements: repository, plan: late.plan as PlanningService, now: () => clock.now() }),
+    () => ({
+      agreements: repository,
+      plan: late.plan as PlanningService,
+      now: () => clock.now(),
+      ...(parts.cluster ? { cluster: parts.cluster } : {}),
+    }),
     logger,
   );
   const repository: ObservedAgreementRepository = new ObservedAgreementRepository(

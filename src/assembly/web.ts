@@ -91,6 +91,7 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime): {
     ...(base.fairUse ? { fairUse: standingOf(base.fairUse, base) } : {}),
     metrics: base.observed.metrics,
     events: base.observed.events,
+    ...(base.parts.cluster ? { cluster: base.parts.cluster } : {}),
     ...(store
       ? { history: (id: string) => new AuditService({ audit: store.audit, agreements: repository }).history(id) }
       : {}),

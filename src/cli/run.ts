@@ -24,6 +24,7 @@ import { nodeCommand } from './commands/node.js';
 import { pendingCommand } from './commands/pending.js';
 import { serveCommand } from './commands/serve.js';
 import { simCommand } from './commands/sim.js';
+import { clusterCommand } from './commands/cluster.js';
 import { simTraceCommand } from './commands/sim-trace.js';
 import { stateCommand } from './commands/state.js';
 import { templatesCommand } from './commands/templates.js';
@@ -46,6 +47,7 @@ export const commands: Command[] = [
   checkpointCommand,
   simCommand,
   simTraceCommand,
+  clusterCommand,
   certCommand,
   countersignCommand,
   auditCommand,

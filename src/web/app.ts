@@ -1,3 +1,4 @@
+import { clusterStateJson, type ClusterState } from './cluster-state.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RequestListener } from 'node:http';
@@ -73,6 +74,8 @@ export interface AppOptions extends EndpointOptions {
   events?: EventStream;
   /** An agreement's audit entries, for its detail view. */
   history?: (agreementId: string) => Promise<AuditEntry[]>;
+  /** Who plans, on an instance of a cluster (/api/cluster); absent: a single server. */
+  cluster?: () => ClusterState;
 }
 
 /** The dashboard's pages (ui/ in the package). */
@@ -174,6 +177,14 @@ export function createApp(options: AppOptions): RequestListener & { routes(): Ro
       ...negotiations.flatMap((n) => liveHolds(n).map((o) => o.offerId)),
     ]);
   };
+  // Who plans: this server alone, or the planning leader of a cluster and its last takeover.
+  app.get(
+    '/api/cluster',
+    json('reading the cluster state', async (req) => {
+      caller(req);
+      return clusterStateJson(options.cluster?.() ?? { role: 'single' });
+    }),
+  );
   // The cluster's nodes, their properties and whether they are failed (offers name nodes, in jsdl:CandidateHosts);
   // operators report failures and repairs.
   app.get(

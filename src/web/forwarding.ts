@@ -1,3 +1,4 @@
+import { clusterStateJson, registerClusterGauges, type ClusterState } from './cluster-state.js';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -62,6 +63,8 @@ export interface ForwardingOptions {
    * everyone is anonymous.
    */
   identify?: (req: Request) => Caller;
+  /** Who plans, as this standby sees it (/api/cluster and the cluster gauges of /metrics). */
+  cluster?: () => ClusterState;
 }
 
 /** The leader could not be reached: nothing was sent to it, so the request may go to the next leader. */
@@ -78,6 +81,8 @@ export function standbyApp(options: ForwardingOptions): express.Express {
   app.disable('x-powered-by');
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const cluster = options.cluster ?? ((): ClusterState => ({ role: 'standby' }));
+  registerClusterGauges(registry, cluster);
   const forwarded = new Counter({
     name: 'wsag_forwarded_requests_total',
     help: 'Requests this standby forwarded to the planning leader, by outcome',
@@ -90,6 +95,15 @@ export function standbyApp(options: ForwardingOptions): express.Express {
 
   app.get('/healthz', (req, res) => {
     res.json(health('standby', leader ?? null, req, options.identify));
+  });
+  // Answered here, not by the leader: who plans as this instance sees it (the leader may be gone).
+  app.get('/api/cluster', (req, res) => {
+    try {
+      options.identify?.(req);
+      res.json(clusterStateJson(cluster()));
+    } catch (error) {
+      sendProblem(res, error, 'reading the cluster state', options.logger);
+    }
   });
   // The same rule as the leader's /metrics: authenticated parties only, where the site asks for them.
   app.get('/metrics', async (req, res) => {

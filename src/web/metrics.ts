@@ -1,3 +1,4 @@
+import { registerClusterGauges, type ClusterState } from './cluster-state.js';
 import express, { type Request, type Router } from 'express';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -18,6 +19,8 @@ export interface MetricsSources {
   agreements: Pick<AgreementRepository, 'countByState'>;
   plan: PlanningService;
   now: () => Date;
+  /** Who plans, on an instance of a cluster; absent: a single server. */
+  cluster?: () => ClusterState;
 }
 
 /**
@@ -44,6 +47,7 @@ export class Metrics {
   constructor(sources: () => MetricsSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
+    registerClusterGauges(this.registry, () => sources().cluster?.() ?? { role: 'single' });
     this.requests = new Counter({
       name: 'wsag_soap_requests_total',
       help: 'SOAP requests answered, by port, operation and outcome (ok or the fault code)',

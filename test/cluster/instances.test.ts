@@ -49,6 +49,15 @@ function configFor(dataDir: string) {
 }
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-cluster-'));
 
+interface ClusterDoc {
+  role: string;
+  instance?: string;
+  leader: { instance: string; url: string; term: number };
+  lastTakeover?: { previous: string; gapSeconds: number };
+}
+const clusterOf = async (instance: RunningInstance): Promise<ClusterDoc> =>
+  (await (await fetch(`${instance.url}/api/cluster`)).json()) as ClusterDoc;
+
 const windowLocation = (end: 'StartTime' | 'EndTime') =>
   `/wsag:AgreementOffer/wsag:Terms/wsag:All/wsag:ServiceDescriptionTerm[@wsag:Name='Window']/arp:AllocationTimeConstraint/arp:${end}`;
 const start = new Date(Math.ceil((Date.now() + 3 * 3600_000) / 60_000) * 60_000);
@@ -95,6 +104,14 @@ describe.skipIf(skipPostgres)('three instances on one PostgreSQL', () => {
       { status: 'ok', role: 'standby', leader },
       { status: 'ok', role: 'standby', leader },
     ]);
+    // Each answers /api/cluster itself: its own role, one leader of term 1, no takeover yet.
+    const states = await Promise.all(instances.map(async (i) => clusterOf(i)));
+    expect(states.map((s) => s.role)).toEqual(['leader', 'standby', 'standby']);
+    expect(new Set(states.map((s) => s.instance)).size).toBe(3);
+    for (const s of states) {
+      expect(s.leader).toMatchObject({ instance: states[0]?.instance, url: leader, term: 1 });
+      expect(s.lastTakeover).toBeUndefined();
+    }
   });
 
   it('200 creates racing through all three for the last nodes: no node over-allocated, every refusal a named fault', async () => {
@@ -173,6 +190,8 @@ describe.skipIf(skipPostgres)('three instances on one PostgreSQL', () => {
     const extra = await startInstance(configFor(tempDir()), { logger: pino({ level: 'silent' }) }, { pollMs: 200 });
     instances.push(extra);
     expect(extra.role()).toBe('standby');
+    const before = await clusterOf(instances[0] as RunningInstance);
+    expect(before.role).toBe('leader');
     // As when the database restarts or the network cuts the leader off: its lock session is gone.
     const admin = new pg.Client({ connectionString: (postgres as TestPostgres).url });
     await admin.connect();
@@ -195,5 +214,24 @@ describe.skipIf(skipPostgres)('three instances on one PostgreSQL', () => {
     expect((await client.plan()).bookings.length).toBeGreaterThan(0);
     const health = (await (await fetch(`${instances[0]?.url}/healthz`)).json()) as { role: string; leader: string };
     expect(health).toEqual({ status: 'ok', role: 'standby', leader: next.url });
+    // The new leader says who it took over from, and the gap since the former one's last heartbeat.
+    const formerName = before.instance as string;
+    const state = await clusterOf(next);
+    expect(state).toMatchObject({ role: 'leader', leader: { url: next.url, term: before.leader.term + 1 } });
+    expect(state.lastTakeover?.previous).toBe(formerName);
+    expect(state.lastTakeover?.gapSeconds).toBeGreaterThanOrEqual(0);
+    expect(state.lastTakeover?.gapSeconds).toBeLessThan(20);
+    const metrics = await (await fetch(`${next.url}/metrics`)).text();
+    expect(metrics).toMatch(/^wsag_cluster_leader 1$/m);
+    expect(metrics).toMatch(new RegExp(`^wsag_cluster_term ${before.leader.term + 1}$`, 'm'));
+    expect(metrics).toMatch(/^wsag_cluster_last_takeover_gap_seconds \d/m);
+    // The former leader, a standby now, reads the same from the database at its next try.
+    const until = Date.now() + 5000;
+    let seen = await clusterOf(instances[0] as RunningInstance);
+    while (seen.leader?.url !== next.url && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      seen = await clusterOf(instances[0] as RunningInstance);
+    }
+    expect(seen).toMatchObject({ role: 'standby', leader: { url: next.url }, lastTakeover: { previous: formerName } });
   }, 60_000);
 });

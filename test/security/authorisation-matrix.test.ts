@@ -257,6 +257,7 @@ const table: Record<string, Row> = {
   // Another party's bookings are busy time: nodes and times, no id.
   'GET /api/plan': { rule: 'party', call: http('GET', () => '/api/plan'), hides: (f) => f.agreement },
   'GET /api/nodes': { rule: 'party', call: http('GET', () => '/api/nodes') },
+  'GET /api/cluster': { rule: 'party', call: http('GET', () => '/api/cluster') },
   'POST /api/nodes/:id/fail': { rule: 'operator', call: http('POST', () => '/api/nodes/n016/fail') },
   'POST /api/nodes/:id/repair': { rule: 'operator', call: http('POST', () => '/api/nodes/n016/repair') },
   'GET /api/accounts': { rule: 'party', call: http('GET', () => '/api/accounts'), hides: (f) => f.account },

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WsagClient } from '../../src/client/wsag-client.js';
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { wsag } from '../cli/support.js';
 
 /**
  * The operators' JSON views of the planning scheduler: /api/plan (bookings with their
@@ -59,6 +60,15 @@ async function post<T>(target: TestServer, path: string): Promise<{ status: numb
 const plan = async () => (await get<{ clusterNodes: number; bookings: Booking[] }>(server, '/api/plan')).body;
 
 describe('operators see and change the cluster', () => {
+  it('GET /api/cluster: one server plans alone; /metrics says it leads, term 0', async () => {
+    expect(await get(server, '/api/cluster')).toEqual({ status: 200, body: { role: 'single' } });
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toMatch(/^wsag_cluster_leader 1$/m);
+    expect(metrics).toMatch(/^wsag_cluster_term 0$/m);
+    const cli = await wsag(['cluster', '--url', server.url]);
+    expect(cli.stdout).toBe('one server (no cluster): it plans and serves alone');
+  });
+
   it('GET /api/nodes lists the nodes with their properties, buffer and failed state', async () => {
     const { status, body } = await get<{ nodes: Array<Record<string, unknown>> }>(server, '/api/nodes');
     expect(status).toBe(200);

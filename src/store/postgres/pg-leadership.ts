@@ -7,6 +7,20 @@ export interface LeaderRecord {
   /** Counts the leaders the database has seen: each takeover raises it. */
   term: number;
   since: Date;
+  /** Its last heartbeat. */
+  alive?: Date;
+  /** The leader before it, and that one's last heartbeat (the last takeover). */
+  previous?: { instance: string; alive: Date };
+}
+
+interface LeaderRow {
+  instance: string;
+  url: string;
+  term: string | number;
+  since: string | number;
+  alive?: string | number | null;
+  previous_instance?: string | null;
+  previous_alive?: string | number | null;
 }
 
 /** The advisory lock key of the planning leadership (the same one-server lock `PgStore.openExclusive` takes). */
@@ -53,27 +67,47 @@ export class PgLeadership {
     return this.held;
   }
 
-  /** Tells the others where the leader serves; returns its term. */
+  /** Tells the others where the leader serves, keeping the one before it; returns its term. */
   async announce(instance: string, url: string, now: Date): Promise<number> {
     const { rows } = await this.session.query<{ term: string | number }>(
-      `INSERT INTO cluster_leader (singleton, instance, url, term, since) VALUES (TRUE, $1, $2, 1, $3)
-       ON CONFLICT (singleton) DO UPDATE SET instance = $1, url = $2, term = cluster_leader.term + 1, since = $3
+      `INSERT INTO cluster_leader (singleton, instance, url, term, since, alive) VALUES (TRUE, $1, $2, 1, $3, $3)
+       ON CONFLICT (singleton) DO UPDATE SET previous_instance = cluster_leader.instance,
+         previous_alive = COALESCE(cluster_leader.alive, cluster_leader.since),
+         instance = $1, url = $2, term = cluster_leader.term + 1, since = $3, alive = $3
        RETURNING term`,
       [instance, url, now.getTime()],
     );
     return Number(rows[0]?.term);
   }
 
+  /** The leader is alive at `now` (every second or so): a takeover's gap is measured from the last one. */
+  async heartbeat(instance: string, now: Date): Promise<void> {
+    await this.session.query('UPDATE cluster_leader SET alive = $2 WHERE instance = $1', [instance, now.getTime()]);
+  }
+
   /** The leader last announced (it may have died since: forwarding finds out). */
   async leader(): Promise<LeaderRecord | undefined> {
     const { rows } = await this.session
-      .query<{ instance: string; url: string; term: string | number; since: string | number }>(
-        'SELECT instance, url, term, since FROM cluster_leader',
-      )
+      // Every column: a leader of an earlier version may not have brought the heartbeat columns up yet.
+      .query<LeaderRow>('SELECT * FROM cluster_leader')
       // No leader has brought the schema up yet.
       .catch((error: { code?: string }) => (error.code === '42P01' ? { rows: [] } : Promise.reject(error)));
     const row = rows[0];
-    return row && { instance: row.instance, url: row.url, term: Number(row.term), since: new Date(Number(row.since)) };
+    if (!row) return undefined;
+    const time = (ms: string | number | null | undefined) =>
+      ms === null || ms === undefined ? undefined : new Date(Number(ms));
+    const alive = time(row.alive);
+    const previousAlive = time(row.previous_alive);
+    return {
+      instance: row.instance,
+      url: row.url,
+      term: Number(row.term),
+      since: new Date(Number(row.since)),
+      ...(alive ? { alive } : {}),
+      ...(row.previous_instance && previousAlive
+        ? { previous: { instance: row.previous_instance, alive: previousAlive } }
+        : {}),
+    };
   }
 
   /** Called once when the session fails: a leader must stop acting on the plan at once. */

@@ -139,4 +139,8 @@ export const pgMigrations: readonly string[] = [
      until_ms BIGINT NOT NULL
    );
    CREATE INDEX seen_signatures_by_until ON seen_signatures (until_ms);`,
+
+  // 6: the leader's heartbeat, and the leader before it with its last heartbeat (the last takeover's gap).
+  `ALTER TABLE cluster_leader ADD COLUMN alive BIGINT, ADD COLUMN previous_instance TEXT,
+     ADD COLUMN previous_alive BIGINT;`,
 ];
