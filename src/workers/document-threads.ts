@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { faultClasses, InternalError } from '../domain/errors.js';
+import { faultClasses, InternalError, ServiceUnavailable } from '../domain/errors.js';
 import type { AgreementSigner } from '../engine/ports.js';
 import { signAgreement, type SigningCredentials } from '../crypto/xml-signature.js';
 import {
@@ -74,6 +74,9 @@ export interface DocumentWorkDone {
  * the results and faults are the same. `close()` ends the threads.
  */
 export class DocumentThreads implements AgreementOfferReader, NegotiationOfferReader {
+  /** Set by `close`: work the pool ends from then on was not done. */
+  private closing = false;
+
   /** Signs agreements as the provider: present when started with signing credentials. */
   readonly signer?: AgreementSigner;
 
@@ -199,7 +202,16 @@ export class DocumentThreads implements AgreementOfferReader, NegotiationOfferRe
    * Runs `run` and, when observed, tells how long the `work` took and where (on `pool`'s threads or here), failed or
    * not.
    */
-  private timed<T>(work: DocumentWork, pool: Piscina | undefined, run: () => Promise<T>): Promise<T> {
+  private timed<T>(work: DocumentWork, pool: Piscina | undefined, perform: () => Promise<T>): Promise<T> {
+    // Work a closing pool ended (a leader stepping down, a server stopping) was not done: the caller may try again.
+    const run = () =>
+      perform().catch((error: unknown) =>
+        Promise.reject(
+          this.closing
+            ? new ServiceUnavailable('the server stopped while it read the request: nothing was done; try again')
+            : error,
+        ),
+      );
     const observe = this.observe;
     if (!observe) return run();
     const started = performance.now();
@@ -216,6 +228,7 @@ export class DocumentThreads implements AgreementOfferReader, NegotiationOfferRe
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await this.loaded;
     await this.pool?.destroy();
   }

@@ -14,6 +14,10 @@ import path from 'node:path';
 export interface TestPostgres {
   url: string;
   stop(): Promise<void>;
+  /** Fault injection: `pg_ctl restart -m fast` (every session ended), or the server stopped until `resume`. */
+  restart(): void;
+  pause(): void;
+  resume(): void;
 }
 
 export const skipPostgres = process.env.WSAG_SKIP_POSTGRES === '1';
@@ -59,20 +63,26 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   const port = await freePort();
   // fsync off in tests: they test our SQL, not PostgreSQL's durability.
   const fsync = options.durable ? 'on' : 'off';
-  run('pg_ctl', [
-    '-D',
-    data,
-    '-w',
-    '-t',
-    '60',
-    '-l',
-    path.join(dir, 'server.log'),
-    '-o',
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${fsync} -c max_connections=200`,
-    'start',
-  ]);
+  const control = (action: 'start' | 'restart') =>
+    run('pg_ctl', [
+      '-D',
+      data,
+      '-w',
+      '-t',
+      '60',
+      ...(action === 'restart' ? ['-m', 'fast'] : []),
+      '-l',
+      path.join(dir, 'server.log'),
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${fsync} -c max_connections=200`,
+      action,
+    ]);
+  control('start');
   return {
     url: `postgres://wsag@127.0.0.1:${port}/postgres`,
+    restart: () => control('restart'),
+    pause: () => run('pg_ctl', ['-D', data, '-w', '-m', 'fast', 'stop']),
+    resume: () => control('start'),
     async stop() {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);

@@ -21,7 +21,7 @@ export const clusterCommand: Command = {
     'one server, its own leader.',
   ],
   optionHelp: [urlHelp, jsonHelp],
-  examples: ['  wsag cluster --url http://standby-2:8080'],
+  examples: ['  wsag cluster', '  wsag cluster --json'],
   options: { ...urlOption, ...jsonOption },
   positionals: [],
   async run(args, ctx) {

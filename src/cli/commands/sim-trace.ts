@@ -22,8 +22,8 @@ export const simTraceCommand: Command = {
     '  --seed S           the random seed (default 1)',
   ],
   examples: [
-    '  wsag sim-trace --jobs 10000 --nodes 128 > lublin.swf',
-    '  wsag sim --workload lublin.swf --failure-rate 0.02 --failure-shape 0.7 --baselines --loads 0.7,0.85,0.95',
+    '  wsag sim-trace --jobs 1000 --nodes 64 > lublin.swf',
+    '  wsag sim --workload lublin.swf --failure-rate 0.02 --failure-shape 0.7',
   ],
   options: { jobs: { type: 'string' }, nodes: { type: 'string' }, seed: { type: 'string' } },
   positionals: [],

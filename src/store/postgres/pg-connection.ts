@@ -1,3 +1,4 @@
+import { unavailableOr } from './pg-unavailable.js';
 import pg from 'pg';
 import { WalSync } from '../wal-sync.js';
 import { pgMigrations } from './pg-migrations.js';
@@ -97,7 +98,7 @@ export class PgConnection {
   }
 
   query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
-    return this.pool.query<R>(sql, params);
+    return this.pool.query<R>(sql, params).catch((error: unknown) => Promise.reject(unavailableOr(error, false)));
   }
 
   /**
@@ -108,13 +109,14 @@ export class PgConnection {
   async transaction<T>(work: (tx: PgTransaction) => Promise<T>, committed?: () => void): Promise<T> {
     const result = await this.commitWithoutFlush(work);
     committed?.();
-    await this.flushes?.durable();
+    // Committed, maybe not yet durable: a lost connection now leaves the outcome unknown.
+    await this.flushes?.durable().catch((error: unknown) => Promise.reject(unavailableOr(error, true)));
     return result;
   }
 
   /** `work` in one transaction, committed without waiting for the log's flush. */
   private async commitWithoutFlush<T>(work: (tx: PgTransaction) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((error: unknown) => Promise.reject(unavailableOr(error, false)));
     // A checked-out client has no pool listener: if the database ends the session mid-transaction,
     // its 'error' event would crash the process. The failure reaches `work` through its next query.
     let broken: Error | undefined;
@@ -134,14 +136,18 @@ export class PgConnection {
       });
       const statements = [...(begun ? [] : begin), ...withCommit.flatMap((sent) => sent.statements), 'COMMIT'];
       // With more than one statement, node-postgres answers with one result per statement.
-      const results = (await client.query(statements.join(';\n'))) as unknown as pg.QueryResult[] | pg.QueryResult;
+      const results = (await client
+        .query(statements.join(';\n'))
+        .catch((error: unknown) => Promise.reject(unavailableOr(error, true)))) as unknown as
+        | pg.QueryResult[]
+        | pg.QueryResult;
       let next = begun ? 0 : begin.length;
       for (const sent of withCommit)
         sent.committed(sent.statements.map(() => (Array.isArray(results) ? results[next++]?.rows : undefined) ?? []));
       return result;
     } catch (error) {
       if (!broken) await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      throw unavailableOr(error, false);
     } finally {
       client.removeListener('error', onError);
       client.release(broken); // a broken client is discarded, not pooled

@@ -1,0 +1,29 @@
+import { ServiceUnavailable, WsagError } from '../../domain/errors.js';
+
+/** SQLSTATE classes and codes of a database that is gone or refusing sessions, and Node's socket errors. */
+const unavailableStates = /^(08|57P0[123]|53300)/;
+const socketErrors = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
+
+/** True when `error` says the database cannot be reached (restarting, stopped, the connection cut), not that a statement failed. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (error instanceof WsagError) return false; // already said in our words
+  const e = error as { code?: unknown; message?: unknown } | undefined;
+  if (typeof e?.code === 'string' && (unavailableStates.test(e.code) || socketErrors.has(e.code))) return true;
+  return typeof e?.message === 'string' && /Connection terminated|not queryable|connection error/i.test(e.message);
+}
+
+/**
+ * The error a caller should see: the database being unreachable is ServiceUnavailable, in words that say whether
+ * anything may have been stored (a commit whose answer was lost may have happened); other errors as they are.
+ */
+export function unavailableOr(error: unknown, whileCommitting: boolean): unknown {
+  if (!isDatabaseUnavailable(error)) return error;
+  const cause = error instanceof Error ? error.message : String(error);
+  return new ServiceUnavailable(
+    whileCommitting
+      ? 'the database connection was lost while the change was committed: the outcome is unknown; read the ' +
+          'state before trying again'
+      : 'the database cannot be reached (it may be restarting): nothing was changed; try again shortly',
+    `PostgreSQL: ${cause}`,
+  );
+}
