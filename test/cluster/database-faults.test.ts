@@ -114,7 +114,13 @@ describe.skipIf(skipPostgres)('PostgreSQL restarted or stopped under load', () =
       postgres = await startPostgres();
       const db = postgres;
       for (let i = 0; i < count; i++)
-        instances.push(await startInstance(configFor(db.url), { logger: pino({ level: process.env.SHOW_FAULTS ? 'error' : 'silent' }) }, { pollMs: 200 }));
+        instances.push(
+          await startInstance(
+            configFor(db.url),
+            { logger: pino({ level: process.env.SHOW_FAULTS ? 'error' : 'silent' }) },
+            { pollMs: 200 },
+          ),
+        );
       const clients = [0, 1, 2, 3].map((k) => new WsagClient((instances[k % count] as RunningInstance).url));
       const running = await load(clients);
       await until(() => running.acknowledged.length >= 20, 20_000);

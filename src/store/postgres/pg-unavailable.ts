@@ -1,7 +1,10 @@
 import { ServiceUnavailable, WsagError } from '../../domain/errors.js';
 
-/** SQLSTATE classes and codes of a database that is gone or refusing sessions, and Node's socket errors. */
-const unavailableStates = /^(08|57P0[123]|53300)/;
+/**
+ * SQLSTATE classes and codes of a database that is gone or refuses sessions (connection exceptions, shutting down,
+ * too many connections, a login refused), and Node's socket errors.
+ */
+const unavailableStates = /^(08|28|57P0[123]|53300)/;
 const socketErrors = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
 
 /** True when `error` says the database cannot be reached (restarting, stopped, the connection cut), not that a statement failed. */
