@@ -15,11 +15,25 @@ export interface RuntimeClock extends Clock {
 /** Longest delay a Node timer takes (about 24.8 days); longer waits are chained. */
 const maxTimerMs = 2 ** 31 - 1;
 
+/** How often the clock looks for a step of the wall clock, and how large a step it notices. */
+const stepCheckMs = 1000;
+const stepToleranceMs = 1000;
+
 /**
  * Real time. Timers are unref'd: a pending checkpoint or deadline alone does not keep the
  * process alive (the server's listener does). Errors thrown by callbacks go to `onError`.
+ *
+ * Node's timers run on a monotonic clock, but `time` is wall-clock time: when the wall clock
+ * is stepped (NTP, an operator), a timer would fire early or late by the step. So a timer
+ * that wakes before its time arms again, and while timers are pending the clock compares the
+ * wall clock with the monotonic one every second and, on a step, arms them all again: a
+ * callback runs once, when the wall clock reaches its time.
  */
 export class SystemClock implements RuntimeClock {
+  private readonly armed = new Set<() => void>();
+  private watch: NodeJS.Timeout | undefined;
+  private offset = 0;
+
   constructor(private readonly onError: (error: unknown) => void = () => {}) {}
 
   now(): Date {
@@ -28,14 +42,18 @@ export class SystemClock implements RuntimeClock {
 
   at(time: Date, callback: () => void | Promise<void>): () => void {
     let timer: NodeJS.Timeout | undefined;
-    let cancelled = false;
+    let done = false;
     const arm = () => {
+      if (timer) clearTimeout(timer);
       const wait = time.getTime() - Date.now();
       timer = setTimeout(wait > maxTimerMs ? arm : fire, Math.max(0, Math.min(wait, maxTimerMs)));
       timer.unref();
     };
     const fire = () => {
-      if (cancelled) return;
+      if (done) return;
+      if (Date.now() < time.getTime()) return arm(); // the wall clock was stepped back meanwhile
+      done = true;
+      this.disarm(arm);
       try {
         Promise.resolve(callback()).catch(this.onError);
       } catch (error) {
@@ -43,10 +61,33 @@ export class SystemClock implements RuntimeClock {
       }
     };
     arm();
+    this.armed.add(arm);
+    this.watchSteps();
     return () => {
-      cancelled = true;
+      done = true;
+      this.disarm(arm);
       if (timer) clearTimeout(timer);
     };
+  }
+
+  private disarm(arm: () => void): void {
+    this.armed.delete(arm);
+    if (this.armed.size === 0 && this.watch) {
+      clearInterval(this.watch);
+      this.watch = undefined;
+    }
+  }
+
+  /** While timers are pending: a step of the wall clock against the monotonic one arms them again. */
+  private watchSteps(): void {
+    if (this.watch) return;
+    this.offset = Date.now() - performance.now();
+    this.watch = setInterval(() => {
+      const offset = Date.now() - performance.now();
+      if (Math.abs(offset - this.offset) > stepToleranceMs) for (const arm of [...this.armed]) arm();
+      this.offset = offset;
+    }, stepCheckMs);
+    this.watch.unref();
   }
 }
 

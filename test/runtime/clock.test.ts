@@ -92,6 +92,43 @@ describe('SystemClock', () => {
     expect(seen).toEqual([forty]);
   });
 
+  it('the wall clock stepped back: a callback waits until the wall clock reaches its time, and runs once', async () => {
+    vi.useFakeTimers({ now: T0 });
+    const clock = new SystemClock();
+    const seen: number[] = [];
+    clock.at(t(600_000), () => void seen.push(Date.now() - T0));
+    await vi.advanceTimersByTimeAsync(60_000);
+    vi.setSystemTime(T0 - 240_000); // five minutes back: the wall clock reads 4 minutes before the start
+    await vi.advanceTimersByTimeAsync(540_000); // when the timer set for 10 minutes would have fired
+    expect(seen).toEqual([]);
+    await vi.advanceTimersByTimeAsync(300_000); // the wall clock at 10 minutes
+    expect(seen).toEqual([600_000]);
+    vi.setSystemTime(T0); // back again, past nothing: it does not run twice
+    await vi.advanceTimersByTimeAsync(1_200_000);
+    expect(seen).toEqual([600_000]);
+  });
+
+  it('the wall clock stepped forward past a time: the callback runs within a second of the step, once', async () => {
+    vi.useFakeTimers({ now: T0 });
+    const clock = new SystemClock();
+    const seen: number[] = [];
+    clock.at(t(600_000), () => void seen.push(Date.now() - T0));
+    clock.at(t(3_600_000), () => void seen.push(Date.now() - T0));
+    await vi.advanceTimersByTimeAsync(60_000);
+    vi.setSystemTime(T0 + 900_000); // fifteen minutes on
+    await vi.advanceTimersByTimeAsync(1001); // the next look at the clock, and a timer's shortest wait
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toBeGreaterThanOrEqual(900_000);
+    expect(seen[0]).toBeLessThanOrEqual(901_001);
+    // The later one keeps its wall-clock time, not its old delay.
+    await vi.advanceTimersByTimeAsync(3_600_000 - 901_001 - 1);
+    expect(seen).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(seen.at(-1)).toBe(3_600_000);
+    await vi.advanceTimersByTimeAsync(3_600_000);
+    expect(seen).toHaveLength(2);
+  });
+
   it('does not keep the process alive', () => {
     const clock = new SystemClock();
     const spy = vi.spyOn(globalThis, 'setTimeout');
