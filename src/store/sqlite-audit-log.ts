@@ -1,3 +1,4 @@
+import { diskFailureOr } from './sqlite-failure.js';
 import type Database from 'better-sqlite3';
 import { chainRow, entryOf, type ChainedRow } from '../engine/audit/index.js';
 import type { AuditDetails, AuditEntry, AuditLog, AuditRecord, AuditSubject } from '../engine/ports.js';
@@ -71,7 +72,11 @@ export class SqliteAuditLog implements AuditLog {
    */
   appendWith(records: readonly AuditRecord[], change: () => void): ChainedRow[] {
     this.connection.beginWrite();
-    return this.write.immediate(records, change);
+    try {
+      return this.write.immediate(records, change);
+    } catch (error) {
+      throw diskFailureOr(error);
+    }
   }
 
   async entries(filter: { subject?: AuditSubject; after?: number; limit?: number } = {}): Promise<AuditEntry[]> {

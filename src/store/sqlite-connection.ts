@@ -1,3 +1,4 @@
+import { diskFailureOr } from './sqlite-failure.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -73,7 +74,9 @@ export class SqliteConnection {
    * once for a database in memory).
    */
   durable(): Promise<void> {
-    return this.walSync ? this.walSync.durable() : Promise.resolve();
+    return this.walSync
+      ? this.walSync.durable().catch((error: unknown) => Promise.reject(diskFailureOr(error)))
+      : Promise.resolve();
   }
 
   /** The prepared statement for `sql`, prepared on first use. */
