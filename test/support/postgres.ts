@@ -45,10 +45,10 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** `durable`: fsync on (benchmarks); tests run with it off. */
-export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
+/** `durable`: fsync on (benchmarks); tests run with it off. `under`: the directory to make the cluster in. */
+export async function startPostgres(options: { durable?: boolean; under?: string } = {}): Promise<TestPostgres> {
   const bin = binDir();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-pg-'));
+  const dir = fs.mkdtempSync(path.join(options.under ?? os.tmpdir(), 'wsag-pg-'));
   const asRoot = process.getuid?.() === 0;
   if (asRoot) execFileSync('chown', ['-R', 'postgres:postgres', dir]);
   const run = (tool: string, args: string[]) => {

@@ -20,8 +20,15 @@ export function isDatabaseUnavailable(error: unknown): boolean {
  * anything may have been stored (a commit whose answer was lost may have happened); other errors as they are.
  */
 export function unavailableOr(error: unknown, whileCommitting: boolean): unknown {
-  if (!isDatabaseUnavailable(error)) return error;
   const cause = error instanceof Error ? error.message : String(error);
+  // disk_full: a statement could not extend a file and failed, its transaction with it (a commit that cannot write
+  // its log is a PANIC, a restart, not this error), so nothing was stored, even in the batch sent with the COMMIT.
+  if ((error as { code?: unknown } | undefined)?.code === '53100' && !(error instanceof WsagError))
+    return new ServiceUnavailable(
+      "the database's disk is full: nothing was stored; try again once the site has made room",
+      `PostgreSQL: ${cause}`,
+    );
+  if (!isDatabaseUnavailable(error)) return error;
   return new ServiceUnavailable(
     whileCommitting
       ? 'the database connection was lost while the change was committed: the outcome is unknown; read the ' +
