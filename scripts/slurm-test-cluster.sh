@@ -5,6 +5,8 @@
 #
 #   scripts/slurm-test-cluster.sh start DIR [NODES] [BASE_PORT] [WARM]   # prints SLURM_CONF=DIR/slurm.conf
 #   scripts/slurm-test-cluster.sh stop DIR
+#   scripts/slurm-test-cluster.sh stop-controller DIR    # slurmctld alone stopped (jobs run on under slurmd)
+#   scripts/slurm-test-cluster.sh start-controller DIR   # and started again from its saved state
 #
 # Nodes are n1..nN with 2 CPUs and 1000 MB each; odd nodes carry the features
 # ib,island-a, even ones ib,island-b; n1 also has sec-HardenedNode; the last WARM nodes
@@ -34,8 +36,19 @@ stop() {
 
 case "$command" in
   stop) stop; exit 0 ;;
+  stop-controller)
+    pid=$(cat "$dir/slurmctld.pid")
+    kill "$pid"
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || exit 0; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+    exit 0 ;;
+  start-controller)
+    /usr/sbin/slurmctld
+    for _ in $(seq 1 300); do scontrol ping 2>/dev/null | grep -q UP && exit 0; sleep 0.2; done
+    echo "slurmctld in $dir did not come back" >&2
+    exit 1 ;;
   start) ;;
-  *) echo "unknown command $command: start or stop" >&2; exit 2 ;;
+  *) echo "unknown command $command: start, stop, stop-controller or start-controller" >&2; exit 2 ;;
 esac
 
 mkdir -p "$dir/state" "$dir/log" "$dir/spool"

@@ -15,6 +15,9 @@ export interface SlurmTestCluster {
   slurmConf: string;
   nodes: string[];
   stop(): void;
+  /** slurmctld alone stopped (its jobs run on under slurmd), and started again from its saved state. */
+  stopController(): void;
+  startController(): void;
 }
 
 export const slurmAvailable = fs.existsSync('/usr/sbin/slurmctld') && fs.existsSync('/usr/sbin/munged');
@@ -42,6 +45,8 @@ export function startSlurmCluster(nodes = 4, options: { warm?: number } = {}): S
     dir,
     slurmConf: path.join(dir, 'slurm.conf'),
     nodes: Array.from({ length: nodes }, (_, i) => `n${i + 1}`),
+    stopController: () => void execFileSync(script, ['stop-controller', dir], { stdio: 'ignore', timeout: 30_000 }),
+    startController: () => void execFileSync(script, ['start-controller', dir], { stdio: 'ignore', timeout: 90_000 }),
     stop: () => {
       execFileSync(script, ['stop', dir], { stdio: 'ignore', timeout: 60_000 });
       fs.rmSync(dir, { recursive: true, force: true });
