@@ -1,12 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WsagClient } from '../../../src/client/wsag-client.js';
-import { startServerProcess } from '../../support/server-process.js';
 import { skipSlurm, startSlurmCluster, type SlurmTestCluster } from '../../support/slurm.js';
-import { eventually, exampleJobDirectory, exampleLog, jobOffer, jobsOf, quickSite } from './support.js';
+import { eventually, exampleLog, jobOffer, jobsOf, slurmServer } from './support.js';
 
 /**
  * slurmctld stopped and started again while agreements run and are created (issue 56, fault
@@ -15,34 +10,16 @@ import { eventually, exampleJobDirectory, exampleLog, jobOffer, jobsOf, quickSit
  */
 describe.skipIf(skipSlurm)('slurmctld stopped and restarted under wsag-server', () => {
   let cluster: SlurmTestCluster;
-  let dataDir: string;
-  const children: ChildProcess[] = [];
   beforeAll(() => {
     cluster = startSlurmCluster(4);
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-slurmctld-'));
   }, 120_000);
   afterAll(() => {
-    for (const child of children) child.kill('SIGKILL');
     cluster?.stop();
   });
 
   it('the running job goes on, the one due meanwhile starts when Slurm is back, each runs once and completes', async () => {
-    const clusterFile = path.join(dataDir, 'cluster.json');
-    fs.writeFileSync(
-      clusterFile,
-      JSON.stringify({ nodeGroups: [{ count: 1, idPrefix: 'unused', memoryGB: 1, cpus: 1 }], timing: quickSite }),
-    );
-    const server = await startServerProcess(dataDir, {
-      WSAG_EXECUTOR: 'slurm',
-      WSAG_SLURM_CONF: cluster.slurmConf,
-      WSAG_SLURM_PARTITION: 'batch',
-      WSAG_SLURM_USER: 'root',
-      WSAG_SLURM_EXECUTABLES: exampleJobDirectory,
-      WSAG_CLUSTER_FILE: clusterFile,
-      WSAG_CPU_TIME_SCALE: '0.34',
-      WSAG_ADMINS: 'anonymous',
-    });
-    children.push(server.child);
+    const server = await slurmServer(cluster);
+    const dataDir = server.dataDir;
     const client = new WsagClient(server.url);
     const deadline = new Date(Date.now() + 900_000);
     const running = (
@@ -74,6 +51,6 @@ describe.skipIf(skipSlurm)('slurmctld stopped and restarted under wsag-server', 
       expect((await jobsOf(cluster, id)).map((j) => j.state)).toEqual(['COMPLETED']);
       expect(exampleLog(dataDir, id).filter((l) => / start /.test(l))).toHaveLength(1);
     }
-    server.child.kill('SIGTERM');
+    await server.close();
   }, 400_000);
 });
