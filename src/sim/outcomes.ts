@@ -64,7 +64,7 @@ export class SimOutcomes {
     private readonly counters: { lateWithoutProblem: number },
     private readonly tally: MigrationTally | undefined,
     /** The last arrival (simulated seconds): the steady state's end. */
-    readonly lastArrivalSeconds = Number.POSITIVE_INFINITY,
+    readonly lastArrivalSeconds: number,
   ) {}
 
   base(input: WorkloadJob): JobOutcome {
