@@ -67,30 +67,20 @@ export async function startInstance(
   // The leader as the database last named it: a standby reads it at each try, the leader after announcing.
   let record: LeaderRecord | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
-  const clusterState = (): ClusterState => ({
-    role: leader ? 'leader' : 'standby',
-    instance,
-    ...(record
-      ? {
-          leader: {
-            instance: record.instance,
-            url: record.url,
-            term: record.term,
-            since: record.since,
-            ...(record.alive ? { alive: record.alive } : {}),
-          },
-        }
-      : {}),
-    ...(record?.previous
-      ? {
-          lastTakeover: {
-            previous: record.previous.instance,
-            at: record.since,
-            gapSeconds: Math.max(0, record.since.getTime() - record.previous.alive.getTime()) / 1000,
-          },
-        }
-      : {}),
-  });
+  const clusterState = (): ClusterState => {
+    const role = leader ? 'leader' : 'standby';
+    if (!record) return { role, instance };
+    const { previous, ...current } = record;
+    const gapMs = previous ? Math.max(0, current.since.getTime() - previous.alive.getTime()) : 0;
+    return {
+      role,
+      instance,
+      leader: current,
+      ...(previous
+        ? { lastTakeover: { previous: previous.instance, at: current.since, gapSeconds: gapMs / 1000 } }
+        : {}),
+    };
+  };
 
   const identify = standbyCaller(config);
   const standby = standbyApp({

@@ -1,3 +1,4 @@
+import { ServiceUnavailable } from '../../src/domain/errors.js';
 import postgres from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { closeHold, credit, placeHold } from '../../src/domain/accounts.js';
@@ -315,7 +316,7 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
     }
   });
 
-  it('a transaction whose session the database ends fails with the connection error, and the process keeps running', async () => {
+  it('a transaction whose session the database ends fails as ServiceUnavailable, and the process keeps running', async () => {
     const connection = await PgConnection.open((pg as TestPostgres).url, { schema: `ended_${process.pid}` });
     try {
       const outcome = connection.transaction(async (tx) => {
@@ -325,7 +326,11 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
         await new Promise((resolve) => setTimeout(resolve, 200));
         await tx.query('SELECT 1');
       });
-      await expect(outcome).rejects.toThrow(/terminat|not queryable/);
+      // In plain words (nothing was changed), the connection error behind them in the detail.
+      const error = (await outcome.catch((e: unknown) => e)) as ServiceUnavailable;
+      expect(error).toBeInstanceOf(ServiceUnavailable);
+      expect(error.message).toMatch(/^the database cannot be reached .*: nothing was changed/);
+      expect(error.technicalDetail).toMatch(/terminat|not queryable/);
       // The pool drops the broken client and serves the next transaction.
       expect(
         await connection.transaction(async (tx) => (await tx.query<{ one: number }>('SELECT 1 AS one')).rows),

@@ -7,7 +7,10 @@ import { ServiceUnavailable, WsagError } from '../../domain/errors.js';
 const unavailableStates = /^(08|28|57P0[123]|53300)/;
 const socketErrors = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
 
-/** True when `error` says the database cannot be reached (restarting, stopped, the connection cut), not that a statement failed. */
+/**
+ * True when `error` says the database cannot be reached (restarting, stopped, the connection cut), not that a statement
+ * failed.
+ */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (error instanceof WsagError) return false; // already said in our words
   const e = error as { code?: unknown; message?: unknown } | undefined;
