@@ -1,14 +1,10 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WsagClient, WsagFault } from '../../src/client/wsag-client.js';
-import { loadConfig } from '../../src/engine/configuration/config.js';
 import { startInstance, type RunningInstance } from '../../src/assembly/cluster.js';
 import { PgStore } from '../../src/store/postgres/pg-store.js';
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
-import { projectRoot } from '../support/server.js';
+import { instanceConfig, windowLocation } from './support.js';
 import { skipPostgres, startPostgres, type TestPostgres } from '../support/postgres.js';
 
 /**
@@ -24,25 +20,6 @@ afterEach(async () => {
   await postgres?.stop();
   postgres = undefined;
 });
-
-function configFor(url: string) {
-  return loadConfig(
-    { WSAG_DATABASE_URL: url },
-    {
-      port: 0,
-      host: '127.0.0.1',
-      dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-dbfault-')),
-      templatesDir: path.join(projectRoot, 'templates'),
-      logLevel: 'silent',
-      admins: ['anonymous'],
-      clusterNodes: 4096,
-      executor: 'none',
-    },
-  );
-}
-
-const windowLocation = (end: 'StartTime' | 'EndTime') =>
-  `/wsag:AgreementOffer/wsag:Terms/wsag:All/wsag:ServiceDescriptionTerm[@wsag:Name='Window']/arp:AllocationTimeConstraint/arp:${end}`;
 
 interface Load {
   acknowledged: string[];
@@ -116,7 +93,7 @@ describe.skipIf(skipPostgres)('PostgreSQL restarted or stopped under load', () =
       for (let i = 0; i < count; i++)
         instances.push(
           await startInstance(
-            configFor(db.url),
+            instanceConfig(db.url, 4096),
             { logger: pino({ level: process.env.SHOW_FAULTS ? 'error' : 'silent' }) },
             { pollMs: 200 },
           ),

@@ -1,16 +1,12 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WsagClient, WsagFault } from '../../src/client/wsag-client.js';
-import { loadConfig } from '../../src/engine/configuration/config.js';
 import { startInstance, type RunningInstance } from '../../src/assembly/cluster.js';
 import { PgStore } from '../../src/store/postgres/pg-store.js';
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
 import { wsag } from '../cli/support.js';
-import { projectRoot } from '../support/server.js';
+import { instanceConfig, windowLocation } from './support.js';
 import { skipPostgres, startPostgres, type TestPostgres } from '../support/postgres.js';
 
 /**
@@ -40,34 +36,15 @@ async function admin(url: string, sql: string): Promise<void> {
   }
 }
 
-function configFor(url: string) {
-  return loadConfig(
-    { WSAG_DATABASE_URL: url },
-    {
-      port: 0,
-      host: '127.0.0.1',
-      dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-partition-')),
-      templatesDir: path.join(projectRoot, 'templates'),
-      logLevel: 'silent',
-      admins: ['anonymous'],
-      clusterNodes: 256,
-      executor: 'none',
-    },
-  );
-}
-
-const windowLocation = (end: 'StartTime' | 'EndTime') =>
-  `/wsag:AgreementOffer/wsag:Terms/wsag:All/wsag:ServiceDescriptionTerm[@wsag:Name='Window']/arp:AllocationTimeConstraint/arp:${end}`;
-
 describe.skipIf(skipPostgres)('the planning leader cut off from the database', () => {
   it('stops planning; the other instance takes over; no node booked twice, one audit chain, nothing acknowledged lost', async () => {
     postgres = await startPostgres();
     const db = postgres;
     await admin(db.url, 'CREATE ROLE wsag_a LOGIN SUPERUSER; CREATE ROLE wsag_b LOGIN SUPERUSER');
     const logger = pino({ level: process.env.SHOW_FAULTS ? 'error' : 'silent' });
-    const a = await startInstance(configFor(userUrl(db.url, 'wsag_a')), { logger }, { pollMs: 200 });
+    const a = await startInstance(instanceConfig(userUrl(db.url, 'wsag_a'), 256), { logger }, { pollMs: 200 });
     instances.push(a);
-    const b = await startInstance(configFor(userUrl(db.url, 'wsag_b')), { logger }, { pollMs: 200 });
+    const b = await startInstance(instanceConfig(userUrl(db.url, 'wsag_b'), 256), { logger }, { pollMs: 200 });
     instances.push(b);
     expect([a.role(), b.role()]).toEqual(['leader', 'standby']);
 

@@ -11,8 +11,7 @@ const socketErrors = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'
  * True when `error` says the database cannot be reached (restarting, stopped, the connection cut), not that a statement
  * failed.
  */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  if (error instanceof WsagError) return false; // already said in our words
+function isDatabaseUnavailable(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown } | undefined;
   if (typeof e?.code === 'string' && (unavailableStates.test(e.code) || socketErrors.has(e.code))) return true;
   return typeof e?.message === 'string' && /Connection terminated|not queryable|connection error/i.test(e.message);
@@ -23,10 +22,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
  * anything may have been stored (a commit whose answer was lost may have happened); other errors as they are.
  */
 export function unavailableOr(error: unknown, whileCommitting: boolean): unknown {
+  if (error instanceof WsagError) return error; // already said in our words
   const cause = error instanceof Error ? error.message : String(error);
   // disk_full: a statement could not extend a file and failed, its transaction with it (a commit that cannot write
   // its log is a PANIC, a restart, not this error), so nothing was stored, even in the batch sent with the COMMIT.
-  if ((error as { code?: unknown } | undefined)?.code === '53100' && !(error instanceof WsagError))
+  if ((error as { code?: unknown } | undefined)?.code === '53100')
     return new ServiceUnavailable(
       "the database's disk is full: nothing was stored; try again once the site has made room",
       `PostgreSQL: ${cause}`,
