@@ -97,8 +97,8 @@ export class SlurmReservations {
       if (startAgrees && current.end.getTime() === r.end.getTime() && current.nodes.join(',') === r.nodes.join(','))
         continue;
       const args = ['update', `ReservationName=${name}`, `EndTime=${slurmTime(r.end)}`, `Nodes=${r.nodes.join(',')}`];
-      if (!startAgrees) args.push(`StartTime=${startTime(r.start, now)}`);
-      await attempt(name, report.updated, () => this.cli.run('scontrol', args));
+      if (startAgrees) await attempt(name, report.updated, () => this.cli.run('scontrol', args));
+      else await attempt(name, report.updated, () => this.moveStart(args, startTime(r.start, now)));
     }
     for (const [name, r] of want) {
       if (have.has(name)) continue;
@@ -115,6 +115,19 @@ export class SlurmReservations {
       );
     }
     return report;
+  }
+
+  /**
+   * Moves a reservation's start with its end and nodes. `now` was read before Slurm was asked, so the start read
+   * as ahead may have passed meanwhile; Slurm then refuses any new start, and the reservation keeps the one it has.
+   */
+  private async moveStart(args: string[], start: string): Promise<void> {
+    try {
+      await this.cli.run('scontrol', [...args, `StartTime=${start}`]);
+    } catch (error) {
+      if (!/Reservation already started/i.test((error as Error).message)) throw error;
+      await this.cli.run('scontrol', args);
+    }
   }
 }
 

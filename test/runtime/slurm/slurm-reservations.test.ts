@@ -131,4 +131,22 @@ describe.skipIf(skipSlurm)('reconciling Slurm with the plan', () => {
     });
     expect(await reservations.owned()).toEqual([]);
   });
+
+  it('a reservation that began between reading it and moving it keeps its start; its end and nodes still follow', async () => {
+    const begins = new Date(Math.ceil(Date.now() / 1000) * 1000 + 2_000);
+    const read = new Date();
+    const r = { name: 'wsag_d_0', nodes: ['n1'], start: begins, end: soon(30) };
+    await reservations.reconcile([r], read);
+    while (Date.now() < begins.getTime() + 1_500) await new Promise((wake) => setTimeout(wake, 250));
+    // The plan, as of `read` (before the reservation began), wants it from now on two nodes and longer.
+    const moved = { ...r, nodes: ['n1', 'n2'], start: new Date(read.getTime() - 1_000), end: soon(40) };
+    expect(await reservations.reconcile([moved], read)).toEqual({
+      created: [],
+      updated: ['wsag_d_0'],
+      deleted: [],
+      failed: [],
+    });
+    expect(await reservations.owned()).toEqual([{ ...moved, start: begins }]);
+    await reservations.reconcile([], new Date());
+  });
 });
