@@ -2,6 +2,7 @@ import type { ClusterDescription } from '../scheduler/model.js';
 import { fcfsBackfill, type BaselineOutcome } from './fcfs-backfill.js';
 import type { SimReport } from './report.js';
 import type { SimulatedPeersConfig } from './peers.js';
+import type { RefusedRequests } from './events.js';
 import { runSimulation, simulate } from './simulator.js';
 import { youngDalyIntervalSeconds } from '../scheduler/checkpoint-plan.js';
 import { shapeOf } from '../scheduler/job-timing.js';
@@ -28,11 +29,19 @@ export interface BaselineComparison {
   runs: BaselineOutcome[];
 }
 
+export interface BaselineOptions {
+  /** Our scheduler also migrates to these peers. */
+  peers?: SimulatedPeersConfig;
+  /** What users of refused SLA requests do, in every run that plans (SimOptions). */
+  refused?: RefusedRequests;
+}
+
 export async function compareBaselines(
   workload: Workload,
   cluster: ClusterDescription,
-  peers?: SimulatedPeersConfig,
+  { peers, refused }: BaselineOptions = {},
 ): Promise<BaselineComparison> {
+  const plan = (w: Workload, c: ClusterDescription) => simulate(w, c, { jobs: true, ...(refused ? { refused } : {}) });
   const sla = (kind: string) => kind === 'deadline' || kind === 'reservation';
   const noCheckpoints: Workload = {
     ...workload,
@@ -56,43 +65,38 @@ export async function compareBaselines(
     runs: [
       outcome(
         `planning with checkpoints (ours${peers ? ', migrating to peers' : ''})`,
-        await runSimulation(workload, cluster, { jobs: true, ...(peers ? { peers } : {}) }),
+        await runSimulation(workload, cluster, {
+          jobs: true,
+          ...(peers ? { peers } : {}),
+          ...(refused ? { refused } : {}),
+        }),
       ),
-      outcome('no checkpoints (every SLA job Legacy)', simulate(noCheckpoints, cluster, { jobs: true })),
+      outcome('no checkpoints (every SLA job Legacy)', plan(noCheckpoints, cluster)),
       outcome(
         'fixed-interval checkpoints (one an hour)',
-        simulate(
+        plan(
           everyJob(() => 1),
           cluster,
-          { jobs: true },
         ),
       ),
       outcome(
         "Young/Daly's interval at the site's failure rate",
-        simulate(
+        plan(
           everyJob((j) => youngDalyPerHour(j, cluster)),
           cluster,
-          { jobs: true },
         ),
       ),
-      outcome(
-        'thesis optimum for every job (3.16)',
-        simulate(workload, withTiming({ checkpointsByNeed: false }), { jobs: true }),
-      ),
+      outcome('thesis optimum for every job (3.16)', plan(workload, withTiming({ checkpointsByNeed: false }))),
       outcome(
         'fewest checkpoints that keep the promise, alone',
-        simulate(
+        plan(
           workload,
           withTiming({ checkpointsByNeed: true, nodeFailuresPerDay: 0, nodeFailuresPriorNodeDays: Infinity }),
-          { jobs: true },
         ),
       ),
       fcfsBackfill(workload, cluster),
       {
-        ...outcome(
-          'duplicate cluster (no failures felt)',
-          simulate({ ...workload, failures: [] }, cluster, { jobs: true }),
-        ),
+        ...outcome('duplicate cluster (no failures felt)', plan({ ...workload, failures: [] }, cluster)),
         extraNodes: cluster.nodes.length,
       },
     ],
@@ -216,13 +220,13 @@ export async function sweepLoads(
   workload: Workload,
   cluster: ClusterDescription,
   loads: readonly number[],
-  peers?: SimulatedPeersConfig,
+  options: BaselineOptions = {},
 ): Promise<LoadSweep> {
   const out: LoadSweep['loads'] = [];
   for (const load of loads)
     out.push({
       load,
-      comparison: await compareBaselines(atOfferedLoad(workload, cluster.nodes.length, load), cluster, peers),
+      comparison: await compareBaselines(atOfferedLoad(workload, cluster.nodes.length, load), cluster, options),
     });
   return { loads: out };
 }

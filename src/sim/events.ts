@@ -13,7 +13,15 @@ export interface SimOptions {
   jobs?: boolean;
   /** Migrate to these simulated peers (only with `runSimulation`). */
   peers?: SimulatedPeersConfig;
+  /**
+   * What the user of a refused SLA request does: leaves with it (the default), or submits the same job to the site's
+   * queue as best-effort work, as a user of a batch queue without SLAs would.
+   */
+  refused?: RefusedRequests;
 }
+
+export type RefusedRequests = 'leave' | 'queue';
+export const refusedRequests: readonly RefusedRequests[] = ['leave', 'queue'];
 
 export interface SimProgress {
   /** Jobs with a final outcome (rejected, completed, dropped). */

@@ -39,7 +39,8 @@ export function formatReport(report: SimReport, options: { limit?: number } = {}
     [
       'SLA acceptance',
       `${a.slaAccepted} of ${a.slaRequests} reservation and deadline requests (${pct(a.rate)})` +
-        `${a.bestEffortRejected ? `; ${a.bestEffortRejected} best-effort/background refused` : ''}`,
+        `${a.bestEffortRejected ? `; ${a.bestEffortRejected} best-effort/background refused` : ''}` +
+        `${a.refusedQueued ? `; ${a.refusedQueued} refused jobs queued as best-effort instead` : ''}`,
     ],
     [
       'utilisation',

@@ -1,5 +1,6 @@
 /** The simulator (`wsag sim`): workload and cluster inputs, the simulation, its report. */
 export { simulate, runSimulation, type SimOptions, type SimProgress } from './simulator.js';
+export { refusedRequests, type RefusedRequests } from './events.js';
 export { liabilityOf, type LiabilityFacts } from './liability.js';
 export { parseSimulatedPeers, type SimulatedPeersConfig, type SimulatedPeerTerms } from './peers.js';
 export { SimulatedPeers, type PeerBooking, type PeerActivity } from './simulated-peers.js';

@@ -76,6 +76,7 @@ export class SimOutcomes {
       status: 'rejected',
       arrival: input.arrival,
       ...(input.deadline !== undefined ? { deadline: input.deadline } : {}),
+      ...(input.queuedFor !== undefined ? { queuedFor: input.queuedFor } : {}),
       checkpoints: 0,
       pieces: 0,
       restarts: 0,

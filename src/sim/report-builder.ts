@@ -110,6 +110,7 @@ export function buildReport(f: RunTotals): SimReport {
       slaRejected: sla.length - slaAccepted,
       rate: sla.length > 0 ? round(slaAccepted / sla.length, 6) : 1,
       bestEffortRejected: outcomes.filter((o) => !slaKinds.includes(o.kind) && o.status === 'rejected').length,
+      refusedQueued: outcomes.filter((o) => o.queuedFor !== undefined).length,
     },
     utilisation: {
       capacityNodeSeconds: capacityMs / 1000,

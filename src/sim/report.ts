@@ -25,6 +25,8 @@ export interface SimReport {
     slaRejected: number;
     rate: number;
     bestEffortRejected: number;
+    /** Refused SLA requests whose jobs ran as best-effort work instead (`refused: 'queue'`). */
+    refusedQueued: number;
   };
   utilisation: Utilisation;
   deadlines: { accepted: number; met: number; missed: number; open: number };
@@ -194,6 +196,8 @@ export interface JobOutcome {
   /** Completion (or when it left the plan), seconds. */
   end?: number;
   deadline?: number;
+  /** A best-effort job submitted to the queue after this SLA request was refused (`refused: 'queue'`). */
+  queuedFor?: string;
   met?: boolean;
   honoured?: boolean;
   violation?: ViolationType;

@@ -11,7 +11,7 @@ import { SimulatedPeers } from './simulated-peers.js';
 import { DynamicEvents, externalEvents, type External, type SimOptions } from './events.js';
 import { buildReport, slaKinds } from './report-builder.js';
 import { SimOutcomes, type Track } from './outcomes.js';
-import type { Workload, WorkloadJob } from './workload.js';
+import { queuedId, type Workload, type WorkloadJob } from './workload.js';
 
 /**
  * What a simulation keeps and concludes: its units of time, jobs finished here or at a peer, migrations to peers, and
@@ -271,9 +271,10 @@ export abstract class SimulationBook {
       end,
       endSeconds: this.seconds(end),
       stoppedBy,
-      // In workload order; with --until, jobs that had not arrived yet are left out.
+      // In workload order, a refused request's queued job after it; with --until, jobs that had not arrived yet are
+      // left out.
       outcomes: this.workload.jobs
-        .map((j) => this.results.outcomes.get(j.id))
+        .flatMap((j) => [this.results.outcomes.get(j.id), this.results.outcomes.get(queuedId(j.id))])
         .filter((o): o is JobOutcome => o !== undefined),
       violations: this.results.violations,
       counters: this.counters,

@@ -6,7 +6,7 @@ import type { Dynamic, External, SimOptions } from './events.js';
 export type { SimOptions, SimProgress } from './events.js';
 import { completionOf } from './plan-points.js';
 import type { Track } from './outcomes.js';
-import type { Workload, WorkloadJob } from './workload.js';
+import { queuedId, type Workload, type WorkloadJob } from './workload.js';
 import { SimulationBook } from './simulation-book.js';
 
 /**
@@ -53,6 +53,9 @@ export async function runSimulation(
 }
 
 class Simulation extends SimulationBook {
+  /** Refused SLA requests whose jobs went to the queue as best-effort work (`refused: 'queue'`). */
+  private queuedAfterRefusal = 0;
+
   /** The event loop; it yields the time of each point where the Migration Controller is to run (with peers only). */
   *steps(): Generator<Instant, SimReport, void> {
     let next = 0;
@@ -68,7 +71,8 @@ class Simulation extends SimulationBook {
       if (!ext && !dyn) break;
       // Every job settled: failures and repairs still to come change nothing the report counts, and the run's
       // span (the utilisation's denominator) ends with the last job.
-      if (this.until === undefined && this.results.settled === this.workload.jobs.length) break;
+      if (this.until === undefined && this.results.settled === this.workload.jobs.length + this.queuedAfterRefusal)
+        break;
       // Only the ends of failure blocks are left: nothing planned can change any more.
       if (!ext && dyn?.type === 'renewal' && this.idle()) break;
       if (!ext && drainLimit === Number.POSITIVE_INFINITY) drainLimit = this.drainLimit();
@@ -122,7 +126,7 @@ class Simulation extends SimulationBook {
   private progress(done: boolean): void {
     this.options.onProgress?.({
       settled: this.results.settled,
-      total: this.workload.jobs.length,
+      total: this.workload.jobs.length + this.queuedAfterRefusal,
       simulatedSeconds: this.seconds(this.now),
       events: this.events,
       done,
@@ -218,6 +222,10 @@ class Simulation extends SimulationBook {
     const decision = this.pm.admit(spec, t);
     if (!decision.accepted) {
       this.results.record({ ...this.results.base(input), status: 'rejected', reason: decision.reason });
+      if (this.options.refused === 'queue' && (input.kind === 'deadline' || input.kind === 'reservation')) {
+        this.queuedAfterRefusal++;
+        this.arrive(queuedInstead(input), t);
+      }
       return;
     }
     const job = decision.job;
@@ -324,4 +332,20 @@ class Simulation extends SimulationBook {
   // ---------------------------------------------------------------- outcomes
 
   // ---------------------------------------------------------------- report
+}
+
+/**
+ * The job of a refused SLA request as its user submits it to the queue instead: best-effort, no deadline, window or
+ * penalty, checkpointed if it asked for any fault tolerance; its outcome names the request it stands for.
+ */
+function queuedInstead(input: WorkloadJob): WorkloadJob {
+  const { deadline: _deadline, window: _window, ...job } = input;
+  return {
+    ...job,
+    id: queuedId(input.id),
+    kind: 'best-effort',
+    level: input.level === 'Legacy' ? 'Legacy' : 'Standard',
+    penalty: 0,
+    queuedFor: input.id,
+  };
 }

@@ -49,7 +49,12 @@ export interface WorkloadJob {
   migration?: MigrationScope;
   /** The virtual organisation the job is charged to (VO usage SLAs, `wsag sim --vo-policy`). */
   vo?: string;
+  /** Set by the simulator: the refused SLA request whose job this is, submitted to the queue instead. */
+  queuedFor?: string;
 }
+
+/** The id of the job a refused SLA request's user submits to the queue instead (`refused: 'queue'`). */
+export const queuedId = (requestId: string): string => `${requestId}/queued`;
 
 export interface WorkloadFailure {
   /** Seconds from the start. */

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { atOfferedLoad, compareBaselines, loadInputs, parseCluster, parseWorkload } from '../../src/sim/index.js';
+import {
+  atOfferedLoad,
+  compareBaselines,
+  loadInputs,
+  parseCluster,
+  parseWorkload,
+  simulate,
+} from '../../src/sim/index.js';
 import { fcfsBackfill } from '../../src/sim/fcfs-backfill.js';
 import { wsag } from '../cli/support.js';
 
@@ -164,5 +171,51 @@ describe('the load sweep', () => {
     expect((await wsag(['sim', '--workload', 'workloads/small.json', '--baselines', '--loads', '0,1'])).err[0]).toMatch(
       /^error: --loads expects offered loads above 0/,
     );
+  });
+});
+
+describe('refused requests', () => {
+  // Two 4-node reservations over the same window on 4 nodes: the second is refused.
+  const workload = parseWorkload({
+    jobs: [
+      { id: 'a', arrival: 0, kind: 'reservation', level: 'Legacy', nodes: 4, window: { start: 100, end: 1100 } },
+      { id: 'b', arrival: 10, kind: 'reservation', level: 'Standard', nodes: 4, window: { start: 100, end: 1100 } },
+      { id: 'c', arrival: 20, kind: 'best-effort', nodes: 1, estimate: 100 },
+    ],
+  });
+
+  it('leave with their users by default; queued, the job runs as best-effort work after the others', () => {
+    const left = simulate(workload, cluster, { jobs: true });
+    expect(left.acceptance).toMatchObject({ slaRequests: 2, slaAccepted: 1, refusedQueued: 0 });
+    expect(left.jobs?.map((j) => [j.id, j.status])).toEqual([
+      ['a', 'completed'],
+      ['b', 'rejected'],
+      ['c', 'completed'],
+    ]);
+
+    const queued = simulate(workload, cluster, { jobs: true, refused: 'queue' });
+    // Acceptance is what admission decided; the refused request's job is a best-effort job of its own.
+    expect(queued.acceptance).toMatchObject({ slaRequests: 2, slaAccepted: 1, refusedQueued: 1 });
+    const job = queued.jobs?.find((j) => j.id === 'b/queued');
+    expect(job).toMatchObject({ kind: 'best-effort', level: 'Standard', status: 'completed', queuedFor: 'b' });
+    expect(job?.start).toBeGreaterThanOrEqual(1100);
+    expect(queued.utilisation.usefulNodeSeconds).toBe(left.utilisation.usefulNodeSeconds + 4 * 1000);
+    expect(queued.requests.total.requests).toBe(4);
+  });
+
+  it('wsag sim --refused queue, and a named refusal of anything else', async () => {
+    const text = await wsag(['sim', '--workload', 'workloads/small.json', '--refused', 'queue']);
+    expect(text.code).toBe(0);
+    const bad = await wsag(['sim', '--workload', 'workloads/small.json', '--refused', 'retry']);
+    expect(bad.err[0]).toBe('error: --refused expects leave or queue, got "retry"');
+    const pricing = await wsag([
+      'sim',
+      '--workload',
+      'workloads/small.json',
+      '--refused',
+      'queue',
+      '--compare-pricing',
+    ]);
+    expect(pricing.err[0]).toBe('error: --refused applies to plain runs, --compare-migration and --baselines');
   });
 });

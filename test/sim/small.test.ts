@@ -43,6 +43,7 @@ describe('workloads/small.json (hand-checked)', () => {
       slaRejected: 3,
       rate: 0.625,
       bestEffortRejected: 0,
+      refusedQueued: 0,
     });
     expect(report.rejected).toEqual([
       {

@@ -18,6 +18,8 @@ import {
   runShareAccuracy,
   runSimulation,
   WorkloadError,
+  refusedRequests,
+  type RefusedRequests,
   type SimOptions,
   type SimProgress,
   type SimReport,
@@ -37,7 +39,8 @@ export const simCommand: Command = {
     'wsag sim --workload FILE[.swf] [--cluster FILE] [--swf-rules FILE] [--failures FILE.csv | --failure-rate ' +
     'R [--failure-shape K]] [--peers FILE [--compare-migration] | --vo-policy FILE | --compare-pricing ' +
     '[--flexible SHARE] [--price-curve CURVE] | --interactive SHARE [--start-within SECONDS] [--session-nodes N] ' +
-    '[--session-minutes M] [--warm-nodes N] | --baselines [--loads L,L,...]] [--until SECONDS] [--jobs] ' +
+    '[--session-minutes M] [--warm-nodes N] | --baselines [--loads L,L,...]] [--refused leave|queue] ' +
+    '[--until SECONDS] [--jobs] ' +
     '[--progress|--no-progress] [--json]',
   description: [
     'Simulates the planning scheduler without a server: the jobs of a workload arrive at their',
@@ -65,7 +68,9 @@ export const simCommand: Command = {
     'workload file ending in .swf (or .swf.gz, as the archive publishes it) is a trace in the',
     'Standard Workload Format of the Parallel Workloads Archive, turned into requests by',
     'documented rules (docs/scheduler.md, "Real traces"); --failures reads node failures from',
-    'a CSV file, --failure-rate draws them.',
+    'a CSV file, --failure-rate draws them. --refused queue: the user of a refused SLA request',
+    'submits the same job to the queue as best-effort work (as every job runs under FCFS + EASY);',
+    'by default the user leaves with it.',
   ],
   optionHelp: [
     '  --workload FILE    the workload (JSON): jobs and failure events, times in seconds',
@@ -92,6 +97,8 @@ export const simCommand: Command = {
     "  --session-nodes N, --session-minutes M  with --interactive: cap each session's nodes and length",
     '  --warm-nodes N     with --interactive: nodes kept prepared for sessions, the last N (default a tenth of',
     '                     the cluster, unless its file marks warm nodes)',
+    '  --refused WHAT     what the users of refused SLA requests do: leave (the default) or queue (their jobs ' +
+      'run as best-effort work); with plain runs, --compare-migration and --baselines',
     '  --until SECONDS    stop the simulation at this time; jobs still planned are reported open',
     "  --jobs             also list every job's outcome",
     '  --progress         show progress on stderr even when it is not a terminal (one line per 10 %)',
@@ -124,6 +131,7 @@ export const simCommand: Command = {
     interactive: { type: 'string' },
     'warm-nodes': { type: 'string' },
     baselines: { type: 'boolean' },
+    refused: { type: 'string' },
     loads: { type: 'string' },
     'start-within': { type: 'string' },
     'session-nodes': { type: 'string' },
@@ -140,6 +148,12 @@ export const simCommand: Command = {
     const until = untilOption(args);
     if (args.flag('progress') && args.flag('no-progress'))
       throw new UsageError('give --progress or --no-progress, not both');
+    const refusedText = args.string('refused');
+    if (refusedText !== undefined && !refusedRequests.includes(refusedText as RefusedRequests))
+      throw new UsageError(`--refused expects leave or queue, got "${refusedText}"`);
+    const refused = refusedText as RefusedRequests | undefined;
+    if (refused && ['compare-pricing', 'interactive', 'vo-policy'].some((o) => args.flag(o) || args.string(o)))
+      throw new UsageError('--refused applies to plain runs, --compare-migration and --baselines');
     const peersFile = args.string('peers');
     const compare = args.flag('compare-migration');
     if (compare && peersFile === undefined)
@@ -200,12 +214,12 @@ export const simCommand: Command = {
             `--loads expects offered loads above 0 and at most 2, separated by commas (0.7,0.8,0.9), got ` +
               `"${loadsText}"`,
           );
-        const sweep = await sweepLoads(inputs.workload, inputs.cluster, loads, peers);
+        const sweep = await sweepLoads(inputs.workload, inputs.cluster, loads, dropUndefined({ peers, refused }));
         if (args.flag('json')) return printJson(ctx.out, sweep);
         for (const line of formatLoadSweep(sweep, inputs.workload.currency)) ctx.out(line);
         return;
       }
-      const comparison = await compareBaselines(inputs.workload, inputs.cluster, peers);
+      const comparison = await compareBaselines(inputs.workload, inputs.cluster, dropUndefined({ peers, refused }));
       if (args.flag('json')) return printJson(ctx.out, comparison);
       for (const line of formatBaselines(comparison, inputs.workload.currency)) ctx.out(line);
       return;
@@ -274,6 +288,7 @@ export const simCommand: Command = {
         ...(until !== undefined ? { untilSeconds: until } : {}),
         ...(progress ? { onProgress: progress } : {}),
         ...(withPeers ? { peers: withPeers } : {}),
+        ...(refused ? { refused } : {}),
         jobs: args.flag('jobs'),
       };
       return runSimulation(inputs.workload, inputs.cluster, options);
