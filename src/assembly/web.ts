@@ -92,6 +92,7 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime): {
     metrics: base.observed.metrics,
     events: base.observed.events,
     ...(base.parts.cluster ? { cluster: base.parts.cluster } : {}),
+    lifecycle: { factory: services.factory, templates: base.templates },
     ...(store
       ? { history: (id: string) => new AuditService({ audit: store.audit, agreements: repository }).history(id) }
       : {}),

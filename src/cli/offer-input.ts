@@ -5,9 +5,9 @@ import { offerFromTemplate, type OfferSetting } from '../xml/offer-from-template
 import type { OptionsConfig } from './command.js';
 import type { Args } from './context.js';
 import { CliError, UsageError } from './errors.js';
-import { didYouMean } from './suggest.js';
-import { itemValueProblem, settable, windowSettings } from './item-values.js';
-import { pickTemplate, summarizeTemplate, type TemplateSummary } from './template-summary.js';
+import { didYouMean } from '../domain/suggest.js';
+import { checkedSettings, TemplateValueError } from '../xml/item-values.js';
+import { summarizeTemplate, type TemplateSummary } from '../xml/template-summary.js';
 
 /** `--template NAME [--set LOCATION=VALUE ...]`: how every command that sends an offer describes it. */
 
@@ -56,8 +56,13 @@ export async function templateOffer(
   additions: OfferAdditions = {},
 ): Promise<{ template: TemplateSummary; offer: string }> {
   const template = pickTemplate((await client.templates()).map(summarizeTemplate), ref);
-  const resolved = windowSettings(template, settings);
-  checkItemNames(template, resolved);
+  let resolved: OfferSetting[];
+  try {
+    resolved = checkedSettings(template, settings, '--set ');
+  } catch (error) {
+    if (error instanceof TemplateValueError) throw new CliError(error.message);
+    throw error;
+  }
   let offer = offerFromTemplate(template.xml, resolved);
   try {
     if (additions.application) offer = withApplication(offer, additions.application);
@@ -138,29 +143,16 @@ export function splitPoints(text: string, separator: string): number[] {
   return points;
 }
 
-/**
- * A bare name must be an Item of the template that a value can set (as XPath it would
- * select nothing useful), and the value one the Item takes, said in plain words if not.
- */
-function checkItemNames(template: TemplateSummary, settings: OfferSetting[]): void {
-  const names = itemNames(template);
-  for (const { location, value } of settings) {
-    if (!/^[A-Za-z_][\w.-]*$/.test(location)) continue;
-    const item = template.items.find((i) => i.name === location && settable(i));
-    if (!item)
-      throw new CliError(
-        `--set ${location}: template ${template.name} has no Item "${location}" to set` +
-          `${didYouMean(location, names)}; its Items are: ${names.join(', ') || 'none'}`,
-      );
-    const problem = itemValueProblem(item, value);
-    if (problem) throw new CliError(`--set ${problem}`);
-  }
-}
-
-/** The names `--set` takes for a template: its settable Items, and a reservation's StartTime, EndTime and Duration. */
-export function itemNames(template: TemplateSummary): string[] {
-  const names = template.items.filter(settable).map((i) => i.name);
-  return template.window
-    ? [...names, ...['StartTime', 'EndTime', 'Duration'].filter((n) => !names.includes(n))]
-    : names;
+/** The template whose Name, or else TemplateId, is `ref`; otherwise a message listing what the server offers. */
+export function pickTemplate(templates: TemplateSummary[], ref: string): TemplateSummary {
+  const found = templates.find((t) => t.name === ref) ?? templates.find((t) => t.id === ref);
+  if (found) return found;
+  if (templates.length === 0) throw new CliError(`no template "${ref}": the server offers no templates`);
+  const offered = templates.map((t) => `${t.name} (id ${t.id})`).join(', ');
+  throw new CliError(
+    `no template named "${ref}"${didYouMean(
+      ref,
+      templates.map((t) => t.name),
+    )}; the server offers: ${offered}`,
+  );
 }

@@ -31,7 +31,7 @@ import { templatesCommand } from './commands/templates.js';
 import { terminateCommand } from './commands/terminate.js';
 import { Args, type CommandContext, type Env } from './context.js';
 import { CliError, exitCodes, UsageError } from './errors.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../domain/suggest.js';
 
 export const commands: Command[] = [
   serveCommand,

@@ -20,6 +20,8 @@ import type { AgreementSignatureVerifier, AuditEntry } from '../engine/ports.js'
 import type { Subscription } from '../engine/execution/index.js';
 import { soapPostsFirst, soapRouter, type EndpointOptions } from '../soap/http-endpoint.js';
 import { accountsRouter } from './accounts.js';
+import { lifecycleRouter, type LifecycleOptions } from './lifecycle.js';
+import { openApiDocument } from './openapi/document.js';
 import { usageRouter } from './usage.js';
 import { voRouter } from './vo.js';
 import { pricesRouter } from './prices.js';
@@ -76,6 +78,8 @@ export interface AppOptions extends EndpointOptions {
   history?: (agreementId: string) => Promise<AuditEntry[]>;
   /** Who plans, on an instance of a cluster (/api/cluster); absent: a single server. */
   cluster?: () => ClusterState;
+  /** The agreement lifecycle over JSON (templates, create, terminate): what the SOAP ports call. */
+  lifecycle?: Pick<LifecycleOptions, 'factory' | 'templates'>;
 }
 
 /** The dashboard's pages (ui/ in the package). */
@@ -94,6 +98,10 @@ export function createApp(options: AppOptions): RequestListener & { routes(): Ro
   );
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
+  });
+  const openApi = JSON.stringify(openApiDocument());
+  app.get('/api/openapi.json', (_req, res) => {
+    res.type('application/json').send(openApi);
   });
   const caller = (req: Request): Caller => options.identify(req, undefined, options.now());
   const fail = (res: Response, what: string, error: unknown): void => sendProblem(res, error, what, options.logger);
@@ -313,6 +321,20 @@ export function createApp(options: AppOptions): RequestListener & { routes(): Ro
       ),
     );
   }
+  if (options.lifecycle)
+    app.use(
+      lifecycleRouter(
+        {
+          ...options.lifecycle,
+          agreements: options.agreements,
+          maxBodyBytes: options.maxBodyBytes,
+          baseUrl: (req) => options.baseUrl(req),
+          now: options.now,
+        },
+        caller,
+        options.logger,
+      ),
+    );
   if (options.accounts) app.use(accountsRouter(options.accounts, caller, options.logger));
   if (options.usage) app.use(usageRouter(options.usage, caller, options.logger));
   app.use(voRouter(options.shares, caller, options.now, options.logger));

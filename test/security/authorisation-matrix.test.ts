@@ -166,6 +166,15 @@ const offer = async (c: WsagClient) => {
   const start = Date.now() + (3 + offers++) * 3600_000;
   return reservationOffer(c, 1, new Date(start), new Date(start + 3600_000));
 };
+/** The same reservations as `offer`, over JSON: a template and its items. */
+const jsonReservation = () => {
+  const start = Date.now() + (3 + offers++) * 3600_000;
+  const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return {
+    template: 'advance-reservation',
+    items: { NodeCount: 1, StartTime: iso(start), EndTime: iso(start + 3600_000) },
+  };
+};
 const decide = (name: 'Accept' | 'Reject') =>
   soap(async (c, f) =>
     c.call(
@@ -253,6 +262,21 @@ const table: Record<string, Row> = {
     }),
   },
   'GET /api/negotiations': { rule: 'party', call: http('GET', () => '/api/negotiations'), hides: (f) => f.negotiation },
+  'GET /api/openapi.json': { rule: 'public', call: http('GET', () => '/api/openapi.json') },
+  'GET /api/templates': { rule: 'party', call: http('GET', () => '/api/templates') },
+  'GET /api/templates/:id': { rule: 'party', call: http('GET', () => '/api/templates/deadline-job') },
+  'GET /api/templates/:id/document': { rule: 'party', call: http('GET', () => '/api/templates/deadline-job/document') },
+  'POST /api/agreements': {
+    rule: 'party',
+    call: http('POST', () => '/api/agreements', {
+      body: () => JSON.stringify(jsonReservation()),
+      type: 'application/json',
+    }),
+  },
+  'POST /api/agreements/:id/terminate': {
+    rule: 'owner',
+    call: http('POST', async (f) => `/api/agreements/${await f.fresh()}/terminate`),
+  },
   'GET /api/negotiations/:id': { rule: 'owner', call: http('GET', (f) => `/api/negotiations/${f.negotiation}`) },
   // Another party's bookings are busy time: nodes and times, no id.
   'GET /api/plan': { rule: 'party', call: http('GET', () => '/api/plan'), hides: (f) => f.agreement },

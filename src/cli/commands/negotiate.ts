@@ -15,7 +15,7 @@ import {
   templateOffer,
 } from '../offer-input.js';
 import { money, printJson, shortTime, table } from '../output.js';
-import { summarizeTemplate } from '../template-summary.js';
+import { summarizeTemplate } from '../../xml/template-summary.js';
 
 type Mode = 'advisory' | 'solicit' | 'accept' | 'terminate';
 const modes: Mode[] = ['advisory', 'solicit', 'accept', 'terminate'];

@@ -1,7 +1,7 @@
 import { jsonHelp, jsonOption, serverUrl, urlHelp, urlOption, type Command } from '../command.js';
 import { printJson, table } from '../output.js';
-import { settable, valuesInWords } from '../item-values.js';
-import { describeConstraint, summarizeTemplate } from '../template-summary.js';
+import { settable, valuesInWords } from '../../xml/item-values.js';
+import { describeConstraint, summarizeTemplate } from '../../xml/template-summary.js';
 
 export const templatesCommand: Command = {
   name: 'templates',

@@ -1,13 +1,11 @@
 import { XmlAttribute, XmlElement } from 'libxml2-wasm';
-import { elementChildren } from '../xml/item-constraint.js';
-import { withXml } from '../xml/libxml.js';
-import { compileLocation } from '../xml/location.js';
-import { selectInTemplate } from '../xml/offer-from-template.js';
-import { prefixes } from '../xml/namespaces.js';
-import { CliError } from './errors.js';
-import { didYouMean } from './suggest.js';
+import { elementChildren } from './item-constraint.js';
+import { withXml } from './libxml.js';
+import { compileLocation } from './location.js';
+import { selectInTemplate } from './offer-from-template.js';
+import { prefixes } from './namespaces.js';
 
-/** One creation-constraint Item of a template: what `--set NAME=VALUE` can change. */
+/** One creation-constraint Item of a template: what a value (`wsag create --set NAME=VALUE`, JSON `items`) sets. */
 export interface ItemSummary {
   name: string;
   /** The Location as written in the template (XPath over the offer, maybe with a `declare namespace` prologue). */
@@ -100,18 +98,4 @@ export function describeConstraint(constraint: ItemSummary['constraint']): strin
     .map((c) => (c.value === undefined ? c.facet : `${c.facet}=${c.value}`));
   if (enumeration.length) parts.unshift(`one of ${enumeration.join('|')}`);
   return parts.join(' ');
-}
-
-/** The template whose Name, or else TemplateId, is `ref`; otherwise a message listing what the server offers. */
-export function pickTemplate(templates: TemplateSummary[], ref: string): TemplateSummary {
-  const found = templates.find((t) => t.name === ref) ?? templates.find((t) => t.id === ref);
-  if (found) return found;
-  if (templates.length === 0) throw new CliError(`no template "${ref}": the server offers no templates`);
-  const offered = templates.map((t) => `${t.name} (id ${t.id})`).join(', ');
-  throw new CliError(
-    `no template named "${ref}"${didYouMean(
-      ref,
-      templates.map((t) => t.name),
-    )}; the server offers: ${offered}`,
-  );
 }

@@ -1,6 +1,11 @@
-import type { OfferSetting } from '../xml/offer-from-template.js';
-import { CliError } from './errors.js';
+import { didYouMean } from '../domain/suggest.js';
+import type { OfferSetting } from './offer-from-template.js';
 import type { ItemSummary, TemplateSummary } from './template-summary.js';
+
+/** A value a template's Item cannot take, or a name it has no Item for, in plain words. */
+export class TemplateValueError extends Error {
+  override name = 'TemplateValueError';
+}
 
 /** Content-model constraints (the Window, NodeCountForm): they shape an element, no value sets them. */
 const structural = new Set(['sequence', 'choice', 'all', 'group']);
@@ -78,23 +83,26 @@ export function windowSettings(template: TemplateSummary, settings: OfferSetting
   if (!window || (start === undefined && end === undefined && duration === undefined)) return settings;
   const time = (name: string, value: string) => {
     if (!isoTime.test(value.trim()))
-      throw new CliError(`${name} must be a date and time such as 2026-11-29T14:00:00Z; got '${value}'`);
+      throw new TemplateValueError(`${name} must be a date and time such as 2026-11-29T14:00:00Z; got '${value}'`);
     return Date.parse(value.trim());
   };
   const from = start !== undefined ? time('StartTime', start) : Date.parse(window.start);
   let to = end !== undefined ? time('EndTime', end) : from + (Date.parse(window.end) - Date.parse(window.start));
   if (duration !== undefined) {
-    if (end !== undefined) throw new CliError('give EndTime or Duration, not both: each sets where the window ends');
+    if (end !== undefined)
+      throw new TemplateValueError('give EndTime or Duration, not both: each sets where the window ends');
     const seconds = durationSeconds(duration);
     // The template's own Duration Item, if it has one, bounds the length.
     const bound = template.items.find((i) => i.name === 'Duration');
     const problem = bound && itemValueProblem({ ...bound, name: 'Duration (seconds)' }, String(seconds));
-    if (problem) throw new CliError(problem);
+    if (problem) throw new TemplateValueError(problem);
     to = from + seconds * 1000;
   }
   const iso = (ms: number) => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
   if (to <= from)
-    throw new CliError(`the window must end after it starts: EndTime ${iso(to)} is not after StartTime ${iso(from)}`);
+    throw new TemplateValueError(
+      `the window must end after it starts: EndTime ${iso(to)} is not after StartTime ${iso(from)}`,
+    );
   return [
     ...settings.filter((s) => !['StartTime', 'EndTime', 'Duration'].includes(s.location)),
     { location: '//arp:AllocationTimeConstraint/arp:StartTime', value: iso(from) },
@@ -110,5 +118,35 @@ function durationSeconds(text: string): number {
     ? Number(iso[1] ?? 0) * 86_400 + Number(iso[2] ?? 0) * 3600 + Number(iso[3] ?? 0) * 60 + Number(iso[4] ?? 0)
     : 0;
   if (seconds > 0) return seconds;
-  throw new CliError(`Duration must be a whole number of seconds or a duration such as PT2H; got '${text}'`);
+  throw new TemplateValueError(`Duration must be a whole number of seconds or a duration such as PT2H; got '${text}'`);
+}
+
+/**
+ * The settings a template takes, checked and resolved (a reservation's window by name): a bare name must be an Item of
+ * the template that a value can set (as XPath it would select nothing useful), and the value one the Item takes.
+ * `label` says where a setting came from in the messages (`--set `, `item `).
+ */
+export function checkedSettings(template: TemplateSummary, settings: OfferSetting[], label: string): OfferSetting[] {
+  const resolved = windowSettings(template, settings);
+  const names = itemNames(template);
+  for (const { location, value } of resolved) {
+    if (!/^[A-Za-z_][\w.-]*$/.test(location)) continue;
+    const item = template.items.find((i) => i.name === location && settable(i));
+    if (!item)
+      throw new TemplateValueError(
+        `${label}${location}: template ${template.name} has no Item "${location}" to set` +
+          `${didYouMean(location, names)}; its Items are: ${names.join(', ') || 'none'}`,
+      );
+    const problem = itemValueProblem(item, value);
+    if (problem) throw new TemplateValueError(`${label}${problem}`);
+  }
+  return resolved;
+}
+
+/** The names a template's values take: its settable Items, and a reservation's StartTime, EndTime and Duration. */
+export function itemNames(template: TemplateSummary): string[] {
+  const names = template.items.filter(settable).map((i) => i.name);
+  return template.window
+    ? [...names, ...['StartTime', 'EndTime', 'Duration'].filter((n) => !names.includes(n))]
+    : names;
 }

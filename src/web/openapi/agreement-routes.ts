@@ -1,0 +1,261 @@
+import { ref, type RouteDoc } from './route-doc.js';
+
+const id = '01a2277f-3cd0-73d5-a5d0-2a9bad43a43a';
+const agreement = {
+  id,
+  name: 'nightly-render',
+  state: 'Observed',
+  template: 'Batch job',
+  initiator: 'CN=alice,O=Grid',
+  guarantee: 'NotDetermined',
+  nodes: 4,
+  start: '2026-11-29T14:00:00Z',
+  end: '2026-11-29T16:00:00Z',
+  price: { amount: 8, currency: 'EUR' },
+  createdAt: '2026-11-29T13:58:02Z',
+  links: {
+    self: `/api/agreements/${id}`,
+    document: `/api/agreements/${id}/document`,
+    epr: 'https://wsag.example.org/wsag/Agreement',
+  },
+};
+const listing = [{ state: 'Open', limit: 100 }];
+const pageQuery = [
+  { name: 'limit', description: 'rows per page (at most 500)', schema: { type: 'integer', minimum: 1 } },
+  { name: 'after', description: 'where the page starts: the `after` of the Link header', schema: { type: 'string' } },
+];
+const stateQuery = (what: string) => ({
+  name: 'state',
+  description: `only ${what} in this state`,
+  schema: { type: 'string' },
+});
+const template = {
+  id: 'batch-1',
+  name: 'Batch job',
+  items: [{ name: 'Nodes', value: '1', settable: true, takes: 'a whole number from 1 to 64' }],
+  links: { self: '/api/templates/batch-1', document: '/api/templates/batch-1/document' },
+};
+
+/** Templates, agreements and negotiations: the lifecycle and what a party reads of it. */
+export const agreementRoutes: RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/api/templates',
+    operationId: 'listTemplates',
+    summary: 'the templates the server offers, with the Items a value can set and the values each takes',
+    rule: 'party',
+    tag: 'templates',
+    ok: { status: 200, description: 'the templates', schema: { type: 'object' }, example: { templates: [template] } },
+  },
+  {
+    method: 'get',
+    path: '/api/templates/:id',
+    operationId: 'getTemplate',
+    summary: 'one template, by TemplateId or Name',
+    rule: 'party',
+    tag: 'templates',
+    ok: { status: 200, description: 'the template', schema: ref('Template'), example: template },
+  },
+  {
+    method: 'get',
+    path: '/api/templates/:id/document',
+    operationId: 'getTemplateDocument',
+    summary: 'the template document as served now (application/xml)',
+    rule: 'party',
+    tag: 'templates',
+    ok: { status: 200, description: 'the template', contentType: 'application/xml', schema: { type: 'string' } },
+  },
+  {
+    method: 'get',
+    path: '/api/agreements',
+    operationId: 'listAgreements',
+    summary: "the caller's agreements (operators: all), oldest first",
+    rule: 'party',
+    tag: 'agreements',
+    query: [...pageQuery, stateQuery('agreements')],
+    ok: { status: 200, description: 'a page of agreements', schema: ref('Page'), example: [agreement] },
+  },
+  {
+    method: 'post',
+    path: '/api/agreements',
+    operationId: 'createAgreement',
+    summary: 'creates an agreement from a template and item values, or from an offer document (CreateAgreement)',
+    rule: 'party',
+    tag: 'agreements',
+    body: { schema: ref('CreateAgreement'), example: { template: 'Batch job', items: { Nodes: 4 } } },
+    ok: {
+      status: 201,
+      description: 'the agreement, Observed (or Pending)',
+      schema: ref('Agreement'),
+      example: agreement,
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/agreements/:id',
+    operationId: 'getAgreement',
+    summary: 'one agreement in full: terms, request, allocation, signatures and whether they verify, history',
+    rule: 'owner',
+    tag: 'agreements',
+    ok: { status: 200, description: 'the agreement', example: { agreement: { ...agreement }, history: [] } },
+  },
+  {
+    method: 'post',
+    path: '/api/agreements/:id/terminate',
+    operationId: 'terminateAgreement',
+    summary: 'terminates the agreement (Terminate): its capacity is freed, a running job stopped',
+    rule: 'owner',
+    tag: 'agreements',
+    ok: {
+      status: 200,
+      description: 'the agreement',
+      schema: ref('Agreement'),
+      example: { ...agreement, state: 'Terminated' },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/agreements/:id/document',
+    operationId: 'getAgreementDocument',
+    summary: 'the agreement document as stored, signed (application/xml)',
+    rule: 'owner',
+    tag: 'agreements',
+    ok: { status: 200, description: 'the signed document', contentType: 'application/xml', schema: { type: 'string' } },
+  },
+  {
+    method: 'put',
+    path: '/api/agreements/:id/countersignature',
+    operationId: 'countersignAgreement',
+    summary: "stores the initiator's countersignature (body: the countersigned document)",
+    rule: 'initiator',
+    tag: 'agreements',
+    body: {
+      schema: { type: 'string' },
+      example: '<wsag:Agreement ...>...</wsag:Agreement>',
+      contentType: 'application/xml',
+    },
+    ok: { status: 200, description: 'the agreement', example: agreement },
+  },
+  {
+    method: 'get',
+    path: '/api/agreements/:id/report',
+    operationId: 'getPostRuntimeReport',
+    summary: 'the post-runtime report once the job has ended; `?format=text` as written for people',
+    rule: 'owner',
+    tag: 'agreements',
+    query: [{ name: 'format', description: '`text` for the report as written for people', schema: { enum: ['text'] } }],
+    ok: { status: 200, description: 'the report', example: { format: 'wsag-post-runtime-report/1', agreementId: id } },
+  },
+  {
+    method: 'post',
+    path: '/api/agreements/:id/corrections',
+    operationId: 'correctVerdict',
+    summary: 'corrects a false violation: the term Fulfilled, its penalty withdrawn, audited',
+    rule: 'operator',
+    tag: 'agreements',
+    body: {
+      schema: {
+        type: 'object',
+        required: ['term', 'reason'],
+        properties: { term: { type: 'string' }, reason: { type: 'string' } },
+      },
+      example: { term: 'CompletionByDeadline', reason: 'the node failure was the site network, not the job' },
+    },
+    ok: {
+      status: 200,
+      description: 'the corrected terms',
+      example: { term: 'CompletionByDeadline', state: 'Fulfilled' },
+    },
+  },
+  ...(['accept', 'reject'] as const).map(
+    (decision): RouteDoc => ({
+      method: 'post',
+      path: `/api/agreements/:id/${decision}`,
+      operationId: `${decision}PendingAgreement`,
+      summary:
+        "the provider's decision on a pending agreement: " +
+        (decision === 'accept' ? 'Observed' : 'Rejected, its capacity freed'),
+      rule: 'operator',
+      tag: 'agreements',
+      ok: {
+        status: 200,
+        description: 'the agreement',
+        example: { ...agreement, state: decision === 'accept' ? 'Observed' : 'Rejected' },
+      },
+    }),
+  ),
+  {
+    method: 'get',
+    path: '/api/agreements/:id/subscriptions',
+    operationId: 'listSubscriptions',
+    summary: "the agreement's notification callbacks",
+    rule: 'owner',
+    tag: 'agreements',
+    ok: {
+      status: 200,
+      description: 'the callbacks',
+      example: [{ id: 's1', agreementId: id, url: 'https://broker.example.org/hook' }],
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/agreements/:id/subscriptions',
+    operationId: 'subscribe',
+    summary: "every change of the agreement's states is POSTed to `url`",
+    rule: 'owner',
+    tag: 'agreements',
+    body: {
+      schema: { type: 'object', required: ['url'], properties: { url: { type: 'string' } } },
+      example: { url: 'https://broker.example.org/hook' },
+    },
+    ok: {
+      status: 200,
+      description: 'the callback',
+      example: { id: 's1', agreementId: id, url: 'https://broker.example.org/hook' },
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/agreements/:id/subscriptions/:subscription',
+    operationId: 'unsubscribe',
+    summary: 'removes a callback',
+    rule: 'owner',
+    tag: 'agreements',
+    ok: { status: 204, description: 'removed' },
+  },
+  {
+    method: 'put',
+    path: '/api/agreements/:id/checkpoint',
+    operationId: 'uploadCheckpoint',
+    summary:
+      "a migrated job's checkpoint (octet stream, `x-checkpoint-sha256`), for an agreement whose offer declared " +
+      'sla:ResumesFromCheckpoint',
+    rule: 'owner',
+    tag: 'agreements',
+    body: {
+      schema: { type: 'string', contentMediaType: 'application/octet-stream' },
+      example: '...',
+      contentType: 'application/octet-stream',
+    },
+    ok: { status: 200, description: 'stored', example: { agreementId: id, sizeBytes: 1048576 } },
+  },
+  {
+    method: 'get',
+    path: '/api/negotiations',
+    operationId: 'listNegotiations',
+    summary: "the caller's negotiations with their offers, prices and holds",
+    rule: 'party',
+    tag: 'negotiations',
+    query: [...pageQuery, stateQuery('negotiations')],
+    ok: { status: 200, description: 'a page of negotiations', schema: ref('Page'), example: listing },
+  },
+  {
+    method: 'get',
+    path: '/api/negotiations/:id',
+    operationId: 'getNegotiation',
+    summary: 'one negotiation',
+    rule: 'owner',
+    tag: 'negotiations',
+    ok: { status: 200, description: 'the negotiation', example: { id: 'n1', state: 'Open', offers: [] } },
+  },
+];
