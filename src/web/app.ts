@@ -21,6 +21,7 @@ import type { Subscription } from '../engine/execution/index.js';
 import { soapPostsFirst, soapRouter, type EndpointOptions } from '../soap/http-endpoint.js';
 import { accountsRouter } from './accounts.js';
 import { lifecycleRouter, type LifecycleOptions } from './lifecycle.js';
+import { negotiationRouter } from './json-negotiations.js';
 import { openApiDocument } from './openapi/document.js';
 import { usageRouter } from './usage.js';
 import { voRouter } from './vo.js';
@@ -321,20 +322,18 @@ export function createApp(options: AppOptions): RequestListener & { routes(): Ro
       ),
     );
   }
-  if (options.lifecycle)
-    app.use(
-      lifecycleRouter(
-        {
-          ...options.lifecycle,
-          agreements: options.agreements,
-          maxBodyBytes: options.maxBodyBytes,
-          baseUrl: (req) => options.baseUrl(req),
-          now: options.now,
-        },
-        caller,
-        options.logger,
-      ),
-    );
+  if (options.lifecycle) {
+    const lifecycle = {
+      ...options.lifecycle,
+      agreements: options.agreements,
+      negotiations: options.negotiations,
+      maxBodyBytes: options.maxBodyBytes,
+      baseUrl: (req: Request) => options.baseUrl(req),
+      now: options.now,
+    };
+    app.use(lifecycleRouter(lifecycle, caller, options.logger));
+    app.use(negotiationRouter(lifecycle, caller, options.logger));
+  }
   if (options.accounts) app.use(accountsRouter(options.accounts, caller, options.logger));
   if (options.usage) app.use(usageRouter(options.usage, caller, options.logger));
   app.use(voRouter(options.shares, caller, options.now, options.logger));

@@ -1,6 +1,6 @@
 import { isFinal } from '../domain/agreement-state-machine.js';
 import type { Agreement } from '../domain/agreement.js';
-import type { Negotiation } from '../domain/negotiation.js';
+import type { Negotiation, NegotiationOfferRecord } from '../domain/negotiation.js';
 import { offerIdOfHoldKey } from '../domain/negotiation.js';
 import type { NodeView, PlanningService, ReplanSummary } from '../engine/planning/index.js';
 
@@ -47,6 +47,28 @@ function guaranteeOf(a: Agreement): 'Violated' | 'Fulfilled' | 'NotDetermined' |
   return states.every((s) => s === 'Fulfilled') ? 'Fulfilled' : 'NotDetermined';
 }
 
+/** A negotiation offer as the JSON face shows it: its states, price and the hold it keeps. */
+export function offerSummary(o: NegotiationOfferRecord) {
+  return {
+    offerId: o.offerId,
+    counterOfferTo: o.counterOfferTo,
+    creator: o.creator,
+    state: o.state,
+    expirationTime: o.expirationTime,
+    price: o.price,
+    note: o.note,
+    alternative: o.alternative,
+    hold: o.hold && {
+      ...o.hold.allocation,
+      expiresAt: o.hold.expiresAt,
+      state: o.hold.state,
+      fee: o.hold.fee,
+      charged: o.hold.charged,
+      endedAt: o.hold.endedAt,
+    },
+  };
+}
+
 export function negotiationSummary(n: Negotiation) {
   return {
     id: n.id,
@@ -58,24 +80,7 @@ export function negotiationSummary(n: Negotiation) {
     rounds: n.rounds,
     expiresAt: n.expiresAt,
     agreementCreated: n.agreementCreated,
-    offers: n.offers.map((o) => ({
-      offerId: o.offerId,
-      counterOfferTo: o.counterOfferTo,
-      creator: o.creator,
-      state: o.state,
-      expirationTime: o.expirationTime,
-      price: o.price,
-      note: o.note,
-      alternative: o.alternative,
-      hold: o.hold && {
-        ...o.hold.allocation,
-        expiresAt: o.hold.expiresAt,
-        state: o.hold.state,
-        fee: o.hold.fee,
-        charged: o.hold.charged,
-        endedAt: o.hold.endedAt,
-      },
-    })),
+    offers: n.offers.map(offerSummary),
     createdAt: n.createdAt,
   };
 }

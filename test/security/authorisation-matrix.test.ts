@@ -37,6 +37,8 @@ interface Fixtures {
   subscription: () => Promise<string>;
   pending: () => Promise<string>;
   fresh: () => Promise<string>;
+  /** A negotiation of alice's, and an Acceptable counter-offer in it. */
+  acceptable: () => Promise<{ negotiation: string; offer: string }>;
 }
 interface Row {
   rule: Rule;
@@ -277,6 +279,35 @@ const table: Record<string, Row> = {
     rule: 'owner',
     call: http('POST', async (f) => `/api/agreements/${await f.fresh()}/terminate`),
   },
+  'POST /api/negotiations': {
+    rule: 'party',
+    call: http('POST', () => '/api/negotiations', { body: () => '{}', type: 'application/json' }),
+  },
+  'POST /api/negotiations/:id/offers': {
+    rule: 'owner',
+    call: http('POST', (f) => `/api/negotiations/${f.negotiation}/offers`, {
+      body: () => JSON.stringify({ offers: [{ ...jsonReservation(), state: 'Advisory' }] }),
+      type: 'application/json',
+    }),
+  },
+  'POST /api/negotiations/:id/advertisements': {
+    rule: 'owner',
+    call: http('POST', (f) => `/api/negotiations/${f.negotiation}/advertisements`, {
+      body: () => JSON.stringify({ offers: [jsonReservation()] }),
+      type: 'application/json',
+    }),
+  },
+  'POST /api/negotiations/:id/offers/:offer/accept': {
+    rule: 'owner',
+    call: http('POST', async (f) => {
+      const { negotiation, offer } = await f.acceptable();
+      return `/api/negotiations/${negotiation}/offers/${offer}/accept`;
+    }),
+  },
+  'POST /api/negotiations/:id/terminate': {
+    rule: 'owner',
+    call: http('POST', async (f) => `/api/negotiations/${(await f.acceptable()).negotiation}/terminate`),
+  },
   'GET /api/negotiations/:id': { rule: 'owner', call: http('GET', (f) => `/api/negotiations/${f.negotiation}`) },
   // Another party's bookings are busy time: nodes and times, no id.
   'GET /api/plan': { rule: 'party', call: http('GET', () => '/api/plan'), hides: (f) => f.agreement },
@@ -485,6 +516,15 @@ beforeAll(async () => {
     },
     pending: async () => (await alice.createPendingAgreement(await offer(alice))).agreementId,
     fresh: async () => (await alice.createAgreement(await offer(alice))).agreementId,
+    acceptable: async () => {
+      const { negotiationId } = await alice.initiateNegotiation();
+      const answers = await alice.negotiate(negotiationId, [
+        negotiationOffer(await offer(alice), { counterOfferTo: 'advance-reservation-v1', state: 'Solicited' }),
+      ]);
+      const found = answers.find((a) => a.state === 'Acceptable');
+      if (!found?.offerId) throw new Error('the fixture negotiation got no Acceptable counter-offer');
+      return { negotiation: negotiationId, offer: found.offerId };
+    },
   };
 }, 120_000);
 afterAll(async () => server?.close());

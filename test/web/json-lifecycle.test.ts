@@ -4,7 +4,10 @@ import { WsagClient } from '../../src/client/wsag-client.js';
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-/** The agreement lifecycle over JSON: templates, create (from item values or a document), terminate. */
+/**
+ * The agreement lifecycle over JSON: templates, create (from item values or a document), negotiation (Advisory,
+ * Solicited, accept, renegotiate), terminate; the SOAP face sees the same agreements and negotiations.
+ */
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer({ config: { clusterNodes: 4, executor: 'none' } });
@@ -32,7 +35,11 @@ const call = async (method: string, route: string, body?: unknown) => {
   return {
     status: response.status,
     type,
-    body: (type.includes('json') ? await response.json() : await response.text()) as Body,
+    body: (response.status === 204
+      ? {}
+      : type.includes('json')
+        ? await response.json()
+        : await response.text()) as Body,
   };
 };
 
@@ -140,5 +147,98 @@ describe('GET /api/openapi.json', () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ openapi: '3.1.0', info: { title: 'wsag-server JSON API' } });
     expect(answer.body.paths['/api/agreements'].post.operationId).toBe('createAgreement');
+  });
+});
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const hour = 3600_000;
+
+describe('negotiation over JSON', () => {
+  it('Advisory, then Solicited: counter-offers with price, hold and expiry; accepting one makes the agreement', async () => {
+    const opened = await call('POST', '/api/negotiations', {});
+    expect(opened).toMatchObject({ status: 201, body: { state: 'Open', type: 'Negotiation' } });
+    const id = opened.body.id as string;
+    const start = Math.ceil(Date.now() / hour) * hour + 2 * hour;
+    const items = { NodeCount: 2, StartTime: iso(start), EndTime: iso(start + hour) };
+    const advisory = await call('POST', `/api/negotiations/${id}/offers`, {
+      offers: [{ template: 'advance-reservation', items, state: 'Advisory' }],
+    });
+    expect(advisory.status).toBe(200);
+    expect(advisory.body.counterOffers.length).toBeGreaterThan(0);
+    expect(advisory.body.counterOffers[0]).toMatchObject({ creator: 'NegotiationResponder', state: 'Advisory' });
+    expect(advisory.body.counterOffers[0].hold).toBeUndefined();
+
+    const solicited = await call('POST', `/api/negotiations/${id}/offers`, {
+      offers: [{ template: 'advance-reservation', items, state: 'Solicited' }],
+    });
+    const acceptable = solicited.body.counterOffers.find((o: Body) => o.state === 'Acceptable');
+    expect(acceptable).toMatchObject({
+      price: { amount: expect.any(Number), currency: expect.any(String) },
+      hold: { nodes: 2, state: expect.any(String), expiresAt: expect.any(String) },
+      expirationTime: expect.any(String),
+      document: expect.stringContaining('NegotiationCounterOffer'),
+    });
+    // The SOAP face sees the same offers.
+    const soap = await new WsagClient(server.url).negotiationOffers(id);
+    expect(soap.map((o) => o.offerId)).toContain(acceptable.offerId);
+
+    const accepted = await call('POST', `/api/negotiations/${id}/offers/${acceptable.offerId}/accept`);
+    expect(accepted).toMatchObject({ status: 201, body: { state: 'Observed', nodes: 2 } });
+    expect(await new WsagClient(server.url).state(accepted.body.id)).toMatchObject({ state: 'Observed' });
+    const after = await call('GET', `/api/negotiations/${id}`);
+    expect(after.body.agreementCreated).toBe(accepted.body.id);
+
+    // Renegotiation: the window extended by an hour.
+    const re = await call('POST', '/api/negotiations', { agreement: accepted.body.id });
+    expect(re).toMatchObject({ status: 201, body: { type: 'Renegotiation', agreementId: accepted.body.id } });
+    const answers = await call('POST', `/api/negotiations/${re.body.id}/offers`, {
+      offers: [{ change: { until: iso(start + 2 * hour) }, state: 'Solicited' }],
+    });
+    const longer = answers.body.counterOffers.find((o: Body) => o.state === 'Acceptable');
+    expect(longer).toBeDefined();
+    const changed = await call('POST', `/api/negotiations/${re.body.id}/offers/${longer.offerId}/accept`);
+    expect(changed).toMatchObject({ status: 201, body: { id: accepted.body.id } });
+    expect(Date.parse(changed.body.end) - Date.parse(accepted.body.end)).toBe(hour);
+  });
+
+  it('advertises and terminates; refuses by name what it cannot take', async () => {
+    const { body: negotiation } = await call('POST', '/api/negotiations', {});
+    const id = negotiation.id as string;
+    expect(
+      (await call('POST', `/api/negotiations/${id}/advertisements`, { offers: [{ template: 'deadline-job' }] })).status,
+    ).toBe(204);
+    const refusals: Array<[string, unknown, string, RegExp]> = [
+      [`/api/negotiations/${id}/offers`, { offers: [] }, 'SchemaViolation', /offers must NOT have fewer than 1 items/],
+      [
+        `/api/negotiations/${id}/offers`,
+        { offers: [{ template: 'deadline-job', state: 'Acceptable' }] },
+        'SchemaViolation',
+        /state must be equal to one of the allowed values/,
+      ],
+      [
+        `/api/negotiations/${id}/offers`,
+        { offers: [{ change: { nodes: 1 } }] },
+        'InvalidTerms',
+        /renegotiation of an agreement only/,
+      ],
+      [`/api/negotiations/${id}/offers`, { offers: [{ offer: '<x/>' }] }, 'MalformedMessage', /counterOfferTo/],
+      [`/api/negotiations/${id}/offers/nope/accept`, undefined, 'UnknownResource', /has no offer "nope"/],
+      ['/api/negotiations', { agreement: 'no-such-agreement' }, 'UnknownResource', /./],
+      [
+        '/api/negotiations',
+        { expirationTime: 'soon' },
+        'SchemaViolation',
+        /expirationTime must match format "date-time"/,
+      ],
+    ];
+    for (const [route, body, fault, detail] of refusals) {
+      const answer = await call('POST', route, body);
+      expect(answer.body.title, `${route} ${JSON.stringify(body)}: ${answer.body.detail}`).toBe(fault);
+      expect(answer.body.detail).toMatch(detail);
+    }
+    const ended = await call('POST', `/api/negotiations/${id}/terminate`);
+    expect(ended).toMatchObject({ status: 200, body: { state: 'Terminated' } });
+    const late = await call('POST', `/api/negotiations/${id}/offers`, { offers: [{ template: 'deadline-job' }] });
+    expect(late.body.title).toBe('NegotiationClosed');
   });
 });

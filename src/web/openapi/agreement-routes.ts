@@ -19,7 +19,28 @@ const agreement = {
     epr: 'https://wsag.example.org/wsag/Agreement',
   },
 };
-const listing = [{ state: 'Open', limit: 100 }];
+const counterOffer = {
+  offerId: 'o-2',
+  counterOfferTo: 'o-1',
+  creator: 'NegotiationResponder',
+  state: 'Acceptable',
+  expirationTime: '2026-11-29T14:10:00Z',
+  price: { amount: 4, currency: 'EUR' },
+  hold: { start: '2026-11-29T14:00:00Z', end: '2026-11-29T16:00:00Z', nodes: 2, state: 'Held' },
+  document: '<wsag-neg:NegotiationCounterOffer ...>...</wsag-neg:NegotiationCounterOffer>',
+};
+const negotiation = {
+  id: '01a227a1-0000-7000-8000-000000000001',
+  type: 'Negotiation',
+  state: 'Open',
+  initiator: 'CN=alice,O=Grid',
+  rounds: 0,
+  offers: [],
+  links: {
+    self: '/api/negotiations/01a227a1-0000-7000-8000-000000000001',
+    epr: 'https://wsag.example.org/wsag/Negotiation',
+  },
+};
 const pageQuery = [
   { name: 'limit', description: 'rows per page (at most 500)', schema: { type: 'integer', minimum: 1 } },
   { name: 'after', description: 'where the page starts: the `after` of the Link header', schema: { type: 'string' } },
@@ -240,6 +261,57 @@ export const agreementRoutes: RouteDoc[] = [
     ok: { status: 200, description: 'stored', example: { agreementId: id, sizeBytes: 1048576 } },
   },
   {
+    method: 'post',
+    path: '/api/negotiations',
+    operationId: 'initiateNegotiation',
+    summary: 'starts a negotiation (InitiateNegotiation), or with `agreement` a renegotiation of it',
+    rule: 'party',
+    tag: 'negotiations',
+    body: { schema: ref('InitiateNegotiation'), example: {} },
+    ok: { status: 201, description: 'the negotiation, Open', example: negotiation },
+  },
+  {
+    method: 'post',
+    path: '/api/negotiations/:id/offers',
+    operationId: 'negotiate',
+    summary: 'one round (Negotiate): the offers, and the counter-offers with their prices, holds and expiry',
+    rule: 'owner',
+    tag: 'negotiations',
+    body: {
+      schema: ref('NegotiationOffers'),
+      example: { offers: [{ template: 'deadline-job', items: { NodeCount: 2 }, state: 'Solicited' }] },
+    },
+    ok: { status: 200, description: 'the counter-offers, in order', example: { counterOffers: [counterOffer] } },
+  },
+  {
+    method: 'post',
+    path: '/api/negotiations/:id/advertisements',
+    operationId: 'advertise',
+    summary: "offers for the responder's information (Advertise): nothing is answered or held",
+    rule: 'owner',
+    tag: 'negotiations',
+    body: { schema: ref('NegotiationOffers'), example: { offers: [{ template: 'deadline-job' }] } },
+    ok: { status: 204, description: 'received' },
+  },
+  {
+    method: 'post',
+    path: '/api/negotiations/:id/offers/:offer/accept',
+    operationId: 'acceptCounterOffer',
+    summary: 'accepts an Acceptable counter-offer: the agreement is made (or the renegotiated one changed)',
+    rule: 'owner',
+    tag: 'negotiations',
+    ok: { status: 201, description: 'the agreement', schema: ref('Agreement'), example: agreement },
+  },
+  {
+    method: 'post',
+    path: '/api/negotiations/:id/terminate',
+    operationId: 'terminateNegotiation',
+    summary: 'ends the negotiation (Terminate); every hold it keeps is released',
+    rule: 'owner',
+    tag: 'negotiations',
+    ok: { status: 200, description: 'the negotiation', example: { ...negotiation, state: 'Terminated' } },
+  },
+  {
     method: 'get',
     path: '/api/negotiations',
     operationId: 'listNegotiations',
@@ -247,7 +319,7 @@ export const agreementRoutes: RouteDoc[] = [
     rule: 'party',
     tag: 'negotiations',
     query: [...pageQuery, stateQuery('negotiations')],
-    ok: { status: 200, description: 'a page of negotiations', schema: ref('Page'), example: listing },
+    ok: { status: 200, description: 'a page of negotiations', schema: ref('Page'), example: [negotiation] },
   },
   {
     method: 'get',
@@ -256,6 +328,6 @@ export const agreementRoutes: RouteDoc[] = [
     summary: 'one negotiation',
     rule: 'owner',
     tag: 'negotiations',
-    ok: { status: 200, description: 'the negotiation', example: { id: 'n1', state: 'Open', offers: [] } },
+    ok: { status: 200, description: 'the negotiation', example: { ...negotiation, offers: [counterOffer] } },
   },
 ];

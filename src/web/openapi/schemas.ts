@@ -91,6 +91,51 @@ export const schemas: Record<string, Json> = {
       pending: { type: 'boolean' },
     },
   },
+  InitiateNegotiation: {
+    type: 'object',
+    description: 'a negotiation (InitiateNegotiation); with `agreement`, a renegotiation of that agreement',
+    additionalProperties: false,
+    properties: {
+      agreement: { ...text, minLength: 1, description: 'the agreement to renegotiate' },
+      expirationTime: { ...time, description: "the initiator's wish for the negotiation's lifetime" },
+    },
+  },
+  NegotiationOffers: {
+    type: 'object',
+    required: ['offers'],
+    additionalProperties: false,
+    properties: {
+      offers: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 16,
+        items: {
+          type: 'object',
+          description:
+            'an offer as a template and items, an offer document, or (renegotiation) a change of the agreement; ' +
+            '`counterOfferTo` defaults to the template (a first offer) or the agreement renegotiated',
+          additionalProperties: false,
+          properties: {
+            template: { ...text, minLength: 1 },
+            items: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } },
+            offer: { ...text, minLength: 1 },
+            change: {
+              type: 'object',
+              additionalProperties: false,
+              properties: { until: time, nodes: { type: 'integer', minimum: 1 } },
+            },
+            state: {
+              enum: ['Advisory', 'Solicited'],
+              description: 'Advisory (default): non-binding; Solicited: a binding answer',
+            },
+            counterOfferTo: text,
+            offerId: text,
+            expirationTime: time,
+          },
+        },
+      },
+    },
+  },
   Page: {
     type: 'array',
     description:
