@@ -18,6 +18,7 @@ import {
 } from '../soap/authentication.js';
 import { negotiationPaths, negotiationPorts } from '../soap/negotiation-ports.js';
 import { requestBaseUrl, trustedProxies } from '../soap/request-address.js';
+import { MemoryIdempotencyRecords } from '../store/memory-idempotency-records.js';
 import { MemorySeenSignatures } from '../store/memory-seen-signatures.js';
 import { createApp } from '../web/app.js';
 import { checkpointFileOf, fileCheckpointStore } from '../web/checkpoint-upload.js';
@@ -92,7 +93,15 @@ export function serveWeb(base: Foundations & Scheduling & Services & RunTime): {
     metrics: base.observed.metrics,
     events: base.observed.events,
     ...(base.parts.cluster ? { cluster: base.parts.cluster } : {}),
-    lifecycle: { factory: services.factory, templates: base.templates },
+    lifecycle: {
+      factory: services.factory,
+      templates: base.templates,
+      idempotency: {
+        records: store?.idempotency ?? new MemoryIdempotencyRecords(),
+        ids: base.ids,
+        now: () => base.clock.now(),
+      },
+    },
     ...(store
       ? { history: (id: string) => new AuditService({ audit: store.audit, agreements: repository }).history(id) }
       : {}),

@@ -129,6 +129,10 @@ export class InternalError extends WsagError {
   override readonly exposable = false;
 }
 /** Terms that are schema-valid but say something impossible (a window without a start). */
+/** An Idempotency-Key sent again with another request than the one it first came with (the JSON API). */
+export class IdempotencyKeyReused extends WsagError {
+  readonly code = 'IdempotencyKeyReused';
+}
 export class InvalidTerms extends WsagError {
   readonly code = 'InvalidTerms';
 }
@@ -246,5 +250,6 @@ export const faultClasses: Readonly<Record<string, new (message: string) => Wsag
     NotAuthenticated,
     SignatureInvalid,
     ServiceUnavailable,
+    IdempotencyKeyReused,
   ].map((fault) => [new fault('').code, fault]),
 );

@@ -305,6 +305,32 @@ export interface AgreementDocumentWriter {
 }
 
 /**
+ * A JSON request made safe to retry by its Idempotency-Key (docs/api.md): what the party
+ * asked under the key, the agreement it makes (its id chosen before it is made, so a retry
+ * after a crash finds it), and the answer once given.
+ */
+export interface IdempotencyRecord {
+  party: string;
+  key: string;
+  /** A digest of what was asked (method, route, body): the key may not ask for something else. */
+  fingerprint: string;
+  agreementId?: string;
+  answer?: { status: number; body: string };
+  createdAt: Date;
+}
+
+/** Idempotency-Key records, durable when each call resolves. */
+export interface IdempotencyRecords {
+  /**
+   * Keeps `record` unless the party already has one under the key made at `since` or later (an older one is
+   * forgotten); returns the one kept.
+   */
+  claim(record: IdempotencyRecord, since: Date): Promise<IdempotencyRecord>;
+  /** The answer given to the party's request under `key`. */
+  answered(party: string, key: string, answer: { status: number; body: string }): Promise<void>;
+}
+
+/**
  * Signed messages already received (docs/security.md, "Replayed messages"): a WS-Security
  * signature counts once. Kept, durably, until the message would be refused as expired anyway.
  */

@@ -161,4 +161,17 @@ export const migrations: readonly string[] = [
      until  INTEGER NOT NULL
    ) STRICT;
    CREATE INDEX seen_signatures_by_until ON seen_signatures (until);`,
+
+  // 12: JSON requests sent with an Idempotency-Key (docs/api.md), kept 24 hours.
+  `CREATE TABLE idempotency_keys (
+     party        TEXT    NOT NULL,
+     key          TEXT    NOT NULL,
+     fingerprint  TEXT    NOT NULL,
+     agreement_id TEXT,
+     status       INTEGER,
+     body         TEXT,
+     created_at   INTEGER NOT NULL,
+     PRIMARY KEY (party, key)
+   ) STRICT;
+   CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);`,
 ];

@@ -4,6 +4,7 @@ import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteConnection, type SqliteOpenOptions } from './sqlite-connection.js';
 import { SqliteNegotiationRepository } from './sqlite-negotiation-repository.js';
 import { SqliteSeenSignatures } from './sqlite-seen-signatures.js';
+import { SqliteIdempotencyRecords } from './sqlite-idempotency-records.js';
 import { SqliteUsageRecords } from './sqlite-usage-records.js';
 
 /**
@@ -20,12 +21,14 @@ export class SqliteStore {
   readonly accounts: SqliteAccountStore;
   readonly usageRecords: SqliteUsageRecords;
   readonly seenSignatures: SqliteSeenSignatures;
+  readonly idempotency: SqliteIdempotencyRecords;
 
   private constructor(private readonly connection: SqliteConnection) {
     this.audit = new SqliteAuditLog(connection);
     this.accounts = new SqliteAccountStore(connection);
     this.usageRecords = new SqliteUsageRecords(connection);
     this.seenSignatures = new SqliteSeenSignatures(connection);
+    this.idempotency = new SqliteIdempotencyRecords(connection);
     this.agreements = new SqliteAgreementRepository(connection, this.audit);
     this.negotiations = new SqliteNegotiationRepository(connection, this.audit);
   }

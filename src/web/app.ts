@@ -80,7 +80,7 @@ export interface AppOptions extends EndpointOptions {
   /** Who plans, on an instance of a cluster (/api/cluster); absent: a single server. */
   cluster?: () => ClusterState;
   /** The agreement lifecycle over JSON (templates, create, terminate): what the SOAP ports call. */
-  lifecycle?: Pick<LifecycleOptions, 'factory' | 'templates'>;
+  lifecycle?: Pick<LifecycleOptions, 'factory' | 'templates' | 'idempotency'>;
 }
 
 /** The dashboard's pages (ui/ in the package). */

@@ -27,7 +27,9 @@ import {
   readOfferDocument,
   servedTemplates,
 } from './json-offers.js';
+import { idempotent, madeAlready, type Idempotency } from './idempotency.js';
 import { validBody } from './openapi/validation.js';
+import { sendProblem } from './problem.js';
 import { negotiationSummary, offerSummary } from './summaries.js';
 
 export interface NegotiationRoutesOptions {
@@ -38,6 +40,7 @@ export interface NegotiationRoutesOptions {
   maxBodyBytes: number;
   baseUrl: (req: Request) => string;
   now: () => Date;
+  idempotency: Idempotency;
 }
 
 interface JsonOffer extends OfferRequest {
@@ -65,6 +68,7 @@ export function negotiationRouter(
   const router = express.Router();
   const body = bodyWithin(options.maxBodyBytes);
   const answer = jsonAnswer(logger);
+  const once = idempotent(options.idempotency);
   const negotiationView = (req: Request, n: Negotiation) => ({
     ...negotiationSummary(n),
     links: {
@@ -156,13 +160,11 @@ export function negotiationRouter(
       return undefined;
     }),
   );
-  router.post(
-    '/api/negotiations/:id/offers/:offer/accept',
-    answer(
-      'accepting a counter-offer',
-      async (req) => {
-        const who = caller(req);
-        const id = String(req.params.id);
+  router.post('/api/negotiations/:id/offers/:offer/accept', async (req, res) => {
+    try {
+      const who = caller(req);
+      const id = String(req.params.id);
+      const accept = async (agreementId: string) => {
         const negotiation = await options.negotiations.get(id, who);
         const counterOffer = negotiation.offers.find((o) => o.offerId === String(req.params.offer));
         if (!counterOffer)
@@ -172,14 +174,28 @@ export function negotiationRouter(
         const offer = acceptingOffer(counterOffer.document, {
           negotiation: { address: options.baseUrl(req) + negotiationPaths.Negotiation, negotiationId: id },
         });
-        return agreementView(
-          await options.factory.createAgreement(readOfferDocument(offer), who),
-          options.baseUrl(req),
-        );
-      },
-      201,
-    ),
-  );
+        const agreement = await options.factory.createAgreement(readOfferDocument(offer), who, { agreementId });
+        return agreementView(agreement, options.baseUrl(req));
+      };
+      await once(
+        req,
+        res,
+        who,
+        {
+          // Accepted already: the negotiation names the agreement it concluded with.
+          made: async () => {
+            const made = (await options.negotiations.get(id, who)).agreementCreated;
+            const agreement = made === undefined ? undefined : await madeAlready(options.agreements, made, who);
+            return agreement && agreementView(agreement, options.baseUrl(req));
+          },
+          make: accept,
+        },
+        201,
+      );
+    } catch (error) {
+      sendProblem(res, error, 'accepting a counter-offer', logger);
+    }
+  });
   router.post(
     '/api/negotiations/:id/terminate',
     answer('terminating a negotiation', async (req) =>

@@ -15,6 +15,7 @@ import {
   servedTemplates,
   templateView,
 } from './json-offers.js';
+import { idempotent, madeAlready, type Idempotency } from './idempotency.js';
 import { validBody } from './openapi/validation.js';
 import { sendProblem } from './problem.js';
 
@@ -26,6 +27,8 @@ export interface LifecycleOptions {
   maxBodyBytes: number;
   baseUrl: (req: Request) => string;
   now: () => Date;
+  /** Creates and accepts sent with an Idempotency-Key. */
+  idempotency: Idempotency;
 }
 
 interface CreateAgreementBody extends OfferRequest {
@@ -42,6 +45,7 @@ interface CreateAgreementBody extends OfferRequest {
 export function lifecycleRouter(options: LifecycleOptions, caller: (req: Request) => Caller, logger?: Logger): Router {
   const router = express.Router();
   const answer = jsonAnswer(logger);
+  const once = idempotent(options.idempotency);
   const served = () => servedTemplates(options.templates, options.now());
   const template = (ref: string, unknown: (message: string) => Error) => findTemplate(served(), ref, unknown);
   const view = (req: Request, agreement: Agreement) => agreementView(agreement, options.baseUrl(req));
@@ -68,23 +72,32 @@ export function lifecycleRouter(options: LifecycleOptions, caller: (req: Request
       sendProblem(res, error, 'reading a template document', logger);
     }
   });
-  router.post(
-    '/api/agreements',
-    ...bodyWithin(options.maxBodyBytes),
-    answer(
-      'creating an agreement',
-      async (req) => {
-        const who = caller(req);
-        const body = validBody<CreateAgreementBody>('createAgreement', jsonBody(req));
-        const offer = readOfferDocument(offerDocument(body, (ref) => template(ref, (m) => new UnknownTemplate(m))));
-        const agreement = body.pending
-          ? await options.factory.createPendingAgreement(offer, who)
-          : await options.factory.createAgreement(offer, who);
-        return view(req, agreement);
-      },
-      201,
-    ),
-  );
+  router.post('/api/agreements', ...bodyWithin(options.maxBodyBytes), async (req, res) => {
+    try {
+      const who = caller(req);
+      const body = validBody<CreateAgreementBody>('createAgreement', jsonBody(req));
+      const offer = readOfferDocument(offerDocument(body, (ref) => template(ref, (m) => new UnknownTemplate(m))));
+      const create = (agreementId: string) =>
+        body.pending
+          ? options.factory.createPendingAgreement(offer, who, undefined, { agreementId })
+          : options.factory.createAgreement(offer, who, { agreementId });
+      await once(
+        req,
+        res,
+        who,
+        {
+          made: async (id) => {
+            const agreement = id === undefined ? undefined : await madeAlready(options.agreements, id, who);
+            return agreement && view(req, agreement);
+          },
+          make: async (id) => view(req, await create(id)),
+        },
+        201,
+      );
+    } catch (error) {
+      sendProblem(res, error, 'creating an agreement', logger);
+    }
+  });
   router.post(
     '/api/agreements/:id/terminate',
     answer('terminating an agreement', async (req) =>

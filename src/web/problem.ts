@@ -38,6 +38,8 @@ export function statusOf(error: WsagError): number {
       return 415;
     case 'InvalidStateTransition':
       return 409;
+    case 'IdempotencyKeyReused':
+      return 422;
     case 'FairUseExceeded':
       return 429;
     case 'ServiceUnavailable':

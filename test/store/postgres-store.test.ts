@@ -19,6 +19,7 @@ import { makeAgreement } from './fixtures/make-agreement.js';
 import { makeFullNegotiation, makeOffer, rowWithDocuments } from './fixtures/make-negotiation.js';
 import { negotiationRepositoryContract } from './negotiation-repository.suite.js';
 import { seenSignaturesContract } from './seen-signatures.suite.js';
+import { idempotencyRecordsContract } from './idempotency-records.suite.js';
 import { usageRecordStoreContract } from './usage-records.suite.js';
 
 /**
@@ -49,6 +50,7 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
   accountStoreContract('PgAccountStore', async () => (await fresh()).accounts);
   usageRecordStoreContract('PgUsageRecords', async () => (await fresh()).usageRecords);
   seenSignaturesContract('PgSeenSignatures', async () => (await fresh()).seenSignatures);
+  idempotencyRecordsContract('PgIdempotencyRecords', async () => (await fresh()).idempotency);
 
   it('an account operation reads only the holds it asks for, however many the account has had', async () => {
     const connection = await PgConnection.open((pg as TestPostgres).url, { schema: `holds_${process.pid}` });

@@ -58,6 +58,7 @@ describe('SqliteStore', () => {
       'accounts',
       'agreements',
       'audit_log',
+      'idempotency_keys',
       'ledger',
       'negotiation_offers',
       'negotiations',

@@ -50,3 +50,21 @@ export async function startTestServer(
   });
   return { ...server, repository, negotiationRepository, dataDir };
 }
+
+/** A server on its own SQLite store in `dataDir` (4 nodes, no executor): what survives a restart is what a site keeps. */
+export function startSqliteServer(dataDir: string): Promise<RunningServer> {
+  return startServer(
+    loadConfig(
+      {},
+      {
+        port: 0,
+        dataDir,
+        templatesDir: path.join(projectRoot, 'templates'),
+        logLevel: 'silent',
+        clusterNodes: 4,
+        executor: 'none',
+      },
+    ),
+    { logger: pino({ level: 'silent' }) },
+  );
+}

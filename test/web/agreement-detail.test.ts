@@ -1,33 +1,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WsagClient } from '../../src/client/wsag-client.js';
-import { loadConfig } from '../../src/engine/configuration/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import type { RunningServer } from '../../src/server.js';
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
-import { projectRoot } from '../support/server.js';
+import { startSqliteServer } from '../support/server.js';
 
 /** GET /api/agreements/ID, the dashboard's detail view, on the default SQLite store (which keeps the audit trail). */
 let server: RunningServer;
 let dataDir: string;
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsag-detail-'));
-  server = await startServer(
-    loadConfig(
-      {},
-      {
-        port: 0,
-        dataDir,
-        templatesDir: path.join(projectRoot, 'templates'),
-        logLevel: 'silent',
-        clusterNodes: 4,
-        executor: 'none',
-      },
-    ),
-    { logger: pino({ level: 'silent' }) },
-  );
+  server = await startSqliteServer(dataDir);
 });
 afterAll(async () => {
   await server?.close();

@@ -20,16 +20,16 @@ afterAll(async () => {
 // biome-ignore lint/suspicious/noExplicitAny: the answers' JSON, read field by field below
 type Body = Record<string, any>;
 
-const call = async (method: string, route: string, body?: unknown) => {
+const call = async (method: string, route: string, body?: unknown, headers: Record<string, string> = {}) => {
   const response = await fetch(`${server.url}${route}`, {
     method,
     ...(body !== undefined
       ? {
           body: typeof body === 'string' ? body : JSON.stringify(body),
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', ...headers },
         }
       : // A request without a body that changes something says so (the cross-site guard, docs/security.md).
-        { headers: { 'x-requested-with': 'test' } }),
+        { headers: { 'x-requested-with': 'test', ...headers } }),
   });
   const type = response.headers.get('content-type') ?? '';
   return {
@@ -182,7 +182,10 @@ describe('negotiation over JSON', () => {
     const soap = await new WsagClient(server.url).negotiationOffers(id);
     expect(soap.map((o) => o.offerId)).toContain(acceptable.offerId);
 
-    const accepted = await call('POST', `/api/negotiations/${id}/offers/${acceptable.offerId}/accept`);
+    const acceptRoute = `/api/negotiations/${id}/offers/${acceptable.offerId}/accept`;
+    const accepted = await call('POST', acceptRoute, undefined, { 'idempotency-key': 'accept-1' });
+    // Sent again (the answer was lost): the same agreement, not NegotiationClosed.
+    expect(await call('POST', acceptRoute, undefined, { 'idempotency-key': 'accept-1' })).toEqual(accepted);
     expect(accepted).toMatchObject({ status: 201, body: { state: 'Observed', nodes: 2 } });
     expect(await new WsagClient(server.url).state(accepted.body.id)).toMatchObject({ state: 'Observed' });
     const after = await call('GET', `/api/negotiations/${id}`);

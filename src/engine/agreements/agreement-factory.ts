@@ -286,13 +286,21 @@ export const acceptOfferSteps: readonly Step[] = [
  * AgreementFactory (WS-Agreement CreateAgreement, CreatePendingAgreement): the agreement
  * is durable before these resolve; if a step fails, what earlier steps booked is undone.
  */
+export interface NewAgreementOptions {
+  agreementId?: string;
+}
+
 export class AgreementFactory {
   constructor(private readonly deps: AgreementFactoryDeps) {}
 
-  async createAgreement(offer: ReceivedOffer, caller: Caller): Promise<Agreement> {
+  /**
+   * `options.agreementId`: the id the new agreement takes (chosen before, so a retry of the request finds it); else a
+   * new one.
+   */
+  async createAgreement(offer: ReceivedOffer, caller: Caller, options: NewAgreementOptions = {}): Promise<Agreement> {
     try {
-      if (offer.accepts) return await this.acceptOffer(offer, offer.accepts, caller);
-      return await this.run(createAgreementSteps, this.context(offer, caller, 'Observed'));
+      if (offer.accepts) return await this.acceptOffer(offer, offer.accepts, caller, options.agreementId);
+      return await this.run(createAgreementSteps, this.context(offer, caller, 'Observed', options.agreementId));
     } finally {
       // Jobs the admission moved (best-effort jobs making room) get their new allocations stored.
       await this.deps.plan.settle();
@@ -300,13 +308,18 @@ export class AgreementFactory {
   }
 
   /** The agreement starts Pending: capacity is booked, and the provider decides later (AgreementService.decide). */
-  async createPendingAgreement(offer: ReceivedOffer, caller: Caller, acceptanceEpr?: string): Promise<Agreement> {
+  async createPendingAgreement(
+    offer: ReceivedOffer,
+    caller: Caller,
+    acceptanceEpr?: string,
+    options: NewAgreementOptions = {},
+  ): Promise<Agreement> {
     if (offer.accepts) {
       throw new InvalidTerms(
         'an offer that accepts a negotiated offer is sent with CreateAgreement, not CreatePendingAgreement',
       );
     }
-    const ctx = this.context(offer, caller, 'Pending');
+    const ctx = this.context(offer, caller, 'Pending', options.agreementId);
     if (acceptanceEpr !== undefined) ctx.acceptanceEpr = acceptanceEpr;
     try {
       return await this.run(createAgreementSteps, ctx);
@@ -319,12 +332,13 @@ export class AgreementFactory {
     offer: ReceivedOffer,
     ref: NonNullable<ReceivedOffer['accepts']>,
     caller: Caller,
+    agreementId?: string,
   ): Promise<Agreement> {
     const negotiations = this.deps.negotiations;
     if (!negotiations)
       throw new InvalidTerms('this server does not negotiate: send the offer without a NegotiationExtension');
     return negotiations.confirm(ref, offer, caller, async (committed) => {
-      const ctx = this.context(offer, caller, 'Observed');
+      const ctx = this.context(offer, caller, 'Observed', agreementId);
       ctx.committed = committed;
       const renegotiated = committed.negotiation.agreementId;
       if (renegotiated !== undefined) {
@@ -346,12 +360,17 @@ export class AgreementFactory {
     });
   }
 
-  private context(offer: ReceivedOffer, caller: Caller, state: AgreementState): CreateAgreementContext {
+  private context(
+    offer: ReceivedOffer,
+    caller: Caller,
+    state: AgreementState,
+    agreementId = this.deps.ids.next(),
+  ): CreateAgreementContext {
     return {
       offer,
       caller,
       now: this.deps.clock.now(),
-      agreementId: this.deps.ids.next(),
+      agreementId,
       state,
       reasons: [],
       undo: [],

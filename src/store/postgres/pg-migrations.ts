@@ -143,4 +143,17 @@ export const pgMigrations: readonly string[] = [
   // 6: the leader's heartbeat, and the leader before it with its last heartbeat (the last takeover's gap).
   `ALTER TABLE cluster_leader ADD COLUMN alive BIGINT, ADD COLUMN previous_instance TEXT,
      ADD COLUMN previous_alive BIGINT;`,
+
+  // 7: JSON requests sent with an Idempotency-Key (SQLite migration 12).
+  `CREATE TABLE idempotency_keys (
+     party        TEXT    NOT NULL,
+     key          TEXT    NOT NULL,
+     fingerprint  TEXT    NOT NULL,
+     agreement_id TEXT,
+     status       INTEGER,
+     body         TEXT,
+     created_ms   BIGINT  NOT NULL,
+     PRIMARY KEY (party, key)
+   );
+   CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_ms);`,
 ];

@@ -6,6 +6,7 @@ import { PgConnection } from './pg-connection.js';
 import { PgLeadership } from './pg-leadership.js';
 import { PgNegotiationRepository } from './pg-negotiation-repository.js';
 import { PgSeenSignatures } from './pg-seen-signatures.js';
+import { PgIdempotencyRecords } from './pg-idempotency-records.js';
 import { PgUsageRecords } from './pg-usage-records.js';
 
 /**
@@ -20,6 +21,7 @@ export class PgStore {
   readonly accounts: PgAccountStore;
   readonly usageRecords: PgUsageRecords;
   readonly seenSignatures: PgSeenSignatures;
+  readonly idempotency: PgIdempotencyRecords;
 
   /** The session that holds the one-server lock (`openExclusive`). */
   private holder: PgLeadership | undefined;
@@ -31,6 +33,7 @@ export class PgStore {
     this.accounts = new PgAccountStore(connection);
     this.usageRecords = new PgUsageRecords(connection);
     this.seenSignatures = new PgSeenSignatures(connection);
+    this.idempotency = new PgIdempotencyRecords(connection);
   }
 
   /**

@@ -103,6 +103,7 @@ export const agreementRoutes: RouteDoc[] = [
     summary: 'creates an agreement from a template and item values, or from an offer document (CreateAgreement)',
     rule: 'party',
     tag: 'agreements',
+    idempotent: true,
     body: { schema: ref('CreateAgreement'), example: { template: 'Batch job', items: { Nodes: 4 } } },
     ok: {
       status: 201,
@@ -300,6 +301,7 @@ export const agreementRoutes: RouteDoc[] = [
     summary: 'accepts an Acceptable counter-offer: the agreement is made (or the renegotiated one changed)',
     rule: 'owner',
     tag: 'negotiations',
+    idempotent: true,
     ok: { status: 201, description: 'the agreement', schema: ref('Agreement'), example: agreement },
   },
   {
