@@ -90,9 +90,6 @@ export function templateView(t: TemplateSummary) {
 
 /** An agreement as the JSON face answers it: its summary and where to read it, its signed document and its EPR. */
 export function agreementView(agreement: Agreement, baseUrl: string) {
-  const self = `/api/agreements/${encodeURIComponent(agreement.id)}`;
-  return {
-    ...agreementSummary(agreement),
-    links: { self, document: `${self}/document`, epr: `${baseUrl}${paths.Agreement}` },
-  };
+  const summary = agreementSummary(agreement);
+  return { ...summary, links: { ...summary.links, epr: `${baseUrl}${paths.Agreement}` } };
 }

@@ -23,8 +23,12 @@ export function agreementSummary(a: Agreement) {
     usesReservation: a.request.useReservation,
     migratedTo: a.migratedTo,
     createdAt: a.createdAt,
+    // Where to read it again, and its signed document to audit.
+    links: { self: agreementPath(a.id), document: `${agreementPath(a.id)}/document` },
   };
 }
+
+const agreementPath = (id: string) => `/api/agreements/${encodeURIComponent(id)}`;
 
 /**
  * When the booking ends: as planned, or, for an agreement that ended sooner (a job done early, a termination), when it
