@@ -202,6 +202,15 @@ describe('negotiation over JSON', () => {
     const changed = await call('POST', `/api/negotiations/${re.body.id}/offers/${longer.offerId}/accept`);
     expect(changed).toMatchObject({ status: 201, body: { id: accepted.body.id } });
     expect(Date.parse(changed.body.end) - Date.parse(accepted.body.end)).toBe(hour);
+
+    // And shrunk to one node.
+    const shrink = await call('POST', '/api/negotiations', { agreement: accepted.body.id });
+    const fewer = await call('POST', `/api/negotiations/${shrink.body.id}/offers`, {
+      offers: [{ change: { nodes: 1 }, state: 'Solicited' }],
+    });
+    const one = fewer.body.counterOffers.find((o: Body) => o.state === 'Acceptable');
+    const shrunk = await call('POST', `/api/negotiations/${shrink.body.id}/offers/${one.offerId}/accept`);
+    expect(shrunk).toMatchObject({ status: 201, body: { id: accepted.body.id, nodes: 1 } });
   });
 
   it('advertises and terminates; refuses by name what it cannot take', async () => {
