@@ -85,9 +85,12 @@ export function negotiationRouter(
     );
     const negotiation = await options.negotiations.get(id, who);
     const templates = servedTemplates(options.templates, options.now());
-    const agreementXml = offers.some((o) => o.change)
-      ? (await options.agreements.get(negotiation.agreementId ?? '', who).catch(() => undefined))?.document
-      : undefined;
+    // A change is made to the renegotiated agreement's own document.
+    const renegotiated = negotiation.agreementId;
+    const agreementXml =
+      offers.some((o) => o.change) && renegotiated !== undefined
+        ? (await options.agreements.get(renegotiated, who)).document
+        : undefined;
     const elements = offers.map((offer, i) => {
       let counterOfferTo = offer.counterOfferTo;
       let document: string;
