@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
+import type { Logger } from 'pino';
 import type { Agreement } from '../domain/agreement.js';
 import { IdempotencyKeyReused, MalformedMessage, UnknownResource } from '../domain/errors.js';
 import type { Caller } from '../domain/identity.js';
 import type { AgreementService } from '../engine/agreements/index.js';
 import { KeyedLock } from '../engine/keyed-lock.js';
 import type { IdempotencyRecords, IdSource } from '../engine/ports.js';
+import { sendProblem } from './problem.js';
 
 /** How long a key stands for its request. */
 export const idempotencyHours = 24;
@@ -74,6 +76,23 @@ export function idempotent(options: Idempotency) {
       res.send(body);
     });
   };
+}
+
+/**
+ * An Express handler for an idempotent route: `workOf` says, for the caller, how to make the route's agreement and how
+ * to find it made; the answer is `status` with it, a failure a problem document naming `what` was being done.
+ */
+export function idempotentRoute(options: Idempotency, caller: (req: Request) => Caller, logger?: Logger) {
+  const once = idempotent(options);
+  return (what: string, status: number, workOf: (req: Request, who: Caller) => IdempotentWork) =>
+    async (req: Request, res: Response) => {
+      try {
+        const who = caller(req);
+        await once(req, res, who, workOf(req, who), status);
+      } catch (error) {
+        sendProblem(res, error, what, logger);
+      }
+    };
 }
 
 /** The agreement under `id` if it was made, for its owner; undefined when there is none. */

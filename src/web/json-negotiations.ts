@@ -19,17 +19,9 @@ import { SchemaSet } from '../xml/schema-set.js';
 import { one } from '../xml/xpath.js';
 import type { TemplateLibrary } from '../xml/template-library.js';
 import { bodyWithin, jsonAnswer, jsonBody } from './json-body.js';
-import {
-  agreementView,
-  findTemplate,
-  offerDocument,
-  type OfferRequest,
-  readOfferDocument,
-  servedTemplates,
-} from './json-offers.js';
-import { idempotent, madeAlready, type Idempotency } from './idempotency.js';
+import { agreementView, offerDocument, type OfferRequest, readOfferDocument, servedTemplate } from './json-offers.js';
+import { idempotentRoute, madeAlready, type Idempotency } from './idempotency.js';
 import { validBody } from './openapi/validation.js';
-import { sendProblem } from './problem.js';
 import { negotiationSummary, offerSummary } from './summaries.js';
 
 export interface NegotiationRoutesOptions {
@@ -68,7 +60,6 @@ export function negotiationRouter(
   const router = express.Router();
   const body = bodyWithin(options.maxBodyBytes);
   const answer = jsonAnswer(logger);
-  const once = idempotent(options.idempotency);
   const negotiationView = (req: Request, n: Negotiation) => ({
     ...negotiationSummary(n),
     links: {
@@ -84,7 +75,6 @@ export function negotiationRouter(
       jsonBody(req),
     );
     const negotiation = await options.negotiations.get(id, who);
-    const templates = servedTemplates(options.templates, options.now());
     // A change is made to the renegotiated agreement's own document.
     const renegotiated = negotiation.agreementId;
     const agreementXml =
@@ -101,7 +91,7 @@ export function negotiationRouter(
         counterOfferTo ??= negotiation.agreementId;
       } else {
         document = offerDocument(offer, (ref) => {
-          const template = findTemplate(templates, ref, (m) => new UnknownTemplate(m));
+          const template = servedTemplate(options.templates, ref, options.now(), (m) => new UnknownTemplate(m));
           counterOfferTo ??= template.id;
           return template;
         });
@@ -163,42 +153,33 @@ export function negotiationRouter(
       return undefined;
     }),
   );
-  router.post('/api/negotiations/:id/offers/:offer/accept', async (req, res) => {
-    try {
-      const who = caller(req);
+  router.post(
+    '/api/negotiations/:id/offers/:offer/accept',
+    idempotentRoute(options.idempotency, caller, logger)('accepting a counter-offer', 201, (req, who) => {
       const id = String(req.params.id);
-      const accept = async (agreementId: string) => {
-        const negotiation = await options.negotiations.get(id, who);
-        const counterOffer = negotiation.offers.find((o) => o.offerId === String(req.params.offer));
-        if (!counterOffer)
-          throw new UnknownResource(
-            `negotiation ${id} has no offer "${String(req.params.offer)}"; GET /api/negotiations/${id} lists them`,
-          );
-        const offer = acceptingOffer(counterOffer.document, {
-          negotiation: { address: options.baseUrl(req) + negotiationPaths.Negotiation, negotiationId: id },
-        });
-        const agreement = await options.factory.createAgreement(readOfferDocument(offer), who, { agreementId });
-        return agreementView(agreement, options.baseUrl(req));
-      };
-      await once(
-        req,
-        res,
-        who,
-        {
-          // Accepted already: the negotiation names the agreement it concluded with.
-          made: async () => {
-            const made = (await options.negotiations.get(id, who)).agreementCreated;
-            const agreement = made === undefined ? undefined : await madeAlready(options.agreements, made, who);
-            return agreement && agreementView(agreement, options.baseUrl(req));
-          },
-          make: accept,
+      return {
+        // Accepted already: the negotiation names the agreement it concluded with.
+        made: async () => {
+          const made = (await options.negotiations.get(id, who)).agreementCreated;
+          const agreement = made === undefined ? undefined : await madeAlready(options.agreements, made, who);
+          return agreement && agreementView(agreement, options.baseUrl(req));
         },
-        201,
-      );
-    } catch (error) {
-      sendProblem(res, error, 'accepting a counter-offer', logger);
-    }
-  });
+        make: async (agreementId) => {
+          const negotiation = await options.negotiations.get(id, who);
+          const counterOffer = negotiation.offers.find((o) => o.offerId === String(req.params.offer));
+          if (!counterOffer)
+            throw new UnknownResource(
+              `negotiation ${id} has no offer "${String(req.params.offer)}"; GET /api/negotiations/${id} lists them`,
+            );
+          const offer = acceptingOffer(counterOffer.document, {
+            negotiation: { address: options.baseUrl(req) + negotiationPaths.Negotiation, negotiationId: id },
+          });
+          const agreement = await options.factory.createAgreement(readOfferDocument(offer), who, { agreementId });
+          return agreementView(agreement, options.baseUrl(req));
+        },
+      };
+    }),
+  );
   router.post(
     '/api/negotiations/:id/terminate',
     answer('terminating a negotiation', async (req) =>

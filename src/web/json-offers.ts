@@ -27,19 +27,24 @@ export function servedTemplates(templates: TemplateLibrary, now: Date): Template
   return templates.render(now).map(summarizeTemplate);
 }
 
-/** The template whose Name, else TemplateId, is `ref`; `unknown` makes the refusal (its message names the others). */
-export function findTemplate(
-  templates: readonly TemplateSummary[],
+/**
+ * The template whose Name, else TemplateId, is `ref`, as served now; only that one is rendered and read. `unknown`
+ * makes the refusal (its message names the others).
+ */
+export function servedTemplate(
+  templates: TemplateLibrary,
   ref: string,
+  now: Date,
   unknown: (message: string) => Error,
 ): TemplateSummary {
-  const found = templates.find((t) => t.name === ref) ?? templates.find((t) => t.id === ref);
-  if (found) return found;
+  const all = templates.list();
+  const found = all.find((t) => t.name === ref) ?? all.find((t) => t.id === ref);
+  if (found) return summarizeTemplate(templates.renderOne(found, now));
   throw unknown(
     `no template "${ref}"${didYouMean(
       ref,
-      templates.map((t) => t.name),
-    )}; the server offers: ${templates.map((t) => `${t.name} (id ${t.id})`).join(', ') || 'none'}`,
+      all.map((t) => t.name),
+    )}; the server offers: ${all.map((t) => `${t.name} (id ${t.id})`).join(', ') || 'none'}`,
   );
 }
 

@@ -8,14 +8,14 @@ import type { TemplateLibrary } from '../xml/template-library.js';
 import { bodyWithin, jsonAnswer, jsonBody } from './json-body.js';
 import {
   agreementView,
-  findTemplate,
   offerDocument,
   type OfferRequest,
   readOfferDocument,
+  servedTemplate,
   servedTemplates,
   templateView,
 } from './json-offers.js';
-import { idempotent, madeAlready, type Idempotency } from './idempotency.js';
+import { idempotentRoute, madeAlready, type Idempotency } from './idempotency.js';
 import { validBody } from './openapi/validation.js';
 import { sendProblem } from './problem.js';
 
@@ -45,16 +45,15 @@ interface CreateAgreementBody extends OfferRequest {
 export function lifecycleRouter(options: LifecycleOptions, caller: (req: Request) => Caller, logger?: Logger): Router {
   const router = express.Router();
   const answer = jsonAnswer(logger);
-  const once = idempotent(options.idempotency);
-  const served = () => servedTemplates(options.templates, options.now());
-  const template = (ref: string, unknown: (message: string) => Error) => findTemplate(served(), ref, unknown);
+  const template = (ref: string, unknown: (message: string) => Error) =>
+    servedTemplate(options.templates, ref, options.now(), unknown);
   const view = (req: Request, agreement: Agreement) => agreementView(agreement, options.baseUrl(req));
 
   router.get(
     '/api/templates',
     answer('listing templates', (req) => {
       caller(req);
-      return { templates: served().map(templateView) };
+      return { templates: servedTemplates(options.templates, options.now()).map(templateView) };
     }),
   );
   router.get(
@@ -72,32 +71,27 @@ export function lifecycleRouter(options: LifecycleOptions, caller: (req: Request
       sendProblem(res, error, 'reading a template document', logger);
     }
   });
-  router.post('/api/agreements', ...bodyWithin(options.maxBodyBytes), async (req, res) => {
-    try {
-      const who = caller(req);
+  router.post(
+    '/api/agreements',
+    ...bodyWithin(options.maxBodyBytes),
+    idempotentRoute(options.idempotency, caller, logger)('creating an agreement', 201, (req, who) => {
       const body = validBody<CreateAgreementBody>('createAgreement', jsonBody(req));
       const offer = readOfferDocument(offerDocument(body, (ref) => template(ref, (m) => new UnknownTemplate(m))));
-      const create = (agreementId: string) =>
-        body.pending
-          ? options.factory.createPendingAgreement(offer, who, undefined, { agreementId })
-          : options.factory.createAgreement(offer, who, { agreementId });
-      await once(
-        req,
-        res,
-        who,
-        {
-          made: async (id) => {
-            const agreement = id === undefined ? undefined : await madeAlready(options.agreements, id, who);
-            return agreement && view(req, agreement);
-          },
-          make: async (id) => view(req, await create(id)),
+      return {
+        made: async (id) => {
+          const agreement = id === undefined ? undefined : await madeAlready(options.agreements, id, who);
+          return agreement && view(req, agreement);
         },
-        201,
-      );
-    } catch (error) {
-      sendProblem(res, error, 'creating an agreement', logger);
-    }
-  });
+        make: async (agreementId) =>
+          view(
+            req,
+            body.pending
+              ? await options.factory.createPendingAgreement(offer, who, undefined, { agreementId })
+              : await options.factory.createAgreement(offer, who, { agreementId }),
+          ),
+      };
+    }),
+  );
   router.post(
     '/api/agreements/:id/terminate',
     answer('terminating an agreement', async (req) =>

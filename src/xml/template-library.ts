@@ -112,6 +112,13 @@ export class TemplateLibrary implements TemplateCatalog {
     return this.templates.map((t) => renderTimeTokens(t.source, now));
   }
 
+  /** One template's document as served at `now`. */
+  renderOne(template: AgreementTemplate, now: Date): string {
+    const loaded = this.templates.find((t) => t.template === template);
+    if (!loaded) throw new Error(`template "${template.name}" is not in this library`);
+    return renderTimeTokens(loaded.source, now);
+  }
+
   checkCreationConstraints(template: AgreementTemplate, offer: ReceivedOffer): void {
     const loaded = this.loaded(template);
     if (!(offer instanceof XmlReceivedOffer)) throw new Error('creation constraints need the offer as XML');
