@@ -17,7 +17,7 @@ export interface UsageRecordDocuments {
  * Usage records: every agreement that ends Complete or Terminated gets one OGF
  * Usage Record (GFD.98) of what its job used and was charged, written once (the store
  * keeps the first) when the change is seen, and at start-up for any ended agreement that
- * has none. The initiator and operators read them.
+ * has none, or when it is read first. The initiator and operators read them.
  */
 export class UsageRecording {
   constructor(
@@ -73,7 +73,13 @@ export class UsageRecording {
 
   /** One record, for its initiator and operators. */
   async get(agreementId: string, caller: Caller): Promise<StoredUsageRecord> {
-    const record = await this.deps.records.get(agreementId);
+    let record = await this.deps.records.get(agreementId);
+    if (!record) {
+      // Ended, and its record not written yet (that follows the change): a caller who saw it end reads it now.
+      const agreement = await this.deps.agreements.get(agreementId);
+      if (agreement) await this.agreementChanged(agreement);
+      record = await this.deps.records.get(agreementId);
+    }
     if (!record)
       throw new UnknownResource(
         `no usage record for agreement "${agreementId}": one is written when the agreement ends Complete or Terminated`,
