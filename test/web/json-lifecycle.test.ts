@@ -158,7 +158,8 @@ describe('negotiation over JSON', () => {
     const opened = await call('POST', '/api/negotiations', {});
     expect(opened).toMatchObject({ status: 201, body: { state: 'Open', type: 'Negotiation' } });
     const id = opened.body.id as string;
-    const start = Math.ceil(Date.now() / hour) * hour + 2 * hour;
+    // After every deadline job the other tests book (their deadlines are at most 6 hours ahead).
+    const start = Math.ceil(Date.now() / hour) * hour + 8 * hour;
     const items = { NodeCount: 2, StartTime: iso(start), EndTime: iso(start + hour) };
     const advisory = await call('POST', `/api/negotiations/${id}/offers`, {
       offers: [{ template: 'advance-reservation', items, state: 'Advisory' }],
