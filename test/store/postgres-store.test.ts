@@ -341,4 +341,26 @@ describe.skipIf(skipPostgres)('PostgreSQL stores', () => {
       await connection.close();
     }
   });
+
+  it('work still under way when the connection is closed fails as ServiceUnavailable, not as an internal error', async () => {
+    // As on a leader that steps down: its store is closed while requests it accepted still run.
+    const connection = await PgConnection.open((pg as TestPostgres).url, { schema: `closed_${process.pid}` });
+    let closing: Promise<void> | undefined;
+    const inFlight = connection.transaction(async (tx) => {
+      await tx.query('SELECT 1');
+      closing = connection.close();
+      return (await tx.query<{ two: number }>('SELECT 2 AS two')).rows;
+    });
+    // The transaction that held a session when the pool was closed ends as it would have.
+    expect(await inFlight).toEqual([{ two: 2 }]);
+    await closing;
+    for (const step of [
+      () => connection.query('SELECT 1'),
+      () => connection.transaction(async (tx) => tx.query('SELECT 1')),
+    ]) {
+      const error = (await step().catch((e: unknown) => e)) as ServiceUnavailable;
+      expect(error).toBeInstanceOf(ServiceUnavailable);
+      expect(error.message).toMatch(/stopped using the database .*: the step under way was not done/);
+    }
+  });
 });

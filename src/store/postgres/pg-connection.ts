@@ -52,6 +52,10 @@ const types = {
 export class PgConnection {
   /** Groups the flushes that make commits durable (see above); none for a read-only connection. */
   private readonly flushes: WalSync | undefined;
+  /** Set by `close`: work begun after it fails on the ended pool, and says so as ServiceUnavailable. */
+  private closed = false;
+  /** Transactions not yet durable: `close` waits for them, so none that committed is left unflushed. */
+  private readonly underWay = new Set<Promise<unknown>>();
 
   private constructor(
     readonly pool: pg.Pool,
@@ -98,7 +102,7 @@ export class PgConnection {
   }
 
   query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
-    return this.pool.query<R>(sql, params).catch((error: unknown) => Promise.reject(unavailableOr(error, false)));
+    return this.pool.query<R>(sql, params).catch((error: unknown) => Promise.reject(this.failure(error, false)));
   }
 
   /**
@@ -106,17 +110,26 @@ export class PgConnection {
    * it throws. `committed` runs once the commit is readable, before it is durable (never when
    * the transaction fails).
    */
-  async transaction<T>(work: (tx: PgTransaction) => Promise<T>, committed?: () => void): Promise<T> {
+  transaction<T>(work: (tx: PgTransaction) => Promise<T>, committed?: () => void): Promise<T> {
+    if (this.closed) return Promise.reject(this.failure(new Error('the connection pool is closed'), false));
+    const underWay = this.commitDurably(work, committed);
+    this.underWay.add(underWay);
+    const done = () => this.underWay.delete(underWay);
+    underWay.then(done, done);
+    return underWay;
+  }
+
+  private async commitDurably<T>(work: (tx: PgTransaction) => Promise<T>, committed?: () => void): Promise<T> {
     const result = await this.commitWithoutFlush(work);
     committed?.();
     // Committed, maybe not yet durable: a lost connection now leaves the outcome unknown.
-    await this.flushes?.durable().catch((error: unknown) => Promise.reject(unavailableOr(error, true)));
+    await this.flushes?.durable().catch((error: unknown) => Promise.reject(this.failure(error, true)));
     return result;
   }
 
   /** `work` in one transaction, committed without waiting for the log's flush. */
   private async commitWithoutFlush<T>(work: (tx: PgTransaction) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect().catch((error: unknown) => Promise.reject(unavailableOr(error, false)));
+    const client = await this.pool.connect().catch((error: unknown) => Promise.reject(this.failure(error, false)));
     // A checked-out client has no pool listener: if the database ends the session mid-transaction,
     // its 'error' event would crash the process. The failure reaches `work` through its next query.
     let broken: Error | undefined;
@@ -138,7 +151,7 @@ export class PgConnection {
       // With more than one statement, node-postgres answers with one result per statement.
       const results = (await client
         .query(statements.join(';\n'))
-        .catch((error: unknown) => Promise.reject(unavailableOr(error, true)))) as unknown as
+        .catch((error: unknown) => Promise.reject(this.failure(error, true)))) as unknown as
         | pg.QueryResult[]
         | pg.QueryResult;
       let next = begun ? 0 : begin.length;
@@ -147,15 +160,22 @@ export class PgConnection {
       return result;
     } catch (error) {
       if (!broken) await client.query('ROLLBACK').catch(() => undefined);
-      throw unavailableOr(error, false);
+      throw this.failure(error, false);
     } finally {
       client.removeListener('error', onError);
       client.release(broken); // a broken client is discarded, not pooled
     }
   }
 
+  /** Refuses new work, lets the transactions under way commit and be flushed, then ends the pool. */
   async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.underWay]);
     await this.pool.end();
+  }
+
+  private failure(error: unknown, whileCommitting: boolean): unknown {
+    return unavailableOr(error, whileCommitting, this.closed);
   }
 
   private async migrate(): Promise<void> {

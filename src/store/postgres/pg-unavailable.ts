@@ -20,10 +20,18 @@ function isDatabaseUnavailable(error: unknown): boolean {
 /**
  * The error a caller should see: the database being unreachable is ServiceUnavailable, in words that say whether
  * anything may have been stored (a commit whose answer was lost may have happened); other errors as they are.
+ * `closed`: this server closed its connections while the work was under way (a leader stepping down, a server
+ * stopping), so the work's next step failed on them and was not done.
  */
-export function unavailableOr(error: unknown, whileCommitting: boolean): unknown {
+export function unavailableOr(error: unknown, whileCommitting: boolean, closed = false): unknown {
   if (error instanceof WsagError) return error; // already said in our words
   const cause = error instanceof Error ? error.message : String(error);
+  if (closed && !whileCommitting)
+    return new ServiceUnavailable(
+      'this instance stopped using the database while it served the request (it lost the planning leadership or ' +
+        'is stopping): the step under way was not done; read the state before trying again',
+      `PostgreSQL: ${cause}`,
+    );
   // disk_full: a statement could not extend a file and failed, its transaction with it (a commit that cannot write
   // its log is a PANIC, a restart, not this error), so nothing was stored, even in the batch sent with the COMMIT.
   if ((error as { code?: unknown } | undefined)?.code === '53100')
@@ -31,7 +39,7 @@ export function unavailableOr(error: unknown, whileCommitting: boolean): unknown
       "the database's disk is full: nothing was stored; try again once the site has made room",
       `PostgreSQL: ${cause}`,
     );
-  if (!isDatabaseUnavailable(error)) return error;
+  if (!closed && !isDatabaseUnavailable(error)) return error;
   return new ServiceUnavailable(
     whileCommitting
       ? 'the database connection was lost while the change was committed: the outcome is unknown; read the ' +
