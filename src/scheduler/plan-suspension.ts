@@ -372,12 +372,14 @@ export abstract class PlanSuspension extends PlanPlacement {
     const waiting: PlannedJob[] = [];
     const startOf: number[] = [];
     this.jobs.forEach((j) => {
-      const first = j.segments[0];
-      if (j.spec.window || j.problem !== undefined || j.segments.length !== 1 || !first || first.start <= now) return;
+      const next = j.segments.at(-1);
+      if (j.spec.window || j.problem !== undefined || !next || next.start <= now) return;
+      // A suspended job's pieces before its last have run: its last, waiting to resume, moves up as a waiting job does.
+      if (j.segments.length > 1 && (j.segments.at(-2) as Segment).end > now) return;
       const from = Math.max(now, j.spec.earliestStart ?? now);
-      if (from >= freedEnd || from >= first.start) return; // would not move up
+      if (from >= freedEnd || from >= next.start) return; // would not move up
       waiting.push(j);
-      startOf.push(first.start);
+      startOf.push(next.start);
     });
     // By planned start (then id), the keys side by side: a sort that follows pointers into every job is slow.
     const order: number[] = [];
@@ -391,7 +393,7 @@ export abstract class PlanSuspension extends PlanPlacement {
     let busyAt = new Map<Instant, number>();
     for (const k of order) {
       const job = waiting[k] as PlannedJob;
-      const segment = job.segments[0] as Segment;
+      const segment = job.segments.at(-1) as Segment;
       const from = Math.max(now, job.spec.earliestStart ?? now);
       const length = segment.end - segment.start;
       const target =
@@ -404,10 +406,11 @@ export abstract class PlanSuspension extends PlanPlacement {
         if (job.remoteStandby) for (const s of job.segments) this.remoteAdd(s.start, s.end, job.remoteStandby);
         continue;
       }
-      this.mm.unbook(job.spec.id);
-      job.segments = [this.segment(job.spec, nodes, start, start + length, segment.restart, segment.intervals)];
+      this.mm.unbook(job.spec.id, segment.start);
+      const resumed = this.segment(job.spec, nodes, start, start + length, segment.restart, segment.intervals);
+      job.segments = [...job.segments.slice(0, -1), resumed];
       this.segmentsChanged(job);
-      this.bookSegment(job, job.segments[0] as Segment);
+      this.bookSegment(job, resumed);
       this.syncSoftness(job);
       freed.push({ start: segment.start, end: segment.end, nodes: this.nodeIndices(segment) });
       busyAt = new Map();

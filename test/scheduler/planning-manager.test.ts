@@ -172,6 +172,27 @@ describe('a node failure (figure 3.4)', () => {
     expect(be.segments[1]?.start).toBe(seconds(4560));
   });
 
+  it('moves a suspended job up to resume in the gap an early finish opens, keeping the piece it ran', () => {
+    const pm = new PlanningManager(cluster(8, { timing: paper }));
+    admitted(pm, deadlineJob('a'));
+    admitted(pm, job({ id: 'be', kind: 'BestEffort', level: 'Legacy', nodes: 4, runtimeSeconds: 10 * 3600 }));
+    pm.nodeFailed('n01', seconds(1800));
+    const waiting = (pm.job('be') as PlannedJob).segments[1] as Segment;
+    expect(waiting.start).toBe(seconds(4560));
+    // 'a' is done early: the nodes it frees let the suspended job resume at once, not when 'a' was booked to end.
+    const report = pm.jobFinished('a', seconds(3000));
+    expect(report.moved).toEqual(['be']);
+    const be = pm.job('be') as PlannedJob;
+    expect(be.segments).toHaveLength(2);
+    expect(be.segments[0]).toMatchObject({ start: T0, end: seconds(1800), intervals: 0 });
+    expect(be.segments[1]).toMatchObject({
+      start: seconds(3000),
+      end: seconds(3000) + (waiting.end - waiting.start),
+      restart: waiting.restart,
+      intervals: waiting.intervals,
+    });
+  });
+
   it('leaves the job in P with a reason when nothing can save it: reservations are never suspended', () => {
     const pm = new PlanningManager(cluster(8, { timing: paper }));
     admitted(
