@@ -189,7 +189,11 @@ export abstract class PlanPlacement extends PlanBook {
     const bookedFrom = Math.max(this.now, start - preparationMs(shape, restart, spec.prepared));
     const bookedTo = end + releaseMs(shape);
     const need = this.needFor(spec, shape, bookedTo - bookedFrom, replacing);
-    const nodes = this.mapAt(need, bookedFrom);
+    // Spares beyond the level's only on nodes free for them (no waiting work pushed aside); without, as its level says.
+    const extra = shape.spare === 0 ? this.cluster.timing.reservationSpareNodes : 0;
+    const nodes =
+      (extra > 0 ? this.mapAt({ ...need, spare: extra }, bookedFrom) : undefined) ??
+      this.mapAt(need, bookedFrom);
     if (!nodes) {
       const free = this.freeThroughout(need, bookedFrom, bookedTo);
       return {

@@ -54,6 +54,12 @@ export interface SiteTiming {
    * (3.16) for every job, as the thesis plans.
    */
   checkpointsByNeed: boolean;
+  /**
+   * Spare nodes a reservation books beside its own where some are free throughout its window
+   * (beyond an Enhanced or Full reservation's), prepared with them: a failed node's place is
+   * taken at once, not after preparing another (docs/scheduler.md, "Reservation spares").
+   */
+  reservationSpareNodes: number;
 }
 
 /** The settings of SiteTiming that are true or false; the others are numbers. */
@@ -80,4 +86,5 @@ export const defaultSiteTiming: SiteTiming = {
   nodeFailuresPerDay: 0.02,
   nodeFailuresPriorNodeDays: 1000,
   checkpointsByNeed: true,
+  reservationSpareNodes: 0,
 };

@@ -111,4 +111,29 @@ describe('a reservation that loses one of its nodes (partial failure)', () => {
     const e = pm.job('E') as PlannedJob;
     expect(segmentPhases(e, pm.shape(e), piece).readyAt).toBe(T0 + minutes(30));
   });
+
+  it('reservationSpareNodes: a Legacy reservation books a prepared spare where one is free, which takes a failed node at once', () => {
+    const pm = new PlanningManager(cluster(3, { timing: { reservationSpareNodes: 1 } }));
+    expect(pm.admit(reservation('A', 2), ahead).accepted).toBe(true);
+    const first = pm.job('A')?.segments[0] as Segment;
+    expect(first.spare).toHaveLength(1);
+    const [spare] = first.spare as [string];
+    const [lost] = first.nodes as [string];
+    expect(pm.nodeFailed(lost, T0 + minutes(30)).problematic).toEqual([]);
+    const piece = pm.job('A')?.segments.at(-1) as Segment;
+    expect(piece).toMatchObject({ start: T0 + minutes(30), continues: true, spare: [] });
+    expect(piece.nodes).toContain(spare);
+    const a = pm.job('A') as PlannedJob;
+    expect(segmentPhases(a, pm.shape(a), piece).readyAt).toBe(T0 + minutes(30));
+  });
+
+  it('reservationSpareNodes: with no node free for the spare, the reservation is admitted without one, and another may still fit', () => {
+    const pm = new PlanningManager(cluster(3, { timing: { reservationSpareNodes: 1 } }));
+    expect(pm.admit(reservation('A', 3), ahead).accepted).toBe(true);
+    expect(pm.job('A')?.segments[0]?.spare).toEqual([]);
+    const other = new PlanningManager(cluster(3, { timing: { reservationSpareNodes: 1 } }));
+    expect(other.admit(reservation('A', 2), ahead).accepted).toBe(true);
+    // A's spare is a booking like its nodes: the third node is not free for B in the window.
+    expect(other.admit(reservation('B', 1), ahead).accepted).toBe(false);
+  });
 });

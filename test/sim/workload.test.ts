@@ -278,7 +278,7 @@ describe('cluster validation', () => {
     [{ nodes: [{ ...node, buffer: 'yes' }] }, 'cluster nodes[0]: "buffer" must be true or false, got "yes"'],
     [
       { nodes: [node], timing: { nodeInit: 3 } },
-      `cluster timing: unknown field "nodeInit" (allowed: nodeInitSeconds, storageInitSecondsPerGB, storageRollbackSecondsPerGB, storageMountSeconds, deinitSeconds, handoverSeconds, slowdownFactor, checkpointSecondsPerNodeGB, snapshotSecondsPerGB, parallelCheckpoint, defaultMemoryPerNodeGB, migrationBandwidthMBps, defaultCoveredOutages, problemHorizonSeconds, nodeFailuresPerDay, nodeFailuresPriorNodeDays, checkpointsByNeed)`,
+      `cluster timing: unknown field "nodeInit" (allowed: nodeInitSeconds, storageInitSecondsPerGB, storageRollbackSecondsPerGB, storageMountSeconds, deinitSeconds, handoverSeconds, slowdownFactor, checkpointSecondsPerNodeGB, snapshotSecondsPerGB, parallelCheckpoint, defaultMemoryPerNodeGB, migrationBandwidthMBps, defaultCoveredOutages, problemHorizonSeconds, nodeFailuresPerDay, nodeFailuresPriorNodeDays, checkpointsByNeed, reservationSpareNodes)`,
     ],
     [
       { nodes: [node], timing: { slowdownFactor: 0.9 } },
