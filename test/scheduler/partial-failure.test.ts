@@ -15,6 +15,19 @@ const ahead = T0 - minutes(1);
 const nodesOf = (pm: PlanningManager, id: string, at: number) =>
   pm.job(id)?.segments.find((s) => s.start <= at && at < s.end)?.nodes ?? [];
 
+/** A node of `id` fails half an hour into its window: its spare, prepared with it, holds the place from that moment. */
+function expectSpareTakesOver(pm: PlanningManager, id: string): void {
+  const first = pm.job(id)?.segments[0] as Segment;
+  const [spare] = first.spare as [string];
+  const [lost] = first.nodes as [string];
+  expect(pm.nodeFailed(lost, T0 + minutes(30)).problematic).toEqual([]);
+  const piece = pm.job(id)?.segments.at(-1) as Segment;
+  expect(piece).toMatchObject({ start: T0 + minutes(30), continues: true, spare: [] });
+  expect(piece.nodes).toContain(spare);
+  const job = pm.job(id) as PlannedJob;
+  expect(segmentPhases(job, pm.shape(job), piece).readyAt).toBe(T0 + minutes(30));
+}
+
 describe('a reservation that loses one of its nodes (partial failure)', () => {
   it('with no node to spare: keeps its surviving node for the rest of the window, is a problem at once, and nobody else gets the survivor', () => {
     const pm = new PlanningManager(cluster(3));
@@ -101,30 +114,14 @@ describe('a reservation that loses one of its nodes (partial failure)', () => {
       runtimeSeconds: 7200,
     });
     expect(pm.admit(enhanced, ahead).accepted).toBe(true);
-    const first = pm.job('E')?.segments[0] as Segment;
-    const [spare] = first.spare as [string];
-    const [lost] = first.nodes as [string];
-    expect(pm.nodeFailed(lost, T0 + minutes(30)).problematic).toEqual([]);
-    const piece = pm.job('E')?.segments.at(-1) as Segment;
-    expect(piece).toMatchObject({ start: T0 + minutes(30), continues: true, spare: [] });
-    expect(piece.nodes).toContain(spare);
-    const e = pm.job('E') as PlannedJob;
-    expect(segmentPhases(e, pm.shape(e), piece).readyAt).toBe(T0 + minutes(30));
+    expectSpareTakesOver(pm, 'E');
   });
 
   it('reservationSpareNodes: a Legacy reservation books a prepared spare where one is free, which takes a failed node at once', () => {
     const pm = new PlanningManager(cluster(3, { timing: { reservationSpareNodes: 1 } }));
     expect(pm.admit(reservation('A', 2), ahead).accepted).toBe(true);
-    const first = pm.job('A')?.segments[0] as Segment;
-    expect(first.spare).toHaveLength(1);
-    const [spare] = first.spare as [string];
-    const [lost] = first.nodes as [string];
-    expect(pm.nodeFailed(lost, T0 + minutes(30)).problematic).toEqual([]);
-    const piece = pm.job('A')?.segments.at(-1) as Segment;
-    expect(piece).toMatchObject({ start: T0 + minutes(30), continues: true, spare: [] });
-    expect(piece.nodes).toContain(spare);
-    const a = pm.job('A') as PlannedJob;
-    expect(segmentPhases(a, pm.shape(a), piece).readyAt).toBe(T0 + minutes(30));
+    expect(pm.job('A')?.segments[0]?.spare).toHaveLength(1);
+    expectSpareTakesOver(pm, 'A');
   });
 
   it('reservationSpareNodes: with no node free for the spare, the reservation is admitted without one, and another may still fit', () => {
