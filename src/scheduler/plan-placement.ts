@@ -189,10 +189,10 @@ export abstract class PlanPlacement extends PlanBook {
     const bookedFrom = Math.max(this.now, start - preparationMs(shape, restart, spec.prepared));
     const bookedTo = end + releaseMs(shape);
     const need = this.needFor(spec, shape, bookedTo - bookedFrom, replacing);
-    // Spares beyond the level's only on nodes free for them (no waiting work pushed aside); without, as its level says.
-    const extra = shape.spare === 0 ? this.cluster.timing.reservationSpareNodes : 0;
+    // The site's spares beside the level's where nodes are free for them; where not, the reservation as its level says.
+    const extra = this.cluster.timing.reservationSpareNodes;
     const nodes =
-      (extra > 0 ? this.mapAt({ ...need, spare: extra }, bookedFrom) : undefined) ??
+      (extra > 0 ? this.mapAt({ ...need, spare: need.spare + extra }, bookedFrom) : undefined) ??
       this.mapAt(need, bookedFrom);
     if (!nodes) {
       const free = this.freeThroughout(need, bookedFrom, bookedTo);

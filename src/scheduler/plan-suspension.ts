@@ -19,8 +19,44 @@ export abstract class PlanSuspension extends PlanPlacement {
     const current = job.segments.find((s) => s.end > now);
     if (!current || current.nodes.includes(nodeId) || !current.spare.includes(nodeId)) return false;
     for (const s of job.segments) if (s.end > now) s.spare = s.spare.filter((n) => n !== nodeId);
-    this.mm.unbook(job.spec.id, now, this.mm.nodeIndex(nodeId));
+    const node = this.mm.nodeIndex(nodeId);
+    this.mm.unbook(job.spec.id, now, node);
+    if (job.spec.window) this.replaceSpare(job, node, now);
     return true;
+  }
+
+  /** Nodes that may take failed node `failed`'s place in `job`: eligible, on its island where it needs one. */
+  private replacementsFor(job: PlannedJob, failed: number): number[] {
+    const island = this.cluster.nodes[failed]?.island;
+    const oneIsland = job.spec.requirements.interconnect !== undefined;
+    return this.eligibleFor(job.spec).filter(
+      (n) => n !== failed && (!oneIsland || this.cluster.nodes[n]?.island === island),
+    );
+  }
+
+  /**
+   * A reservation whose spare failed takes a node free for the rest of its window as a new
+   * spare, prepared from now: a second failure finds one as the first would have.
+   */
+  private replaceSpare(job: PlannedJob, failed: number, now: Instant): void {
+    const last = job.segments.at(-1);
+    if (!last || last.end <= now) return;
+    const from = Math.max(now, last.start);
+    const eligible = this.replacementsFor(job, failed);
+    const [free] = this.mm.map(1, eligible, from, last.end) ?? [];
+    if (free === undefined) return;
+    this.mm.book(job.spec.id, [free], from, last.end);
+    const spare = nodeList([...last.spare, this.cluster.nodes[free]?.id as string]);
+    // The piece goes on as it was; from the new spare's arrival it has one more.
+    job.segments =
+      from > last.start
+        ? [
+            ...job.segments.slice(0, -1),
+            { ...last, end: from, intervals: 0 },
+            { ...last, start: from, spare, continues: true },
+          ]
+        : [...job.segments.slice(0, -1), { ...last, spare }];
+    this.segmentsChanged(job);
   }
 
   /**
@@ -35,11 +71,7 @@ export abstract class PlanSuspension extends PlanPlacement {
     const future = job.segments.filter((s) => s.end > now && (s.nodes.includes(nodeId) || s.spare.includes(nodeId)));
     const segment = future[0];
     if (future.length !== 1 || !segment || segment.spare.length === 0 || !segment.nodes.includes(nodeId)) return false;
-    const island = this.cluster.nodes[node]?.island;
-    const oneIsland = job.spec.requirements.interconnect !== undefined;
-    const eligible = this.eligibleFor(job.spec).filter(
-      (n) => n !== node && (!oneIsland || this.cluster.nodes[n]?.island === island),
-    );
+    const eligible = this.replacementsFor(job, node);
     const [free] = this.mm.map(1, eligible, segment.start, segment.end) ?? [];
     if (free === undefined && job.outagesLeft <= 0) return false;
     this.mm.unbook(job.spec.id, now, node);
@@ -115,11 +147,7 @@ export abstract class PlanSuspension extends PlanPlacement {
    */
   protected keepSurvivors(job: PlannedJob, nodeId: string, node: number, now: Instant): boolean {
     if (!job.spec.window || !job.segments.some((s) => s.end > now && s.nodes.includes(nodeId))) return false;
-    const island = this.cluster.nodes[node]?.island;
-    const oneIsland = job.spec.requirements.interconnect !== undefined;
-    const eligible = this.eligibleFor(job.spec).filter(
-      (n) => n !== node && (!oneIsland || this.cluster.nodes[n]?.island === island),
-    );
+    const eligible = this.replacementsFor(job, node);
     // Decide every affected piece first: a piece left with no node at all is given up the usual way.
     const changes = job.segments.map((s) => {
       if (s.end <= now || !s.nodes.includes(nodeId)) return undefined;

@@ -15,17 +15,17 @@ const ahead = T0 - minutes(1);
 const nodesOf = (pm: PlanningManager, id: string, at: number) =>
   pm.job(id)?.segments.find((s) => s.start <= at && at < s.end)?.nodes ?? [];
 
-/** A node of `id` fails half an hour into its window: its spare, prepared with it, holds the place from that moment. */
-function expectSpareTakesOver(pm: PlanningManager, id: string): void {
-  const first = pm.job(id)?.segments[0] as Segment;
-  const [spare] = first.spare as [string];
-  const [lost] = first.nodes as [string];
-  expect(pm.nodeFailed(lost, T0 + minutes(30)).problematic).toEqual([]);
+/** A node of `id` fails `after` into its window: its spare, prepared with it, holds the place from that moment. */
+function expectSpareTakesOver(pm: PlanningManager, id: string, after = minutes(30)): void {
+  const current = pm.job(id)?.segments.at(-1) as Segment;
+  const [spare] = current.spare as [string];
+  const [lost] = current.nodes as [string];
+  expect(pm.nodeFailed(lost, T0 + after).problematic).toEqual([]);
   const piece = pm.job(id)?.segments.at(-1) as Segment;
-  expect(piece).toMatchObject({ start: T0 + minutes(30), continues: true, spare: [] });
+  expect(piece).toMatchObject({ start: T0 + after, continues: true, spare: [] });
   expect(piece.nodes).toContain(spare);
   const job = pm.job(id) as PlannedJob;
-  expect(segmentPhases(job, pm.shape(job), piece).readyAt).toBe(T0 + minutes(30));
+  expect(segmentPhases(job, pm.shape(job), piece).readyAt).toBe(T0 + after);
 }
 
 describe('a reservation that loses one of its nodes (partial failure)', () => {
@@ -132,5 +132,17 @@ describe('a reservation that loses one of its nodes (partial failure)', () => {
     expect(other.admit(reservation('A', 2), ahead).accepted).toBe(true);
     // A's spare is a booking like its nodes: the third node is not free for B in the window.
     expect(other.admit(reservation('B', 1), ahead).accepted).toBe(false);
+  });
+
+  it('reservationSpareNodes: a failed spare is replaced by a free node, so a later failure still finds one', () => {
+    const pm = new PlanningManager(cluster(4, { timing: { reservationSpareNodes: 1 } }));
+    expect(pm.admit(reservation('A', 2), ahead).accepted).toBe(true);
+    const [lostSpare] = pm.job('A')?.segments[0]?.spare as [string];
+    expect(pm.nodeFailed(lostSpare, T0 + minutes(20)).problematic).toEqual([]);
+    const piece = pm.job('A')?.segments.at(-1) as Segment;
+    expect(piece).toMatchObject({ start: T0 + minutes(20), continues: true });
+    expect(piece.spare).toHaveLength(1);
+    expect(piece.spare).not.toContain(lostSpare);
+    expectSpareTakesOver(pm, 'A', minutes(40));
   });
 });
