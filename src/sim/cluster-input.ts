@@ -124,7 +124,7 @@ export function parseCluster(input: unknown): ClusterDescription {
         const kind: NumberKind =
           key === 'slowdownFactor'
             ? 'factor'
-            : key === 'defaultCoveredOutages'
+            : key === 'defaultCoveredOutages' || key === 'reservationSpareNodes'
               ? 'whole'
               : key === 'defaultMemoryPerNodeGB' || key === 'problemHorizonSeconds'
                 ? 'positive'

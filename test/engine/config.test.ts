@@ -191,6 +191,10 @@ describe('WSAG_CLUSTER_FILE', () => {
         ': timing.slowdownFactor must be a number of at least 1, got 0.9',
       ],
       [
+        { nodeGroups: [group], timing: { reservationSpareNodes: 0.5 } },
+        ': timing.reservationSpareNodes must be a whole number, got 0.5',
+      ],
+      [
         { nodeGroups: [group], timing: { parallelCheckpoint: 1 } },
         ': timing.parallelCheckpoint must be true or false, got 1',
       ],

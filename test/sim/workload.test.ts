@@ -284,6 +284,10 @@ describe('cluster validation', () => {
       { nodes: [node], timing: { slowdownFactor: 0.9 } },
       'cluster timing: "slowdownFactor" must be a number, 1 or more, got 0.9',
     ],
+    [
+      { nodes: [node], timing: { reservationSpareNodes: 0.5 } },
+      'cluster timing: "reservationSpareNodes" must be a whole number, 0 or more, got 0.5',
+    ],
     [{ nodes: [node], peerStandbyNodes: -1 }, 'cluster: "peerStandbyNodes" must be a whole number, 0 or more, got -1'],
   ])('%j: %s', (input, message) => {
     expect(clusterError(input)).toBe(message);

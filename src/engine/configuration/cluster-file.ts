@@ -145,7 +145,7 @@ export function parseClusterFile(json: unknown, where: string): ClusterFile {
       const min = key === 'slowdownFactor' ? 1 : key === 'problemHorizonSeconds' ? 1 : 0;
       if (typeof value !== 'number' || !Number.isFinite(value) || value < min)
         fail(`timing.${key} must be a number of at least ${min}, got ${show(value)}`);
-      if (key === 'defaultCoveredOutages' && !Number.isInteger(value))
+      if ((key === 'defaultCoveredOutages' || key === 'reservationSpareNodes') && !Number.isInteger(value))
         fail(`timing.${key} must be a whole number, got ${show(value)}`);
       timing[key] = value as number;
     }
