@@ -1,9 +1,8 @@
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot, startTestServer, type TestServer } from '../support/server.js';
+import { projectRoot, startTestServer, stopTestServer, type TestServer } from '../support/server.js';
 
 /**
  * End to end over JSON only: docs/examples/json_negotiation.py (Python's standard library,
@@ -30,10 +29,7 @@ beforeAll(async () => {
     },
   });
 });
-afterAll(async () => {
-  await server?.close();
-  fs.rmSync(server.dataDir, { recursive: true, force: true });
-});
+afterAll(() => stopTestServer(server));
 
 describe('the Python example of docs/api.md', () => {
   it('negotiates, accepts, sees the agreement Complete and reads its usage record', async () => {

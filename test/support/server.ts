@@ -51,6 +51,13 @@ export async function startTestServer(
   return { ...server, repository, negotiationRepository, dataDir };
 }
 
+/** Stops a test server and removes its data directory (nothing when it never started). */
+export async function stopTestServer(server: TestServer | undefined): Promise<void> {
+  if (!server) return;
+  await server.close();
+  fs.rmSync(server.dataDir, { recursive: true, force: true });
+}
+
 /** A server on its own SQLite store in `dataDir` (4 nodes, no executor): what survives a restart is what a site keeps. */
 export function startSqliteServer(dataDir: string): Promise<RunningServer> {
   return startServer(

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WsagClient } from '../../src/client/wsag-client.js';
 import { offerFromTemplate } from '../../src/xml/offer-from-template.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, stopTestServer, type TestServer } from '../support/server.js';
 
 /**
  * The agreement lifecycle over JSON: templates, create (from item values or a document), negotiation (Advisory,
@@ -12,10 +11,7 @@ let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer({ config: { clusterNodes: 4, executor: 'none' } });
 });
-afterAll(async () => {
-  await server?.close();
-  fs.rmSync(server.dataDir, { recursive: true, force: true });
-});
+afterAll(() => stopTestServer(server));
 
 // biome-ignore lint/suspicious/noExplicitAny: the answers' JSON, read field by field below
 type Body = Record<string, any>;

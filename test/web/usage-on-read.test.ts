@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, stopTestServer, type TestServer } from '../support/server.js';
 
 /**
  * A usage record is written after its agreement's end is seen; a client that saw the end and
@@ -11,10 +10,7 @@ let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer({ config: { clusterNodes: 4, executor: 'none' } });
 });
-afterAll(async () => {
-  await server?.close();
-  fs.rmSync(server.dataDir, { recursive: true, force: true });
-});
+afterAll(() => stopTestServer(server));
 
 describe('GET /api/usage/ID', () => {
   it('answers the record of an agreement that ended before its record was written', async () => {
