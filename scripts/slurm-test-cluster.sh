@@ -9,7 +9,7 @@
 #   scripts/slurm-test-cluster.sh start-controller DIR   # and started again from its saved state
 #
 # Nodes are n1..nN with 2 CPUs and 1000 MB each; odd nodes carry the features
-# ib,island-a, even ones ib,island-b; n1 also has sec-HardenedNode; the last WARM nodes
+# ib,island-a, even ones ib,island-b; n1 also has sec-HardenedNode and group-rack1; the last WARM nodes
 # (default 0) also wsag-warm, kept prepared for interactive sessions. One partition, batch.
 # Needs Debian's slurm-wlm and munge (.ci/run installs them) and root (slurmd runs jobs).
 set -euo pipefail
@@ -97,7 +97,7 @@ PlugStackConfig=/dev/null
 CONF
   for i in $(seq 1 "$nodes"); do
     features="ib,island-$([ $((i % 2)) -eq 1 ] && echo a || echo b)"
-    [ "$i" -eq 1 ] && features="$features,sec-HardenedNode"
+    [ "$i" -eq 1 ] && features="$features,sec-HardenedNode,group-rack1"
     [ "$i" -gt $((nodes - warm)) ] && features="$features,wsag-warm"
     echo "NodeName=n$i NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((base + 1 + i)) CPUs=2 RealMemory=1000 Feature=$features State=UNKNOWN"
   done

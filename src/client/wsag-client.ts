@@ -132,6 +132,8 @@ export interface FailureRateSummary {
   nodeDays: number;
   configuredPerNodeDay: number;
   configuredNodeDays: number;
+  /** The same per failure group (absent from servers before failure groups). */
+  groups?: Array<{ group: string; nodes: number; failures: number; nodeDays: number; perNodeDay: number }>;
 }
 
 export interface NodeSummary {
@@ -140,6 +142,8 @@ export interface NodeSummary {
   cpus: number;
   interconnect?: string;
   island?: string;
+  /** The nodes it fails together with; failure rates are learned per group. */
+  failureGroup?: string;
   buffer: boolean;
   failed: boolean;
 }

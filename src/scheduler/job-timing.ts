@@ -36,7 +36,8 @@ export interface JobShape {
 
 const faultTolerant = new Set(['Standard', 'Enhanced', 'Full']);
 
-export function shapeOf(spec: JobSpec, site: SiteTiming): JobShape {
+/** `failuresPerNodeDay`: the rate of the nodes the job may run on (site.nodeFailuresPerDay unless the planner learned it per group). */
+export function shapeOf(spec: JobSpec, site: SiteTiming, failuresPerNodeDay = site.nodeFailuresPerDay): JobShape {
   const tolerant = faultTolerant.has(spec.level);
   const checkpointed = tolerant || spec.kind === 'Background';
   const outages = tolerant
@@ -68,7 +69,7 @@ export function shapeOf(spec: JobSpec, site: SiteTiming): JobShape {
       shortestBooking: !site.checkpointsByNeed || booksWorstCase || spec.kind === 'Background',
       paying:
         checkpointed && site.checkpointsByNeed
-          ? payingCheckpointCount(timing.tHat, timing.tCp, spec.nodes, site.nodeFailuresPerDay)
+          ? payingCheckpointCount(timing.tHat, timing.tCp, spec.nodes, failuresPerNodeDay)
           : 0,
     },
   };

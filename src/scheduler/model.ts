@@ -19,6 +19,11 @@ export interface ClusterNode {
   interconnect?: string;
   /** Interconnect island: a parallel job's nodes are taken from one island when it can be. */
   island?: string;
+  /**
+   * The nodes that fail together (a chassis, a power feed): failure rates are learned per
+   * group (scheduler/failure-rate.ts). Without one, the node's island is its group.
+   */
+  failureGroup?: string;
   operatingSystem?: string;
   architecture?: string;
   libraries?: Library[];

@@ -75,7 +75,7 @@ export abstract class PlanBook {
     this.failureRate = new FailureRateEstimate(
       cluster.timing.nodeFailuresPerDay,
       cluster.timing.nodeFailuresPriorNodeDays,
-      cluster.nodes.length,
+      cluster.nodes,
     );
     this.mm = new MachineManager(cluster.nodes);
   }
@@ -160,7 +160,34 @@ export abstract class PlanBook {
    * planned job cost about 250 bytes each (25 MB with 100,000 live agreements).
    */
   shape(job: PlannedJob): JobShape {
-    return shapeOf(job.spec, this.cluster.timing);
+    return this.shapeFor(job.spec);
+  }
+
+  /** A job's shape, its paying checkpoints weighed against the failure rate learned for the nodes it may run on. */
+  shapeFor(spec: JobSpec): JobShape {
+    const timing = this.cluster.timing;
+    return timing.checkpointsByNeed ? shapeOf(spec, timing, this.failureRateOf(spec)) : shapeOf(spec, timing);
+  }
+
+  /** Per failure group, how many nodes each spec may run on (specs do not change their requirements). */
+  private readonly groupCounts = new WeakMap<JobSpec, Int32Array>();
+
+  /** The failures per node and day of a node drawn from those `spec` may run on, as learned per failure group. */
+  protected failureRateOf(spec: JobSpec): number {
+    let counts = this.groupCounts.get(spec);
+    if (!counts) {
+      counts = this.failureRate.countByGroup(this.eligibleFor(spec));
+      this.groupCounts.set(spec, counts);
+    }
+    return this.failureRate.perNodeDayOn(counts, this.now);
+  }
+
+  /**
+   * The nodes a job may be planned on: its requirements, and the pool its kind uses (buffer and warm nodes, see
+   * ClusterNode).
+   */
+  protected eligibleFor(spec: JobSpec): number[] {
+    return this.mm.eligible(spec.requirements, isBestEffort(spec), spec.prepared === true);
   }
 
   isFailed(nodeId: string): boolean {
@@ -208,7 +235,7 @@ export abstract class PlanBook {
   }
 
   protected plannedJob(spec: JobSpec, placed: Placement): PlannedJob {
-    const shape = shapeOf(spec, this.cluster.timing);
+    const shape = this.shapeFor(spec);
     return {
       spec,
       segments: placed.segments,

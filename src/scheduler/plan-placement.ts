@@ -5,7 +5,6 @@ import {
   preparationMs,
   releaseMs,
   securedIntervals,
-  shapeOf,
   totalIntervals,
   withOptimumCount,
   type JobShape,
@@ -40,8 +39,8 @@ export abstract class PlanPlacement extends PlanBook {
     if (spec.window && spec.window.end <= spec.window.start) return 'the reservation window ends before it starts';
     const usable = this.eligibleFor(spec).length;
     if (spec.nodes < 1) return 'a job needs at least one node';
-    if (spec.nodes + shapeOf(spec, this.cluster.timing).spare > usable) {
-      const spare = shapeOf(spec, this.cluster.timing).spare;
+    if (spec.nodes + this.shapeFor(spec).spare > usable) {
+      const spare = this.shapeFor(spec).spare;
       const policies = spec.requirements.securityPolicies;
       const hosts = spec.requirements.candidateHosts;
       const policyNote =
@@ -67,7 +66,7 @@ export abstract class PlanPlacement extends PlanBook {
     }
     if (spec.requirements.interconnect !== undefined) {
       const largest = this.mm.largestIsland(this.eligibleFor(spec));
-      const spare = shapeOf(spec, this.cluster.timing).spare;
+      const spare = this.shapeFor(spec).spare;
       if (spec.nodes + spare > largest) {
         return (
           `${spec.nodes + spare} nodes on ${spec.requirements.interconnect} must share one interconnect ` +
@@ -97,14 +96,6 @@ export abstract class PlanPlacement extends PlanBook {
     return undefined;
   }
 
-  /**
-   * The nodes a job may be planned on: its requirements, and the pool its kind uses (buffer and warm nodes, see
-   * ClusterNode).
-   */
-  protected eligibleFor(spec: JobSpec): number[] {
-    return this.mm.eligible(spec.requirements, isBestEffort(spec), spec.prepared === true);
-  }
-
   protected needFor(spec: JobSpec, shape: JobShape, lengthMs: number, replacing?: string): Need {
     return {
       nodes: spec.nodes,
@@ -119,7 +110,7 @@ export abstract class PlanPlacement extends PlanBook {
 
   /** The whole placement of a new job as the rules of its kind and level demand, or why not. */
   protected findPlacement(spec: JobSpec, now: Instant, options: AdmitOptions): Placement | { reason: string } {
-    const planned = shapeOf(spec, this.cluster.timing);
+    const planned = this.shapeFor(spec);
     const shape = options.optimumCount ? withOptimumCount(planned) : planned;
     if (spec.window) {
       // A new promise must leave time to prepare its nodes; a renegotiated one keeps the preparation it has.

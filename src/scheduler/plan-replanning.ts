@@ -84,7 +84,7 @@ export abstract class PlanReplanning extends PlanSuspension {
     const node = this.mm.nodeIndex(nodeId);
     const horizonEnd = now + this.cluster.timing.problemHorizonSeconds * 1000;
     if (this.failed.has(node)) return this.withProblems({ moved: [], suspended: [], problematic: [], solved: [] });
-    this.failureRate.failed(now);
+    this.failureRate.failed(now, node);
     const affected = this.mm
       .ownersOn(node, now, horizonEnd)
       .filter((o) => this.jobs.has(o))

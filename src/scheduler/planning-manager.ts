@@ -1,4 +1,4 @@
-import { checkpointPlanAt, pieceMs, preparationMs, releaseMs, securedIntervals, shapeOf } from './job-timing.js';
+import { checkpointPlanAt, pieceMs, preparationMs, releaseMs, securedIntervals } from './job-timing.js';
 import type { AdmissionDecision, Alternative, Instant, JobSpec, PlannedJob, Segment, StartSlot } from './model.js';
 import { PlanReplanning } from './plan-replanning.js';
 import { at, isBestEffort, type AdmitOptions } from './plan-book.js';
@@ -104,7 +104,7 @@ export class PlanningManager extends PlanReplanning {
       return decision.accepted ? decision : undefined;
     };
     // Preparation longer than the bound: no suspension can help; the soonest start is the answer.
-    const prepare = preparationMs(shapeOf(spec, this.cluster.timing), false, prepared);
+    const prepare = preparationMs(this.shapeFor(spec), false, prepared);
     if (prepare > boundMs) {
       const [soonest] = this.slots(startingAt(now), now, 1, options);
       return {
@@ -214,7 +214,7 @@ export class PlanningManager extends PlanReplanning {
   slots(spec: JobSpec, now: Instant, count: number, options: AdmitOptions = {}): StartSlot[] {
     this.clock(now);
     if (this.validate(spec) || spec.kind === 'Background') return [];
-    const shape = shapeOf(spec, this.cluster.timing);
+    const shape = this.shapeFor(spec);
     const plan = checkpointPlanAt({ ...spec, deadline: undefined }, shape, now);
     if ('reason' in plan) return [];
     // A window's slot is the promise: its booking adds the nodes' preparation before and their release after.
@@ -300,7 +300,7 @@ export class PlanningManager extends PlanReplanning {
     const relaxed = { ...spec, deadline: undefined, kind: 'Deadline' as const };
     const decision = this.probe(relaxed, now, { ...options, optimumCount: true });
     if (!decision.accepted) return undefined;
-    const shape = shapeOf(spec, this.cluster.timing);
+    const shape = this.shapeFor(spec);
     const first = decision.job.segments[0] as Segment;
     const worst = pieceMs(
       shape,

@@ -169,6 +169,28 @@ export class Metrics {
       },
     });
     new Gauge({
+      name: 'wsag_node_group_failure_rate',
+      help:
+        'Failures per node and day the planner weighs the checkpoints of jobs on a failure group against: the ' +
+        'configured rate, moved by the failures its nodes had since the server started',
+      labelNames: ['group'],
+      registers,
+      collect() {
+        const { plan, now } = sources();
+        for (const g of plan.failureRate(now()).groups) this.set({ group: g.group }, g.perNodeDay);
+      },
+    });
+    new Gauge({
+      name: 'wsag_node_group_failures_seen',
+      help: 'Node failures the planner has seen on a failure group since the server started',
+      labelNames: ['group'],
+      registers,
+      collect() {
+        const { plan, now } = sources();
+        for (const g of plan.failureRate(now()).groups) this.set({ group: g.group }, g.failures);
+      },
+    });
+    new Gauge({
       name: 'wsag_plan_problems',
       help: 'Jobs in P: the scheduler cannot (yet) keep their promise',
       registers,

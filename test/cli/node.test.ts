@@ -9,20 +9,35 @@ import { wsag } from './support.js';
  */
 let server: SimulatedServer;
 let plain: TestServer;
+let racks: TestServer;
 
 beforeAll(async () => {
-  [server, plain] = await Promise.all([
+  [server, plain, racks] = await Promise.all([
     simulatedServer({ nodes: 6 }),
     startTestServer({ config: { clusterNodes: 2 } }),
+    startTestServer({
+      config: {
+        admins: ['anonymous'],
+        cluster: {
+          nodeGroups: ['r1', 'r2'].map((rack) => ({
+            count: 2,
+            idPrefix: `${rack}n`,
+            memoryGB: 16,
+            cpus: 8,
+            failureGroup: rack,
+          })),
+        },
+      },
+    }),
   ]);
 });
-afterAll(async () => Promise.all([server?.close(), plain?.close()]));
+afterAll(async () => Promise.all([server?.close(), plain?.close(), racks?.close()]));
 
 describe('wsag node', () => {
   it('lists the nodes, reports a failure that stops and restarts a job, and a repair', async () => {
     const list = await wsag(['node', 'list'], { url: server.url });
     expect(list.code).toBe(0);
-    expect(list.out[0]).toMatch(/^NODE\s+STATE\s+MEMORY_GB\s+CPUS\s+INTERCONNECT\s+ISLAND\s+ROLE$/);
+    expect(list.out[0]).toMatch(/^NODE\s+STATE\s+MEMORY_GB\s+CPUS\s+INTERCONNECT\s+ISLAND\s+GROUP\s+ROLE$/);
     expect(list.out.slice(1, -2).map((l) => l.split(/\s+/).slice(0, 2))).toEqual(
       ['n001', 'n002', 'n003', 'n004', 'n005', 'n006'].map((n) => [n, 'up']),
     );
@@ -58,6 +73,32 @@ describe('wsag node', () => {
     expect(JSON.parse(repaired.stdout)).toMatchObject({ node, failed: false });
     await server.runUntilIdle();
     expect((await server.client.state(id)).state).toBe('Complete');
+  });
+
+  it("shows each node's failure group and the rate learned for each group", async () => {
+    expect((await wsag(['node', 'fail', 'r1n001'], { url: racks.url })).code).toBe(0);
+    const list = await wsag(['node', 'list'], { url: racks.url });
+    expect(list.out.slice(1, 5).map((l) => l.split(/\s+/).filter((c) => c !== '-'))).toEqual([
+      ['r1n001', 'FAILED', '16', '8', 'r1'],
+      ['r1n002', 'up', '16', '8', 'r1'],
+      ['r2n001', 'up', '16', '8', 'r2'],
+      ['r2n002', 'up', '16', '8', 'r2'],
+    ]);
+    expect(list.out.at(-3)).toMatch(/^failure rate the planner uses: 0\.02\d+ a node and day \(1 failure in /);
+    expect(list.out.at(-2)).toMatch(/^ {2}group r1: 0\.02\d+ a node and day \(1 failure on 2 nodes\)$/);
+    expect(list.out.at(-1)).toBe('  group r2: 0.0200 a node and day (0 failures on 2 nodes)');
+    const json = JSON.parse((await wsag(['node', 'list', '--json'], { url: racks.url })).stdout);
+    expect(json.nodes[2]).toMatchObject({ id: 'r2n001', failureGroup: 'r2', failed: false });
+    expect(json.failureRate.groups.map((g: { group: string; failures: number }) => [g.group, g.failures])).toEqual([
+      ['r1', 1],
+      ['r2', 0],
+    ]);
+    const metrics = await (await fetch(`${racks.url}/metrics`)).text();
+    expect(metrics).toMatch(/^wsag_node_group_failures_seen\{group="r1"\} 1$/m);
+    // r2 had none: at most the prior, the server's seconds of quiet taken off.
+    const r2 = Number(/^wsag_node_group_failure_rate\{group="r2"\} (\S+)$/m.exec(metrics)?.[1]);
+    expect(r2).toBeLessThanOrEqual(0.02);
+    expect(r2).toBeGreaterThan(0.0199);
   });
 
   it('says what is wrong: unknown node, missing argument, no operator role', async () => {

@@ -146,6 +146,22 @@ describe('WSAG_CLUSTER_FILE', () => {
     expect(clusterDescription(config).timing.problemHorizonSeconds).toBe(7200);
   });
 
+  it("reads a node group's failure group (failure rates are learned per group)", () => {
+    const file = clusterFile({
+      nodeGroups: [
+        { ...group, failureGroup: 'rack-7' },
+        { ...group, idPrefix: 'y' },
+      ],
+    });
+    const nodes = clusterDescription(loadConfig({ WSAG_CLUSTER_FILE: file })).nodes;
+    expect(nodes.map((n) => n.failureGroup)).toEqual(nodes.map((n) => (n.id.startsWith('y') ? undefined : 'rack-7')));
+    expect(
+      new PlanningService({ nodes, timing: defaultSiteTiming, peerStandbyNodes: 0 })
+        .failureRate(new Date())
+        .groups.map((g) => g.group),
+    ).toEqual(['rack-7', 'cluster']);
+  });
+
   it('refuses a broken file with a message naming the file and the setting', () => {
     const cases: Array<[unknown, string]> = [
       ['{ not json', 'is not valid JSON: '],
@@ -176,7 +192,7 @@ describe('WSAG_CLUSTER_FILE', () => {
       [{ nodeGroups: [{ ...group, buffer: 'yes' }] }, ': nodeGroups[0].buffer must be true or false, got "yes"'],
       [
         { nodeGroups: [{ ...group, gpus: 4 }] },
-        ': nodeGroups[0] has an unknown setting "gpus"; known: count, idPrefix, memoryGB, cpus, interconnect, island, operatingSystem, architecture, buffer',
+        ': nodeGroups[0] has an unknown setting "gpus"; known: count, idPrefix, memoryGB, cpus, interconnect, island, failureGroup, operatingSystem, architecture, buffer',
       ],
       [
         { nodeGroups: [{ ...group, buffer: true }] },
@@ -189,6 +205,10 @@ describe('WSAG_CLUSTER_FILE', () => {
       [
         { nodeGroups: [group], timing: { slowdownFactor: 0.9 } },
         ': timing.slowdownFactor must be a number of at least 1, got 0.9',
+      ],
+      [
+        { nodeGroups: [{ ...group, failureGroup: 3 }] },
+        ': nodeGroups[0].failureGroup must be a non-empty string, got 3',
       ],
       [
         { nodeGroups: [group], timing: { reservationSpareNodes: 0.5 } },

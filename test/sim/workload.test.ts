@@ -243,7 +243,7 @@ describe('cluster validation', () => {
   it('expands node groups and applies timing overrides', () => {
     const cluster = parseCluster({
       nodes: [
-        { ...node, count: 2, prefix: 'c', first: 9, digits: 3 },
+        { ...node, count: 2, prefix: 'c', first: 9, digits: 3, failureGroup: 'rack1' },
         { id: 'b1', memoryGB: 8, cpus: 4, buffer: true },
       ],
       timing: { deinitSeconds: 0, parallelCheckpoint: false },
@@ -251,6 +251,7 @@ describe('cluster validation', () => {
     });
     expect(cluster.nodes.map((n) => n.id)).toEqual(['c009', 'c010', 'b1']);
     expect(cluster.nodes[2]).toEqual({ id: 'b1', memoryGB: 8, cpus: 4, buffer: true });
+    expect(cluster.nodes.map((n) => n.failureGroup)).toEqual(['rack1', 'rack1', undefined]);
     expect(cluster.timing).toMatchObject({ deinitSeconds: 0, parallelCheckpoint: false, nodeInitSeconds: 30 });
     expect(cluster.peerStandbyNodes).toBe(2);
   });
@@ -276,6 +277,7 @@ describe('cluster validation', () => {
       'cluster nodes[1]: node id "n2" is already used by cluster nodes[0]',
     ],
     [{ nodes: [{ ...node, buffer: 'yes' }] }, 'cluster nodes[0]: "buffer" must be true or false, got "yes"'],
+    [{ nodes: [{ ...node, failureGroup: 7 }] }, 'cluster nodes[0]: "failureGroup" must be a non-empty string, got 7'],
     [
       { nodes: [node], timing: { nodeInit: 3 } },
       `cluster timing: unknown field "nodeInit" (allowed: nodeInitSeconds, storageInitSecondsPerGB, storageRollbackSecondsPerGB, storageMountSeconds, deinitSeconds, handoverSeconds, slowdownFactor, checkpointSecondsPerNodeGB, snapshotSecondsPerGB, parallelCheckpoint, defaultMemoryPerNodeGB, migrationBandwidthMBps, defaultCoveredOutages, problemHorizonSeconds, nodeFailuresPerDay, nodeFailuresPriorNodeDays, checkpointsByNeed, reservationSpareNodes)`,

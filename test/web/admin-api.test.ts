@@ -85,6 +85,7 @@ describe('operators see and change the cluster', () => {
       memoryGB: 256,
       cpus: 64,
       interconnect: 'InfiniBand',
+      failureGroup: 'cluster',
       buffer: false,
       failed: false,
     });

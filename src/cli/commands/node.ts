@@ -46,13 +46,14 @@ export const nodeCommand: Command = {
         String(n.cpus),
         n.interconnect ?? '',
         n.island ?? '',
+        n.failureGroup ?? '',
         n.buffer ? 'buffer' : '',
       ]);
-      for (const line of table(['NODE', 'STATE', 'MEMORY_GB', 'CPUS', 'INTERCONNECT', 'ISLAND', 'ROLE'], rows))
+      for (const line of table(['NODE', 'STATE', 'MEMORY_GB', 'CPUS', 'INTERCONNECT', 'ISLAND', 'GROUP', 'ROLE'], rows))
         ctx.out(line);
       const failed = nodes.filter((n) => n.failed).length;
       ctx.out(`${nodes.length} node${nodes.length === 1 ? '' : 's'}, ${failed} failed`);
-      if (failureRate) ctx.out(describeRate(failureRate));
+      if (failureRate) for (const line of describeRate(failureRate)) ctx.out(line);
       return;
     }
     if (node === undefined) throw new UsageError(`missing NODE: wsag node ${action} NODE (see: wsag node list)`);
@@ -65,13 +66,22 @@ export const nodeCommand: Command = {
   },
 };
 
-/** The rate checkpoints are weighed against, and where it comes from. */
-function describeRate(r: FailureRateSummary): string {
-  return (
-    `failure rate the planner uses: ${r.perNodeDay.toFixed(4)} a node and day (${r.failures} ` +
-    `failure${r.failures === 1 ? '' : 's'} in ${r.nodeDays.toFixed(1)} node-days since the server started, ` +
-    `against the configured ${r.configuredPerNodeDay} worth ${r.configuredNodeDays} node-days)`
-  );
+/** The rate checkpoints are weighed against, and where it comes from; per failure group when there are several. */
+function describeRate(r: FailureRateSummary): string[] {
+  const failures = (n: number) => `${n} failure${n === 1 ? '' : 's'}`;
+  const lines = [
+    `failure rate the planner uses: ${r.perNodeDay.toFixed(4)} a node and day (${failures(r.failures)} ` +
+      `in ${r.nodeDays.toFixed(1)} node-days since the server started, ` +
+      `against the configured ${r.configuredPerNodeDay} worth ${r.configuredNodeDays} node-days)`,
+  ];
+  const groups = r.groups ?? [];
+  if (groups.length > 1)
+    for (const g of groups)
+      lines.push(
+        `  group ${g.group}: ${g.perNodeDay.toFixed(4)} a node and day ` +
+          `(${failures(g.failures)} on ${g.nodes} node${g.nodes === 1 ? '' : 's'})`,
+      );
+  return lines;
 }
 
 /** What changed, for people: one line per kind of change, then the migrations. */

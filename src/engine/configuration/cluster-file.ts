@@ -13,7 +13,7 @@ export const identicalNode: Omit<ClusterNode, 'id'> = { memoryGB: 256, cpus: 64,
 /**
  * A group of identical nodes in a cluster file; ids are idPrefix + a number (ib001, ib002,
  * ...); every node has the group's properties (ClusterNode: memory, CPUs, interconnect and
- * island, JSDL operating system and architecture, buffer, warm).
+ * island, failure group, JSDL operating system and architecture, buffer, warm).
  */
 export type NodeGroup = Omit<ClusterNode, 'id' | 'libraries'> & {
   count: number;
@@ -44,6 +44,7 @@ const groupKeys = [
   'cpus',
   'interconnect',
   'island',
+  'failureGroup',
   'operatingSystem',
   'architecture',
   'buffer',
@@ -111,7 +112,7 @@ export function parseClusterFile(json: unknown, where: string): ClusterFile {
       memoryGB: memoryGB as number,
       cpus: whole('cpus', 1, 1_000_000),
     };
-    for (const key of ['interconnect', 'island', 'operatingSystem', 'architecture'] as const) {
+    for (const key of ['interconnect', 'island', 'failureGroup', 'operatingSystem', 'architecture'] as const) {
       const value = text(key, false);
       if (value !== undefined) group[key] = value;
     }

@@ -6,7 +6,7 @@ import type { Allocation, AllocationSegment } from '../../domain/allocation.js';
 import type { PriceList } from '../../domain/pricing.js';
 import { runsNoApplications, type ApplicationPolicy } from '../../domain/application-policy.js';
 import type { ServiceRequest } from '../../domain/terms.js';
-import { checkpointPlanAt, shapeOf } from '../../scheduler/job-timing.js';
+import { checkpointPlanAt } from '../../scheduler/job-timing.js';
 import type { ClusterDescription, JobSpec, PlannedJob, ReplanReport, Segment } from '../../scheduler/model.js';
 
 /** How a stored booking came back at start-up. */
@@ -75,7 +75,7 @@ export abstract class PlanningBook {
     if (this.restoreExact(key, request, allocation, arrival, replacing))
       return { restored: 'exact', allocation: this.allocationOf(key) as Allocation };
     const spec = this.specFor(key, request, allocation.arrival ?? arrival);
-    const shape = shapeOf(spec, this.manager.cluster.timing);
+    const shape = this.manager.shapeFor(spec);
     const planned = this.plannedFrom(spec, allocation);
     const placed = this.placedAtSameTimes(spec, allocation, planned, shape.spare, replacing);
     if (placed && this.manager.restore(placed, options(replacing))) {
@@ -191,7 +191,7 @@ export abstract class PlanningBook {
       spec,
       segments: allocation.segments.map(toSegment),
       checkpoints: sharedPlan({ ...allocation.checkpoints }),
-      outagesLeft: allocation.outagesLeft ?? shapeOf(spec, this.manager.cluster.timing).timing.outages,
+      outagesLeft: allocation.outagesLeft ?? this.manager.shapeFor(spec).timing.outages,
     };
     if (allocation.problem !== undefined) job.problem = allocation.problem;
     if (allocation.remoteStandby !== undefined) job.remoteStandby = allocation.remoteStandby;
@@ -206,7 +206,7 @@ export abstract class PlanningBook {
     spare: number,
     replacing?: string,
   ): PlannedJob | undefined {
-    const shape = shapeOf(spec, this.manager.cluster.timing);
+    const shape = this.manager.shapeFor(spec);
     const plan = checkpointPlanAt({ ...spec, deadline: undefined }, shape, allocation.start.getTime());
     const checkpoints = planned?.checkpoints ?? sharedPlan('reason' in plan ? planFor(shape.timing, 0) : plan);
     const pieces: Array<Pick<Segment, 'start' | 'end' | 'restart' | 'intervals'> & { spare: number }> = planned

@@ -5,7 +5,8 @@ import { checkHorizon } from '../../domain/horizon.js';
 import { unmetObjective } from '../../domain/objectives.js';
 import type { GuaranteeTerm, ServiceRequest } from '../../domain/terms.js';
 import { jobSpecFor } from '../../scheduler/job-spec.js';
-import { checkpointPlanAt, pieceMs, segmentPhases, shapeOf, withOptimumCount } from '../../scheduler/job-timing.js';
+import { checkpointPlanAt, pieceMs, segmentPhases, withOptimumCount } from '../../scheduler/job-timing.js';
+import { failureGroupOf, type GroupFailureRate } from '../../scheduler/failure-rate.js';
 import type { Alternative, ClusterNode, JobSpec, PlannedJob, ReplanReport } from '../../scheduler/model.js';
 import { firmLoad } from '../../scheduler/load.js';
 import { isBestEffort } from '../../scheduler/planning-manager.js';
@@ -76,6 +77,8 @@ export interface FailureRateView {
   /** The configured rate (nodeFailuresPerDay), and how many node-days of observation it is worth. */
   configuredPerNodeDay: number;
   configuredNodeDays: number;
+  /** The same per failure group: a job's paying checkpoints are weighed against the groups of the nodes it may run on. */
+  groups: GroupFailureRate[];
 }
 
 export class PlanningService extends PlanningBook {
@@ -139,7 +142,7 @@ export class PlanningService extends PlanningBook {
     checkHorizon(request, [], now, this.horizonSeconds);
     checkApplication(request, this.applications);
     const spec = this.specFor('advisory', request, now);
-    const shape = shapeOf(spec, this.manager.cluster.timing);
+    const shape = this.manager.shapeFor(spec);
     // The earliest completion the slot allows: the count whose worst case is shortest.
     const plan = checkpointPlanAt({ ...spec, deadline: undefined }, withOptimumCount(shape), now.getTime());
     const worstMs =
@@ -234,7 +237,11 @@ export class PlanningService extends PlanningBook {
   // --- nodes and events -----------------------------------------------------------------
 
   nodes(): NodeView[] {
-    return this.cluster.nodes.map((node) => ({ ...node, failed: this.manager.isFailed(node.id) }));
+    return this.cluster.nodes.map((node) => ({
+      ...node,
+      failureGroup: failureGroupOf(node),
+      failed: this.manager.isFailed(node.id),
+    }));
   }
 
   /**
@@ -251,6 +258,7 @@ export class PlanningService extends PlanningBook {
       nodeDays: estimate.nodeDays(now.getTime()),
       configuredPerNodeDay: configured.nodeFailuresPerDay,
       configuredNodeDays: configured.nodeFailuresPriorNodeDays,
+      groups: estimate.groups(now.getTime()),
     };
   }
 

@@ -8,7 +8,7 @@ import type { SlurmCli } from './slurm-cli.js';
  * convention (docs/operations.md, "Slurm"):
  *   ib | infiniband      interconnect InfiniBand     eth | ethernet   interconnect Ethernet
  *   island-NAME          interconnect island NAME    sec-POLICY       security policy POLICY
- *   wsag-warm            kept prepared for interactive sessions (ClusterNode.warm)
+ *   group-NAME           failure group NAME          wsag-warm        kept prepared for interactive sessions
  * Other features are kept by Slurm and ignored here. The operating system is LINUX for
  * every node Slurm reports as Linux.
  */
@@ -37,6 +37,7 @@ export function clusterNodeOf(node: SlurmNode): ClusterNode {
     if (lower === 'ib' || lower === 'infiniband') result.interconnect = 'InfiniBand';
     else if (lower === 'eth' || lower === 'ethernet') result.interconnect = 'Ethernet';
     else if (lower.startsWith('island-')) result.island = feature.slice('island-'.length);
+    else if (lower.startsWith('group-')) result.failureGroup = feature.slice('group-'.length);
     else if (lower === 'wsag-warm') result.warm = true;
     else if (lower.startsWith('sec-') && securityRequirements.includes(feature.slice(4) as SecurityRequirement)) {
       (result.securityPolicies ??= []).push(feature.slice(4) as SecurityRequirement);

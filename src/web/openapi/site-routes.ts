@@ -42,10 +42,22 @@ export const siteRoutes: RouteDoc[] = [
     method: 'get',
     path: '/api/nodes',
     operationId: 'listNodes',
-    summary: "the cluster's nodes, their properties and whether they are failed, and the failure rate learnt",
+    summary:
+      "the cluster's nodes, their properties (their failure group among them) and whether they are failed, and the " +
+      'failure rate learnt, cluster-wide and per failure group',
     rule: 'party',
     tag: 'site',
-    ok: { status: 200, description: 'the nodes', example: { nodes: [{ id: 'n001', failed: false }], failureRate: {} } },
+    ok: {
+      status: 200,
+      description: 'the nodes',
+      example: {
+        nodes: [{ id: 'n001', failureGroup: 'rack1', failed: false }],
+        failureRate: {
+          perNodeDay: 0.02,
+          groups: [{ group: 'rack1', nodes: 32, failures: 0, nodeDays: 0, perNodeDay: 0.02 }],
+        },
+      },
+    },
   },
   ...(['fail', 'repair'] as const).map(
     (event): RouteDoc => ({

@@ -23,10 +23,12 @@ describe.skipIf(skipSlurm)('the cluster as Slurm reports it', () => {
       memoryGB: 1000 / 1024,
       interconnect: 'InfiniBand',
       island: 'a',
+      failureGroup: 'rack1',
       securityPolicies: ['HardenedNode'],
       operatingSystem: 'LINUX',
     });
     expect(nodes[1]).toMatchObject({ id: 'n2', island: 'b' });
+    expect(nodes[1]?.failureGroup).toBeUndefined();
     expect(nodes[1]?.securityPolicies).toBeUndefined();
   });
 
