@@ -93,13 +93,15 @@ export abstract class PlanReplanning extends PlanSuspension {
       .ownersOn(node, horizonEnd, Number.POSITIVE_INFINITY)
       .filter((o) => this.jobs.has(o) && !affected.includes(o));
     const problems: string[] = [];
+    // Waiting best-effort work that gives up its nodes to a failed node's replacement; the re-plan puts it back.
+    const gaveWay = new Set<string>();
     for (const id of affected) {
       const job = this.jobs.get(id) as PlannedJob;
       if (
-        this.lostSpareOnly(job, nodeId, now) ||
+        this.lostSpareOnly(job, nodeId, now, gaveWay) ||
         this.restartOnSpare(job, nodeId, node, now) ||
-        this.replaceWaitingNode(job, nodeId, node, now) ||
-        this.keepSurvivors(job, nodeId, node, now)
+        this.replaceWaitingNode(job, nodeId, node, now, gaveWay) ||
+        this.keepSurvivors(job, nodeId, node, now, gaveWay)
       ) {
         // Off the node now: a warning that it was planned there beyond an earlier horizon no longer holds.
         if (job.problem?.startsWith(beyondHorizonPrefix(nodeId))) delete job.problem;
@@ -114,7 +116,7 @@ export abstract class PlanReplanning extends PlanSuspension {
     for (const id of beyond) this.setProblem(this.jobs.get(id) as PlannedJob, warning);
     this.mm.book(failureOwner(nodeId), [node], now, horizonEnd);
     this.failed.set(node, { since: now, until: horizonEnd });
-    const report = this.replan(now);
+    const report = this.replan(now, gaveWay);
     report.moved.push(...affected.filter((id) => !problems.includes(id) && this.jobs.has(id)));
     return this.withProblems(report);
   }
@@ -168,13 +170,13 @@ export abstract class PlanReplanning extends PlanSuspension {
    * descending) without touching S_nonres (step 3). What remains in P triggers
    * suspension of best-effort jobs, then of SLA jobs (3.5.2), and partial execution (3.5.3).
    */
-  protected replan(now: Instant): ReplanReport {
+  protected replan(now: Instant, gaveWay: Iterable<string> = []): ReplanReport {
     const report: ReplanReport = { moved: [], suspended: [], problematic: [], solved: [] };
     const horizonEnd = now + this.cluster.timing.problemHorizonSeconds * 1000;
     // Waiting best-effort jobs give way where a problem needs their room (the searches look
     // past them) and go back last; the others keep their places, so a re-plan costs what it
     // moves, not the size of the plan.
-    const displaced = new Set<string>();
+    const displaced = new Set<string>(gaveWay);
     this.displaced = displaced;
     const problems = this.problemsInHorizon(now, horizonEnd);
     const bestEffortProblems = problems.filter((id) => isBestEffort((this.jobs.get(id) as PlannedJob).spec));

@@ -102,6 +102,27 @@ describe('a reservation that loses one of its nodes (partial failure)', () => {
     ).toBeGreaterThan(T0 + minutes(30));
   });
 
+  it('with only waiting best-effort work on the other nodes: that work gives way and is planned again', () => {
+    const pm = new PlanningManager(cluster(3));
+    expect(pm.admit(reservation('A', 2), T0 - hours(2)).accepted).toBe(true);
+    const waiting = job({
+      id: 'W',
+      kind: 'BestEffort',
+      nodes: 1,
+      runtimeSeconds: 3600,
+      earliestStart: T0 + minutes(30),
+    });
+    expect(pm.admit(waiting, T0 - hours(2)).accepted).toBe(true);
+    const [third] = pm.job('W')?.segments[0]?.nodes as [string];
+    const [lost, survivor] = nodesOf(pm, 'A', T0) as [string, string];
+    const report = pm.nodeFailed(lost, T0 - hours(1));
+    expect(report.problematic).toEqual([]);
+    expect([...nodesOf(pm, 'A', T0 + minutes(10))].sort()).toEqual([survivor, third].sort());
+    // W waits for the nodes the window leaves: it is still planned, after it.
+    expect(report.moved).toContain('W');
+    expect(pm.job('W')?.segments[0]?.start).toBeGreaterThanOrEqual(T0 + hours(2));
+  });
+
   it('Enhanced: its spare, prepared with the other nodes, takes the failed node at once: the holder never goes short', () => {
     const pm = new PlanningManager(cluster(4));
     const enhanced = job({
