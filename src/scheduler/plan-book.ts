@@ -372,34 +372,6 @@ export abstract class PlanBook {
     }
   }
 
-  /** Nodes that may take failed node `failed`'s place in `job`: eligible, on its island where it needs one. */
-  protected replacementsFor(job: PlannedJob, failed: number): number[] {
-    const island = this.cluster.nodes[failed]?.island;
-    const oneIsland = job.spec.requirements.interconnect !== undefined;
-    return this.eligibleFor(job.spec).filter(
-      (n) => n !== failed && (!oneIsland || this.cluster.nodes[n]?.island === island),
-    );
-  }
-
-  /**
-   * A node to take failed node `failed`'s place in `job` from `from` to `end`: one free then, else one that
-   * only waiting best-effort work holds, which gives way (added to `gaveWay`; the re-plan puts it back last).
-   */
-  protected replacementNode(
-    job: PlannedJob,
-    failed: number,
-    from: Instant,
-    end: Instant,
-    gaveWay: Set<string>,
-  ): number | undefined {
-    const eligible = this.replacementsFor(job, failed);
-    const [free] = this.mm.map(1, eligible, from, end) ?? [];
-    if (free !== undefined) return free;
-    const [yielding] = this.mm.map(1, eligible, from, end, { soft: true }) ?? [];
-    if (yielding !== undefined) this.displaceWaiting(job.spec.id, from, end, [yielding], gaveWay);
-    return yielding;
-  }
-
   protected remainingArea(job: PlannedJob, now: Instant): number {
     let area = 0;
     for (const s of job.segments) if (s.end > now) area += s.nodes.length * (s.end - Math.max(now, s.start));

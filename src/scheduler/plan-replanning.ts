@@ -1,6 +1,7 @@
 import { securedIntervals, totalIntervals } from './job-timing.js';
 import type { Instant, PlannedJob, ReplanReport, Segment } from './model.js';
 import { PlanSuspension } from './plan-suspension.js';
+import type { MadeWay } from './plan-replacement.js';
 import { at, beyondHorizonPrefix, failureOwner, isBestEffort } from './plan-book.js';
 
 /**
@@ -93,15 +94,15 @@ export abstract class PlanReplanning extends PlanSuspension {
       .ownersOn(node, horizonEnd, Number.POSITIVE_INFINITY)
       .filter((o) => this.jobs.has(o) && !affected.includes(o));
     const problems: string[] = [];
-    // Waiting best-effort work that gives up its nodes to a failed node's replacement; the re-plan puts it back.
-    const gaveWay = new Set<string>();
+    // What gives up its nodes to a failed node's replacement: best-effort work the re-plan puts back, moved jobs.
+    const madeWay: MadeWay = { bestEffort: new Set(), moved: new Set() };
     for (const id of affected) {
       const job = this.jobs.get(id) as PlannedJob;
       if (
-        this.lostSpareOnly(job, nodeId, now, gaveWay) ||
+        this.lostSpareOnly(job, nodeId, now, madeWay) ||
         this.restartOnSpare(job, nodeId, node, now) ||
-        this.replaceWaitingNode(job, nodeId, node, now, gaveWay) ||
-        this.keepSurvivors(job, nodeId, node, now, gaveWay)
+        this.replaceWaitingNode(job, nodeId, node, now, madeWay) ||
+        this.keepSurvivors(job, nodeId, node, now, madeWay)
       ) {
         // Off the node now: a warning that it was planned there beyond an earlier horizon no longer holds.
         if (job.problem?.startsWith(beyondHorizonPrefix(nodeId))) delete job.problem;
@@ -116,8 +117,8 @@ export abstract class PlanReplanning extends PlanSuspension {
     for (const id of beyond) this.setProblem(this.jobs.get(id) as PlannedJob, warning);
     this.mm.book(failureOwner(nodeId), [node], now, horizonEnd);
     this.failed.set(node, { since: now, until: horizonEnd });
-    const report = this.replan(now, gaveWay);
-    report.moved.push(...affected.filter((id) => !problems.includes(id) && this.jobs.has(id)));
+    const report = this.replan(now, madeWay.bestEffort);
+    report.moved.push(...affected.filter((id) => !problems.includes(id) && this.jobs.has(id)), ...madeWay.moved);
     return this.withProblems(report);
   }
 

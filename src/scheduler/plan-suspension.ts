@@ -1,7 +1,7 @@
 import { pieceMs, securedIntervals, totalIntervals, type JobShape } from './job-timing.js';
 import type { Instant, PlannedJob, ReplanReport, Segment } from './model.js';
 import { nodeList } from './model.js';
-import { PlanPlacement } from './plan-placement.js';
+import { PlanReplacement, type MadeWay } from './plan-replacement.js';
 import { at, isBestEffort, type Need } from './plan-book.js';
 
 /**
@@ -10,18 +10,18 @@ import { at, isBestEffort, type Need } from './plan-book.js';
  * execution in gaps; suspension of best-effort (then SLA) jobs to save a deadline; filling
  * freed gaps.
  */
-export abstract class PlanSuspension extends PlanPlacement {
+export abstract class PlanSuspension extends PlanReplacement {
   /** Solves the jobs in P (plan-replanning.ts). */
   protected abstract solve(problems: string[], now: Instant, report: ReplanReport): string[];
 
   /** A failed spare (not a working node) is dropped; the job carries on with one spare fewer. */
-  protected lostSpareOnly(job: PlannedJob, nodeId: string, now: Instant, gaveWay: Set<string>): boolean {
+  protected lostSpareOnly(job: PlannedJob, nodeId: string, now: Instant, madeWay: MadeWay): boolean {
     const current = job.segments.find((s) => s.end > now);
     if (!current || current.nodes.includes(nodeId) || !current.spare.includes(nodeId)) return false;
     for (const s of job.segments) if (s.end > now) s.spare = s.spare.filter((n) => n !== nodeId);
     const node = this.mm.nodeIndex(nodeId);
     this.mm.unbook(job.spec.id, now, node);
-    if (job.spec.window) this.replaceSpare(job, node, now, gaveWay);
+    if (job.spec.window) this.replaceSpare(job, node, now, madeWay);
     return true;
   }
 
@@ -29,11 +29,11 @@ export abstract class PlanSuspension extends PlanPlacement {
    * A reservation whose spare failed takes a node free for the rest of its window as a new
    * spare, prepared from now: a second failure finds one as the first would have.
    */
-  private replaceSpare(job: PlannedJob, failed: number, now: Instant, gaveWay: Set<string>): void {
+  private replaceSpare(job: PlannedJob, failed: number, now: Instant, madeWay: MadeWay): void {
     const last = job.segments.at(-1);
     if (!last || last.end <= now) return;
     const from = Math.max(now, last.start);
-    const free = this.replacementNode(job, failed, from, last.end, gaveWay);
+    const free = this.replacementNode(job, failed, from, last.end, madeWay);
     if (free === undefined) return;
     this.mm.book(job.spec.id, [free], from, last.end);
     const spare = nodeList([...last.spare, this.cluster.nodes[free]?.id as string]);
@@ -56,18 +56,12 @@ export abstract class PlanSuspension extends PlanPlacement {
    * from scratch instead could lose the slot to other problems, though the spares were
    * booked for exactly this. False when neither works: the job is then re-planned.
    */
-  protected replaceWaitingNode(
-    job: PlannedJob,
-    nodeId: string,
-    node: number,
-    now: Instant,
-    gaveWay: Set<string>,
-  ): boolean {
+  protected replaceWaitingNode(job: PlannedJob, nodeId: string, node: number, now: Instant, madeWay: MadeWay): boolean {
     if (job.segments.some((s) => s.start <= now && now < s.end)) return false; // running: restartOnSpare's case
     const future = job.segments.filter((s) => s.end > now && (s.nodes.includes(nodeId) || s.spare.includes(nodeId)));
     const segment = future[0];
     if (future.length !== 1 || !segment || segment.spare.length === 0 || !segment.nodes.includes(nodeId)) return false;
-    const free = this.replacementNode(job, node, segment.start, segment.end, gaveWay);
+    const free = this.replacementNode(job, node, segment.start, segment.end, madeWay);
     if (free === undefined && job.outagesLeft <= 0) return false;
     this.mm.unbook(job.spec.id, now, node);
     let replaced: Segment;
@@ -140,7 +134,7 @@ export abstract class PlanSuspension extends PlanPlacement {
    * for every node, and hand the survivors to other work; with fewer nodes only its
    * NodesAvailable objective is broken, for the time it is short.
    */
-  protected keepSurvivors(job: PlannedJob, nodeId: string, node: number, now: Instant, gaveWay: Set<string>): boolean {
+  protected keepSurvivors(job: PlannedJob, nodeId: string, node: number, now: Instant, madeWay: MadeWay): boolean {
     if (!job.spec.window || !job.segments.some((s) => s.end > now && s.nodes.includes(nodeId))) return false;
     // Decide every affected piece first: a piece left with no node at all is given up the usual way.
     const changes = job.segments.map((s) => {
@@ -148,7 +142,7 @@ export abstract class PlanSuspension extends PlanPlacement {
       const from = Math.max(now, s.start);
       if (s.spare.length > 0)
         return { from, replacement: s.spare[0] as string, spare: s.spare.slice(1), book: undefined, prepared: true };
-      const free = this.replacementNode(job, node, from, s.end, gaveWay);
+      const free = this.replacementNode(job, node, from, s.end, madeWay);
       return {
         from,
         replacement: free === undefined ? undefined : (this.cluster.nodes[free]?.id as string),

@@ -123,6 +123,43 @@ describe('a reservation that loses one of its nodes (partial failure)', () => {
     expect(pm.job('W')?.segments[0]?.start).toBeGreaterThanOrEqual(T0 + hours(2));
   });
 
+  it('with only a waiting deadline job on the other nodes: the job moves where it still keeps its deadline', () => {
+    const pm = new PlanningManager(cluster(3));
+    expect(pm.admit(reservation('A', 2), T0 - hours(3)).accepted).toBe(true);
+    const waiting = (deadline: number) =>
+      job({ id: 'D', kind: 'Deadline', nodes: 1, runtimeSeconds: 3600, earliestStart: T0 + minutes(10), deadline });
+    expect(pm.admit(waiting(T0 + hours(6)), T0 - hours(3)).accepted).toBe(true);
+    const [third] = pm.job('D')?.segments[0]?.nodes as [string];
+    const [lost, survivor] = nodesOf(pm, 'A', T0) as [string, string];
+    const report = pm.nodeFailed(lost, T0 - hours(1));
+    expect(report.problematic).toEqual([]);
+    expect(report.moved).toContain('D');
+    expect([...nodesOf(pm, 'A', T0 + minutes(10))].sort()).toEqual([survivor, third].sort());
+    const moved = pm.job('D')?.segments as Segment[];
+    expect(moved[0]?.start).toBeGreaterThanOrEqual(T0 + hours(2));
+    expect(moved.at(-1)?.end).toBeLessThanOrEqual(T0 + hours(6));
+  });
+
+  it('a waiting deadline job that could not keep its deadline elsewhere stays, and the reservation runs short', () => {
+    const pm = new PlanningManager(cluster(3));
+    expect(pm.admit(reservation('A', 2), T0 - hours(3)).accepted).toBe(true);
+    const tight = job({
+      id: 'D',
+      kind: 'Deadline',
+      nodes: 1,
+      runtimeSeconds: 3600,
+      earliestStart: T0 + minutes(10),
+      deadline: T0 + minutes(90),
+    });
+    expect(pm.admit(tight, T0 - hours(3)).accepted).toBe(true);
+    const before = pm.job('D')?.segments;
+    const [lost] = nodesOf(pm, 'A', T0) as [string, string];
+    const report = pm.nodeFailed(lost, T0 - hours(1));
+    expect(report.problematic.map((p) => p.id)).toEqual(['A']);
+    expect(pm.job('D')?.segments).toEqual(before);
+    expect(nodesOf(pm, 'A', T0 + minutes(10))).toHaveLength(1);
+  });
+
   it('Enhanced: its spare, prepared with the other nodes, takes the failed node at once: the holder never goes short', () => {
     const pm = new PlanningManager(cluster(4));
     const enhanced = job({

@@ -1,0 +1,130 @@
+import { sharedPlan } from './checkpoint-plan.js';
+import type { Instant, PlannedJob } from './model.js';
+import { PlanPlacement } from './plan-placement.js';
+
+/** What gave way to a failed node's replacement, for the re-plan to put back and the caller to store. */
+export interface MadeWay {
+  /** Waiting best-effort work unbooked: the re-plan puts it back last (figure 3.4, step 7). */
+  bestEffort: Set<string>;
+  /** Waiting deadline jobs moved to another place that keeps their deadline. */
+  moved: Set<string>;
+}
+
+/** Nodes tried for moving waiting deadline jobs aside, at most: each try re-places every job on the node. */
+const moveAsideTries = 3;
+
+/**
+ * What takes a failed node's place (between placement and suspension): a node free for the
+ * time it is needed, else one that only waiting best-effort work holds (it gives way), else
+ * one that waiting deadline jobs hold, each moved to another place that still keeps its
+ * deadline (all of them or none).
+ */
+export abstract class PlanReplacement extends PlanPlacement {
+  /** Nodes that may take failed node `failed`'s place in `job`: eligible, on its island where it needs one. */
+  protected replacementsFor(job: PlannedJob, failed: number): number[] {
+    const island = this.cluster.nodes[failed]?.island;
+    const oneIsland = job.spec.requirements.interconnect !== undefined;
+    return this.eligibleFor(job.spec).filter(
+      (n) => n !== failed && (!oneIsland || this.cluster.nodes[n]?.island === island),
+    );
+  }
+
+  /** A node to take failed node `failed`'s place in `job` from `from` to `end`, or undefined. */
+  protected replacementNode(
+    job: PlannedJob,
+    failed: number,
+    from: Instant,
+    end: Instant,
+    madeWay: MadeWay,
+  ): number | undefined {
+    const eligible = this.replacementsFor(job, failed);
+    const [free] = this.mm.map(1, eligible, from, end) ?? [];
+    if (free !== undefined) return free;
+    const [yielding] = this.mm.map(1, eligible, from, end, { soft: true }) ?? [];
+    if (yielding !== undefined) {
+      this.displaceWaiting(job.spec.id, from, end, [yielding], madeWay.bestEffort);
+      return yielding;
+    }
+    return this.movedAside(job.spec.id, failed, eligible, from, end, madeWay);
+  }
+
+  /** A waiting deadline job that keeps its place in the plan but may move to another that keeps its deadline. */
+  private isMovable(owner: string): boolean {
+    const job = this.jobs.get(owner);
+    return (
+      job !== undefined &&
+      job.spec.kind === 'Deadline' &&
+      job.problem === undefined &&
+      job.remoteStandby === undefined &&
+      !this.hasStarted(job)
+    );
+  }
+
+  /**
+   * One of `eligible` whose holders from `from` to `end` are waiting best-effort work and
+   * waiting deadline jobs, the deadline jobs moved elsewhere within their deadlines; tried in
+   * a trial on a few nodes, rolled back where one of them finds no place.
+   */
+  private movedAside(
+    id: string,
+    failed: number,
+    eligible: number[],
+    from: Instant,
+    end: Instant,
+    madeWay: MadeWay,
+  ): number | undefined {
+    const movable = (owner: string) => owner !== id && this.isMovable(owner);
+    const candidates = eligible.filter((n) => this.mm.isFree(n, from, end, undefined, movable, true));
+    for (const node of candidates.slice(0, moveAsideTries)) {
+      const holders = this.mm.ownersOn(node, from, end).filter((o) => o !== id);
+      const movers = holders.filter(movable).map((o) => this.jobs.get(o) as PlannedJob);
+      const before = movers.map((job) => ({ job, segments: job.segments, checkpoints: job.checkpoints }));
+      const trial = this.beginTrial();
+      const gaveWay = new Set<string>();
+      this.displaceWaiting(id, from, end, [node], gaveWay);
+      for (const job of movers) this.mm.unbook(job.spec.id);
+      // Held for the failed node's place while the movers look for theirs (the caller books it for good), and the
+      // failing node kept from them as its failure will be (it is booked once every job on it is dealt with).
+      const hold = `replacing:${id}`;
+      this.mm.book(hold, [node], from, end);
+      this.holdGaps(hold, failed, this.now, this.now + this.cluster.timing.problemHorizonSeconds * 1000);
+      const placed = movers.every((job) => this.placeAgain(job, gaveWay));
+      this.mm.unbook(hold);
+      if (placed) {
+        this.commitTrial(trial);
+        for (const owner of gaveWay) madeWay.bestEffort.add(owner);
+        for (const job of movers) madeWay.moved.add(job.spec.id);
+        return node;
+      }
+      this.rollbackTrial(trial);
+      for (const { job, segments, checkpoints } of before) {
+        job.segments = segments;
+        job.checkpoints = checkpoints;
+        this.segmentsChanged(job);
+      }
+    }
+    return undefined;
+  }
+
+  /** Books `owner` on `node` wherever the node is free from `start` to `end`. */
+  private holdGaps(owner: string, node: number, start: Instant, end: Instant): void {
+    let t = start;
+    for (const booking of this.mm.timeline(node).overlapping(start, end)) {
+      if (booking.start > t) this.mm.book(owner, [node], t, booking.start);
+      t = Math.max(t, booking.end);
+    }
+    if (t < end) this.mm.book(owner, [node], t, end);
+  }
+
+  /** A waiting deadline job placed again as admission would place it now (waiting best-effort work gives way). */
+  private placeAgain(job: PlannedJob, gaveWay: Set<string>): boolean {
+    const placed = this.findPlacement(job.spec, this.now, {});
+    if ('reason' in placed) return false;
+    for (const s of placed.segments) this.displaceWaiting(job.spec.id, s.start, s.end, this.nodeIndices(s), gaveWay);
+    job.segments = placed.segments;
+    job.checkpoints = sharedPlan(placed.checkpoints);
+    for (const s of job.segments) this.bookSegment(job, s);
+    this.segmentsChanged(job);
+    return true;
+  }
+}
