@@ -6,6 +6,7 @@ import { NodeTimeline, type NodeBooking, type Passable } from './node-timeline.j
 import { FreeStretchMemo } from './free-stretch-memo.js';
 import { EligibleListBlocks, SEARCH_BLOCK } from './free-stretch-blocks.js';
 import { SearchArrayPool, SlotSearch, type SearchSpace } from './slot-search.js';
+import { NodesOutOfService } from './nodes-out-of-service.js';
 
 /** A booking as the node's timeline and the owner's list both hold it (one object, so a change is seen by both). */
 interface OwnedBooking extends NodeBooking {
@@ -64,6 +65,7 @@ export class MachineManager implements SearchSpace {
   private readonly islandBest: Int32Array;
   /** @internal for SlotSearch */
   readonly searchArrays: SearchArrayPool;
+  private readonly outOfService: NodesOutOfService;
 
   /** `searchBlock`: eligible positions slot searches pass together (tests make it small). */
   constructor(
@@ -89,6 +91,7 @@ export class MachineManager implements SearchSpace {
     this.searchArrays = new SearchArrayPool(nodes.length);
     this.islandMembers = new Int32Array(this.islandCount);
     this.islandBest = new Int32Array(this.islandCount);
+    this.outOfService = new NodesOutOfService(nodes.length);
     nodes.forEach((node, i) => {
       if (this.index.has(node.id)) throw new Error(`node id "${node.id}" appears twice in the cluster description`);
       this.index.set(node.id, i);
@@ -215,6 +218,16 @@ export class MachineManager implements SearchSpace {
    */
   choose(free: number, count: number, oneIsland?: boolean): number[] | undefined {
     if (free < count) return undefined;
+    // Nodes out of service only where those in service will not do.
+    const up = this.outOfService.inServiceFirst(this.freeNodes, this.freeSince, free);
+    if (up < free && up >= count) {
+      const inService = this.chooseAmong(up, count, oneIsland);
+      if (inService) return inService;
+    }
+    return this.chooseAmong(free, count, oneIsland);
+  }
+
+  private chooseAmong(free: number, count: number, oneIsland?: boolean): number[] | undefined {
     const { islandMembers: members, islandBest: bestOf, freeNodes: nodes, freeSince: since } = this;
     members.fill(0);
     for (let k = 0; k < free; k++) {
@@ -323,6 +336,11 @@ export class MachineManager implements SearchSpace {
     soft = false,
   ): boolean {
     return (this.timelines[node] as NodeTimeline).isFree(start, end, ignoreOwner, movable, soft);
+  }
+
+  /** Marks a node out of service (failed) or back; nodes out of service are chosen last (`choose`). */
+  setDown(node: number, down: boolean): void {
+    this.outOfService.mark(node, down);
   }
 
   isSoft(owner: string): boolean {

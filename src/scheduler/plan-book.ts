@@ -372,6 +372,16 @@ export abstract class PlanBook {
     }
   }
 
+  /** Books `owner` on `node` wherever the node is free from `start` to `end` (keeps new work off it). */
+  protected holdFree(owner: string, node: number, start: Instant, end: Instant): void {
+    let t = start;
+    for (const booking of this.mm.timeline(node).overlapping(start, end)) {
+      if (booking.start > t) this.mm.book(owner, [node], t, booking.start);
+      t = Math.max(t, booking.end);
+    }
+    if (t < end) this.mm.book(owner, [node], t, end);
+  }
+
   protected remainingArea(job: PlannedJob, now: Instant): number {
     let area = 0;
     for (const s of job.segments) if (s.end > now) area += s.nodes.length * (s.end - Math.max(now, s.start));

@@ -87,7 +87,7 @@ export abstract class PlanReplacement extends PlanPlacement {
       // failing node kept from them as its failure will be (it is booked once every job on it is dealt with).
       const hold = `replacing:${id}`;
       this.mm.book(hold, [node], from, end);
-      this.holdGaps(hold, failed, this.now, this.now + this.cluster.timing.problemHorizonSeconds * 1000);
+      this.holdFree(hold, failed, this.now, this.now + this.cluster.timing.problemHorizonSeconds * 1000);
       const placed = movers.every((job) => this.placeAgain(job, gaveWay));
       this.mm.unbook(hold);
       if (placed) {
@@ -104,16 +104,6 @@ export abstract class PlanReplacement extends PlanPlacement {
       }
     }
     return undefined;
-  }
-
-  /** Books `owner` on `node` wherever the node is free from `start` to `end`. */
-  private holdGaps(owner: string, node: number, start: Instant, end: Instant): void {
-    let t = start;
-    for (const booking of this.mm.timeline(node).overlapping(start, end)) {
-      if (booking.start > t) this.mm.book(owner, [node], t, booking.start);
-      t = Math.max(t, booking.end);
-    }
-    if (t < end) this.mm.book(owner, [node], t, end);
   }
 
   /** A waiting deadline job placed again as admission would place it now (waiting best-effort work gives way). */

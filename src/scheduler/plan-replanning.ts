@@ -19,12 +19,19 @@ export abstract class PlanReplanning extends PlanSuspension {
   advance(now: Instant): { report?: ReplanReport; left: PlannedJob[] } {
     this.clock(now);
     let report: ReplanReport | undefined;
-    for (const [node, failure] of [...this.failed]) {
-      if (failure.until > now) continue;
-      const nodeId = this.cluster.nodes[node]?.id as string;
+    const renewed = [...this.failed].filter(([, failure]) => failure.until <= now).map(([node]) => node);
+    const horizonEnd = now + this.cluster.timing.problemHorizonSeconds * 1000;
+    // Nodes of a group failure come back to the plan one at a time: the others are kept from the work each re-plan
+    // places, which they would only send back to P.
+    for (const node of renewed) {
       this.failed.delete(node);
+      this.holdFree(failureOwner(this.cluster.nodes[node]?.id as string), node, now, horizonEnd);
+    }
+    for (const node of renewed) {
+      const nodeId = this.cluster.nodes[node]?.id as string;
       this.mm.unbook(failureOwner(nodeId), now);
-      report = this.nodeFailed(nodeId, now);
+      const renewal = this.nodeFailed(nodeId, now);
+      report = report ? mergedReports(report, renewal) : renewal;
     }
     // A job whose last segment has ended has started; an unsolved one is in P: the indexes hold both.
     const candidates = new Set([...this.startedJobs(), ...this.problemJobs()]);
@@ -117,6 +124,7 @@ export abstract class PlanReplanning extends PlanSuspension {
     for (const id of beyond) this.setProblem(this.jobs.get(id) as PlannedJob, warning);
     this.mm.book(failureOwner(nodeId), [node], now, horizonEnd);
     this.failed.set(node, { since: now, until: horizonEnd });
+    this.mm.setDown(node, true);
     const report = this.replan(now, madeWay.bestEffort);
     report.moved.push(...affected.filter((id) => !problems.includes(id) && this.jobs.has(id)), ...madeWay.moved);
     return this.withProblems(report);
@@ -133,6 +141,7 @@ export abstract class PlanReplanning extends PlanSuspension {
     if (!failure) return this.withProblems({ moved: [], suspended: [], problematic: [], solved: [] });
     this.mm.unbook(failureOwner(nodeId), now);
     this.failed.delete(node);
+    this.mm.setDown(node, false);
     for (const owner of this.mm.ownersOn(node, now, Number.POSITIVE_INFINITY)) {
       const job = this.jobs.get(owner);
       if (job?.problem !== undefined && job.segments.some((s) => s.end > now)) delete job.problem;
@@ -288,4 +297,14 @@ export abstract class PlanReplanning extends PlanSuspension {
     const pieces = this.placeInPieces(job, shape, from, remaining);
     return pieces ?? { reason: `restart in time: ${whole.reason}; no gaps for partial execution either` };
   }
+}
+
+/** Two re-plans' reports as one: everything either moved, suspended or solved; what the later one left in P. */
+function mergedReports(first: ReplanReport, later: ReplanReport): ReplanReport {
+  return {
+    moved: [...new Set([...first.moved, ...later.moved])],
+    suspended: [...new Set([...first.suspended, ...later.suspended])],
+    solved: [...new Set([...first.solved, ...later.solved])],
+    problematic: later.problematic,
+  };
 }
