@@ -1,4 +1,5 @@
 import { sharedPlan } from './checkpoint-plan.js';
+import { totalIntervals } from './job-timing.js';
 import type { Instant, PlannedJob } from './model.js';
 import { PlanPlacement } from './plan-placement.js';
 
@@ -104,6 +105,44 @@ export abstract class PlanReplacement extends PlanPlacement {
       }
     }
     return undefined;
+  }
+
+  /**
+   * A reservation whose nodes are not yet being prepared, placed again whole on other nodes
+   * (away from failed node `failed`) when no single node takes the failed one's place: before
+   * its preparation begins, any nodes free for the window will do. True when it was.
+   */
+  protected replacedWhole(job: PlannedJob, failed: number, madeWay: MadeWay): boolean {
+    const window = job.spec.window;
+    const first = job.segments[0];
+    if (!window || !first || first.start <= this.now) return false;
+    const trial = this.beginTrial();
+    const gaveWay = new Set<string>();
+    this.mm.unbook(job.spec.id);
+    const hold = `replacing:${job.spec.id}`;
+    this.holdFree(hold, failed, this.now, this.now + this.cluster.timing.problemHorizonSeconds * 1000);
+    const placed = this.placeReservation(
+      job.spec,
+      this.shape(job),
+      window.start,
+      window.end,
+      undefined,
+      0,
+      totalIntervals(job),
+    );
+    this.mm.unbook(hold);
+    if ('reason' in placed || (placed.segments[0]?.start ?? 0) > first.start) {
+      this.rollbackTrial(trial);
+      return false;
+    }
+    for (const s of placed.segments) this.displaceWaiting(job.spec.id, s.start, s.end, this.nodeIndices(s), gaveWay);
+    job.segments = placed.segments;
+    job.checkpoints = sharedPlan(placed.checkpoints);
+    for (const s of job.segments) this.bookSegment(job, s);
+    this.segmentsChanged(job);
+    this.commitTrial(trial);
+    for (const owner of gaveWay) madeWay.bestEffort.add(owner);
+    return true;
   }
 
   /** A waiting deadline job placed again as admission would place it now (waiting best-effort work gives way). */

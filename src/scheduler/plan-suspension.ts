@@ -151,6 +151,7 @@ export abstract class PlanSuspension extends PlanReplacement {
         prepared: false,
       };
     });
+    if (changes.some((c) => c && c.replacement === undefined) && this.replacedWhole(job, node, madeWay)) return true;
     if (changes.some((c, i) => c && c.replacement === undefined && (job.segments[i] as Segment).nodes.length === 1))
       return false;
     const segments: Segment[] = [];

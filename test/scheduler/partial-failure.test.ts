@@ -160,6 +160,29 @@ describe('a reservation that loses one of its nodes (partial failure)', () => {
     expect(nodesOf(pm, 'A', T0 + minutes(10))).toHaveLength(1);
   });
 
+  it('before its nodes are prepared, with no single node to take the place: it moves whole to nodes that are free', () => {
+    // Islands a (n01, n02) and b (n03, n04), and n05 alone; A needs one island.
+    const pm = new PlanningManager(
+      cluster(5, { node: (i) => ({ interconnect: 'InfiniBand', island: ['a', 'a', 'b', 'b', 'c'][i] }) }),
+    );
+    const island = (id: string, nodes: number) => ({
+      ...reservation(id, nodes),
+      requirements: { interconnect: 'InfiniBand' },
+    });
+    expect(pm.admit(island('C', 2), T0 - hours(3)).accepted).toBe(true);
+    expect(pm.admit(island('A', 2), T0 - hours(3)).accepted).toBe(true);
+    expect(pm.admit(reservation('B', 1), T0 - hours(3)).accepted).toBe(true);
+    const freed = [...nodesOf(pm, 'C', T0)];
+    pm.release('C');
+    const [lost] = nodesOf(pm, 'A', T0) as [string, string];
+    const report = pm.nodeFailed(lost, T0 - hours(1));
+    expect(report.problematic).toEqual([]);
+    expect([...nodesOf(pm, 'A', T0)].sort()).toEqual(freed.sort());
+    // Prepared before its window as at admission: nothing is short of nodes at any time of it.
+    expect(pm.job('A')?.segments).toHaveLength(1);
+    expect(pm.job('A')?.segments[0]?.start).toBeLessThan(T0);
+  });
+
   it('Enhanced: its spare, prepared with the other nodes, takes the failed node at once: the holder never goes short', () => {
     const pm = new PlanningManager(cluster(4));
     const enhanced = job({
