@@ -10,6 +10,9 @@ import { at, isBestEffort, type Need } from './plan-book.js';
  * execution in gaps; suspension of best-effort (then SLA) jobs to save a deadline; filling
  * freed gaps.
  */
+/** Slot searches for earlier starts an event may make per node it frees (docs/benchmarks.md, "The planning scheduler"). */
+const searchesPerFreedNode = 32;
+
 export abstract class PlanSuspension extends PlanReplacement {
   /** Solves the jobs in P (plan-replanning.ts). */
   protected abstract solve(problems: string[], now: Instant, report: ReplanReport): string[];
@@ -408,6 +411,8 @@ export abstract class PlanSuspension extends PlanReplacement {
     );
     // Busy nodes where candidates would start (many share `now`); forgotten when a job moves.
     let busyAt = new Map<Instant, number>();
+    // Searches for an earlier slot, bounded by what was freed (a slot search each, however large the plan).
+    const earlier = { searches: searchesPerFreedNode * freed.reduce((sum, f) => sum + f.nodes.length, 0) };
     for (const k of order) {
       const job = waiting[k] as PlannedJob;
       const segment = job.segments.at(-1) as Segment;
@@ -415,7 +420,7 @@ export abstract class PlanSuspension extends PlanReplacement {
       const length = segment.end - segment.start;
       const target =
         this.startNow(job, segment, from, length, busyAt, usesFreed) ??
-        this.startEarlier(job, segment, from, length, freedEnd);
+        this.startEarlier(job, segment, from, length, freedEnd, earlier);
       if (!target) continue;
       const { start, nodes } = target;
       this.dropRemote(job); // its own standby must not count against its move
@@ -468,13 +473,15 @@ export abstract class PlanSuspension extends PlanReplacement {
     from: Instant,
     length: number,
     freedEnd: Instant,
+    budget: { searches: number },
   ): { start: Instant; nodes: number[] } | undefined {
     const latest = Math.min(segment.start, freedEnd) - 1;
-    if (latest < from) return undefined;
+    if (latest < from || budget.searches <= 0) return undefined;
     // Cheap first: before its planned start the job's own booking is not in the profile, so without an instant
     // where enough nodes are free there is no earlier slot.
     const count = segment.nodes.length + segment.spare.length;
     if (this.mm.profile.firstFit(from, 1, this.cluster.nodes.length - count) > latest) return undefined;
+    budget.searches--;
     const need: Need = {
       nodes: segment.nodes.length,
       spare: segment.spare.length,
