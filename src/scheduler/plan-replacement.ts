@@ -1,6 +1,7 @@
 import { sharedPlan } from './checkpoint-plan.js';
 import { totalIntervals } from './job-timing.js';
 import type { Instant, PlannedJob } from './model.js';
+import type { Placement } from './plan-book.js';
 import { PlanPlacement } from './plan-placement.js';
 
 /** What gave way to a failed node's replacement, for the re-plan to put back and the caller to store. */
@@ -119,6 +120,7 @@ export abstract class PlanReplacement extends PlanPlacement {
     const trial = this.beginTrial();
     const gaveWay = new Set<string>();
     this.mm.unbook(job.spec.id);
+    this.dropRemote(job); // a Full reservation's standby at the peer is booked again with its new place
     const hold = `replacing:${job.spec.id}`;
     this.holdFree(hold, failed, this.now, this.now + this.cluster.timing.problemHorizonSeconds * 1000);
     const placed = this.placeReservation(
@@ -135,11 +137,7 @@ export abstract class PlanReplacement extends PlanPlacement {
       this.rollbackTrial(trial);
       return false;
     }
-    for (const s of placed.segments) this.displaceWaiting(job.spec.id, s.start, s.end, this.nodeIndices(s), gaveWay);
-    job.segments = placed.segments;
-    job.checkpoints = sharedPlan(placed.checkpoints);
-    for (const s of job.segments) this.bookSegment(job, s);
-    this.segmentsChanged(job);
+    this.rebook(job, placed, gaveWay);
     this.commitTrial(trial);
     for (const owner of gaveWay) madeWay.bestEffort.add(owner);
     return true;
@@ -149,11 +147,16 @@ export abstract class PlanReplacement extends PlanPlacement {
   private placeAgain(job: PlannedJob, gaveWay: Set<string>): boolean {
     const placed = this.findPlacement(job.spec, this.now, {});
     if ('reason' in placed) return false;
+    this.rebook(job, placed, gaveWay);
+    return true;
+  }
+
+  /** Books a job (its old bookings gone) where `placed` says; waiting best-effort work in the way gives way. */
+  private rebook(job: PlannedJob, placed: Placement, gaveWay: Set<string>): void {
     for (const s of placed.segments) this.displaceWaiting(job.spec.id, s.start, s.end, this.nodeIndices(s), gaveWay);
     job.segments = placed.segments;
     job.checkpoints = sharedPlan(placed.checkpoints);
     for (const s of job.segments) this.bookSegment(job, s);
     this.segmentsChanged(job);
-    return true;
   }
 }

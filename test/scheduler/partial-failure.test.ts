@@ -183,6 +183,37 @@ describe('a reservation that loses one of its nodes (partial failure)', () => {
     expect(pm.job('A')?.segments[0]?.start).toBeLessThan(T0);
   });
 
+  it('moved whole, a Full reservation holds its standby at the peer once', () => {
+    // Islands a (n01-n03) and b (n04-n06), and n07; the peer holds standby for one 2-node Full reservation at a time.
+    const pm = new PlanningManager(
+      cluster(7, {
+        peerStandbyNodes: 2,
+        node: (i) => ({ interconnect: 'InfiniBand', island: ['a', 'a', 'a', 'b', 'b', 'b', 'c'][i] }),
+      }),
+    );
+    const full = (id: string) => ({
+      ...reservation(id, 2),
+      level: 'Full' as const,
+      requirements: { interconnect: 'InfiniBand' },
+    });
+    expect(
+      pm.admit({ ...reservation('C', 3), requirements: { interconnect: 'InfiniBand' } }, T0 - hours(3)).accepted,
+    ).toBe(true);
+    expect(pm.admit(full('A'), T0 - hours(3)).accepted).toBe(true);
+    expect(pm.admit(reservation('B', 1), T0 - hours(3)).accepted).toBe(true);
+    const freed = [...nodesOf(pm, 'C', T0)];
+    pm.release('C');
+    const [spare] = pm.job('A')?.segments[0]?.spare as [string];
+    pm.nodeFailed(spare, T0 - hours(2));
+    const [lost] = nodesOf(pm, 'A', T0) as [string];
+    expect(pm.nodeFailed(lost, T0 - hours(1)).problematic).toEqual([]);
+    const moved = pm.job('A')?.segments[0];
+    expect([...(moved?.nodes ?? []), ...(moved?.spare ?? [])].sort()).toEqual(freed.sort());
+    // Its standby moved with it: once it is gone, another Full reservation of the window gets the peer's two nodes.
+    pm.release('A');
+    expect(pm.admit(full('D'), T0 - minutes(50)).accepted).toBe(true);
+  });
+
   it('Enhanced: its spare, prepared with the other nodes, takes the failed node at once: the holder never goes short', () => {
     const pm = new PlanningManager(cluster(4));
     const enhanced = job({
