@@ -12,6 +12,9 @@ import { cluster, hours, job, minutes, T0 } from './support.js';
 const reservation = (id: string, nodes: number) =>
   job({ id, kind: 'Reservation', nodes, window: { start: T0, end: T0 + hours(2) }, runtimeSeconds: 7200 });
 const ahead = T0 - minutes(1);
+/** A one-hour, one-node job waiting to start at `earliestStart` (by `deadline` for a deadline job). */
+const waitingJob = (id: string, kind: 'BestEffort' | 'Deadline', earliestStart: number, deadline?: number) =>
+  job({ id, kind, nodes: 1, runtimeSeconds: 3600, earliestStart, ...(deadline !== undefined ? { deadline } : {}) });
 const nodesOf = (pm: PlanningManager, id: string, at: number) =>
   pm.job(id)?.segments.find((s) => s.start <= at && at < s.end)?.nodes ?? [];
 
@@ -105,14 +108,7 @@ describe('a reservation that loses one of its nodes (partial failure)', () => {
   it('with only waiting best-effort work on the other nodes: that work gives way and is planned again', () => {
     const pm = new PlanningManager(cluster(3));
     expect(pm.admit(reservation('A', 2), T0 - hours(2)).accepted).toBe(true);
-    const waiting = job({
-      id: 'W',
-      kind: 'BestEffort',
-      nodes: 1,
-      runtimeSeconds: 3600,
-      earliestStart: T0 + minutes(30),
-    });
-    expect(pm.admit(waiting, T0 - hours(2)).accepted).toBe(true);
+    expect(pm.admit(waitingJob('W', 'BestEffort', T0 + minutes(30)), T0 - hours(2)).accepted).toBe(true);
     const [third] = pm.job('W')?.segments[0]?.nodes as [string];
     const [lost, survivor] = nodesOf(pm, 'A', T0) as [string, string];
     const report = pm.nodeFailed(lost, T0 - hours(1));
@@ -126,9 +122,7 @@ describe('a reservation that loses one of its nodes (partial failure)', () => {
   it('with only a waiting deadline job on the other nodes: the job moves where it still keeps its deadline', () => {
     const pm = new PlanningManager(cluster(3));
     expect(pm.admit(reservation('A', 2), T0 - hours(3)).accepted).toBe(true);
-    const waiting = (deadline: number) =>
-      job({ id: 'D', kind: 'Deadline', nodes: 1, runtimeSeconds: 3600, earliestStart: T0 + minutes(10), deadline });
-    expect(pm.admit(waiting(T0 + hours(6)), T0 - hours(3)).accepted).toBe(true);
+    expect(pm.admit(waitingJob('D', 'Deadline', T0 + minutes(10), T0 + hours(6)), T0 - hours(3)).accepted).toBe(true);
     const [third] = pm.job('D')?.segments[0]?.nodes as [string];
     const [lost, survivor] = nodesOf(pm, 'A', T0) as [string, string];
     const report = pm.nodeFailed(lost, T0 - hours(1));
@@ -143,14 +137,7 @@ describe('a reservation that loses one of its nodes (partial failure)', () => {
   it('a waiting deadline job that could not keep its deadline elsewhere stays, and the reservation runs short', () => {
     const pm = new PlanningManager(cluster(3));
     expect(pm.admit(reservation('A', 2), T0 - hours(3)).accepted).toBe(true);
-    const tight = job({
-      id: 'D',
-      kind: 'Deadline',
-      nodes: 1,
-      runtimeSeconds: 3600,
-      earliestStart: T0 + minutes(10),
-      deadline: T0 + minutes(90),
-    });
+    const tight = waitingJob('D', 'Deadline', T0 + minutes(10), T0 + minutes(90));
     expect(pm.admit(tight, T0 - hours(3)).accepted).toBe(true);
     const before = pm.job('D')?.segments;
     const [lost] = nodesOf(pm, 'A', T0) as [string, string];
