@@ -83,7 +83,7 @@ export class FailureRateEstimate {
     return this.failures.reduce((sum, f) => sum + f, 0);
   }
 
-  /** Failures per node and day of `nodes` nodes that had `failures` (a prior worth infinitely many node-days never moves). */
+  /** Failures per node and day of `nodes` nodes that had `failures` (an infinitely weighty prior never moves). */
   private estimate(nodes: number, failures: number, now: Instant): number {
     if (!Number.isFinite(this.priorNodeDays) || nodes === 0) return this.priorPerNodeDay;
     const weight = (this.priorNodeDays * nodes) / this.nodeCount;

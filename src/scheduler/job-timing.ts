@@ -36,7 +36,7 @@ export interface JobShape {
 
 const faultTolerant = new Set(['Standard', 'Enhanced', 'Full']);
 
-/** `failuresPerNodeDay`: the rate of the nodes the job may run on (site.nodeFailuresPerDay unless the planner learned it per group). */
+/** `failuresPerNodeDay`: the rate of the nodes the job may run on (nodeFailuresPerDay unless learned per group). */
 export function shapeOf(spec: JobSpec, site: SiteTiming, failuresPerNodeDay = site.nodeFailuresPerDay): JobShape {
   const tolerant = faultTolerant.has(spec.level);
   const checkpointed = tolerant || spec.kind === 'Background';

@@ -10,7 +10,7 @@ import { at, isBestEffort, type Need } from './plan-book.js';
  * execution in gaps; suspension of best-effort (then SLA) jobs to save a deadline; filling
  * freed gaps.
  */
-/** Slot searches for earlier starts an event may make per node it frees (docs/benchmarks.md, "The planning scheduler"). */
+/** Slot searches for earlier starts an event may make per node it frees (docs/scheduler.md, "A job finishes early"). */
 const searchesPerFreedNode = 32;
 
 export abstract class PlanSuspension extends PlanReplacement {

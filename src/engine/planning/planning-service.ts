@@ -77,7 +77,7 @@ export interface FailureRateView {
   /** The configured rate (nodeFailuresPerDay), and how many node-days of observation it is worth. */
   configuredPerNodeDay: number;
   configuredNodeDays: number;
-  /** The same per failure group: a job's paying checkpoints are weighed against the groups of the nodes it may run on. */
+  /** The same per failure group: a job's paying checkpoints are weighed against the groups it may run on. */
   groups: GroupFailureRate[];
 }
 
