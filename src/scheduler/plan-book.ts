@@ -372,6 +372,11 @@ export abstract class PlanBook {
     }
   }
 
+  /** The end of the problem horizon from `now`: how far ahead a failure is planned for (and its node blocked). */
+  protected horizonEnd(now: Instant): Instant {
+    return now + this.cluster.timing.problemHorizonSeconds * 1000;
+  }
+
   /** Books `owner` on `node` wherever the node is free from `start` to `end` (keeps new work off it). */
   protected holdFree(owner: string, node: number, start: Instant, end: Instant): void {
     let t = start;

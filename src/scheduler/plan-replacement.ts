@@ -89,7 +89,7 @@ export abstract class PlanReplacement extends PlanPlacement {
       // failing node kept from them as its failure will be (it is booked once every job on it is dealt with).
       const hold = `replacing:${id}`;
       this.mm.book(hold, [node], from, end);
-      this.holdFree(hold, failed, this.now, this.now + this.cluster.timing.problemHorizonSeconds * 1000);
+      this.holdFree(hold, failed, this.now, this.horizonEnd(this.now));
       const placed = movers.every((job) => this.placeAgain(job, gaveWay));
       this.mm.unbook(hold);
       if (placed) {
@@ -122,7 +122,7 @@ export abstract class PlanReplacement extends PlanPlacement {
     this.mm.unbook(job.spec.id);
     this.dropRemote(job); // a Full reservation's standby at the peer is booked again with its new place
     const hold = `replacing:${job.spec.id}`;
-    this.holdFree(hold, failed, this.now, this.now + this.cluster.timing.problemHorizonSeconds * 1000);
+    this.holdFree(hold, failed, this.now, this.horizonEnd(this.now));
     const placed = this.placeReservation(
       job.spec,
       this.shape(job),

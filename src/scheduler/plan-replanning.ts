@@ -20,7 +20,7 @@ export abstract class PlanReplanning extends PlanSuspension {
     this.clock(now);
     let report: ReplanReport | undefined;
     const renewed = [...this.failed].filter(([, failure]) => failure.until <= now).map(([node]) => node);
-    const horizonEnd = now + this.cluster.timing.problemHorizonSeconds * 1000;
+    const horizonEnd = this.horizonEnd(now);
     // Nodes of a group failure come back to the plan one at a time: the others are kept from the work each re-plan
     // places, which they would only send back to P.
     for (const node of renewed) {
@@ -65,7 +65,7 @@ export abstract class PlanReplanning extends PlanSuspension {
     report.solved = [...report.moved];
     report.moved.push(...this.fillGaps(now, freed));
     // Problems waiting for capacity get another chance now that some is free.
-    if (this.problemsInHorizon(now, now + this.cluster.timing.problemHorizonSeconds * 1000).length > 0) {
+    if (this.problemsInHorizon(now, this.horizonEnd(now)).length > 0) {
       const replanned = this.replan(now);
       report.moved.push(...replanned.moved);
       report.suspended.push(...replanned.suspended);
@@ -90,7 +90,7 @@ export abstract class PlanReplanning extends PlanSuspension {
   nodeFailed(nodeId: string, now: Instant): ReplanReport {
     this.clock(now);
     const node = this.mm.nodeIndex(nodeId);
-    const horizonEnd = now + this.cluster.timing.problemHorizonSeconds * 1000;
+    const horizonEnd = this.horizonEnd(now);
     if (this.failed.has(node)) return this.withProblems({ moved: [], suspended: [], problematic: [], solved: [] });
     this.failureRate.failed(now, node);
     const affected = this.mm
@@ -182,7 +182,7 @@ export abstract class PlanReplanning extends PlanSuspension {
    */
   protected replan(now: Instant, gaveWay: Iterable<string> = []): ReplanReport {
     const report: ReplanReport = { moved: [], suspended: [], problematic: [], solved: [] };
-    const horizonEnd = now + this.cluster.timing.problemHorizonSeconds * 1000;
+    const horizonEnd = this.horizonEnd(now);
     // Waiting best-effort jobs give way where a problem needs their room (the searches look
     // past them) and go back last; the others keep their places, so a re-plan costs what it
     // moves, not the size of the plan.
