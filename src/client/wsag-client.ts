@@ -134,6 +134,15 @@ export interface FailureRateSummary {
   configuredNodeDays: number;
   /** The same per failure group (absent from servers before failure groups). */
   groups?: Array<{ group: string; nodes: number; failures: number; nodeDays: number; perNodeDay: number }>;
+  /** Failures of nodes soon after their repair, against the others' (absent from older servers). */
+  recentRepairs?: {
+    hours: number;
+    failures: number;
+    nodeDays: number;
+    perNodeDay: number;
+    othersPerNodeDay: number;
+    chosenLast: boolean;
+  };
 }
 
 export interface NodeSummary {

@@ -6,7 +6,7 @@ import { NodeTimeline, type NodeBooking, type Passable } from './node-timeline.j
 import { FreeStretchMemo } from './free-stretch-memo.js';
 import { EligibleListBlocks, SEARCH_BLOCK } from './free-stretch-blocks.js';
 import { SearchArrayPool, SlotSearch, type SearchSpace } from './slot-search.js';
-import { NodesOutOfService } from './nodes-out-of-service.js';
+import { NodeStanding } from './node-standing.js';
 
 /** A booking as the node's timeline and the owner's list both hold it (one object, so a change is seen by both). */
 interface OwnedBooking extends NodeBooking {
@@ -65,7 +65,7 @@ export class MachineManager implements SearchSpace {
   private readonly islandBest: Int32Array;
   /** @internal for SlotSearch */
   readonly searchArrays: SearchArrayPool;
-  private readonly outOfService: NodesOutOfService;
+  private readonly standing: NodeStanding;
 
   /** `searchBlock`: eligible positions slot searches pass together (tests make it small). */
   constructor(
@@ -91,7 +91,7 @@ export class MachineManager implements SearchSpace {
     this.searchArrays = new SearchArrayPool(nodes.length);
     this.islandMembers = new Int32Array(this.islandCount);
     this.islandBest = new Int32Array(this.islandCount);
-    this.outOfService = new NodesOutOfService(nodes.length);
+    this.standing = new NodeStanding(nodes.length);
     nodes.forEach((node, i) => {
       if (this.index.has(node.id)) throw new Error(`node id "${node.id}" appears twice in the cluster description`);
       this.index.set(node.id, i);
@@ -163,7 +163,7 @@ export class MachineManager implements SearchSpace {
         free++;
       }
     }
-    return this.choose(free, count, options.oneIsland);
+    return this.choose(free, count, start, options.oneIsland);
   }
 
   /**
@@ -216,13 +216,15 @@ export class MachineManager implements SearchSpace {
    * first among those with enough free nodes; without such an island, the best overall
    * unless one island is required.
    */
-  choose(free: number, count: number, oneIsland?: boolean): number[] | undefined {
+  choose(free: number, count: number, start: Instant, oneIsland?: boolean): number[] | undefined {
     if (free < count) return undefined;
-    // Nodes out of service only where those in service will not do.
-    const up = this.outOfService.inServiceFirst(this.freeNodes, this.freeSince, free);
-    if (up < free && up >= count) {
-      const inService = this.chooseAmong(up, count, oneIsland);
-      if (inService) return inService;
+    // Settled nodes first, then those repaired recently, those out of service only where the others will not do.
+    const [settled, up] = this.standing.settledFirst(this.freeNodes, this.freeSince, free, start);
+    for (const among of [settled, up]) {
+      if (among < free && among >= count) {
+        const chosen = this.chooseAmong(among, count, oneIsland);
+        if (chosen) return chosen;
+      }
     }
     return this.chooseAmong(free, count, oneIsland);
   }
@@ -338,9 +340,14 @@ export class MachineManager implements SearchSpace {
     return (this.timelines[node] as NodeTimeline).isFree(start, end, ignoreOwner, movable, soft);
   }
 
-  /** Marks a node out of service (failed) or back; nodes out of service are chosen last (`choose`). */
-  setDown(node: number, down: boolean): void {
-    this.outOfService.mark(node, down);
+  /** Marks a node out of service (failed) or back since `at`; nodes out of service are chosen last (`choose`). */
+  setDown(node: number, down: boolean, at?: Instant): void {
+    this.standing.mark(node, down, at);
+  }
+
+  /** Nodes repaired less than `settleMs` before a start are chosen after the others (`choose`); 0: they are not. */
+  chooseSettledFirst(settleMs: number): void {
+    this.standing.settleMs = settleMs;
   }
 
   isSoft(owner: string): boolean {

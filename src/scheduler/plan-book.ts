@@ -4,6 +4,7 @@ import { sharedPlan, type CheckpointPlan } from './checkpoint-plan.js';
 import { InstantQueue } from './instant-queue.js';
 import { checkpointPlanAt, shapeOf, type JobShape } from './job-timing.js';
 import { FailureRateEstimate } from './failure-rate.js';
+import { RecentRepairs } from './recent-repairs.js';
 import { MachineManager } from './machine-manager.js';
 import type { ClusterDescription, Instant, JobSpec, PlannedJob, Segment } from './model.js';
 
@@ -69,6 +70,8 @@ export abstract class PlanBook {
   readonly cluster: ClusterDescription;
   /** The failures the nodes have had, against the configured rate as a prior. */
   readonly failureRate: FailureRateEstimate;
+  /** Whether nodes fail again soon after a repair, so that those repaired recently are chosen last. */
+  readonly recentRepairs: RecentRepairs;
 
   constructor(cluster: ClusterDescription) {
     this.cluster = { ...cluster, timing: { ...cluster.timing } };
@@ -77,6 +80,7 @@ export abstract class PlanBook {
       cluster.timing.nodeFailuresPriorNodeDays,
       cluster.nodes,
     );
+    this.recentRepairs = new RecentRepairs(cluster.nodes.length, cluster.timing.recentRepairHours * 3_600_000);
     this.mm = new MachineManager(cluster.nodes);
   }
 
@@ -299,6 +303,7 @@ export abstract class PlanBook {
   protected clock(now: Instant): void {
     this.now = Math.max(this.now, now);
     this.failureRate.begin(this.now);
+    this.recentRepairs.begin(this.now);
     // Checkpoints that pay for themselves are weighed against the rate the nodes show.
     this.cluster.timing.nodeFailuresPerDay = this.failureRate.perNodeDay(this.now);
     for (const id of this.softStarts.takeUntil(this.now)) {

@@ -93,6 +93,7 @@ export abstract class PlanReplanning extends PlanSuspension {
     const horizonEnd = this.horizonEnd(now);
     if (this.failed.has(node)) return this.withProblems({ moved: [], suspended: [], problematic: [], solved: [] });
     this.failureRate.failed(now, node);
+    this.recentRepairs.failed(now, node);
     const affected = this.mm
       .ownersOn(node, now, horizonEnd)
       .filter((o) => this.jobs.has(o))
@@ -125,6 +126,7 @@ export abstract class PlanReplanning extends PlanSuspension {
     this.mm.book(failureOwner(nodeId), [node], now, horizonEnd);
     this.failed.set(node, { since: now, until: horizonEnd });
     this.mm.setDown(node, true);
+    this.judgeRecentRepairs(now);
     const report = this.replan(now, madeWay.bestEffort);
     report.moved.push(...affected.filter((id) => !problems.includes(id) && this.jobs.has(id)), ...madeWay.moved);
     return this.withProblems(report);
@@ -141,7 +143,9 @@ export abstract class PlanReplanning extends PlanSuspension {
     if (!failure) return this.withProblems({ moved: [], suspended: [], problematic: [], solved: [] });
     this.mm.unbook(failureOwner(nodeId), now);
     this.failed.delete(node);
-    this.mm.setDown(node, false);
+    this.mm.setDown(node, false, now);
+    this.recentRepairs.repaired(now, node);
+    this.judgeRecentRepairs(now);
     for (const owner of this.mm.ownersOn(node, now, Number.POSITIVE_INFINITY)) {
       const job = this.jobs.get(owner);
       if (job?.problem !== undefined && job.segments.some((s) => s.end > now)) delete job.problem;
@@ -152,6 +156,12 @@ export abstract class PlanReplanning extends PlanSuspension {
     report.solved.push(...grown);
     report.moved.push(...this.fillGaps(now, [{ start: now, end: failure.until, nodes: [node] }]));
     return this.withProblems(report);
+  }
+
+  /** Nodes repaired recently are chosen last while they have failed more often than chance allows. */
+  private judgeRecentRepairs(now: Instant): void {
+    const rate = this.recentRepairs.rate(now);
+    this.mm.chooseSettledFirst(rate.chosenLast ? this.recentRepairs.settleMs : 0);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { checkpointPlanAt, pieceMs, preparationMs, releaseMs, securedIntervals } from './job-timing.js';
 import type { AdmissionDecision, Alternative, Instant, JobSpec, PlannedJob, Segment, StartSlot } from './model.js';
 import { PlanReplanning } from './plan-replanning.js';
+import { promiseRiskRefusal } from './promise-risk.js';
 import { at, isBestEffort, type AdmitOptions } from './plan-book.js';
 
 export { failureOwner, isBestEffort, type AdmitOptions } from './plan-book.js';
@@ -24,6 +25,12 @@ export class PlanningManager extends PlanReplanning {
     if (refusal) return { accepted: false, reason: refusal };
     const placed = this.findPlacement(spec, now, options);
     if ('reason' in placed) return { accepted: false, reason: placed.reason };
+    // A new promise only: one renegotiated keeps the risk it was accepted with.
+    const risky =
+      options.replacing === undefined
+        ? promiseRiskRefusal(spec, this.failureRateOf(spec), this.cluster.timing.promiseRiskLimit)
+        : undefined;
+    if (risky) return { accepted: false, reason: risky };
     return { accepted: true, job: this.plannedJob(spec, placed) };
   }
 

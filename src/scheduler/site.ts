@@ -60,6 +60,18 @@ export interface SiteTiming {
    * taken at once, not after preparing another (docs/scheduler.md, "Reservation spares").
    */
   reservationSpareNodes: number;
+  /**
+   * Hours after its repair a node counts as repaired recently: its failures are counted apart,
+   * and once they are more than chance at the other nodes' rate, such nodes are chosen last
+   * (scheduler/recent-repairs.ts). 0: never.
+   */
+  recentRepairHours: number;
+  /**
+   * The highest chance of breaking it the planner accepts for a new promise no fault-tolerance
+   * mechanism protects (a Legacy deadline: any node failure during its run breaks it), at the
+   * failure rate learned for its nodes (scheduler/promise-risk.ts). 1: none is refused for risk.
+   */
+  promiseRiskLimit: number;
 }
 
 /** The settings of SiteTiming that are true or false; the others are numbers. */
@@ -87,4 +99,6 @@ export const defaultSiteTiming: SiteTiming = {
   nodeFailuresPriorNodeDays: 1000,
   checkpointsByNeed: true,
   reservationSpareNodes: 0,
+  recentRepairHours: 24,
+  promiseRiskLimit: 0.5,
 };

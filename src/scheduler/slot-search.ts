@@ -27,7 +27,7 @@ export interface SearchSpace {
   /** The scratch list of free nodes (node, since) that `choose` takes from. */
   readonly freeList: { nodes: Int32Array; since: Float64Array };
   /** Of the first `free` entries of the free list, the `count` to use (MachineManager.choose). */
-  choose(free: number, count: number, oneIsland?: boolean): number[] | undefined;
+  choose(free: number, count: number, start: Instant, oneIsland?: boolean): number[] | undefined;
   scratch(count: number): Float64Array;
   islandIndex(node: number): number;
   readonly islands: number;
@@ -167,7 +167,7 @@ export class SlotSearch {
     if (count === 0) return { nodes: [] };
     if (eligible.length < count) return { next: Number.POSITIVE_INFINITY };
     const free = blocks ? this.scanBlocks(blocks, start) : this.scan(0, eligible.length, start, 0);
-    const nodes = free >= count ? mm.choose(free, count, options.oneIsland) : undefined;
+    const nodes = free >= count ? mm.choose(free, count, start, options.oneIsland) : undefined;
     if (nodes) return { nodes };
     return { next: this.kthBound() };
   }

@@ -41,7 +41,13 @@ export async function compareBaselines(
   cluster: ClusterDescription,
   { peers, refused }: BaselineOptions = {},
 ): Promise<BaselineComparison> {
-  const plan = (w: Workload, c: ClusterDescription) => simulate(w, c, { jobs: true, ...(refused ? { refused } : {}) });
+  // The baselines are the planner with one checkpoint rule each, as the thesis built it: no risk analysis at admission.
+  const plan = (w: Workload, c: ClusterDescription) =>
+    simulate(
+      w,
+      { ...c, timing: { ...c.timing, promiseRiskLimit: 1 } },
+      { jobs: true, ...(refused ? { refused } : {}) },
+    );
   const sla = (kind: string) => kind === 'deadline' || kind === 'reservation';
   const noCheckpoints: Workload = {
     ...workload,

@@ -130,7 +130,9 @@ export function parseCluster(input: unknown): ClusterDescription {
               ? 'whole'
               : key === 'defaultMemoryPerNodeGB' || key === 'problemHorizonSeconds'
                 ? 'positive'
-                : 'non-negative';
+                : key === 'promiseRiskLimit'
+                  ? 'share'
+                  : 'non-negative';
         timing[key] = f.number(key, kind, true);
       }
     }

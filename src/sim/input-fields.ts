@@ -87,7 +87,7 @@ export class Fields {
   }
 }
 
-export type NumberKind = 'count' | 'whole' | 'positive' | 'non-negative' | 'factor';
+export type NumberKind = 'count' | 'whole' | 'positive' | 'non-negative' | 'factor' | 'share';
 
 export const kindText: Record<NumberKind, string> = {
   count: 'a whole number, 1 or more',
@@ -95,6 +95,7 @@ export const kindText: Record<NumberKind, string> = {
   positive: 'a number greater than 0',
   'non-negative': 'a number, 0 or more',
   factor: 'a number, 1 or more',
+  share: 'a number from 0 to 1',
 };
 
 export function numberOk(value: number, kind: NumberKind): boolean {
@@ -109,6 +110,8 @@ export function numberOk(value: number, kind: NumberKind): boolean {
       return value >= 0;
     case 'factor':
       return value >= 1;
+    case 'share':
+      return value >= 0 && value <= 1;
   }
 }
 

@@ -191,6 +191,17 @@ export class Metrics {
       },
     });
     new Gauge({
+      name: 'wsag_node_recent_repair_failure_rate',
+      help:
+        'Failures per node and day of nodes within recentRepairHours of their repair, seen since the server ' +
+        "started; once they are more than chance at the other nodes' rate, such nodes are chosen last",
+      registers,
+      collect() {
+        const { plan, now } = sources();
+        this.set(plan.failureRate(now()).recentRepairs.perNodeDay);
+      },
+    });
+    new Gauge({
       name: 'wsag_plan_problems',
       help: 'Jobs in P: the scheduler cannot (yet) keep their promise',
       registers,

@@ -38,11 +38,11 @@ describe('wsag node', () => {
     const list = await wsag(['node', 'list'], { url: server.url });
     expect(list.code).toBe(0);
     expect(list.out[0]).toMatch(/^NODE\s+STATE\s+MEMORY_GB\s+CPUS\s+INTERCONNECT\s+ISLAND\s+GROUP\s+ROLE$/);
-    expect(list.out.slice(1, -2).map((l) => l.split(/\s+/).slice(0, 2))).toEqual(
+    expect(list.out.slice(1, -3).map((l) => l.split(/\s+/).slice(0, 2))).toEqual(
       ['n001', 'n002', 'n003', 'n004', 'n005', 'n006'].map((n) => [n, 'up']),
     );
-    expect(list.out.at(-2)).toBe('6 nodes, 0 failed');
-    expect(list.out.at(-1)).toMatch(
+    expect(list.out.at(-3)).toBe('6 nodes, 0 failed');
+    expect(list.out.at(-2)).toMatch(
       /^failure rate the planner uses: 0\.0200 a node and day \(0 failures in [\d.]+ node-days since the server started, against the configured 0\.02 worth 1000 node-days\)$/,
     );
 
@@ -84,17 +84,28 @@ describe('wsag node', () => {
       ['r2n001', 'up', '16', '8', 'r2'],
       ['r2n002', 'up', '16', '8', 'r2'],
     ]);
-    expect(list.out.at(-3)).toMatch(/^failure rate the planner uses: 0\.02\d+ a node and day \(1 failure in /);
-    expect(list.out.at(-2)).toMatch(/^ {2}group r1: 0\.02\d+ a node and day \(1 failure on 2 nodes\)$/);
-    expect(list.out.at(-1)).toBe('  group r2: 0.0200 a node and day (0 failures on 2 nodes)');
+    expect(list.out.at(-4)).toMatch(/^failure rate the planner uses: 0\.02\d+ a node and day \(1 failure in /);
+    expect(list.out.at(-3)).toMatch(/^ {2}group r1: 0\.02\d+ a node and day \(1 failure on 2 nodes\)$/);
+    expect(list.out.at(-2)).toBe('  group r2: 0.0200 a node and day (0 failures on 2 nodes)');
+    // No node has failed after a repair yet.
+    expect(list.out.at(-1)).toMatch(
+      /^within 24 h of a repair: 0\.0000 a node and day \(0 failures in 0\.0 node-days\) against \d+\.\d{4} for the others: no different from chance$/,
+    );
     const json = JSON.parse((await wsag(['node', 'list', '--json'], { url: racks.url })).stdout);
     expect(json.nodes[2]).toMatchObject({ id: 'r2n001', failureGroup: 'r2', failed: false });
     expect(json.failureRate.groups.map((g: { group: string; failures: number }) => [g.group, g.failures])).toEqual([
       ['r1', 1],
       ['r2', 0],
     ]);
+    expect(json.failureRate.recentRepairs).toMatchObject({
+      hours: 24,
+      failures: 0,
+      othersFailures: 1,
+      chosenLast: false,
+    });
     const metrics = await (await fetch(`${racks.url}/metrics`)).text();
     expect(metrics).toMatch(/^wsag_node_group_failures_seen\{group="r1"\} 1$/m);
+    expect(metrics).toMatch(/^wsag_node_recent_repair_failure_rate 0$/m);
     // r2 had none: at most the prior, the server's seconds of quiet taken off.
     const r2 = Number(/^wsag_node_group_failure_rate\{group="r2"\} (\S+)$/m.exec(metrics)?.[1]);
     expect(r2).toBeLessThanOrEqual(0.02);

@@ -215,6 +215,10 @@ describe('WSAG_CLUSTER_FILE', () => {
         ': timing.reservationSpareNodes must be a whole number, got 0.5',
       ],
       [
+        { nodeGroups: [group], timing: { promiseRiskLimit: 2 } },
+        ': timing.promiseRiskLimit is a chance: a number from 0 to 1, got 2',
+      ],
+      [
         { nodeGroups: [group], timing: { parallelCheckpoint: 1 } },
         ': timing.parallelCheckpoint must be true or false, got 1',
       ],

@@ -81,6 +81,14 @@ function describeRate(r: FailureRateSummary): string[] {
         `  group ${g.group}: ${g.perNodeDay.toFixed(4)} a node and day ` +
           `(${failures(g.failures)} on ${g.nodes} node${g.nodes === 1 ? '' : 's'})`,
       );
+  const recent = r.recentRepairs;
+  if (recent && recent.hours > 0)
+    lines.push(
+      `within ${recent.hours} h of a repair: ${recent.perNodeDay.toFixed(4)} a node and day ` +
+        `(${failures(recent.failures)} in ${recent.nodeDays.toFixed(1)} node-days) against ` +
+        `${recent.othersPerNodeDay.toFixed(4)} for the others: ` +
+        (recent.chosenLast ? 'nodes repaired recently are chosen last' : 'no different from chance'),
+    );
   return lines;
 }
 

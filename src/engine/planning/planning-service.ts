@@ -10,6 +10,7 @@ import { failureGroupOf, type GroupFailureRate } from '../../scheduler/failure-r
 import type { Alternative, ClusterNode, JobSpec, PlannedJob, ReplanReport } from '../../scheduler/model.js';
 import { firmLoad } from '../../scheduler/load.js';
 import { isBestEffort } from '../../scheduler/planning-manager.js';
+import type { RecentRepairRate } from '../../scheduler/recent-repairs.js';
 import { PlanningBook } from './planning-book.js';
 export type { RestoreOutcome, ReplanCause } from './planning-book.js';
 import type { ReplanCause } from './planning-book.js';
@@ -79,6 +80,8 @@ export interface FailureRateView {
   configuredNodeDays: number;
   /** The same per failure group: a job's paying checkpoints are weighed against the groups it may run on. */
   groups: GroupFailureRate[];
+  /** Whether nodes fail again soon after a repair, so that those repaired recently are chosen last. */
+  recentRepairs: RecentRepairRate;
 }
 
 export class PlanningService extends PlanningBook {
@@ -259,6 +262,7 @@ export class PlanningService extends PlanningBook {
       configuredPerNodeDay: configured.nodeFailuresPerDay,
       configuredNodeDays: configured.nodeFailuresPriorNodeDays,
       groups: estimate.groups(now.getTime()),
+      recentRepairs: this.manager.recentRepairs.rate(now.getTime()),
     };
   }
 

@@ -55,6 +55,7 @@ export const siteRoutes: RouteDoc[] = [
         failureRate: {
           perNodeDay: 0.02,
           groups: [{ group: 'rack1', nodes: 32, failures: 0, nodeDays: 0, perNodeDay: 0.02 }],
+          recentRepairs: { hours: 24, failures: 0, nodeDays: 0, perNodeDay: 0, othersPerNodeDay: 0, chosenLast: false },
         },
       },
     },

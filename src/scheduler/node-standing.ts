@@ -1,0 +1,67 @@
+import type { Instant } from './model.js';
+
+const DOWN = 2;
+const FRESH = 1;
+
+/**
+ * Each node's standing for the Machine Manager's choice of nodes: out of service (failed, not
+ * yet repaired) or repaired recently. A failed node's block ends with the problem horizon, which
+ * packing would take for the latest end of all and choose first, though the node may not be
+ * back by then. Where nodes fail again soon after a repair (RecentRepairs), one repaired
+ * recently is chosen after those that have settled.
+ */
+export class NodeStanding {
+  private readonly down: Uint8Array;
+  private readonly repairedAt: Float64Array;
+  private downCount = 0;
+  private lastRepair = Number.NEGATIVE_INFINITY;
+  /** How long after its repair a node is chosen after the settled ones (0: it is not). */
+  settleMs = 0;
+
+  constructor(nodes: number) {
+    this.down = new Uint8Array(nodes);
+    this.repairedAt = new Float64Array(nodes).fill(Number.NEGATIVE_INFINITY);
+  }
+
+  /** Marks a node out of service or, with `at`, back in service since then. */
+  mark(node: number, down: boolean, at?: Instant): void {
+    if (!down && at !== undefined && this.down[node] === 1) {
+      this.repairedAt[node] = at;
+      this.lastRepair = Math.max(this.lastRepair, at);
+    }
+    if ((this.down[node] === 1) === down) return;
+    this.down[node] = down ? 1 : 0;
+    this.downCount += down ? 1 : -1;
+  }
+
+  /**
+   * Reorders the first `free` entries of a free list (`nodes`, with `since` beside them) so the
+   * nodes settled at `start` come first, then those repaired recently, then those out of service,
+   * each part in its order; answers how many are settled and how many are in service.
+   */
+  settledFirst(nodes: Int32Array, since: Float64Array, free: number, start: Instant): [number, number] {
+    const recent = start - this.lastRepair < this.settleMs;
+    if (this.downCount === 0 && !recent) return [free, free];
+    const later: Array<[number, number, number]> = [];
+    let first = 0;
+    for (let k = 0; k < free; k++) {
+      const node = nodes[k] as number;
+      const rank =
+        this.down[node] === 1 ? DOWN : recent && start - (this.repairedAt[node] as number) < this.settleMs ? FRESH : 0;
+      if (rank !== 0) {
+        later.push([rank, node, since[k] as number]);
+        continue;
+      }
+      nodes[first] = node;
+      since[first++] = since[k] as number;
+    }
+    later.sort((a, b) => a[0] - b[0]); // stable: each rank keeps its order
+    let up = first;
+    later.forEach(([rank, node, at], i) => {
+      nodes[first + i] = node;
+      since[first + i] = at;
+      if (rank === FRESH) up++;
+    });
+    return [first, up];
+  }
+}
