@@ -54,19 +54,32 @@ export function loadInputs(
   }
   // A trace from a bigger machine than the cluster simulated: its jobs that cannot fit are left out, not an error.
   if (isSwf(workloadFile)) workload.jobs = workload.jobs.filter((j) => j.nodes <= cluster.nodes.length);
-  if (options.failureRate !== undefined) {
-    const span = Math.max(0, ...workload.jobs.map((j) => j.window?.end ?? j.deadline ?? j.arrival + j.estimate));
-    workload.failures = generateFailures(
-      cluster.nodes.map((n) => n.id),
-      options.failureRate,
-      span,
-      20261125,
-      undefined,
-      options.failureShape,
-    );
-  }
+  if (options.failureRate !== undefined)
+    workload.failures = drawnFailures(workload, cluster, options.failureRate, options.failureShape);
   withFile(workloadFile, () => checkAgainstCluster(workload, cluster));
   return { workload, cluster, clusterSource };
+}
+
+/**
+ * Node failures drawn over the workload's span at `rate` per node and day (Weibull gaps of
+ * `shape`); `draw` numbers independent draws, 0 being the one `--failure-rate` alone uses.
+ */
+export function drawnFailures(
+  workload: Workload,
+  cluster: ClusterDescription,
+  rate: number,
+  shape?: number,
+  draw = 0,
+): Workload['failures'] {
+  const span = Math.max(0, ...workload.jobs.map((j) => j.window?.end ?? j.deadline ?? j.arrival + j.estimate));
+  return generateFailures(
+    cluster.nodes.map((n) => n.id),
+    rate,
+    span,
+    20261125 + draw,
+    undefined,
+    shape,
+  );
 }
 
 /** An SWF trace as a workload: its cluster from --cluster, else MaxNodes of its header (the site's default timing). */

@@ -13,7 +13,8 @@ export {
   type WorkloadFailure,
   type WorkloadKind,
 } from './workload.js';
-export { loadInputs, loadPeers, loadVoPolicy } from './files.js';
+export { drawnFailures, loadInputs, loadPeers, loadVoPolicy } from './files.js';
+export { compareOverDraws, formatDraws, type DrawsComparison, type DrawOutcome } from './draws.js';
 export { lublinSwf, lublinJobs, type LublinOptions } from './lublin.js';
 export { formatShareAccuracy, runShareAccuracy, type ShareAccuracyReport } from './share-accuracy.js';
 export { formatReport, duration } from './format.js';

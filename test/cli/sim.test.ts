@@ -8,7 +8,7 @@ const smallCluster = fileURLToPath(new URL('../../workloads/cluster-small.json',
 const migration = fileURLToPath(new URL('../../workloads/migration.json', import.meta.url));
 const peers = fileURLToPath(new URL('../../workloads/peers-small.json', import.meta.url));
 const usage =
-  'usage: wsag sim --workload FILE[.swf] [--cluster FILE] [--swf-rules FILE] [--failures FILE.csv | --failure-rate R [--failure-shape K]] [--peers FILE [--compare-migration] | --vo-policy FILE | --compare-pricing [--flexible SHARE] [--price-curve CURVE] | --interactive SHARE [--start-within SECONDS] [--session-nodes N] [--session-minutes M] [--warm-nodes N] | --baselines [--loads L,L,...]] [--refused leave|queue] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]';
+  'usage: wsag sim --workload FILE[.swf] [--cluster FILE] [--swf-rules FILE] [--failures FILE.csv | --failure-rate R [--failure-shape K]] [--peers FILE [--compare-migration] | --vo-policy FILE | --compare-pricing [--flexible SHARE] [--price-curve CURVE] | --interactive SHARE [--start-within SECONDS] [--session-nodes N] [--session-minutes M] [--warm-nodes N] | --baselines [--loads L,L,...] [--draws N]] [--refused leave|queue] [--until SECONDS] [--jobs] [--progress|--no-progress] [--json]';
 
 /** The line of the figures block that starts with `label`. */
 function figure(out: string[], label: string): string | undefined {

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   atOfferedLoad,
   compareBaselines,
+  compareOverDraws,
+  drawnFailures,
+  type DrawsComparison,
   loadInputs,
   parseCluster,
   parseWorkload,
@@ -171,6 +174,97 @@ describe('the load sweep', () => {
     expect((await wsag(['sim', '--workload', 'workloads/small.json', '--baselines', '--loads', '0,1'])).err[0]).toMatch(
       /^error: --loads expects offered loads above 0/,
     );
+  });
+});
+
+describe('several failure draws', () => {
+  it("--draws N: the means of N independent draws, the first being --failure-rate's own", async () => {
+    const args = ['sim', '--workload', 'workloads/small.json', '--failure-rate', '0.5', '--baselines'];
+    const single = JSON.parse((await wsag([...args, '--json'])).stdout) as Awaited<ReturnType<typeof compareBaselines>>;
+    const result = await wsag([...args, '--draws', '3', '--json']);
+    expect(result.code).toBe(0);
+    const c = JSON.parse(result.stdout) as DrawsComparison;
+    expect(c.draws).toBe(3);
+    expect(c.runs.map((r) => r.name)).toEqual(single.runs.map((r) => r.name));
+    // The draws differ: small.json's drawn failures are not the same three times.
+    const { workload, cluster } = loadInputs('workloads/small.json');
+    const draws = [0, 1, 2].map((k) => drawnFailures(workload, cluster, 0.5, 1, k));
+    expect(draws[0]).toEqual(loadInputs('workloads/small.json', undefined, { failureRate: 0.5 }).workload.failures);
+    expect(draws[1]).not.toEqual(draws[0]);
+    // Each mean lies between the draw's extremes; the count of draws where ours paid no more is at most 3.
+    for (const run of c.runs) {
+      expect(run.penalties.mean).toBeGreaterThanOrEqual(run.penalties.min);
+      expect(run.penalties.mean).toBeLessThanOrEqual(run.penalties.max);
+    }
+    expect(c.oursAtMostBest).toBeGreaterThanOrEqual(0);
+    expect(c.oursAtMostBest).toBeLessThanOrEqual(3);
+    const text = await wsag([...args, '--draws', '2']);
+    expect(text.out[0]).toBe('Baselines over 2 failure draws (docs/scheduler.md): 10 jobs, 8 nodes; means per draw');
+    expect(text.out.at(-1)).toMatch(
+      /^ours paid no more penalties than every baseline on the same nodes in [0-2] of 2 draws$/,
+    );
+  });
+
+  it('averages the draws it is given, and counts where ours paid no more than every baseline on the same nodes', async () => {
+    const { workload, cluster } = loadInputs('workloads/small.json');
+    const drawn = [0, 1].map((k) => ({ ...workload, failures: drawnFailures(workload, cluster, 0.5, 1, k) }));
+    const each = await Promise.all(drawn.map((w) => compareBaselines(w, cluster)));
+    const c = await compareOverDraws(drawn, cluster);
+    c.runs.forEach((run, i) => {
+      const paid = each.map((e) => e.runs[i]?.penaltiesPaid as number);
+      expect(run.penalties.mean).toBeCloseTo((paid[0] as number) / 2 + (paid[1] as number) / 2, 10);
+      expect(run.penalties.none).toBe(paid.filter((p) => p === 0).length);
+      expect(run.slaAccepted).toBe(
+        ((each[0]?.runs[i]?.slaAccepted as number) + (each[1]?.runs[i]?.slaAccepted as number)) / 2,
+      );
+    });
+    const atMost = each.filter((e) => {
+      const [ours, ...others] = e.runs;
+      return others.filter((r) => r.extraNodes === 0).every((r) => (ours?.penaltiesPaid as number) <= r.penaltiesPaid);
+    }).length;
+    expect(c.oursAtMostBest).toBe(atMost);
+  });
+
+  it('names what --draws needs', async () => {
+    const base = ['sim', '--workload', 'workloads/small.json'];
+    expect((await wsag([...base, '--baselines', '--draws', '3'])).err[0]).toBe(
+      'error: --draws draws the failures again for --baselines: give --baselines and --failure-rate R',
+    );
+    expect((await wsag([...base, '--failure-rate', '0.5', '--draws', '3'])).err[0]).toBe(
+      'error: --draws draws the failures again for --baselines: give --baselines and --failure-rate R',
+    );
+    expect((await wsag([...base, '--failure-rate', '0.5', '--baselines', '--draws', '0'])).err[0]).toBe(
+      'error: --draws expects a whole number of failure draws from 1 to 1000, got "0"',
+    );
+  });
+});
+
+describe('a Legacy deadline at risk', () => {
+  it('is refused by our planning; the baselines admit it as the thesis did', async () => {
+    // One 4-node Legacy deadline job of 4 days on nodes failing once a week: a 90 % risk.
+    const workload = parseWorkload({
+      name: 'risky',
+      start: '2026-01-05T00:00:00Z',
+      jobs: [
+        {
+          id: 'big',
+          kind: 'deadline',
+          level: 'Legacy',
+          arrival: 0,
+          nodes: 4,
+          estimate: 345_600,
+          runtime: 345_600,
+          deadline: 700_000,
+          penalty: 100,
+        },
+      ],
+    });
+    const weekly = { ...cluster, timing: { ...cluster.timing, nodeFailuresPerDay: 1 / 7 } };
+    const c = await compareBaselines(workload, weekly);
+    expect(c.runs[0]?.slaAccepted).toBe(0);
+    expect(c.runs.slice(1, 6).map((r) => r.slaAccepted)).toEqual([1, 1, 1, 1, 1]);
+    const report = simulate(workload, weekly, { jobs: true });
+    expect(report.rejected[0]?.reason).toContain('the risk is 90 %, above the 50 % it accepts (promiseRiskLimit)');
   });
 });
 

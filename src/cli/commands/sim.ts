@@ -1,5 +1,9 @@
 import {
+  atOfferedLoad,
   compareBaselines,
+  compareOverDraws,
+  drawnFailures,
+  formatDraws,
   compareInteractive,
   compareReports,
   formatBaselines,
@@ -24,6 +28,7 @@ import {
   type SimProgress,
   type SimReport,
   type SimulatedPeersConfig,
+  type Workload,
 } from '../../sim/index.js';
 import { jsonHelp, jsonOption, type Command } from '../command.js';
 import type { Args, CommandContext } from '../context.js';
@@ -39,7 +44,7 @@ export const simCommand: Command = {
     'wsag sim --workload FILE[.swf] [--cluster FILE] [--swf-rules FILE] [--failures FILE.csv | --failure-rate ' +
     'R [--failure-shape K]] [--peers FILE [--compare-migration] | --vo-policy FILE | --compare-pricing ' +
     '[--flexible SHARE] [--price-curve CURVE] | --interactive SHARE [--start-within SECONDS] [--session-nodes N] ' +
-    '[--session-minutes M] [--warm-nodes N] | --baselines [--loads L,L,...]] [--refused leave|queue] ' +
+    '[--session-minutes M] [--warm-nodes N] | --baselines [--loads L,L,...] [--draws N]] [--refused leave|queue] ' +
     '[--until SECONDS] [--jobs] ' +
     '[--progress|--no-progress] [--json]',
   description: [
@@ -92,6 +97,8 @@ export const simCommand: Command = {
       'backfilling) and on a duplicate cluster',
     '  --loads L,L,...    with --baselines: the workload at each offered load (0.7,0.8,0.9: arrivals spread ' +
       'or squeezed)',
+    '  --draws N          with --baselines and --failure-rate: N independent draws of the failures (the first ' +
+      "is --failure-rate's own); means per draw, and in how many ours paid no more than every baseline",
     '  --interactive SHARE  make this share of the jobs interactive (0 to 1) and compare the two policies',
     '  --start-within SECONDS  with --interactive: the bound on the start (default 5)',
     "  --session-nodes N, --session-minutes M  with --interactive: cap each session's nodes and length",
@@ -133,6 +140,7 @@ export const simCommand: Command = {
     baselines: { type: 'boolean' },
     refused: { type: 'string' },
     loads: { type: 'string' },
+    draws: { type: 'string' },
     'start-within': { type: 'string' },
     'session-nodes': { type: 'string' },
     'session-minutes': { type: 'string' },
@@ -169,6 +177,8 @@ export const simCommand: Command = {
       const shape = args.string('failure-shape');
       if (shape !== undefined && rate === undefined)
         throw new UsageError('--failure-shape shapes drawn failures: give --failure-rate R too');
+      if (args.string('draws') !== undefined && (rate === undefined || !args.flag('baselines')))
+        throw new UsageError('--draws draws the failures again for --baselines: give --baselines and --failure-rate R');
       if (shape !== undefined && !(Number(shape) >= 0.1 && Number(shape) <= 10))
         throw new UsageError(`--failure-shape expects a Weibull shape from 0.1 to 10, got "${shape}"`);
       inputs = loadInputs(
@@ -207,13 +217,38 @@ export const simCommand: Command = {
     }
     if (args.flag('baselines')) {
       const loadsText = args.string('loads');
-      if (loadsText !== undefined) {
-        const loads = loadsText.split(',').map((l) => Number(l.trim()));
-        if (loads.some((l) => !(l > 0 && l <= 2)))
-          throw new UsageError(
-            `--loads expects offered loads above 0 and at most 2, separated by commas (0.7,0.8,0.9), got ` +
-              `"${loadsText}"`,
-          );
+      const loads = loadsText?.split(',').map((l) => Number(l.trim()));
+      if (loads?.some((l) => !(l > 0 && l <= 2)))
+        throw new UsageError(
+          `--loads expects offered loads above 0 and at most 2, separated by commas (0.7,0.8,0.9), got ` +
+            `"${loadsText}"`,
+        );
+      const drawsText = args.string('draws');
+      if (drawsText !== undefined) {
+        const draws = Number(drawsText);
+        if (!(Number.isInteger(draws) && draws >= 1 && draws <= 1000))
+          throw new UsageError(`--draws expects a whole number of failure draws from 1 to 1000, got "${drawsText}"`);
+        const rate = Number(args.string('failure-rate'));
+        const shape = args.string('failure-shape');
+        const drawn = Array.from({ length: draws }, (_, k) => ({
+          ...inputs.workload,
+          failures: drawnFailures(inputs.workload, inputs.cluster, rate, shape === undefined ? 1 : Number(shape), k),
+        }));
+        const options = dropUndefined({ peers, refused });
+        const results = [];
+        for (const load of loads ?? [undefined]) {
+          const at = (w: Workload) => (load === undefined ? w : atOfferedLoad(w, inputs.cluster.nodes.length, load));
+          results.push({ load, comparison: await compareOverDraws(drawn.map(at), inputs.cluster, options) });
+        }
+        if (args.flag('json')) return printJson(ctx.out, loads ? { loads: results } : results[0]?.comparison);
+        for (const { load, comparison } of results) {
+          const lines = formatDraws(comparison, inputs.workload.currency);
+          if (load === undefined) for (const line of lines) ctx.out(line);
+          else for (const line of [`offered load ${(load * 100).toFixed(0)} %`, ...lines.slice(2), '']) ctx.out(line);
+        }
+        return;
+      }
+      if (loads !== undefined) {
         const sweep = await sweepLoads(inputs.workload, inputs.cluster, loads, dropUndefined({ peers, refused }));
         if (args.flag('json')) return printJson(ctx.out, sweep);
         for (const line of formatLoadSweep(sweep, inputs.workload.currency)) ctx.out(line);
