@@ -219,12 +219,15 @@ export class MachineManager implements SearchSpace {
   choose(free: number, count: number, start: Instant, oneIsland?: boolean): number[] | undefined {
     if (free < count) return undefined;
     // Settled nodes first, then those repaired recently, those out of service only where the others will not do.
-    const [settled, up] = this.standing.settledFirst(this.freeNodes, this.freeSince, free, start);
-    for (const among of [settled, up]) {
-      if (among < free && among >= count) {
-        const chosen = this.chooseAmong(among, count, oneIsland);
-        if (chosen) return chosen;
-      }
+    const settled = this.standing.settledFirst(this.freeNodes, this.freeSince, free, start);
+    if (settled < free && settled >= count) {
+      const chosen = this.chooseAmong(settled, count, oneIsland);
+      if (chosen) return chosen;
+    }
+    const up = this.standing.inService;
+    if (up > settled && up < free && up >= count) {
+      const chosen = this.chooseAmong(up, count, oneIsland);
+      if (chosen) return chosen;
     }
     return this.chooseAmong(free, count, oneIsland);
   }

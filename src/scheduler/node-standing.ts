@@ -17,6 +17,8 @@ export class NodeStanding {
   private lastRepair = Number.NEGATIVE_INFINITY;
   /** How long after its repair a node is chosen after the settled ones (0: it is not). */
   settleMs = 0;
+  /** Of the free list `settledFirst` last ordered, how many entries are in service (settled or not). */
+  inService = 0;
 
   constructor(nodes: number) {
     this.down = new Uint8Array(nodes);
@@ -37,11 +39,12 @@ export class NodeStanding {
   /**
    * Reorders the first `free` entries of a free list (`nodes`, with `since` beside them) so the
    * nodes settled at `start` come first, then those repaired recently, then those out of service,
-   * each part in its order; answers how many are settled and how many are in service.
+   * each part in its order; answers how many are settled (`inService` says how many are in service).
    */
-  settledFirst(nodes: Int32Array, since: Float64Array, free: number, start: Instant): [number, number] {
+  settledFirst(nodes: Int32Array, since: Float64Array, free: number, start: Instant): number {
     const recent = start - this.lastRepair < this.settleMs;
-    if (this.downCount === 0 && !recent) return [free, free];
+    this.inService = free;
+    if (this.downCount === 0 && !recent) return free;
     const later: Array<[number, number, number]> = [];
     let first = 0;
     for (let k = 0; k < free; k++) {
@@ -62,6 +65,7 @@ export class NodeStanding {
       since[first + i] = at;
       if (rank === FRESH) up++;
     });
-    return [first, up];
+    this.inService = up;
+    return first;
   }
 }
