@@ -125,6 +125,40 @@ describe('a Solicited offer the scheduler cannot serve', () => {
     await client.terminate(agreement.agreementId);
   });
 
+  it('a Legacy deadline likelier to break than to hold is refused, naming its risk and what to ask for', async () => {
+    // 8 nodes for 120 h at 0.02 failures a node and day: 0.8 failures expected, a 55 % risk.
+    const job = offerFromTemplate(deadlineTemplate, [
+      { location: 'NodeCount', value: '8' },
+      { location: 'RuntimeEstimate', value: String(120 * 3600) },
+      { location: 'GuaranteeLevel', value: 'Legacy' },
+      { location: '//sla:ServiceLevel/sla:Deadline', value: '2026-12-05T00:00:00Z' },
+      { location: '//sla:CompletedBy', value: '2026-12-05T00:00:00Z' },
+    ]);
+    const refused = await client.createAgreement(job).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect((refused as WsagFault).code).toBe('CannotSatisfy');
+    expect((refused as WsagFault).description).toBe(
+      'a Legacy deadline has no fault tolerance: a failure of any of its 8 node(s) during its 120 h run breaks it; ' +
+        'at the 0.020 failures per node and day this site observes the risk is 55 %, above the 50 % it accepts ' +
+        '(promiseRiskLimit): ask for Standard or a higher level (checkpointed), or fewer nodes or a shorter run',
+    );
+    const { answers } = await solicit(job, 'deadline-job-v1');
+    expect(answers[0]?.state).toBe('Rejected');
+    expect(answers[0]?.note).toContain('the risk is 55 %');
+    // The same job at Standard is checkpointed: no risk refusal.
+    const standard = offerFromTemplate(deadlineTemplate, [
+      { location: 'NodeCount', value: '8' },
+      { location: 'RuntimeEstimate', value: String(120 * 3600) },
+      { location: 'GuaranteeLevel', value: 'Standard' },
+      { location: '//sla:ServiceLevel/sla:Deadline', value: '2026-12-05T00:00:00Z' },
+      { location: '//sla:CompletedBy', value: '2026-12-05T00:00:00Z' },
+    ]);
+    const accepted = await client.createAgreement(standard);
+    await client.terminate(accepted.agreementId);
+  });
+
   it('a deadline that cannot be met gets a counter-offer with a later deadline, which can be held', async () => {
     // With the 5 nodes from 14:00, all 8 nodes are reserved from 12:30 to 16:00 (the first window ends a minute
     // early: its nodes are released and prepared for the next): the job cannot start before 16:00:15, their release.
