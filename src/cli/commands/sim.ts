@@ -120,6 +120,7 @@ export const simCommand: Command = {
     '  wsag sim --workload workloads/vo-3.json --vo-policy workloads/vo-policy.json',
     '  wsag sim --workload workloads/10k.json --compare-pricing --flexible 0.5',
     '  wsag sim --workload workloads/10k.json --interactive 0.05',
+    '  wsag sim --workload workloads/small.json --failure-rate 0.5 --baselines --draws 3',
   ],
   options: {
     ...jsonOption,
