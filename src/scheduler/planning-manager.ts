@@ -28,7 +28,7 @@ export class PlanningManager extends PlanReplanning {
     // A new promise only: one renegotiated keeps the risk it was accepted with.
     const risky =
       options.replacing === undefined
-        ? promiseRiskRefusal(spec, this.failureRateOf(spec), this.cluster.timing.promiseRiskLimit)
+        ? promiseRiskRefusal(spec, () => this.failureRateOf(spec), this.cluster.timing.promiseRiskLimit)
         : undefined;
     if (risky) return { accepted: false, reason: risky };
     return { accepted: true, job: this.plannedJob(spec, placed) };

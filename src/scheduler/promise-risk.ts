@@ -14,12 +14,13 @@ export function unprotectedBreakRisk(nodes: number, runtimeSeconds: number, fail
  * Why a new Legacy deadline job is refused for its risk ("If the a priori analysis of the terms
  * of a requested guarantee results in a high risk of violation, the requested guarantee should
  * be denied", Hovestadt 2006, section 2.3.1), or undefined when the risk is within `limit` (the
- * site's promiseRiskLimit) or the job is not such a promise.
+ * site's promiseRiskLimit) or the job is not such a promise. The rate is asked for only then.
  */
-export function promiseRiskRefusal(spec: JobSpec, failuresPerNodeDay: number, limit: number): string | undefined {
+export function promiseRiskRefusal(spec: JobSpec, rateOf: () => number, limit: number): string | undefined {
   if (spec.level !== 'Legacy' || spec.kind !== 'Deadline' || limit >= 1) return undefined;
+  const failuresPerNodeDay = rateOf();
   const risk = unprotectedBreakRisk(spec.nodes, spec.runtimeSeconds, failuresPerNodeDay);
-  if (risk <= limit) return undefined;
+  if (!(risk > limit)) return undefined;
   const percent = (p: number) => `${Math.round(p * 100)} %`;
   return (
     `a Legacy deadline has no fault tolerance: a failure of any of its ${spec.nodes} node(s) during its ` +
