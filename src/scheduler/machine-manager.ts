@@ -6,7 +6,7 @@ import { NodeTimeline, type NodeBooking, type Passable } from './node-timeline.j
 import { FreeStretchMemo } from './free-stretch-memo.js';
 import { EligibleListBlocks, SEARCH_BLOCK } from './free-stretch-blocks.js';
 import { SearchArrayPool, SlotSearch, type SearchSpace } from './slot-search.js';
-import { NodeStanding } from './node-standing.js';
+import { NodeStanding, type RepairInstants } from './node-standing.js';
 
 /** A booking as the node's timeline and the owner's list both hold it (one object, so a change is seen by both). */
 interface OwnedBooking extends NodeBooking {
@@ -343,14 +343,14 @@ export class MachineManager implements SearchSpace {
     return (this.timelines[node] as NodeTimeline).isFree(start, end, ignoreOwner, movable, soft);
   }
 
-  /** Marks a node out of service (failed) or back since `at`; nodes out of service are chosen last (`choose`). */
-  setDown(node: number, down: boolean, at?: Instant): void {
-    this.standing.mark(node, down, at);
+  /** Marks a node out of service (failed) or back; nodes out of service are chosen last (`choose`). */
+  setDown(node: number, down: boolean): void {
+    this.standing.mark(node, down);
   }
 
   /** Nodes repaired less than `settleMs` before a start are chosen after the others (`choose`); 0: they are not. */
-  chooseSettledFirst(settleMs: number): void {
-    this.standing.settleMs = settleMs;
+  chooseSettledFirst(settleMs: number, repairs: RepairInstants): void {
+    this.standing.chooseSettledFirst(settleMs, repairs);
   }
 
   isSoft(owner: string): boolean {

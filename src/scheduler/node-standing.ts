@@ -3,6 +3,12 @@ import type { Instant } from './model.js';
 const DOWN = 2;
 const FRESH = 1;
 
+/** When each node was last repaired (NaN: not since the plan began, or out of service now), and the latest of them. */
+export interface RepairInstants {
+  readonly repairedAt: Float64Array;
+  readonly lastRepair: Instant;
+}
+
 /**
  * Each node's standing for the Machine Manager's choice of nodes: out of service (failed, not
  * yet repaired) or repaired recently. A failed node's block ends with the problem horizon, which
@@ -12,28 +18,27 @@ const FRESH = 1;
  */
 export class NodeStanding {
   private readonly down: Uint8Array;
-  private readonly repairedAt: Float64Array;
   private downCount = 0;
-  private lastRepair = Number.NEGATIVE_INFINITY;
-  /** How long after its repair a node is chosen after the settled ones (0: it is not). */
-  settleMs = 0;
+  /** How long after its repair a node is chosen after the settled ones (0: it is not), and the repairs seen. */
+  private settleMs = 0;
+  private repairs: RepairInstants | undefined;
   /** Of the free list `settledFirst` last ordered, how many entries are in service (settled or not). */
   inService = 0;
 
   constructor(nodes: number) {
     this.down = new Uint8Array(nodes);
-    this.repairedAt = new Float64Array(nodes).fill(Number.NEGATIVE_INFINITY);
   }
 
-  /** Marks a node out of service or, with `at`, back in service since then. */
-  mark(node: number, down: boolean, at?: Instant): void {
-    if (!down && at !== undefined && this.down[node] === 1) {
-      this.repairedAt[node] = at;
-      this.lastRepair = Math.max(this.lastRepair, at);
-    }
+  mark(node: number, down: boolean): void {
     if ((this.down[node] === 1) === down) return;
     this.down[node] = down ? 1 : 0;
     this.downCount += down ? 1 : -1;
+  }
+
+  /** Nodes `repairs` saw repaired less than `settleMs` before a start are chosen after the others; 0: they are not. */
+  chooseSettledFirst(settleMs: number, repairs: RepairInstants): void {
+    this.settleMs = settleMs;
+    this.repairs = repairs;
   }
 
   /**
@@ -42,15 +47,16 @@ export class NodeStanding {
    * each part in its order; answers how many are settled (`inService` says how many are in service).
    */
   settledFirst(nodes: Int32Array, since: Float64Array, free: number, start: Instant): number {
-    const recent = start - this.lastRepair < this.settleMs;
+    const repairs = this.repairs;
+    const recent = repairs !== undefined && start - repairs.lastRepair < this.settleMs;
     this.inService = free;
     if (this.downCount === 0 && !recent) return free;
     const later: Array<[number, number, number]> = [];
     let first = 0;
     for (let k = 0; k < free; k++) {
       const node = nodes[k] as number;
-      const rank =
-        this.down[node] === 1 ? DOWN : recent && start - (this.repairedAt[node] as number) < this.settleMs ? FRESH : 0;
+      const fresh = recent && start - (repairs.repairedAt[node] as number) < this.settleMs;
+      const rank = this.down[node] === 1 ? DOWN : fresh ? FRESH : 0;
       if (rank !== 0) {
         later.push([rank, node, since[k] as number]);
         continue;

@@ -143,7 +143,7 @@ export abstract class PlanReplanning extends PlanSuspension {
     if (!failure) return this.withProblems({ moved: [], suspended: [], problematic: [], solved: [] });
     this.mm.unbook(failureOwner(nodeId), now);
     this.failed.delete(node);
-    this.mm.setDown(node, false, now);
+    this.mm.setDown(node, false);
     this.recentRepairs.repaired(now, node);
     this.judgeRecentRepairs(now);
     for (const owner of this.mm.ownersOn(node, now, Number.POSITIVE_INFINITY)) {
@@ -161,7 +161,7 @@ export abstract class PlanReplanning extends PlanSuspension {
   /** Nodes repaired recently are chosen last while they have failed more often than chance allows. */
   private judgeRecentRepairs(now: Instant): void {
     const rate = this.recentRepairs.rate(now);
-    this.mm.chooseSettledFirst(rate.chosenLast ? this.recentRepairs.settleMs : 0);
+    this.mm.chooseSettledFirst(rate.chosenLast ? this.recentRepairs.settleMs : 0, this.recentRepairs);
   }
 
   /**

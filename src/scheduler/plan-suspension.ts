@@ -4,15 +4,15 @@ import { nodeList } from './model.js';
 import { PlanReplacement, type MadeWay } from './plan-replacement.js';
 import { at, isBestEffort, type Need } from './plan-book.js';
 
+/** Slot searches for earlier starts an event may make per node it frees (docs/scheduler.md, "A job finishes early"). */
+const searchesPerFreedNode = 32;
+
 /**
  * What a failure does to one job, and what saves it (the third layer): a spare node, the
  * surviving nodes, a waiting node replaced; cutting a job at its last checkpoint; partial
  * execution in gaps; suspension of best-effort (then SLA) jobs to save a deadline; filling
  * freed gaps.
  */
-/** Slot searches for earlier starts an event may make per node it frees (docs/scheduler.md, "A job finishes early"). */
-const searchesPerFreedNode = 32;
-
 export abstract class PlanSuspension extends PlanReplacement {
   /** Solves the jobs in P (plan-replanning.ts). */
   protected abstract solve(problems: string[], now: Instant, report: ReplanReport): string[];

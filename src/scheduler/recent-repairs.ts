@@ -1,4 +1,5 @@
 import type { Instant } from './model.js';
+import type { RepairInstants } from './node-standing.js';
 
 const dayMs = 86_400_000;
 /** The test's level: recently repaired nodes are chosen last once chance explains their failures less often. */
@@ -32,9 +33,11 @@ export interface RecentRepairRate {
  * Where failures come at one rate whatever a node's age, the test stays quiet and nothing
  * changes; nodes never repaired while the plan ran count as settled.
  */
-export class RecentRepairs {
+export class RecentRepairs implements RepairInstants {
   private since: Instant | undefined;
-  private readonly repairedAt: Float64Array;
+  /** Each node's last repair: NaN when it was not repaired since the plan began, or is out of service. */
+  readonly repairedAt: Float64Array;
+  lastRepair = Number.NEGATIVE_INFINITY;
   private readonly failedAt: Float64Array;
   private freshMsClosed = 0;
   private downMsClosed = 0;
@@ -78,6 +81,7 @@ export class RecentRepairs {
     this.downMsClosed += now - failedAt;
     this.failedAt[node] = Number.NaN;
     this.repairedAt[node] = now;
+    this.lastRepair = Math.max(this.lastRepair, now);
   }
 
   /** The node-milliseconds spent repaired recently, and out of service, by `now`. */

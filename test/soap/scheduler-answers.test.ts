@@ -127,13 +127,15 @@ describe('a Solicited offer the scheduler cannot serve', () => {
 
   it('a Legacy deadline likelier to break than to hold is refused, naming its risk and what to ask for', async () => {
     // 8 nodes for 120 h at 0.02 failures a node and day: 0.8 failures expected, a 55 % risk.
-    const job = offerFromTemplate(deadlineTemplate, [
-      { location: 'NodeCount', value: '8' },
-      { location: 'RuntimeEstimate', value: String(120 * 3600) },
-      { location: 'GuaranteeLevel', value: 'Legacy' },
-      { location: '//sla:ServiceLevel/sla:Deadline', value: '2026-12-05T00:00:00Z' },
-      { location: '//sla:CompletedBy', value: '2026-12-05T00:00:00Z' },
-    ]);
+    const longJob = (level: string) =>
+      offerFromTemplate(deadlineTemplate, [
+        { location: 'NodeCount', value: '8' },
+        { location: 'RuntimeEstimate', value: String(120 * 3600) },
+        { location: 'GuaranteeLevel', value: level },
+        { location: '//sla:ServiceLevel/sla:Deadline', value: '2026-12-05T00:00:00Z' },
+        { location: '//sla:CompletedBy', value: '2026-12-05T00:00:00Z' },
+      ]);
+    const job = longJob('Legacy');
     const refused = await client.createAgreement(job).then(
       () => undefined,
       (error: unknown) => error,
@@ -148,14 +150,7 @@ describe('a Solicited offer the scheduler cannot serve', () => {
     expect(answers[0]?.state).toBe('Rejected');
     expect(answers[0]?.note).toContain('the risk is 55 %');
     // The same job at Standard is checkpointed: no risk refusal.
-    const standard = offerFromTemplate(deadlineTemplate, [
-      { location: 'NodeCount', value: '8' },
-      { location: 'RuntimeEstimate', value: String(120 * 3600) },
-      { location: 'GuaranteeLevel', value: 'Standard' },
-      { location: '//sla:ServiceLevel/sla:Deadline', value: '2026-12-05T00:00:00Z' },
-      { location: '//sla:CompletedBy', value: '2026-12-05T00:00:00Z' },
-    ]);
-    const accepted = await client.createAgreement(standard);
+    const accepted = await client.createAgreement(longJob('Standard'));
     await client.terminate(accepted.agreementId);
   });
 
