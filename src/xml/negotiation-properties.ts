@@ -26,10 +26,15 @@ export function negotiableTemplate(renderedTemplateXml: string): string {
  * (the only offer element NegotiationProperties allows; a counter-offer has the same type),
  * with the current state of its preparatory hold as srv:Hold at the end of its
  * NegotiationOfferContext, which the schema leaves open for extensions. A srv:Hold written
- * earlier is replaced, so the history shows the hold as it is now.
+ * earlier is replaced, so the history shows the hold as it is now. An offer sent without an
+ * OfferId carries the one the server assigned.
  */
 export function historyEntry(record: NegotiationOfferRecord): string {
-  const renamed = renameRoot(record.document, `offer ${record.offerId}`, ns.wsagNeg, 'NegotiationOffer', 'wsag-neg');
+  // An initiator's offer sent without an OfferId shows the one the server gave it, by which it is countered.
+  const renamed = renameRoot(record.document, `offer ${record.offerId}`, ns.wsagNeg, 'NegotiationOffer', 'wsag-neg', {
+    local: 'OfferId',
+    value: record.offerId,
+  });
   return withXml(renamed, `offer ${record.offerId}`, (doc) => {
     const context = one(doc.root, 'wsag-neg:NegotiationOfferContext');
     if (!context)

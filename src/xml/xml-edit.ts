@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { XmlElement } from 'libxml2-wasm';
+import { escapeXml } from './escape.js';
 import { c14n, elementChildren } from './item-constraint.js';
 import { withXml } from './libxml.js';
 import { qname } from './xpath.js';
@@ -63,7 +64,14 @@ export function withFragment(root: XmlElement, parent: XmlElement, fragment: str
  * The document with its root element renamed to {uri}local, keeping content and attributes.
  * Uses the prefix already bound to `uri` on the root, else declares `preferredPrefix`.
  */
-export function renameRoot(xml: string, what: string, uri: string, local: string, preferredPrefix: string): string {
+export function renameRoot(
+  xml: string,
+  what: string,
+  uri: string,
+  local: string,
+  preferredPrefix: string,
+  attribute?: { local: string; value: string },
+): string {
   const renamed = withXml(xml, what, (doc) => {
     const root = doc.root;
     const serialized = c14n(root);
@@ -77,8 +85,13 @@ export function renameRoot(xml: string, what: string, uri: string, local: string
       declaration = ` xmlns:${prefix}="${uri}"`;
     }
     const name = `${prefix}:${local}`;
+    // An attribute of the new name's namespace the root lacks (canonicalised below into its place).
+    const added =
+      attribute && !root.attrs.some((a) => a.namespaceUri === uri && a.name === attribute.local)
+        ? ` ${prefix}:${attribute.local}="${escapeXml(attribute.value)}"`
+        : '';
     // Canonical XML has no empty-element tags: it always starts with `<old` and ends with `</old>`.
-    return `<${name}${declaration}${serialized.slice(old.length + 1, -(old.length + 3))}</${name}>`;
+    return `<${name}${declaration}${added}${serialized.slice(old.length + 1, -(old.length + 3))}</${name}>`;
   });
   return canonical(renamed, what);
 }

@@ -345,6 +345,18 @@ describe('negotiation resource properties', () => {
     );
   });
 
+  it('historyEntry: an offer sent without an OfferId shows the one the server filed it under', () => {
+    const sent = counterOffer.replace(/ wsag-neg:OfferId="offer-2"/, '');
+    expect(sent).not.toContain('OfferId');
+    const entry = historyEntry(record({ document: sent, offerId: 'offer-7', creator: 'NegotiationInitiator' }));
+    expect(entry).toMatch(/^<wsag-neg:NegotiationOffer [^>]*wsag-neg:OfferId="offer-7">/);
+    // One sent with its own keeps it, once.
+    const kept = historyEntry(record({ offerId: 'offer-2' }));
+    expect(kept.match(/OfferId=/g)).toEqual(['OfferId=']);
+    expect(ourSchemaProblem(entry)).toBeUndefined();
+    if (haveXmllint) expect(referenceProblems({ entry })).toEqual({});
+  });
+
   it('historyEntry: a later state of the hold replaces the earlier one; no hold, no srv:Hold', () => {
     const earlier = historyEntry(record({ hold }));
     const expired = historyEntry(
