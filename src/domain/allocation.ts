@@ -43,6 +43,8 @@ export interface AllocationSegment {
   restart: boolean;
   /** Compute intervals the piece completes. */
   intervals: number;
+  /** A best-effort job started ahead of its turn: it stops where SLA work needs its nodes. */
+  yields?: boolean;
 }
 
 /** The checkpoint plan of a job (SCHEDULER.md formulas 3.4 to 3.8), in seconds. */

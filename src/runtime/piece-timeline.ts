@@ -68,7 +68,9 @@ function pieceOf(
   const { readyAt: computeStart, releaseFrom } = segmentPhases(job, shape, segment);
   const written = finishes ? segment.intervals - 1 : segment.intervals;
   const planned = computeStart + segment.intervals * interval + Math.max(0, written) * cp;
-  const computeEnd = job.spec.window ? releaseFrom : planned;
+  // A session's holder keeps its nodes until their release; so does a best-effort job that yields, which stops only
+  // where SLA work needs them (unless it finishes first).
+  const computeEnd = job.spec.window || segment.yields ? releaseFrom : planned;
   const checkpoints: PlannedCheckpoint[] = [];
   for (let i = 1; i <= written; i++) {
     const begin = computeStart + i * interval + (i - 1) * cp;

@@ -87,7 +87,8 @@ export class PlanExecutor extends PlanExecutorRecords {
   /**
    * The scheduler's new plan for a job (after a failure, a repair, a suspension, a move):
    * pieces not begun are replaced by the new plan's. A piece that is running stays if the new
-   * plan keeps it (same start and nodes); otherwise the job is suspended. A job without any
+   * plan keeps it (same start and nodes), and stops where the plan now ends it sooner (a
+   * best-effort job that yields to SLA work); otherwise the job is suspended. A job without any
    * future piece waits, Idle, for the next plan or `abandon`.
    */
   replan(job: PlannedJob, shape?: JobShape): Promise<void> {
@@ -106,6 +107,16 @@ export class PlanExecutor extends PlanExecutorRecords {
           (p) => p.start === active.piece.start && sameNodes(p.nodes, active.piece.nodes) && p.end > now,
         );
         if (kept) {
+          // A piece that yields to SLA work may now end sooner: it stops there unless the job finished.
+          if (kept.computeEnd < active.piece.computeEnd) {
+            const generation = run.generation;
+            active.piece = kept;
+            active.timers.push(
+              this.clock.at(new Date(Math.max(now, kept.computeEnd)), () =>
+                this.enqueue(run, () => this.endPiece(run, generation)),
+              ),
+            );
+          }
           this.schedulePieces(
             run,
             pieces.filter((p) => p.start > kept.start),

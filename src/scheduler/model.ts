@@ -135,6 +135,11 @@ export interface Segment {
    * its other nodes, taking a failed node's place. Nothing is set up again.
    */
   continues?: true;
+  /**
+   * A best-effort job started ahead of its turn, on nodes free now: while it runs it gives way to SLA work, stopping
+   * where that work needs one of its nodes (keeping what its checkpoints secured by then), and goes on later.
+   */
+  yields?: true;
 }
 
 /** A job in the plan. */

@@ -183,6 +183,20 @@ export class NodeTimeline {
     return true;
   }
 
+  /**
+   * Where the node's free stretch from `t` ends if bookings that `passable` accepts make way: `t` when any
+   * booking holds the node at `t`, else the start of the first later booking that does not make way, or +Infinity.
+   */
+  freeUntil(t: Instant, passable: (b: NodeBooking) => boolean): Instant {
+    const list = this.all;
+    for (let i = list.locate(t), n = list.count; i < n; i++) {
+      const b = list.item(i);
+      if (b.start <= t) return t;
+      if (!passable(b)) return b.start;
+    }
+    return Number.POSITIVE_INFINITY;
+  }
+
   /** Bookings overlapping [start, end). */
   overlapping(start: Instant, end: Instant): NodeBooking[] {
     const out: NodeBooking[] = [];

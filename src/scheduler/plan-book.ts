@@ -209,6 +209,7 @@ export abstract class PlanBook {
     this.jobs.delete(id);
     this.inP.delete(id);
     this.started.delete(id);
+    this.waitingBestEffort.delete(id);
     this.mm.setSoft(id, false);
   }
 
@@ -227,10 +228,20 @@ export abstract class PlanBook {
     return this.mm.bookingsOf(owner).length;
   }
 
-  /** A best-effort or background job that has not started gives way to SLA jobs (figure 3.4 places B last). */
+  /**
+   * A best-effort or background job that has not started gives way to SLA jobs (figure 3.4 places B last); so does one
+   * started ahead of its turn (plan-start-now.ts) while it runs, and while it waits for the rest of its run.
+   */
   protected isWaitingBestEffort(owner: string): boolean {
     const job = this.jobs.get(owner);
-    return job !== undefined && isBestEffort(job.spec) && !this.hasStarted(job);
+    return job !== undefined && this.givesWay(job);
+  }
+
+  protected givesWay(job: PlannedJob): boolean {
+    if (!isBestEffort(job.spec)) return false;
+    const [first, next] = job.segments;
+    if (!first || first.start > this.now) return true;
+    return first.yields === true && (first.end > this.now || (next?.start ?? Number.POSITIVE_INFINITY) > this.now);
   }
 
   protected hasStarted(job: PlannedJob): boolean {
@@ -290,13 +301,20 @@ export abstract class PlanBook {
    */
   protected syncSoftness(job: PlannedJob): void {
     if (!isBestEffort(job.spec)) return;
-    const started = this.hasStarted(job);
-    this.mm.setSoft(job.spec.id, !started);
-    const first = job.segments[0];
-    if (!started && first) this.softStarts.push(first.start, job.spec.id);
+    this.mm.setSoft(job.spec.id, this.givesWay(job));
+    if (!this.hasStarted(job)) this.waitingBestEffort.add(job.spec.id);
+    // The next instant that changes it: its start, or the end of a piece that yields and the start of the next.
+    const [first, next] = job.segments;
+    const change = [first?.start, first?.yields ? first.end : undefined, first?.yields ? next?.start : undefined].find(
+      (t) => t !== undefined && t > this.now,
+    );
+    if (change !== undefined) this.softStarts.push(change, job.spec.id);
   }
 
-  /** Starts of waiting best-effort jobs: when the clock passes one, the job is firm. */
+  /** Best-effort jobs that may not have started (each is checked when read). */
+  protected readonly waitingBestEffort = new Set<string>();
+
+  /** Instants where a best-effort job may stop giving way (it starts) or start again: the clock re-judges it. */
   protected readonly softStarts = new InstantQueue();
 
   /** Every public entry point moves the plan's clock here; best-effort jobs that have started become firm. */
@@ -308,7 +326,7 @@ export abstract class PlanBook {
     this.cluster.timing.nodeFailuresPerDay = this.failureRate.perNodeDay(this.now);
     for (const id of this.softStarts.takeUntil(this.now)) {
       const job = this.jobs.get(id);
-      if (job && this.hasStarted(job)) this.mm.setSoft(id, false);
+      if (job) this.syncSoftness(job);
     }
     for (const id of this.startsAhead.takeUntil(this.now)) if (this.jobs.has(id)) this.started.add(id);
   }

@@ -371,15 +371,44 @@ export abstract class PlanPlacement extends PlanBook {
   /**
    * Step 7: best-effort jobs (unbooked by the caller) go back first come first served, into the earliest gap from now.
    */
+  /**
+   * A piece that yields, cut where another booking now takes one of its nodes: the whole intervals (with their
+   * checkpoints and release) that fit before then; unchanged when nothing does before its end.
+   */
+  private keptUntilNeeded(job: PlannedJob, shape: JobShape, piece: Segment): Segment {
+    let end = piece.end;
+    for (const n of this.nodeIndices(piece))
+      end = Math.min(
+        end,
+        this.mm.timeline(n).freeUntil(this.now, () => false),
+      );
+    if (end >= piece.end) return piece;
+    let intervals = 0;
+    while (
+      intervals < piece.intervals &&
+      piece.start + pieceMs(shape, job.checkpoints, intervals + 1, piece.restart, 0, false) <= end
+    )
+      intervals++;
+    return { ...piece, end, intervals };
+  }
+
   protected replaceBestEffort(ids: string[]): string[] {
     const moved: string[] = [];
     for (const id of ids) {
       const job = this.jobs.get(id) as PlannedJob;
       const shape = this.shape(job);
-      const secured = securedIntervals(job, shape, this.now);
-      const remaining = totalIntervals(job) - secured;
-      const from = Math.max(this.now, job.spec.earliestStart ?? this.now);
       const past = job.segments.filter((s) => s.end <= this.now);
+      let from = Math.max(this.now, job.spec.earliestStart ?? this.now);
+      // A piece under way that yields goes on until what displaced it needs its nodes, with what it secures by then.
+      const yielding = job.segments.find((s) => s.yields && s.start < this.now && s.end > this.now);
+      if (yielding) {
+        const kept = this.keptUntilNeeded(job, shape, yielding);
+        past.push(kept);
+        if (kept.end > this.now) this.bookSegment(job, kept);
+        from = Math.max(from, kept.end);
+      }
+      const secured = yielding ? past.reduce((sum, s) => sum + s.intervals, 0) : securedIntervals(job, shape, this.now);
+      const remaining = totalIntervals(job) - secured;
       if (remaining <= 0) {
         // All its work is secured (it was past its expected end): it has finished.
         job.segments = past;

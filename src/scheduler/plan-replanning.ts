@@ -1,6 +1,6 @@
 import { securedIntervals, totalIntervals } from './job-timing.js';
 import type { Instant, PlannedJob, ReplanReport, Segment } from './model.js';
-import { PlanSuspension } from './plan-suspension.js';
+import { PlanStartNow } from './plan-start-now.js';
 import type { MadeWay } from './plan-replacement.js';
 import { at, beyondHorizonPrefix, failureOwner, isBestEffort } from './plan-book.js';
 
@@ -8,7 +8,7 @@ import { at, beyondHorizonPrefix, failureOwner, isBestEffort } from './plan-book
  * Re-planning (the fourth layer; SCHEDULER.md figure 3.4): the clock moving on, a job
  * finishing early, a node failing or repaired, and solving the jobs in P.
  */
-export abstract class PlanReplanning extends PlanSuspension {
+export abstract class PlanReplanning extends PlanStartNow {
   // ---------------------------------------------------------------- events
   /**
    * Moves the plan's clock to `now`: jobs whose last segment ended leave the plan, and so
@@ -64,6 +64,7 @@ export abstract class PlanReplanning extends PlanSuspension {
     report.moved = this.regrowShort(now);
     report.solved = [...report.moved];
     report.moved.push(...this.fillGaps(now, freed));
+    report.moved.push(...this.startWaitingNow(now));
     // Problems waiting for capacity get another chance now that some is free.
     if (this.problemsInHorizon(now, this.horizonEnd(now)).length > 0) {
       const replanned = this.replan(now);
@@ -129,6 +130,8 @@ export abstract class PlanReplanning extends PlanSuspension {
     this.judgeRecentRepairs(now);
     const report = this.replan(now, madeWay.bestEffort);
     report.moved.push(...affected.filter((id) => !problems.includes(id) && this.jobs.has(id)), ...madeWay.moved);
+    // Work the failure stopped leaves its other nodes free.
+    report.moved.push(...this.startWaitingNow(now));
     return this.withProblems(report);
   }
 
@@ -155,6 +158,7 @@ export abstract class PlanReplanning extends PlanSuspension {
     report.moved.push(...grown);
     report.solved.push(...grown);
     report.moved.push(...this.fillGaps(now, [{ start: now, end: failure.until, nodes: [node] }]));
+    report.moved.push(...this.startWaitingNow(now));
     return this.withProblems(report);
   }
 

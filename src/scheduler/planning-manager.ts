@@ -23,7 +23,9 @@ export class PlanningManager extends PlanReplanning {
     this.clock(now);
     const refusal = this.validate(spec);
     if (refusal) return { accepted: false, reason: refusal };
-    const placed = this.findPlacement(spec, now, options);
+    const placed = isBestEffort(spec)
+      ? this.findPlacement(spec, now, options)
+      : this.sparingThoseAhead(() => this.findPlacement(spec, now, options));
     if ('reason' in placed) return { accepted: false, reason: placed.reason };
     // A new promise only: one renegotiated keeps the risk it was accepted with.
     const risky =
@@ -56,7 +58,9 @@ export class PlanningManager extends PlanReplanning {
       return decision.accepted ? { accepted: false, reason: refusal as string } : decision;
     }
     const moved = this.insert(decision.job, options.replacing);
-    return { ...decision, moved: [...new Set([...moved, ...putBack()])] };
+    // Best-effort work does not wait while nodes are free now.
+    const started = isBestEffort(spec) ? this.startWaitingNow(now) : [];
+    return { ...decision, moved: [...new Set([...moved, ...putBack(), ...started])] };
   }
 
   /** The virtual time of the bid market: the latest start tag of best-effort work that has begun. */

@@ -72,10 +72,15 @@ export interface SiteTiming {
    * failure rate learned for its nodes (scheduler/promise-risk.ts). 1: none is refused for risk.
    */
   promiseRiskLimit: number;
+  /**
+   * Waiting best-effort work starts ahead of its turn on nodes free now, yielding to SLA work while it runs
+   * (scheduler/plan-start-now.ts); false: it waits for its place in the plan, as the thesis planned it.
+   */
+  bestEffortStartsAhead: boolean;
 }
 
 /** The settings of SiteTiming that are true or false; the others are numbers. */
-export const switchTimingKeys = ['parallelCheckpoint', 'checkpointsByNeed'] as const;
+export const switchTimingKeys = ['parallelCheckpoint', 'checkpointsByNeed', 'bestEffortStartsAhead'] as const;
 export type SwitchTimingKey = (typeof switchTimingKeys)[number];
 export const isSwitchTimingKey = (key: string): key is SwitchTimingKey =>
   (switchTimingKeys as readonly string[]).includes(key);
@@ -101,4 +106,5 @@ export const defaultSiteTiming: SiteTiming = {
   reservationSpareNodes: 0,
   recentRepairHours: 24,
   promiseRiskLimit: 0.5,
+  bestEffortStartsAhead: true,
 };

@@ -41,11 +41,12 @@ export async function compareBaselines(
   cluster: ClusterDescription,
   { peers, refused }: BaselineOptions = {},
 ): Promise<BaselineComparison> {
-  // The baselines are the planner with one checkpoint rule each, as the thesis built it: no risk analysis at admission.
+  // The baselines are the planner with one checkpoint rule each, as the thesis built it: no risk analysis at admission,
+  // best-effort work in its place in the plan.
   const plan = (w: Workload, c: ClusterDescription) =>
     simulate(
       w,
-      { ...c, timing: { ...c.timing, promiseRiskLimit: 1 } },
+      { ...c, timing: { ...c.timing, promiseRiskLimit: 1, bestEffortStartsAhead: false } },
       { jobs: true, ...(refused ? { refused } : {}) },
     );
   const sla = (kind: string) => kind === 'deadline' || kind === 'reservation';

@@ -21,17 +21,18 @@ export function finishPoint(
   const plan = job.checkpoints;
   let before = 0;
   for (const segment of job.segments) {
-    if (work <= before + segment.intervals + 1e-9) {
-      const part = Math.max(work - before, 0);
-      const whole = Math.abs(part - Math.round(part)) < 1e-9 ? Math.round(part) : part;
-      const checkpointsHere = Math.max(0, Math.ceil(whole) - 1);
-      const seconds =
-        (segment.restart ? t.tInitRestart : t.tInitNew) +
-        whole * plan.intervalSeconds +
-        checkpointsHere * plan.checkpointSeconds +
-        t.tDeinit;
-      return { at: segment.start + Math.ceil(seconds) * 1000, segment, checkpoints: before + checkpointsHere };
-    }
+    const part = Math.max(work - before, 0);
+    const whole = Math.abs(part - Math.round(part)) < 1e-9 ? Math.round(part) : part;
+    const checkpointsHere = Math.max(0, Math.ceil(whole) - 1);
+    const seconds =
+      (segment.restart ? t.tInitRestart : t.tInitNew) +
+      whole * plan.intervalSeconds +
+      checkpointsHere * plan.checkpointSeconds +
+      t.tDeinit;
+    const at = segment.start + Math.ceil(seconds) * 1000;
+    // A piece that gave way early still completes the job when the job's work ends before it stopped.
+    if (work <= before + segment.intervals + 1e-9 || (segment.yields && at <= segment.end))
+      return { at, segment, checkpoints: before + checkpointsHere };
     before += segment.intervals;
   }
   return undefined;

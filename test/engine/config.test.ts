@@ -223,6 +223,10 @@ describe('WSAG_CLUSTER_FILE', () => {
         ': timing.parallelCheckpoint must be true or false, got 1',
       ],
       [
+        { nodeGroups: [group], timing: { bestEffortStartsAhead: 'yes' } },
+        ': timing.bestEffortStartsAhead must be true or false, got "yes"',
+      ],
+      [
         { nodeGroups: [group], peerStandbyNodes: -1 },
         ': "peerStandbyNodes" must be a whole number of at least 0, got -1',
       ],

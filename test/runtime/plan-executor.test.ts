@@ -243,6 +243,44 @@ describe('PlanExecutor', () => {
     expect(secondsOf(runtime.executor.record('a')?.completedAt)).toBe(4470);
   });
 
+  it('stops a piece that yields where the new plan ends it sooner, and runs the rest later', async () => {
+    const pm = new PlanningManager(cluster(4, { timing: paper }));
+    const spec = job({ id: 'a', kind: 'BestEffort', level: 'Legacy', nodes: 2, runtimeSeconds: 3600 });
+    const piece = {
+      start: T0,
+      end: at(3630).getTime(),
+      nodes: ['n01', 'n02'],
+      spare: [],
+      restart: false,
+      intervals: 1,
+    };
+    const planned: PlannedJob = {
+      spec,
+      segments: [{ ...piece, yields: true }],
+      checkpoints: planFor(shapeOf(spec, pm.cluster.timing).timing, 0),
+      outagesLeft: 0,
+    };
+    const runtime = simulatedRuntime();
+    runtime.executor.execute(copy(planned), shapeOf(spec, pm.cluster.timing), { guaranteeTerms: [] });
+    await runtime.clock.advanceTo(at(1000));
+    // SLA work needs n01 from 2000 s: the job stops then and goes on at 5000 s on other nodes, from the start.
+    await runtime.executor.replan({
+      ...planned,
+      segments: [
+        { ...piece, end: at(2000).getTime(), intervals: 0, yields: true },
+        { ...piece, start: at(5000).getTime(), end: at(8630).getTime(), nodes: ['n03', 'n04'] },
+      ],
+    });
+    await runtime.clock.runUntilIdle();
+    const stops = runtime.rm.callsOf('stop');
+    expect(stops.map((c) => c.reason)).toEqual(['piece-end']);
+    expect(runtime.rm.callsOf('start').map((c) => c.nodes)).toEqual([
+      ['n01', 'n02'],
+      ['n03', 'n04'],
+    ]);
+    expect(secondsOf(runtime.executor.record('a')?.completedAt)).toBe(8630);
+  });
+
   it('records a checkpoint the resource manager could not take as missed', async () => {
     const runtime = simulatedRuntime();
     runtime.rm.failNext('checkpoint', 'checkpointer out of space');

@@ -510,10 +510,34 @@ function play(s: Scenario): Run {
       [...pm.allJobs()]
         .filter((j) => j.segments.some((seg) => seg.start <= now && now < seg.end))
         .sort((x, y) => (x.spec.id < y.spec.id ? -1 : 1));
+    // The waiting pieces of SLA jobs, which best-effort work moved up or started ahead of its turn never delays.
+    const firmBookings = () => {
+      const firm = new Map<string, { start: number; end: number }>();
+      for (const other of pm.allJobs()) {
+        const last = other.segments.at(-1);
+        if (other.spec.kind === 'BestEffort' || other.spec.kind === 'Background' || other.problem !== undefined)
+          continue;
+        if (last && last.start > now) firm.set(other.spec.id, { start: last.start, end: last.end });
+      }
+      return firm;
+    };
+    const notDelayed = (firm: Map<string, { start: number; end: number }>, what: string, where: string) => {
+      for (const [id, before] of firm) {
+        const last = pm.job(id)?.segments.at(-1);
+        check(
+          last !== undefined && last.start <= before.start && last.end <= before.end,
+          () =>
+            `${where}: ${what} delayed firm job ${id} from +${(before.start - T0) / 1000} s to +${((last?.start ?? Number.NaN) - T0) / 1000} s`,
+        );
+      }
+    };
     switch (a.type) {
       case 'request': {
         const spec = specOf(a, `j${i}`, now);
+        const firm = firmBookings();
         const decision = call(() => pm.admit(spec, now));
+        if (spec.kind === 'BestEffort' || spec.kind === 'Background')
+          notDelayed(firm, `best-effort ${spec.id}, started ahead of its turn or not,`, where);
         trace.push(canonical(decision));
         if (decision.accepted) accept(decision.job);
         else {
@@ -543,22 +567,9 @@ function play(s: Scenario): Run {
         if (!job) break;
         live.delete(job.spec.id);
         // Work moved up into what the finish freed never delays a firm booking (an SLA job's waiting piece).
-        const firm = new Map<string, { start: number; end: number }>();
-        for (const other of pm.allJobs()) {
-          const last = other.segments.at(-1);
-          if (other.spec.kind === 'BestEffort' || other.spec.kind === 'Background' || other.problem !== undefined)
-            continue;
-          if (last && last.start > now) firm.set(other.spec.id, { start: last.start, end: last.end });
-        }
+        const firm = firmBookings();
         trace.push(canonical(call(() => pm.jobFinished(job.spec.id, now))));
-        for (const [id, before] of firm) {
-          const last = pm.job(id)?.segments.at(-1);
-          check(
-            last !== undefined && last.start <= before.start && last.end <= before.end,
-            () =>
-              `${where}: the finish of ${job.spec.id} delayed firm job ${id} from +${(before.start - T0) / 1000} s to +${((last?.start ?? Number.NaN) - T0) / 1000} s`,
-          );
-        }
+        notDelayed(firm, `the finish of ${job.spec.id}`, where);
         break;
       }
       case 'release': {

@@ -280,7 +280,7 @@ describe('cluster validation', () => {
     [{ nodes: [{ ...node, failureGroup: 7 }] }, 'cluster nodes[0]: "failureGroup" must be a non-empty string, got 7'],
     [
       { nodes: [node], timing: { nodeInit: 3 } },
-      `cluster timing: unknown field "nodeInit" (allowed: nodeInitSeconds, storageInitSecondsPerGB, storageRollbackSecondsPerGB, storageMountSeconds, deinitSeconds, handoverSeconds, slowdownFactor, checkpointSecondsPerNodeGB, snapshotSecondsPerGB, parallelCheckpoint, defaultMemoryPerNodeGB, migrationBandwidthMBps, defaultCoveredOutages, problemHorizonSeconds, nodeFailuresPerDay, nodeFailuresPriorNodeDays, checkpointsByNeed, reservationSpareNodes, recentRepairHours, promiseRiskLimit)`,
+      `cluster timing: unknown field "nodeInit" (allowed: nodeInitSeconds, storageInitSecondsPerGB, storageRollbackSecondsPerGB, storageMountSeconds, deinitSeconds, handoverSeconds, slowdownFactor, checkpointSecondsPerNodeGB, snapshotSecondsPerGB, parallelCheckpoint, defaultMemoryPerNodeGB, migrationBandwidthMBps, defaultCoveredOutages, problemHorizonSeconds, nodeFailuresPerDay, nodeFailuresPriorNodeDays, checkpointsByNeed, reservationSpareNodes, recentRepairHours, promiseRiskLimit, bestEffortStartsAhead)`,
     ],
     [
       { nodes: [node], timing: { slowdownFactor: 0.9 } },

@@ -309,6 +309,7 @@ export function toAllocationSegment(s: Segment): AllocationSegment {
     spareNodeIds: [...s.spare],
     restart: s.restart,
     intervals: s.intervals,
+    ...(s.yields ? { yields: true } : {}),
   };
 }
 
@@ -320,5 +321,6 @@ export function toSegment(s: AllocationSegment): Segment {
     spare: nodeList([...s.spareNodeIds]),
     restart: s.restart,
     intervals: s.intervals,
+    ...(s.yields ? { yields: true as const } : {}),
   };
 }
