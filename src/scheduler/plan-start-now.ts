@@ -100,15 +100,15 @@ export abstract class PlanStartNow extends PlanSuspension {
   }
 
   /**
-   * Nodes nothing holds at `now`, with where their free stretch ends once waiting best-effort work makes way (at the
-   * latest `horizon`, as far as any waiting run reaches).
+   * Nodes nothing holds at `now`, with where their free stretch ends once waiting best-effort work booked before
+   * `horizon` (as far as any waiting run reaches) makes way.
    */
   private freeNow(now: Instant, horizon: Instant): Map<number, Instant> {
     const makesWay = (b: NodeBooking) => b.start < horizon && b.soft === true && this.waitsToStart(b.owner, now);
     const free = new Map<number, Instant>();
     for (let n = 0; n < this.cluster.nodes.length; n++) {
       const until = this.mm.timeline(n).freeUntil(now, makesWay);
-      if (until > now) free.set(n, Math.min(until, horizon));
+      if (until > now) free.set(n, until);
     }
     return free;
   }
