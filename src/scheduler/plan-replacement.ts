@@ -89,9 +89,9 @@ export abstract class PlanReplacement extends PlanPlacement {
       // failing node kept from them as its failure will be (it is booked once every job on it is dealt with).
       const hold = `replacing:${id}`;
       this.mm.book(hold, [node], from, end);
-      this.holdFree(hold, failed, this.now, this.horizonEnd(this.now));
+      const release = this.keepOff(hold, failed);
       const placed = movers.every((job) => this.placeAgain(job, gaveWay));
-      this.mm.unbook(hold);
+      release();
       if (placed) {
         this.commitTrial(trial);
         for (const owner of gaveWay) madeWay.bestEffort.add(owner);
@@ -121,8 +121,7 @@ export abstract class PlanReplacement extends PlanPlacement {
     const gaveWay = new Set<string>();
     this.mm.unbook(job.spec.id);
     this.dropRemote(job); // a Full reservation's standby at the peer is booked again with its new place
-    const hold = `replacing:${job.spec.id}`;
-    this.holdFree(hold, failed, this.now, this.horizonEnd(this.now));
+    const release = this.keepOff(`replacing:${job.spec.id}`, failed);
     const placed = this.placeReservation(
       job.spec,
       this.shape(job),
@@ -132,7 +131,7 @@ export abstract class PlanReplacement extends PlanPlacement {
       0,
       totalIntervals(job),
     );
-    this.mm.unbook(hold);
+    release();
     if ('reason' in placed || (placed.segments[0]?.start ?? 0) > first.start) {
       this.rollbackTrial(trial);
       return false;
@@ -141,6 +140,25 @@ export abstract class PlanReplacement extends PlanPlacement {
     this.commitTrial(trial);
     for (const owner of gaveWay) madeWay.bestEffort.add(owner);
     return true;
+  }
+
+  /**
+   * Keeps new placements off failed node `failed` until its failure is booked: `hold` takes it wherever it is free to
+   * the end of the problem horizon, and the best-effort work that gives way there stays put meanwhile (SLA searches
+   * would look past it). Returns what undoes both.
+   */
+  private keepOff(hold: string, failed: number): () => void {
+    const until = this.horizonEnd(this.now);
+    this.holdFree(hold, failed, this.now, until);
+    const yielding = this.mm.ownersOn(failed, this.now, until).filter((o) => this.mm.isSoft(o));
+    for (const owner of yielding) this.mm.setSoft(owner, false);
+    return () => {
+      this.mm.unbook(hold);
+      for (const owner of yielding) {
+        const job = this.jobs.get(owner);
+        if (job) this.syncSoftness(job);
+      }
+    };
   }
 
   /** A waiting deadline job placed again as admission would place it now (waiting best-effort work gives way). */
