@@ -369,29 +369,25 @@ export abstract class PlanPlacement extends PlanBook {
   }
 
   /**
-   * Step 7: best-effort jobs (unbooked by the caller) go back first come first served, into the earliest gap from now.
-   */
-  /**
    * A piece that yields, cut where another booking now takes one of its nodes: the whole intervals (with their
    * checkpoints and release) that fit before then; unchanged when nothing does before its end.
    */
   private keptUntilNeeded(job: PlannedJob, shape: JobShape, piece: Segment): Segment {
+    const nothingMakesWay = () => false;
     let end = piece.end;
     for (const n of this.nodeIndices(piece))
-      end = Math.min(
-        end,
-        this.mm.timeline(n).freeUntil(this.now, () => false),
-      );
+      end = Math.min(end, this.mm.timeline(n).freeUntil(this.now, nothingMakesWay));
     if (end >= piece.end) return piece;
+    const fits = (intervals: number) =>
+      piece.start + pieceMs(shape, job.checkpoints, intervals, piece.restart, 0, false) <= end;
     let intervals = 0;
-    while (
-      intervals < piece.intervals &&
-      piece.start + pieceMs(shape, job.checkpoints, intervals + 1, piece.restart, 0, false) <= end
-    )
-      intervals++;
+    while (intervals < piece.intervals && fits(intervals + 1)) intervals++;
     return { ...piece, end, intervals };
   }
 
+  /**
+   * Step 7: best-effort jobs (unbooked by the caller) go back first come first served, into the earliest gap from now.
+   */
   protected replaceBestEffort(ids: string[]): string[] {
     const moved: string[] = [];
     for (const id of ids) {
