@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { JobSpec } from '../../src/scheduler/model.js';
 import { PlanningManager } from '../../src/scheduler/planning-manager.js';
 import { defaultSiteTiming } from '../../src/scheduler/site.js';
+import { paper } from './support.js';
 
 /**
  * A node fails while a waiting deadline job must make room for another job's replacement node: placed again before
@@ -93,18 +94,8 @@ const at = (seconds: number) => T0 + seconds * 1000;
 function replay(): PlanningManager {
   const pm = new PlanningManager({
     nodes: Array.from({ length: 5 }, (_, i) => ({ id: `n${i + 1}`, memoryGB: 16, cpus: 8 })),
-    timing: {
-      ...defaultSiteTiming,
-      nodeInitSeconds: 30,
-      storageMountSeconds: 0,
-      storageInitSecondsPerGB: 0,
-      storageRollbackSecondsPerGB: 0,
-      deinitSeconds: 0,
-      slowdownFactor: 1,
-      checkpointSecondsPerNodeGB: 7.5,
-      snapshotSecondsPerGB: 0,
-      handoverSeconds: 0,
-    },
+    // The paper's site (support.ts), with checkpoints by need and no hand-over.
+    timing: { ...defaultSiteTiming, ...paper, checkpointsByNeed: true, handoverSeconds: 0 },
     peerStandbyNodes: 0,
   });
   let now = T0;
