@@ -311,6 +311,22 @@ export abstract class PlanBook {
     if (change !== undefined) this.softStarts.push(change, job.spec.id);
   }
 
+  /**
+   * Runs `work` with the bookings of best-effort `owners` firm, so SLA searches do not look past them; then each gives
+   * way again as it now should (it may have been moved meanwhile).
+   */
+  protected whileFirm<T>(owners: readonly string[], work: () => T): T {
+    for (const owner of owners) this.mm.setSoft(owner, false);
+    try {
+      return work();
+    } finally {
+      for (const owner of owners) {
+        const job = this.jobs.get(owner);
+        if (job) this.mm.setSoft(owner, this.givesWay(job));
+      }
+    }
+  }
+
   /** Best-effort jobs that may not have started (each is checked when read). */
   protected readonly waitingBestEffort = new Set<string>();
 

@@ -89,9 +89,7 @@ export abstract class PlanReplacement extends PlanPlacement {
       // failing node kept from them as its failure will be (it is booked once every job on it is dealt with).
       const hold = `replacing:${id}`;
       this.mm.book(hold, [node], from, end);
-      const release = this.keepOff(hold, failed);
-      const placed = movers.every((job) => this.placeAgain(job, gaveWay));
-      release();
+      const placed = this.keptOff(hold, failed, () => movers.every((job) => this.placeAgain(job, gaveWay)));
       if (placed) {
         this.commitTrial(trial);
         for (const owner of gaveWay) madeWay.bestEffort.add(owner);
@@ -121,17 +119,9 @@ export abstract class PlanReplacement extends PlanPlacement {
     const gaveWay = new Set<string>();
     this.mm.unbook(job.spec.id);
     this.dropRemote(job); // a Full reservation's standby at the peer is booked again with its new place
-    const release = this.keepOff(`replacing:${job.spec.id}`, failed);
-    const placed = this.placeReservation(
-      job.spec,
-      this.shape(job),
-      window.start,
-      window.end,
-      undefined,
-      0,
-      totalIntervals(job),
+    const placed = this.keptOff(`replacing:${job.spec.id}`, failed, () =>
+      this.placeReservation(job.spec, this.shape(job), window.start, window.end, undefined, 0, totalIntervals(job)),
     );
-    release();
     if ('reason' in placed || (placed.segments[0]?.start ?? 0) > first.start) {
       this.rollbackTrial(trial);
       return false;
@@ -143,22 +133,19 @@ export abstract class PlanReplacement extends PlanPlacement {
   }
 
   /**
-   * Keeps new placements off failed node `failed` until its failure is booked: `hold` takes it wherever it is free to
-   * the end of the problem horizon, and the best-effort work that gives way there stays put meanwhile (SLA searches
-   * would look past it). Returns what undoes both.
+   * `place` with failed node `failed` kept from new placements, as its failure (booked once every job on it is dealt
+   * with) will keep it: `hold` takes it wherever it is free to the end of the problem horizon, and the best-effort work
+   * booked there stays firm (SLA searches would look past it). The hold is released after.
    */
-  private keepOff(hold: string, failed: number): () => void {
+  private keptOff<T>(hold: string, failed: number, place: () => T): T {
     const until = this.horizonEnd(this.now);
     this.holdFree(hold, failed, this.now, until);
-    const yielding = this.mm.ownersOn(failed, this.now, until).filter((o) => this.mm.isSoft(o));
-    for (const owner of yielding) this.mm.setSoft(owner, false);
-    return () => {
+    const soft = this.mm.ownersOn(failed, this.now, until).filter((o) => this.mm.isSoft(o));
+    try {
+      return this.whileFirm(soft, place);
+    } finally {
       this.mm.unbook(hold);
-      for (const owner of yielding) {
-        const job = this.jobs.get(owner);
-        if (job) this.syncSoftness(job);
-      }
-    };
+    }
   }
 
   /** A waiting deadline job placed again as admission would place it now (waiting best-effort work gives way). */

@@ -28,11 +28,10 @@ export abstract class PlanStartNow extends PlanSuspension {
     // Only jobs whose run fits the stretches of as many nodes as they need, whatever those nodes are.
     let ends = [...free.values()].sort((a, b) => b - a);
     const waiting = small
-      .filter((j) => (ends[j.spec.nodes + (j.segments[0] as Segment).spare.length - 1] ?? now) - now >= runOf(j))
+      .filter((j) => (ends[nodesOf(j) - 1] ?? now) - now >= runOf(j))
       .sort((a, b) => this.fcfs(a.spec.id, b.spec.id));
     for (const job of waiting) {
-      const count = job.spec.nodes + (job.segments[0] as Segment).spare.length;
-      if ((ends[count - 1] ?? now) - now < runOf(job) || job.segments.length !== 1) continue;
+      if ((ends[nodesOf(job) - 1] ?? now) - now < runOf(job) || job.segments.length !== 1) continue;
       const piece = this.runNow(job, now, free);
       if (!piece) continue;
       const aside = this.startAhead(job, piece);
@@ -65,15 +64,11 @@ export abstract class PlanStartNow extends PlanSuspension {
     const ran = (j: PlannedJob) => j.spec.nodes * (this.now - (j.segments[0] as Segment).start);
     ahead.sort((a, b) => ran(a) - ran(b));
     // The first `yielding` of them yield; the others are firm while `place` runs.
-    const withYielding = (yielding: number): T | { reason: string } => {
-      const firm = ahead.slice(yielding);
-      for (const j of firm) this.mm.setSoft(j.spec.id, false);
-      try {
-        return place();
-      } finally {
-        for (const j of firm) this.mm.setSoft(j.spec.id, true);
-      }
-    };
+    const withYielding = (yielding: number) =>
+      this.whileFirm(
+        ahead.slice(yielding).map((j) => j.spec.id),
+        place,
+      );
     let found = withYielding(0);
     if (!('reason' in found)) return found;
     found = place();
@@ -104,7 +99,7 @@ export abstract class PlanStartNow extends PlanSuspension {
    * `horizon` (as far as any waiting run reaches) makes way.
    */
   private freeNow(now: Instant, horizon: Instant): Map<number, Instant> {
-    const makesWay = (b: NodeBooking) => b.start < horizon && b.soft === true && this.waitsToStart(b.owner, now);
+    const makesWay = (b: NodeBooking) => b.start < horizon && b.soft === true && this.waitsForItsStart(b.owner);
     const free = new Map<number, Instant>();
     for (let n = 0; n < this.cluster.nodes.length; n++) {
       const until = this.mm.timeline(n).freeUntil(now, makesWay);
@@ -113,9 +108,10 @@ export abstract class PlanStartNow extends PlanSuspension {
     return free;
   }
 
-  private waitsToStart(owner: string, now: Instant): boolean {
-    const first = this.jobs.get(owner)?.segments[0];
-    return first !== undefined && first.start > now;
+  /** Waiting best-effort work, not a job that yields while it runs or waits for the rest of its run. */
+  private waitsForItsStart(owner: string): boolean {
+    const job = this.jobs.get(owner);
+    return job !== undefined && job.segments.length > 0 && !this.hasStarted(job);
   }
 
   /** Best-effort jobs waiting for their one booked run on at most `freeCount` nodes. */
@@ -129,7 +125,7 @@ export abstract class PlanStartNow extends PlanSuspension {
         continue;
       }
       if (job.segments.length !== 1 || job.problem !== undefined || (job.spec.earliestStart ?? now) > now) continue;
-      if (job.spec.nodes + only.spare.length <= freeCount) waiting.push(job);
+      if (nodesOf(job) <= freeCount) waiting.push(job);
     }
     return waiting;
   }
@@ -138,7 +134,7 @@ export abstract class PlanStartNow extends PlanSuspension {
   private runNow(job: PlannedJob, now: Instant, free: Map<number, Instant>): Segment | undefined {
     const booked = job.segments[0] as Segment;
     const run = runOf(job);
-    const count = job.spec.nodes + booked.spare.length;
+    const count = nodesOf(job);
     const eligible = this.eligibleLookup(job.spec);
     const fits: number[] = [];
     for (const [n, until] of free) if (until - now >= run && eligible[n] === 1) fits.push(n);
@@ -191,6 +187,11 @@ export abstract class PlanStartNow extends PlanSuspension {
     this.syncSoftness(job);
     return this.replaceBestEffort([...inTheWay].sort((a, b) => this.fcfs(a, b)));
   }
+}
+
+/** How many nodes the job's one booked run holds, spares included. */
+function nodesOf(job: PlannedJob): number {
+  return job.spec.nodes + (job.segments[0] as Segment).spare.length;
 }
 
 /** How long the job's one booked run lasts. */
