@@ -45,6 +45,8 @@ export interface AllocationSegment {
   intervals: number;
   /** A best-effort job started ahead of its turn: it stops where SLA work needs its nodes. */
   yields?: boolean;
+  /** A deadline job's run past what the plan could fit before its deadline: it completes if the job needs less. */
+  onChance?: boolean;
 }
 
 /** The checkpoint plan of a job (SCHEDULER.md formulas 3.4 to 3.8), in seconds. */

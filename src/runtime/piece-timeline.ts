@@ -69,8 +69,8 @@ function pieceOf(
   const written = finishes ? segment.intervals - 1 : segment.intervals;
   const planned = computeStart + segment.intervals * interval + Math.max(0, written) * cp;
   // A session's holder keeps its nodes until their release; so does a best-effort job that yields, which stops only
-  // where SLA work needs them (unless it finishes first).
-  const computeEnd = job.spec.window || segment.yields ? releaseFrom : planned;
+  // where SLA work needs them, and a run on the chance the job needs less than its estimate (unless it finishes first).
+  const computeEnd = job.spec.window || segment.yields || segment.onChance ? releaseFrom : planned;
   const checkpoints: PlannedCheckpoint[] = [];
   for (let i = 1; i <= written; i++) {
     const begin = computeStart + i * interval + (i - 1) * cp;

@@ -140,6 +140,12 @@ export interface Segment {
    * where that work needs one of its nodes (keeping what its checkpoints secured by then), and goes on later.
    */
   yields?: true;
+  /**
+   * A deadline job's run that the plan could not fit before its deadline, started anyway where nodes are free for a
+   * share of it and stopped by the deadline: it completes the job if the job needs less than its estimate. `intervals`
+   * are the whole intervals it checkpoints on the way (none for a job without checkpoints).
+   */
+  onChance?: true;
 }
 
 /** A job in the plan. */

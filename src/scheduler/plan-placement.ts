@@ -9,7 +9,8 @@ import {
   withOptimumCount,
   type JobShape,
 } from './job-timing.js';
-import type { Instant, JobSpec, PlannedJob, Segment } from './model.js';
+import { failureGroupOf } from './failure-rate.js';
+import type { ClusterNode, Instant, JobSpec, PlannedJob, Segment } from './model.js';
 import { nodeList } from './model.js';
 import { PlanBook } from './plan-book.js';
 import { at, isBestEffort, totalIntervalsOf, type AdmitOptions, type Need, type Placement } from './plan-book.js';
@@ -235,11 +236,11 @@ export abstract class PlanPlacement extends PlanBook {
     );
     if (!found) {
       if (latestStart !== undefined && latestStart < from) {
-        return { reason: this.lateReason(spec, plan, from + Math.max(lengthMs, worstMs), shape) };
+        return { reason: this.lateReason(spec, plan, from + Math.max(lengthMs, worstMs), shape, outages) };
       }
       const earliest = this.findSlot({ ...need }, from);
       if (earliest && spec.deadline !== undefined)
-        return { reason: this.lateReason(spec, plan, earliest.start + Math.max(lengthMs, worstMs), shape) };
+        return { reason: this.lateReason(spec, plan, earliest.start + Math.max(lengthMs, worstMs), shape, outages) };
       return {
         reason:
           this.remoteCheck(spec, from, from + lengthMs) ??
@@ -252,12 +253,16 @@ export abstract class PlanPlacement extends PlanBook {
     };
   }
 
-  protected lateReason(spec: JobSpec, plan: CheckpointPlan, completion: Instant, shape: JobShape): string {
+  protected lateReason(
+    spec: JobSpec,
+    plan: CheckpointPlan,
+    completion: Instant,
+    shape: JobShape,
+    outages = shape.timing.outages,
+  ): string {
     const how = shape.checkpointed
       ? `with ${plan.count} checkpoint${plan.count === 1 ? '' : 's'}` +
-        (shape.deadlineCoversOutages
-          ? ` and ${shape.timing.outages} covered outage${shape.timing.outages === 1 ? '' : 's'}`
-          : '')
+        (shape.deadlineCoversOutages ? ` and ${outages} covered outage${outages === 1 ? '' : 's'}` : '')
       : 'without checkpoints';
     return (
       `deadline ${at(spec.deadline as Instant)} cannot be met: earliest ` +
@@ -341,7 +346,8 @@ export abstract class PlanPlacement extends PlanBook {
           t = mapped.next;
           continue;
         }
-        if (!accept || accept(t)) return { start: t, nodes: mapped.nodes };
+        if (!accept || accept(t))
+          return { start: t, nodes: this.spreadSpares(need, mapped.nodes, t, t + need.lengthMs) };
         // The next instant anything changes: a booking of any kind ends or begins.
         const next = Math.min(this.mm.profile.nextChangeAfter(t) ?? Infinity, filter.nextChangeAfter(t) ?? Infinity);
         if (next === Infinity) return undefined; // nothing changes after t: what fails now fails forever
@@ -360,7 +366,43 @@ export abstract class PlanPlacement extends PlanBook {
       oneIsland: need.oneIsland,
       soft: need.displaceWaiting,
     };
-    return this.mm.map(need.nodes + need.spare, need.eligible, start, end, options);
+    const nodes = this.mm.map(need.nodes + need.spare, need.eligible, start, end, options);
+    return nodes && this.spreadSpares(need, nodes, start, end);
+  }
+
+  /**
+   * Spares where a failure of the nodes they stand in for is least likely to take them too: each spare that shares a
+   * failure group with the job's nodes is exchanged, where one is free throughout, for a node of a group the job does
+   * not use yet (of its island when it needs one). A group failing at once (a chassis, a power feed) then leaves the
+   * spares standing.
+   */
+  private spreadSpares(need: Need, nodes: number[], start: Instant, end: Instant): number[] {
+    if (need.spare === 0) return nodes;
+    const groupOf = (n: number) => failureGroupOf(this.cluster.nodes[n] as ClusterNode);
+    const islandOf = (n: number) => this.cluster.nodes[n]?.island;
+    const island = islandOf(nodes[0] as number);
+    const used = new Set(nodes.slice(0, need.nodes).map(groupOf));
+    const taken = new Set(nodes);
+    const spread = [...nodes];
+    for (let i = need.nodes; i < spread.length; i++) {
+      if (!used.has(groupOf(spread[i] as number))) {
+        used.add(groupOf(spread[i] as number));
+        continue;
+      }
+      const other = need.eligible.find(
+        (n) =>
+          !taken.has(n) &&
+          !used.has(groupOf(n)) &&
+          (!need.oneIsland || islandOf(n) === island) &&
+          !this.failed.has(n) &&
+          this.mm.isFree(n, start, end, need.replacing, undefined, need.displaceWaiting),
+      );
+      if (other === undefined) continue;
+      taken.add(other);
+      used.add(groupOf(other));
+      spread[i] = other;
+    }
+    return spread;
   }
 
   protected freeThroughout(need: Need, start: Instant, end: Instant): number {

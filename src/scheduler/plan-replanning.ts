@@ -1,4 +1,4 @@
-import { securedIntervals, totalIntervals } from './job-timing.js';
+import { type JobShape, pieceMs, securedIntervals, totalIntervals } from './job-timing.js';
 import type { Instant, PlannedJob, ReplanReport, Segment } from './model.js';
 import { PlanStartNow } from './plan-start-now.js';
 import type { MadeWay } from './plan-replacement.js';
@@ -151,7 +151,13 @@ export abstract class PlanReplanning extends PlanStartNow {
     this.judgeRecentRepairs(now);
     for (const owner of this.mm.ownersOn(node, now, Number.POSITIVE_INFINITY)) {
       const job = this.jobs.get(owner);
-      if (job?.problem !== undefined && job.segments.some((s) => s.end > now)) delete job.problem;
+      // A warning that it was planned on the node is over; a run on the chance it needs less stays in P.
+      if (
+        job?.problem !== undefined &&
+        job.segments.some((s) => s.end > now) &&
+        !job.segments.some((s) => s.onChance && s.end > now)
+      )
+        delete job.problem;
     }
     const grown = this.regrowShort(now);
     const report = this.replan(now);
@@ -212,6 +218,7 @@ export abstract class PlanReplanning extends PlanStartNow {
       );
       if (unsolved.length > 0) unsolved = this.suspendAndSolve(unsolved, now, report, 'best-effort');
       if (unsolved.length > 0) unsolved = this.suspendAndSolve(unsolved, now, report, 'sla');
+      if (unsolved.length > 0 && this.cluster.timing.chanceShare < 1) this.runOnChance(unsolved, now, report);
     } finally {
       this.displaced = undefined;
     }
@@ -257,22 +264,92 @@ export abstract class PlanReplanning extends PlanStartNow {
         unsolved.push(id);
         continue;
       }
-      for (const s of placed)
-        this.displaceWaiting(
-          id,
-          s.start,
-          s.end,
-          [...s.nodes, ...s.spare].map((n) => this.mm.nodeIndex(n)),
-          this.displaced,
-        );
-      for (const s of placed) this.bookSegment(job, s);
-      job.segments = [...job.segments, ...placed];
-      this.segmentsChanged(job);
+      this.bookPieces(job, placed);
       delete job.problem;
       report.solved.push(id);
       report.moved.push(id);
     }
     return unsolved;
+  }
+
+  private bookPieces(job: PlannedJob, placed: Segment[]): void {
+    for (const s of placed)
+      this.displaceWaiting(
+        job.spec.id,
+        s.start,
+        s.end,
+        [...s.nodes, ...s.spare].map((n) => this.mm.nodeIndex(n)),
+        this.displaced,
+      );
+    for (const s of placed) this.bookSegment(job, s);
+    job.segments = [...job.segments, ...placed];
+    this.segmentsChanged(job);
+  }
+
+  /**
+   * Deadline jobs still in P after every suspension: their estimated run does not fit before the deadline, even
+   * covering no outage. Each runs anyway where nodes are free for at least `chanceShare` of that run (the longest
+   * share that fits, from the earliest start) and stops by its deadline: a job that needs less than its estimate, as
+   * most do, still keeps its promise. It stays in P while it runs; should it not finish, what its checkpoints secured
+   * is kept, and it is placed again or its promise is broken at the deadline.
+   */
+  protected runOnChance(ids: readonly string[], now: Instant, report: ReplanReport): void {
+    for (const id of ids) {
+      const job = this.jobs.get(id) as PlannedJob;
+      const spec = job.spec;
+      if (spec.kind !== 'Deadline' || spec.deadline === undefined || job.segments.some((s) => s.end > now)) continue;
+      const shape = this.shape(job);
+      const remaining = totalIntervals(job) - securedIntervals(job, shape, now);
+      const restart = remaining < totalIntervals(job) || job.segments.length > 0;
+      const wholeMs = pieceMs(shape, job.checkpoints, remaining, restart, 0, true);
+      const from = Math.max(now, spec.earliestStart ?? now);
+      const piece = this.chancePiece(job, shape, from, wholeMs, remaining, restart);
+      if (!piece) continue;
+      this.bookPieces(job, [piece]);
+      this.setProblem(job, `${job.problem ?? 'problem'}; runs from ${at(piece.start)} on the chance it needs less`);
+      report.moved.push(id);
+    }
+  }
+
+  /**
+   * The longest share of the run that fits before the deadline (at least `chanceShare` of it): a run that fits fits
+   * shorter too, so the longest is found by halving the range, to a hundredth of the run.
+   */
+  private chancePiece(
+    job: PlannedJob,
+    shape: JobShape,
+    from: Instant,
+    wholeMs: number,
+    remaining: number,
+    restart: boolean,
+  ): Segment | undefined {
+    const deadline = job.spec.deadline as Instant;
+    const slotFor = (lengthMs: number) =>
+      this.findSlot({ ...this.needFor(job.spec, shape, lengthMs), spare: 0 }, from, deadline - lengthMs);
+    const second = (ms: number) => Math.floor(ms / 1000) * 1000; // promises are stated in whole seconds
+    let shortest = Math.ceil((wholeMs * this.cluster.timing.chanceShare) / 1000) * 1000;
+    let longest = second(Math.min(wholeMs - 1000, deadline - from));
+    if (shortest > longest) return undefined;
+    // Most often its nodes are free from now to the deadline.
+    let best = slotFor(longest);
+    let bestMs = longest;
+    if (!best) {
+      best = slotFor(shortest);
+      if (!best) return undefined;
+      bestMs = shortest;
+      const precision = Math.max(1000, second(wholeMs / 100));
+      while (longest - shortest > precision) {
+        const middle = second((shortest + longest) / 2);
+        const found = slotFor(middle);
+        if (found) [best, bestMs, shortest] = [found, middle, middle];
+        else longest = middle - 1000;
+      }
+    }
+    // The whole intervals it checkpoints on the way: what it secures should the job need all of its estimate.
+    let secures = 0;
+    while (secures + 1 < remaining && pieceMs(shape, job.checkpoints, secures + 1, restart, 0, false) <= bestMs)
+      secures++;
+    return { ...this.segment(job.spec, best.nodes, best.start, best.start + bestMs, restart, secures), onChance: true };
   }
 
   /** A problematic job's remaining work: whole if it fits its SLA, else in pieces through gaps (3.5.3). */
@@ -296,20 +373,43 @@ export abstract class PlanReplanning extends PlanStartNow {
       return 'reason' in placed ? { reason: `keep the reservation: ${placed.reason}` } : placed.segments;
     }
     const from = Math.max(now, spec.earliestStart ?? now);
-    const whole = this.placeRun(
-      spec,
-      shape,
-      job.checkpoints,
-      from,
-      remaining,
-      secured > 0 || job.segments.length > 0,
-      undefined,
-      job.outagesLeft,
-    );
+    const restart = secured > 0 || job.segments.length > 0;
+    const whole = this.placeRun(spec, shape, job.checkpoints, from, remaining, restart, undefined, job.outagesLeft);
     if (!('reason' in whole)) return whole.segments;
     if (spec.kind !== 'Deadline' || !shape.checkpointed) return { reason: `restart in time: ${whole.reason}` };
     const pieces = this.placeInPieces(job, shape, from, remaining);
-    return pieces ?? { reason: `restart in time: ${whole.reason}; no gaps for partial execution either` };
+    if (pieces) return pieces;
+    const fewer = this.placeCoveringFewer(job, shape, from, remaining, restart);
+    if (Array.isArray(fewer)) return fewer;
+    const late = `deadline ${at(spec.deadline as Instant)} cannot be met: `;
+    const unprotected = fewer ? `; nor covering fewer outages: ${fewer.reason.replace(late, '')}` : '';
+    return { reason: `restart in time: ${whole.reason}; no gaps for partial execution either${unprotected}` };
+  }
+
+  /**
+   * A deadline job that cannot be placed to meet its deadline under every outage its level still covers is placed
+   * covering fewer (the most that fit, down to none), whole or in pieces: it then meets the deadline unless more
+   * failures hit it, where leaving it unplaced breaks the promise for certain. Its remaining promise is what the plan
+   * now covers (`outagesLeft`). Undefined when it covers none already; else why not even uncovered.
+   */
+  private placeCoveringFewer(
+    job: PlannedJob,
+    shape: JobShape,
+    from: Instant,
+    remaining: number,
+    restart: boolean,
+  ): Segment[] | { reason: string } | undefined {
+    const covered = job.outagesLeft;
+    let refused: { reason: string } | undefined;
+    for (let outages = covered - 1; outages >= 0; outages--) {
+      const whole = this.placeRun(job.spec, shape, job.checkpoints, from, remaining, restart, undefined, outages);
+      job.outagesLeft = outages;
+      const placed = 'reason' in whole ? this.placeInPieces(job, shape, from, remaining) : whole.segments;
+      if (placed) return placed;
+      if ('reason' in whole) refused = whole;
+    }
+    job.outagesLeft = covered;
+    return refused;
   }
 }
 

@@ -77,6 +77,12 @@ export interface SiteTiming {
    * (scheduler/plan-start-now.ts); false: it waits for its place in the plan, as the thesis planned it.
    */
   bestEffortStartsAhead: boolean;
+  /**
+   * A deadline job the plan can no longer fit before its deadline (after a failure) runs anyway where nodes are free
+   * for at least this share of its estimated run, stopped by the deadline: it keeps the promise if it needs less than
+   * its estimate (scheduler/plan-replanning.ts, `runOnChance`). 1: it waits in P for room for its whole estimate.
+   */
+  chanceShare: number;
 }
 
 /** The settings of SiteTiming that are true or false; the others are numbers. */
@@ -107,4 +113,5 @@ export const defaultSiteTiming: SiteTiming = {
   recentRepairHours: 24,
   promiseRiskLimit: 0.5,
   bestEffortStartsAhead: true,
+  chanceShare: 0.5,
 };

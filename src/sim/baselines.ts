@@ -46,7 +46,7 @@ export async function compareBaselines(
   const plan = (w: Workload, c: ClusterDescription) =>
     simulate(
       w,
-      { ...c, timing: { ...c.timing, promiseRiskLimit: 1, bestEffortStartsAhead: false } },
+      { ...c, timing: { ...c.timing, promiseRiskLimit: 1, bestEffortStartsAhead: false, chanceShare: 1 } },
       { jobs: true, ...(refused ? { refused } : {}) },
     );
   const sla = (kind: string) => kind === 'deadline' || kind === 'reservation';

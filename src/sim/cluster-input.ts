@@ -130,7 +130,7 @@ export function parseCluster(input: unknown): ClusterDescription {
               ? 'whole'
               : key === 'defaultMemoryPerNodeGB' || key === 'problemHorizonSeconds'
                 ? 'positive'
-                : key === 'promiseRiskLimit'
+                : key === 'promiseRiskLimit' || key === 'chanceShare'
                   ? 'share'
                   : 'non-negative';
         timing[key] = f.number(key, kind, true);

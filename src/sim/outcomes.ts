@@ -174,8 +174,9 @@ export class SimOutcomes {
     if (input.kind === 'reservation' && (status === 'completed' || status === 'dropped')) {
       const promised = window as { start: Instant; end: Instant };
       // Each piece holds the nodes for its holder from its hand-over: a piece re-placed after a failure is prepared
-      // first, and that is a gap.
-      const held = executed.map((s) => ({ ...s, start: handedOver(s) }));
+      // first, and that is a gap, unless the holder goes on with nodes it held in the piece before (a failed node's
+      // replacement, or freed nodes, joining the survivors).
+      const held = executed.map((s, i) => ({ ...s, start: goesOn(executed[i - 1], s) ? s.start : handedOver(s) }));
       const gap =
         status === 'completed' && !peer ? firstGap(held, promised.start, Math.min(at, promised.end)) : undefined;
       outcome.honoured = status === 'completed' && gap === undefined;
@@ -264,4 +265,9 @@ export class SimOutcomes {
     if (declined !== undefined) facts.gridDeclined = declined;
     return { owed, payable: owed > 0 && liabilityOf(facts).liable ? owed : 0 };
   }
+}
+
+/** The holder keeps nodes of the piece before without a break into this one. */
+function goesOn(before: Segment | undefined, piece: Segment): boolean {
+  return before !== undefined && before.end >= piece.start && piece.nodes.some((n) => before.nodes.includes(n));
 }

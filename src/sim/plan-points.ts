@@ -30,8 +30,9 @@ export function finishPoint(
       checkpointsHere * plan.checkpointSeconds +
       t.tDeinit;
     const at = segment.start + Math.ceil(seconds) * 1000;
-    // A piece that gave way early still completes the job when the job's work ends before it stopped.
-    if (work <= before + segment.intervals + 1e-9 || (segment.yields && at <= segment.end))
+    // A piece that gave way early, or that ran on the chance the job needs less than its estimate, still completes the
+    // job when the job's work ends before it stopped.
+    if (work <= before + segment.intervals + 1e-9 || ((segment.yields || segment.onChance) && at <= segment.end))
       return { at, segment, checkpoints: before + checkpointsHere };
     before += segment.intervals;
   }

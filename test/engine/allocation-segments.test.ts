@@ -17,4 +17,9 @@ describe('a planned piece as stored with its agreement', () => {
     expect(toSegment(toAllocationSegment({ ...piece, yields: true }))).toEqual({ ...piece, yields: true });
     expect(toAllocationSegment(piece)).not.toHaveProperty('yields');
   });
+
+  it('comes back as it was planned, a run on the chance the job needs less than its estimate included', () => {
+    expect(toSegment(toAllocationSegment({ ...piece, onChance: true }))).toEqual({ ...piece, onChance: true });
+    expect(toAllocationSegment(piece)).not.toHaveProperty('onChance');
+  });
 });

@@ -219,6 +219,10 @@ describe('WSAG_CLUSTER_FILE', () => {
         ': timing.promiseRiskLimit is a chance: a number from 0 to 1, got 2',
       ],
       [
+        { nodeGroups: [group], timing: { chanceShare: 1.5 } },
+        ': timing.chanceShare is a share of a run: a number from 0 to 1, got 1.5',
+      ],
+      [
         { nodeGroups: [group], timing: { parallelCheckpoint: 1 } },
         ': timing.parallelCheckpoint must be true or false, got 1',
       ],

@@ -118,8 +118,14 @@ describe('a node fails halfway through the job', () => {
     const pm = admitted('Legacy');
     const runtime = start(pm);
     await failNode(runtime, pm, 'n01', 1800, 'a');
-    // No checkpoint: a restart needs 3630 s again, 5430 s > 5000 s. The scheduler keeps the job in P.
+    // No checkpoint: a restart needs 3630 s again, 5430 s > 5000 s. The scheduler keeps the job in P, and runs it on
+    // n02..n05 up to its deadline on the chance it needs less than its estimate (it needs all of it here).
     expect(pm.problematic().map((p) => p.id)).toEqual(['a']);
+    expect(pm.job('a')?.segments.at(-1)).toMatchObject({
+      start: at(1800).getTime(),
+      end: deadline.getTime(),
+      onChance: true,
+    });
     await runtime.clock.runUntilIdle();
     await runtime.clock.advanceTo(at(5001));
     // Past the deadline the violation is certain but its measure is not: no verdict, no penalty on the first tick.
@@ -136,7 +142,9 @@ describe('a node fails halfway through the job', () => {
     const record = runtime.executor.record('a');
     if (!record) throw new Error('no record');
     expect(record.checkpoints).toEqual([]);
-    expect(record.restarts).toEqual([]);
+    expect(record.restarts).toEqual([
+      { at: at(1830), cause: 'outage', fromInterval: 0, nodes: ['n02', 'n03', 'n04', 'n05'] },
+    ]);
     expect(record.failure).toEqual({ at: at(7700), cause: 'abandoned', reason: 'left the plan unsolved' });
     const [evaluation] = runtime.executor.evaluations('a');
     expect(evaluation?.state).toBe('Violated');

@@ -9,10 +9,11 @@ import { loadInputs, simulate, type JobOutcome, type SimReport } from '../../src
  */
 const file = fileURLToPath(new URL('../../workloads/small.json', import.meta.url));
 
-function run(edit?: (w: ReturnType<typeof loadInputs>['workload']) => void): SimReport {
+function run(edit?: (w: ReturnType<typeof loadInputs>['workload']) => void, chanceShare?: number): SimReport {
   const { workload, cluster } = loadInputs(file);
   edit?.(workload);
-  return simulate(workload, cluster, { jobs: true });
+  const timing = chanceShare === undefined ? cluster.timing : { ...cluster.timing, chanceShare };
+  return simulate(workload, { ...cluster, timing }, { jobs: true });
 }
 
 function job(report: SimReport, id: string): JobOutcome {
@@ -171,12 +172,26 @@ describe('workloads/small.json (hand-checked)', () => {
     expect(report.checks).toEqual({ retiredWithoutCompletion: 0, completionClamped: 0, lateWithoutProblem: 0 });
   });
 
-  it('a9 as a Standard job with deadline 8300 is dropped the same way, and its penalty is excused', () => {
+  it('a9 as a Standard job with deadline 8300 restarts covering no further outage, and keeps its deadline', () => {
     const variant = run((w) => {
       const a9 = w.jobs.find((j) => j.id === 'a9');
       if (!a9) throw new Error('a9 missing');
       a9.level = 'Standard';
       a9.deadline = 8300;
+    });
+    // Covering its one outage again it would end at 8770 s (02:26:10), past the deadline: it is placed without.
+    expect(job(variant, 'a9')).toMatchObject({ status: 'completed', end: 8160, met: true, hits: 1, paid: 0 });
+    expect(variant.violated).toEqual([]);
+  });
+
+  it('a9 as a Standard job with deadline 8300 and n1 down longer is dropped the same way, and its penalty is excused', () => {
+    const variant = run((w) => {
+      const a9 = w.jobs.find((j) => j.id === 'a9');
+      if (!a9) throw new Error('a9 missing');
+      a9.level = 'Standard';
+      a9.deadline = 8300;
+      // n1 is back 300 s later: a9 waits for it, and even covering no further outage ends past its deadline.
+      (w.failures[0] as { repairAt: number }).repairAt = 6300;
     });
     expect(job(variant, 'a9')).toMatchObject({
       status: 'dropped',
@@ -193,9 +208,43 @@ describe('workloads/small.json (hand-checked)', () => {
     );
     expect(variant.violated[0]?.detail).toBe(
       'node n1 failed at 2026-01-05T00:50:00Z: cannot restart in time: deadline 2026-01-05T02:18:20Z cannot be met: ' +
-        'earliest worst-case completion with 3 checkpoints and 1 covered outage is 2026-01-05T02:26:10Z on 3 nodes; no gaps for partial execution either',
+        'earliest worst-case completion with 3 checkpoints and 1 covered outage is 2026-01-05T02:31:10Z on 3 nodes; ' +
+        'no gaps for partial execution either; nor covering fewer outages: earliest worst-case completion with ' +
+        '3 checkpoints and 0 covered outages is 2026-01-05T02:21:00Z on 3 nodes',
     );
     expect(variant.penalties).toMatchObject({ owed: 60, paid: 0, excused: 60 });
+  });
+
+  describe('with runs on the chance a job needs less than its estimate (chanceShare 0.5)', () => {
+    const needing = (seconds: number) =>
+      run((w) => {
+        const a9 = w.jobs.find((j) => j.id === 'a9');
+        if (!a9) throw new Error('a9 missing');
+        a9.runtime = seconds;
+      }, 0.5);
+
+    it('a9 needing half its estimate runs from the repair at 6000 s on n1..n3 and keeps its deadline', () => {
+      const report = needing(900);
+      // 1500 s to its deadline: not its 1860 s booking, but more than half of it. It ends at 6000 + 60 + 900.
+      expect(job(report, 'a9')).toMatchObject({ status: 'completed', start: 6000, end: 6960, met: true, paid: 0 });
+      expect(job(report, 'a3')).toMatchObject({ start: 6960, end: 9420 });
+      expect(report.violated).toEqual([]);
+    });
+
+    it('a9 needing its whole estimate runs from the repair, is stopped at its deadline and pays', () => {
+      const report = needing(1800);
+      expect(job(report, 'a9')).toMatchObject({
+        status: 'dropped',
+        start: 6000,
+        end: 7500,
+        busyNodeSeconds: 3 * 1500,
+        violation: 'left-in-P',
+        paid: 60,
+      });
+      expect(job(report, 'a9').reason).toMatch(/; runs from 2026-01-05T01:40:00Z on the chance it needs less$/);
+      // a3 waits for the nodes a9 held: 540 s later than in the hand-worked plan.
+      expect(job(report, 'a3')).toMatchObject({ start: 7500, end: 9960 });
+    });
   });
 
   it('--until stops the run with the jobs still planned reported open', () => {

@@ -280,7 +280,7 @@ describe('cluster validation', () => {
     [{ nodes: [{ ...node, failureGroup: 7 }] }, 'cluster nodes[0]: "failureGroup" must be a non-empty string, got 7'],
     [
       { nodes: [node], timing: { nodeInit: 3 } },
-      `cluster timing: unknown field "nodeInit" (allowed: nodeInitSeconds, storageInitSecondsPerGB, storageRollbackSecondsPerGB, storageMountSeconds, deinitSeconds, handoverSeconds, slowdownFactor, checkpointSecondsPerNodeGB, snapshotSecondsPerGB, parallelCheckpoint, defaultMemoryPerNodeGB, migrationBandwidthMBps, defaultCoveredOutages, problemHorizonSeconds, nodeFailuresPerDay, nodeFailuresPriorNodeDays, checkpointsByNeed, reservationSpareNodes, recentRepairHours, promiseRiskLimit, bestEffortStartsAhead)`,
+      `cluster timing: unknown field "nodeInit" (allowed: nodeInitSeconds, storageInitSecondsPerGB, storageRollbackSecondsPerGB, storageMountSeconds, deinitSeconds, handoverSeconds, slowdownFactor, checkpointSecondsPerNodeGB, snapshotSecondsPerGB, parallelCheckpoint, defaultMemoryPerNodeGB, migrationBandwidthMBps, defaultCoveredOutages, problemHorizonSeconds, nodeFailuresPerDay, nodeFailuresPriorNodeDays, checkpointsByNeed, reservationSpareNodes, recentRepairHours, promiseRiskLimit, bestEffortStartsAhead, chanceShare)`,
     ],
     [
       { nodes: [node], timing: { slowdownFactor: 0.9 } },
@@ -293,6 +293,10 @@ describe('cluster validation', () => {
     [
       { nodes: [node], timing: { promiseRiskLimit: 1.5 } },
       'cluster timing: "promiseRiskLimit" must be a number from 0 to 1, got 1.5',
+    ],
+    [
+      { nodes: [node], timing: { chanceShare: -0.5 } },
+      'cluster timing: "chanceShare" must be a number from 0 to 1, got -0.5',
     ],
     [{ nodes: [node], peerStandbyNodes: -1 }, 'cluster: "peerStandbyNodes" must be a whole number, 0 or more, got -1'],
   ])('%j: %s', (input, message) => {

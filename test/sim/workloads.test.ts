@@ -90,7 +90,9 @@ describe('determinism', () => {
     expect(a.requests.total.completed).toBeGreaterThan(0);
   });
 
-  it('two runs of the first five days of 10k-failures.json with migration to workloads/peers.json give identical reports, and the failures put jobs at risk', async () => {
+  it('two runs of the first five days of 10k-failures.json with migration to workloads/peers.json give identical reports, and the failures put jobs at risk', {
+    timeout: 90_000,
+  }, async () => {
     const run = async () => {
       const { workload, cluster } = loadInputs(failuresOutputFile);
       return runSimulation(workload, cluster, { untilSeconds: 5 * 86400, jobs: true, peers: loadPeers(peersFile) });

@@ -150,6 +150,8 @@ export function parseClusterFile(json: unknown, where: string): ClusterFile {
         fail(`timing.${key} must be a whole number, got ${show(value)}`);
       if (key === 'promiseRiskLimit' && (value as number) > 1)
         fail(`timing.promiseRiskLimit is a chance: a number from 0 to 1, got ${show(value)}`);
+      if (key === 'chanceShare' && (value as number) > 1)
+        fail(`timing.chanceShare is a share of a run: a number from 0 to 1, got ${show(value)}`);
       timing[key] = value as number;
     }
     file.timing = timing;

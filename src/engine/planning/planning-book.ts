@@ -310,6 +310,7 @@ export function toAllocationSegment(s: Segment): AllocationSegment {
     restart: s.restart,
     intervals: s.intervals,
     ...(s.yields ? { yields: true } : {}),
+    ...(s.onChance ? { onChance: true } : {}),
   };
 }
 
@@ -322,5 +323,6 @@ export function toSegment(s: AllocationSegment): Segment {
     restart: s.restart,
     intervals: s.intervals,
     ...(s.yields ? { yields: true as const } : {}),
+    ...(s.onChance ? { onChance: true as const } : {}),
   };
 }
