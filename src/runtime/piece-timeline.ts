@@ -1,5 +1,5 @@
 import { segmentPhases, totalIntervals, type JobShape } from '../scheduler/job-timing.js';
-import type { Instant, PlannedJob, Segment } from '../scheduler/model.js';
+import { type Instant, type PlannedJob, runsUntilItsEnd, type Segment } from '../scheduler/model.js';
 
 /**
  * When each phase of a planned piece happens, from the scheduler's timing model (Hovestadt 2006
@@ -70,7 +70,7 @@ function pieceOf(
   const planned = computeStart + segment.intervals * interval + Math.max(0, written) * cp;
   // A session's holder keeps its nodes until their release; so does a best-effort job that yields, which stops only
   // where SLA work needs them, and a run on the chance the job needs less than its estimate (unless it finishes first).
-  const computeEnd = job.spec.window || segment.yields || segment.onChance ? releaseFrom : planned;
+  const computeEnd = job.spec.window || runsUntilItsEnd(segment) ? releaseFrom : planned;
   const checkpoints: PlannedCheckpoint[] = [];
   for (let i = 1; i <= written; i++) {
     const begin = computeStart + i * interval + (i - 1) * cp;

@@ -150,6 +150,19 @@ export function pieceMs(
   return Math.ceil(seconds) * 1000; // promises are stated in whole seconds
 }
 
+/** The whole intervals, each checkpointed, that a piece of `ms` computes: at most `most`. */
+export function intervalsWithin(
+  shape: JobShape,
+  plan: CheckpointPlan,
+  ms: number,
+  restart: boolean,
+  most: number,
+): number {
+  let intervals = 0;
+  while (intervals < most && pieceMs(shape, plan, intervals + 1, restart, 0, false) <= ms) intervals++;
+  return intervals;
+}
+
 /** Intervals the job must compute in all: one more than its checkpoints. */
 export function totalIntervals(job: PlannedJob): number {
   return job.checkpoints.count + 1;

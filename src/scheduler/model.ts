@@ -148,6 +148,11 @@ export interface Segment {
   onChance?: true;
 }
 
+/** A piece that computes until its end unless the job finishes first: one that yields, or runs on the chance. */
+export function runsUntilItsEnd(segment: Segment): boolean {
+  return segment.yields === true || segment.onChance === true;
+}
+
 /** A job in the plan. */
 export interface PlannedJob {
   spec: JobSpec;

@@ -1,6 +1,7 @@
 import type { CheckpointPlan } from './checkpoint-plan.js';
 import {
   checkpointPlanAt,
+  intervalsWithin,
   pieceMs,
   preparationMs,
   releaseMs,
@@ -264,9 +265,10 @@ export abstract class PlanPlacement extends PlanBook {
       ? `with ${plan.count} checkpoint${plan.count === 1 ? '' : 's'}` +
         (shape.deadlineCoversOutages ? ` and ${outages} covered outage${outages === 1 ? '' : 's'}` : '')
       : 'without checkpoints';
-    return (
-      `deadline ${at(spec.deadline as Instant)} cannot be met: earliest ` +
-      `${shape.deadlineCoversOutages ? 'worst-case ' : ''}completion ${how} is ${at(completion)} on ${spec.nodes} nodes`
+    return this.deadlineReason(
+      spec,
+      `earliest ${shape.deadlineCoversOutages ? 'worst-case ' : ''}completion ${how} is ${at(completion)} on ` +
+        `${spec.nodes} nodes`,
     );
   }
 
@@ -385,22 +387,21 @@ export abstract class PlanPlacement extends PlanBook {
     const taken = new Set(nodes);
     const spread = [...nodes];
     for (let i = need.nodes; i < spread.length; i++) {
-      if (!used.has(groupOf(spread[i] as number))) {
-        used.add(groupOf(spread[i] as number));
-        continue;
+      const other = !used.has(groupOf(spread[i] as number))
+        ? undefined
+        : need.eligible.find(
+            (n) =>
+              !taken.has(n) &&
+              !used.has(groupOf(n)) &&
+              (!need.oneIsland || islandOf(n) === island) &&
+              !this.failed.has(n) &&
+              this.mm.isFree(n, start, end, need.replacing, undefined, need.displaceWaiting),
+          );
+      if (other !== undefined) {
+        taken.add(other);
+        spread[i] = other;
       }
-      const other = need.eligible.find(
-        (n) =>
-          !taken.has(n) &&
-          !used.has(groupOf(n)) &&
-          (!need.oneIsland || islandOf(n) === island) &&
-          !this.failed.has(n) &&
-          this.mm.isFree(n, start, end, need.replacing, undefined, need.displaceWaiting),
-      );
-      if (other === undefined) continue;
-      taken.add(other);
-      used.add(groupOf(other));
-      spread[i] = other;
+      used.add(groupOf(spread[i] as number));
     }
     return spread;
   }
@@ -420,10 +421,7 @@ export abstract class PlanPlacement extends PlanBook {
     for (const n of this.nodeIndices(piece))
       end = Math.min(end, this.mm.timeline(n).freeUntil(this.now, nothingMakesWay));
     if (end >= piece.end) return piece;
-    const fits = (intervals: number) =>
-      piece.start + pieceMs(shape, job.checkpoints, intervals, piece.restart, 0, false) <= end;
-    let intervals = 0;
-    while (intervals < piece.intervals && fits(intervals + 1)) intervals++;
+    const intervals = intervalsWithin(shape, job.checkpoints, end - piece.start, piece.restart, piece.intervals);
     return { ...piece, end, intervals };
   }
 

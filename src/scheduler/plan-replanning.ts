@@ -1,4 +1,4 @@
-import { type JobShape, pieceMs, securedIntervals, totalIntervals } from './job-timing.js';
+import { intervalsWithin, type JobShape, pieceMs, securedIntervals, totalIntervals } from './job-timing.js';
 import type { Instant, PlannedJob, ReplanReport, Segment } from './model.js';
 import { PlanStartNow } from './plan-start-now.js';
 import type { MadeWay } from './plan-replacement.js';
@@ -297,7 +297,7 @@ export abstract class PlanReplanning extends PlanStartNow {
     for (const id of ids) {
       const job = this.jobs.get(id) as PlannedJob;
       const spec = job.spec;
-      if (spec.kind !== 'Deadline' || spec.deadline === undefined || job.segments.some((s) => s.end > now)) continue;
+      if (spec.kind !== 'Deadline' || spec.deadline === undefined) continue;
       const shape = this.shape(job);
       const remaining = totalIntervals(job) - securedIntervals(job, shape, now);
       const restart = remaining < totalIntervals(job) || job.segments.length > 0;
@@ -346,9 +346,7 @@ export abstract class PlanReplanning extends PlanStartNow {
       }
     }
     // The whole intervals it checkpoints on the way: what it secures should the job need all of its estimate.
-    let secures = 0;
-    while (secures + 1 < remaining && pieceMs(shape, job.checkpoints, secures + 1, restart, 0, false) <= bestMs)
-      secures++;
+    const secures = intervalsWithin(shape, job.checkpoints, bestMs, restart, remaining - 1);
     return { ...this.segment(job.spec, best.nodes, best.start, best.start + bestMs, restart, secures), onChance: true };
   }
 
@@ -381,8 +379,9 @@ export abstract class PlanReplanning extends PlanStartNow {
     if (pieces) return pieces;
     const fewer = this.placeCoveringFewer(job, shape, from, remaining, restart);
     if (Array.isArray(fewer)) return fewer;
-    const late = `deadline ${at(spec.deadline as Instant)} cannot be met: `;
-    const unprotected = fewer ? `; nor covering fewer outages: ${fewer.reason.replace(late, '')}` : '';
+    const unprotected = fewer
+      ? `; nor covering fewer outages: ${fewer.reason.replace(this.deadlineReason(spec, ''), '')}`
+      : '';
     return { reason: `restart in time: ${whole.reason}; no gaps for partial execution either${unprotected}` };
   }
 

@@ -1,5 +1,5 @@
 import type { JobShape } from '../scheduler/job-timing.js';
-import type { Instant, PlannedJob, Segment } from '../scheduler/model.js';
+import { type Instant, type PlannedJob, runsUntilItsEnd, type Segment } from '../scheduler/model.js';
 
 /**
  * Where in a job's plan things happen, for the simulator: when its work is done, and the first time a window is not
@@ -32,7 +32,7 @@ export function finishPoint(
     const at = segment.start + Math.ceil(seconds) * 1000;
     // A piece that gave way early, or that ran on the chance the job needs less than its estimate, still completes the
     // job when the job's work ends before it stopped.
-    if (work <= before + segment.intervals + 1e-9 || ((segment.yields || segment.onChance) && at <= segment.end))
+    if (work <= before + segment.intervals + 1e-9 || (runsUntilItsEnd(segment) && at <= segment.end))
       return { at, segment, checkpoints: before + checkpointsHere };
     before += segment.intervals;
   }

@@ -3,6 +3,7 @@ import { compareInteractive, parseCluster, parseWorkload } from '../../src/sim/i
 import { withWarmPool } from '../../src/sim/interactive.js';
 import { chosenByHash } from '../../src/sim/selection.js';
 import { wsag } from '../cli/support.js';
+import { noSetUp } from './support.js';
 
 /**
  * Interactive jobs in the simulator (docs/scheduler.md). Four nodes, no set-up times. A
@@ -12,15 +13,7 @@ import { wsag } from '../cli/support.js';
  */
 const cluster = parseCluster({
   nodes: [{ count: 4, prefix: 'n', memoryGB: 32, cpus: 8 }],
-  timing: {
-    nodeInitSeconds: 0,
-    storageInitSecondsPerGB: 0,
-    storageRollbackSecondsPerGB: 0,
-    storageMountSeconds: 0,
-    deinitSeconds: 0,
-    handoverSeconds: 0,
-    slowdownFactor: 1,
-  },
+  timing: noSetUp,
 });
 const share = 0.5;
 const salt = 0x1a7e;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultPriceCurve } from '../../src/domain/pricing.js';
 import { comparePricing, loadInputs, parseCluster, parseWorkload } from '../../src/sim/index.js';
 import { wsag } from '../cli/support.js';
+import { noSetUp } from './support.js';
 
 /**
  * Fixed against demand prices (docs/pricing.md). Four nodes, no set-up times. A reserves 3
@@ -11,15 +12,7 @@ import { wsag } from '../cli/support.js';
  */
 const cluster = parseCluster({
   nodes: [{ count: 4, prefix: 'n', memoryGB: 32, cpus: 8 }],
-  timing: {
-    nodeInitSeconds: 0,
-    storageInitSecondsPerGB: 0,
-    storageRollbackSecondsPerGB: 0,
-    storageMountSeconds: 0,
-    deinitSeconds: 0,
-    handoverSeconds: 0,
-    slowdownFactor: 1,
-  },
+  timing: noSetUp,
 });
 const workload = parseWorkload({
   jobs: [

@@ -1,19 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseCluster, parseWorkload, simulate } from '../../src/sim/index.js';
+import { noSetUp } from './support.js';
 
 /**
  * A reservation is honoured while its holder holds nodes throughout its window (docs/sla-outcomes.md). Four nodes,
  * 60 s to prepare one; the window is [3600, 7200) and node n1, the first the plan gives, fails at 4200.
  */
-const timing = {
-  nodeInitSeconds: 60,
-  storageInitSecondsPerGB: 0,
-  storageRollbackSecondsPerGB: 0,
-  storageMountSeconds: 0,
-  deinitSeconds: 0,
-  handoverSeconds: 0,
-  slowdownFactor: 1,
-};
+const timing = { ...noSetUp, nodeInitSeconds: 60 };
 const window = { start: 3600, end: 7200 };
 
 function run(nodes: number, failing: string[], groups = false) {

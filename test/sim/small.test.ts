@@ -9,11 +9,23 @@ import { loadInputs, simulate, type JobOutcome, type SimReport } from '../../src
  */
 const file = fileURLToPath(new URL('../../workloads/small.json', import.meta.url));
 
-function run(edit?: (w: ReturnType<typeof loadInputs>['workload']) => void, chanceShare?: number): SimReport {
+function run(edit?: (w: Workload) => void, chanceShare?: number): SimReport {
   const { workload, cluster } = loadInputs(file);
   edit?.(workload);
   const timing = chanceShare === undefined ? cluster.timing : { ...cluster.timing, chanceShare };
   return simulate(workload, { ...cluster, timing }, { jobs: true });
+}
+
+type Workload = ReturnType<typeof loadInputs>['workload'];
+
+/** The workload with a9 changed (and anything else `also` changes). */
+function withA9(change: Partial<Workload['jobs'][number]>, also?: (w: Workload) => void) {
+  return (w: Workload) => {
+    const a9 = w.jobs.find((j) => j.id === 'a9');
+    if (!a9) throw new Error('a9 missing');
+    Object.assign(a9, change);
+    also?.(w);
+  };
 }
 
 function job(report: SimReport, id: string): JobOutcome {
@@ -173,26 +185,19 @@ describe('workloads/small.json (hand-checked)', () => {
   });
 
   it('a9 as a Standard job with deadline 8300 restarts covering no further outage, and keeps its deadline', () => {
-    const variant = run((w) => {
-      const a9 = w.jobs.find((j) => j.id === 'a9');
-      if (!a9) throw new Error('a9 missing');
-      a9.level = 'Standard';
-      a9.deadline = 8300;
-    });
+    const variant = run(withA9({ level: 'Standard', deadline: 8300 }));
     // Covering its one outage again it would end at 8770 s (02:26:10), past the deadline: it is placed without.
     expect(job(variant, 'a9')).toMatchObject({ status: 'completed', end: 8160, met: true, hits: 1, paid: 0 });
     expect(variant.violated).toEqual([]);
   });
 
   it('a9 as a Standard job with deadline 8300 and n1 down longer is dropped the same way, and its penalty is excused', () => {
-    const variant = run((w) => {
-      const a9 = w.jobs.find((j) => j.id === 'a9');
-      if (!a9) throw new Error('a9 missing');
-      a9.level = 'Standard';
-      a9.deadline = 8300;
-      // n1 is back 300 s later: a9 waits for it, and even covering no further outage ends past its deadline.
-      (w.failures[0] as { repairAt: number }).repairAt = 6300;
-    });
+    // n1 is back 300 s later: a9 waits for it, and even covering no further outage ends past its deadline.
+    const variant = run(
+      withA9({ level: 'Standard', deadline: 8300 }, (w) => {
+        (w.failures[0] as { repairAt: number }).repairAt = 6300;
+      }),
+    );
     expect(job(variant, 'a9')).toMatchObject({
       status: 'dropped',
       end: 8300,
@@ -216,12 +221,7 @@ describe('workloads/small.json (hand-checked)', () => {
   });
 
   describe('with runs on the chance a job needs less than its estimate (chanceShare 0.5)', () => {
-    const needing = (seconds: number) =>
-      run((w) => {
-        const a9 = w.jobs.find((j) => j.id === 'a9');
-        if (!a9) throw new Error('a9 missing');
-        a9.runtime = seconds;
-      }, 0.5);
+    const needing = (seconds: number) => run(withA9({ runtime: seconds }), 0.5);
 
     it('a9 needing half its estimate runs from the repair at 6000 s on n1..n3 and keeps its deadline', () => {
       const report = needing(900);
