@@ -133,7 +133,17 @@ export interface FailureRateSummary {
   configuredPerNodeDay: number;
   configuredNodeDays: number;
   /** The same per failure group (absent from servers before failure groups). */
-  groups?: Array<{ group: string; nodes: number; failures: number; nodeDays: number; perNodeDay: number }>;
+  groups?: Array<{
+    group: string;
+    nodes: number;
+    failures: number;
+    nodeDays: number;
+    perNodeDay: number;
+    /** Failures within a minute of each other counted once (absent from older servers). */
+    events?: number;
+    /** The nodes one such event took on average. */
+    meanEventSize?: number;
+  }>;
   /** Failures of nodes soon after their repair, against the others' (absent from older servers). */
   recentRepairs?: {
     hours: number;

@@ -2,6 +2,9 @@ import type { ClusterNode, Instant } from './model.js';
 
 const dayMs = 86_400_000;
 
+/** Failures of one group this close to the first of them are one event (a switch, a power feed, a rack). */
+const eventWindowMs = 60_000;
+
 /** A node's failure group: its `failureGroup`, else its island, else the one group of the whole cluster. */
 export function failureGroupOf(node: ClusterNode): string {
   return node.failureGroup ?? node.island ?? 'cluster';
@@ -14,6 +17,56 @@ export interface GroupFailureRate {
   failures: number;
   nodeDays: number;
   perNodeDay: number;
+  /** Failure events: the group's failures, those close together counted once. */
+  events: number;
+  /** Nodes a failure event of the group takes on average (1 until it has seen one). */
+  meanEventSize: number;
+}
+
+/** What one failure group has seen. */
+class GroupRecord {
+  members = 0;
+  failures = 0;
+  events = 0;
+  /** How many events took each number of nodes. */
+  readonly eventsBySize = new Map<number, number>();
+  private eventStart = Number.NEGATIVE_INFINITY;
+  private eventSize = 0;
+
+  constructor(readonly name: string) {}
+
+  failed(now: Instant): void {
+    this.failures++;
+    if (now - this.eventStart > eventWindowMs) {
+      this.events++;
+      this.eventStart = now;
+      this.eventSize = 0;
+    } else {
+      this.count(this.eventSize, -1);
+    }
+    this.eventSize++;
+    this.count(this.eventSize, 1);
+  }
+
+  private count(size: number, change: number): void {
+    const left = (this.eventsBySize.get(size) ?? 0) + change;
+    if (left === 0) this.eventsBySize.delete(size);
+    else this.eventsBySize.set(size, left);
+  }
+
+  get meanEventSize(): number {
+    return this.events === 0 ? 1 : this.failures / this.events;
+  }
+
+  /**
+   * Over its events, min(nodes of the group, share x nodes the event took): an event counts whole (the group's
+   * nodes) when it surely hits `share` nodes a job holds there, else as the nodes it may hit (a union bound).
+   */
+  eventsHitting(share: number): number {
+    let hits = 0;
+    for (const [size, events] of this.eventsBySize) hits += events * Math.min(this.members, share * size);
+    return hits;
+  }
 }
 
 /**
@@ -23,14 +76,13 @@ export interface GroupFailureRate {
  * plan began (a Gamma-Poisson estimate: (prior x weight + failures) / (weight + node-days)).
  * With few node-days behind it a group's estimate is the prior; with many, what its nodes did.
  * Because every group's weight is its share, the cluster-wide estimate is the node-weighted
- * mean of the groups'.
+ * mean of the groups'. Failures of a group close together are one event (`eventWindowMs`):
+ * what hits a job is events, not nodes (`perNodeDayOn`).
  */
 export class FailureRateEstimate {
   private since: Instant | undefined;
   private readonly groupIndexOf: Int32Array;
-  private readonly names: string[] = [];
-  private readonly members: number[] = [];
-  private readonly failures: number[] = [];
+  private readonly records: GroupRecord[] = [];
 
   constructor(
     private readonly priorPerNodeDay: number,
@@ -42,13 +94,11 @@ export class FailureRateEstimate {
       const name = failureGroupOf(node);
       let k = index.get(name);
       if (k === undefined) {
-        k = this.names.length;
+        k = this.records.length;
         index.set(name, k);
-        this.names.push(name);
-        this.members.push(0);
-        this.failures.push(0);
+        this.records.push(new GroupRecord(name));
       }
-      this.members[k] = (this.members[k] as number) + 1;
+      (this.records[k] as GroupRecord).members++;
       return k;
     });
   }
@@ -61,8 +111,7 @@ export class FailureRateEstimate {
   /** Node `node` (its index in the cluster) failed. */
   failed(now: Instant, node: number): void {
     this.begin(now);
-    const k = this.groupIndexOf[node] as number;
-    this.failures[k] = (this.failures[k] as number) + 1;
+    (this.records[this.groupIndexOf[node] as number] as GroupRecord).failed(now);
   }
 
   /** Node-days observed by `now` on `nodes` nodes. */
@@ -80,13 +129,18 @@ export class FailureRateEstimate {
   }
 
   failuresSeen(): number {
-    return this.failures.reduce((sum, f) => sum + f, 0);
+    return this.records.reduce((sum, r) => sum + r.failures, 0);
+  }
+
+  /** The prior's node-days given to `nodes` nodes, undefined when it outweighs any observation. */
+  private weightOf(nodes: number): number | undefined {
+    return Number.isFinite(this.priorNodeDays) ? (this.priorNodeDays * nodes) / this.nodeCount : undefined;
   }
 
   /** Failures per node and day of `nodes` nodes that had `failures` (an infinitely weighty prior never moves). */
   private estimate(nodes: number, failures: number, now: Instant): number {
-    if (!Number.isFinite(this.priorNodeDays) || nodes === 0) return this.priorPerNodeDay;
-    const weight = (this.priorNodeDays * nodes) / this.nodeCount;
+    const weight = this.weightOf(nodes);
+    if (weight === undefined || nodes === 0) return this.priorPerNodeDay;
     const total = weight + this.daysOn(nodes, now);
     if (total <= 0) return this.priorPerNodeDay;
     return (this.priorPerNodeDay * weight + failures) / total;
@@ -99,22 +153,20 @@ export class FailureRateEstimate {
 
   /** Each group's estimate at `now`, in the order the cluster first names them. */
   groups(now: Instant): GroupFailureRate[] {
-    return this.names.map((group, k) => {
-      const nodes = this.members[k] as number;
-      const failures = this.failures[k] as number;
-      return {
-        group,
-        nodes,
-        failures,
-        nodeDays: this.daysOn(nodes, now),
-        perNodeDay: this.estimate(nodes, failures, now),
-      };
-    });
+    return this.records.map((r) => ({
+      group: r.name,
+      nodes: r.members,
+      failures: r.failures,
+      nodeDays: this.daysOn(r.members, now),
+      perNodeDay: this.estimate(r.members, r.failures, now),
+      events: r.events,
+      meanEventSize: r.meanEventSize,
+    }));
   }
 
   /** Per group, how many of `nodes` (indexes in the cluster) it holds: what `perNodeDayOn` weighs by. */
   countByGroup(nodes: readonly number[]): Int32Array {
-    const counts = new Int32Array(this.names.length);
+    const counts = new Int32Array(this.records.length);
     for (const n of nodes) {
       const k = this.groupIndexOf[n] as number;
       counts[k] = (counts[k] as number) + 1;
@@ -122,15 +174,27 @@ export class FailureRateEstimate {
     return counts;
   }
 
-  /** The rate of a node drawn from those `countByGroup` counted: the groups' estimates weighed by their nodes there. */
-  perNodeDayOn(counts: Int32Array, now: Instant): number {
-    let nodes = 0;
-    let sum = 0;
+  /**
+   * The failures per node and day that, times `jobNodes`, give how often failures hit a job of
+   * `jobNodes` nodes drawn from those `countByGroup` counted (in proportion to them). An event
+   * that takes `s` of a group's `G` nodes hits the job's `k` nodes there with a chance of at
+   * most k x s / G, so it counts min(G, k x s) / G events where a per-node rate counted k x s
+   * failures: the same when nodes fail alone (and for the prior, taken as such), once for an
+   * event that takes the group whole, not k times.
+   */
+  perNodeDayOn(counts: Int32Array, jobNodes: number, now: Instant): number {
+    const eligible = counts.reduce((sum, count) => sum + count, 0);
+    if (eligible === 0 || jobNodes <= 0) return this.perNodeDay(now);
+    let hits = 0;
     counts.forEach((count, k) => {
       if (count === 0) return;
-      nodes += count;
-      sum += count * this.estimate(this.members[k] as number, this.failures[k] as number, now);
+      const record = this.records[k] as GroupRecord;
+      const share = (jobNodes * count) / eligible;
+      const weight = this.weightOf(record.members);
+      const total = weight === undefined ? 0 : weight + this.daysOn(record.members, now);
+      if (weight === undefined || total <= 0) hits += this.priorPerNodeDay * share;
+      else hits += (this.priorPerNodeDay * weight * share + record.eventsHitting(share)) / total;
     });
-    return nodes === 0 ? this.perNodeDay(now) : sum / nodes;
+    return hits / jobNodes;
   }
 }

@@ -176,14 +176,17 @@ export abstract class PlanBook {
   /** Per failure group, how many nodes each spec may run on (specs do not change their requirements). */
   private readonly groupCounts = new WeakMap<JobSpec, Int32Array>();
 
-  /** The failures per node and day of a node drawn from those `spec` may run on, as learned per failure group. */
+  /**
+   * The failures per node and day that, times its nodes, give the rate at which failures hit `spec` on the nodes
+   * it may run on, as learned per failure group (events that take many nodes at once hit it once).
+   */
   protected failureRateOf(spec: JobSpec): number {
     let counts = this.groupCounts.get(spec);
     if (!counts) {
       counts = this.failureRate.countByGroup(this.eligibleFor(spec));
       this.groupCounts.set(spec, counts);
     }
-    return this.failureRate.perNodeDayOn(counts, this.now);
+    return this.failureRate.perNodeDayOn(counts, spec.nodes, this.now);
   }
 
   /**

@@ -191,6 +191,18 @@ export class Metrics {
       },
     });
     new Gauge({
+      name: 'wsag_node_group_failure_events',
+      help:
+        'Failure events the planner has seen on a failure group since the server started: failures of its nodes ' +
+        'within a minute of the first count once, as they hit a job once',
+      labelNames: ['group'],
+      registers,
+      collect() {
+        const { plan, now } = sources();
+        for (const g of plan.failureRate(now()).groups) this.set({ group: g.group }, g.events);
+      },
+    });
+    new Gauge({
       name: 'wsag_node_recent_repair_failure_rate',
       help:
         'Failures per node and day of nodes within recentRepairHours of their repair, seen since the server ' +

@@ -110,6 +110,12 @@ describe('wsag node', () => {
     const r2 = Number(/^wsag_node_group_failure_rate\{group="r2"\} (\S+)$/m.exec(metrics)?.[1]);
     expect(r2).toBeLessThanOrEqual(0.02);
     expect(r2).toBeGreaterThan(0.0199);
+    // The rack's other node fails within the minute: one event that took both.
+    expect((await wsag(['node', 'fail', 'r1n002'], { url: racks.url })).code).toBe(0);
+    const after = await wsag(['node', 'list'], { url: racks.url });
+    expect(after.out.at(-3)).toMatch(/ \(2 failures on 2 nodes; 1 event of 2\.0 nodes on average\)$/);
+    const events = await (await fetch(`${racks.url}/metrics`)).text();
+    expect(events).toMatch(/^wsag_node_group_failure_events\{group="r1"\} 1$/m);
   });
 
   it('says what is wrong: unknown node, missing argument, no operator role', async () => {

@@ -59,7 +59,8 @@ describe('failure rates per node group', () => {
     // Prior 0.02 worth 1000 node-days of the 100 nodes: group a (20 nodes) gets 200 of them, b 800.
     const rate = new FailureRateEstimate(0.02, 1000, nodesIn({ a: 20, b: 80 }));
     rate.begin(T0);
-    for (let i = 0; i < 12; i++) rate.failed(T0 + days(1), i % 20);
+    // An hour apart: twelve failure events of one node each.
+    for (let i = 0; i < 12; i++) rate.failed(T0 + days(1) + hours(i), i % 20);
     const [a, b] = rate.groups(T0 + days(10));
     // a: (0.02 x 200 + 12) / (200 + 200) = 0.04; b: (0.02 x 800 + 0) / (800 + 800) = 0.01.
     expect(a).toMatchObject({ group: 'a', nodes: 20, failures: 12, nodeDays: 200 });
@@ -68,10 +69,10 @@ describe('failure rates per node group', () => {
     expect(b?.perNodeDay).toBeCloseTo(0.01, 10);
     // The cluster-wide estimate is their node-weighted mean: (20 + 12) / 2000.
     expect(rate.perNodeDay(T0 + days(10))).toBeCloseTo(0.016, 10);
-    expect(rate.perNodeDayOn(rate.countByGroup([...Array(100).keys()]), T0 + days(10))).toBeCloseTo(0.016, 10);
+    expect(rate.perNodeDayOn(rate.countByGroup([...Array(100).keys()]), 4, T0 + days(10))).toBeCloseTo(0.016, 10);
     // Nodes 0-9 of a and 20-29 of b: half of each rate.
     const mixed = rate.countByGroup([...Array(10).keys(), ...Array.from({ length: 10 }, (_, i) => 20 + i)]);
-    expect(rate.perNodeDayOn(mixed, T0 + days(10))).toBeCloseTo(0.025, 10);
+    expect(rate.perNodeDayOn(mixed, 4, T0 + days(10))).toBeCloseTo(0.025, 10);
   });
 
   it("takes a node's group from failureGroup, else its island, else the whole cluster", () => {
@@ -91,7 +92,7 @@ describe('failure rates per node group', () => {
     );
     const name = (i: number) => `n${String(i + 1).padStart(2, '0')}`;
     for (let i = 0; i < 8; i++) {
-      pm.nodeFailed(name(i), T0 + hours(1));
+      pm.nodeFailed(name(i), T0 + hours(1) + i * 120_000);
       pm.nodeRepaired(name(i), T0 + hours(2));
     }
     const [flaky, steady] = pm.failureRate.groups(T0 + hours(2));
@@ -109,5 +110,58 @@ describe('failure rates per node group', () => {
     expect(steadyOnly).toBe(0);
     expect(either).toBeGreaterThan(steadyOnly);
     expect(flakyOnly).toBeGreaterThan(either);
+  });
+});
+
+describe('failures that come together', () => {
+  it('counts failures of a group within a minute of the first as one event', () => {
+    const rate = new FailureRateEstimate(0, 1, nodesIn({ g: 32, h: 32 }));
+    rate.begin(T0);
+    // Group g fails whole (its nodes reported a second apart); h loses four nodes, two minutes apart.
+    for (let i = 0; i < 32; i++) rate.failed(T0 + days(5) + i * 1000, i);
+    for (let i = 0; i < 4; i++) rate.failed(T0 + days(6) + i * 120_000, 32 + i);
+    const [g, h] = rate.groups(T0 + days(10));
+    expect(g).toMatchObject({ failures: 32, events: 1, meanEventSize: 32 });
+    expect(h).toMatchObject({ failures: 4, events: 4, meanEventSize: 1 });
+  });
+
+  it('makes a job see an event that takes its group whole once, not once per node', () => {
+    // No prior to speak of: what hits the job is what the nodes did.
+    const rate = new FailureRateEstimate(0, 1e-9, nodesIn({ g: 32 }));
+    rate.begin(T0);
+    for (let i = 0; i < 32; i++) rate.failed(T0 + days(5), i);
+    const all = rate.countByGroup([...Array(32).keys()]);
+    const perNode = 32 / (32 * 10);
+    expect(rate.perNodeDay(T0 + days(10))).toBeCloseTo(perNode, 6);
+    // One node: hit by each event, as the per-node rate says.
+    expect(rate.perNodeDayOn(all, 1, T0 + days(10))).toBeCloseTo(perNode, 6);
+    // Eight nodes: one event in ten days hits them (0.1 a day), not eight times the per-node rate.
+    expect(8 * rate.perNodeDayOn(all, 8, T0 + days(10))).toBeCloseTo(0.1, 6);
+  });
+
+  it('counts nodes that fail alone as the per-node rate does, whatever the job', () => {
+    const rate = new FailureRateEstimate(0.02, 100, nodesIn({ g: 32 }));
+    rate.begin(T0);
+    for (let i = 0; i < 32; i++) rate.failed(T0 + days(5) + hours(i), i);
+    const all = rate.countByGroup([...Array(32).keys()]);
+    for (const nodes of [1, 8, 32])
+      expect(rate.perNodeDayOn(all, nodes, T0 + days(10))).toBeCloseTo(rate.perNodeDay(T0 + days(10)), 10);
+  });
+
+  it('checkpoints a job less after a group failure than after as many failures one by one', () => {
+    const countAfter = (spacingMs: number) => {
+      const pm = new PlanningManager(cluster(16, { timing: { nodeFailuresPriorNodeDays: 16 } }));
+      for (let i = 0; i < 16; i++) {
+        const node = `n${String(i + 1).padStart(2, '0')}`;
+        pm.nodeFailed(node, T0 + hours(1) + i * spacingMs);
+        pm.nodeRepaired(node, T0 + hours(3));
+      }
+      const decision = pm.admit(job({ id: 'a', kind: 'Deadline', nodes: 16, runtimeSeconds: 3600 }), T0 + hours(3));
+      return decision.accepted ? decision.job.checkpoints.count : -1;
+    };
+    const together = countAfter(1000);
+    const apart = countAfter(300_000);
+    expect(together).toBeGreaterThanOrEqual(0);
+    expect(apart).toBeGreaterThan(together);
   });
 });

@@ -79,7 +79,11 @@ function describeRate(r: FailureRateSummary): string[] {
     for (const g of groups)
       lines.push(
         `  group ${g.group}: ${g.perNodeDay.toFixed(4)} a node and day ` +
-          `(${failures(g.failures)} on ${g.nodes} node${g.nodes === 1 ? '' : 's'})`,
+          `(${failures(g.failures)} on ${g.nodes} node${g.nodes === 1 ? '' : 's'}` +
+          (g.events !== undefined && g.events < g.failures
+            ? `; ${g.events} event${g.events === 1 ? '' : 's'} of ${(g.meanEventSize ?? 1).toFixed(1)} nodes on average`
+            : '') +
+          ')',
       );
   const recent = r.recentRepairs;
   if (recent && recent.hours > 0)

@@ -54,7 +54,9 @@ export const siteRoutes: RouteDoc[] = [
         nodes: [{ id: 'n001', failureGroup: 'rack1', failed: false }],
         failureRate: {
           perNodeDay: 0.02,
-          groups: [{ group: 'rack1', nodes: 32, failures: 0, nodeDays: 0, perNodeDay: 0.02 }],
+          groups: [
+            { group: 'rack1', nodes: 32, failures: 0, nodeDays: 0, perNodeDay: 0.02, events: 0, meanEventSize: 1 },
+          ],
           recentRepairs: { hours: 24, failures: 0, nodeDays: 0, perNodeDay: 0, othersPerNodeDay: 0, chosenLast: false },
         },
       },
