@@ -242,9 +242,22 @@ export abstract class PlanBook {
 
   protected givesWay(job: PlannedJob): boolean {
     if (!isBestEffort(job.spec)) return false;
-    const [first, next] = job.segments;
-    if (!first || first.start > this.now) return true;
-    return first.yields === true && (first.end > this.now || (next?.start ?? Number.POSITIVE_INFINITY) > this.now);
+    const current = this.currentSegment(job);
+    if (!current) return true;
+    // Not started, or waiting for the rest of its run: as it ran before, ahead of its turn or not.
+    if (current.start > this.now) return current === job.segments[0] || job.segments.some((s) => s.yields === true);
+    return current.yields === true;
+  }
+
+  /** The segment under way at the plan's clock, else the next one, else the last. */
+  protected currentSegment(job: PlannedJob): Segment | undefined {
+    return job.segments.find((s) => s.end > this.now) ?? job.segments.at(-1);
+  }
+
+  /** The best-effort job waits for its next run: nothing of it runs now, and one segment, its last, lies ahead. */
+  protected waitsForARun(job: PlannedJob): boolean {
+    const last = job.segments.at(-1);
+    return last !== undefined && last.start > this.now && (job.segments.at(-2)?.end ?? this.now) <= this.now;
   }
 
   protected hasStarted(job: PlannedJob): boolean {
@@ -305,13 +318,14 @@ export abstract class PlanBook {
   protected syncSoftness(job: PlannedJob): void {
     if (!isBestEffort(job.spec)) return;
     this.mm.setSoft(job.spec.id, this.givesWay(job));
-    if (!this.hasStarted(job)) this.waitingBestEffort.add(job.spec.id);
-    // The next instant that changes it: its start, or the end of a piece that yields and the start of the next.
-    const [first, next] = job.segments;
-    const change = [first?.start, first?.yields ? first.end : undefined, first?.yields ? next?.start : undefined].find(
-      (t) => t !== undefined && t > this.now,
-    );
-    if (change !== undefined) this.softStarts.push(change, job.spec.id);
+    if (this.waitsForARun(job)) this.waitingBestEffort.add(job.spec.id);
+    // The next instant that changes it: a start, or the end of a piece that yields.
+    let change = Number.POSITIVE_INFINITY;
+    for (const s of job.segments) {
+      if (s.start > this.now) change = Math.min(change, s.start);
+      if (s.yields && s.end > this.now) change = Math.min(change, s.end);
+    }
+    if (change < Number.POSITIVE_INFINITY) this.softStarts.push(change, job.spec.id);
   }
 
   /**

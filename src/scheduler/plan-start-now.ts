@@ -1,3 +1,4 @@
+import { intervalsWithin, type JobShape, pieceMs } from './job-timing.js';
 import type { Instant, JobSpec, PlannedJob, Segment } from './model.js';
 import type { NodeBooking } from './node-timeline.js';
 import { PlanSuspension } from './plan-suspension.js';
@@ -31,7 +32,7 @@ export abstract class PlanStartNow extends PlanSuspension {
       .filter((j) => (ends[nodesOf(j) - 1] ?? now) - now >= runOf(j))
       .sort((a, b) => this.fcfs(a.spec.id, b.spec.id));
     for (const job of waiting) {
-      if ((ends[nodesOf(job) - 1] ?? now) - now < runOf(job) || job.segments.length !== 1) continue;
+      if ((ends[nodesOf(job) - 1] ?? now) - now < runOf(job) || !this.waitsForARun(job)) continue;
       const piece = this.runNow(job, now, free);
       if (!piece) continue;
       const aside = this.startAhead(job, piece);
@@ -43,7 +44,60 @@ export abstract class PlanStartNow extends PlanSuspension {
       if (free.size === 0) break;
       ends = [...free.values()].sort((a, b) => b - a);
     }
+    if (free.size > 0) moved.push(...this.startPiecesNow(now, small));
     return moved;
+  }
+
+  /**
+   * Checkpointed waiting jobs whose run fits no free stretch: first come first served, each computes the whole
+   * intervals that fit the longest stretches nothing at all is booked on (no waiting job moves for a piece),
+   * checkpoints, and books the rest of its run after. The piece yields as a run ahead of its turn does.
+   */
+  private startPiecesNow(now: Instant, waiting: PlannedJob[]): string[] {
+    const moved: string[] = [];
+    const nothingMakesWay = () => false;
+    const free = new Map<number, Instant>();
+    for (let n = 0; n < this.cluster.nodes.length; n++) {
+      const until = this.mm.timeline(n).freeUntil(now, nothingMakesWay);
+      if (until > now) free.set(n, until);
+    }
+    for (const job of [...waiting].sort((a, b) => this.fcfs(a.spec.id, b.spec.id))) {
+      if (free.size < nodesOf(job) || !this.waitsForARun(job)) continue;
+      const shape = this.shape(job);
+      if (!shape.checkpointed || nextRun(job).intervals < 2) continue;
+      const piece = this.pieceNow(job, shape, now, free);
+      if (!piece) continue;
+      const id = job.spec.id;
+      const left = nextRun(job).intervals - piece.intervals;
+      const rest = this.placeRun(job.spec, shape, job.checkpoints, piece.end, left, true, id);
+      if ('reason' in rest) continue;
+      this.mm.unbook(id);
+      job.segments = [...job.segments.slice(0, -1), piece, ...rest.segments];
+      this.segmentsChanged(job);
+      for (const s of [piece, ...rest.segments]) this.bookSegment(job, s);
+      this.syncSoftness(job);
+      this.ahead.add(id);
+      moved.push(id);
+      for (const n of this.nodeIndices(piece)) free.delete(n);
+    }
+    return moved;
+  }
+
+  /** A piece from `now` of the whole intervals that fit the longest free stretches it may run on, if one fits. */
+  private pieceNow(job: PlannedJob, shape: JobShape, now: Instant, free: Map<number, Instant>): Segment | undefined {
+    const eligible = this.eligibleLookup(job.spec);
+    const longest = [...free.keys()].filter((n) => eligible[n] === 1);
+    longest.sort((a, b) => (free.get(b) as Instant) - (free.get(a) as Instant) || a - b);
+    const count = nodesOf(job);
+    const chosen =
+      job.spec.requirements.interconnect === undefined ? longest.slice(0, count) : this.oneIsland(longest, count);
+    if (!chosen || chosen.length < count) return undefined;
+    const until = Math.min(...chosen.map((n) => free.get(n) as Instant));
+    const { restart, intervals: left } = nextRun(job);
+    const intervals = intervalsWithin(shape, job.checkpoints, until - now, restart, left - 1);
+    if (intervals < 1) return undefined;
+    const end = now + pieceMs(shape, job.checkpoints, intervals, restart, 0, false);
+    return { ...this.segment(job.spec, chosen, now, end, restart, intervals), yields: true };
   }
 
   /** Jobs started ahead of their turn that may still run so (each is checked when read). */
@@ -58,10 +112,10 @@ export abstract class PlanStartNow extends PlanSuspension {
     for (const id of this.ahead) {
       const job = this.jobs.get(id);
       if (job && this.runsAhead(job)) ahead.push(job);
-      else if (!job || (job.segments[0]?.end ?? 0) <= this.now) this.ahead.delete(id);
+      else if (!job?.segments.some((s) => s.yields && s.end > this.now)) this.ahead.delete(id);
     }
     if (ahead.length === 0) return place();
-    const ran = (j: PlannedJob) => j.spec.nodes * (this.now - (j.segments[0] as Segment).start);
+    const ran = (j: PlannedJob) => j.spec.nodes * (this.now - (this.currentSegment(j) as Segment).start);
     ahead.sort((a, b) => ran(a) - ran(b));
     // The first `yielding` of them yield; the others are firm while `place` runs.
     const withYielding = (yielding: number) =>
@@ -90,8 +144,10 @@ export abstract class PlanStartNow extends PlanSuspension {
 
   /** The job runs now on a piece started ahead of its turn, and gives way. */
   private runsAhead(job: PlannedJob): boolean {
-    const first = job.segments[0];
-    return first?.yields === true && first.start <= this.now && first.end > this.now && this.mm.isSoft(job.spec.id);
+    const current = this.currentSegment(job);
+    return (
+      current?.yields === true && current.start <= this.now && current.end > this.now && this.mm.isSoft(job.spec.id)
+    );
   }
 
   /**
@@ -119,12 +175,11 @@ export abstract class PlanStartNow extends PlanSuspension {
     const waiting: PlannedJob[] = [];
     for (const id of this.waitingBestEffort) {
       const job = this.jobs.get(id);
-      const only = job?.segments[0];
-      if (!job || !only || only.start <= now) {
+      if (!job || !this.waitsForARun(job)) {
         this.waitingBestEffort.delete(id);
         continue;
       }
-      if (job.segments.length !== 1 || job.problem !== undefined || (job.spec.earliestStart ?? now) > now) continue;
+      if (job.problem !== undefined || (job.spec.earliestStart ?? now) > now) continue;
       if (nodesOf(job) <= freeCount) waiting.push(job);
     }
     return waiting;
@@ -132,7 +187,7 @@ export abstract class PlanStartNow extends PlanSuspension {
 
   /** Its run from `now` on the free nodes whose stretches end soonest after it, if any fit it whole. */
   private runNow(job: PlannedJob, now: Instant, free: Map<number, Instant>): Segment | undefined {
-    const booked = job.segments[0] as Segment;
+    const booked = nextRun(job);
     const run = runOf(job);
     const count = nodesOf(job);
     const eligible = this.eligibleLookup(job.spec);
@@ -181,7 +236,7 @@ export abstract class PlanStartNow extends PlanSuspension {
     const inTheWay = new Set<string>();
     this.displaceWaiting(id, piece.start, piece.end, this.nodeIndices(piece), inTheWay);
     this.mm.unbook(id);
-    job.segments = [piece];
+    job.segments = [...job.segments.slice(0, -1), piece];
     this.segmentsChanged(job);
     this.bookSegment(job, piece);
     this.syncSoftness(job);
@@ -189,13 +244,18 @@ export abstract class PlanStartNow extends PlanSuspension {
   }
 }
 
-/** How many nodes the job's one booked run holds, spares included. */
-function nodesOf(job: PlannedJob): number {
-  return job.spec.nodes + (job.segments[0] as Segment).spare.length;
+/** The run a waiting job is booked for: its last segment. */
+function nextRun(job: PlannedJob): Segment {
+  return job.segments.at(-1) as Segment;
 }
 
-/** How long the job's one booked run lasts. */
+/** How many nodes the job's next run holds, spares included. */
+function nodesOf(job: PlannedJob): number {
+  return job.spec.nodes + nextRun(job).spare.length;
+}
+
+/** How long the job's next run lasts. */
 function runOf(job: PlannedJob): number {
-  const booked = job.segments[0] as Segment;
+  const booked = nextRun(job);
   return booked.end - booked.start;
 }

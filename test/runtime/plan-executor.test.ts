@@ -4,7 +4,7 @@ import { expectedCompletion, pieceMs, shapeOf } from '../../src/scheduler/job-ti
 import type { PlannedJob } from '../../src/scheduler/model.js';
 import { PlanningManager } from '../../src/scheduler/planning-manager.js';
 import { plannedPieces, remainingRunMs } from '../../src/runtime/piece-timeline.js';
-import { cluster, hours, job, T0 } from '../scheduler/support.js';
+import { admitted, cluster, hours, job, reservedAtTwoHours, T0 } from '../scheduler/support.js';
 import { at, completionTerm, copy, failNode, paper, secondsOf, simulatedRuntime } from './support.js';
 
 /**
@@ -279,6 +279,28 @@ describe('PlanExecutor', () => {
       ['n03', 'n04'],
     ]);
     expect(secondsOf(runtime.executor.record('a')?.completedAt)).toBe(8630);
+  });
+
+  it('runs best-effort work the scheduler started in a short gap: a piece to its checkpoint, the rest later', async () => {
+    const { pm } = reservedAtTwoHours();
+    const long = admitted(
+      pm,
+      job({ id: 'a', kind: 'BestEffort', level: 'Standard', nodes: 2, runtimeSeconds: 4 * 3600 }),
+    );
+    const [piece, rest] = long.segments;
+    const runtime = simulatedRuntime();
+    runtime.executor.execute(copy(long), pm.shape(long), { guaranteeTerms: [] });
+    await runtime.clock.runUntilIdle();
+    const record = runtime.executor.record('a');
+    expect(runtime.rm.callsOf('stop').map((c) => c.reason)).toEqual(['piece-end']);
+    expect(record?.restarts).toEqual([
+      expect.objectContaining({ fromInterval: piece?.intervals, cause: 'planned', nodes: rest?.nodes }),
+    ]);
+    expect(record?.checkpoints.filter((c) => c.at.getTime() <= (piece?.end as number))).toHaveLength(
+      piece?.intervals as number,
+    );
+    expect(record?.completedAt?.getTime()).toBeGreaterThan(rest?.start as number);
+    expect(record?.completedAt?.getTime()).toBeLessThanOrEqual(rest?.end as number);
   });
 
   it('records a checkpoint the resource manager could not take as missed', async () => {

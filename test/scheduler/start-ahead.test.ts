@@ -1,19 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { JobSpec, PlannedJob } from '../../src/scheduler/model.js';
 import { PlanningManager } from '../../src/scheduler/planning-manager.js';
 import type { SiteTiming } from '../../src/scheduler/site.js';
-import { cluster, hours, job, paper, T0 } from './support.js';
+import { admitted, cluster, hours, job, paper, reservedAtTwoHours, T0 } from './support.js';
 
 // Best-effort work ahead of its turn (src/scheduler/plan-start-now.ts): the paper's site, 30 s to initialise.
 const seconds = (s: number) => T0 + s * 1000;
 const bestEffort = (id: string, nodes: number, runtimeSeconds: number) =>
   job({ id, kind: 'BestEffort', level: 'Legacy', nodes, runtimeSeconds });
-
-function admitted(pm: PlanningManager, spec: JobSpec, now = T0): PlannedJob & { moved: string[] } {
-  const decision = pm.admit(spec, now);
-  if (!decision.accepted) throw new Error(decision.reason);
-  return { ...decision.job, moved: decision.moved ?? [] };
-}
 
 /**
  * Four nodes: 'running' holds two for an hour, 'wide' waits for all four after it, and 'long' (two nodes, two hours)
@@ -46,17 +39,7 @@ describe('best-effort work ahead of its turn', () => {
   });
 
   it('never moves a firm booking: the run must end before the next SLA booking on the nodes', () => {
-    const pm = new PlanningManager(cluster(4, { timing: paper }));
-    const reservation = admitted(
-      pm,
-      job({
-        id: 'r',
-        kind: 'Reservation',
-        level: 'Legacy',
-        nodes: 4,
-        window: { start: T0 + hours(2), end: T0 + hours(3) },
-      }),
-    );
+    const { pm, reservation } = reservedAtTwoHours();
     admitted(pm, bestEffort('running', 2, 3600));
     admitted(pm, bestEffort('wide', 4, 1800));
     // Two hours do not fit before the reservation's preparation: it waits after the reservation.

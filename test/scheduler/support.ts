@@ -1,4 +1,5 @@
-import type { ClusterDescription, ClusterNode, JobSpec } from '../../src/scheduler/model.js';
+import type { ClusterDescription, ClusterNode, JobSpec, PlannedJob } from '../../src/scheduler/model.js';
+import { PlanningManager } from '../../src/scheduler/planning-manager.js';
 import { defaultSiteTiming, type SiteTiming } from '../../src/scheduler/site.js';
 
 export const T0 = Date.UTC(2026, 10, 23, 0, 0, 0);
@@ -57,3 +58,26 @@ export const paper = {
   // The thesis's worked examples: the optimum (3.16) for every job.
   checkpointsByNeed: false,
 };
+
+/** `spec` admitted at `now`, with the jobs its admission moved; throws the reason when it is refused. */
+export function admitted(pm: PlanningManager, spec: JobSpec, now = T0): PlannedJob & { moved: string[] } {
+  const decision = pm.admit(spec, now);
+  if (!decision.accepted) throw new Error(decision.reason);
+  return { ...decision.job, moved: decision.moved ?? [] };
+}
+
+/** Four nodes, all four reserved from two hours on for an hour. */
+export function reservedAtTwoHours(timing: Partial<SiteTiming> = {}) {
+  const pm = new PlanningManager(cluster(4, { timing: { ...paper, ...timing } }));
+  const reservation = admitted(
+    pm,
+    job({
+      id: 'r',
+      kind: 'Reservation',
+      level: 'Legacy',
+      nodes: 4,
+      window: { start: T0 + hours(2), end: T0 + hours(3) },
+    }),
+  );
+  return { pm, reservation };
+}
