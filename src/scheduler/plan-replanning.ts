@@ -325,7 +325,12 @@ export abstract class PlanReplanning extends PlanStartNow {
   ): Segment | undefined {
     const deadline = job.spec.deadline as Instant;
     const slotFor = (lengthMs: number) =>
-      this.findSlot({ ...this.needFor(job.spec, shape, lengthMs), spare: 0 }, from, deadline - lengthMs);
+      this.findSlot(
+        { ...this.needFor(job.spec, shape, lengthMs), spare: 0 },
+        from,
+        deadline - lengthMs,
+        (start) => this.remoteCheck(job.spec, start, start + lengthMs) === undefined,
+      );
     const second = (ms: number) => Math.floor(ms / 1000) * 1000; // promises are stated in whole seconds
     let shortest = Math.ceil((wholeMs * this.cluster.timing.chanceShare) / 1000) * 1000;
     let longest = second(Math.min(wholeMs - 1000, deadline - from));

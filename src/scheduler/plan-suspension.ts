@@ -491,6 +491,11 @@ export abstract class PlanSuspension extends PlanReplacement {
       replacing: job.spec.id,
       displaceWaiting: false,
     };
-    return this.findSlot(need, from, latest);
+    return this.findSlot(
+      need,
+      from,
+      latest,
+      (start) => this.remoteCheck(job.spec, start, start + length) === undefined,
+    );
   }
 }

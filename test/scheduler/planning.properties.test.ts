@@ -568,6 +568,7 @@ function play(s: Scenario): Run {
         live.delete(job.spec.id);
         // Work moved up into what the finish freed never delays a firm booking (an SLA job's waiting piece).
         const firm = firmBookings();
+        firm.delete(job.spec.id); // its own later pieces end with it
         trace.push(canonical(call(() => pm.jobFinished(job.spec.id, now))));
         notDelayed(firm, `the finish of ${job.spec.id}`, where);
         break;
@@ -693,6 +694,48 @@ describe('regressions found by the properties', () => {
     if (!decision.accepted) throw new Error(decision.reason);
     return decision.job;
   };
+
+  it("a Full job run on the chance it needs less after failures holds no more of the peer's standby nodes than it keeps", () => {
+    // As the property found it: a Full reservation and a Full deadline job of six nodes; six nodes fail.
+    const request = (kind: JobKind, nodes: number, runtimeMinutes: number, startOffsetMinutes: number, slack: number) =>
+      ({
+        type: 'request',
+        kind,
+        level: 'Full',
+        nodes,
+        runtimeMinutes,
+        startOffsetMinutes,
+        slack,
+        coveredOutages: 0,
+        interconnect: false,
+        bigMemory: false,
+        value: 1,
+        checkpointsPerHour: undefined,
+      }) as const;
+    const fail = (node: number, dt: number) => ({ dt, action: { type: 'fail', node } as const });
+    expect(() =>
+      play({
+        nodes: 11,
+        buffer: 2,
+        islandA: 10,
+        bigMemoryEvery: 1,
+        peerStandbyNodes: 6,
+        horizonHours: 12,
+        pace: 30,
+        steps: [
+          { dt: 1, action: request('Reservation', 1, 5, 716, 1) },
+          { dt: 1, action: request('Deadline', 6, 116, 394, 3.1879309626436783) },
+          fail(0, 0),
+          fail(1, 0),
+          fail(2, 0),
+          fail(3, 1),
+          fail(4, 0),
+          fail(5, 1),
+          { dt: 1, action: { type: 'tick' } },
+        ],
+      }),
+    ).not.toThrow();
+  });
 
   it('a node failing the instant an Enhanced job starts: the spare takes over, no empty piece is left behind (restartOnSpare)', () => {
     const pm = new PlanningManager(cluster(3));
