@@ -12,7 +12,8 @@ import { PlanSuspension } from './plan-suspension.js';
  * waiting jobs booked there move to their next gap. Such a job yields while it runs: SLA work
  * is placed first where it needs none of its nodes, and only where it must, on the nodes of
  * those that have run least, which stop where the SLA work needs them (keeping what their
- * checkpoints secured) and go on later. No firm booking ever moves for them.
+ * checkpoints secured) and go on later. No firm booking ever moves for them. Checkpointed jobs
+ * whose run fits no free stretch run there in pieces, to their last checkpoint that fits.
  */
 export abstract class PlanStartNow extends PlanSuspension {
   /** Starts waiting best-effort jobs on the nodes free at `now`. Returns the ids of the jobs that moved. */
@@ -79,6 +80,12 @@ export abstract class PlanStartNow extends PlanSuspension {
       this.ahead.add(id);
       moved.push(id);
       for (const n of this.nodeIndices(piece)) free.delete(n);
+      // The rest may be booked within other nodes' free stretches: they end there now.
+      for (const later of rest.segments)
+        for (const n of this.nodeIndices(later)) {
+          const until = free.get(n);
+          if (until !== undefined) free.set(n, Math.min(until, later.start));
+        }
     }
     return moved;
   }
@@ -180,6 +187,8 @@ export abstract class PlanStartNow extends PlanSuspension {
         continue;
       }
       if (job.problem !== undefined || (job.spec.earliestStart ?? now) > now) continue;
+      // One without checkpoints that ran before starts over: ahead of its turn it could lose its run again.
+      if (job.segments.length > 1 && !this.shape(job).checkpointed) continue;
       if (nodesOf(job) <= freeCount) waiting.push(job);
     }
     return waiting;

@@ -4,7 +4,7 @@ import { checkpointsWritten, securedIntervals, segmentPhases, type JobShape } fr
 import type { Instant, JobSpec, PlannedJob, Segment } from '../scheduler/model.js';
 import { liabilityOf, type LiabilityFacts, type PlanChange } from './liability.js';
 import type { MigrationTally, Saved } from './migration.js';
-import { finishPoint, firstGap } from './plan-points.js';
+import { finishPoint, firstGap, workIntervals } from './plan-points.js';
 import type { JobOutcome, JobStatus, Violation, ViolationType } from './report.js';
 import type { WorkloadJob } from './workload.js';
 
@@ -13,8 +13,11 @@ export interface Track {
   input: WorkloadJob;
   spec: JobSpec;
   shape: JobShape;
-  /** The job's work in compute intervals of its plan (runtime / estimate x intervals). */
-  work: number;
+  /**
+   * The share of its estimate the job's run needs (runtime / estimate, at most 1): its work in compute intervals is
+   * this share of its plan's intervals, whatever count a re-plan gives it (`workIntervals`).
+   */
+  workShare: number;
   segRef: Segment[] | undefined;
   segLen: number;
   problem: string | undefined;
@@ -118,7 +121,7 @@ export class SimOutcomes {
     if (peer) {
       checkpoints = checkpointsWritten(job, track.shape, at);
     } else if (status === 'completed' && !job.spec.window) {
-      const found = finishPoint(track.shape, track.work, job);
+      const found = finishPoint(track.shape, workIntervals(track, job), job);
       checkpoints = found ? found.checkpoints : checkpointsWritten(job, track.shape, at);
     } else if (status === 'dropped') {
       checkpoints = executed.reduce((sum, s) => sum + s.intervals, 0);
@@ -215,13 +218,37 @@ export class SimOutcomes {
       const work = input.nodes * input.runtime * 1000;
       this.usefulMs += work;
       if (input.kind === 'deadline' || input.kind === 'reservation') this.slaUsefulMs += work;
-      const end = this.seconds(at);
-      const before = Math.max(0, Math.min(end, this.lastArrivalSeconds) - Math.max(0, end - input.runtime));
+      const before = this.workBefore(this.lastArrivalSeconds, input.runtime, executed, job, track.shape, at);
       this.usefulToLastArrivalMs += input.nodes * before * 1000;
       if (outcome.end !== undefined) this.lastCompletionSeconds = Math.max(this.lastCompletionSeconds, outcome.end);
     }
     this.restartsOnSpare += onSpare;
     if (track.partial) this.partialJobs++;
+  }
+
+  /**
+   * Seconds of a completed job's `runtime` computed before `limit` (seconds): its work is taken to be the last
+   * `runtime` seconds its pieces computed (each from its nodes' readiness to its release, the last to `at`), so a
+   * job that ran in pieces counts the work of each piece where it ran.
+   */
+  private workBefore(
+    limit: number,
+    runtime: number,
+    executed: readonly Segment[],
+    job: PlannedJob,
+    shape: JobShape,
+    at: Instant,
+  ): number {
+    let left = runtime;
+    let before = 0;
+    for (let i = executed.length - 1; i >= 0 && left > 0; i--) {
+      const phases = segmentPhases(job, shape, executed[i] as Segment);
+      const to = this.seconds(i === executed.length - 1 ? at : Math.min(phases.releaseFrom, at));
+      const computed = Math.min(left, Math.max(0, to - this.seconds(phases.readyAt)));
+      before += Math.max(0, Math.min(to, limit) - (to - computed));
+      left -= computed;
+    }
+    return before;
   }
 
   /** The facts the liability rules judge the job on, up to `at`. */

@@ -1,4 +1,4 @@
-import type { JobShape } from '../scheduler/job-timing.js';
+import { type JobShape, totalIntervals } from '../scheduler/job-timing.js';
 import { type Instant, type PlannedJob, runsUntilItsEnd, type Segment } from '../scheduler/model.js';
 
 /**
@@ -58,7 +58,7 @@ function firstGap(
  * When the planned job completes: its work run through its segments at its checkpoint plan's pace (never before `now`).
  */
 export function completionOf(
-  track: { input: { runtime: number }; shape: JobShape; work: number },
+  track: { input: { runtime: number }; shape: JobShape; workShare: number },
   job: PlannedJob,
   now: Instant,
   counters: { completionClamped: number },
@@ -73,7 +73,7 @@ export function completionOf(
     const release = job.spec.window.start + track.input.runtime * 1000;
     at = Math.max(last.start, Math.min(release, last.end));
   } else {
-    const found = finishPoint(track.shape, track.work, job);
+    const found = finishPoint(track.shape, workIntervals(track, job), job);
     if (!found) return undefined;
     at = found.at;
     if (at > found.segment.end) at = found.segment.end; // its work was secured by the checkpoint that ended the segment
@@ -83,4 +83,9 @@ export function completionOf(
     at = now;
   }
   return at;
+}
+
+/** The job's work in compute intervals of its current checkpoint plan. */
+export function workIntervals(track: { workShare: number }, job: PlannedJob): number {
+  return track.workShare * totalIntervals(job);
 }

@@ -230,12 +230,11 @@ class Simulation extends SimulationBook {
     }
     const job = decision.job;
     const shape = shapeOf(spec, this.cluster.timing);
-    const total = totalIntervals(job);
     this.tracks.set(spec.id, {
       input,
       spec,
       shape,
-      work: input.runtime >= input.estimate ? total : (input.runtime / input.estimate) * total,
+      workShare: Math.min(1, input.runtime / input.estimate),
       segRef: undefined,
       segLen: 0,
       problem: undefined,
