@@ -30,7 +30,7 @@ export abstract class PlanReplanning extends PlanStartNow {
     for (const node of renewed) {
       const nodeId = this.cluster.nodes[node]?.id as string;
       this.mm.unbook(failureOwner(nodeId), now);
-      const renewal = this.nodeFailed(nodeId, now);
+      const renewal = this.takeOut(nodeId, node, now);
       report = report ? mergedReports(report, renewal) : renewal;
     }
     // A job whose last segment has ended has started; an unsolved one is in P: the indexes hold both.
@@ -91,10 +91,15 @@ export abstract class PlanReplanning extends PlanStartNow {
   nodeFailed(nodeId: string, now: Instant): ReplanReport {
     this.clock(now);
     const node = this.mm.nodeIndex(nodeId);
-    const horizonEnd = this.horizonEnd(now);
     if (this.failed.has(node)) return this.withProblems({ moved: [], suspended: [], problematic: [], solved: [] });
     this.failureRate.failed(now, node);
     this.recentRepairs.failed(now, node);
+    return this.takeOut(nodeId, node, now);
+  }
+
+  /** Takes a failed node out of the plan for a problem horizon: a failure, or a renewal (not counted again). */
+  private takeOut(nodeId: string, node: number, now: Instant): ReplanReport {
+    const horizonEnd = this.horizonEnd(now);
     const affected = this.mm
       .ownersOn(node, now, horizonEnd)
       .filter((o) => this.jobs.has(o))

@@ -165,3 +165,16 @@ describe('failures that come together', () => {
     expect(apart).toBeGreaterThan(together);
   });
 });
+
+describe('a node down longer than the problem horizon', () => {
+  it('counts once: renewing its failure block is not another failure', () => {
+    const pm = new PlanningManager(cluster(4, { timing: { problemHorizonSeconds: 3600 } }));
+    pm.nodeFailed('n01', T0 + hours(1));
+    // Its block is renewed at 2 h, 3 h and 4 h; it is repaired at 4.5 h.
+    for (let h = 2; h <= 4; h++) pm.advance(T0 + hours(h));
+    expect(pm.isFailed('n01')).toBe(true);
+    pm.nodeRepaired('n01', T0 + hours(4.5));
+    expect(pm.failureRate.failuresSeen()).toBe(1);
+    expect(pm.failureRate.groups(T0 + hours(5))[0]).toMatchObject({ failures: 1, events: 1 });
+  });
+});
