@@ -97,13 +97,34 @@ export abstract class PlanReplanning extends PlanStartNow {
     return this.takeOut(nodeId, node, now);
   }
 
+  /** A reservation whose window has closed only releases its nodes: a failure then takes nothing it promised. */
+  private releasing(job: PlannedJob): boolean {
+    return job.spec.window !== undefined && job.spec.window.end <= this.now;
+  }
+
+  /** Such a reservation's release of the failed node ends now; its other nodes are released as planned. */
+  private releaseEarly(job: PlannedJob, nodeId: string, node: number): void {
+    if (!this.releasing(job)) return;
+    const now = this.now;
+    job.segments = job.segments.flatMap((s) => {
+      if (s.end <= now || (!s.nodes.includes(nodeId) && !s.spare.includes(nodeId))) return [s];
+      const nodes = s.nodes.filter((n) => n !== nodeId);
+      const spare = s.spare.filter((n) => n !== nodeId);
+      const { continues: _before, ...rest } = s;
+      const before: Segment = { ...s, end: now };
+      if (nodes.length === 0) return [before];
+      return [before, { ...rest, start: now, nodes, spare, intervals: 0, restart: false, continues: true }];
+    });
+    this.segmentsChanged(job);
+    this.mm.unbook(job.spec.id, now, node);
+  }
+
   /** Takes a failed node out of the plan for a problem horizon: a failure, or a renewal (not counted again). */
   private takeOut(nodeId: string, node: number, now: Instant): ReplanReport {
     const horizonEnd = this.horizonEnd(now);
-    const affected = this.mm
-      .ownersOn(node, now, horizonEnd)
-      .filter((o) => this.jobs.has(o))
-      .sort();
+    const owners = this.mm.ownersOn(node, now, horizonEnd).filter((o) => this.jobs.has(o));
+    for (const id of owners) this.releaseEarly(this.jobs.get(id) as PlannedJob, nodeId, node);
+    const affected = owners.filter((o) => !this.releasing(this.jobs.get(o) as PlannedJob)).sort();
     const beyond = this.mm
       .ownersOn(node, horizonEnd, Number.POSITIVE_INFINITY)
       .filter((o) => this.jobs.has(o) && !affected.includes(o));

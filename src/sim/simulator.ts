@@ -1,4 +1,4 @@
-import { shapeOf, totalIntervals } from '../scheduler/job-timing.js';
+import { shapeOf } from '../scheduler/job-timing.js';
 import type { ClusterDescription, Instant, PlannedJob, ReplanReport } from '../scheduler/model.js';
 import type { SimReport } from './report.js';
 import { compareEvents } from './heap.js';

@@ -737,6 +737,61 @@ describe('regressions found by the properties', () => {
     ).not.toThrow();
   });
 
+  it("a node failing as a reservation's window closes ends only the release of that node", () => {
+    const reservation = (nodes: number, runtimeMinutes: number, startOffsetMinutes: number) =>
+      ({
+        type: 'request',
+        kind: 'Reservation',
+        level: 'Legacy',
+        nodes,
+        runtimeMinutes,
+        startOffsetMinutes,
+        slack: 1,
+        coveredOutages: 0,
+        interconnect: false,
+        bigMemory: false,
+        value: 1,
+        checkpointsPerHour: undefined,
+      }) as const;
+    // Its only node: the reservation was kept, its plan stays complete.
+    expect(() =>
+      play({
+        nodes: 4,
+        buffer: 1,
+        islandA: 2,
+        bigMemoryEvery: 4,
+        peerStandbyNodes: 7,
+        horizonHours: 12,
+        pace: 480,
+        steps: [
+          { dt: 0, action: { type: 'fail', node: 0 } },
+          { dt: 1, action: reservation(1, 168, 208) },
+          { dt: 0, action: reservation(2, 147, 229) },
+          { dt: 376, action: { type: 'fail', node: 1 } },
+        ],
+      }),
+    ).not.toThrow();
+    // One of two nodes: the other is released as planned.
+    expect(() =>
+      play({
+        nodes: 3,
+        buffer: 1,
+        islandA: 4,
+        bigMemoryEvery: 2,
+        peerStandbyNodes: 6,
+        horizonHours: 4,
+        pace: 120,
+        steps: [
+          { dt: 0, action: reservation(2, 146, 52) },
+          { dt: 40, action: { type: 'tick' } },
+          { dt: 93, action: { type: 'tick' } },
+          { dt: 65, action: { type: 'fail', node: 0 } },
+          { dt: 0, action: { type: 'fail', node: 0 } },
+        ],
+      }),
+    ).not.toThrow();
+  });
+
   it('a node failing the instant an Enhanced job starts: the spare takes over, no empty piece is left behind (restartOnSpare)', () => {
     const pm = new PlanningManager(cluster(3));
     const a = admitted(
