@@ -56,16 +56,20 @@ export abstract class PlanStartNow extends PlanSuspension {
    */
   private startPiecesNow(now: Instant, waiting: PlannedJob[]): string[] {
     const moved: string[] = [];
+    // Cheap first: only jobs that may run in pieces make the free stretches worth reading.
+    const candidates = waiting
+      .filter((job) => this.waitsForARun(job) && nextRun(job).intervals >= 2 && this.shape(job).checkpointed)
+      .sort((a, b) => this.fcfs(a.spec.id, b.spec.id));
+    if (candidates.length === 0) return moved;
     const nothingMakesWay = () => false;
     const free = new Map<number, Instant>();
     for (let n = 0; n < this.cluster.nodes.length; n++) {
       const until = this.mm.timeline(n).freeUntil(now, nothingMakesWay);
       if (until > now) free.set(n, until);
     }
-    for (const job of [...waiting].sort((a, b) => this.fcfs(a.spec.id, b.spec.id))) {
+    for (const job of candidates) {
       if (free.size < nodesOf(job) || !this.waitsForARun(job)) continue;
       const shape = this.shape(job);
-      if (!shape.checkpointed || nextRun(job).intervals < 2) continue;
       const piece = this.pieceNow(job, shape, now, free);
       if (!piece) continue;
       const id = job.spec.id;
