@@ -228,13 +228,7 @@ export abstract class PlanPlacement extends PlanBook {
       spec.level === 'Full'
         ? (t: Instant) => this.remote.firstFit(t, lengthMs, this.cluster.peerStandbyNodes - spec.nodes)
         : undefined;
-    const found = this.findSlot(
-      need,
-      from,
-      latestStart,
-      (start) => this.remoteCheck(spec, start, start + lengthMs) === undefined,
-      standbyFrom,
-    );
+    const found = this.findSlot(need, from, latestStart, this.standbyFits(spec, lengthMs), standbyFrom);
     if (!found) {
       if (latestStart !== undefined && latestStart < from) {
         return { reason: this.lateReason(spec, plan, from + Math.max(lengthMs, worstMs), shape, outages) };
@@ -293,6 +287,11 @@ export abstract class PlanPlacement extends PlanBook {
       restart,
       intervals,
     };
+  }
+
+  /** A slot search's test that a run of `lengthMs` from a start leaves the peer's standby nodes enough (Full). */
+  protected standbyFits(spec: JobSpec, lengthMs: number): (start: Instant) => boolean {
+    return (start) => this.remoteCheck(spec, start, start + lengthMs) === undefined;
   }
 
   /** Full: the peer's standby nodes over the job's slot. */

@@ -355,7 +355,7 @@ export abstract class PlanReplanning extends PlanStartNow {
         { ...this.needFor(job.spec, shape, lengthMs), spare: 0 },
         from,
         deadline - lengthMs,
-        (start) => this.remoteCheck(job.spec, start, start + lengthMs) === undefined,
+        this.standbyFits(job.spec, lengthMs),
       );
     const second = (ms: number) => Math.floor(ms / 1000) * 1000; // promises are stated in whole seconds
     let shortest = Math.ceil((wholeMs * this.cluster.timing.chanceShare) / 1000) * 1000;

@@ -491,11 +491,6 @@ export abstract class PlanSuspension extends PlanReplacement {
       replacing: job.spec.id,
       displaceWaiting: false,
     };
-    return this.findSlot(
-      need,
-      from,
-      latest,
-      (start) => this.remoteCheck(job.spec, start, start + length) === undefined,
-    );
+    return this.findSlot(need, from, latest, this.standbyFits(job.spec, length));
   }
 }
