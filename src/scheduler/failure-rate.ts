@@ -139,11 +139,18 @@ export class FailureRateEstimate {
 
   /** Failures per node and day of `nodes` nodes that had `failures` (an infinitely weighty prior never moves). */
   private estimate(nodes: number, failures: number, now: Instant): number {
+    return this.weighed(nodes, now, 1, failures);
+  }
+
+  /**
+   * (prior x weight x `priorShare` + `observed`) / (weight + node-days) for `nodes` nodes: the Gamma-Poisson estimate
+   * with the prior's failures counted `priorShare` times; the prior alone before any observation.
+   */
+  private weighed(nodes: number, now: Instant, priorShare: number, observed: number): number {
     const weight = this.weightOf(nodes);
-    if (weight === undefined || nodes === 0) return this.priorPerNodeDay;
-    const total = weight + this.daysOn(nodes, now);
-    if (total <= 0) return this.priorPerNodeDay;
-    return (this.priorPerNodeDay * weight + failures) / total;
+    const total = weight === undefined ? 0 : weight + this.daysOn(nodes, now);
+    if (weight === undefined || total <= 0) return this.priorPerNodeDay * priorShare;
+    return (this.priorPerNodeDay * weight * priorShare + observed) / total;
   }
 
   /** The estimated failures per node and day at `now`, over the whole cluster. */
@@ -190,10 +197,7 @@ export class FailureRateEstimate {
       if (count === 0) return;
       const record = this.records[k] as GroupRecord;
       const share = (jobNodes * count) / eligible;
-      const weight = this.weightOf(record.members);
-      const total = weight === undefined ? 0 : weight + this.daysOn(record.members, now);
-      if (weight === undefined || total <= 0) hits += this.priorPerNodeDay * share;
-      else hits += (this.priorPerNodeDay * weight * share + record.eventsHitting(share)) / total;
+      hits += this.weighed(record.members, now, share, record.eventsHitting(share));
     });
     return hits / jobNodes;
   }

@@ -104,7 +104,6 @@ export abstract class PlanReplanning extends PlanStartNow {
 
   /** Such a reservation's release of the failed node ends now; its other nodes are released as planned. */
   private releaseEarly(job: PlannedJob, nodeId: string, node: number): void {
-    if (!this.releasing(job)) return;
     const now = this.now;
     job.segments = job.segments.flatMap((s) => {
       if (s.end <= now || (!s.nodes.includes(nodeId) && !s.spare.includes(nodeId))) return [s];
@@ -122,9 +121,12 @@ export abstract class PlanReplanning extends PlanStartNow {
   /** Takes a failed node out of the plan for a problem horizon: a failure, or a renewal (not counted again). */
   private takeOut(nodeId: string, node: number, now: Instant): ReplanReport {
     const horizonEnd = this.horizonEnd(now);
-    const owners = this.mm.ownersOn(node, now, horizonEnd).filter((o) => this.jobs.has(o));
-    for (const id of owners) this.releaseEarly(this.jobs.get(id) as PlannedJob, nodeId, node);
-    const affected = owners.filter((o) => !this.releasing(this.jobs.get(o) as PlannedJob)).sort();
+    const affected: string[] = [];
+    for (const id of this.mm.ownersOn(node, now, horizonEnd).sort()) {
+      const job = this.jobs.get(id);
+      if (job && this.releasing(job)) this.releaseEarly(job, nodeId, node);
+      else if (job) affected.push(id);
+    }
     const beyond = this.mm
       .ownersOn(node, horizonEnd, Number.POSITIVE_INFINITY)
       .filter((o) => this.jobs.has(o) && !affected.includes(o));

@@ -58,29 +58,21 @@ export abstract class PlanStartNow extends PlanSuspension {
     const moved: string[] = [];
     // Cheap first: only jobs that may run in pieces make the free stretches worth reading.
     const candidates = waiting
-      .filter((job) => this.waitsForARun(job) && nextRun(job).intervals >= 2 && this.shape(job).checkpointed)
-      .sort((a, b) => this.fcfs(a.spec.id, b.spec.id));
+      .filter((job) => this.waitsForARun(job) && nextRun(job).intervals >= 2)
+      .map((job) => ({ job, shape: this.shape(job) }))
+      .filter(({ shape }) => shape.checkpointed)
+      .sort((a, b) => this.fcfs(a.job.spec.id, b.job.spec.id));
     if (candidates.length === 0) return moved;
-    const nothingMakesWay = () => false;
-    const free = new Map<number, Instant>();
-    for (let n = 0; n < this.cluster.nodes.length; n++) {
-      const until = this.mm.timeline(n).freeUntil(now, nothingMakesWay);
-      if (until > now) free.set(n, until);
-    }
-    for (const job of candidates) {
-      if (free.size < nodesOf(job) || !this.waitsForARun(job)) continue;
-      const shape = this.shape(job);
+    const free = this.freeStretches(now, () => false);
+    for (const { job, shape } of candidates) {
+      if (free.size < nodesOf(job)) continue;
       const piece = this.pieceNow(job, shape, now, free);
       if (!piece) continue;
       const id = job.spec.id;
       const left = nextRun(job).intervals - piece.intervals;
       const rest = this.placeRun(job.spec, shape, job.checkpoints, piece.end, left, true, id);
       if ('reason' in rest) continue;
-      this.mm.unbook(id);
-      job.segments = [...job.segments.slice(0, -1), piece, ...rest.segments];
-      this.segmentsChanged(job);
-      for (const s of [piece, ...rest.segments]) this.bookSegment(job, s);
-      this.syncSoftness(job);
+      this.bookNextRun(job, [piece, ...rest.segments]);
       this.ahead.add(id);
       moved.push(id);
       for (const n of this.nodeIndices(piece)) free.delete(n);
@@ -166,7 +158,11 @@ export abstract class PlanStartNow extends PlanSuspension {
    * `horizon` (as far as any waiting run reaches) makes way.
    */
   private freeNow(now: Instant, horizon: Instant): Map<number, Instant> {
-    const makesWay = (b: NodeBooking) => b.start < horizon && b.soft === true && this.waitsForItsStart(b.owner);
+    return this.freeStretches(now, (b) => b.start < horizon && b.soft === true && this.waitsForItsStart(b.owner));
+  }
+
+  /** Nodes nothing holds at `now`, with where their free stretch ends once the bookings `makesWay` accepts make way. */
+  private freeStretches(now: Instant, makesWay: (b: NodeBooking) => boolean): Map<number, Instant> {
     const free = new Map<number, Instant>();
     for (let n = 0; n < this.cluster.nodes.length; n++) {
       const until = this.mm.timeline(n).freeUntil(now, makesWay);
@@ -248,12 +244,17 @@ export abstract class PlanStartNow extends PlanSuspension {
     const id = job.spec.id;
     const inTheWay = new Set<string>();
     this.displaceWaiting(id, piece.start, piece.end, this.nodeIndices(piece), inTheWay);
-    this.mm.unbook(id);
-    job.segments = [...job.segments.slice(0, -1), piece];
-    this.segmentsChanged(job);
-    this.bookSegment(job, piece);
-    this.syncSoftness(job);
+    this.bookNextRun(job, [piece]);
     return this.replaceBestEffort([...inTheWay].sort((a, b) => this.fcfs(a, b)));
+  }
+
+  /** The job's next run (its last segment) becomes `runs`, booked in its place; what it ran before stays. */
+  private bookNextRun(job: PlannedJob, runs: Segment[]): void {
+    this.mm.unbook(job.spec.id);
+    job.segments = [...job.segments.slice(0, -1), ...runs];
+    this.segmentsChanged(job);
+    for (const s of runs) this.bookSegment(job, s);
+    this.syncSoftness(job);
   }
 }
 

@@ -689,6 +689,19 @@ describe('planning scheduler properties', () => {
 
 /** Small cases the properties found, each the root cause of a failing run, kept as examples. */
 describe('regressions found by the properties', () => {
+  /** A request step as the properties generate it: plain nodes, no covered outages, value 1. */
+  const requestStep = (
+    r: Pick<RequestStep, 'kind' | 'level' | 'nodes' | 'runtimeMinutes' | 'startOffsetMinutes'> & { slack?: number },
+  ): RequestStep => ({
+    type: 'request',
+    slack: 1,
+    coveredOutages: 0,
+    interconnect: false,
+    bigMemory: false,
+    value: 1,
+    checkpointsPerHour: undefined,
+    ...r,
+  });
   const admitted = (pm: PlanningManager, spec: JobSpec, now = T0): PlannedJob => {
     const decision = pm.admit(spec, now);
     if (!decision.accepted) throw new Error(decision.reason);
@@ -697,21 +710,6 @@ describe('regressions found by the properties', () => {
 
   it("a Full job run on the chance it needs less after failures holds no more of the peer's standby nodes than it keeps", () => {
     // As the property found it: a Full reservation and a Full deadline job of six nodes; six nodes fail.
-    const request = (kind: JobKind, nodes: number, runtimeMinutes: number, startOffsetMinutes: number, slack: number) =>
-      ({
-        type: 'request',
-        kind,
-        level: 'Full',
-        nodes,
-        runtimeMinutes,
-        startOffsetMinutes,
-        slack,
-        coveredOutages: 0,
-        interconnect: false,
-        bigMemory: false,
-        value: 1,
-        checkpointsPerHour: undefined,
-      }) as const;
     const fail = (node: number, dt: number) => ({ dt, action: { type: 'fail', node } as const });
     expect(() =>
       play({
@@ -723,8 +721,27 @@ describe('regressions found by the properties', () => {
         horizonHours: 12,
         pace: 30,
         steps: [
-          { dt: 1, action: request('Reservation', 1, 5, 716, 1) },
-          { dt: 1, action: request('Deadline', 6, 116, 394, 3.1879309626436783) },
+          {
+            dt: 1,
+            action: requestStep({
+              kind: 'Reservation',
+              level: 'Full',
+              nodes: 1,
+              runtimeMinutes: 5,
+              startOffsetMinutes: 716,
+            }),
+          },
+          {
+            dt: 1,
+            action: requestStep({
+              kind: 'Deadline',
+              level: 'Full',
+              nodes: 6,
+              runtimeMinutes: 116,
+              startOffsetMinutes: 394,
+              slack: 3.1879309626436783,
+            }),
+          },
           fail(0, 0),
           fail(1, 0),
           fail(2, 0),
@@ -739,20 +756,7 @@ describe('regressions found by the properties', () => {
 
   it("a node failing as a reservation's window closes ends only the release of that node", () => {
     const reservation = (nodes: number, runtimeMinutes: number, startOffsetMinutes: number) =>
-      ({
-        type: 'request',
-        kind: 'Reservation',
-        level: 'Legacy',
-        nodes,
-        runtimeMinutes,
-        startOffsetMinutes,
-        slack: 1,
-        coveredOutages: 0,
-        interconnect: false,
-        bigMemory: false,
-        value: 1,
-        checkpointsPerHour: undefined,
-      }) as const;
+      requestStep({ kind: 'Reservation', level: 'Legacy', nodes, runtimeMinutes, startOffsetMinutes });
     // Its only node: the reservation was kept, its plan stays complete.
     expect(() =>
       play({
