@@ -153,6 +153,8 @@ export interface FailureRateSummary {
     othersPerNodeDay: number;
     chosenLast: boolean;
   };
+  /** How long failed nodes stayed down, those that failed alone and with others apart (absent from older servers). */
+  repairTimes?: Record<'alone' | 'withOthers', { repairs: number; medianHours: number }>;
 }
 
 export interface NodeSummary {

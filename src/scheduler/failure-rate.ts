@@ -23,6 +23,11 @@ export interface GroupFailureRate {
   meanEventSize: number;
 }
 
+/** One failure event: the nodes it took so far. */
+interface FailureEvent {
+  size: number;
+}
+
 /** What one failure group has seen. */
 class GroupRecord {
   members = 0;
@@ -31,21 +36,23 @@ class GroupRecord {
   /** How many events took each number of nodes. */
   readonly eventsBySize = new Map<number, number>();
   private eventStart = Number.NEGATIVE_INFINITY;
-  private eventSize = 0;
+  private event: FailureEvent = { size: 0 };
 
   constructor(readonly name: string) {}
 
-  failed(now: Instant): void {
+  /** A node of the group failed at `now`: the event it belongs to. */
+  failed(now: Instant): FailureEvent {
     this.failures++;
     if (now - this.eventStart > eventWindowMs) {
       this.events++;
       this.eventStart = now;
-      this.eventSize = 0;
+      this.event = { size: 0 };
     } else {
-      this.count(this.eventSize, -1);
+      this.count(this.event.size, -1);
     }
-    this.eventSize++;
-    this.count(this.eventSize, 1);
+    this.event.size++;
+    this.count(this.event.size, 1);
+    return this.event;
   }
 
   private count(size: number, change: number): void {
@@ -83,6 +90,8 @@ export class FailureRateEstimate {
   private since: Instant | undefined;
   private readonly groupIndexOf: Int32Array;
   private readonly records: GroupRecord[] = [];
+  /** The event of each node's last failure. */
+  private readonly lastEvent: Array<FailureEvent | undefined>;
 
   constructor(
     private readonly priorPerNodeDay: number,
@@ -101,6 +110,7 @@ export class FailureRateEstimate {
       (this.records[k] as GroupRecord).members++;
       return k;
     });
+    this.lastEvent = new Array(nodes.length);
   }
 
   /** Observation begins at the first instant the plan sees. */
@@ -111,7 +121,12 @@ export class FailureRateEstimate {
   /** Node `node` (its index in the cluster) failed. */
   failed(now: Instant, node: number): void {
     this.begin(now);
-    (this.records[this.groupIndexOf[node] as number] as GroupRecord).failed(now);
+    this.lastEvent[node] = (this.records[this.groupIndexOf[node] as number] as GroupRecord).failed(now);
+  }
+
+  /** Whether node `node`'s last failure took other nodes of its group with it (so far). */
+  failedWithOthers(node: number): boolean {
+    return (this.lastEvent[node]?.size ?? 1) > 1;
   }
 
   /** Node-days observed by `now` on `nodes` nodes. */

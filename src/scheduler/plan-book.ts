@@ -5,6 +5,7 @@ import { InstantQueue } from './instant-queue.js';
 import { checkpointPlanAt, shapeOf, type JobShape } from './job-timing.js';
 import { FailureRateEstimate } from './failure-rate.js';
 import { RecentRepairs } from './recent-repairs.js';
+import { RepairTimes } from './repair-times.js';
 import { MachineManager } from './machine-manager.js';
 import type { ClusterDescription, Instant, JobSpec, PlannedJob, Segment } from './model.js';
 
@@ -51,7 +52,7 @@ export abstract class PlanBook {
   readonly mm: MachineManager;
   protected readonly jobs = new Map<string, PlannedJob>();
   protected readonly remote = new CapacityProfile();
-  /** Failed nodes (by index) and the end of their failure block. */
+  /** Failed nodes (by index): when they failed, and the end of their failure block. */
   protected readonly failed = new Map<number, { since: Instant; until: Instant }>();
   protected now: Instant = Number.NEGATIVE_INFINITY;
   /**
@@ -72,6 +73,8 @@ export abstract class PlanBook {
   readonly failureRate: FailureRateEstimate;
   /** Whether nodes fail again soon after a repair, so that those repaired recently are chosen last. */
   readonly recentRepairs: RecentRepairs;
+  /** How long failed nodes stay down: a failed node is kept out of the plan until it is likely back. */
+  readonly repairTimes = new RepairTimes();
 
   constructor(cluster: ClusterDescription) {
     this.cluster = { ...cluster, timing: { ...cluster.timing } };

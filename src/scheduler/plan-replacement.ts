@@ -134,11 +134,11 @@ export abstract class PlanReplacement extends PlanPlacement {
 
   /**
    * `place` with failed node `failed` kept from new placements, as its failure (booked once every job on it is dealt
-   * with) will keep it: `hold` takes it wherever it is free to the end of the problem horizon, and the best-effort work
+   * with) will keep it: `hold` takes it wherever it is free to the end of its failure block, and the best-effort work
    * booked there stays firm (SLA searches would look past it). The hold is released after.
    */
   private keptOff<T>(hold: string, failed: number, place: () => T): T {
-    const until = this.horizonEnd(this.now);
+    const until = this.failed.get(failed)?.until ?? this.horizonEnd(this.now);
     this.holdFree(hold, failed, this.now, until);
     const soft = this.mm.ownersOn(failed, this.now, until).filter((o) => this.mm.isSoft(o));
     try {

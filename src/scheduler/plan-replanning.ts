@@ -19,18 +19,22 @@ export abstract class PlanReplanning extends PlanStartNow {
   advance(now: Instant): { report?: ReplanReport; left: PlannedJob[] } {
     this.clock(now);
     let report: ReplanReport | undefined;
-    const renewed = [...this.failed].filter(([, failure]) => failure.until <= now).map(([node]) => node);
-    const horizonEnd = this.horizonEnd(now);
+    const renewed = [...this.failed].filter(([, failure]) => failure.until <= now);
     // Nodes of a group failure come back to the plan one at a time: the others are kept from the work each re-plan
     // places, which they would only send back to P.
-    for (const node of renewed) {
+    for (const [node, failure] of renewed) {
       this.failed.delete(node);
-      this.holdFree(failureOwner(this.cluster.nodes[node]?.id as string), node, now, horizonEnd);
+      this.holdFree(
+        failureOwner(this.cluster.nodes[node]?.id as string),
+        node,
+        now,
+        this.failureBlockEnd(node, failure.since, now),
+      );
     }
-    for (const node of renewed) {
+    for (const [node, failure] of renewed) {
       const nodeId = this.cluster.nodes[node]?.id as string;
       this.mm.unbook(failureOwner(nodeId), now);
-      const renewal = this.takeOut(nodeId, node, now);
+      const renewal = this.takeOut(nodeId, node, now, failure.since);
       report = report ? mergedReports(report, renewal) : renewal;
     }
     // A job whose last segment has ended has started; an unsolved one is in P: the indexes hold both.
@@ -94,7 +98,17 @@ export abstract class PlanReplanning extends PlanStartNow {
     if (this.failed.has(node)) return this.withProblems({ moved: [], suspended: [], problematic: [], solved: [] });
     this.failureRate.failed(now, node);
     this.recentRepairs.failed(now, node);
-    return this.takeOut(nodeId, node, now);
+    return this.takeOut(nodeId, node, now, now);
+  }
+
+  /**
+   * The end of a failure block of a node failed since `since`, from `now`: the problem horizon's end, or the instant it
+   * is more likely repaired than not where the repairs seen say that is later (big jobs planned where it would still
+   * be down would only go back to P at each renewal).
+   */
+  private failureBlockEnd(node: number, since: Instant, now: Instant): Instant {
+    const remaining = this.repairTimes.remainingMs(now - since, this.failureRate.failedWithOthers(node));
+    return Math.max(this.horizonEnd(now), remaining === undefined ? now : now + remaining);
   }
 
   /** A reservation whose window has closed only releases its nodes: a failure then takes nothing it promised. */
@@ -118,17 +132,22 @@ export abstract class PlanReplanning extends PlanStartNow {
     this.mm.unbook(job.spec.id, now, node);
   }
 
-  /** Takes a failed node out of the plan for a problem horizon: a failure, or a renewal (not counted again). */
-  private takeOut(nodeId: string, node: number, now: Instant): ReplanReport {
-    const horizonEnd = this.horizonEnd(now);
+  /**
+   * Takes a node failed since `since` out of the plan for its failure block (the problem horizon, or longer while it
+   * is likely still down): a failure, or a renewal at the block's end (not counted again).
+   */
+  private takeOut(nodeId: string, node: number, now: Instant, since: Instant): ReplanReport {
+    const blockEnd = this.failureBlockEnd(node, since, now);
+    // Failed from now on: replacements and spares are sought elsewhere.
+    this.failed.set(node, { since, until: blockEnd });
     const affected: string[] = [];
-    for (const id of this.mm.ownersOn(node, now, horizonEnd).sort()) {
+    for (const id of this.mm.ownersOn(node, now, blockEnd).sort()) {
       const job = this.jobs.get(id);
       if (job && this.releasing(job)) this.releaseEarly(job, nodeId, node);
       else if (job) affected.push(id);
     }
     const beyond = this.mm
-      .ownersOn(node, horizonEnd, Number.POSITIVE_INFINITY)
+      .ownersOn(node, blockEnd, Number.POSITIVE_INFINITY)
       .filter((o) => this.jobs.has(o) && !affected.includes(o));
     const problems: string[] = [];
     // What gives up its nodes to a failed node's replacement: best-effort work the re-plan puts back, moved jobs.
@@ -150,13 +169,13 @@ export abstract class PlanReplanning extends PlanStartNow {
       this.setProblem(job, `node ${nodeId} failed at ${at(now)}`);
       problems.push(id);
     }
-    const warning = `${beyondHorizonPrefix(nodeId)} at ${at(now)}; beyond the problem horizon (${at(horizonEnd)})`;
+    const warning = `${beyondHorizonPrefix(nodeId)} at ${at(now)}; beyond the problem horizon (${at(blockEnd)})`;
     for (const id of beyond) this.setProblem(this.jobs.get(id) as PlannedJob, warning);
-    this.mm.book(failureOwner(nodeId), [node], now, horizonEnd);
-    this.failed.set(node, { since: now, until: horizonEnd });
+    this.mm.book(failureOwner(nodeId), [node], now, blockEnd);
     this.mm.setDown(node, true);
     this.judgeRecentRepairs(now);
-    const report = this.replan(now, madeWay.bestEffort);
+    // What the block cut beyond the problem horizon is placed again now, not left in P until the horizon reaches it.
+    const report = this.replan(now, madeWay.bestEffort, blockEnd);
     report.moved.push(...affected.filter((id) => !problems.includes(id) && this.jobs.has(id)), ...madeWay.moved);
     // Work the failure stopped leaves its other nodes free.
     report.moved.push(...this.startWaitingNow(now));
@@ -176,6 +195,7 @@ export abstract class PlanReplanning extends PlanStartNow {
     this.failed.delete(node);
     this.mm.setDown(node, false);
     this.recentRepairs.repaired(now, node);
+    this.repairTimes.repaired(now - failure.since, this.failureRate.failedWithOthers(node));
     this.judgeRecentRepairs(now);
     for (const owner of this.mm.ownersOn(node, now, Number.POSITIVE_INFINITY)) {
       const job = this.jobs.get(owner);
@@ -223,14 +243,14 @@ export abstract class PlanReplanning extends PlanStartNow {
   /**
    * The SLA-aware algorithm of figure 3.4 on the current plan. R, S_res and S_nonres
    * outside P keep their places (steps 2 and 5); waiting best-effort jobs give way where a
-   * problem needs their room (those displaced go back last, step 7); problematic SLA jobs in
-   * the problem horizon are placed by order (running first, then waiting, value
-   * descending) without touching S_nonres (step 3). What remains in P triggers
-   * suspension of best-effort jobs, then of SLA jobs (3.5.2), and partial execution (3.5.3).
+   * problem needs their room (those displaced go back last, step 7); problematic SLA jobs
+   * starting before `horizonEnd` (the problem horizon's end, or a longer failure block's)
+   * are placed by order (running first, then waiting, value descending) without touching
+   * S_nonres (step 3). What remains in P triggers suspension of best-effort jobs, then of
+   * SLA jobs (3.5.2), and partial execution (3.5.3).
    */
-  protected replan(now: Instant, gaveWay: Iterable<string> = []): ReplanReport {
+  protected replan(now: Instant, gaveWay: Iterable<string> = [], horizonEnd = this.horizonEnd(now)): ReplanReport {
     const report: ReplanReport = { moved: [], suspended: [], problematic: [], solved: [] };
-    const horizonEnd = this.horizonEnd(now);
     // Waiting best-effort jobs give way where a problem needs their room (the searches look
     // past them) and go back last; the others keep their places, so a re-plan costs what it
     // moves, not the size of the plan.

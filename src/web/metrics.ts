@@ -203,6 +203,20 @@ export class Metrics {
       },
     });
     new Gauge({
+      name: 'wsag_node_repair_median_hours',
+      help:
+        'The median time failed nodes stayed down, seen since the server started, apart for nodes that failed ' +
+        'alone and with others of their failure group; 0 before any repair',
+      labelNames: ['failed'],
+      registers,
+      collect() {
+        const { plan, now } = sources();
+        const times = plan.failureRate(now()).repairTimes;
+        this.set({ failed: 'alone' }, times.alone.medianHours);
+        this.set({ failed: 'with-others' }, times.withOthers.medianHours);
+      },
+    });
+    new Gauge({
       name: 'wsag_node_recent_repair_failure_rate',
       help:
         'Failures per node and day of nodes within recentRepairHours of their repair, seen since the server ' +

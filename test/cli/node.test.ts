@@ -116,6 +116,19 @@ describe('wsag node', () => {
     expect(after.out.at(-3)).toMatch(/ \(2 failures on 2 nodes; 1 event of 2\.0 nodes on average\)$/);
     const events = await (await fetch(`${racks.url}/metrics`)).text();
     expect(events).toMatch(/^wsag_node_group_failure_events\{group="r1"\} 1$/m);
+    // Both are repaired: how long they stayed down is learned as the repair of nodes that failed with others.
+    for (const node of ['r1n001', 'r1n002'])
+      expect((await wsag(['node', 'repair', node], { url: racks.url })).code).toBe(0);
+    const repaired = await wsag(['node', 'list'], { url: racks.url });
+    expect(repaired.out.at(-1)).toBe(
+      'failed nodes stayed down: 0 repairs of nodes that failed alone, 2 repairs of nodes that failed with others ' +
+        '(median 0.0 h); a failed node is kept out until it is likely back',
+    );
+    const json2 = JSON.parse((await wsag(['node', 'list', '--json'], { url: racks.url })).stdout);
+    expect(json2.failureRate.repairTimes).toMatchObject({ alone: { repairs: 0 }, withOthers: { repairs: 2 } });
+    const learned = await (await fetch(`${racks.url}/metrics`)).text();
+    expect(learned).toMatch(/^wsag_node_repair_median_hours\{failed="with-others"\} \d/m);
+    expect(learned).toMatch(/^wsag_node_repair_median_hours\{failed="alone"\} 0$/m);
   });
 
   it('says what is wrong: unknown node, missing argument, no operator role', async () => {

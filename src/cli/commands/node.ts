@@ -93,6 +93,16 @@ function describeRate(r: FailureRateSummary): string[] {
         `${recent.othersPerNodeDay.toFixed(4)} for the others: ` +
         (recent.chosenLast ? 'nodes repaired recently are chosen last' : 'no different from chance'),
     );
+  const repairs = r.repairTimes;
+  if (repairs && repairs.alone.repairs + repairs.withOthers.repairs > 0) {
+    const kind = (k: { repairs: number; medianHours: number }, what: string) =>
+      `${k.repairs} repair${k.repairs === 1 ? '' : 's'} of nodes that failed ${what}` +
+      (k.repairs > 0 ? ` (median ${k.medianHours.toFixed(1)} h)` : '');
+    lines.push(
+      `failed nodes stayed down: ${kind(repairs.alone, 'alone')}, ${kind(repairs.withOthers, 'with others')}; ` +
+        'a failed node is kept out until it is likely back',
+    );
+  }
   return lines;
 }
 

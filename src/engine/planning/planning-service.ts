@@ -11,6 +11,7 @@ import type { Alternative, ClusterNode, JobSpec, PlannedJob, ReplanReport } from
 import { firmLoad } from '../../scheduler/load.js';
 import { isBestEffort } from '../../scheduler/planning-manager.js';
 import type { RecentRepairRate } from '../../scheduler/recent-repairs.js';
+import type { RepairTimesView } from '../../scheduler/repair-times.js';
 import { PlanningBook } from './planning-book.js';
 export type { RestoreOutcome, ReplanCause } from './planning-book.js';
 import type { ReplanCause } from './planning-book.js';
@@ -82,6 +83,8 @@ export interface FailureRateView {
   groups: GroupFailureRate[];
   /** Whether nodes fail again soon after a repair, so that those repaired recently are chosen last. */
   recentRepairs: RecentRepairRate;
+  /** How long failed nodes stayed down: a failed node is kept out of the plan until it is likely back. */
+  repairTimes: RepairTimesView;
 }
 
 export class PlanningService extends PlanningBook {
@@ -263,6 +266,7 @@ export class PlanningService extends PlanningBook {
       configuredNodeDays: configured.nodeFailuresPriorNodeDays,
       groups: estimate.groups(now.getTime()),
       recentRepairs: this.manager.recentRepairs.rate(now.getTime()),
+      repairTimes: this.manager.repairTimes.view(),
     };
   }
 

@@ -44,7 +44,7 @@ export const siteRoutes: RouteDoc[] = [
     operationId: 'listNodes',
     summary:
       "the cluster's nodes, their properties (their failure group among them) and whether they are failed, and the " +
-      'failure rate learnt, cluster-wide and per failure group',
+      'failure rate learnt, cluster-wide and per failure group, and how long failed nodes stayed down',
     rule: 'party',
     tag: 'site',
     ok: {
@@ -58,6 +58,7 @@ export const siteRoutes: RouteDoc[] = [
             { group: 'rack1', nodes: 32, failures: 0, nodeDays: 0, perNodeDay: 0.02, events: 0, meanEventSize: 1 },
           ],
           recentRepairs: { hours: 24, failures: 0, nodeDays: 0, perNodeDay: 0, othersPerNodeDay: 0, chosenLast: false },
+          repairTimes: { alone: { repairs: 0, medianHours: 0 }, withOthers: { repairs: 0, medianHours: 0 } },
         },
       },
     },
