@@ -119,17 +119,24 @@ export abstract class PlanReplanning extends PlanStartNow {
   /** Such a reservation's release of the failed node ends now; its other nodes are released as planned. */
   private releaseEarly(job: PlannedJob, nodeId: string, node: number): void {
     const now = this.now;
+    const released = [node];
     job.segments = job.segments.flatMap((s) => {
       if (s.end <= now || (!s.nodes.includes(nodeId) && !s.spare.includes(nodeId))) return [s];
       const nodes = s.nodes.filter((n) => n !== nodeId);
       const spare = s.spare.filter((n) => n !== nodeId);
       const { continues: _before, ...rest } = s;
-      const before: Segment = { ...s, end: now };
-      if (nodes.length === 0) return [before];
-      return [before, { ...rest, start: now, nodes, spare, intervals: 0, restart: false, continues: true }];
+      const before: Segment[] = s.start < now ? [{ ...s, end: now }] : [];
+      // Spares stand by for working nodes: with none left to release, theirs ends too.
+      if (nodes.length === 0) {
+        released.push(...spare.map((n) => this.mm.nodeIndex(n)));
+        return before;
+      }
+      return [...before, { ...rest, start: now, nodes, spare, intervals: 0, restart: false, continues: true }];
     });
     this.segmentsChanged(job);
-    this.mm.unbook(job.spec.id, now, node);
+    const kept = new Set(job.segments.filter((s) => s.end > now).flatMap((s) => [...s.nodes, ...s.spare]));
+    for (const n of released)
+      if (n === node || !kept.has(this.cluster.nodes[n]?.id as string)) this.mm.unbook(job.spec.id, now, n);
   }
 
   /**

@@ -755,7 +755,7 @@ describe('regressions found by the properties', () => {
   });
 
   it("a node failing as a reservation's window closes ends only the release of that node", () => {
-    const reservation = (nodes: number, runtimeMinutes: number, startOffsetMinutes: number) =>
+    const reservation = (nodes: number, runtimeMinutes: number, startOffsetMinutes: number | undefined) =>
       requestStep({ kind: 'Reservation', level: 'Legacy', nodes, runtimeMinutes, startOffsetMinutes });
     // Its only node: the reservation was kept, its plan stays complete.
     expect(() =>
@@ -791,6 +791,33 @@ describe('regressions found by the properties', () => {
           { dt: 93, action: { type: 'tick' } },
           { dt: 65, action: { type: 'fail', node: 0 } },
           { dt: 0, action: { type: 'fail', node: 0 } },
+        ],
+      }),
+    ).not.toThrow();
+    // Its only working node fails as the window closes: the release of its spare ends too (seed 486230221).
+    expect(() =>
+      play({
+        nodes: 5,
+        buffer: 1,
+        islandA: 6,
+        bigMemoryEvery: 3,
+        peerStandbyNodes: 5,
+        horizonHours: 4,
+        pace: 120,
+        steps: [
+          {
+            dt: 0,
+            action: requestStep({
+              kind: 'Reservation',
+              level: 'Enhanced',
+              nodes: 1,
+              runtimeMinutes: 166,
+              startOffsetMinutes: 9,
+            }),
+          },
+          { dt: 67, action: reservation(1, 5, undefined) },
+          { dt: 69, action: reservation(1, 5, undefined) },
+          { dt: 39, action: { type: 'fail', node: 0 } },
         ],
       }),
     ).not.toThrow();
