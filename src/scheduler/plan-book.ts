@@ -465,6 +465,7 @@ export abstract class PlanBook {
     for (const [id, job] of snapshot) {
       const live = this.jobs.get(id) as PlannedJob;
       live.segments = job.segments;
+      live.checkpoints = job.checkpoints;
       this.segmentsChanged(live);
       live.outagesLeft = job.outagesLeft;
       if (job.problem === undefined) delete live.problem;

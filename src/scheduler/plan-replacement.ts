@@ -1,6 +1,6 @@
 import { sharedPlan } from './checkpoint-plan.js';
 import { totalIntervals } from './job-timing.js';
-import type { Instant, PlannedJob } from './model.js';
+import type { Instant, PlannedJob, Segment } from './model.js';
 import type { Placement } from './plan-book.js';
 import { PlanPlacement } from './plan-placement.js';
 
@@ -14,14 +14,22 @@ export interface MadeWay {
 
 /** Nodes tried for moving waiting deadline jobs aside, at most: each try re-places every job on the node. */
 const moveAsideTries = 3;
+/** Waiting deadline jobs moved aside for one problem, at most: each is placed again. */
+const moversForProblem = 32;
 
 /**
  * What takes a failed node's place (between placement and suspension): a node free for the
  * time it is needed, else one that only waiting best-effort work holds (it gives way), else
  * one that waiting deadline jobs hold, each moved to another place that still keeps its
- * deadline (all of them or none).
+ * deadline (all of them or none). The same moving aside gives a problem that finds no place
+ * the nodes it needs (`placedMovingAside`).
  */
 export abstract class PlanReplacement extends PlanPlacement {
+  /** A problematic job's remaining work, placed as step 3 of figure 3.4 places it (plan-replanning.ts). */
+  protected abstract placeProblem(job: PlannedJob, now: Instant): Segment[] | { reason: string };
+  /** Books a problem's placed work after what it ran (plan-replanning.ts). */
+  protected abstract bookPieces(job: PlannedJob, placed: Segment[]): void;
+
   /** Nodes that may take failed node `failed`'s place in `job`: eligible, on its island where it needs one. */
   protected replacementsFor(job: PlannedJob, failed: number): number[] {
     const island = this.cluster.nodes[failed]?.island;
@@ -80,7 +88,7 @@ export abstract class PlanReplacement extends PlanPlacement {
     for (const node of candidates.slice(0, moveAsideTries)) {
       const holders = this.mm.ownersOn(node, from, end).filter((o) => o !== id);
       const movers = holders.filter(movable).map((o) => this.jobs.get(o) as PlannedJob);
-      const before = movers.map((job) => ({ job, segments: job.segments, checkpoints: job.checkpoints }));
+      const before = this.snapshot(movers.map((job) => job.spec.id));
       const trial = this.beginTrial();
       const gaveWay = new Set<string>();
       this.displaceWaiting(id, from, end, [node], gaveWay);
@@ -97,11 +105,7 @@ export abstract class PlanReplacement extends PlanPlacement {
         return node;
       }
       this.rollbackTrial(trial);
-      for (const { job, segments, checkpoints } of before) {
-        job.segments = segments;
-        job.checkpoints = checkpoints;
-        this.segmentsChanged(job);
-      }
+      this.restoreSnapshot(before);
     }
     return undefined;
   }
@@ -146,6 +150,48 @@ export abstract class PlanReplacement extends PlanPlacement {
     } finally {
       this.mm.unbook(hold);
     }
+  }
+
+  /**
+   * A problem deadline job placed where waiting deadline jobs give up their places: the first `moversForProblem` of
+   * those booked on its nodes before its deadline are unbooked, it is placed as step 3 places it, and each of them is
+   * placed again as admission would, keeping its deadline (earliest booked first); where one finds no place, nothing
+   * moves. Returns the jobs moved, the problem first, or undefined.
+   */
+  protected placedMovingAside(job: PlannedJob, gaveWay: Set<string>): string[] | undefined {
+    const deadline = job.spec.deadline;
+    if (job.spec.kind !== 'Deadline' || deadline === undefined || deadline <= this.now) return undefined;
+    const owners = new Set<string>();
+    for (const n of this.eligibleFor(job.spec))
+      for (const owner of this.mm.ownersOn(n, this.now, deadline))
+        if (owner !== job.spec.id && this.isMovable(owner)) owners.add(owner);
+    if (owners.size === 0) return undefined;
+    const movers = [...owners]
+      .map((id) => this.jobs.get(id) as PlannedJob)
+      .sort((a, b) => (a.segments[0]?.start ?? 0) - (b.segments[0]?.start ?? 0) || this.fcfs(a.spec.id, b.spec.id))
+      .slice(0, moversForProblem);
+    const before = this.snapshot([job.spec.id, ...movers.map((mover) => mover.spec.id)]);
+    const trial = this.beginTrial();
+    const outerDisplaced = this.displaced;
+    const displaced = new Set<string>();
+    this.displaced = displaced; // the problem's placement records here what gives way, kept only if it all holds
+    try {
+      for (const mover of movers) this.mm.unbook(mover.spec.id);
+      const placed = this.placeProblem(job, this.now);
+      if (!('reason' in placed)) {
+        this.bookPieces(job, placed);
+        if (movers.every((mover) => this.placeAgain(mover, displaced))) {
+          this.commitTrial(trial);
+          for (const owner of displaced) gaveWay.add(owner);
+          return [job.spec.id, ...movers.map((mover) => mover.spec.id)];
+        }
+      }
+    } finally {
+      this.displaced = outerDisplaced;
+    }
+    this.rollbackTrial(trial);
+    this.restoreSnapshot(before);
+    return undefined;
   }
 
   /** A waiting deadline job placed again as admission would place it now (waiting best-effort work gives way). */

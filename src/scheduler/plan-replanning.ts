@@ -273,6 +273,7 @@ export abstract class PlanReplanning extends PlanStartNow {
       );
       if (unsolved.length > 0) unsolved = this.suspendAndSolve(unsolved, now, report, 'best-effort');
       if (unsolved.length > 0) unsolved = this.suspendAndSolve(unsolved, now, report, 'sla');
+      if (unsolved.length > 0) unsolved = this.solveMovingAside(unsolved, displaced, report);
       if (unsolved.length > 0 && this.cluster.timing.chanceShare < 1) this.runOnChance(unsolved, now, report);
     } finally {
       this.displaced = undefined;
@@ -327,7 +328,20 @@ export abstract class PlanReplanning extends PlanStartNow {
     return unsolved;
   }
 
-  private bookPieces(job: PlannedJob, placed: Segment[]): void {
+  /** Problems placed where waiting deadline jobs move aside within their deadlines; returns those still unsolved. */
+  private solveMovingAside(problems: string[], gaveWay: Set<string>, report: ReplanReport): string[] {
+    return problems.filter((id) => {
+      const job = this.jobs.get(id) as PlannedJob;
+      const moved = this.placedMovingAside(job, gaveWay);
+      if (!moved) return true;
+      delete job.problem;
+      report.solved.push(id);
+      report.moved.push(...moved);
+      return false;
+    });
+  }
+
+  protected bookPieces(job: PlannedJob, placed: Segment[]): void {
     for (const s of placed)
       this.displaceWaiting(
         job.spec.id,

@@ -68,6 +68,18 @@ describe('workloads/10k-failures.json', () => {
     for (const f of workload.failures) atOnce.set(f.at, (atOnce.get(f.at) ?? 0) + 1);
     expect(Math.max(...atOnce.values())).toBeGreaterThanOrEqual(16);
   });
+
+  it('has other draws of the same model: the same jobs, other failures (generate.ts --heavy-draw S)', () => {
+    const committed = generateWithFailures();
+    const draw = generateWithFailures(3);
+    expect(draw.jobs.map(({ migration: _m, ...job }) => job)).toEqual(
+      committed.jobs.map(({ migration: _m, ...job }) => job),
+    );
+    expect(draw.failures).not.toEqual(committed.failures);
+    expect(draw.failures.length / committed.failures.length).toBeGreaterThan(0.5);
+    expect(draw.failures.length / committed.failures.length).toBeLessThan(2);
+    expect(render(generateWithFailures(3))).toBe(render(draw));
+  });
 });
 
 describe('determinism', () => {
