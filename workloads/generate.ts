@@ -317,12 +317,13 @@ export const outputs: ReadonlyArray<{ file: string; generate: () => Generated }>
   { file: voOutputFile, generate: generateVo },
 ];
 
+const isMain = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === fs.realpathSync(process.argv[1]);
 const heavyDraw = process.argv.indexOf('--heavy-draw');
-if (process.argv[1] && fileURLToPath(import.meta.url) === fs.realpathSync(process.argv[1]) && heavyDraw > 0) {
+if (isMain && heavyDraw > 0) {
   const streamSeed = Number(process.argv[heavyDraw + 1]);
   if (!Number.isInteger(streamSeed)) throw new Error('--heavy-draw expects a whole number: the seed of the draw');
   process.stdout.write(render(generateWithFailures(streamSeed)));
-} else if (process.argv[1] && fileURLToPath(import.meta.url) === fs.realpathSync(process.argv[1])) {
+} else if (isMain) {
   for (const output of outputs) {
     const workload = output.generate();
     const text = render(workload);

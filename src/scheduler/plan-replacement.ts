@@ -27,8 +27,8 @@ const moversForProblem = 32;
 export abstract class PlanReplacement extends PlanPlacement {
   /** A problematic job's remaining work, placed as step 3 of figure 3.4 places it (plan-replanning.ts). */
   protected abstract placeProblem(job: PlannedJob, now: Instant): Segment[] | { reason: string };
-  /** Books a problem's placed work after what it ran (plan-replanning.ts). */
-  protected abstract bookPieces(job: PlannedJob, placed: Segment[]): void;
+  /** Books a problem's placed work after what it ran; waiting best-effort work in its way goes to `gaveWay`. */
+  protected abstract bookPieces(job: PlannedJob, placed: Segment[], gaveWay?: Set<string>): void;
 
   /** Nodes that may take failed node `failed`'s place in `job`: eligible, on its island where it needs one. */
   protected replacementsFor(job: PlannedJob, failed: number): number[] {
@@ -172,22 +172,17 @@ export abstract class PlanReplacement extends PlanPlacement {
       .slice(0, moversForProblem);
     const before = this.snapshot([job.spec.id, ...movers.map((mover) => mover.spec.id)]);
     const trial = this.beginTrial();
-    const outerDisplaced = this.displaced;
+    // What gives way is recorded apart: it is kept only if it all holds.
     const displaced = new Set<string>();
-    this.displaced = displaced; // the problem's placement records here what gives way, kept only if it all holds
-    try {
-      for (const mover of movers) this.mm.unbook(mover.spec.id);
-      const placed = this.placeProblem(job, this.now);
-      if (!('reason' in placed)) {
-        this.bookPieces(job, placed);
-        if (movers.every((mover) => this.placeAgain(mover, displaced))) {
-          this.commitTrial(trial);
-          for (const owner of displaced) gaveWay.add(owner);
-          return [job.spec.id, ...movers.map((mover) => mover.spec.id)];
-        }
+    for (const mover of movers) this.mm.unbook(mover.spec.id);
+    const placed = this.placeProblem(job, this.now);
+    if (!('reason' in placed)) {
+      this.bookPieces(job, placed, displaced);
+      if (movers.every((mover) => this.placeAgain(mover, displaced))) {
+        this.commitTrial(trial);
+        for (const owner of displaced) gaveWay.add(owner);
+        return [job.spec.id, ...movers.map((mover) => mover.spec.id)];
       }
-    } finally {
-      this.displaced = outerDisplaced;
     }
     this.rollbackTrial(trial);
     this.restoreSnapshot(before);

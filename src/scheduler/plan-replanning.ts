@@ -117,9 +117,11 @@ export abstract class PlanReplanning extends PlanStartNow {
   }
 
   /** Such a reservation's release of the failed node ends now; its other nodes are released as planned. */
-  private releaseEarly(job: PlannedJob, nodeId: string, node: number): void {
+  private releaseEarly(job: PlannedJob, nodeId: string): void {
     const now = this.now;
-    const released = [node];
+    const ahead = (segments: Segment[]) =>
+      new Set(segments.filter((s) => s.end > now).flatMap((s) => [...s.nodes, ...s.spare]));
+    const held = ahead(job.segments);
     job.segments = job.segments.flatMap((s) => {
       if (s.end <= now || (!s.nodes.includes(nodeId) && !s.spare.includes(nodeId))) return [s];
       const nodes = s.nodes.filter((n) => n !== nodeId);
@@ -127,16 +129,13 @@ export abstract class PlanReplanning extends PlanStartNow {
       const { continues: _before, ...rest } = s;
       const before: Segment[] = s.start < now ? [{ ...s, end: now }] : [];
       // Spares stand by for working nodes: with none left to release, theirs ends too.
-      if (nodes.length === 0) {
-        released.push(...spare.map((n) => this.mm.nodeIndex(n)));
-        return before;
-      }
+      if (nodes.length === 0) return before;
       return [...before, { ...rest, start: now, nodes, spare, intervals: 0, restart: false, continues: true }];
     });
     this.segmentsChanged(job);
-    const kept = new Set(job.segments.filter((s) => s.end > now).flatMap((s) => [...s.nodes, ...s.spare]));
-    for (const n of released)
-      if (n === node || !kept.has(this.cluster.nodes[n]?.id as string)) this.mm.unbook(job.spec.id, now, n);
+    // The bookings follow the description: a node it no longer holds from now is unbooked from now.
+    const kept = ahead(job.segments);
+    for (const n of held) if (!kept.has(n)) this.mm.unbook(job.spec.id, now, this.mm.nodeIndex(n));
   }
 
   /**
@@ -150,7 +149,7 @@ export abstract class PlanReplanning extends PlanStartNow {
     const affected: string[] = [];
     for (const id of this.mm.ownersOn(node, now, blockEnd).sort()) {
       const job = this.jobs.get(id);
-      if (job && this.releasing(job)) this.releaseEarly(job, nodeId, node);
+      if (job && this.releasing(job)) this.releaseEarly(job, nodeId);
       else if (job) affected.push(id);
     }
     const beyond = this.mm
@@ -341,14 +340,14 @@ export abstract class PlanReplanning extends PlanStartNow {
     });
   }
 
-  protected bookPieces(job: PlannedJob, placed: Segment[]): void {
+  protected bookPieces(job: PlannedJob, placed: Segment[], gaveWay = this.displaced): void {
     for (const s of placed)
       this.displaceWaiting(
         job.spec.id,
         s.start,
         s.end,
         [...s.nodes, ...s.spare].map((n) => this.mm.nodeIndex(n)),
-        this.displaced,
+        gaveWay,
       );
     for (const s of placed) this.bookSegment(job, s);
     job.segments = [...job.segments, ...placed];

@@ -33,16 +33,22 @@ describe('the repair times the planner learns', () => {
 });
 
 describe('a failed node likely down beyond the problem horizon', () => {
-  /** A planner on 4 nodes that has seen three repairs of node n01 take `repairHours` each. */
-  function afterRepairsOf(repairHours: number): PlanningManager {
-    const pm = new PlanningManager(cluster(4));
+  /** `pm` once it has seen `nodes` fail together three times, each time repaired after `repairHours`. */
+  function afterRepairs(pm: PlanningManager, nodes: string[], repairHours: number): PlanningManager {
     for (let i = 0; i < 3; i++) {
       const failedAt = T0 + hours(i * (repairHours + 1));
-      pm.nodeFailed('n01', failedAt);
-      pm.advance(failedAt + hours(repairHours)); // its block renewed where it outlasts the horizon
-      pm.nodeRepaired('n01', failedAt + hours(repairHours));
+      for (const node of nodes) pm.nodeFailed(node, failedAt);
+      pm.advance(failedAt + hours(repairHours)); // their blocks renewed where they outlast the horizon
+      for (const node of nodes) pm.nodeRepaired(node, failedAt + hours(repairHours));
     }
     return pm;
+  }
+  const afterRepairsOf = (repairHours: number) => afterRepairs(new PlanningManager(cluster(4)), ['n01'], repairHours);
+
+  /** When a best-effort job of an hour on all four nodes, admitted at `now`, starts. */
+  function startOnEveryNode(pm: PlanningManager, now: number): number | undefined {
+    expect(pm.admit(job({ id: 'all', kind: 'BestEffort', nodes: 4, runtimeSeconds: 3600 }), now).accepted).toBe(true);
+    return pm.job('all')?.segments[0]?.start;
   }
 
   // A job on every node waits for the repair learned where it outlasts the horizon (4 h), else for the horizon.
@@ -53,8 +59,7 @@ describe('a failed node likely down beyond the problem horizon', () => {
     const pm = afterRepairsOf(repairHours);
     const now = T0 + hours(40);
     pm.nodeFailed('n01', now);
-    expect(pm.admit(job({ id: 'all', kind: 'BestEffort', nodes: 4, runtimeSeconds: 3600 }), now).accepted).toBe(true);
-    expect(pm.job('all')?.segments[0]?.start).toBe(now + hours(waits));
+    expect(startOnEveryNode(pm, now)).toBe(now + hours(waits));
   });
 
   it('sends the waiting work planned on it before its likely repair to other nodes at once', () => {
@@ -81,31 +86,16 @@ describe('a failed node likely down beyond the problem horizon', () => {
   it('waits for the repairs of its kind: a group failure for those of group failures, a node alone for its own', () => {
     const racks = () => new PlanningManager(cluster(4, { node: (i) => ({ failureGroup: i < 2 ? 'a' : 'b' }) }));
     /** Three failures of rack a's two nodes at once, each repaired after 10 h. */
-    const afterRackRepairs = () => {
-      const pm = racks();
-      for (let i = 0; i < 3; i++) {
-        const failedAt = T0 + hours(i * 11);
-        for (const node of ['n01', 'n02']) pm.nodeFailed(node, failedAt);
-        pm.advance(failedAt + hours(10));
-        for (const node of ['n01', 'n02']) pm.nodeRepaired(node, failedAt + hours(10));
-      }
-      return pm;
-    };
+    const afterRackRepairs = () => afterRepairs(racks(), ['n01', 'n02'], 10);
     const now = T0 + hours(40);
     const alone = afterRackRepairs();
     alone.nodeFailed('n03', now);
-    expect(alone.admit(job({ id: 'all', kind: 'BestEffort', nodes: 4, runtimeSeconds: 3600 }), now).accepted).toBe(
-      true,
-    );
-    expect(alone.job('all')?.segments[0]?.start).toBe(now + hours(4));
+    expect(startOnEveryNode(alone, now)).toBe(now + hours(4));
     // Rack a fails whole again: its second node waits for the racks' repairs (its first, failing before it was
     // known to be one of several, for the horizon), so a job on every node starts after 10 h.
     const together = afterRackRepairs();
     for (const node of ['n01', 'n02']) together.nodeFailed(node, now);
-    expect(together.admit(job({ id: 'all', kind: 'BestEffort', nodes: 4, runtimeSeconds: 3600 }), now).accepted).toBe(
-      true,
-    );
-    expect(together.job('all')?.segments[0]?.start).toBe(now + hours(10));
+    expect(startOnEveryNode(together, now)).toBe(now + hours(10));
     expect(together.repairTimes.view()).toEqual({
       alone: { repairs: 0, medianHours: 0 },
       withOthers: { repairs: 6, medianHours: 10 },
